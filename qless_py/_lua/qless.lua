@@ -1,0 +1,1 @@
+-- built by scripts/build_lua.py; do not edit

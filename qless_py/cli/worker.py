@@ -1,0 +1,1 @@
+"""``qless-py worker``: placeholder until the worker lands."""
