@@ -1,3 +1,44 @@
 """qless_py: a qless-compatible job engine for Python on current Redis and Valkey."""
 
+from qless_py import clock
+from qless_py.client import Client
+from qless_py.config import Config
+from qless_py.errors import (
+    CodecError,
+    CoreError,
+    DependencyError,
+    JobGoneError,
+    JobNotFoundError,
+    LockLostError,
+    QlessConnectionError,
+    QlessError,
+)
+from qless_py.events import Events
+from qless_py.job import Failure, Job, RecurringJob, retry
+from qless_py.queue import Queue
+from qless_py.stats import QueueStats, TimingStats, merge_stats
+
 __version__ = "0.1.0"
+
+__all__ = [
+    "Client",
+    "CodecError",
+    "Config",
+    "CoreError",
+    "DependencyError",
+    "Events",
+    "Failure",
+    "Job",
+    "JobGoneError",
+    "JobNotFoundError",
+    "LockLostError",
+    "QlessConnectionError",
+    "QlessError",
+    "Queue",
+    "QueueStats",
+    "RecurringJob",
+    "TimingStats",
+    "clock",
+    "merge_stats",
+    "retry",
+]

@@ -1,0 +1,194 @@
+"""Client: the connection, the core handle, and the collections ``queues``, ``jobs``,
+``workers``, ``config`` and ``events`` in the shape qless-py users know.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import socket
+from typing import Any
+
+import redis
+from redis.backoff import NoBackoff
+from redis.retry import Retry
+
+from qless_py import codecs
+from qless_py.config import Config
+from qless_py.core import Arg, LuaCore
+from qless_py.events import Events
+from qless_py.job import Job, RecurringJob, as_list
+from qless_py.queue import Queue
+
+DEFAULT_URL = "redis://127.0.0.1:6379/0"
+
+
+def resolve_url(url: str | None) -> str:
+    """``url``, else ``$QLESS_URL``, else the local default."""
+    return url or os.environ.get("QLESS_URL") or DEFAULT_URL
+
+
+def _core_source() -> bytes:
+    # qless_py.lua is built by the core's tooling; imported late so a broken build only
+    # affects clients, not ``import qless_py``.
+    lua = importlib.import_module("qless_py.lua")
+    return bytes(lua.SOURCE)
+
+
+class Queues:
+    """``client.queues[name]`` gives a Queue; ``client.queues.counts`` all queues' counts."""
+
+    def __init__(self, client: Client) -> None:
+        self._client = client
+
+    def __getitem__(self, name: str) -> Queue:
+        return Queue(name, self._client)
+
+    @property
+    def counts(self) -> list[dict[str, Any]]:
+        return as_list(json.loads(self._client.core.call("queues")))
+
+    def names(self) -> list[str]:
+        return [str(item["name"]) for item in self.counts]
+
+
+class Jobs:
+    """Jobs by jid, and the core's job listings."""
+
+    def __init__(self, client: Client) -> None:
+        self._client = client
+
+    def __getitem__(self, jid: str) -> Job | RecurringJob | None:
+        """The job or recurring template with this jid, or None."""
+        core = self._client.core
+        reply = core.call("get", jid)
+        if reply is not None:
+            return Job(self._client, json.loads(reply))
+        reply = core.call("recur.get", jid)
+        if reply is not None:
+            return RecurringJob(self._client, json.loads(reply))
+        return None
+
+    def get(self, *jids: str) -> list[Job]:
+        """The jobs that exist among ``jids`` (unknown jids are left out), in order."""
+        if not jids:
+            return []
+        return Job.from_json(self._client, self._client.core.call("multiget", *jids))
+
+    def complete(self, offset: int = 0, count: int = 25) -> list[str]:
+        """Jids of completed jobs, most recent first."""
+        return as_list(self._client.core.call("jobs", "complete", offset, count))
+
+    def tracked(self) -> dict[str, list[Any]]:
+        """``{"jobs": [Job...], "expired": [jid...]}`` for every tracked jid."""
+        raw = json.loads(self._client.core.call("track"))
+        return {"jobs": [Job(self._client, item) for item in as_list(raw.get("jobs"))],
+                "expired": as_list(raw.get("expired"))}
+
+    def tagged(self, tag: str, offset: int = 0, count: int = 25) -> dict[str, Any]:
+        """``{"total": n, "jobs": [jid...]}`` for jobs carrying ``tag``, oldest first."""
+        raw = json.loads(self._client.core.call("tag", "get", tag, offset, count))
+        return {"total": int(raw.get("total", 0)), "jobs": as_list(raw.get("jobs"))}
+
+    def failed(self, group: str | None = None, start: int = 0,
+               limit: int = 25) -> dict[str, Any]:
+        """Without a group: ``{group: count}``. With one: ``{"total", "jobs": [Job...]}``."""
+        if group is None:
+            overview: dict[str, Any] = json.loads(self._client.core.call("failed"))
+            return {str(k): int(v) for k, v in overview.items()}
+        raw = json.loads(self._client.core.call("failed", group, start, limit))
+        return {"total": int(raw.get("total", 0)), "jobs": self.get(*as_list(raw.get("jobs")))}
+
+
+class Workers:
+    """``client.workers.counts`` and ``client.workers[name]``."""
+
+    def __init__(self, client: Client) -> None:
+        self._client = client
+
+    @property
+    def counts(self) -> list[dict[str, Any]]:
+        """``[{"name", "jobs", "stalled"}]``, most recently active first."""
+        return as_list(json.loads(self._client.core.call("workers")))
+
+    def __getitem__(self, name: str) -> dict[str, list[str]]:
+        """``{"jobs": [jid...], "stalled": [jid...]}`` for one worker."""
+        raw = json.loads(self._client.core.call("workers", name))
+        return {"jobs": as_list(raw.get("jobs")), "stalled": as_list(raw.get("stalled"))}
+
+    def deregister(self, *names: str) -> None:
+        """Remove workers from the registry (their job lists stay)."""
+        if names:
+            self._client.core.call("worker.deregister", *names)
+
+
+class Client:
+    """A connection to one server holding qless data.
+
+    ``url``: ``redis://``, ``rediss://`` or ``unix://`` (default ``$QLESS_URL``, else
+    ``redis://127.0.0.1:6379/0``). ``client.redis`` is a ``redis.Redis`` with
+    ``decode_responses=False``; the core's replies reach callers as ``str``.
+    """
+
+    def __init__(self, url: str | None = None, *, worker_name: str | None = None,
+                 codec: str = "json", redis_client: redis.Redis | None = None) -> None:
+        self.url = resolve_url(url)
+        self.codec: codecs.CodecName = codecs.check_codec(codec)
+        self.worker_name: str = worker_name or f"{socket.gethostname()}-{os.getpid()}"
+        if redis_client is None:
+            # No automatic retries: a write that failed mid-flight must not run twice.
+            redis_client = redis.Redis.from_url(self.url, retry=Retry(NoBackoff(), 0))
+        self.redis: redis.Redis = redis_client
+        self.core = LuaCore(self.redis, _core_source())
+        self.queues = Queues(self)
+        self.jobs = Jobs(self)
+        self.workers = Workers(self)
+        self.config = Config(self)
+        self._events: Events | None = None
+
+    @property
+    def _lua(self) -> Any:
+        """What core calls go through (a redis-py Script unless temporarily replaced)."""
+        return self.core.runner
+
+    @_lua.setter
+    def _lua(self, runner: Any) -> None:
+        self.core.runner = runner
+
+    @property
+    def events(self) -> Events:
+        """The pub/sub listener (created on first use; call ``.start()``)."""
+        if self._events is None:
+            self._events = Events(self)
+        return self._events
+
+    def __call__(self, command: str, *args: Arg) -> Any:
+        """Run a core command by name (qless-py style); see ``core.call``."""
+        return self.core.call(command, *args)
+
+    def __repr__(self) -> str:
+        return f"<qless_py.Client {self.url} as {self.worker_name}>"
+
+    def track(self, jid: str) -> bool:
+        """Track a job: its events are published and it shows in ``jobs.tracked()``."""
+        return str(self.core.call("track", "track", jid)) == "1"
+
+    def untrack(self, jid: str) -> bool:
+        return str(self.core.call("track", "untrack", jid)) == "1"
+
+    def tags(self, offset: int = 0, count: int = 100) -> list[str]:
+        """The most used tags (used at least twice), most used first."""
+        return as_list(json.loads(self.core.call("tag", "top", offset, count)))
+
+    def unfail(self, group: str, queue: str, count: int = 25) -> int:
+        """Move the oldest ``count`` jobs of failure ``group`` into ``queue``."""
+        if count <= 0:
+            raise ValueError("count must be positive")
+        return int(self.core.call("unfail", queue, group, count))
+
+    def close(self) -> None:
+        """Stop the event listener and close the connection pool."""
+        if self._events is not None:
+            self._events.stop()
+        self.redis.close()

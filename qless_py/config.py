@@ -1,0 +1,112 @@
+"""Config: the core's ``ql:config`` settings as a mapping that writes through.
+
+Reading a key returns the stored value (numbers parsed) or the built-in default, and None
+for unknown keys, as qless-py did. ``all`` (and ``items()``/``values()``) show the raw
+overview the core reports: stored values as strings, untouched defaults as numbers.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import ItemsView, Iterator, KeysView, Mapping, MutableMapping, ValuesView
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from qless_py.client import Client
+
+NUMERIC_KEYS = frozenset({
+    "heartbeat", "grace-period", "stats-history", "histogram-history", "jobs-history",
+    "jobs-history-count", "max-worker-age", "max-job-history", "max-pop-retry",
+})
+NUMERIC_SUFFIXES = ("-heartbeat", "-max-concurrency", "-max-pop-retry")
+
+
+def _parse(value: Any) -> Any:
+    """Stored values are strings; numbers come back as int or float."""
+    if not isinstance(value, str):
+        return value
+    try:
+        return int(value)
+    except ValueError:
+        pass
+    try:
+        number = float(value)
+    except ValueError:
+        return value
+    return number if number == number else value  # keep 'nan' as text
+
+
+def _check(key: str, value: Any) -> str | int | float:
+    if not isinstance(key, str) or not key:
+        raise ValueError("config keys are non-empty strings")
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        raise TypeError(f"config value for {key!r} must be a string or a number, "
+                        f"not {type(value).__name__}")
+    if key in NUMERIC_KEYS or key.endswith(NUMERIC_SUFFIXES):
+        try:
+            float(value)
+        except ValueError:
+            raise ValueError(f"config {key!r} must be a number, got {value!r}") from None
+    return value
+
+
+class Config(MutableMapping[str, Any]):
+    """Settings in ``ql:config`` (defaults included); setting and deleting write through."""
+
+    def __init__(self, client: Client) -> None:
+        self._client = client
+
+    @property
+    def all(self) -> dict[str, Any]:
+        """Every listed default overlaid with every stored value."""
+        overview: dict[str, Any] = json.loads(self._client.core.call("config.get"))
+        return overview
+
+    def __getitem__(self, key: str) -> Any:
+        return _parse(self._client.core.call("config.get", key))
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self._client.core.call("config.set", key, _check(key, value))
+
+    def __delitem__(self, key: str) -> None:
+        self._client.core.call("config.unset", key)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.all)
+
+    def __len__(self) -> int:
+        return len(self.all)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.all
+
+    def keys(self) -> KeysView[str]:
+        return self.all.keys()
+
+    def values(self) -> ValuesView[Any]:
+        return self.all.values()
+
+    def items(self) -> ItemsView[str, Any]:
+        return self.all.items()
+
+    def get(self, key: str, default: Any = None) -> Any:
+        value = self[key]
+        return default if value is None else value
+
+    def pop(self, key: str, default: Any = None) -> Any:
+        """Unset ``key`` and return its value (``default`` when it had none)."""
+        value = self[key]
+        self._client.core.call("config.unset", key)
+        return default if value is None else value
+
+    def clear(self) -> None:
+        """Unset every stored key (defaults remain)."""
+        for key in list(self.all):
+            self._client.core.call("config.unset", key)
+
+    def update(self, other: Any = (), /, **kwargs: Any) -> None:
+        pairs = dict(other.items() if isinstance(other, Mapping) else other)
+        pairs.update(kwargs)
+        checked = {key: _check(key, value) for key, value in pairs.items()}
+        for key, value in checked.items():
+            self._client.core.call("config.set", key, value)

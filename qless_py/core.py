@@ -1,0 +1,139 @@
+"""LuaCore: the built Lua core loaded once per connection pool and called by EVALSHA.
+
+Each call prepends the command name and ``clock.now()``. NOSCRIPT (after a restart or
+SCRIPT FLUSH) loads the script again and repeats the call, which is safe because a NOSCRIPT
+reply means the script did not run. Connection errors are retried once for read-only
+commands only; for anything that may write, the outcome is unknown and the caller gets
+``QlessConnectionError``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from redis import Redis
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import NoScriptError, ResponseError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from qless_py import clock
+from qless_py.errors import QlessConnectionError, error_from_reply
+
+Arg = str | bytes | int | float
+ScriptRunner = Callable[..., Any]
+
+# Commands that change nothing a caller could observe twice: safe to send again after a
+# connection error. (``peek``, ``queues`` and ``jobs`` may promote due scheduled jobs, which
+# converges to the same state when repeated.)
+READ_COMMANDS = frozenset({
+    "get", "multiget", "config.get", "queues", "peek", "jobs", "failed", "stats", "length",
+    "workers", "recur.get",
+})
+
+
+def _is_read(command: str, args: Sequence[Arg]) -> bool:
+    if command in READ_COMMANDS:
+        return True
+    if command == "track":
+        return not args
+    if command == "tag":
+        return bool(args) and args[0] in ("get", "top")
+    return False
+
+
+def to_text(reply: Any) -> Any:
+    """Bulk strings become ``str``, arrays lists of converted items; integers stay."""
+    if type(reply) is bytes:
+        return reply.decode("utf-8", "replace")
+    if type(reply) is list:
+        return [to_text(item) for item in reply]
+    return reply
+
+
+class LuaCore:
+    """The built Lua core; one per client (and its connection pool)."""
+
+    def __init__(self, redis: Redis, source: bytes) -> None:
+        self._redis = redis
+        self.source = source
+        self._script = redis.register_script(source)
+        self.sha: str = self._script.sha
+        # What calls go through. A benchmark may swap it for a pipeline-bound runner.
+        self.runner: ScriptRunner = self._script
+
+    @property
+    def script(self) -> Any:
+        """The redis-py ``Script`` object for the core."""
+        return self._script
+
+    def call(self, command: str, *args: Arg) -> Any:
+        """Run one core command; replies come back as ``str``/``int``/lists/None."""
+        argv = [command, clock.now(), *args]
+        try:
+            reply = self._run(argv)
+        except (RedisConnectionError, RedisTimeoutError) as exc:
+            if not _is_read(command, args):
+                raise QlessConnectionError(
+                    f"{command}: connection failed, the command may or may not have run: {exc}"
+                ) from exc
+            try:
+                reply = self._run(argv)
+            except (RedisConnectionError, RedisTimeoutError) as again:
+                raise QlessConnectionError(f"{command}: {again}") from again
+            except ResponseError as err:
+                raise error_from_reply(str(err), command) from err
+        except ResponseError as exc:
+            raise error_from_reply(str(exc), command) from exc
+        return to_text(reply)
+
+    def _run(self, argv: list[Any]) -> Any:
+        runner = self.runner
+        if runner is self._script:
+            try:
+                return self._redis.evalsha(self.sha, 0, *argv)
+            except NoScriptError:
+                self.load()
+                return self._redis.evalsha(self.sha, 0, *argv)
+        return runner(keys=[], args=argv)
+
+    def load(self) -> None:
+        """Load the script into the server (again)."""
+        self.sha = self._redis.script_load(self.source)
+        self._script.sha = self.sha
+
+    def call_many(self, argvs: Iterable[Sequence[Arg]]) -> list[Any]:
+        """Run many commands in one round trip (a non-transactional pipeline).
+
+        Each item is ``(command, *args)``; ``now`` is inserted. Results are in order;
+        an item whose command failed gets its exception object in the result list.
+        Items that came back NOSCRIPT did not run, so only those are sent again.
+        """
+        now = clock.now()
+        full = [[argv[0], now, *argv[1:]] for argv in argvs]
+        results: list[Any] = [None] * len(full)
+        pending = list(range(len(full)))
+        for attempt in range(2):
+            pipe = self._redis.pipeline(transaction=False)
+            for i in pending:
+                pipe.evalsha(self.sha, 0, *full[i])
+            try:
+                replies = pipe.execute(raise_on_error=False)
+            except (RedisConnectionError, RedisTimeoutError) as exc:
+                raise QlessConnectionError(
+                    f"batch of {len(pending)} commands: connection failed, some may have run: "
+                    f"{exc}"
+                ) from exc
+            retry: list[int] = []
+            for i, reply in zip(pending, replies, strict=True):
+                if isinstance(reply, NoScriptError) and attempt == 0:
+                    retry.append(i)
+                elif isinstance(reply, ResponseError):
+                    results[i] = error_from_reply(str(reply), str(full[i][0]))
+                else:
+                    results[i] = to_text(reply)
+            if not retry:
+                break
+            self.load()
+            pending = retry
+        return results

@@ -1,0 +1,71 @@
+"""One error tree for everything qless_py raises.
+
+Core error replies are matched by substring (the server decorates the text with script
+names and line numbers) and turned into typed exceptions that keep the server's message.
+"""
+
+from __future__ import annotations
+
+
+class QlessError(Exception):
+    """Base class for every error raised by qless_py."""
+
+
+class CoreError(QlessError):
+    """The Lua core rejected a command; the message is the server's text."""
+
+
+class LockLostError(CoreError):
+    """The job is no longer leased to this worker (taken, timed out, moved or gone)."""
+
+
+class JobNotFoundError(CoreError):
+    """The job (or recurring template) named in the command does not exist."""
+
+
+class JobGoneError(LockLostError, JobNotFoundError):
+    """A job this worker acted on as its holder no longer exists (cancelled or expired)."""
+
+
+class DependencyError(CoreError):
+    """A cancel left a dependent job behind, or a depends change was refused."""
+
+
+class QlessConnectionError(QlessError):
+    """The server could not be reached, is loading, or is busy.
+
+    For commands that are not safe to repeat the outcome is unknown: the command may or
+    may not have run.
+    """
+
+
+class CodecError(QlessError, ValueError):
+    """Job data could not be encoded or decoded with the chosen codec."""
+
+
+_BY_PHRASE: tuple[tuple[str, type[CoreError]], ...] = (
+    ("another worker", LockLostError),
+    ("not currently running", LockLostError),
+    ("not running", LockLostError),
+    ("running in another queue", LockLostError),
+    ("does not exist", JobNotFoundError),
+    ("No recurring job", JobNotFoundError),
+    ("is a dependency of", DependencyError),
+    ("not in the depends state", DependencyError),
+)
+
+# Commands that only a job's holder sends: there "does not exist" means the lock is gone too.
+_HOLDER_COMMANDS = frozenset({"heartbeat", "complete", "fail", "retry"})
+
+# Reply prefixes that mean "the server cannot serve us right now", not "the core said no".
+_UNAVAILABLE_PREFIXES = ("LOADING", "BUSY", "MASTERDOWN", "TRYAGAIN", "READONLY")
+
+
+def error_from_reply(text: str, command: str = "") -> QlessError:
+    """Map a server error reply to the matching exception (not raised, returned)."""
+    if text.startswith(_UNAVAILABLE_PREFIXES):
+        return QlessConnectionError(text)
+    cls = next((c for phrase, c in _BY_PHRASE if phrase in text), CoreError)
+    if cls is JobNotFoundError and command in _HOLDER_COMMANDS:
+        cls = JobGoneError
+    return cls(text)
