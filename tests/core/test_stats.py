@@ -1,0 +1,117 @@
+"""Statistics (section 5) and the stats-key expiry deviation."""
+
+from __future__ import annotations
+
+import math
+import statistics
+
+import pytest
+
+from tests.core.support import DAY, T0, Core
+
+DAY0 = int(T0 // DAY * DAY)
+
+
+def pop_after_wait(core: Core, jid: str, wait: float, start: float = T0) -> None:
+    core.put(jid, start, "q")
+    assert core.pop("q", "w", 1, now=start + wait)[0]["jid"] == jid
+
+
+def test_stats_empty_shape(core: Core) -> None:
+    got = core.json("stats", T0, "q", T0)
+    assert got == {"retries": 0, "failed": 0, "failures": 0,
+                   "wait": {"count": 0, "mean": 0, "std": 0, "histogram": [0] * 148},
+                   "run": {"count": 0, "mean": 0, "std": 0, "histogram": [0] * 148}}
+
+
+def test_wait_histogram_bins_and_welford(core: Core) -> None:
+    waits = [0.5, 3.2, 59.9, 60, 125, 3599, 3600, 7300, 86399, 86400, 2 * 86400 + 5,
+             6 * 86400, 9 * 86400]
+    for i, wait in enumerate(waits):
+        pop_after_wait(core, f"j{i}", wait, start=T0 + 1000 - wait)
+    got = core.json("stats", T0 + 1000, "q", T0 + 5)
+    wait = got["wait"]
+    assert wait["count"] == len(waits)
+    assert wait["mean"] == pytest.approx(statistics.mean(waits), rel=1e-9)
+    assert wait["std"] == pytest.approx(statistics.stdev(waits), rel=1e-9)
+    hist = wait["histogram"]
+    assert len(hist) == 148
+    expected = [0] * 148
+    for idx in (0, 3, 59, 60, 61, 60 + 58, 119, 120, 119 + 22, 142, 143, 147):
+        expected[idx] += 1
+    assert hist == expected
+    # d9 is stored though not reported
+    assert core.hget(f"ql:s:wait:{DAY0}:q", "d9") == "1"
+    assert core.hget(f"ql:s:wait:{DAY0}:q", "m2") == "1"
+
+
+def test_single_sample_has_zero_std(core: Core) -> None:
+    pop_after_wait(core, "a", 4.25)
+    wait = core.json("stats", T0, "q", T0)["wait"]
+    assert wait == {"count": 1, "mean": 4.25, "std": 0,
+                    "histogram": [0] * 4 + [1] + [0] * 143}
+
+
+def test_run_stats_by_completion_day(core: Core) -> None:
+    core.put("a", T0 + DAY - 10, "q")
+    core.pop("q", "w", 1, now=T0 + DAY - 10)
+    core("complete", T0 + DAY + 20, "a", "w", "q", "{}")
+    assert core.json("stats", T0, "q", T0 + DAY + 1)["run"]["count"] == 1
+    assert core.json("stats", T0, "q", T0 + DAY + 1)["run"]["mean"] == 30
+    assert core.json("stats", T0, "q", T0 + 1)["run"]["count"] == 0
+    assert core.json("stats", T0, "q", T0 + 1)["wait"]["count"] == 1
+
+
+def test_failure_counters(core: Core) -> None:
+    for jid in ("a", "b"):
+        pop_after_wait(core, jid, 0)
+        core("fail", T0 + 1, jid, "w", "g", "m")
+    core.put("a", T0 + 2, "q")
+    got = core.json("stats", T0, "q", T0)
+    assert (got["failures"], got["failed"], got["retries"]) == (2, 1, 0)
+
+
+def test_welford_values_stored(core: Core) -> None:
+    for i, wait in enumerate((2, 4, 9)):
+        pop_after_wait(core, f"j{i}", wait)
+    h = core.conn.hgetall(f"ql:s:wait:{DAY0}:q")
+    assert float(h[b"total"]) == 3
+    assert float(h[b"mean"]) == pytest.approx(5)
+    assert float(h[b"vk"]) == pytest.approx(26)
+    got = core.json("stats", T0, "q", T0)["wait"]
+    assert got["std"] == pytest.approx(math.sqrt(13))
+
+
+def test_negative_sample_goes_to_unreported_bin(core: Core) -> None:
+    core.put("a", T0 + 10, "q")
+    core.pop("q", "w", 1, now=T0 + 7)
+    assert core.hget(f"ql:s:wait:{DAY0}:q", "s-3") == "1"
+    assert sum(core.json("stats", T0, "q", T0)["wait"]["histogram"]) == 0
+
+
+@pytest.mark.parametrize("kind", ["wait", "run", "stats"])
+def test_stats_keys_expire_after_stats_history(core: Core, kind: str) -> None:
+    pop_after_wait(core, "a", 1)
+    if kind == "run":
+        core("complete", T0 + 5, "a", "w", "q", "{}")
+    if kind == "stats":
+        core("fail", T0 + 5, "a", "w", "g", "m")
+    key = f"ql:s:{kind}:{DAY0}:q"
+    assert core.conn.exists(key) == 1
+    # deviation: expires stats-history (30) days after its day bin
+    expire_at = core.conn.execute_command("EXPIRETIME", key)
+    assert expire_at == DAY0 + 30 * DAY
+
+
+def test_stats_expiry_follows_config(core: Core) -> None:
+    core("config.set", T0, "stats-history", 2)
+    pop_after_wait(core, "a", 1)
+    expire_at = core.conn.execute_command("EXPIRETIME", f"ql:s:wait:{DAY0}:q")
+    assert expire_at == DAY0 + 2 * DAY
+
+
+def test_stats_errors(populated: Core) -> None:
+    populated.rejects("Queue(): no queue name provided", "stats", T0)
+    populated.rejects('Stats(): Arg "date" missing or not a number: nil', "stats", T0, "q")
+    populated.rejects('Stats(): Arg "date" missing or not a number: today', "stats", T0, "q",
+                      "today")
