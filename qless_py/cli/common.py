@@ -1,22 +1,48 @@
-"""Shared pieces of the command line: URL resolution, error handling, JSON output."""
+"""Shared pieces of the command line: URL resolution, the client, errors, JSON and tables.
+
+Every command gets its client through ``pass_client``, so ``--url`` works both on the
+group (``qless-py --url U jobs``) and on the command (``qless-py jobs --url U``).
+"""
 
 from __future__ import annotations
 
+import functools
+import json
 import os
-import sys
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
+from rich.console import Console
+
+if TYPE_CHECKING:
+    from qless_py import Client
+
+
+class CliError(click.ClickException):
+    """A user-facing error: one line on stderr, exit status 1."""
+
+
+class NoServerError(CliError):
+    """No URL was given and the embedded server is not running."""
 
 
 def resolve_url(url: str | None) -> str:
-    """``--url``, else ``QLESS_URL``, else the embedded server's URL."""
+    """``--url``, else ``QLESS_URL``, else the running embedded server's URL."""
     if url:
         return url
     env = os.environ.get("QLESS_URL")
     if env:
         return env
-    return "redis://127.0.0.1:6379/0"
+    from qless_py.embedded import EmbeddedServer
+
+    status = EmbeddedServer.default().status()
+    if status.running:
+        return status.url
+    raise NoServerError(
+        "no server to talk to: pass --url or set QLESS_URL, or start the embedded "
+        "server with 'qless-py server start'"
+    )
 
 
 url_option = click.option(
@@ -25,35 +51,141 @@ url_option = click.option(
     "else the embedded server.",
 )
 
-
-def run_cli(group: click.Group, argv: list[str] | None) -> int:
-    """Run the group; turn errors into one readable line and a non-zero exit."""
-    debug = "--debug" in (argv if argv is not None else sys.argv[1:])
-    try:
-        group.main(args=argv, prog_name="qless-py", standalone_mode=False)
-    except click.exceptions.Abort:
-        click.echo("Aborted.", err=True)
-        return 1
-    except click.ClickException as exc:
-        exc.show()
-        return exc.exit_code
-    except click.exceptions.Exit as exc:
-        return int(exc.exit_code)
-    except Exception as exc:  # one line for people, the traceback with --debug
-        if debug:
-            raise
-        click.echo(f"Error: {one_line(exc)}", err=True)
-        return 1
-    return 0
+json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of tables.")
 
 
-def one_line(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    first = text[0] if text else type(exc).__name__
-    return f"{type(exc).__name__}: {first}" if not str(exc).strip() else first
+def group_url(ctx: click.Context) -> str | None:
+    """The ``--url`` given to the top-level group, if any."""
+    root = ctx.find_root()
+    if isinstance(root.obj, dict):
+        value = root.obj.get("url")
+        return str(value) if value else None
+    return None
+
+
+def open_client(ctx: click.Context, url: str | None) -> Client:
+    """One client per command invocation, closed when the command ends."""
+    from qless_py import Client
+
+    target = resolve_url(url or group_url(ctx))
+    client = Client(target)
+    ctx.call_on_close(client.close)
+    return client
+
+
+def pass_client(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Decorator: add ``--url`` and pass a connected ``Client`` as the first argument."""
+
+    @url_option
+    @click.pass_context
+    @functools.wraps(func)
+    def wrapper(ctx: click.Context, url: str | None, *args: Any, **kwargs: Any) -> Any:
+        client = open_client(ctx, url)
+        return ctx.invoke(func, client, *args, **kwargs)
+
+    return wrapper
+
+
+def text(value: Any) -> str:
+    """A reply element as text (the client may return bytes)."""
+    if isinstance(value, bytes):
+        return value.decode("utf-8", errors="replace")
+    return str(value)
+
+
+def json_reply(value: Any) -> Any:
+    """Decode a JSON reply of the core; ``None`` stays ``None``."""
+    if value is None:
+        return None
+    return json.loads(text(value))
+
+
+def as_list(value: Any) -> list[Any]:
+    """The core encodes empty lists as ``{}`` (cjson); give back a real list."""
+    if isinstance(value, list):
+        return value
+    return []
 
 
 def echo_json(value: Any) -> None:
-    import json
-
     click.echo(json.dumps(value, indent=2, sort_keys=True, default=str))
+
+
+def fail(message: str) -> NoReturn:
+    """Stop the command with one clear line and exit status 1."""
+    raise CliError(message)
+
+
+def parse_json_arg(value: str, what: str) -> Any:
+    """Validate JSON given on the command line before anything is written."""
+    try:
+        return json.loads(value)
+    except json.JSONDecodeError as exc:
+        fail(f"{what} is not valid JSON ({exc.msg} at character {exc.pos}): {value!r}")
+
+
+def console() -> Console:
+    """A console that writes through click, so CliRunner captures it."""
+    return Console(file=click.get_text_stream("stdout"), soft_wrap=False,
+                   width=int(os.environ.get("COLUMNS", "0") or 0) or None)
+
+
+def one_line(exc: BaseException) -> str:
+    """The first line of an error's message, prefixed with its kind when helpful."""
+    lines = str(exc).strip().splitlines()
+    if not lines:
+        return type(exc).__name__
+    return core_phrase(lines[0])
+
+
+def core_phrase(message: str) -> str:
+    """Strip Redis's script decoration (``ERR user_script:12: ... script: sha``)."""
+    import re
+
+    match = re.search(r"user_script:\d+:\s*(.*?)(?:\s+script:\s*[0-9a-f]{40}.*)?$", message)
+    if match:
+        return match.group(1).strip()
+    return message
+
+
+def connection_error_types() -> tuple[type[BaseException], ...]:
+    import redis
+
+    types: list[type[BaseException]] = [redis.ConnectionError, redis.TimeoutError]
+    try:
+        from qless_py import QlessConnectionError
+
+        types.append(QlessConnectionError)
+    except ImportError:  # pragma: no cover - the client always defines it
+        pass
+    return tuple(types)
+
+
+class QlessGroup(click.Group):
+    """The top-level group: any error below it becomes one line (traceback with --debug)."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort):
+            raise
+        except Exception as exc:
+            if ctx.params.get("debug"):
+                raise
+            if isinstance(exc, connection_error_types()):
+                raise CliError(f"cannot reach the server: {one_line(exc)}") from exc
+            raise CliError(one_line(exc)) from exc
+
+
+def format_time(value: float | int | None) -> str:
+    """Unix seconds as a short UTC timestamp (empty for 0/None)."""
+    import datetime as dt
+
+    if not value:
+        return ""
+    stamp = dt.datetime.fromtimestamp(float(value), tz=dt.UTC)
+    return stamp.strftime("%Y-%m-%d %H:%M:%S")
+
+
+def join(items: Sequence[Any]) -> str:
+    return ", ".join(str(item) for item in items)

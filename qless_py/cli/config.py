@@ -1,0 +1,128 @@
+"""``qless-py config list|get|set|unset``: the shared settings in ``ql:config``."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import click
+
+from qless_py.cli.common import (
+    console,
+    echo_json,
+    fail,
+    json_option,
+    json_reply,
+    pass_client,
+    text,
+)
+from qless_py.cli.render import counts_table
+
+# Keys the core knows, with what they mean; docs/config.md says more.
+KNOWN_KEYS: dict[str, str] = {
+    "application": "name shown by tools; unused by the core",
+    "heartbeat": "lock length in seconds given by pop and heartbeat",
+    "grace-period": "seconds between a stalled job's notice and its reclaim",
+    "stats-history": "kept for compatibility; unused",
+    "histogram-history": "kept for compatibility; unused",
+    "jobs-history": "seconds completed jobs are kept",
+    "jobs-history-count": "number of completed jobs kept",
+    "max-worker-age": "seconds of silence after which 'workers' forgets a worker",
+    "max-job-history": "history entries kept per job",
+}
+PER_QUEUE: dict[str, str] = {
+    "heartbeat": "lock length in seconds for this queue",
+    "max-concurrency": "cap on running jobs of this queue (0 = none)",
+}
+NUMERIC = set(KNOWN_KEYS) - {"application"}
+
+
+def describe(key: str) -> str | None:
+    """What a key means, or None for keys nothing in qless_py reads."""
+    if key in KNOWN_KEYS:
+        return KNOWN_KEYS[key]
+    for suffix, meaning in PER_QUEUE.items():
+        if key.endswith(f"-{suffix}") and len(key) > len(suffix) + 1:
+            return meaning
+    return None
+
+
+def check_value(key: str, value: str) -> None:
+    numeric = key in NUMERIC or any(key.endswith(f"-{s}") for s in PER_QUEUE)
+    if not numeric:
+        return
+    try:
+        number = float(value)
+    except ValueError:
+        fail(f"{key} must be a number, not {value!r}")
+    if not math.isfinite(number) or number < 0:
+        fail(f"{key} must be a finite number >= 0, not {value!r}")
+    if key.endswith("-max-concurrency") and not number.is_integer():
+        fail(f"{key} must be a whole number, not {value!r}")
+
+
+@click.group()
+def config() -> None:
+    """Show and change the shared configuration (see docs/config.md)."""
+
+
+@config.command("list")
+@json_option
+@pass_client
+def list_(client: Any, as_json: bool) -> None:
+    """Every setting: the defaults overlaid with what was set."""
+    values = json_reply(client("config.get"))
+    if as_json:
+        echo_json(values)
+        return
+    rows = [{"key": k, "value": v, "meaning": describe(k) or ""}
+            for k, v in sorted(values.items())]
+    console().print(counts_table(rows, ("key", "value", "meaning"), "config"))
+
+
+@config.command()
+@click.argument("key")
+@json_option
+@pass_client
+def get(client: Any, key: str, as_json: bool) -> None:
+    """Print one setting (exit 1 if it is neither set nor has a default)."""
+    value = client("config.get", key)
+    if value is None:
+        if as_json:
+            echo_json({key: None})
+        fail(f"{key} is not set and has no default")
+    shown: Any = value if isinstance(value, int) else text(value)
+    if as_json:
+        echo_json({key: shown})
+    else:
+        click.echo(str(shown))
+
+
+@config.command("set")
+@click.argument("key")
+@click.argument("value")
+@click.option("--force", is_flag=True, help="Allow a key that qless_py does not know.")
+@pass_client
+def set_(client: Any, key: str, value: str, force: bool) -> None:
+    """Set a key (numbers are checked for numeric keys)."""
+    if not key.strip():
+        fail("KEY must not be empty")
+    if describe(key) is None and not force:
+        fail(f"unknown config key {key!r}: known are {', '.join(sorted(KNOWN_KEYS))} and "
+             "<queue>-heartbeat, <queue>-max-concurrency (use --force to set it anyway)")
+    check_value(key, value)
+    client("config.set", key, value)
+    click.echo(f"{key} = {value}")
+
+
+@config.command()
+@click.argument("key")
+@pass_client
+def unset(client: Any, key: str) -> None:
+    """Remove a setting (back to its default)."""
+    client("config.unset", key)
+    click.echo(f"{key} unset")
+
+
+def register(group: click.Group) -> None:
+    group.add_command(config)

@@ -1,0 +1,140 @@
+"""``qless-py recur create|update|cancel|list``: recurring jobs."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from typing import Any
+
+import click
+
+from qless_py.cli.common import (
+    as_list,
+    console,
+    echo_json,
+    fail,
+    json_option,
+    json_reply,
+    parse_json_arg,
+    pass_client,
+    text,
+)
+from qless_py.cli.queues import known_queues, require_queues
+from qless_py.cli.render import counts_table, normalize_recurring
+
+
+def fetch_template(client: Any, jid: str) -> dict[str, Any]:
+    found = json_reply(client("recur.get", jid))
+    if not isinstance(found, dict):
+        fail(f"no such recurring job: {jid}")
+    return normalize_recurring(found)
+
+
+@click.group()
+def recur() -> None:
+    """Jobs that are put again every INTERVAL seconds."""
+
+
+@recur.command()
+@click.argument("queue")
+@click.argument("klass")
+@click.argument("data", required=False, default="{}")
+@click.option("--interval", type=click.FloatRange(min=0, min_open=True), required=True,
+              help="Seconds between two jobs.")
+@click.option("--offset", type=float, default=0.0, help="Seconds until the first job.")
+@click.option("--jid", default=None, help="Template id (default: a random 32-hex id).")
+@click.option("--priority", type=int, default=0, show_default=True)
+@click.option("--tag", "tags", multiple=True, help="Tag for every spawned job (repeatable).")
+@click.option("--retries", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option("--backlog", type=click.IntRange(min=0), default=0,
+              help="Most missed slots caught up after a pause (0 = all).")
+@pass_client
+def create(client: Any, queue: str, klass: str, data: str, interval: float, offset: float,
+           jid: str | None, priority: int, tags: tuple[str, ...], retries: int,
+           backlog: int) -> None:
+    """Create (or replace) a recurring job; print its id."""
+    parse_json_arg(data, "DATA")
+    if not queue.strip():
+        fail("QUEUE must not be empty")
+    new_jid = jid or uuid.uuid4().hex
+    click.echo(text(client("recur", queue, new_jid, klass, data, "interval", interval, offset,
+                           "priority", priority, "tags", json.dumps(list(tags)),
+                           "retries", retries, "backlog", backlog)))
+
+
+@recur.command()
+@click.argument("jid")
+@click.option("--interval", type=click.FloatRange(min=0, min_open=True), default=None)
+@click.option("--priority", type=int, default=None)
+@click.option("--retries", type=click.IntRange(min=0), default=None)
+@click.option("--backlog", type=click.IntRange(min=0), default=None)
+@click.option("--data", default=None, help="New JSON data.")
+@click.option("--klass", default=None, help="New class.")
+@click.option("--queue", default=None, help="New queue.")
+@click.option("--tag", "add_tags", multiple=True, help="Add a tag (repeatable).")
+@click.option("--untag", "remove_tags", multiple=True, help="Remove a tag (repeatable).")
+@pass_client
+def update(client: Any, jid: str, interval: float | None, priority: int | None,
+           retries: int | None, backlog: int | None, data: str | None, klass: str | None,
+           queue: str | None, add_tags: tuple[str, ...], remove_tags: tuple[str, ...]) -> None:
+    """Change a recurring job; only the options given change."""
+    if data is not None:
+        parse_json_arg(data, "--data")
+    if queue is not None and not queue.strip():
+        fail("--queue must not be empty")
+    fetch_template(client, jid)
+    pairs: list[Any] = []
+    for name, value in (("interval", interval), ("priority", priority), ("retries", retries),
+                        ("backlog", backlog), ("data", data), ("klass", klass),
+                        ("queue", queue)):
+        if value is not None:
+            pairs += [name, value]
+    if not pairs and not add_tags and not remove_tags:
+        raise click.UsageError("nothing to update: give at least one option")
+    if pairs:
+        client("recur.update", jid, *pairs)
+    if add_tags:
+        client("recur.tag", jid, *add_tags)
+    if remove_tags:
+        client("recur.untag", jid, *remove_tags)
+    click.echo(f"{jid} updated")
+
+
+@recur.command("cancel")
+@click.argument("jid")
+@pass_client
+def cancel_(client: Any, jid: str) -> None:
+    """Stop a recurring job (jobs it already put stay)."""
+    fetch_template(client, jid)
+    client("unrecur", jid)
+    click.echo(f"{jid} no longer recurs")
+
+
+@recur.command("list")
+@click.option("--queue", default=None, help="Only this queue.")
+@json_option
+@pass_client
+def list_(client: Any, queue: str | None, as_json: bool) -> None:
+    """Recurring jobs of every queue (or of one)."""
+    if queue is not None:
+        require_queues(client, [queue])
+        names = [queue]
+    else:
+        names = [q["name"] for q in known_queues(client)]
+    found: list[dict[str, Any]] = []
+    for name in names:
+        for jid in client("jobs", "recurring", name, 0, -1):
+            template = json_reply(client("recur.get", text(jid)))
+            if isinstance(template, dict):
+                found.append(normalize_recurring(template))
+    if as_json:
+        echo_json(found)
+        return
+    rows = [dict(t, tags=", ".join(as_list(t.get("tags")))) for t in found]
+    console().print(counts_table(
+        rows, ("jid", "klass", "queue", "interval", "priority", "retries", "count", "tags"),
+        "recurring jobs"))
+
+
+def register(group: click.Group) -> None:
+    group.add_command(recur)

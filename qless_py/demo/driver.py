@@ -1,0 +1,219 @@
+"""Run the demo pipeline end to end: put the jobs, run a forking worker, watch, report.
+
+Each run uses its own three queues (``demo-<run>-parse``, ``-merge``, ``-report``), so
+counts, progress and statistics belong to that run alone; the queues are forgotten from
+the queue index at the end (their statistics stay readable with ``qless-py stats``).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import sysconfig
+import time
+import uuid
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from qless_py import clock
+
+SKIP_DIRS = {"test", "tests", "site-packages", "dist-packages", "idlelib", "__pycache__",
+             "lib2to3", "turtledemo", "tkinter", "ensurepip"}
+TOP_LEVEL = "(top level)"
+STAGES = ("parse", "merge", "report")
+
+
+class DemoError(RuntimeError):
+    """The pipeline could not run to its end (a job failed, the worker died, timeout)."""
+
+
+def stdlib_files(limit: int | None = None) -> list[Path]:
+    """The standard library's source files, sorted; with ``limit``, an even sample."""
+    root = Path(sysconfig.get_paths()["stdlib"])
+    found: list[Path] = []
+    for base, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
+        found.extend(Path(base) / f for f in sorted(files) if f.endswith(".py"))
+    found.sort()
+    if limit is not None and limit < len(found):
+        step = len(found) / limit
+        found = [found[int(i * step)] for i in range(limit)]
+    return found
+
+
+def package_of(path: Path) -> str:
+    relative = path.relative_to(Path(sysconfig.get_paths()["stdlib"]))
+    return relative.parts[0] if len(relative.parts) > 1 else TOP_LEVEL
+
+
+@dataclass
+class Pipeline:
+    """The jobs of one run, by stage."""
+
+    run: str
+    jids: dict[str, list[str]] = field(default_factory=dict)
+
+    def queue(self, stage: str) -> str:
+        return f"demo-{self.run}-{stage}"
+
+    @property
+    def queues(self) -> list[str]:
+        return [self.queue(stage) for stage in STAGES]
+
+    @property
+    def report_jid(self) -> str:
+        return self.jids["report"][0]
+
+
+def put_pipeline(client: Any, files: list[Path], top_n: int) -> Pipeline:
+    """Stage one jobs first, then the jobs that depend on them (a dependency must exist)."""
+    pipeline = Pipeline(run=uuid.uuid4().hex[:8])
+    tag = f"demo-{pipeline.run}"
+    parse = client.queues[pipeline.queue("parse")]
+    pipeline.jids["parse"] = parse.put_many(
+        [{"klass": "qless_py.demo.jobs.ParseFile", "data": {"path": str(p)}} for p in files],
+        tags=[tag], retries=2)
+    by_package: dict[str, list[str]] = defaultdict(list)
+    for path, jid in zip(files, pipeline.jids["parse"], strict=True):
+        by_package[package_of(path)].append(jid)
+    merge = client.queues[pipeline.queue("merge")]
+    pipeline.jids["merge"] = merge.put_many(
+        [{"klass": "qless_py.demo.jobs.MergePackage",
+          "data": {"package": name, "parts": jids}, "depends": jids}
+         for name, jids in sorted(by_package.items())],
+        tags=[tag], retries=2)
+    report = client.queues[pipeline.queue("report")]
+    pipeline.jids["report"] = [report.put(
+        "qless_py.demo.jobs.Report",
+        {"parts": pipeline.jids["merge"], "top_n": top_n},
+        tags=[tag], retries=2, depends=pipeline.jids["merge"])]
+    return pipeline
+
+
+def start_worker(url: str, pipeline: Pipeline, processes: int) -> subprocess.Popen[bytes]:
+    """The forking worker as a separate process: ``qless-py worker``."""
+    argv = [sys.executable, "-m", "qless_py", "--url", url, "worker",
+            "--processes", str(processes)]
+    for queue in reversed(pipeline.queues):  # later stages first: finish what can finish
+        argv += ["--queue", queue]
+    return subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, start_new_session=True)
+
+
+def stop_worker(proc: subprocess.Popen[bytes], timeout: float = 20.0) -> str:
+    """TERM the worker (it passes TERM to its children), KILL if it hangs; return stderr."""
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+    try:
+        _, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        _, err = proc.communicate(timeout=5)
+    return err.decode(errors="replace")
+
+
+def failures(client: Any, pipeline: Pipeline) -> list[str]:
+    """Failure messages of this run's jobs (groups are named after the queue)."""
+    found: list[str] = []
+    groups = client("failed")
+    import json
+
+    overview = json.loads(groups) if groups else {}
+    for group in overview if isinstance(overview, dict) else {}:
+        if pipeline.run in group:
+            for job in client.jobs.failed(group, 0, 1).get("jobs", []):
+                failure = getattr(job, "failure", None)
+                message = failure.message.strip().splitlines()[-1] if failure else ""
+                found.append(f"{job.jid} in {group}: {message}")
+    return found
+
+
+def remaining(client: Any, queue: str) -> int:
+    counts = client.queues[queue].counts
+    return sum(int(counts.get(k, 0)) for k in ("waiting", "running", "stalled", "scheduled",
+                                                "depends"))
+
+
+def watch(client: Any, pipeline: Pipeline, worker: subprocess.Popen[bytes], console: Console,
+          timeout: float) -> None:
+    """Progress bars per stage until the report job is complete."""
+    columns = (TextColumn("{task.description:<8}"), BarColumn(), MofNCompleteColumn(),
+               TimeElapsedColumn())
+    deadline = time.monotonic() + timeout
+    with Progress(*columns, console=console, transient=False) as progress:
+        tasks = {stage: progress.add_task(stage, total=len(pipeline.jids[stage]))
+                 for stage in STAGES}
+        while True:
+            for stage in STAGES:
+                left = remaining(client, pipeline.queue(stage))
+                progress.update(tasks[stage], completed=len(pipeline.jids[stage]) - left)
+            report = client.jobs[pipeline.report_jid]
+            if report is not None and report.state == "complete":
+                return
+            problems = failures(client, pipeline)
+            if problems:
+                raise DemoError(f"a job failed: {problems[0]}")
+            if worker.poll() is not None:
+                raise DemoError(f"the worker exited with status {worker.returncode}")
+            if time.monotonic() > deadline:
+                raise DemoError(f"the pipeline did not finish within {timeout:.0f}s")
+            time.sleep(0.2)
+
+
+def report_view(report: Any, elapsed: float) -> Table:
+    data = report.data
+    table = Table(title=(f"most common names in {data['files']} files "
+                         f"({data['lines']} lines, {data['distinct']} distinct names, "
+                         f"{data['total']} uses) in {elapsed:.1f}s"), title_justify="left")
+    table.add_column("#", justify="right")
+    table.add_column("name")
+    table.add_column("uses", justify="right")
+    for rank, (name, uses) in enumerate(data["top"], start=1):
+        table.add_row(str(rank), name, str(uses))
+    return table
+
+
+def run_demo(client: Any, url: str, console: Console, *, limit: int | None = None,
+             processes: int = 2, top_n: int = 25, timeout: float = 600.0) -> dict[str, Any]:
+    """Run the whole pipeline; return the report data and each stage's statistics."""
+    from qless_py.cli.queues import queue_stats, stats_view
+
+    files = stdlib_files(limit)
+    if not files:
+        raise DemoError("no standard library source files found")
+    started = time.monotonic()
+    pipeline = put_pipeline(client, files, top_n)
+    console.print(f"run {pipeline.run}: {len(files)} files, "
+                  f"{len(pipeline.jids['merge'])} packages, queues demo-{pipeline.run}-*; "
+                  f"forking worker with {processes} processes")
+    worker = start_worker(url, pipeline, processes)
+    try:
+        watch(client, pipeline, worker, console, timeout)
+    except BaseException:
+        err = stop_worker(worker)
+        if err.strip():
+            console.print(f"[dim]worker stderr (last lines):\n{_tail(err)}[/dim]")
+        raise
+    stop_worker(worker)
+    elapsed = time.monotonic() - started
+    report = client.jobs[pipeline.report_jid]
+    console.print(report_view(report, elapsed))
+    stats = {}
+    for stage in STAGES:
+        stats[stage] = queue_stats(client, pipeline.queue(stage), clock.now(), 1)
+        console.rule(f"stage {stage}")
+        console.print(stats_view(stats[stage]))
+    client("queue.forget", *pipeline.queues)
+    return {"run": pipeline.run, "elapsed": elapsed, "report": report.data, "stats": stats}
+
+
+def _tail(text: str, lines: int = 15) -> str:
+    return "\n".join(text.strip().splitlines()[-lines:])
