@@ -1,1 +1,100 @@
-"""``qless-py worker``: placeholder until the worker lands."""
+"""``qless-py worker``: run jobs from queues with a forking supervisor (or in this process)."""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import os
+import sys
+
+import click
+
+from qless_py.cli.common import group_url, resolve_url, url_option
+from qless_py.reservers import ORDERS
+
+LOG_FORMAT = "%(asctime)s %(process)d %(levelname)s %(message)s"
+
+
+def _child_name(name: str | None, processes: int, index: int) -> str | None:
+    if name is None:
+        return None  # hostname-pid of the child
+    return name if processes <= 1 else f"{name}-{index + 1}"
+
+
+@click.command("worker")
+@click.option("-q", "--queue", "queues", multiple=True, required=True, metavar="QUEUE",
+              help="Queue to take jobs from (repeat for several; see --order).")
+@click.option("--processes", type=click.IntRange(min=0), default=None,
+              help="Worker processes to fork (default: number of CPUs). 0 runs the "
+              "worker in this process, without a supervisor.")
+@click.option("--threads", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Job threads in each process.")
+@click.option("--order", type=click.Choice(ORDERS), default="ordered", show_default=True,
+              help="Queue order: the first queue with work, round-robin, or shuffled "
+              "round-robin.")
+@url_option
+@click.option("--import", "imports", multiple=True, metavar="MODULE",
+              help="Import MODULE before forking (repeatable).")
+@click.option("--path", "paths", multiple=True, metavar="DIR",
+              help="Add DIR to sys.path for job classes (repeatable).")
+@click.option("--workdir", default=None, metavar="DIR",
+              help="Parent of the jobs' working directories (default: a temporary dir).")
+@click.option("--max-jobs", type=click.IntRange(min=0), default=0,
+              help="Restart a worker process after this many jobs (0: never).")
+@click.option("--resume", is_flag=True,
+              help="On start, take back the jobs this worker name still holds.")
+@click.option("--burst", is_flag=True, help="Drain the queues, then exit.")
+@click.option("--name", default=None,
+              help="Stable worker name (processes are NAME-1..NAME-N when N > 1). "
+              "Default: hostname-pid of each process.")
+@click.option("--interval", type=click.FloatRange(min=0.01), default=5.0, show_default=True,
+              help="Longest idle wait (seconds) between safety checks of the queues.")
+@click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]),
+              default="info", show_default=True,
+              help="info logs one line per job start and end.")
+@click.pass_context
+def worker(ctx: click.Context, queues: tuple[str, ...], processes: int | None, threads: int,
+           order: str, url: str | None, imports: tuple[str, ...], paths: tuple[str, ...],
+           workdir: str | None, max_jobs: int, resume: bool, burst: bool, name: str | None,
+           interval: float, log_level: str) -> None:
+    """Run jobs from the given queues until stopped.
+
+    Signals: TERM/INT stop now and give running jobs back to their queue; QUIT finishes
+    the current jobs and exits; USR1 logs every thread's stack; USR2 pauses taking new
+    jobs and CONT resumes.
+    """
+    from qless_py.workers import ForkingWorker, Worker
+
+    target = resolve_url(url or group_url(ctx))
+    logging.basicConfig(level=getattr(logging, log_level.upper()), format=LOG_FORMAT,
+                        stream=sys.stderr)
+    for path in paths:
+        sys.path.insert(0, os.path.abspath(path))
+    for module in imports:
+        try:
+            importlib.import_module(module)
+        except Exception as exc:
+            raise click.ClickException(f"--import {module}: {type(exc).__name__}: {exc}") \
+                from exc
+    if workdir:
+        os.makedirs(workdir, exist_ok=True)
+    count = (os.cpu_count() or 1) if processes is None else processes
+
+    def make(index: int) -> Worker:
+        from qless_py import Client
+
+        client = Client(target, worker_name=_child_name(name, count, index))
+        return Worker(client, list(queues), threads=threads, order=order, interval=interval,
+                      workdir=workdir, max_jobs=max_jobs, resume=resume, burst=burst)
+
+    if count == 0:
+        code = make(0).run()
+        if code not in (0, Worker.EXIT_RECYCLE):
+            ctx.exit(code)
+        return
+    ForkingWorker(make, count, burst=burst).run()
+
+
+def register(group: click.Group) -> None:
+    """Add the ``worker`` command to the ``qless-py`` group."""
+    group.add_command(worker)

@@ -1,0 +1,163 @@
+"""Running one job: find its handler, call it in a clean directory, settle the outcome.
+
+The handler is the static method named after the job's queue on the job's class, else
+``process``. A handler that raises fails the job with group ``<queue>-<ExceptionName>`` and
+the traceback as message; one that returns without finishing the job completes it. A job
+whose lock was lost (its ``stop_event`` is set) is never completed or failed from here.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import os
+import shutil
+import time
+import traceback
+from collections.abc import Callable
+from typing import Any
+
+from qless_py import CoreError, QlessConnectionError, QlessError
+
+log = logging.getLogger("qless_py.worker")
+
+Handler = Callable[[Any], Any]
+
+_classes: dict[str, Any] = {}
+
+
+class HandlerError(Exception):
+    """The job's handler could not be found; ``group_suffix`` names the failure group."""
+
+    def __init__(self, group_suffix: str, message: str) -> None:
+        super().__init__(message)
+        self.group_suffix = group_suffix
+
+
+def import_class(dotted: str) -> Any:
+    """The class named ``module.Class`` (cached per process)."""
+    found = _classes.get(dotted)
+    if found is None:
+        module_name, _, attr = dotted.rpartition(".")
+        if not module_name:
+            raise ImportError(f"job class {dotted!r} is not a dotted 'module.Class' name")
+        found = getattr(importlib.import_module(module_name), attr)
+        _classes[dotted] = found
+    return found
+
+
+def find_handler(job: Any) -> Handler:
+    """The queue-named static method of the job's class, else its ``process``."""
+    try:
+        klass = import_class(job.klass_name)
+    except Exception as exc:
+        raise HandlerError("import-failed",
+                           f"could not import {job.klass_name}:\n{traceback.format_exc()}"
+                           ) from exc
+    handler = getattr(klass, job.queue_name, None)
+    if not callable(handler):
+        handler = getattr(klass, "process", None)
+    if not callable(handler):
+        raise HandlerError("method-missing",
+                           f"{job.klass_name} has neither a {job.queue_name!r} nor a "
+                           "'process' method")
+    return handler  # type: ignore[no-any-return]
+
+
+class Workdir:
+    """A private, emptied-after-use directory for the jobs of one runner thread."""
+
+    def __init__(self, path: str, chdir: bool) -> None:
+        self.path, self.chdir = path, chdir
+        os.makedirs(path, exist_ok=True)
+
+    def enter(self) -> None:
+        if self.chdir:
+            try:
+                os.chdir(self.path)
+            except FileNotFoundError:  # a job removed it
+                os.makedirs(self.path, exist_ok=True)
+                os.chdir(self.path)
+
+    def clean(self) -> None:
+        """Empty the directory; cheap when the job left nothing behind."""
+        try:
+            with os.scandir(self.path) as entries:
+                dirty = next(entries, None) is not None
+        except FileNotFoundError:
+            dirty = True
+        if dirty:
+            shutil.rmtree(self.path, ignore_errors=True)
+            os.makedirs(self.path, exist_ok=True)
+
+    def remove(self) -> None:
+        shutil.rmtree(self.path, ignore_errors=True)
+
+
+def _fail(job: Any, group: str, message: str) -> str:
+    if job.stop_event.is_set():
+        log.warning("job %s raised after its lock was lost; not failing it: %s",
+                    job.jid, message.strip().splitlines()[-1] if message.strip() else "")
+        return "lost"
+    try:
+        job.fail(group, message)
+    except QlessConnectionError as exc:
+        log.error("could not fail %s (%s); its lock will expire and it runs again",
+                  job.jid, exc)
+        return "unsettled"
+    except CoreError as exc:
+        log.warning("could not fail %s: %s", job.jid, exc)
+        return "lost"
+    return "failed"
+
+
+def run_job(job: Any, workdir: Workdir | None) -> str:
+    """Run ``job``; return what became of it (complete, failed, lost, stopped, unsettled...)."""
+    queue, started = job.queue_name, time.monotonic()
+    log.info("start %s queue=%s klass=%s", job.jid, queue, job.klass_name)
+    outcome = _run(job, workdir)
+    log.info("end %s queue=%s klass=%s %s in %.3fs", job.jid, queue, job.klass_name,
+             outcome, time.monotonic() - started)
+    return outcome
+
+
+def _run(job: Any, workdir: Workdir | None) -> str:
+    queue = job.queue_name
+    try:
+        handler = find_handler(job)
+    except HandlerError as exc:
+        log.error("job %s: %s", job.jid, exc)
+        return _fail(job, f"{queue}-{exc.group_suffix}", str(exc))
+    if workdir is not None:
+        job.workdir = workdir.path
+        workdir.enter()
+    try:
+        handler(job)
+    except BaseException as exc:  # a handler's SystemExit must not end the worker thread
+        text = traceback.format_exc()
+        if not isinstance(exc, QlessError):
+            log.error("job %s raised %s\n%s", job.jid, type(exc).__name__, text)
+        else:
+            log.error("job %s: %s", job.jid, exc)
+        return _fail(job, f"{queue}-{type(exc).__name__}", text)
+    finally:
+        if workdir is not None:
+            workdir.clean()
+    return _settle(job)
+
+
+def _settle(job: Any) -> str:
+    if job.finished:
+        return str(getattr(job, "state", "finished"))
+    if job.stop_event.is_set():
+        return "stopped"
+    try:
+        job.complete()
+    except QlessConnectionError as exc:
+        log.error("could not complete %s (%s); its lock will expire and it runs again",
+                  job.jid, exc)
+        return "unsettled"
+    except CoreError as exc:
+        log.warning("could not complete %s: %s", job.jid, exc)
+        return "lost"
+    return "complete"

@@ -1,0 +1,135 @@
+"""The worker's pub/sub thread: wake-ups for its queues and notices for its own jobs.
+
+It subscribes to ``qlpy:wake:<queue>`` for every queue (the core publishes there when work
+becomes poppable, but only while someone listens) and to ``ql:w:<worker>`` (``lock_lost``
+and ``canceled`` notices for jobs this worker holds). The subscription is confirmed before
+``start()`` returns, so a worker that pops afterwards cannot miss a wake-up.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import redis
+
+log = logging.getLogger("qless_py.worker")
+
+WAKE_PREFIX = "qlpy:wake:"
+
+
+def wake_channel(queue: str) -> str:
+    return WAKE_PREFIX + queue
+
+
+def worker_channel(worker: str) -> str:
+    return "ql:w:" + worker
+
+
+def _text(value: Any) -> str:
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
+
+
+class Listener:
+    """Runs one pub/sub connection in a daemon thread.
+
+    ``on_wake(queue)`` runs for every wake-up, ``on_notice(jid, event)`` for every
+    ``lock_lost``/``canceled`` notice on the worker channel, and ``on_reconnect()`` after
+    the subscription was re-established (wake-ups may have been missed meanwhile).
+    """
+
+    def __init__(self, conn: redis.Redis, queues: Sequence[str], worker: str, *,
+                 on_wake: Callable[[str], None],
+                 on_notice: Callable[[str, str], None],
+                 on_reconnect: Callable[[], None]) -> None:
+        self._conn = conn
+        self._channels = [wake_channel(q) for q in queues] + [worker_channel(worker)]
+        self._worker_channel = worker_channel(worker)
+        self._on_wake, self._on_notice = on_wake, on_notice
+        self._on_reconnect = on_reconnect
+        self._stop = threading.Event()
+        self._subscribed = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="qless-listener", daemon=True)
+
+    @property
+    def subscribed(self) -> bool:
+        return self._subscribed.is_set()
+
+    def start(self, timeout: float = 5.0) -> bool:
+        """Start the thread and wait until the server confirmed every subscription."""
+        self._thread.start()
+        return self._subscribed.wait(timeout)
+
+    def stop(self, timeout: float = 2.0) -> None:
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout)
+
+    def _run(self) -> None:
+        delay = 0.1
+        first = True
+        while not self._stop.is_set():
+            pubsub = self._conn.pubsub(ignore_subscribe_messages=False)  # type: ignore[no-untyped-call]
+            try:
+                self._subscribe(pubsub)
+                if not first:
+                    log.info("listener: subscribed again")
+                    self._on_reconnect()
+                first, delay = False, 0.1
+                self._pump(pubsub)
+            except (redis.ConnectionError, redis.TimeoutError, OSError) as exc:
+                self._subscribed.clear()
+                log.warning("listener: connection problem (%s); retrying in %.1fs", exc, delay)
+                self._stop.wait(delay)
+                delay = min(delay * 2, 5.0)
+            except Exception:  # a bug here must not silently end wake-ups
+                self._subscribed.clear()
+                log.exception("listener: unexpected error; restarting in %.1fs", delay)
+                self._stop.wait(delay)
+                delay = min(delay * 2, 5.0)
+            finally:
+                with contextlib.suppress(Exception):  # closing a dead socket
+                    pubsub.close()
+
+    def _subscribe(self, pubsub: Any) -> None:
+        pubsub.subscribe(*self._channels)
+        pending = set(self._channels)
+        deadline = time.monotonic() + 10.0
+        while pending and not self._stop.is_set():
+            if time.monotonic() > deadline:
+                raise redis.TimeoutError("no subscribe confirmation")
+            message = pubsub.get_message(timeout=0.5)
+            if message is None:
+                continue
+            if message["type"] == "subscribe":
+                pending.discard(_text(message["channel"]))
+            else:
+                self._dispatch(message)
+        self._subscribed.set()
+
+    def _pump(self, pubsub: Any) -> None:
+        while not self._stop.is_set():
+            # the timeout only bounds how long stop() waits; it costs the server nothing
+            message = pubsub.get_message(timeout=1.0)
+            if message is not None:
+                self._dispatch(message)
+
+    def _dispatch(self, message: dict[str, Any]) -> None:
+        if message.get("type") != "message":
+            return
+        channel = _text(message["channel"])
+        if channel == self._worker_channel:
+            try:
+                notice = json.loads(_text(message["data"]))
+                jid, event = str(notice["jid"]), str(notice["event"])
+            except (ValueError, KeyError, TypeError):
+                log.warning("listener: unreadable notice %r", message["data"])
+                return
+            self._on_notice(jid, event)
+        elif channel.startswith(WAKE_PREFIX):
+            self._on_wake(channel[len(WAKE_PREFIX):])
