@@ -101,7 +101,8 @@ def put_pipeline(client: Any, files: list[Path], top_n: int) -> Pipeline:
 def start_worker(url: str, pipeline: Pipeline, processes: int) -> subprocess.Popen[bytes]:
     """The forking worker as a separate process: ``qless-py worker``."""
     argv = [sys.executable, "-m", "qless_py", "--url", url, "worker",
-            "--processes", str(processes)]
+            "--processes", str(processes), "--import", "qless_py.demo.jobs",
+            "--log-level", "warning"]
     for queue in reversed(pipeline.queues):  # later stages first: finish what can finish
         argv += ["--queue", queue]
     return subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
