@@ -1,0 +1,61 @@
+"""Batch paths: put_many/pop(count), and the benchmark harness's pipeline binding of
+``client._lua`` (it swaps the runner for one bound to a redis-py pipeline)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import redis
+
+from qless_py import Client
+
+NOOP = "tests.client.jobs.Noop"
+
+
+@contextmanager
+def pipelined(client: Client) -> Iterator[Any]:
+    """What the shared benchmark harness does (QlessFamilyAdapter._pipelined)."""
+    script = client._lua
+    pipe = client.redis.pipeline(transaction=False)
+
+    def bound(keys: Any = (), args: Any = (), client: Any = None) -> Any:
+        return script(keys=list(keys), args=list(args), client=pipe)
+
+    client._lua = bound
+    try:
+        yield pipe
+    finally:
+        client._lua = script
+    pipe.execute()
+
+
+def test_put_and_complete_through_a_bound_pipeline(client: Client,
+                                                   redis_conn: redis.Redis) -> None:
+    queue = client.queues["q"]
+    redis_conn.script_flush()  # the pipeline must load the script itself
+    with pipelined(client):
+        jids = [queue.put(NOOP, {}) for _ in range(20)]
+        assert len(queue.client.redis.keys("ql:j:*")) == 0  # nothing sent yet
+    assert len(queue) == 20 and len(set(jids)) == 20
+    jobs = queue.pop(20)
+    assert len(jobs) == 20
+    with pipelined(client):
+        for job in jobs:
+            job.complete()
+    assert all(client.jobs[jid].state == "complete" for jid in jids)  # type: ignore[union-attr]
+    assert len(queue) == 0
+    assert json.loads(client("failed")) == {}
+    assert client._lua is client.core.script  # restored: normal calls again
+
+
+def test_put_many_then_pop_many(client: Client) -> None:
+    queue = client.queues["q"]
+    jids = queue.put_many([(NOOP, {"i": i}) for i in range(250)])
+    popped = queue.pop(100)
+    assert [j.jid for j in popped] == jids[:100]
+    assert [j.data["i"] for j in popped] == list(range(100))
+    assert len(queue) == 250
+    assert client.queues["q"].counts["running"] == 100

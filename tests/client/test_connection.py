@@ -1,0 +1,158 @@
+"""Client construction, URL forms, script loading and error mapping on real servers."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+
+import pytest
+import redis
+
+from qless_py import (
+    Client,
+    CoreError,
+    JobGoneError,
+    JobNotFoundError,
+    LockLostError,
+    QlessConnectionError,
+    QlessError,
+)
+from qless_py.errors import error_from_reply
+
+
+def test_worker_name_defaults_to_host_and_pid(server_url: str) -> None:
+    client = Client(server_url)
+    assert client.worker_name == f"{socket.gethostname()}-{os.getpid()}"
+    client.worker_name = "renamed"
+    job_jid = client.queues["q"].put("tests.client.jobs.Noop", {})
+    job = client.queues["q"].pop()
+    assert job is not None and job.jid == job_jid and job.worker_name == "renamed"
+    client.close()
+
+
+def test_url_falls_back_to_qless_url(server_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("QLESS_URL", server_url)
+    client = Client()
+    assert client.url == server_url
+    client.queues["q"].put("x.Y", {}, jid="a")
+    assert client.jobs["a"] is not None
+    client.close()
+
+
+def test_url_defaults_to_localhost(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("QLESS_URL", raising=False)
+    client = Client()  # connects lazily, so nothing needs to listen
+    assert client.url == "redis://127.0.0.1:6379/0"
+
+
+def test_tcp_url_and_unix_url_see_the_same_data(private_server) -> None:  # type: ignore[no-untyped-def]
+    from qless_py.server import free_port
+
+    server = private_server("valkey", port=free_port())
+    tcp = Client(f"redis://127.0.0.1:{server.port}/0")
+    tcp.queues["q"].put("x.Y", {"n": 1}, jid="a")
+    unix = Client(server.url)
+    assert server.url.startswith("unix://")
+    job = unix.jobs["a"]
+    assert job is not None and job.data == {"n": 1}
+    unix.close()
+    tcp.close()
+
+
+def test_rediss_url_selects_tls() -> None:
+    client = Client("rediss://127.0.0.1:6390/0")  # connects lazily; only the setup is checked
+    kwargs = client.redis.connection_pool.connection_kwargs
+    assert client.redis.connection_pool.connection_class.__name__ == "SSLConnection"
+    assert kwargs["port"] == 6390
+
+
+def test_script_is_reloaded_after_script_flush(client: Client, redis_conn: redis.Redis) -> None:
+    client.queues["q"].put("x.Y", {}, jid="a")
+    redis_conn.script_flush()
+    assert redis_conn.script_exists(client.core.sha) == [False]
+    client.queues["q"].put("x.Y", {}, jid="b")
+    assert redis_conn.script_exists(client.core.sha) == [True]
+    assert {j.jid for j in client.queues["q"].peek(10)} == {"a", "b"}
+
+
+def test_script_is_reloaded_after_server_restart(private_server) -> None:  # type: ignore[no-untyped-def]
+    server = private_server("valkey", appendonly=True)
+    client = Client(server.url)
+    client.queues["q"].put("x.Y", {}, jid="a")
+    server.restart()
+    client.queues["q"].put("x.Y", {}, jid="b")  # NOSCRIPT after restart: loaded again
+    assert client.jobs["b"] is not None
+    client.close()
+
+
+def test_core_errors_are_typed_and_keep_the_server_message(client: Client) -> None:
+    queue = client.queues["q"]
+    queue.put("x.Y", {}, jid="a")
+    with pytest.raises(LockLostError, match="not currently running"):
+        client("complete", "a", "worker", "q", "{}")
+    with pytest.raises(JobNotFoundError, match="Job nope does not exist"):
+        client("priority", "nope", 1)
+    with pytest.raises(CoreError, match="Unknown command nope"):
+        client("nope")
+    job = queue.pop(worker="w1")
+    assert job is not None
+    with pytest.raises(LockLostError, match="another worker: w1"):
+        client("heartbeat", "a", "w2")
+    assert issubclass(CoreError, QlessError) and issubclass(QlessConnectionError, QlessError)
+
+
+def test_holder_commands_on_a_vanished_job_raise_lock_lost(client: Client) -> None:
+    client.queues["q"].put("x.Y", {}, jid="a")
+    job = client.queues["q"].pop()
+    assert job is not None
+    client.jobs["a"].cancel()  # type: ignore[union-attr]
+    with pytest.raises(JobGoneError) as info:
+        job.heartbeat()
+    assert isinstance(info.value, LockLostError) and isinstance(info.value, JobNotFoundError)
+
+
+def test_error_mapping_by_phrase() -> None:
+    text = "ERR user_script:1: Fail(): Job abcdoes not exist script: 123"
+    assert type(error_from_reply(text, "fail")) is JobGoneError
+    assert type(error_from_reply(text, "get")) is JobNotFoundError
+    assert type(error_from_reply("LOADING Redis is loading")) is QlessConnectionError
+    assert type(error_from_reply("ERR something else")) is CoreError
+
+
+def test_unreachable_server_raises_connection_error(private_server) -> None:  # type: ignore[no-untyped-def]
+    server = private_server("valkey")
+    client = Client(server.url)
+    client.queues["q"].put("x.Y", {}, jid="a")
+    server.stop()
+    with pytest.raises(QlessConnectionError):
+        client.queues["q"].put("x.Y", {}, jid="b")
+    with pytest.raises(QlessConnectionError):
+        client.jobs["a"]
+    client.close()
+
+
+def _evalsha_calls(conn: redis.Redis) -> int:
+    stats = conn.info("commandstats")
+    return int(stats.get("cmdstat_evalsha", {}).get("calls", 0))
+
+
+def test_writes_are_not_repeated_after_a_timeout_but_reads_are(private_server) -> None:  # type: ignore[no-untyped-def]
+    server = private_server("valkey")
+    admin = redis.Redis.from_url(server.url)
+    client = Client(server.url + ("&" if "?" in server.url else "?") + "socket_timeout=0.3")
+    client.queues["q"].put("x.Y", {}, jid="a")  # loads the script
+    admin.config_resetstat()
+    server.signal(signal.SIGSTOP)
+    try:
+        with pytest.raises(QlessConnectionError, match="may or may not have run"):
+            client.queues["q"].put("x.Y", {}, jid="b")
+        with pytest.raises(QlessConnectionError):
+            client.jobs["a"]
+    finally:
+        server.signal(signal.SIGCONT)
+    # The frozen server still runs what was already sent: one put, and the read twice.
+    assert _evalsha_calls(admin) == 3
+    assert client.jobs["b"] is not None
+    admin.close()
+    client.close()

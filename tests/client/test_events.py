@@ -1,0 +1,121 @@
+"""Events: a real subscriber on the core's channels, started and stopped deterministically."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import pytest
+
+from qless_py import Client
+
+NOOP = "tests.client.jobs.Noop"
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.items: list[Any] = []
+        self.seen = threading.Event()
+
+    def __call__(self, value: Any) -> None:
+        self.items.append(value)
+        self.seen.set()
+
+
+def test_tracked_job_events(client: Client) -> None:
+    client.queues["q"].put(NOOP, {}, jid="jid")
+    client.jobs["jid"].track()  # type: ignore[union-attr]
+    names = ["popped", "completed", "put", "failed", "canceled", "track", "untrack"]
+    recorders = {name: Recorder() for name in names}
+    for name, recorder in recorders.items():
+        client.events.on(name, recorder)
+    with client.events.thread():
+        client.queues["q"].pop().complete()  # type: ignore[union-attr]
+        client.queues["q"].put(NOOP, {}, jid="jid")
+        client.queues["q"].pop().fail("g", "m")  # type: ignore[union-attr]
+        client.untrack("jid")
+        client.track("jid")
+        client.jobs["jid"].cancel()  # type: ignore[union-attr]
+    expected = {name: ["jid"] for name in names}
+    expected["popped"] = ["jid", "jid"]
+    assert {name: r.items for name, r in recorders.items()} == expected
+
+
+def test_untracked_jobs_publish_no_job_events(client: Client) -> None:
+    popped = Recorder()
+    client.events.on("popped", popped)
+    client.queues["q"].put(NOOP, {}, jid="jid")
+    with client.events.thread():
+        client.queues["q"].pop()
+    assert popped.items == []
+
+
+def test_off_removes_a_callback(client: Client) -> None:
+    popped, completed = Recorder(), Recorder()
+    client.queues["q"].put(NOOP, {}, jid="jid")
+    client.track("jid")
+    client.events.on("popped", popped)
+    client.events.on("completed", completed)
+    assert client.events.off("popped") is popped
+    with client.events.thread():
+        client.queues["q"].pop().complete()  # type: ignore[union-attr]
+    assert popped.items == [] and completed.items == ["jid"]
+
+
+def test_unknown_event_is_refused(client: Client) -> None:
+    with pytest.raises(NotImplementedError):
+        client.events.on("foo", print)
+
+
+def test_log_channel_and_worker_channel(client: Client, other: Client) -> None:
+    every, puts, mine = Recorder(), Recorder(), Recorder()
+    client.events.on("log", every)
+    client.events.on("log.put", puts)
+    client.events.on("worker", mine)
+    with client.events.thread():
+        client.queues["q"].put(NOOP, {}, jid="a")
+        client.queues["q"].pop()
+        other.queues["elsewhere"].put(NOOP, {}, jid="a")  # takes it from 'worker'
+        client.config["x"] = 1
+    assert puts.items == [{"jid": "a", "event": "put", "queue": "q"},
+                          {"jid": "a", "event": "put", "queue": "elsewhere"}]
+    assert [e["event"] for e in every.items] == ["put", "put", "lock_lost", "config_set"]
+    assert mine.items == [{"jid": "a", "event": "lock_lost", "worker": "worker"}]
+
+
+def test_a_failing_callback_does_not_stop_the_listener(client: Client) -> None:
+    def broken(_: Any) -> None:
+        raise RuntimeError("callback bug")
+
+    later = Recorder()
+    client.events.on("log.put", broken)
+    client.events.on("log.config_set", later)
+    with client.events.thread():
+        client.queues["q"].put(NOOP, {}, jid="a")
+        client.config["x"] = 1
+    assert len(later.items) == 1
+    assert [str(e) for e in client.events.errors] == ["callback bug"]
+
+
+def test_resubscribes_after_a_server_restart(private_server) -> None:  # type: ignore[no-untyped-def]
+    server = private_server("valkey", appendonly=True)
+    client = Client(server.url, worker_name="worker")
+    client.queues["q"].put(NOOP, {}, jid="a")
+    tracked = Recorder()
+    client.events.on("track", tracked)
+    client.events.start()
+    try:
+        server.restart()
+        # The listener notices the drop and subscribes again; publishes after that arrive.
+        deadline = threading.Event()
+        for _ in range(100):
+            if client.events.reconnects >= 1 and client.events.subscribed.is_set():
+                break
+            deadline.wait(0.05)
+        assert client.events.reconnects >= 1 and client.events.subscribed.is_set()
+        client.track("a")
+        assert tracked.seen.wait(5)
+        assert tracked.items == ["a"]
+    finally:
+        client.close()
+    assert not client.events.listening()

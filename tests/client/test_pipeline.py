@@ -1,0 +1,56 @@
+"""The multi-stage pipeline of docs/client.md: fetch -> parse, and a fan-in report job."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from qless_py import Client, Job
+
+
+class Fetch:
+    @staticmethod
+    def fetch(job: Any) -> None:
+        job["body"] = f"page {job['url']} has words"
+        job.complete(next="parse")
+
+
+class Parse:
+    @staticmethod
+    def parse(job: Any) -> None:
+        job["words"] = len(job["body"].split())
+        job.complete()
+
+
+class Report:
+    @staticmethod
+    def process(job: Any) -> None:
+        pages = job.client.jobs.get(*job["pages"])
+        job["total"] = sum(page["words"] for page in pages)
+        job.complete()
+
+
+def test_two_stages_and_a_fan_in(client: Client) -> None:
+    fetch = client.queues["fetch"]
+    pages = [fetch.put(f"{__name__}.Fetch", {"url": u}) for u in ("a", "b", "c")]
+    report = client.queues["report"].put(f"{__name__}.Report", {"pages": pages},
+                                         depends=pages)
+    assert client.jobs[report].state == "depends"  # type: ignore[union-attr]
+    assert client.queues["report"].pop() is None
+
+    for _ in pages:
+        client.queues["fetch"].pop().process()  # type: ignore[union-attr]
+    # Advanced, not completed: the report still waits.
+    assert client.jobs[report].state == "depends"  # type: ignore[union-attr]
+    assert sorted(j.jid for j in client.queues["parse"].peek(10)) == sorted(pages)
+
+    client.queues["parse"].pop().process()  # type: ignore[union-attr]
+    client.queues["parse"].pop().process()  # type: ignore[union-attr]
+    assert client.queues["report"].pop() is None  # one page left
+    client.queues["parse"].pop().process()  # type: ignore[union-attr]
+
+    job = client.queues["report"].pop()
+    assert job is not None and job.jid == report
+    job.process()
+    done = client.jobs[report]
+    assert isinstance(done, Job) and done.state == "complete"
+    assert done.data["total"] == 3 * 4

@@ -1,0 +1,108 @@
+"""Queue statistics: the core's numbers as typed values, bins with edges, merging days."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import statistics
+
+import pytest
+from freezegun import freeze_time
+
+from qless_py import Client, QueueStats, TimingStats, merge_stats
+from qless_py.stats import BIN_COUNT, BIN_EDGES, BIN_LABELS, day_start, day_starts
+from tests.client.conftest import T0
+
+NOOP = "tests.client.jobs.Noop"
+DAY0 = 1893456000  # T0 as Unix seconds (a UTC midnight)
+
+
+def test_bins_have_explicit_edges() -> None:
+    assert BIN_COUNT == 148 == len(BIN_LABELS) == len(BIN_EDGES) - 1
+    assert BIN_EDGES[:3] == (0.0, 1.0, 2.0) and BIN_EDGES[60] == 60.0
+    assert BIN_EDGES[61] == 120.0 and BIN_EDGES[119] == 3600.0 and BIN_EDGES[120] == 7200.0
+    assert BIN_EDGES[142] == 86400.0 and BIN_EDGES[-1] == 7 * 86400.0
+    assert BIN_LABELS[59:62] == ("s59", "m1", "m2") and BIN_LABELS[-1] == "d6"
+    assert all(a < b for a, b in itertools.pairwise(BIN_EDGES))
+
+
+def _run_day(client: Client, waits: list[float], run: float) -> None:
+    queue = client.queues["q"]
+    with freeze_time(T0) as frozen:
+        for i, wait in enumerate(waits):
+            queue.put(NOOP, {}, jid=f"j{i}")
+            frozen.tick(wait)
+            job = queue.pop()
+            assert job is not None
+            frozen.tick(run)
+            job.complete()
+            frozen.tick(-(wait + run))
+
+
+def test_stats_of_a_day(client: Client) -> None:
+    _run_day(client, [5, 5, 65], run=3700)
+    with freeze_time(T0):
+        stats = client.queues["q"].stats()
+    assert stats == client.queues["q"].stats(DAY0 + 100)
+    assert stats.wait.count == 3
+    assert stats.wait.mean == pytest.approx(25)
+    assert stats.wait.std == pytest.approx(statistics.stdev([5, 5, 65]))
+    assert stats.wait.histogram[5] == 2 and stats.wait.histogram[60] == 1  # s5, m1
+    assert sum(stats.wait.histogram) == 3
+    assert stats.run.count == 3 and stats.run.histogram[119] == 3  # h1
+    low, high, n = stats.run.bins[119]
+    assert (low, high, n) == (3600.0, 7200.0, 3)
+    assert (stats.failures, stats.failed, stats.retries) == (0, 0, 0)
+    assert stats["wait"]["count"] == 3
+
+
+def test_failures_are_counted(client: Client) -> None:
+    with freeze_time(T0):
+        client.queues["q"].put(NOOP, {}, jid="a")
+        client.queues["q"].pop().fail("g", "m")  # type: ignore[union-attr]
+        stats = client.queues["q"].stats()
+    assert (stats.failures, stats.failed) == (1, 1)
+
+
+def test_empty_day(client: Client) -> None:
+    assert client.queues["q"].stats(DAY0) == QueueStats.empty()
+
+
+def test_merge_is_exact() -> None:
+    a = [1.0, 2.0, 4.0]
+    b = [10.0, 30.0]
+    c = [7.0]
+
+    def timing(xs: list[float]) -> TimingStats:
+        hist = [0] * BIN_COUNT
+        for x in xs:
+            hist[int(x)] += 1
+        std = statistics.stdev(xs) if len(xs) > 1 else 0.0
+        return TimingStats(len(xs), statistics.mean(xs), std, tuple(hist))
+
+    merged = timing(a).merge(timing(b)).merge(timing(c)).merge(TimingStats.empty())
+    whole = timing(a + b + c)
+    assert merged.count == whole.count and merged.histogram == whole.histogram
+    assert math.isclose(merged.mean, whole.mean) and math.isclose(merged.std, whole.std)
+    assert TimingStats.empty().merge(timing(c)) == timing(c)
+
+
+def test_stats_range_sums_days(client: Client) -> None:
+    queue = client.queues["q"]
+    for day, waits in ((0, [2, 4]), (1, []), (2, [9])):
+        with freeze_time(T0) as frozen:
+            frozen.tick(day * 86400)
+            for i, wait in enumerate(waits):
+                queue.put(NOOP, {}, jid=f"d{day}-{i}")
+                frozen.tick(wait)
+                queue.pop().complete()  # type: ignore[union-attr]
+                frozen.tick(-wait)
+    total = queue.stats_range(DAY0 + 10, DAY0 + 2 * 86400 + 5)
+    assert total.wait.count == 3
+    assert total.wait.mean == pytest.approx(5)
+    assert total.wait.std == pytest.approx(statistics.stdev([2, 4, 9]))
+    assert total == merge_stats(queue.stats(DAY0 + d * 86400) for d in range(3))
+    assert list(day_starts(DAY0 + 5, DAY0 + 86400)) == [DAY0, DAY0 + 86400]
+    assert day_start(DAY0 + 86399.5) == DAY0
+    with pytest.raises(ValueError):
+        queue.stats_range(DAY0 + 86400, DAY0)
