@@ -40,24 +40,31 @@ def load_source() -> bytes:
 
 
 def keyspace_digest(conn: redis.Redis) -> dict[bytes, tuple[bytes, Any]]:
-    """Every key with its type, a type-aware full read and its expiry flag, sorted."""
+    """Every key with its type, a type-aware full read and its expiry time, sorted."""
+    keys = sorted(conn.scan_iter(count=1000))
+    pipe = conn.pipeline(transaction=False)
+    for key in keys:
+        pipe.type(key)
+    kinds = pipe.execute()
+    readers = {
+        b"string": lambda k: pipe.get(k),
+        b"hash": lambda k: pipe.hgetall(k),
+        b"list": lambda k: pipe.lrange(k, 0, -1),
+        b"set": lambda k: pipe.smembers(k),
+        b"zset": lambda k: pipe.zrange(k, 0, -1, withscores=True),
+    }
+    for key, kind in zip(keys, kinds, strict=True):
+        readers.get(kind, lambda k: pipe.dump(k))(key)
+        pipe.execute_command("PEXPIRETIME", key)
+    values = pipe.execute()
     out: dict[bytes, tuple[bytes, Any]] = {}
-    for key in sorted(conn.scan_iter(count=1000)):
-        kind = conn.type(key)
-        value: Any
-        if kind == b"string":
-            value = conn.get(key)
-        elif kind == b"hash":
-            value = sorted(conn.hgetall(key).items())
-        elif kind == b"list":
-            value = conn.lrange(key, 0, -1)
-        elif kind == b"set":
-            value = sorted(conn.smembers(key))
-        elif kind == b"zset":
-            value = conn.zrange(key, 0, -1, withscores=True)
-        else:  # pragma: no cover - the core only uses the five types above
-            value = conn.dump(key)
-        out[key] = (kind, (value, conn.ttl(key) > 0))
+    for i, (key, kind) in enumerate(zip(keys, kinds, strict=True)):
+        value, expiry = values[2 * i], values[2 * i + 1]
+        if isinstance(value, dict):
+            value = sorted(value.items())
+        elif isinstance(value, set):
+            value = sorted(value)
+        out[key] = (kind, (value, expiry))
     return out
 
 

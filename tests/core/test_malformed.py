@@ -1,0 +1,207 @@
+"""Malformed argument lists: a clear error, and a byte-identical keyspace afterwards.
+
+The project validates every argument before the first write (a deliberate deviation from the
+reference, which wrote before some checks) and rejects non-finite numbers with the command's
+own "not a number" phrase. Every case runs against a keyspace holding jobs in every state.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.core.support import T0, Core
+
+NON_FINITE = ["nan", "-nan", "inf", "-inf", "1e999", "-1e999", "Infinity"]
+NOT_NUMBERS = ["", "abc", "1,5", "\uff15", "\u0661", "1 2", b"\xff\xfe", "0x"]
+BROKEN_JSON = ["{", "{'a': 1}", "[1,]", '{"a":1}}', b"\x00\xff", "\u2603"]
+MEGA = 1024 * 1024
+
+
+def json_error(phrase: str) -> tuple[str, ...]:
+    # cjson's own parse error (reference) or the command's phrase (a validating core)
+    return ("Expected", "cjson", "Found", phrase)
+
+
+PUT = ("put", "w", "q", "new", "K")
+Case = tuple[str, tuple[object, ...], str | tuple[str, ...]]
+
+
+def cases() -> list[Case]:
+    out: list[Case] = []
+    bad_numbers = ["nan", "inf", "-inf", "1e999", "abc", "", "\uff15", b"\xff\xfe"]
+    for v in bad_numbers:
+        out += [
+            ("put", (*PUT[1:], "{}", v), 'Put(): Arg "delay" not a number'),
+            ("put", (*PUT[1:], "{}", 0, "priority", v), 'Put(): Arg "priority" not a number'),
+            ("put", (*PUT[1:], "{}", 0, "retries", v), 'Put(): Arg "retries" not a number'),
+            ("put", ("w", "q", "wait1", "K", "{}", 0, "tags", '["z"]', "priority", v),
+             'Put(): Arg "priority" not a number'),
+            ("requeue", ("w", "q", "wait1", "K", "{}", v), 'Put(): Arg "delay" not a number'),
+            ("pop", ("q", "w", v), 'Pop(): Arg "count" missing or not a number'),
+            ("peek", ("q", v), 'Peek(): Arg "count" missing or not a number'),
+            ("complete", ("run1", "wA", "other", "{}", "next", "n", "delay", v),
+             ("assertion failed!", '"delay"')),
+            ("retry", ("run1", "other", "wA", v), 'Retry(): Arg "delay" not a number'),
+            ("priority", ("wait1", v), 'Priority(): Arg "priority" missing or not a number'),
+            ("tag", ("get", "red", v), 'Tag(): Arg "offset" not a number'),
+            ("tag", ("get", "red", 0, v), 'Tag(): Arg "count" not a number'),
+            ("tag", ("top", v), 'Tag(): Arg "offset" not a number'),
+            ("jobs", ("complete", v), 'Jobs(): Arg "offset" not a number'),
+            ("jobs", ("running", "other", 0, v), 'Jobs(): Arg "count" not a number'),
+            ("failed", ("boom", v), 'Failed(): Arg "start" is not a number'),
+            ("failed", ("boom", 0, v), 'Failed(): Arg "limit" is not a number'),
+            ("unfail", ("q", "boom", v), 'Unfail(): Arg "count" not a number'),
+            ("stats", ("q", v), 'Stats(): Arg "date" missing or not a number'),
+            ("recur", ("q", "r2", "K", "{}", "interval", v, 0),
+             ('Recur(): Arg "interval" not a number',
+              'Recur(): Arg "interval" must be greater than 0')),
+            ("recur", ("q", "r2", "K", "{}", "interval", 60, v),
+             'Recur(): Arg "offset" not a number'),
+            ("recur", ("q", "tmpl", "K", "{}", "interval", 60, 0, "priority", v),
+             'Recur(): Arg "priority" not a number'),
+            ("recur", ("q", "tmpl", "K", "{}", "interval", 60, 0, "retries", v),
+             'Recur(): Arg "retries" not a number'),
+            ("recur", ("q", "tmpl", "K", "{}", "interval", 60, 0, "backlog", v),
+             'Recur(): Arg "backlog" not a number'),
+            ("recur.update", ("tmpl", "priority", v), 'Recur(): Arg "priority" must be a number'),
+            ("recur.update", ("tmpl", "interval", v), 'Recur(): Arg "interval" must be a number'),
+            ("recur.update", ("tmpl", "retries", v), 'Recur(): Arg "retries" must be a number'),
+            ("recur.update", ("tmpl", "klass", "K3", "backlog", v),
+             'Recur(): Arg "backlog" not a number'),
+        ]
+    for v in BROKEN_JSON:
+        out += [
+            ("put", (*PUT[1:], v, 0), json_error('Put(): Arg "data"')),
+            ("put", ("w", "q", "wait1", "K", "{}", 0, "tags", v), json_error('Put(): Arg "tags"')),
+            ("put", (*PUT[1:], "{}", 0, "depends", v), json_error('Put(): Arg "depends"')),
+            ("requeue", ("w", "q", "wait1", "K", v, 0), json_error('Put(): Arg "data"')),
+            ("complete", ("run1", "wA", "other", v), json_error('Complete(): Arg "data"')),
+            ("complete", ("run1", "wA", "other", "{}", "next", "n", "depends", v),
+             json_error('Complete(): Arg "depends"')),
+            ("fail", ("run1", "wA", "g", "m", v), json_error("Fail(): Arg")),
+            ("heartbeat", ("run1", "wA", v), json_error("Heartbeat(): Arg")),
+            ("log", ("wait1", "m", v), json_error("Log(): Argument 'data'")),
+            ("recur", ("q", "tmpl", "K", v, "interval", 60, 0),
+             json_error('RecurringJob On(): Arg "data"')),
+            ("recur", ("q", "tmpl", "K", "{}", "interval", 60, 0, "tags", v),
+             json_error('Recur(): Arg "tags"')),
+            ("recur.update", ("tmpl", "priority", 1, "data", v),
+             json_error('Recur(): Arg "data"')),
+        ]
+    out += [
+        # JSON false where the command checks it
+        ("put", (*PUT[1:], "false", 0), 'Put(): Arg "data" missing or not JSON: false'),
+        ("put", ("w", "q", "wait1", "K", "{}", 0, "tags", "false"), 'Put(): Arg "tags" not JSON'),
+        ("put", (*PUT[1:], "{}", 0, "depends", "false"), 'Put(): Arg "depends" not JSON: false'),
+        ("complete", ("run1", "wA", "other", "false"),
+         'Complete(): Arg "data" missing or not JSON: false'),
+        ("log", ("wait1", "m", "false"), "Log(): Argument 'data' not cjson: false"),
+        ("recur", ("q", "tmpl", "K", "false", "interval", 60, 0),
+         'RecurringJob On(): Arg "data" not JSON: false'),
+        ("recur", ("q", "tmpl", "K", "{}", "interval", 60, 0, "tags", "false"),
+         'Recur(): Arg "tags" must be JSON string array: false'),
+        ("recur.update", ("tmpl", "data", "false"), 'Recur(): Arg "data" is not JSON-encoded'),
+        # odd option lists
+        ("put", (*PUT[1:], "{}", 0, "priority"), "Odd number of additional args"),
+        ("put", (*PUT[1:], "{}", 0, "priority", 1, "tags"), "Odd number of additional args"),
+        ("requeue", ("w", "q", "wait1", "K", "{}", 0, "tags"), "Odd number of additional args"),
+        ("recur", ("q", "tmpl", "K", "{}", "interval", 60, 0, "retries"),
+         "Odd number of additional args"),
+        ("recur", ("q", "tmpl", "K", "{}", "interval", 60), "Recur(): Arg \"offset\""),
+        ("recur.update", ("tmpl", "priority", 3, "retries"), "No value provided for retries"),
+        ("recur.update", ("tmpl", "priority", 3, "bogus", 1), 'Recur(): Unrecognized option'),
+        # a 1 MB broken payload
+        ("put", (*PUT[1:], '{"a":"' + "x" * MEGA, 0), json_error('Put(): Arg "data"')),
+        ("complete", ("run1", "wA", "other", "[" * 10 + "x" * MEGA),
+         json_error('Complete(): Arg "data"')),
+        # loops that must validate every element before acting
+        ("timeout", ("run1", "run2", "nope"), "Timeout(): Job nope does not exist"),
+        ("timeout", ("run1", "wait1"), "Timeout(): Job wait1 not running"),
+        ("cancel", ("wait1", "wait2"),
+         "Cancel(): wait2 is a dependency of dep1 but is not mentioned to be canceled"),
+        # missing arguments
+        ("put", (), "Queue(): no queue name provided"),
+        ("put", ("w", "q", "j", "K", "{}"), 'Put(): Arg "delay" not a number'),
+        ("complete", ("run1", "wA", "other"),
+         ("decode", 'Complete(): Arg "data" missing or not JSON')),
+        ("heartbeat", ("run1",), 'Heatbeat(): Arg "worker" missing'),
+        ("fail", ("run1", "wA", "g"), 'Fail(): Arg "message" missing'),
+        ("retry", ("run1", "other"), 'Retry(): Arg "worker" missing'),
+        ("depends", ("dep1", "on"), ('Depends(): Arg', "Wrong number of args",
+                                     "wrong number of arguments")),
+        ("priority", ("wait1",), 'Priority(): Arg "priority" missing or not a number'),
+        ("config.set", ("heartbeat",), 'config.set(): Arg "value" missing'),
+        ("config.unset", (), 'config.unset(): Arg "option" missing'),
+        ("stats", ("q",), 'Stats(): Arg "date" missing or not a number: nil'),
+        ("recur.update", ("ghost", "priority", 1), "Recur(): No recurring job ghost"),
+        ("tag", ("add",), 'Tag(): Arg "jid" missing'),
+        ("track", ("track",), 'Track(): Arg "jid" missing'),
+        ("jobs", (), 'Jobs(): Arg "state" missing'),
+    ]
+    return out
+
+
+CASES = cases()
+
+
+def case_id(case: Case) -> str:
+    command, args, _ = case
+    text = " ".join(repr(a)[:12] for a in args)
+    return f"{command} {text}"
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case_id(c) for c in CASES])
+def test_malformed_call_is_rejected_without_writes(populated: Core, case: Case) -> None:
+    command, args, phrase = case
+    populated.rejects(phrase, command, T0 + 5, *args)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("now", [*NON_FINITE, "", "x"])
+@pytest.mark.parametrize("command", ["put", "pop", "heartbeat", "complete", "recur", "get"])
+def test_bad_now_rejected_without_writes(populated: Core, command: str, now: str) -> None:
+    args = {"put": (*PUT[1:], "{}", 0), "pop": ("other", "w", 1), "heartbeat": ("run1", "wA"),
+            "complete": ("run1", "wA", "other", "{}"),
+            "recur": ("q", "r9", "K", "{}", "interval", 60, 0), "get": ("wait1",)}[command]
+    populated.rejects('Arg "now" missing or not a number: nil', command, now, *args)
+
+
+def test_megabyte_payload_is_accepted(populated: Core) -> None:
+    data = json.dumps({"blob": "y" * MEGA, "n": [1, 2, 3]})
+    assert populated.put("big", T0, "q", data=data) == b"big"
+    assert populated.job("big")["data"] == data
+    [job] = [j for j in populated.pop("q", "wB", 5, now=T0 + 7) if j["jid"] == "big"]
+    assert populated("complete", T0 + 8, "big", "wB", "q", data) == b"complete"
+    assert populated.job("big")["data"] == data
+    assert job["data"] == data
+
+
+def test_megabyte_recur_data_accepted(populated: Core) -> None:
+    data = json.dumps(["z" * MEGA])
+    populated("recur", T0, "q", "bigr", "K", data, "interval", 60, 0)
+    assert populated.json("recur.get", T0, "bigr")["data"] == data
+
+
+def test_binary_names_round_trip(core: Core) -> None:
+    jid, queue = b"j\x80\xff", b"q\xfe"
+    assert core("put", T0, "", queue, jid, "K", "{}", 0) == jid
+    raw = core("get", T0, jid)
+    assert b'"jid":"j\x80\xff"' in raw and b'"queue":"q\xfe"' in raw
+    assert core.conn.zrange(b"ql:q:q\xfe-work", 0, -1) == [jid]
+
+
+def test_unicode_values_round_trip(core: Core) -> None:
+    core.put("\u00e9t\u00e9", T0, "\u961f\u5217", "tags", '["\u2603"]',
+             data='{"s":"\u00fc\u00df"}')
+    job = core.job("\u00e9t\u00e9")
+    assert job["queue"] == "\u961f\u5217" and job["tags"] == ["\u2603"]
+    assert json.loads(job["data"]) == {"s": "\u00fc\u00df"}
+    assert core.zset("ql:t:\u2603") == [("\u00e9t\u00e9", T0)]
+
+
+@pytest.mark.parametrize("count", ["0x2", " 2 ", "2e0", "2.0"])
+def test_lua_number_forms_accepted(core: Core, count: str) -> None:
+    for i in range(3):
+        core.put(f"j{i}", T0 + i)
+    assert len(core.pop("q", "w", count, now=T0 + 5)) == 2  # type: ignore[arg-type]

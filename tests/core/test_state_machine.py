@@ -1,0 +1,494 @@
+"""A hypothesis state machine: random command sequences against a plain-Python model.
+
+The model mirrors the protocol's key layout (work/scheduled/depends/locks sets per queue,
+failure lists, the completed set, worker job sets, dependency sets) so that after every step
+the real keyspace can be compared with it exactly, and every job can be checked to sit in
+exactly one structure that matches its ``state`` field. Lock expiry runs with
+``grace-period 0`` so a single ``pop`` both notices and reclaims an expired lock.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import redis
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_state_machine_as_test
+
+from tests.core.support import T0, Core
+
+JIDS = ["a", "b", "c", "d", "e"]
+QUEUES = ["q1", "q2"]
+WORKERS = ["wA", "wB"]
+GROUPS = ["g1", "g2"]
+HEARTBEAT = 60.0
+INF = math.inf
+
+
+@dataclass
+class MJob:
+    state: str
+    queue: str
+    worker: str
+    priority: float
+    retries: int
+    remaining: int
+    deps: set[str] = field(default_factory=set)
+    dependents: set[str] = field(default_factory=set)
+    sched_field: float | None = None
+    group: str | None = None
+
+
+class Model:
+    def __init__(self) -> None:
+        self.jobs: dict[str, MJob] = {}
+        self.work: dict[str, dict[str, float]] = {q: {} for q in QUEUES}
+        self.sched: dict[str, dict[str, float]] = {q: {} for q in QUEUES}
+        self.depq: dict[str, dict[str, float]] = {q: {} for q in QUEUES}
+        self.locks: dict[str, dict[str, float]] = {q: {} for q in QUEUES}
+        self.failed: dict[str, list[str]] = {}
+        self.completed: dict[str, float] = {}
+        self.wjobs: dict[str, dict[str, float]] = {w: {} for w in WORKERS}
+
+    # helpers -------------------------------------------------------------------------------
+    def unindex(self, jid: str, queue: str) -> None:
+        for table in (self.work, self.sched, self.depq, self.locks):
+            if queue in table:
+                table[queue].pop(jid, None)
+
+    def enqueue(self, jid: str, now: float) -> None:
+        job = self.jobs[jid]
+        self.work[job.queue][jid] = job.priority - now / 1e10
+        job.state = "waiting"
+
+    def link(self, jid: str, dep: str) -> None:
+        self.jobs[jid].deps.add(dep)
+        self.jobs[dep].dependents.add(jid)
+
+    def unlink(self, jid: str, dep: str) -> None:
+        self.jobs[jid].deps.discard(dep)
+        if dep in self.jobs:
+            self.jobs[dep].dependents.discard(jid)
+
+    def fail_into(self, jid: str, group: str) -> None:
+        job = self.jobs[jid]
+        job.state, job.worker, job.group = "failed", "", group
+        self.failed.setdefault(group, []).insert(0, jid)
+
+    def unfail_index(self, jid: str) -> None:
+        job = self.jobs[jid]
+        if job.state == "failed" and job.group is not None:
+            self.failed[job.group].remove(jid)
+
+    def linkable(self, dep: str) -> bool:
+        return dep in self.jobs and self.jobs[dep].state != "complete"
+
+    # commands ------------------------------------------------------------------------------
+    def put(self, now: float, jid: str, queue: str, delay: float, priority: float,
+            retries: int, depends: list[str]) -> None:
+        old = self.jobs.get(jid)
+        if old is not None:
+            if depends:
+                for dep in sorted(old.deps - set(depends)):
+                    self.unlink(jid, dep)
+            self.unindex(jid, old.queue)
+            if old.worker:
+                self.wjobs[old.worker].pop(jid, None)
+            if old.state == "complete":
+                self.completed.pop(jid, None)
+            self.unfail_index(jid)
+            job = old
+            job.queue, job.worker, job.priority = queue, "", priority
+            job.retries = job.remaining = retries
+        else:
+            job = MJob("waiting", queue, "", priority, retries, retries)
+            self.jobs[jid] = job
+        for dep in depends:
+            if self.linkable(dep):
+                self.link(jid, dep)
+        if delay > 0:
+            if job.deps:
+                self.depq[queue][jid] = now
+                job.state, job.sched_field = "depends", now + delay
+            else:
+                self.sched[queue][jid] = now + delay
+                job.state = "scheduled"
+        elif job.deps:
+            self.depq[queue][jid] = now
+            job.state = "depends"
+        else:
+            self.enqueue(jid, now)
+
+    def pop(self, now: float, queue: str, worker: str, count: int) -> list[str]:
+        expires = now + HEARTBEAT
+        handed: list[str] = []
+        due = sorted((exp, jid) for jid, exp in self.locks[queue].items() if exp <= now)
+        for _, jid in due[:count]:
+            job = self.jobs[jid]
+            if job.worker:
+                self.wjobs[job.worker].pop(jid, None)
+            job.remaining -= 1
+            if job.remaining >= 0:
+                handed.append(jid)
+            else:
+                self.unindex(jid, queue)
+                self.fail_into(jid, f"failed-retries-{queue}")
+        limit = count - len(handed)
+        if limit > 0:
+            ready = sorted((s, jid) for jid, s in self.sched[queue].items() if s <= now)
+            for _, jid in ready[:limit]:
+                del self.sched[queue][jid]
+                self.enqueue(jid, now)
+            ranked = sorted(self.work[queue].items(), key=lambda kv: (kv[1], kv[0]),
+                            reverse=True)[:limit]
+            for jid, _ in ranked:
+                del self.work[queue][jid]
+                handed.append(jid)
+        for jid in handed:
+            job = self.jobs[jid]
+            job.state, job.worker = "running", worker
+            self.wjobs[worker][jid] = expires
+            self.locks[queue][jid] = expires
+        return handed
+
+    def release_dependents(self, jid: str, now: float) -> None:
+        for dep_jid in sorted(self.jobs[jid].dependents):
+            dep = self.jobs[dep_jid]
+            dep.deps.discard(jid)
+            if not dep.deps:
+                self.depq[dep.queue].pop(dep_jid, None)
+                if dep.sched_field is not None:
+                    self.sched[dep.queue][dep_jid] = dep.sched_field
+                    dep.state, dep.sched_field = "scheduled", None
+                else:
+                    self.enqueue(dep_jid, now)
+        self.jobs[jid].dependents = set()
+
+
+def error_for_owned(model: Model, name: str, jid: str, worker: str) -> str | None:
+    """Expected error phrase of heartbeat/complete/fail/retry, or None when it succeeds."""
+    job = model.jobs.get(jid)
+    missing = {"heartbeat": f"Heartbeat(): Job {jid} does not exist",
+               "complete": f"Complete(): Job {jid} does not exist",
+               "fail": f"Fail(): Job {jid}does not exist",
+               "retry": f"Retry(): Job {jid} does not exist"}
+    if job is None:
+        return missing[name]
+    if job.state != "running":
+        return {"heartbeat": f"Heartbeat(): Job {jid} not currently running: {job.state}",
+                "complete": f"Complete(): Job {jid} is not currently running: {job.state}",
+                "fail": f"Fail(): Job {jid}not currently running: {job.state}",
+                "retry": f"Retry(): Job {jid} is not currently running: {job.state}"}[name]
+    if job.worker != worker:
+        return {"heartbeat": f"Heartbeat(): Job {jid} given out to another worker: ",
+                "complete": f"Complete(): Job {jid} has been handed out to another worker: ",
+                "fail": f"Fail(): Job {jid} running with another worker: ",
+                "retry": f"Retry(): Job {jid} has been given to another worker: "}[name]
+    return None
+
+
+def make_machine(core: Core) -> type[RuleBasedStateMachine]:
+    class QlessMachine(RuleBasedStateMachine):
+        def __init__(self) -> None:
+            super().__init__()
+            core.conn.flushdb()
+            self.now = T0
+            self.model = Model()
+            core("config.set", self.now, "grace-period", 0)
+
+        # plumbing ----------------------------------------------------------------------------
+        def tick(self) -> str:
+            self.now = round(self.now + 0.001, 3)
+            return repr(self.now)
+
+        def expect(self, phrase: str | None, command: str, *args: Any) -> Any:
+            now = self.tick()
+            if phrase is None:
+                return core(command, now, *args)
+            try:
+                core(command, now, *args)
+            except redis.ResponseError as exc:
+                assert phrase in str(exc), (phrase, str(exc))
+                return None
+            raise AssertionError(f"{command} {args} should fail with {phrase!r}")
+
+        def worker_for(self, jid: str, own: bool) -> str:
+            job = self.model.jobs.get(jid)
+            if own and job is not None and job.worker:
+                return job.worker
+            return "wX" if own else "wB" if job is not None and job.worker == "wA" else "wA"
+
+        # rules -------------------------------------------------------------------------------
+        @rule(jid=st.sampled_from(JIDS), queue=st.sampled_from(QUEUES),
+              delay=st.sampled_from([0, 0, 0, 5, 30]), priority=st.sampled_from([0, 0, 1, -1]),
+              retries=st.sampled_from([0, 1, 2]),
+              depends=st.lists(st.sampled_from(JIDS), max_size=2, unique=True))
+        def put(self, jid: str, queue: str, delay: int, priority: int, retries: int,
+                depends: list[str]) -> None:
+            depends = [d for d in depends if d != jid]
+            now = self.tick()
+            opts: list[Any] = ["priority", priority, "retries", retries]
+            if depends:
+                opts += ["depends", "[" + ",".join(f'"{d}"' for d in depends) + "]"]
+            assert core("put", now, "", queue, jid, "K", "{}", delay, *opts) == jid.encode()
+            self.model.put(float(now), jid, queue, delay, priority, retries, depends)
+
+        @rule(queue=st.sampled_from(QUEUES), worker=st.sampled_from(WORKERS),
+              count=st.integers(1, 3))
+        def pop(self, queue: str, worker: str, count: int) -> None:
+            now = self.tick()
+            reply = core.json("pop", now, queue, worker, count)
+            got = [] if reply == {} else [j["jid"] for j in reply]
+            expected = self.model.pop(float(now), queue, worker, count)
+            assert got == expected
+
+        @rule(jid=st.sampled_from(JIDS), own=st.booleans())
+        def heartbeat(self, jid: str, own: bool) -> None:
+            worker = self.worker_for(jid, own)
+            phrase = error_for_owned(self.model, "heartbeat", jid, worker)
+            reply = self.expect(phrase, "heartbeat", jid, worker)
+            if phrase is None:
+                job = self.model.jobs[jid]
+                expires = self.now + HEARTBEAT
+                assert reply == int(expires)
+                self.model.wjobs[worker][jid] = expires
+                self.model.locks[job.queue][jid] = expires
+
+        @rule(jid=st.sampled_from(JIDS), own=st.booleans(),
+              next_queue=st.sampled_from([None, None, "q1", "q2"]))
+        def complete(self, jid: str, own: bool, next_queue: str | None) -> None:
+            worker = self.worker_for(jid, own)
+            phrase = error_for_owned(self.model, "complete", jid, worker)
+            job = self.model.jobs.get(jid)
+            queue = job.queue if job is not None and job.queue else "q1"
+            extra = ["next", next_queue] if next_queue else []
+            reply = self.expect(phrase, "complete", jid, worker, queue, "{}", *extra)
+            if phrase is None:
+                assert job is not None
+                m = self.model
+                m.unindex(jid, queue)
+                m.wjobs[worker].pop(jid, None)
+                job.worker, job.remaining = "", job.retries
+                if next_queue:
+                    assert reply == b"waiting"
+                    job.queue = next_queue
+                    m.enqueue(jid, self.now)
+                else:
+                    assert reply == b"complete"
+                    job.state, job.queue = "complete", ""
+                    m.completed[jid] = self.now
+                    m.release_dependents(jid, self.now)
+
+        @rule(jid=st.sampled_from(JIDS), own=st.booleans(), group=st.sampled_from(GROUPS))
+        def fail(self, jid: str, own: bool, group: str) -> None:
+            worker = self.worker_for(jid, own)
+            phrase = error_for_owned(self.model, "fail", jid, worker)
+            reply = self.expect(phrase, "fail", jid, worker, group, "msg")
+            if phrase is None:
+                assert reply == jid.encode()
+                job = self.model.jobs[jid]
+                self.model.wjobs[worker].pop(jid, None)
+                self.model.unindex(jid, job.queue)
+                self.model.fail_into(jid, group)
+
+        @rule(jid=st.sampled_from(JIDS), own=st.booleans(), delay=st.sampled_from([0, 0, 10]))
+        def retry(self, jid: str, own: bool, delay: int) -> None:
+            worker = self.worker_for(jid, own)
+            phrase = error_for_owned(self.model, "retry", jid, worker)
+            job = self.model.jobs.get(jid)
+            queue = job.queue if job is not None and job.queue else "q1"
+            reply = self.expect(phrase, "retry", jid, queue, worker, delay)
+            if phrase is None:
+                assert job is not None
+                m = self.model
+                job.remaining -= 1
+                assert reply == job.remaining
+                m.locks[queue].pop(jid, None)
+                m.wjobs[worker].pop(jid, None)
+                if job.remaining < 0:
+                    m.fail_into(jid, f"failed-retries-{queue}")
+                elif delay > 0:
+                    m.sched[queue][jid] = self.now + delay
+                    job.state = "scheduled"
+                else:
+                    m.enqueue(jid, self.now)
+
+        @rule(jid=st.sampled_from(JIDS))
+        def cancel(self, jid: str) -> None:
+            m = self.model
+            job = m.jobs.get(jid)
+            blockers = sorted(job.dependents - {jid}) if job is not None else []
+            phrase = f"Cancel(): {jid} is a dependency of " if blockers else None
+            reply = self.expect(phrase, "cancel", jid)
+            if phrase is not None:
+                return
+            assert reply == [jid.encode()]
+            if job is None or job.state == "complete":
+                return
+            if job.worker:
+                m.wjobs[job.worker].pop(jid, None)
+            m.unindex(jid, job.queue)
+            for dep in list(job.deps):
+                m.unlink(jid, dep)
+            m.unfail_index(jid)
+            del m.jobs[jid]
+
+        @rule(jid=st.sampled_from(JIDS), on=st.booleans(),
+              targets=st.lists(st.sampled_from([*JIDS, "all"]), min_size=1, max_size=2,
+                               unique=True))
+        def depends(self, jid: str, on: bool, targets: list[str]) -> None:
+            m = self.model
+            job = m.jobs.get(jid)
+            targets = [t for t in targets if t != jid]
+            if not targets or (on and "all" in targets) or ("all" in targets and len(targets) > 1):
+                return
+            state = job.state if job is not None else "false"
+            phrase = (None if state == "depends"
+                      else f"Depends(): Job {jid} not in the depends state: {state}")
+            reply = self.expect(phrase, "depends", jid, "on" if on else "off", *targets)
+            if phrase is not None:
+                return
+            assert reply == 1 and job is not None
+            if on:
+                for t in targets:
+                    if m.linkable(t):
+                        m.link(jid, t)
+                return
+            for t in sorted(job.deps) if targets == ["all"] else targets:
+                m.unlink(jid, t)
+            if not job.deps:
+                m.depq[job.queue].pop(jid, None)
+                m.enqueue(jid, self.now)
+
+        @rule(queue=st.sampled_from(QUEUES),
+              group=st.sampled_from([*GROUPS, "failed-retries-q1", "failed-retries-q2"]),
+              count=st.integers(1, 3))
+        def unfail(self, queue: str, group: str, count: int) -> None:
+            m = self.model
+            reply = self.expect(None, "unfail", queue, group, count)
+            members = m.failed.get(group, [])
+            moved = members[-count:]
+            assert reply == len(moved)
+            m.failed[group] = members[: len(members) - len(moved)]
+            for jid in moved:
+                job = m.jobs[jid]
+                job.worker, job.queue, job.remaining, job.group = "", queue, job.retries, None
+                m.enqueue(jid, self.now)
+
+        @rule(jid=st.sampled_from(JIDS))
+        def timeout(self, jid: str) -> None:
+            m = self.model
+            job = m.jobs.get(jid)
+            phrase = None
+            if job is None:
+                phrase = f"Timeout(): Job {jid} does not exist"
+            elif job.state != "running":
+                phrase = f"Timeout(): Job {jid} not running"
+            assert self.expect(phrase, "timeout", jid) is None
+            if phrase is None and job is not None:
+                m.locks[job.queue].pop(jid, None)
+                m.work[job.queue][jid] = INF
+                job.state = "stalled"
+
+        @rule(seconds=st.sampled_from([1, 5, 31, 61, 100]))
+        def advance(self, seconds: int) -> None:
+            self.now += seconds
+
+        # checks ------------------------------------------------------------------------------
+        @invariant()
+        def keyspace_matches_model(self) -> None:
+            m = self.model
+            pipe = core.conn.pipeline(transaction=False)
+            for jid in JIDS:
+                pipe.hmget(f"ql:j:{jid}", "state", "queue", "worker", "remaining")
+                pipe.smembers(f"ql:j:{jid}-dependencies")
+                pipe.smembers(f"ql:j:{jid}-dependents")
+            for q in QUEUES:
+                for suffix in ("work", "scheduled", "depends", "locks"):
+                    pipe.zrange(f"ql:q:{q}-{suffix}", 0, -1, withscores=True)
+            for w in WORKERS:
+                pipe.zrange(f"ql:w:{w}:jobs", 0, -1, withscores=True)
+            pipe.zrange("ql:completed", 0, -1, withscores=True)
+            pipe.smembers("ql:failures")
+            pipe.keys("ql:f:*")
+            replies = iter(pipe.execute())
+
+            def zs(value: list[tuple[bytes, float]]) -> dict[str, float]:
+                return {k.decode(): s for k, s in value}
+
+            def ss(value: set[bytes]) -> set[str]:
+                return {v.decode() for v in value}
+
+            states: dict[str, str] = {}
+            for jid in JIDS:
+                state, queue, worker, remaining = next(replies)
+                deps, dependents = ss(next(replies)), ss(next(replies))
+                job = m.jobs.get(jid)
+                if job is None:
+                    assert state is None, f"{jid} should not exist"
+                    assert not deps and not dependents
+                    continue
+                states[jid] = state.decode()
+                got = (state.decode(), queue.decode(), worker.decode(), float(remaining))
+                assert got == (job.state, job.queue, job.worker, job.remaining), jid
+                assert (deps, dependents) == (job.deps, job.dependents), jid
+            where: dict[str, list[str]] = {jid: [] for jid in states}
+            for q in QUEUES:
+                for suffix, table in (("work", m.work), ("scheduled", m.sched),
+                                      ("depends", m.depq), ("locks", m.locks)):
+                    got_set = zs(next(replies))
+                    assert got_set == table[q], f"ql:q:{q}-{suffix}"
+                    for jid in got_set:
+                        where.setdefault(jid, []).append(f"{suffix}:{q}")
+            for w in WORKERS:
+                assert zs(next(replies)) == m.wjobs[w], f"ql:w:{w}:jobs"
+            completed = zs(next(replies))
+            assert completed == m.completed
+            for jid in completed:
+                where.setdefault(jid, []).append("completed")
+            groups = ss(next(replies))
+            assert groups == {g for g, jids in m.failed.items() if jids}
+            lists = sorted(k.decode() for k in next(replies))
+            assert lists == sorted(f"ql:f:{g}" for g in groups)
+            pipe = core.conn.pipeline(transaction=False)
+            for g in sorted(groups):
+                pipe.lrange(f"ql:f:{g}", 0, -1)
+            for g, members in zip(sorted(groups), pipe.execute(), strict=True):
+                assert [x.decode() for x in members] == m.failed[g], g
+                for jid in members:
+                    where.setdefault(jid.decode(), []).append("failed")
+            # every job sits in exactly one structure, matching its state field
+            expected_place = {"waiting": "work", "stalled": "work", "scheduled": "scheduled",
+                              "depends": "depends", "running": "locks", "failed": "failed",
+                              "complete": "completed"}
+            for jid, state in states.items():
+                places = where.get(jid, [])
+                assert len(places) == 1, (jid, state, places)
+                kind = places[0].split(":")[0]
+                assert kind == expected_place[state], (jid, state, places)
+                if kind in ("work", "scheduled", "depends", "locks"):
+                    assert places[0] == f"{kind}:{m.jobs[jid].queue}", (jid, places)
+            assert set(where) <= set(states), where
+
+        @invariant()
+        def lengths_match(self) -> None:
+            for q in QUEUES:
+                expected = (len(self.model.work[q]) + len(self.model.sched[q])
+                            + len(self.model.locks[q]))
+                assert core("length", repr(self.now), q) == expected
+
+    return QlessMachine
+
+
+def test_random_command_sequences_match_model(core: Core) -> None:
+    machine = make_machine(core)
+    run_state_machine_as_test(
+        machine,
+        settings=settings(max_examples=40, stateful_step_count=30, deadline=None,
+                          database=None,
+                          suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                                 HealthCheck.too_slow]),
+    )
