@@ -1,0 +1,777 @@
+-- Jobs: history, rendering, and the commands that act on one job at a time.
+
+-- Field order of Job.fetch; the indexes below name the positions.
+local F_JID, F_KLASS, F_STATE, F_QUEUE, F_WORKER, F_PRIORITY, F_EXPIRES = 1, 2, 3, 4, 5, 6, 7
+local F_RETRIES, F_REMAINING, F_DATA, F_TAGS, F_FAILURE, F_SPAWNED, F_HISTORY, F_TIME =
+  8, 9, 10, 11, 12, 13, 14, 15
+
+-- Every field a command or the job object needs, in one HMGET.
+function Job.fetch(jid)
+  return rcall('HMGET', key.job(jid), 'jid', 'klass', 'state', 'queue', 'worker', 'priority',
+    'expires', 'retries', 'remaining', 'data', 'tags', 'failure', 'spawned_from_jid', 'history',
+    'time')
+end
+
+-- Legacy history (a JSON field of jobs written by very old versions) becomes list entries,
+-- appended after the existing ones; the field is then deleted (protocol 2.4).
+function Job.migrate(jid, legacy)
+  local hk = key.history(jid)
+  local ok, stages = pcall(decode, legacy)
+  if ok and type(stages) == 'table' then
+    for _, st in ipairs(stages) do
+      if type(st) == 'table' then
+        rcall('RPUSH', hk, encode({ floor(num(st.put) or 0), 'put', { q = st.q } }))
+        if num(st.popped) then
+          rcall('RPUSH', hk, encode({ floor(num(st.popped)), 'popped', { worker = st.worker } }))
+        end
+        if num(st.failed) then rcall('RPUSH', hk, encode({ floor(num(st.failed)), 'failed' })) end
+        if num(st.done) then rcall('RPUSH', hk, encode({ floor(num(st.done)), 'done' })) end
+      end
+    end
+  end
+  rcall('HDEL', key.job(jid), 'history')
+end
+
+-- P-HIST: append [floor(when), what, extra?]. `legacy` is the job's `history` field when the
+-- caller already read it (false: known absent; nil: read it here).
+-- The cap `max-job-history` (N) reproduces the reference's keep-first-plus-newest result
+-- without reading the list: RPUSH first, then trim only when over the cap.
+function Job.hist(jid, when, what, extra, legacy)
+  if legacy == nil then legacy = rcall('HGET', key.job(jid), 'history') end
+  if legacy then Job.migrate(jid, legacy) end
+  local entry
+  if extra ~= nil then
+    entry = encode({ floor(when), what, extra })
+  else
+    entry = encode({ floor(when), what })
+  end
+  local hk = key.history(jid)
+  local len = rcall('RPUSH', hk, entry)
+  local cap = floor(Config.number('max-job-history', 100))
+  if cap >= 3 then
+    if len > cap then
+      local first = rcall('LPOP', hk)
+      rcall('LTRIM', hk, 1 - cap, -1)
+      rcall('LPUSH', hk, first)
+    end
+  elseif cap == 1 and len >= 3 then
+    -- N = 1 keeps the first entry and drops the second one on every append.
+    local first = rcall('LPOP', hk)
+    rcall('LPOP', hk)
+    rcall('LPUSH', hk, first)
+  end
+end
+
+-- One rendered history entry: the extra object's keys plus "when" and "what".
+function Job.render_entry(text)
+  local ok, e = pcall(decode, text)
+  if not ok or type(e) ~= 'table' then return '{}' end
+  local parts = {}
+  if e[1] ~= nil then parts[#parts + 1] = '"when":' .. encode(e[1]) end
+  if e[2] ~= nil then parts[#parts + 1] = '"what":' .. encode(e[2]) end
+  local extra = e[3]
+  if type(extra) == 'table' then
+    for k, v in pairs(extra) do
+      if k ~= 'when' and k ~= 'what' then
+        parts[#parts + 1] = encode(tostring(k)) .. ':' .. encode(v)
+      end
+    end
+  end
+  return '{' .. concat(parts, ',') .. '}'
+end
+
+-- A JSON list stored in a hash field, re-encoded the way cjson writes it ({} when empty).
+local function stored_list(text)
+  if not text or text == '{}' or text == '[]' then return '{}' end
+  local ok, v = pcall(decode, text)
+  if not ok or type(v) ~= 'table' then return '{}' end
+  return encode(v)
+end
+
+-- Encoded JSON strings of a Redis reply list.
+local function encoded_members(list)
+  for i = 1, #list do list[i] = encode(list[i]) end
+  return jlist(list)
+end
+
+-- The job object (protocol 2.10) as JSON text, or nil when the job has no `jid` field.
+-- `f` is a Job.fetch result when the caller has one; `tracked` is known or nil.
+function Job.render(jid, f, tracked)
+  if not f then f = Job.fetch(jid) end
+  if not f[F_JID] then return nil end
+  if f[F_HISTORY] then
+    Job.migrate(jid, f[F_HISTORY])
+    f[F_HISTORY] = false
+  end
+  if tracked == nil then tracked = rcall('ZSCORE', key.tracked, jid) ~= false end
+  local hist = rcall('LRANGE', key.history(jid), 0, -1)
+  for i = 1, #hist do hist[i] = Job.render_entry(hist[i]) end
+  local parts = {
+    '{"jid":', encode(f[F_JID]), ',"klass":', jstr(f[F_KLASS]), ',"state":', jstr(f[F_STATE]),
+    ',"queue":', jstr(f[F_QUEUE]), ',"worker":', encode(f[F_WORKER] or ''),
+    ',"tracked":', tracked and 'true' or 'false',
+    ',"expires":', encode(tonumber(f[F_EXPIRES]) or 0),
+    ',"data":', jstr(f[F_DATA]), ',"tags":', stored_list(f[F_TAGS]),
+    ',"failure":', stored_list(f[F_FAILURE]), ',"spawned_from_jid":', jstr(f[F_SPAWNED]),
+    ',"history":', jlist(hist),
+    ',"dependents":', encoded_members(rcall('SMEMBERS', key.dependents(jid))),
+    ',"dependencies":', encoded_members(rcall('SMEMBERS', key.dependencies(jid))),
+  }
+  local priority, retries, remaining = tonumber(f[F_PRIORITY]), tonumber(f[F_RETRIES]),
+    tonumber(f[F_REMAINING])
+  if priority then parts[#parts + 1] = ',"priority":' .. encode(priority) end
+  if retries then parts[#parts + 1] = ',"retries":' .. encode(retries) end
+  if remaining then parts[#parts + 1] = ',"remaining":' .. encode(floor(remaining)) end
+  parts[#parts + 1] = '}'
+  return concat(parts)
+end
+
+-- Decoded tag list of a job's stored `tags` text ({} when absent or unreadable).
+function Job.tag_list(text)
+  if not text then return {} end
+  local ok, v = pcall(decode, text)
+  if ok and string_list(v) then return v end
+  return {}
+end
+
+function Job.is_tracked(jid) return rcall('ZSCORE', key.tracked, jid) ~= false end
+
+-- Publish `payload` on ql:<channel> when the job is tracked.
+function Job.notify(jid, channel, tracked)
+  if tracked == nil then tracked = Job.is_tracked(jid) end
+  if tracked then rcall('PUBLISH', key.channel(channel), jid) end
+end
+
+-- Record that job `jid` waits for `dep` when `dep` exists and is not complete.
+function Job.link(jid, dep)
+  local st = rcall('HGET', key.job(dep), 'state')
+  if st and st ~= 'complete' then
+    rcall('SADD', key.dependencies(jid), dep)
+    rcall('SADD', key.dependents(dep), jid)
+    return true
+  end
+  return false
+end
+
+-- P-WORK: make `jid` waiting in `queue` as of time `t`, and wake that queue's workers.
+function Job.enqueue(queue, jid, priority, t)
+  rcall('ZADD', key.queue(queue, 'work'), work_score(priority, t), jid)
+  wake[queue] = true
+end
+
+-- A running job leaving `queue` frees a slot when the queue has a concurrency cap.
+function Job.left_running(queue)
+  if queue and Config.number(queue .. '-max-concurrency', 0) > 0 then wake[queue] = true end
+end
+
+-- Remove a job from a failure group (and the group from ql:failures when it empties).
+function Job.unlist_failure(jid, group)
+  if type(group) ~= 'string' then return end
+  local gk = key.failure_group(group)
+  rcall('LREM', gk, 0, jid)
+  if rcall('LLEN', gk) == 0 then rcall('SREM', key.failures, group) end
+end
+
+-- Park a job in failure group `group` with failure object `failure`.
+function Job.park_failed(jid, group, failure)
+  rcall('HMSET', key.job(jid), 'state', 'failed', 'worker', '', 'expires', '',
+    'failure', encode(failure))
+  rcall('SADD', key.failures, group)
+  rcall('LPUSH', key.failure_group(group), jid)
+end
+
+-- Delete a job entirely (completed-job expiry): its tags, hash and history.
+function Job.delete(jid)
+  local tags = Job.tag_list(rcall('HGET', key.job(jid), 'tags'))
+  for _, t in ipairs(tags) do
+    rcall('ZREM', key.tag(t), jid)
+    rcall('ZINCRBY', key.tags, -1, t)
+  end
+  rcall('DEL', key.job(jid), key.history(jid))
+end
+
+-- P-EXPIRE-COMPLETED, in bounded batches: at most 100 jobs older than `jobs-history` and at
+-- most 100 beyond `jobs-history-count` per call (the reference deletes all at once).
+function Job.expire_completed(now)
+  local age = Config.number('jobs-history', 604800)
+  local keep = floor(Config.number('jobs-history-count', 50000))
+  local old = rcall('ZRANGEBYSCORE', key.completed, 0, now - age, 'LIMIT', 0, 100)
+  if #old > 0 then
+    for _, j in ipairs(old) do Job.delete(j) end
+    rcall('ZREM', key.completed, unpack(old))
+  end
+  local excess = rcall('ZCARD', key.completed) - keep
+  if excess > 0 then
+    if excess > 100 then excess = 100 end
+    for _, j in ipairs(rcall('ZRANGE', key.completed, 0, excess - 1)) do Job.delete(j) end
+    rcall('ZREMRANGEBYRANK', key.completed, 0, excess - 1)
+  end
+end
+
+-- P-RELEASE-DEPENDENTS: jobs waiting only for `jid` become waiting (or scheduled).
+function Job.release_dependents(now, jid)
+  local dk = key.dependents(jid)
+  local dependents = rcall('SMEMBERS', dk)
+  for _, d in ipairs(dependents) do
+    local depk = key.dependencies(d)
+    rcall('SREM', depk, jid)
+    if rcall('SCARD', depk) == 0 then
+      local f = rcall('HMGET', key.job(d), 'queue', 'scheduled', 'priority')
+      local q = f[1]
+      if q then
+        rcall('ZREM', key.queue(q, 'depends'), d)
+        if f[2] then
+          rcall('ZADD', key.queue(q, 'scheduled'), f[2], d)
+          rcall('HSET', key.job(d), 'state', 'scheduled')
+          rcall('HDEL', key.job(d), 'scheduled')
+        else
+          Job.enqueue(q, d, tonumber(f[3]) or 0, now)
+          rcall('HSET', key.job(d), 'state', 'waiting')
+        end
+      end
+    end
+  end
+  if #dependents > 0 then rcall('DEL', dk) end
+end
+
+-- Parse `name value` pairs from ARGV[first..] (the last value of a repeated name wins).
+local function options(first, last)
+  local opts = {}
+  for i = first, last - 1, 2 do opts[A[i]] = A[i + 1] end
+  return opts
+end
+
+-- put <now> <worker> <queue> <jid> <klass> <data> <delay> [priority p] [tags t] [retries r]
+--     [depends d]
+-- Reply: the jid. Events: ql:log put; ql:w:<old> + ql:log lock_lost when taken from another
+-- worker; ql:put (tracked). Every argument is validated before the first write (the
+-- reference detaches the old tags before checking retries/tags/priority/depends).
+-- Errors: Queue(): no queue name provided / Put(): Arg "jid" missing / Put(): Arg "klass"
+-- missing / Put(): Arg "data" missing or not JSON: <x> / Put(): Arg "delay" not a number: <x>
+-- / Odd number of additional args / Put(): Arg "retries" not a number: <x> / Put(): Arg
+-- "tags" not JSON<x> / Put(): Arg "priority" not a number<x> / Put(): Arg "depends" not JSON:
+-- <x>; requeue first: Job(): no jid provided / Requeue(): Job <jid> does not exist
+function Job.put(now, requeue)
+  local worker, queue, jid, klass, data, delay_s = A[3], A[4], A[5], A[6], A[7], A[8]
+  if requeue then
+    if jid == nil then fail('Job(): no jid provided') end
+    if rcall('EXISTS', key.job(jid)) == 0 then fail('Requeue(): Job ' .. jid .. ' does not exist') end
+  end
+  if queue == nil then fail('Queue(): no queue name provided') end
+  if jid == nil then fail('Put(): Arg "jid" missing') end
+  if klass == nil then fail('Put(): Arg "klass" missing') end
+  if decode(data) == false then fail('Put(): Arg "data" missing or not JSON: ' .. tostring(data)) end
+  local delay = num(delay_s)
+  if delay == nil then fail('Put(): Arg "delay" not a number: ' .. tostring(delay_s)) end
+  local n = #A
+  if (n - 8) % 2 == 1 then fail('Odd number of additional args') end
+  local opts = options(9, n)
+  local f = Job.fetch(jid)
+
+  local retries = tonumber(f[F_RETRIES]) or 5
+  if opts.retries ~= nil then
+    retries = num(opts.retries)
+    if retries == nil then fail('Put(): Arg "retries" not a number: ' .. opts.retries) end
+  end
+  local old_tags = Job.tag_list(f[F_TAGS])
+  local tags = old_tags
+  if opts.tags ~= nil then
+    tags = string_list(decode(opts.tags))
+    if tags == nil then fail('Put(): Arg "tags" not JSON' .. opts.tags) end
+  end
+  local priority = tonumber(f[F_PRIORITY]) or 0
+  if opts.priority ~= nil then
+    priority = num(opts.priority)
+    if priority == nil then fail('Put(): Arg "priority" not a number' .. opts.priority) end
+  end
+  local depends = {}
+  if opts.depends ~= nil then
+    depends = string_list(decode(opts.depends))
+    if depends == nil then fail('Put(): Arg "depends" not JSON: ' .. opts.depends) end
+  end
+
+  -- Writes begin here.
+  Config.prefetch('max-job-history', 'stats-history')
+  local jk, tagk = key.job(jid), key.tags
+  if f[F_TAGS] then
+    for _, t in ipairs(old_tags) do
+      rcall('ZREM', key.tag(t), jid)
+      rcall('ZINCRBY', tagk, -1, t)
+    end
+  end
+  local depk = key.dependencies(jid)
+  if #depends > 0 then
+    local wanted = {}
+    for _, d in ipairs(depends) do wanted[d] = true end
+    for _, d in ipairs(rcall('SMEMBERS', depk)) do
+      if not wanted[d] then
+        rcall('SREM', depk, d)
+        rcall('SREM', key.dependents(d), jid)
+      end
+    end
+  end
+  rcall('PUBLISH', key.channel('log'), encode({ jid = jid, event = 'put', queue = queue }))
+  Job.hist(jid, now, 'put', { q = queue }, f[F_HISTORY] or false)
+  local old_queue, old_state, old_worker = f[F_QUEUE], f[F_STATE], f[F_WORKER]
+  if old_queue then
+    rcall('ZREM', key.queue(old_queue, 'work'), jid)
+    rcall('ZREM', key.queue(old_queue, 'locks'), jid)
+    rcall('ZREM', key.queue(old_queue, 'depends'), jid)
+    rcall('ZREM', key.queue(old_queue, 'scheduled'), jid)
+    if old_state == 'running' then Job.left_running(old_queue) end
+  end
+  if old_worker and old_worker ~= '' then
+    rcall('ZREM', key.worker_jobs(old_worker), jid)
+    if old_worker ~= worker then
+      local msg = encode({ jid = jid, event = 'lock_lost', worker = old_worker })
+      rcall('PUBLISH', key.worker_channel(old_worker), msg)
+      rcall('PUBLISH', key.channel('log'), msg)
+    end
+  end
+  if old_state == 'complete' then rcall('ZREM', key.completed, jid) end
+  for _, t in ipairs(tags) do
+    rcall('ZADD', key.tag(t), now, jid)
+    rcall('ZINCRBY', tagk, 1, t)
+  end
+  if old_state == 'failed' then
+    local failure = Stats.unfailed(now, f[F_FAILURE], queue)
+    if failure then Job.unlist_failure(jid, failure.group) end
+  end
+  for _, d in ipairs(depends) do
+    if d == jid then
+      -- The reference writes the hash before linking, so a job may depend on itself.
+      rcall('SADD', depk, d)
+      rcall('SADD', key.dependents(d), jid)
+    else
+      Job.link(jid, d)
+    end
+  end
+  local has_deps = (f[F_JID] or f[F_STATE] or #depends > 0) and rcall('SCARD', depk) > 0
+  local state = 'waiting'
+  if has_deps then
+    state = 'depends'
+  elseif delay > 0 then
+    state = 'scheduled'
+  end
+  rcall('HMSET', jk, 'jid', jid, 'klass', klass, 'data', data, 'priority', priority,
+    'tags', encode(tags), 'state', state, 'worker', '', 'expires', 0, 'queue', queue,
+    'retries', retries, 'remaining', retries, 'time', time_text(now))
+  if has_deps then
+    rcall('ZADD', key.queue(queue, 'depends'), now, jid)
+    if delay > 0 then rcall('HSET', jk, 'scheduled', now + delay) end
+  elseif delay > 0 then
+    rcall('ZADD', key.queue(queue, 'scheduled'), now + delay, jid)
+  else
+    Job.enqueue(queue, jid, priority, now)
+  end
+  rcall('ZADD', key.queues, 'NX', now, queue)
+  Job.notify(jid, 'put')
+  return jid
+end
+
+-- requeue: exactly put, for a job that must already exist.
+function Job.requeue(now) return Job.put(now, true) end
+
+-- complete <now> <jid> <worker> <queue> <data> [next q] [delay d] [depends json]
+-- Reply: complete | waiting | scheduled | depends. Events: ql:completed (tracked), then
+-- ql:log completed or advanced. A dangling option name is ignored.
+-- Errors: Job(): no jid provided / Complete(): Arg "worker" missing / Complete(): Arg "queue"
+-- missing / Complete(): Arg "data" missing or not JSON: <x> / assertion failed! (delay) /
+-- Complete(): Arg "depends" not JSON: <x> / Complete(): "delay" cannot be used without a
+-- "next". / Complete(): "depends" cannot be used without a "next". / Complete(): Job <jid>
+-- does not exist / ... is not currently running: <state> / ... has been handed out to another
+-- worker: <w> / ... running in another queue: <q>
+function Job.complete(now)
+  local jid, worker, queue, data = A[3], A[4], A[5], A[6]
+  if jid == nil then fail('Job(): no jid provided') end
+  if worker == nil then fail('Complete(): Arg "worker" missing') end
+  if queue == nil then fail('Complete(): Arg "queue" missing') end
+  if decode(data) == false then fail('Complete(): Arg "data" missing or not JSON: ' .. tostring(data)) end
+  local opts = options(7, #A)
+  local nextq, delay, depends = opts.next, 0, nil
+  if opts.delay ~= nil then
+    delay = num(opts.delay)
+    if delay == nil then fail('assertion failed!') end
+  end
+  if opts.depends ~= nil then
+    depends = string_list(decode(opts.depends))
+    if depends == nil then fail('Complete(): Arg "depends" not JSON: ' .. opts.depends) end
+  end
+  if opts.delay ~= nil and nextq == nil then
+    fail('Complete(): "delay" cannot be used without a "next".')
+  end
+  if depends ~= nil and nextq == nil then
+    fail('Complete(): "depends" cannot be used without a "next".')
+  end
+  local f = Job.fetch(jid)
+  local state = f[F_STATE]
+  if not state then fail('Complete(): Job ' .. jid .. ' does not exist') end
+  if state ~= 'running' then
+    fail('Complete(): Job ' .. jid .. ' is not currently running: ' .. state)
+  end
+  if f[F_WORKER] ~= worker then
+    fail('Complete(): Job ' .. jid .. ' has been handed out to another worker: ' .. tostring(f[F_WORKER]))
+  end
+  if f[F_QUEUE] ~= queue then
+    fail('Complete(): Job ' .. jid .. ' running in another queue: ' .. tostring(f[F_QUEUE]))
+  end
+
+  Config.prefetch('max-job-history', 'stats-history', 'jobs-history', 'jobs-history-count',
+    queue .. '-max-concurrency')
+  local jk = key.job(jid)
+  Job.hist(jid, now, 'done', nil, f[F_HISTORY] or false)
+  rcall('ZREM', key.queue(queue, 'work'), jid)
+  rcall('ZREM', key.queue(queue, 'locks'), jid)
+  rcall('ZREM', key.queue(queue, 'scheduled'), jid)
+  Stats.sample(now, 'run', queue, now - (tonumber(f[F_TIME]) or now))
+  rcall('ZREM', key.worker_jobs(worker), jid)
+  Job.notify(jid, 'completed')
+  Job.left_running(queue)
+  local retries = f[F_RETRIES] or 0
+  if nextq ~= nil then
+    rcall('PUBLISH', key.channel('log'),
+      encode({ jid = jid, event = 'advanced', queue = queue, to = nextq }))
+    Job.hist(jid, now, 'put', { q = nextq }, false)
+    rcall('ZADD', key.queues, 'NX', now, nextq)
+    rcall('HMSET', jk, 'data', data, 'time', time_text(now), 'state', 'waiting', 'worker', '',
+      'failure', '{}', 'queue', nextq, 'expires', 0, 'remaining', retries)
+    if delay > 0 and (depends == nil or #depends == 0) then
+      rcall('ZADD', key.queue(nextq, 'scheduled'), now + delay, jid)
+      return 'scheduled'
+    end
+    local linked = 0
+    for _, d in ipairs(depends or {}) do
+      if Job.link(jid, d) then linked = linked + 1 end
+    end
+    if linked > 0 then
+      rcall('ZADD', key.queue(nextq, 'depends'), now, jid)
+      rcall('HSET', jk, 'state', 'depends')
+      if delay > 0 then rcall('HSET', jk, 'scheduled', now + delay) end
+      return 'depends'
+    end
+    Job.enqueue(nextq, jid, tonumber(f[F_PRIORITY]) or 0, now)
+    return 'waiting'
+  end
+  rcall('PUBLISH', key.channel('log'), encode({ jid = jid, event = 'completed', queue = queue }))
+  rcall('HMSET', jk, 'data', data, 'time', time_text(now), 'state', 'complete', 'worker', '',
+    'failure', '{}', 'queue', '', 'expires', 0, 'remaining', retries)
+  rcall('ZADD', key.completed, now, jid)
+  Job.expire_completed(now)
+  Job.release_dependents(now, jid)
+  return 'complete'
+end
+
+-- fail <now> <jid> <worker> <group> <message> [data]
+-- Reply: the jid. Events: ql:log failed, then ql:failed (tracked).
+-- Errors: Job(): no jid provided / Fail(): Arg "worker" missing / Fail(): Arg "group" missing /
+-- Fail(): Arg "message" missing / cjson error (data) / Fail(): Job <jid>does not exist /
+-- Fail(): Job <jid>not currently running: <state> / Fail(): Job <jid> running with another
+-- worker: <w>
+function Job.fail(now)
+  local jid, worker, group, message, data = A[3], A[4], A[5], A[6], A[7]
+  if jid == nil then fail('Job(): no jid provided') end
+  if worker == nil then fail('Fail(): Arg "worker" missing') end
+  if group == nil then fail('Fail(): Arg "group" missing') end
+  if message == nil then fail('Fail(): Arg "message" missing') end
+  local decoded
+  if data ~= nil then decoded = decode(data) end
+  local f = rcall('HMGET', key.job(jid), 'state', 'worker', 'queue', 'history')
+  local state, queue = f[1], f[3]
+  if not state then fail('Fail(): Job ' .. jid .. 'does not exist') end
+  if state ~= 'running' then fail('Fail(): Job ' .. jid .. 'not currently running: ' .. state) end
+  if f[2] ~= worker then
+    fail('Fail(): Job ' .. jid .. ' running with another worker: ' .. tostring(f[2]))
+  end
+  queue = queue or ''
+  rcall('PUBLISH', key.channel('log'), encode({ jid = jid, event = 'failed', worker = worker,
+    group = group, message = message }))
+  Job.notify(jid, 'failed')
+  rcall('ZREM', key.worker_jobs(worker), jid)
+  Job.hist(jid, now, 'failed', { worker = worker, group = group }, f[4] or false)
+  Stats.count(now, now, queue, 'failures', 1, 'failed', 1)
+  rcall('ZREM', key.queue(queue, 'work'), jid)
+  rcall('ZREM', key.queue(queue, 'locks'), jid)
+  rcall('ZREM', key.queue(queue, 'scheduled'), jid)
+  Job.left_running(queue)
+  if decoded ~= nil and decoded ~= false then rcall('HSET', key.job(jid), 'data', encode(decoded)) end
+  Job.park_failed(jid, group,
+    { group = group, message = message, when = floor(now), worker = worker })
+  return jid
+end
+
+-- retry <now> <jid> <queue> <worker> [delay] [group] [message]
+-- Reply: integer, retries remaining (-1 when the job failed). Events: ql:failed (tracked) on
+-- exhaustion (no ql:log event there, as in the reference).
+-- Errors: Job(): no jid provided / Retry(): Arg "queue" missing / Retry(): Arg "worker"
+-- missing / Retry(): Arg "delay" not a number: <x> / Retry(): Job <jid> does not exist /
+-- ... is not currently running: <state> / ... has been given to another worker: <w>
+function Job.retry(now)
+  local jid, queue, worker, delay_s, group, message = A[3], A[4], A[5], A[6], A[7], A[8]
+  if jid == nil then fail('Job(): no jid provided') end
+  if queue == nil then fail('Retry(): Arg "queue" missing') end
+  if worker == nil then fail('Retry(): Arg "worker" missing') end
+  local delay = 0
+  if delay_s ~= nil then
+    delay = num(delay_s)
+    if delay == nil then fail('Retry(): Arg "delay" not a number: ' .. delay_s) end
+  end
+  local f = rcall('HMGET', key.job(jid), 'state', 'worker', 'queue', 'priority', 'history')
+  local state = f[1]
+  if not state then fail('Retry(): Job ' .. jid .. ' does not exist') end
+  if state ~= 'running' then fail('Retry(): Job ' .. jid .. ' is not currently running: ' .. state) end
+  if f[2] ~= worker then
+    fail('Retry(): Job ' .. jid .. ' has been given to another worker: ' .. tostring(f[2]))
+  end
+  local jk = key.job(jid)
+  local remaining = rcall('HINCRBY', jk, 'remaining', -1)
+  rcall('HDEL', jk, 'grace')
+  rcall('ZREM', key.queue(f[3] or '', 'locks'), jid)
+  rcall('ZREM', key.worker_jobs(worker), jid)
+  Job.left_running(f[3])
+  if remaining < 0 then
+    group = group or ('failed-retries-' .. queue)
+    Job.hist(jid, now, 'failed', { group = group }, f[5] or false)
+    local failure
+    if message ~= nil then
+      failure = { group = group, message = message, when = floor(now), worker = worker }
+    else
+      failure = { group = group, worker = '', when = now,
+        message = 'Job exhausted retries in queue "' .. tostring(f[3]) .. '"' }
+    end
+    Job.notify(jid, 'failed')
+    Job.park_failed(jid, group, failure)
+    Stats.count(now, now, queue, 'failures', 1, 'failed', 1)
+  else
+    if delay > 0 then
+      rcall('ZADD', key.queue(queue, 'scheduled'), now + delay, jid)
+      rcall('HSET', jk, 'state', 'scheduled')
+    else
+      Job.enqueue(queue, jid, tonumber(f[4]) or 0, now)
+      rcall('HSET', jk, 'state', 'waiting')
+    end
+    if group ~= nil and message ~= nil then
+      rcall('HSET', jk, 'failure',
+        encode({ group = group, message = message, when = floor(now), worker = worker }))
+    end
+  end
+  return floor(remaining)
+end
+
+-- heartbeat <now> <jid> <worker> [data]
+-- Reply: integer, the new lock expiry truncated to seconds.
+-- Errors: Job(): no jid provided / Heatbeat(): Arg "worker" missing (sic) / cjson error (data)
+-- / Heartbeat(): Job <jid> does not exist / ... not currently running: <state> / ... given out
+-- to another worker: <w>
+function Job.heartbeat(now)
+  local jid, worker, data = A[3], A[4], A[5]
+  if jid == nil then fail('Job(): no jid provided') end
+  if worker == nil then fail('Heatbeat(): Arg "worker" missing') end
+  local decoded
+  if data ~= nil then decoded = decode(data) end
+  local f = rcall('HMGET', key.job(jid), 'worker', 'state', 'queue')
+  local queue = f[3] or ''
+  local expires = now + Config.heartbeat(queue)
+  if not f[1] then fail('Heartbeat(): Job ' .. jid .. ' does not exist') end
+  if f[2] ~= 'running' then
+    fail('Heartbeat(): Job ' .. jid .. ' not currently running: ' .. tostring(f[2]))
+  end
+  if f[1] ~= worker or f[1] == '' then
+    fail('Heartbeat(): Job ' .. jid .. ' given out to another worker: ' .. f[1])
+  end
+  local jk = key.job(jid)
+  if decoded ~= nil and decoded ~= false then
+    rcall('HMSET', jk, 'expires', expires, 'worker', worker, 'data', encode(decoded))
+  else
+    rcall('HMSET', jk, 'expires', expires, 'worker', worker)
+  end
+  rcall('ZADD', key.worker_jobs(worker), expires, jid)
+  rcall('ZADD', key.workers, now, worker)
+  rcall('ZADD', key.queue(queue, 'locks'), expires, jid)
+  return expires
+end
+
+-- get <now> <jid>: the job object, or nil. Error: Job(): no jid provided
+function Job.get(now)
+  local jid = A[3]
+  if jid == nil then fail('Job(): no jid provided') end
+  return Job.render(jid) or false
+end
+
+-- multiget <now> [jid...]: JSON array of the existing jobs, in argument order ({} if none).
+function Job.multiget(now)
+  local parts = {}
+  for i = 3, #A do parts[#parts + 1] = Job.render(A[i]) end
+  return jlist(parts)
+end
+
+-- Cancel one job that is not complete (protocol 3.10, per-jid part).
+function Job.cancel_one(jid, f)
+  local state, queue, failure, worker = f[1], f[2], f[3], f[4]
+  local msg = encode({ jid = jid, worker = worker, event = 'canceled', queue = queue })
+  rcall('PUBLISH', key.channel('log'), msg)
+  if worker and worker ~= '' then
+    rcall('ZREM', key.worker_jobs(worker), jid)
+    rcall('PUBLISH', key.worker_channel(worker), msg)
+  end
+  if queue then
+    rcall('ZREM', key.queue(queue, 'work'), jid)
+    rcall('ZREM', key.queue(queue, 'locks'), jid)
+    rcall('ZREM', key.queue(queue, 'scheduled'), jid)
+    rcall('ZREM', key.queue(queue, 'depends'), jid)
+    if state == 'running' then Job.left_running(queue) end
+  end
+  local depk = key.dependencies(jid)
+  for _, b in ipairs(rcall('SMEMBERS', depk)) do rcall('SREM', key.dependents(b), jid) end
+  rcall('DEL', depk)
+  if state == 'failed' then
+    local ok, fo = pcall(decode, failure or '{}')
+    if ok and type(fo) == 'table' then
+      Job.unlist_failure(jid, fo.group)
+      local when = num(fo.when)
+      if when then
+        -- The reference fails with a Lua error when the counter is missing; leave it alone.
+        local sk = key.stats('stats', day_of(when), queue or '')
+        if rcall('HEXISTS', sk, 'failed') == 1 then rcall('HINCRBY', sk, 'failed', -1) end
+      end
+    end
+  end
+  for _, t in ipairs(Job.tag_list(f[5])) do
+    rcall('ZREM', key.tag(t), jid)
+    rcall('ZINCRBY', key.tags, -1, t)
+  end
+  Job.notify(jid, 'canceled')
+  rcall('DEL', key.job(jid), key.history(jid))
+end
+
+-- cancel <now> [jid...]
+-- Reply: array of the jids passed. Events per job: ql:log canceled, ql:w:<worker> canceled,
+-- ql:canceled (tracked). Error: Cancel(): <jid> is a dependency of <dependent> but is not
+-- mentioned to be canceled (checked before any write).
+function Job.cancel(now)
+  local n = #A
+  local listed, out = {}, {}
+  for i = 3, n do listed[A[i]] = true end
+  for i = 3, n do
+    local jid = A[i]
+    for _, d in ipairs(rcall('SMEMBERS', key.dependents(jid))) do
+      if not listed[d] then
+        fail('Cancel(): ' .. jid .. ' is a dependency of ' .. d ..
+          ' but is not mentioned to be canceled')
+      end
+    end
+  end
+  for i = 3, n do
+    local jid = A[i]
+    out[#out + 1] = jid
+    local f = rcall('HMGET', key.job(jid), 'state', 'queue', 'failure', 'worker', 'tags')
+    if f[1] ~= 'complete' then Job.cancel_one(jid, f) end
+  end
+  return out
+end
+
+-- timeout <now> <jid>...
+-- Every jid is checked before any is timed out. Reply nil. Events per job:
+-- ql:w:<worker> lock_lost, then ql:log lock_lost.
+-- Errors: Timeout(): Job <jid> does not exist / Timeout(): Job <jid> not running
+function Job.timeout(now)
+  local n = #A
+  local rows, seen = {}, {}
+  for i = 3, n do
+    local jid = A[i]
+    local f = rcall('HMGET', key.job(jid), 'queue', 'state', 'worker', 'history')
+    if not f[1] then fail('Timeout(): Job ' .. jid .. ' does not exist') end
+    -- A jid listed twice would no longer be running the second time.
+    if f[2] ~= 'running' or seen[jid] then fail('Timeout(): Job ' .. jid .. ' not running') end
+    seen[jid] = true
+    rows[i] = f
+  end
+  for i = 3, n do
+    local jid, f = A[i], rows[i]
+    local queue = f[1]
+    Job.hist(jid, now, 'timed-out', nil, f[4] or false)
+    rcall('ZREM', key.queue(queue, 'locks'), jid)
+    rcall('ZADD', key.queue(queue, 'work'), '+inf', jid)
+    wake[queue] = true
+    rcall('HMSET', key.job(jid), 'state', 'stalled', 'expires', 0)
+    local msg = encode({ jid = jid, event = 'lock_lost', worker = f[3] })
+    rcall('PUBLISH', key.worker_channel(f[3] or ''), msg)
+    rcall('PUBLISH', key.channel('log'), msg)
+  end
+  return nil
+end
+
+-- Move a job out of the depends state into its queue's work set (depends off).
+function Job.undepend(now, jid, f)
+  local queue = f[2]
+  if queue then
+    rcall('ZREM', key.queue(queue, 'depends'), jid)
+    Job.enqueue(queue, jid, tonumber(f[3]) or 0, now)
+    rcall('HSET', key.job(jid), 'state', 'waiting')
+  end
+end
+
+-- depends <now> <jid> on <jid>... | off <jid>... | off all
+-- Reply: 1. Errors: Job(): no jid provided / Depends(): Arg "command" missing / Depends(): Job
+-- <jid> not in the depends state: <state> / Depends(): Argument "command" must be "on" or "off"
+function Job.depends(now)
+  local jid, command = A[3], A[4]
+  if jid == nil then fail('Job(): no jid provided') end
+  if command == nil then fail('Depends(): Arg "command" missing') end
+  local f = rcall('HMGET', key.job(jid), 'state', 'queue', 'priority')
+  if f[1] ~= 'depends' then
+    fail('Depends(): Job ' .. jid .. ' not in the depends state: ' .. tostring(f[1]))
+  end
+  local depk = key.dependencies(jid)
+  if command == 'on' then
+    for i = 5, #A do Job.link(jid, A[i]) end
+  elseif command == 'off' then
+    if A[5] == 'all' then
+      for _, b in ipairs(rcall('SMEMBERS', depk)) do rcall('SREM', key.dependents(b), jid) end
+      rcall('DEL', depk)
+      Job.undepend(now, jid, f)
+    elseif #A >= 5 then
+      for i = 5, #A do
+        rcall('SREM', depk, A[i])
+        rcall('SREM', key.dependents(A[i]), jid)
+      end
+      if rcall('SCARD', depk) == 0 then Job.undepend(now, jid, f) end
+    end
+  else
+    fail('Depends(): Argument "command" must be "on" or "off"')
+  end
+  return 1
+end
+
+-- priority <now> <jid> <priority>
+-- Reply: the priority truncated toward zero. Errors: Job(): no jid provided / Priority(): Arg
+-- "priority" missing or not a number: <x> / Priority(): Job <jid> does not exist
+function Job.priority(now)
+  local jid, p_s = A[3], A[4]
+  if jid == nil then fail('Job(): no jid provided') end
+  local p = num(p_s)
+  if p == nil then fail('Priority(): Arg "priority" missing or not a number: ' .. tostring(p_s)) end
+  local queue = rcall('HGET', key.job(jid), 'queue')
+  if not queue then fail('Priority(): Job ' .. jid .. ' does not exist') end
+  rcall('HSET', key.job(jid), 'priority', p)
+  local wk = key.queue(queue, 'work')
+  if rcall('ZSCORE', wk, jid) then rcall('ZADD', wk, p, jid) end
+  return p
+end
+
+-- log <now> <jid> <message> [data]
+-- Appends a history entry (what = message, extra = decoded data). Reply nil.
+-- Errors: Log(): Argument 'jid' missing / Log(): Argument 'message' missing / cjson error /
+-- Log(): Argument 'data' not cjson: <x> / Log(): Job <jid> does not exist
+function Job.log(now)
+  local jid, message, data = A[3], A[4], A[5]
+  if jid == nil then fail("Log(): Argument 'jid' missing") end
+  if message == nil then fail("Log(): Argument 'message' missing") end
+  local extra
+  if data ~= nil then
+    extra = decode(data)
+    if extra == false then fail("Log(): Argument 'data' not cjson: " .. data) end
+  end
+  if rcall('EXISTS', key.job(jid)) == 0 then fail('Log(): Job ' .. jid .. ' does not exist') end
+  Job.hist(jid, now, message, extra)
+  return nil
+end

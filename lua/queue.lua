@@ -1,0 +1,290 @@
+-- Queues: pop, peek, counts, listings, pause, and the shared P-PROMOTE / P-RECLAIM steps.
+
+-- Call a variadic Redis command on ARGV[first..] in chunks (no unpack() ceiling). With no
+-- names at all Redis raises its own arity error, as the reference does.
+local function with_names(cmd, k, first)
+  local n = #A
+  if n < first then return rcall(cmd, k) end
+  for i = first, n, 1000 do
+    local j = i + 999
+    if j > n then j = n end
+    rcall(cmd, k, unpack(A, i, j))
+  end
+end
+
+-- ZREM a list of members in chunks.
+local function zrem_all(k, list)
+  local n = #list
+  for i = 1, n, 1000 do
+    local j = i + 999
+    if j > n then j = n end
+    rcall('ZREM', k, unpack(list, i, j))
+  end
+end
+
+-- A non-negative whole count from a validated number.
+local function whole(n)
+  n = floor(n)
+  if n < 0 then return 0 end
+  return n
+end
+
+-- P-PROMOTE: move up to `limit` due scheduled jobs into the work set, scored at `now`.
+function Queue.promote(now, queue, limit)
+  if limit <= 0 then return end
+  local sk = key.queue(queue, 'scheduled')
+  local due = rcall('ZRANGEBYSCORE', sk, 0, now, 'LIMIT', 0, limit)
+  for _, jid in ipairs(due) do
+    local jk = key.job(jid)
+    Job.enqueue(queue, jid, tonumber(rcall('HGET', jk, 'priority')) or 0, now)
+    rcall('ZREM', sk, jid)
+    rcall('HSET', jk, 'state', 'waiting')
+  end
+end
+
+-- Lock expiry that exhausted the job's retries: fail it (protocol 4.2).
+function Queue.exhausted(now, queue, jid, f)
+  local jq = f[3] or queue
+  rcall('ZREM', key.queue(queue, 'work'), jid)
+  rcall('ZREM', key.queue(queue, 'locks'), jid)
+  rcall('ZREM', key.queue(queue, 'scheduled'), jid)
+  local group = 'failed-retries-' .. jq
+  local message = 'Job exhausted retries in queue "' .. jq .. '"'
+  Job.hist(jid, now, 'failed', { group = group }, f[4] or false)
+  Job.park_failed(jid, group, { group = group, message = message, when = now, worker = '' })
+  Job.notify(jid, 'failed')
+  rcall('PUBLISH', key.channel('log'), encode({ jid = jid, event = 'failed', group = group,
+    worker = f[1], message = message }))
+  Stats.count(now, now, queue, 'failures', 1, 'failed', 1)
+  Job.left_running(queue)
+end
+
+-- P-RECLAIM: handle up to `limit` expired locks of `queue`; returns the jids that may be
+-- handed out again. First expiry: courtesy notice and grace period; next: retry consumed.
+function Queue.reclaim(now, queue, limit)
+  local out = {}
+  if limit <= 0 then return out end
+  local lk = key.queue(queue, 'locks')
+  local expired = rcall('ZRANGEBYSCORE', lk, '-inf', now, 'LIMIT', 0, limit)
+  if #expired == 0 then return out end
+  local grace = Config.number('grace-period', 10)
+  for _, jid in ipairs(expired) do
+    local jk = key.job(jid)
+    local f = rcall('HMGET', jk, 'worker', 'grace', 'queue', 'history')
+    rcall('ZREM', key.worker_jobs(f[1] or ''), jid)
+    local sent = f[2] == '1'
+    if not sent or grace <= 0 then
+      Job.notify(jid, 'stalled')
+      Job.hist(jid, now, 'timed-out', nil, f[4] or false)
+      f[4] = false
+      rcall('HSET', jk, 'grace', 1)
+      local msg = encode({ jid = jid, event = 'lock_lost', worker = f[1] })
+      rcall('PUBLISH', key.worker_channel(f[1] or ''), msg)
+      rcall('PUBLISH', key.channel('log'), msg)
+      rcall('ZADD', lk, now + grace, jid)
+      Stats.count(now, now, queue, 'retries', 1)
+    end
+    if sent or grace <= 0 then
+      rcall('HDEL', jk, 'grace')
+      local remaining = rcall('HINCRBY', jk, 'remaining', -1)
+      if remaining >= 0 then
+        out[#out + 1] = jid
+      else
+        Queue.exhausted(now, queue, jid, f)
+      end
+    end
+  end
+  return out
+end
+
+-- Render a list of jids as a JSON array of job objects, skipping missing jobs.
+function Queue.render(jids)
+  local parts = {}
+  for _, jid in ipairs(jids) do parts[#parts + 1] = Job.render(jid) end
+  return jlist(parts)
+end
+
+-- Append up to `want` jids from the work set (highest score first) to `jids`.
+function Queue.take(queue, jids, want)
+  if want <= 0 then return end
+  for _, jid in ipairs(rcall('ZREVRANGE', key.queue(queue, 'work'), 0, want - 1)) do
+    jids[#jids + 1] = jid
+  end
+end
+
+-- pop <now> <queue> <worker> <count>
+-- Reply: JSON array of the popped jobs ({} when none). Events: reclaim events (4.2), then
+-- ql:popped per tracked job. A work-set jid whose job hash is gone is dropped from the work
+-- set and skipped (the reference fails with a Lua error). A negative count counts as 0.
+-- Errors: Queue(): no queue name provided / Pop(): Arg "worker" missing / Pop(): Arg "count"
+-- missing or not a number: <x>
+function Queue.pop(now)
+  local queue, worker, count_s = A[3], A[4], A[5]
+  if queue == nil then fail('Queue(): no queue name provided') end
+  if worker == nil then fail('Pop(): Arg "worker" missing') end
+  local count = num(count_s)
+  if count == nil then fail('Pop(): Arg "count" missing or not a number: ' .. tostring(count_s)) end
+  count = whole(count)
+  Config.prefetch(queue .. '-heartbeat', 'heartbeat', queue .. '-max-concurrency',
+    'max-job-history', 'stats-history', 'grace-period')
+  local expires = now + Config.heartbeat(queue)
+  if rcall('SISMEMBER', key.paused, queue) == 1 then return '{}' end
+  rcall('ZADD', key.workers, now, worker)
+  local lk = key.queue(queue, 'locks')
+  local maxc = Config.number(queue .. '-max-concurrency', 0)
+  if maxc > 0 then
+    local allowed = whole(maxc - rcall('ZCOUNT', lk, now, '+inf'))
+    if count > allowed then count = allowed end
+    if count == 0 then return '{}' end
+  end
+  local jids = Queue.reclaim(now, queue, count)
+  local want = count - #jids
+  if want > 0 then
+    Recur.spawn(now, queue, want)
+    Queue.promote(now, queue, want)
+    Queue.take(queue, jids, want)
+  end
+  if #jids == 0 then return '{}' end
+  local wjk, tstr = key.worker_jobs(worker), time_text(now)
+  local popped = {}
+  for _, jid in ipairs(jids) do
+    local f = Job.fetch(jid)
+    if f[F_JID] then
+      Job.hist(jid, now, 'popped', { worker = worker }, f[F_HISTORY] or false)
+      f[F_HISTORY] = false
+      Stats.sample(now, 'wait', queue, now - (tonumber(f[F_TIME]) or now))
+      rcall('ZADD', wjk, expires, jid)
+      rcall('HMSET', key.job(jid), 'time', tstr, 'worker', worker, 'expires', expires,
+        'state', 'running')
+      rcall('ZADD', lk, expires, jid)
+      local tracked = Job.is_tracked(jid)
+      Job.notify(jid, 'popped', tracked)
+      f[F_WORKER], f[F_EXPIRES], f[F_STATE] = worker, expires, 'running'
+      popped[#popped + 1] = { jid, f, tracked }
+    end
+  end
+  zrem_all(key.queue(queue, 'work'), jids)
+  local parts = {}
+  for i, p in ipairs(popped) do parts[i] = Job.render(p[1], p[2], p[3]) end
+  return jlist(parts)
+end
+
+-- peek <now> <queue> <count>
+-- Reply: JSON array of job objects: expired locks first, then the work set ({} when none).
+-- Spawns recurring jobs and promotes scheduled ones. Errors: Queue(): no queue name provided
+-- / Peek(): Arg "count" missing or not a number: <x>
+function Queue.peek(now)
+  local queue, count_s = A[3], A[4]
+  if queue == nil then fail('Queue(): no queue name provided') end
+  local count = num(count_s)
+  if count == nil then fail('Peek(): Arg "count" missing or not a number: ' .. tostring(count_s)) end
+  count = whole(count)
+  local jids = {}
+  if count > 0 then
+    jids = rcall('ZRANGEBYSCORE', key.queue(queue, 'locks'), '-inf', now, 'LIMIT', 0, count)
+  end
+  local want = count - #jids
+  if want > 0 then
+    Recur.spawn(now, queue, want)
+    Queue.promote(now, queue, want)
+    Queue.take(queue, jids, want)
+  end
+  return Queue.render(jids)
+end
+
+-- The counts object of one queue (protocol 2.11); promotes every due scheduled job.
+function Queue.counts(now, queue)
+  local lk, sk = key.queue(queue, 'locks'), key.queue(queue, 'scheduled')
+  local stalled = rcall('ZCOUNT', lk, 0, now)
+  Queue.promote(now, queue, rcall('ZCARD', sk))
+  return {
+    name = queue,
+    waiting = rcall('ZCARD', key.queue(queue, 'work')),
+    stalled = stalled,
+    running = rcall('ZCARD', lk) - stalled,
+    scheduled = rcall('ZCARD', sk),
+    depends = rcall('ZCARD', key.queue(queue, 'depends')),
+    recurring = rcall('ZCARD', key.queue(queue, 'recur')),
+    paused = rcall('SISMEMBER', key.paused, queue) == 1,
+  }
+end
+
+-- queues <now> [queue]
+-- Reply: the counts object of one queue, or an array for every known queue ({} if none).
+function Queue.queues(now)
+  local queue = A[3]
+  if queue ~= nil then return encode(Queue.counts(now, queue)) end
+  local out = {}
+  for _, q in ipairs(rcall('ZRANGE', key.queues, 0, -1)) do out[#out + 1] = Queue.counts(now, q) end
+  return encode(out)
+end
+
+-- length <now> <queue>: integer, running + waiting + scheduled jobs.
+-- Error: Queue(): no queue name provided
+function Queue.length(now)
+  local queue = A[3]
+  if queue == nil then fail('Queue(): no queue name provided') end
+  return rcall('ZCARD', key.queue(queue, 'locks')) + rcall('ZCARD', key.queue(queue, 'work')) +
+    rcall('ZCARD', key.queue(queue, 'scheduled'))
+end
+
+-- Pagination argument: default when absent, else a number (fractions are floored).
+local function page_arg(v, default, msg)
+  if v == nil then return default end
+  local n = num(v)
+  if n == nil then fail(msg .. v) end
+  return floor(n)
+end
+
+-- jobs <now> complete [offset] [count] | jobs <now> <state> <queue> [offset] [count]
+-- Reply: array of jids. Errors: Jobs(): Arg "state" missing / Jobs(): Arg "queue" missing /
+-- Jobs(): Arg "offset" not a number: <x> / Jobs(): Arg "count" not a number: <x> / Jobs():
+-- Unknown type "<state>"
+function Queue.jobs(now)
+  local state = A[3]
+  if state == nil then fail('Jobs(): Arg "state" missing') end
+  local queue, off_s, cnt_s
+  if state == 'complete' then
+    off_s, cnt_s = A[4], A[5]
+  else
+    queue, off_s, cnt_s = A[4], A[5], A[6]
+    if queue == nil then fail('Jobs(): Arg "queue" missing') end
+  end
+  local offset = page_arg(off_s, 0, 'Jobs(): Arg "offset" not a number: ')
+  local count = page_arg(cnt_s, 25, 'Jobs(): Arg "count" not a number: ')
+  local last = offset + count - 1
+  if state == 'complete' then return rcall('ZREVRANGE', key.completed, offset, last) end
+  if state == 'running' then
+    return rcall('ZRANGEBYSCORE', key.queue(queue, 'locks'), now, '+inf', 'LIMIT', offset, count)
+  elseif state == 'stalled' then
+    return rcall('ZRANGEBYSCORE', key.queue(queue, 'locks'), '-inf', now, 'LIMIT', offset, count)
+  elseif state == 'scheduled' then
+    local sk = key.queue(queue, 'scheduled')
+    Queue.promote(now, queue, rcall('ZCARD', sk))
+    return rcall('ZRANGE', sk, offset, last)
+  elseif state == 'depends' then
+    return rcall('ZRANGE', key.queue(queue, 'depends'), offset, last)
+  elseif state == 'recurring' then
+    return rcall('ZRANGEBYSCORE', key.queue(queue, 'recur'), 0, '+inf', 'LIMIT', offset, count)
+  end
+  fail('Jobs(): Unknown type "' .. state .. '"')
+end
+
+-- pause <now> <queue>...: reply nil.
+function Queue.pause(now)
+  with_names('SADD', key.paused, 3)
+  return nil
+end
+
+-- unpause <now> <queue>...: reply nil; wakes workers waiting on those queues.
+function Queue.unpause(now)
+  with_names('SREM', key.paused, 3)
+  for i = 3, #A do wake[A[i]] = true end
+  return nil
+end
+
+-- queue.forget <now> <queue>...: drop the names from ql:queues only. Reply nil.
+function Queue.forget(now)
+  with_names('ZREM', key.queues, 3)
+  return nil
+end

@@ -1,0 +1,221 @@
+-- Recurring templates: recur, unrecur, recur.get, recur.update, recur.tag/untag, P-SPAWN.
+
+-- P-SPAWN: create the jobs of due templates of `queue`, at most `limit` in this call.
+-- Each child is stamped with its slot time and enters the work set scored by it.
+function Recur.spawn(now, queue, limit)
+  if limit <= 0 then return end
+  local rk = key.queue(queue, 'recur')
+  local due = rcall('ZRANGEBYSCORE', rk, 0, now, 'WITHSCORES', 'LIMIT', 0, limit)
+  local moved = 0
+  for i = 1, #due, 2 do
+    if moved >= limit then break end
+    local rjid = due[i]
+    local tk = key.recur(rjid)
+    local r = rcall('HMGET', tk, 'klass', 'data', 'priority', 'tags', 'retries', 'interval',
+      'backlog')
+    local s = floor(tonumber(due[i + 1]))
+    local interval = tonumber(r[6]) or 0
+    local backlog = tonumber(r[7]) or 0
+    if backlog ~= 0 and interval > 0 then
+      local n = (now - s) / interval
+      if n > backlog then s = s + ceil(n - backlog) * interval end
+    end
+    local tags = Job.tag_list(r[4])
+    local priority = tonumber(r[3]) or 0
+    local retries = r[5] or 0
+    while s <= now and moved < limit do
+      local c = rcall('HINCRBY', tk, 'count', 1)
+      moved = moved + 1
+      local child = rjid .. '-' .. c
+      for _, t in ipairs(tags) do
+        rcall('ZADD', key.tag(t), now, child)
+        rcall('ZINCRBY', key.tags, 1, t)
+      end
+      rcall('HMSET', key.job(child), 'jid', child, 'klass', r[1] or '', 'data', r[2] or '{}',
+        'priority', r[3] or 0, 'tags', r[4] or '{}', 'state', 'waiting', 'worker', '',
+        'expires', 0, 'queue', queue, 'retries', retries, 'remaining', retries,
+        'time', time_text(s), 'spawned_from_jid', rjid)
+      Job.hist(child, s, 'put', { q = queue })
+      Job.enqueue(queue, child, priority, s)
+      s = s + interval
+      rcall('ZADD', rk, s, rjid)
+    end
+  end
+end
+
+-- Option value that must be a finite number (default when absent).
+local function recur_number(opts, name, default)
+  local v = opts[name]
+  if v == nil then return default end
+  local n = num(v)
+  if n == nil then fail('Recur(): Arg "' .. name .. '" not a number: ' .. v) end
+  return n
+end
+
+-- recur <now> <queue> <jid> <klass> <data> interval <seconds> <offset> [priority p]
+--       [tags t] [retries r] [backlog b]
+-- Reply: the template jid. Re-issuing replaces every attribute but keeps `count`.
+-- Errors: Queue(): no queue name provided / RecurringJob On(): Arg "jid" missing /
+-- RecurringJob On(): Arg "klass" missing / RecurringJob On(): Arg "spec" missing /
+-- RecurringJob On(): Arg "data" not JSON: <x> / Recur(): schedule type "<x>" unknown /
+-- Recur(): Arg "interval" not a number: <x> / Recur(): Arg "offset" not a number: <x> /
+-- Recur(): Arg "interval" must be greater than 0 / Odd number of additional args / Recur():
+-- Arg "tags" must be JSON string array: <x> / Recur(): Arg "<name>" not a number: <x>
+function Recur.recur(now)
+  local queue, jid, klass, data, spec = A[3], A[4], A[5], A[6], A[7]
+  if queue == nil then fail('Queue(): no queue name provided') end
+  if jid == nil then fail('RecurringJob On(): Arg "jid" missing') end
+  if klass == nil then fail('RecurringJob On(): Arg "klass" missing') end
+  if spec == nil then fail('RecurringJob On(): Arg "spec" missing') end
+  if decode(data) == false then fail('RecurringJob On(): Arg "data" not JSON: ' .. data) end
+  if spec ~= 'interval' then fail('Recur(): schedule type "' .. spec .. '" unknown') end
+  local interval = num(A[8])
+  if interval == nil then fail('Recur(): Arg "interval" not a number: ' .. tostring(A[8])) end
+  local offset = num(A[9])
+  if offset == nil then fail('Recur(): Arg "offset" not a number: ' .. tostring(A[9])) end
+  if interval <= 0 then fail('Recur(): Arg "interval" must be greater than 0') end
+  local n = #A
+  if (n - 7) % 2 == 1 then fail('Odd number of additional args') end
+  local opts = {}
+  for i = 10, n - 1, 2 do opts[A[i]] = A[i + 1] end
+  local tags = {}
+  if opts.tags ~= nil then
+    tags = string_list(decode(opts.tags))
+    if tags == nil then fail('Recur(): Arg "tags" must be JSON string array: ' .. opts.tags) end
+  end
+  local priority = recur_number(opts, 'priority', 0)
+  local retries = recur_number(opts, 'retries', 0)
+  local backlog = recur_number(opts, 'backlog', 0)
+
+  local tk = key.recur(jid)
+  local old = rcall('HMGET', tk, 'count', 'queue')
+  if old[2] then rcall('ZREM', key.queue(old[2], 'recur'), jid) end
+  rcall('HMSET', tk, 'jid', jid, 'klass', klass, 'data', data, 'priority', priority,
+    'tags', encode(tags), 'state', 'recur', 'queue', queue, 'type', 'interval',
+    'count', old[1] or 0, 'interval', interval, 'retries', retries, 'backlog', backlog)
+  rcall('ZADD', key.queue(queue, 'recur'), now + offset, jid)
+  rcall('ZADD', key.queues, 'NX', now, queue)
+  if offset <= 0 then wake[queue] = true end
+  return jid
+end
+
+-- unrecur <now> <jid>: delete the template (spawned jobs stay). Reply 1.
+-- Error: Recurring(): no jid provided
+function Recur.unrecur(now)
+  local jid = A[3]
+  if jid == nil then fail('Recurring(): no jid provided') end
+  local tk = key.recur(jid)
+  local queue = rcall('HGET', tk, 'queue')
+  if queue then rcall('ZREM', key.queue(queue, 'recur'), jid) end
+  rcall('DEL', tk)
+  return 1
+end
+
+-- recur.get <now> <jid>: the recurring object (protocol 2.11), or nil.
+-- Error: Recurring(): no jid provided
+function Recur.get(now)
+  local jid = A[3]
+  if jid == nil then fail('Recurring(): no jid provided') end
+  local r = rcall('HMGET', key.recur(jid), 'jid', 'klass', 'state', 'queue', 'priority',
+    'interval', 'retries', 'count', 'data', 'tags', 'backlog')
+  if not r[1] then return false end
+  return encode({
+    jid = r[1], klass = r[2], state = r[3], queue = r[4], priority = tonumber(r[5]),
+    interval = tonumber(r[6]), retries = tonumber(r[7]), count = tonumber(r[8]), data = r[9],
+    tags = Job.tag_list(r[10]), backlog = tonumber(r[11]) or 0,
+  })
+end
+
+-- Check one recur.update pair (protocol 3.29 validation column).
+local function check_update(name, value)
+  if value == nil then fail('No value provided for ' .. tostring(name)) end
+  if name == 'priority' or name == 'interval' or name == 'retries' then
+    if num(value) == nil then fail('Recur(): Arg "' .. name .. '" must be a number: ' .. value) end
+  elseif name == 'backlog' then
+    if num(value) == nil then fail('Recur(): Arg "backlog" not a number: ' .. value) end
+  elseif name == 'data' then
+    if decode(value) == false then fail('Recur(): Arg "data" is not JSON-encoded: ' .. value) end
+  elseif name ~= 'klass' and name ~= 'queue' then
+    fail('Recur(): Unrecognized option "' .. name .. '"')
+  end
+end
+
+-- recur.update <now> <jid> [name value]...
+-- Every pair is validated before the first is applied (the reference applies them one by
+-- one). Reply 1. Errors: Recurring(): no jid provided / Recur(): No recurring job <jid> /
+-- No value provided for <name> / Recur(): Arg "<name>" must be a number: <x> / Recur(): Arg
+-- "backlog" not a number: <x> / Recur(): Arg "data" is not JSON-encoded: <x> / Recur():
+-- Unrecognized option "<name>"
+function Recur.update(now)
+  local jid = A[3]
+  if jid == nil then fail('Recurring(): no jid provided') end
+  local tk = key.recur(jid)
+  if rcall('EXISTS', tk) == 0 then fail('Recur(): No recurring job ' .. jid) end
+  local n = #A
+  for i = 4, n, 2 do check_update(A[i], A[i + 1]) end
+  local r = rcall('HMGET', tk, 'queue', 'interval')
+  local queue, interval = r[1] or '', tonumber(r[2]) or 0
+  for i = 4, n, 2 do
+    local name, value = A[i], A[i + 1]
+    if name == 'priority' or name == 'retries' or name == 'backlog' then
+      rcall('HSET', tk, name, num(value))
+    elseif name == 'interval' then
+      local new = num(value)
+      rcall('ZINCRBY', key.queue(queue, 'recur'), new - interval, jid)
+      rcall('HSET', tk, 'interval', new)
+      interval = new
+    elseif name == 'queue' then
+      local old_rk = key.queue(queue, 'recur')
+      local score = rcall('ZSCORE', old_rk, jid)
+      rcall('ZREM', old_rk, jid)
+      if score then rcall('ZADD', key.queue(value, 'recur'), score, jid) end
+      rcall('HSET', tk, 'queue', value)
+      rcall('ZADD', key.queues, 'NX', now, value)
+      queue = value
+    else
+      rcall('HSET', tk, name, value)
+    end
+  end
+  local score = tonumber(rcall('ZSCORE', key.queue(queue, 'recur'), jid))
+  if score and score <= now then wake[queue] = true end
+  return 1
+end
+
+-- recur.tag <now> <jid> <tag>...: append tags not already on the template (duplicates given
+-- in the same call are all appended, as in the reference). Reply: the tag list JSON.
+-- Errors: Recurring(): no jid provided / Tag(): Job <jid> does not exist
+function Recur.tag(now)
+  local jid = A[3]
+  if jid == nil then fail('Recurring(): no jid provided') end
+  local tk = key.recur(jid)
+  local text = rcall('HGET', tk, 'tags')
+  if not text then fail('Tag(): Job ' .. jid .. ' does not exist') end
+  local tags = Job.tag_list(text)
+  local present = {}
+  for _, t in ipairs(tags) do present[t] = true end
+  for i = 4, #A do
+    if not present[A[i]] then tags[#tags + 1] = A[i] end
+  end
+  local out = encode(tags)
+  rcall('HSET', tk, 'tags', out)
+  return out
+end
+
+-- recur.untag <now> <jid> <tag>...: remove the listed tags. Reply: the tag list JSON.
+-- Errors: Recurring(): no jid provided / Untag(): Job <jid> does not exist
+function Recur.untag(now)
+  local jid = A[3]
+  if jid == nil then fail('Recurring(): no jid provided') end
+  local tk = key.recur(jid)
+  local text = rcall('HGET', tk, 'tags')
+  if not text then fail('Untag(): Job ' .. jid .. ' does not exist') end
+  local drop = {}
+  for i = 4, #A do drop[A[i]] = true end
+  local tags = {}
+  for _, t in ipairs(Job.tag_list(text)) do
+    if not drop[t] then tags[#tags + 1] = t end
+  end
+  local out = encode(tags)
+  rcall('HSET', tk, 'tags', out)
+  return out
+end

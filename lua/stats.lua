@@ -1,0 +1,108 @@
+-- Statistics: wait/run samples and failure counters per day bin (protocol section 5).
+--
+-- Extension: every stats hash expires `stats-history` days (default 30) after the end of
+-- its day. The TTL is relative to the caller's `now`, so it is correct even when the
+-- client's clock and the server's disagree, and it is set only when a sample hash is
+-- created (no extra call per sample).
+
+-- Seconds from `now` until a stats hash of day `day` should disappear.
+function Stats.ttl(now, day)
+  local days = Config.number('stats-history', 30)
+  return ceil(day + 86400 * (days + 1) - now)
+end
+
+-- Keep a stats hash only for the configured history.
+function Stats.expire(k, now, day)
+  local ttl = Stats.ttl(now, day)
+  if ttl < 1 then ttl = 1 end
+  rcall('EXPIRE', k, ttl)
+end
+
+-- Histogram field of a sample (s0..s59, m1..m59, h1..h23, d1...).
+function Stats.bin(v)
+  local f = floor(v)
+  if f < 60 then return 's' .. f end
+  if f < 3600 then return 'm' .. floor(f / 60) end
+  if f < 86400 then return 'h' .. floor(f / 3600) end
+  return 'd' .. floor(f / 86400)
+end
+
+-- P-STAT: record sample `v` of `kind` (wait|run) for `queue` in the day bin of `now`.
+function Stats.sample(now, kind, queue, v)
+  local day = day_of(now)
+  local k = key.stats(kind, day, queue)
+  local cur = rcall('HMGET', k, 'total', 'mean', 'vk')
+  local total, mean, vk = tonumber(cur[1]), tonumber(cur[2]), tonumber(cur[3])
+  if total == nil then
+    total, mean, vk = 1, v, 0
+  else
+    mean, vk = mean or 0, vk or 0
+    total = total + 1
+    local old = mean
+    mean = old + (v - old) / total
+    vk = vk + (v - mean) * (v - old)
+  end
+  rcall('HMSET', k, 'total', total, 'mean', mean, 'vk', vk)
+  rcall('HINCRBY', k, Stats.bin(v), 1)
+  if total == 1 then Stats.expire(k, now, day) end
+end
+
+-- Adjust the failure counters of `queue` for the day containing `when`.
+function Stats.count(now, when, queue, field, by, field2, by2)
+  local day = day_of(when)
+  local k = key.stats('stats', day, queue)
+  rcall('HINCRBY', k, field, by)
+  if field2 then rcall('HINCRBY', k, field2, by2) end
+  Stats.expire(k, now, day)
+end
+
+-- Decrement `failed` for a job that leaves the failed state (`failure` is its JSON text).
+-- A failure object without a usable `when` adjusts nothing.
+function Stats.unfailed(now, failure, queue)
+  local ok, f = pcall(decode, failure or '{}')
+  if not ok or type(f) ~= 'table' then return nil end
+  local when = num(f['when'])
+  if when == nil then return nil end
+  local day = day_of(when)
+  local k = key.stats('stats', day, queue)
+  rcall('HINCRBY', k, 'failed', -1)
+  Stats.expire(k, now, day)
+  return f
+end
+
+-- The `wait`/`run` part of the stats reply.
+function Stats.summary(k)
+  local raw = rcall('HGETALL', k)
+  local h = {}
+  for i = 1, #raw, 2 do h[raw[i]] = raw[i + 1] end
+  local count = tonumber(h.total) or 0
+  local mean = tonumber(h.mean) or 0
+  local vk = tonumber(h.vk) or 0
+  local std = 0
+  if count > 1 then std = sqrt(vk / (count - 1)) end
+  local histogram = {}
+  for i = 0, 59 do histogram[#histogram + 1] = tonumber(h['s' .. i]) or 0 end
+  for i = 1, 59 do histogram[#histogram + 1] = tonumber(h['m' .. i]) or 0 end
+  for i = 1, 23 do histogram[#histogram + 1] = tonumber(h['h' .. i]) or 0 end
+  for i = 1, 6 do histogram[#histogram + 1] = tonumber(h['d' .. i]) or 0 end
+  return { count = count, mean = mean, std = std, histogram = histogram }
+end
+
+-- stats <now> <queue> <date>
+-- Reply: {"retries","failed","failures","wait":{...},"run":{...}} for the day of `date`.
+-- Errors: Queue(): no queue name provided / Stats(): Arg "date" missing or not a number: <x>
+function Stats.get(now)
+  local queue, date_s = A[3], A[4]
+  if queue == nil then fail('Queue(): no queue name provided') end
+  local date = num(date_s)
+  if date == nil then fail('Stats(): Arg "date" missing or not a number: ' .. tostring(date_s)) end
+  local day = day_of(date)
+  local counters = rcall('HMGET', key.stats('stats', day, queue), 'retries', 'failed', 'failures')
+  return encode({
+    retries = tonumber(counters[1]) or 0,
+    failed = tonumber(counters[2]) or 0,
+    failures = tonumber(counters[3]) or 0,
+    wait = Stats.summary(key.stats('wait', day, queue)),
+    run = Stats.summary(key.stats('run', day, queue)),
+  })
+end
