@@ -19,9 +19,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
+from rich.console import Console, Group
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
+from rich.text import Text
 
 from qless_py import clock
 
@@ -122,18 +123,13 @@ def stop_worker(proc: subprocess.Popen[bytes], timeout: float = 20.0) -> str:
 
 
 def failures(client: Any, pipeline: Pipeline) -> list[str]:
-    """Failure messages of this run's jobs (groups are named after the queue)."""
+    """Failure messages of this run's jobs (their groups are named after the queue)."""
     found: list[str] = []
-    groups = client("failed")
-    import json
-
-    overview = json.loads(groups) if groups else {}
-    for group in overview if isinstance(overview, dict) else {}:
+    for group in client.jobs.failed():
         if pipeline.run in group:
-            for job in client.jobs.failed(group, 0, 1).get("jobs", []):
-                failure = getattr(job, "failure", None)
-                message = failure.message.strip().splitlines()[-1] if failure else ""
-                found.append(f"{job.jid} in {group}: {message}")
+            for job in client.jobs.failed(group, 0, 1)["jobs"]:
+                lines = job.failure.message.strip().splitlines() if job.failure else []
+                found.append(f"{job.jid} in {group}: {lines[-1] if lines else ''}")
     return found
 
 
@@ -169,17 +165,18 @@ def watch(client: Any, pipeline: Pipeline, worker: subprocess.Popen[bytes], cons
             time.sleep(0.2)
 
 
-def report_view(report: Any, elapsed: float) -> Table:
+def report_view(report: Any, elapsed: float) -> Group:
     data = report.data
-    table = Table(title=(f"most common names in {data['files']} files "
-                         f"({data['lines']} lines, {data['distinct']} distinct names, "
-                         f"{data['total']} uses) in {elapsed:.1f}s"), title_justify="left")
+    head = Text(f"most common names in {data['files']} files ({data['lines']} lines, "
+                f"{data['distinct']} distinct names, {data['total']} uses) in {elapsed:.1f}s",
+                style="bold")
+    table = Table()
     table.add_column("#", justify="right")
     table.add_column("name")
     table.add_column("uses", justify="right")
     for rank, (name, uses) in enumerate(data["top"], start=1):
         table.add_row(str(rank), name, str(uses))
-    return table
+    return Group(head, table)
 
 
 def run_demo(client: Any, url: str, console: Console, *, limit: int | None = None,

@@ -1,0 +1,78 @@
+"""The demo pipeline: its job logic, a run through the command, and scripts/demo."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from qless_py import Client
+from qless_py.cli import cli
+from qless_py.demo.driver import TOP_LEVEL, package_of, stdlib_files
+from qless_py.demo.jobs import count_names
+from qless_py.server import free_port
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_count_names_counts_names_attributes_arguments_and_definitions() -> None:
+    counts = count_names("def f(x):\n    return x.y + x\nclass C: pass\n")
+    assert counts == {"f": 1, "x": 3, "y": 1, "C": 1}
+
+
+def test_stdlib_sample_is_spread_over_packages() -> None:
+    every = stdlib_files()
+    sample = stdlib_files(20)
+    assert len(sample) == 20 and set(sample) <= set(every)
+    assert len({package_of(p) for p in sample}) > 3
+    assert package_of(every[0]) == TOP_LEVEL or len(every[0].parts) > 1
+    assert all(p.suffix == ".py" and "test" not in p.parts for p in every)
+
+
+def test_demo_command_runs_the_pipeline(server_url: str) -> None:
+    runner = CliRunner(env={"COLUMNS": "200"})
+    result = runner.invoke(cli, ["--url", server_url, "demo", "--limit", "8", "--top", "5",
+                                 "--json", "--timeout", "90"])
+    assert result.exit_code == 0, result.stderr + result.stdout
+    out = result.stdout
+    payload = json.loads(out[out.index('{\n  "elapsed"'):])
+    report = payload["report"]
+    assert report["files"] == 8 and len(report["top"]) == 5
+    assert report["top"][0][1] >= report["top"][-1][1] > 0
+    assert payload["stats"]["parse"]["wait"]["count"] == 8
+    assert payload["stats"]["parse"]["run"]["count"] == 8
+    assert payload["stats"]["report"]["run"]["count"] == 1
+    assert "most common names in 8 files" in out and "stage merge" in out
+    client = Client(server_url)
+    try:
+        names = [q["name"] for q in client.queues.counts]
+        assert not [n for n in names if n.startswith(f"demo-{payload['run']}")]
+        assert client.jobs.failed() == {}
+    finally:
+        client.close()
+
+
+def test_scripts_demo_starts_the_embedded_server_and_runs(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "QLESS_URL"}
+    env.update(QLESS_VENV=sys.prefix, QLESS_PY_HOME=str(tmp_path),
+               QLESS_PY_PORT=str(free_port()), COLUMNS="120")
+    try:
+        done = subprocess.run([str(ROOT / "scripts" / "demo"), "--limit", "20"], env=env,
+                              capture_output=True, text=True, timeout=150, check=False)
+        assert done.returncode == 0, done.stderr + done.stdout
+        assert "installing" not in done.stdout, "QLESS_VENV with qless_py installs nothing"
+        assert "started the embedded server" in done.stdout
+        assert "most common names in 20 files" in done.stdout
+        for stage in ("parse", "merge", "report"):
+            assert f"stage {stage}" in done.stdout
+        assert "wait: count 20" in done.stdout and "run: count 20" in done.stdout
+        status = subprocess.run(["qless-py", "server", "status", "--json"], env=env,
+                                capture_output=True, text=True, timeout=30, check=False)
+        assert json.loads(status.stdout)["running"] is True
+    finally:
+        subprocess.run(["qless-py", "server", "stop"], env=env, capture_output=True,
+                       timeout=60, check=False)
