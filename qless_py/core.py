@@ -103,37 +103,75 @@ class LuaCore:
         self._script.sha = self.sha
 
     def call_many(self, argvs: Iterable[Sequence[Arg]]) -> list[Any]:
-        """Run many commands in one round trip (a non-transactional pipeline).
+        """Run many commands in one round trip (pipelined EVALSHA, not a transaction).
 
-        Each item is ``(command, *args)``; ``now`` is inserted. Results are in order;
-        an item whose command failed gets its exception object in the result list.
-        Items that came back NOSCRIPT did not run, so only those are sent again.
+        Each item is ``(command, *args)``; ``now`` is inserted. Results come back in order;
+        an item the core refused gets its exception object in the result list. Items that
+        came back NOSCRIPT did not run, so only those are sent again after a load.
         """
-        now = clock.now()
-        full = [[argv[0], now, *argv[1:]] for argv in argvs]
-        results: list[Any] = [None] * len(full)
-        pending = list(range(len(full)))
+        # One microsecond apart: equal priorities then pop in batch order (FIFO), as with
+        # separate puts, instead of the reverse-jid order of equal scores.
+        base = clock.now()
+        commands = [_pack_argv(argv, _encode(base + i * 1e-6)) for i, argv in enumerate(argvs)]
+        results: list[Any] = [None] * len(commands)
+        pending = list(range(len(commands)))
         for attempt in range(2):
-            pipe = self._redis.pipeline(transaction=False)
-            for i in pending:
-                pipe.evalsha(self.sha, 0, *full[i])
-            try:
-                replies = pipe.execute(raise_on_error=False)
-            except (RedisConnectionError, RedisTimeoutError) as exc:
-                raise QlessConnectionError(
-                    f"batch of {len(pending)} commands: connection failed, some may have run: "
-                    f"{exc}"
-                ) from exc
-            retry: list[int] = []
+            sha = self.sha.encode()
+            head = b"*%d\r\n$7\r\nEVALSHA\r\n$%d\r\n%s\r\n$1\r\n0\r\n"
+            payload = b"".join(
+                head % (commands[i][0] + 3, len(sha), sha) + commands[i][1] for i in pending)
+            replies = self._send(payload, len(pending))
+            again: list[int] = []
             for i, reply in zip(pending, replies, strict=True):
                 if isinstance(reply, NoScriptError) and attempt == 0:
-                    retry.append(i)
+                    again.append(i)
                 elif isinstance(reply, ResponseError):
-                    results[i] = error_from_reply(str(reply), str(full[i][0]))
+                    results[i] = error_from_reply(str(reply), commands[i][2])
                 else:
                     results[i] = to_text(reply)
-            if not retry:
+            if not again:
                 break
             self.load()
-            pending = retry
+            pending = again
         return results
+
+    def _send(self, payload: bytes, count: int) -> list[Any]:
+        """Write pre-packed commands on one pooled connection and read ``count`` replies."""
+        pool = self._redis.connection_pool
+        conn: Any = pool.get_connection()  # redis-py's Connection API is partly untyped
+        try:
+            conn.send_packed_command([payload])
+            replies: list[Any] = []
+            for _ in range(count):
+                try:
+                    replies.append(conn.read_response())
+                except ResponseError as exc:  # one refused command; the stream goes on
+                    replies.append(exc)
+            return replies
+        except (RedisConnectionError, RedisTimeoutError, OSError) as exc:
+            conn.disconnect()
+            raise QlessConnectionError(
+                f"batch of {count} commands: connection failed, some may have run: {exc}"
+            ) from exc
+        finally:
+            pool.release(conn)
+
+
+def _encode(value: Arg) -> bytes:
+    if type(value) is str:
+        return value.encode()
+    if type(value) is bytes:
+        return value
+    if type(value) is float:
+        return repr(value).encode()
+    if type(value) is int:
+        return str(value).encode()
+    raise TypeError(f"core arguments are str, bytes, int or float, not {type(value).__name__}")
+
+
+def _pack_argv(argv: Sequence[Arg], now: bytes) -> tuple[int, bytes, str]:
+    """RESP bulk strings for ``command now *args``: (count, bytes, command name)."""
+    parts = [_encode(argv[0]), now]
+    parts += [_encode(arg) for arg in argv[1:]]
+    body = b"".join(b"$%d\r\n%s\r\n" % (len(p), p) for p in parts)
+    return len(parts), body, str(argv[0])

@@ -380,7 +380,8 @@ class RecurringJob(BaseJob):
         """Replace the data future spawns carry."""
         text = codecs.encode(data, self.client.codec)
         self._update("data", text)
-        self.data, self.codec = data, self.client.codec
+        object.__setattr__(self, "data", data)
+        object.__setattr__(self, "codec", self.client.codec)
 
     def set_klass(self, klass: type | str) -> None:
         """Change the class future spawns run."""

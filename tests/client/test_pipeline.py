@@ -7,14 +7,14 @@ from typing import Any
 from qless_py import Client, Job
 
 
-class Fetch:
+class Page:
+    """One class, one method per queue the job passes through."""
+
     @staticmethod
     def fetch(job: Any) -> None:
         job["body"] = f"page {job['url']} has words"
         job.complete(next="parse")
 
-
-class Parse:
     @staticmethod
     def parse(job: Any) -> None:
         job["words"] = len(job["body"].split())
@@ -31,7 +31,7 @@ class Report:
 
 def test_two_stages_and_a_fan_in(client: Client) -> None:
     fetch = client.queues["fetch"]
-    pages = [fetch.put(f"{__name__}.Fetch", {"url": u}) for u in ("a", "b", "c")]
+    pages = [fetch.put(f"{__name__}.Page", {"url": u}) for u in ("a", "b", "c")]
     report = client.queues["report"].put(f"{__name__}.Report", {"pages": pages},
                                          depends=pages)
     assert client.jobs[report].state == "depends"  # type: ignore[union-attr]

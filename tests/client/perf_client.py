@@ -1,0 +1,80 @@
+"""Client throughput figures for docs/performance.md (not a test; run by hand).
+
+    python tests/client/perf_client.py [--kind valkey|redis] [--jobs 20000] [--batch 100]
+
+Starts a private server, then measures queue.put_many in batches, queue.pop(100), and
+single put/pop/complete round trips.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+from qless_py import Client
+from qless_py.server import ServerProcess
+
+
+def _rate(n: int, seconds: float) -> str:
+    return f"{n / seconds:,.0f}/s ({n} in {seconds:.2f} s)"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--kind", default="valkey")
+    parser.add_argument("--jobs", type=int, default=20000)
+    parser.add_argument("--batch", type=int, default=100)
+    parser.add_argument("--single", type=int, default=2000)
+    opts = parser.parse_args()
+    root = Path(tempfile.mkdtemp(prefix="qlp-", dir="/tmp"))
+    server = ServerProcess(root, kind=opts.kind).start()
+    try:
+        client = Client(server.url, worker_name="perf")
+        queue = client.queues["perf"]
+        queue.put_many([("perf.Noop", {})])  # load the script
+        client.redis.flushall()
+
+        start = time.perf_counter()
+        for _ in range(opts.jobs // opts.batch):
+            queue.put_many([("perf.Noop", {})] * opts.batch)
+        put_s = time.perf_counter() - start
+        assert len(queue) == opts.jobs
+
+        start = time.perf_counter()
+        popped = 0
+        while True:
+            jobs = queue.pop(100)
+            if not jobs:
+                break
+            popped += len(jobs)
+        pop_s = time.perf_counter() - start
+        assert popped == opts.jobs
+
+        client.redis.flushall()
+        start = time.perf_counter()
+        for _ in range(opts.single):
+            queue.put("perf.Noop", {})
+        single_put_s = time.perf_counter() - start
+        start = time.perf_counter()
+        for _ in range(opts.single):
+            job = queue.pop()
+            assert job is not None
+            job.complete()
+        cycle_s = time.perf_counter() - start
+
+        print(f"server: {opts.kind} ({server.url})")
+        print(f"put_many, batches of {opts.batch}: {_rate(opts.jobs, put_s)}")
+        print(f"pop(100): {_rate(popped, pop_s)}")
+        print(f"put, one at a time: {_rate(opts.single, single_put_s)}")
+        print(f"pop + complete, one at a time: {_rate(opts.single, cycle_s)}")
+        client.close()
+    finally:
+        server.stop()
+        shutil.rmtree(root, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
