@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 
@@ -42,8 +42,15 @@ def fetch_job(client: Any, jid: str) -> dict[str, Any]:
     """The job object of ``jid``, or a clear error when there is no such job."""
     obj = json_reply(client("get", jid))
     if not isinstance(obj, dict):
-        fail(f"no such job: {jid}")
+        missing(client, jid)
     return normalize_job(obj)
+
+
+def missing(client: Any, jid: str) -> NoReturn:
+    """Fail for an unknown jid, pointing at ``recur`` when it names a recurring job."""
+    if client("recur.get", jid) is not None:
+        fail(f"{jid} is a recurring job, not a job: see 'qless-py recur --help'")
+    fail(f"no such job: {jid}")
 
 
 def fetch_jobs(client: Any, jids: list[str]) -> list[dict[str, Any]]:
@@ -58,7 +65,7 @@ def require_jobs(client: Any, jids: tuple[str, ...]) -> list[dict[str, Any]]:
     jobs = {job["jid"]: job for job in fetch_jobs(client, list(jids))}
     for jid in jids:
         if jid not in jobs:
-            fail(f"no such job: {jid}")
+            missing(client, jid)
     return [jobs[jid] for jid in jids]
 
 
@@ -187,6 +194,10 @@ def jobs(client: Any, queue: str | None, state: str | None, tag: str | None, tra
     """List jobs by queue and state, tag, tracking or failure group, one page at a time."""
     source = _select(queue, state, tag, tracked, failed)
     state = state or "waiting"
+    if source == "queue" and queue is not None:
+        from qless_py.cli.queues import require_queues
+
+        require_queues(client, [queue])
     jids, total = _list(client, source, queue, state, tag, failed, offset, count)
     if source == "queue" and state == "recurring":
         found = [normalize_recurring(json_reply(client("recur.get", j))) for j in jids]

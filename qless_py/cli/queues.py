@@ -129,8 +129,8 @@ def unfail(client: Any, group: str, queue: str | None, count: int) -> None:
             fail(f"the jobs of {group!r} failed in several queues ({', '.join(origins)}); "
                  "choose one with --queue")
         queue = origins[0]
-    elif not queue.strip():
-        fail("--queue must not be empty")
+    else:
+        require_queues(client, [queue])
     moved = int(client("unfail", queue, group, count))
     click.echo(f"moved {moved} job{'s' if moved != 1 else ''} from {group} to {queue}")
 
@@ -220,6 +220,9 @@ def stats(client: Any, queue: str, date: str | None, days: int | None, as_json: 
     """Wait and run times of QUEUE: count, mean, std and histograms."""
     when = parse_date(date) if date is not None else clock.now()
     result = queue_stats(client, queue, when, days or 1)
+    recorded = result["wait"]["count"] or result["run"]["count"] or result["failures"]
+    if not recorded and queue not in {q["name"] for q in known_queues(client)}:
+        fail(f"no such queue: {queue!r}")
     if as_json:
         echo_json(result)
         return

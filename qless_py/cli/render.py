@@ -137,8 +137,10 @@ def jobs_table(jobs: Sequence[Mapping[str, Any]], title: str) -> Table:
 
 def counts_table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str], title: str) -> Table:
     table = Table(title=title, title_justify="left")
-    for i, name in enumerate(columns):
-        table.add_column(name, justify="left" if i == 0 else "right")
+    for name in columns:
+        numeric = bool(rows) and all(isinstance(row.get(name), int | float)
+                                     and not isinstance(row.get(name), bool) for row in rows)
+        table.add_column(name, justify="right" if numeric else "left")
     for row in rows:
         cells = []
         for name in columns:

@@ -49,6 +49,13 @@ def _child_name(name: str | None, processes: int, index: int) -> str | None:
               "Default: hostname-pid of each process.")
 @click.option("--interval", type=click.FloatRange(min=0.01), default=5.0, show_default=True,
               help="Longest idle wait (seconds) between safety checks of the queues.")
+@click.option("--lost-grace", type=click.FloatRange(min=0), default=5.0, show_default=True,
+              help="Seconds a job whose lock was lost may keep running before its worker "
+              "process ends itself (and is restarted).")
+@click.option("--socket-timeout", type=click.FloatRange(min=0.1), default=5.0,
+              show_default=True,
+              help="Seconds to wait for a server reply before treating it as a connection "
+              "error (then the worker logs, backs off and retries).")
 @click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]),
               default="info", show_default=True,
               help="info logs one line per job start and end.")
@@ -56,7 +63,8 @@ def _child_name(name: str | None, processes: int, index: int) -> str | None:
 def worker(ctx: click.Context, queues: tuple[str, ...], processes: int | None, threads: int,
            order: str, url: str | None, imports: tuple[str, ...], paths: tuple[str, ...],
            workdir: str | None, max_jobs: int, resume: bool, burst: bool, name: str | None,
-           interval: float, log_level: str) -> None:
+           interval: float, lost_grace: float, socket_timeout: float,
+           log_level: str) -> None:
     """Run jobs from the given queues until stopped.
 
     Signals: TERM/INT stop now and give running jobs back to their queue; QUIT finishes
@@ -81,11 +89,21 @@ def worker(ctx: click.Context, queues: tuple[str, ...], processes: int | None, t
     count = (os.cpu_count() or 1) if processes is None else processes
 
     def make(index: int) -> Worker:
+        import redis
+        from redis.backoff import NoBackoff
+        from redis.retry import Retry
+
         from qless_py import Client
 
-        client = Client(target, worker_name=_child_name(name, count, index))
+        # No automatic retries (a write must not run twice); a timeout so that a frozen
+        # server shows up as a connection error the worker logs and backs off from.
+        conn = redis.Redis.from_url(target, retry=Retry(NoBackoff(), 0),
+                                    socket_timeout=socket_timeout,
+                                    socket_connect_timeout=socket_timeout)
+        client = Client(target, worker_name=_child_name(name, count, index), redis_client=conn)
         return Worker(client, list(queues), threads=threads, order=order, interval=interval,
-                      workdir=workdir, max_jobs=max_jobs, resume=resume, burst=burst)
+                      workdir=workdir, max_jobs=max_jobs, resume=resume, burst=burst,
+                      lost_grace=lost_grace)
 
     if count == 0:
         code = make(0).run()

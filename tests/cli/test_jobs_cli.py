@@ -121,6 +121,17 @@ def test_jobs_by_tag_tracked_complete_and_failure_group(run: Run, client: Client
     assert [j["jid"] for j in failed["jobs"]] == [second.jid]
 
 
+def test_jobs_of_an_unknown_queue_is_an_error(run: Run, client: Client) -> None:
+    client.queues["q"].put("app.Job", {})
+    assert run.error("jobs", "--queue", "qq") == "Error: no such queue: 'qq' (known: q)"
+
+
+def test_a_recurring_jid_points_at_recur(run: Run, client: Client) -> None:
+    client.queues["q"].recur("app.Tick", {}, 60, jid="tick")
+    assert "tick is a recurring job" in run.error("cancel", "tick")
+    assert "tick is a recurring job" in run.error("priority", "tick", "3")
+
+
 def test_jobs_requires_exactly_one_listing(run: Run) -> None:
     assert "choose one listing" in run.error("jobs", code=2)
     assert "choose one listing" in run.error("jobs", "--tag", "a", "--tracked", code=2)

@@ -60,6 +60,8 @@ def test_unfail_moves_the_oldest_back_to_their_queue(run: Run, client: Client) -
     assert run("unfail", "grp", "--count", "1").stdout.strip() == "moved 1 job from grp to q"
     assert run.json("job", "u1")["state"] == "waiting"
     assert run.json("job", "u2")["state"] == "failed"
+    assert "no such queue: 'elsewhere'" in run.error("unfail", "grp", "--queue", "elsewhere")
+    client.queues["elsewhere"].put("app.Job", {})
     assert run("unfail", "grp", "--queue", "elsewhere").stdout.strip() == (
         "moved 1 job from grp to elsewhere")
     assert run.json("job", "u2")["queue"] == "elsewhere"
@@ -120,6 +122,7 @@ def test_stats_counts_mean_std_and_histograms(run: Run, client: Client) -> None:
     assert "wait: count 2" in text and "mean 5.000s" in text and "█" in text
     assert "4s" in text and "6s" in text
     assert "--date must be YYYY-MM-DD" in run.error("stats", "q", "--date", "yesterday")
+    assert run.error("stats", "nope") == "Error: no such queue: 'nope'"
     assert run.error("stats", "q", "--days", "0", code=2)
 
 
