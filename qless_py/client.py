@@ -132,10 +132,13 @@ class Client:
     """
 
     def __init__(self, url: str | None = None, *, worker_name: str | None = None,
-                 codec: str = "json", redis_client: redis.Redis | None = None) -> None:
+                 codec: str = "json", redis_client: redis.Redis | None = None,
+                 hostname: str | None = None) -> None:
         self.url = resolve_url(url)
         self.codec: codecs.CodecName = codecs.check_codec(codec)
-        self.worker_name: str = worker_name or f"{socket.gethostname()}-{os.getpid()}"
+        # ``hostname`` is qless-py's name for the worker name.
+        name = worker_name or hostname
+        self.worker_name: str = name or f"{socket.gethostname()}-{os.getpid()}"
         if redis_client is None:
             # No automatic retries: a write that failed mid-flight must not run twice.
             redis_client = redis.Redis.from_url(self.url, retry=Retry(NoBackoff(), 0))

@@ -100,6 +100,15 @@ class BaseJob:
         """The job's class, imported now (ImportError / AttributeError propagate)."""
         return import_class(self.klass_name)
 
+    @staticmethod
+    def _import(name: str) -> Any:
+        """qless-py's name for :func:`import_class`."""
+        return import_class(name)
+
+    @staticmethod
+    def reload(name: str) -> None:
+        """qless-py API; classes are imported afresh by the worker, so nothing to do."""
+
     def encoded_data(self) -> str:
         """The data as stored, in the format it was read in."""
         return codecs.encode(self.data, self.codec)
@@ -306,8 +315,9 @@ class Job(BaseJob):
         try:
             klass = self.klass
         except Exception as exc:
-            self.fail(f"{self.queue_name}-{type(exc).__name__}",
-                      f"Failed to import {self.klass_name}: {exc}")
+            # One group for every import failure (ModuleNotFoundError included).
+            kind = "ImportError" if isinstance(exc, ImportError) else type(exc).__name__
+            self.fail(f"{self.queue_name}-{kind}", f"Failed to import {self.klass_name}: {exc}")
             return
         method = getattr(klass, self.queue_name, None) or getattr(klass, "process", None)
         if method is None:

@@ -37,20 +37,24 @@ def main() -> None:
         queue.put_many([("perf.Noop", {})])  # load the script
         client.redis.flushall()
 
-        start = time.perf_counter()
+        client.redis.config_resetstat()
+        start, cpu = time.perf_counter(), time.process_time()
         for _ in range(opts.jobs // opts.batch):
             queue.put_many([("perf.Noop", {})] * opts.batch)
-        put_s = time.perf_counter() - start
+        put_s, put_cpu = time.perf_counter() - start, time.process_time() - cpu
+        server_us = client.redis.info("commandstats")["cmdstat_evalsha"]["usec_per_call"]
         assert len(queue) == opts.jobs
 
-        start = time.perf_counter()
+        client.redis.config_resetstat()
+        start, cpu = time.perf_counter(), time.process_time()
         popped = 0
         while True:
             jobs = queue.pop(100)
             if not jobs:
                 break
             popped += len(jobs)
-        pop_s = time.perf_counter() - start
+        pop_s, pop_cpu = time.perf_counter() - start, time.process_time() - cpu
+        pop_server_us = client.redis.info("commandstats")["cmdstat_evalsha"]["usec"]
         assert popped == opts.jobs
 
         client.redis.flushall()
@@ -66,8 +70,11 @@ def main() -> None:
         cycle_s = time.perf_counter() - start
 
         print(f"server: {opts.kind} ({server.url})")
-        print(f"put_many, batches of {opts.batch}: {_rate(opts.jobs, put_s)}")
-        print(f"pop(100): {_rate(popped, pop_s)}")
+        print(f"put_many, batches of {opts.batch}: {_rate(opts.jobs, put_s)}; "
+              f"client CPU {put_cpu / opts.jobs * 1e6:.1f} us/job, "
+              f"core {server_us:.1f} us/put in the server")
+        print(f"pop(100): {_rate(popped, pop_s)}; client CPU {pop_cpu / popped * 1e6:.1f} us/job, "
+              f"core {pop_server_us / popped:.1f} us/job in the server")
         print(f"put, one at a time: {_rate(opts.single, single_put_s)}")
         print(f"pop + complete, one at a time: {_rate(opts.single, cycle_s)}")
         client.close()

@@ -238,7 +238,7 @@ def test_process_runs_the_handler_or_fails_the_job(client: Client) -> None:
     failures = {jid: client.jobs[jid].failure.group  # type: ignore[union-attr]
                 for jid in ("boom", "nomethod", "noimport")}
     assert failures == {"boom": "q-RuntimeError", "nomethod": "q-method-missing",
-                        "noimport": "q-ModuleNotFoundError"}
+                        "noimport": "q-ImportError"}
     client.queues["stage1"].put(job_classes.Mark, {}, jid="adv")
     _pop(client, "stage1").process()
     assert client.jobs["adv"].queue_name == "stage2"  # type: ignore[union-attr]
