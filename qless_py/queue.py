@@ -148,18 +148,24 @@ class Queue:
         return jid, argv
 
     def recur(self, klass: type | str, data: Any, interval: float, offset: float = 0,
-              priority: float = 0, tags: Iterable[str] = (), retries: int = 0,
-              jid: str | None = None, backlog: float = 0) -> str:
-        """Create (or replace) a recurring template spawning a job every ``interval`` s."""
+              priority: float | None = 0, tags: Iterable[str] | None = (),
+              retries: int | None = 0, jid: str | None = None, backlog: float = 0) -> str:
+        """Create (or replace) a recurring template spawning a job every ``interval`` s.
+
+        The first job spawns at ``now + offset``; None options mean the defaults (priority
+        0, no tags, 0 retries, as the core).
+        """
         if interval <= 0:
             raise ValueError("interval must be greater than 0")
         if isinstance(tags, str):
             raise TypeError("tags must be a list of strings, not a string")
+        if retries is not None and retries < 0:
+            raise ValueError("retries must be >= 0")
         jid = jid or uuid.uuid4().hex
         reply = self.client.core.call(
             "recur", self.name, jid, class_name(klass), codecs.encode(data, self.client.codec),
-            "interval", interval, offset, "priority", priority, "tags", json.dumps(list(tags)),
-            "retries", retries, "backlog", backlog)
+            "interval", interval, offset, "priority", priority or 0,
+            "tags", json.dumps(list(tags or ())), "retries", retries or 0, "backlog", backlog)
         return str(reply)
 
     # -- taking work -----------------------------------------------------------------------

@@ -261,3 +261,15 @@ def test_stop_event(client: Client) -> None:
     assert not job.stopping
     job.stop_event.set()
     assert job.stopping
+
+
+def test_complete_into_next_queue_with_dependencies(client: Client) -> None:
+    client.queues["one"].put(NOOP, {}, jid="a")
+    client.queues["one"].put(NOOP, {}, jid="gate")
+    job = client.queues["one"].pop()
+    assert job is not None and job.jid == "a"
+    assert job.complete(next="two", depends=["gate"]) == "depends"
+    assert client.queues["two"].jobs.depends() == ["a"]
+    gate = client.queues["one"].pop()
+    assert gate is not None and gate.complete() == "complete"
+    assert client.jobs["a"].state == "waiting"  # type: ignore[union-attr]
