@@ -51,7 +51,11 @@ def stdlib_files(limit: int | None = None) -> list[Path]:
 
 
 def package_of(path: Path) -> str:
-    relative = path.relative_to(Path(sysconfig.get_paths()["stdlib"]))
+    """The top-level package of a standard library file; files elsewhere: their directory."""
+    try:
+        relative = path.relative_to(Path(sysconfig.get_paths()["stdlib"]))
+    except ValueError:
+        return path.parent.name or TOP_LEVEL
     return relative.parts[0] if len(relative.parts) > 1 else TOP_LEVEL
 
 
@@ -180,11 +184,15 @@ def report_view(report: Any, elapsed: float) -> Group:
 
 
 def run_demo(client: Any, url: str, console: Console, *, limit: int | None = None,
-             processes: int = 2, top_n: int = 25, timeout: float = 600.0) -> dict[str, Any]:
-    """Run the whole pipeline; return the report data and each stage's statistics."""
+             processes: int = 2, top_n: int = 25, timeout: float = 600.0,
+             files: list[Path] | None = None) -> dict[str, Any]:
+    """Run the whole pipeline; return the report data and each stage's statistics.
+
+    ``files`` replaces the standard library sample (tests use it to make a job fail).
+    """
     from qless_py.cli.queues import queue_stats, stats_view
 
-    files = stdlib_files(limit)
+    files = stdlib_files(limit) if files is None else files
     if not files:
         raise DemoError("no standard library source files found")
     started = time.monotonic()
@@ -199,6 +207,9 @@ def run_demo(client: Any, url: str, console: Console, *, limit: int | None = Non
         err = stop_worker(worker)
         if err.strip():
             console.print(f"[dim]worker stderr (last lines):\n{_tail(err)}[/dim]")
+        cleanup(client, pipeline)
+        console.print(f"the run's unfinished jobs were canceled; queues demo-{pipeline.run}-* "
+                      "forgotten")
         raise
     stop_worker(worker)
     elapsed = time.monotonic() - started
@@ -211,6 +222,14 @@ def run_demo(client: Any, url: str, console: Console, *, limit: int | None = Non
         console.print(stats_view(stats[stage]))
     client("queue.forget", *pipeline.queues)
     return {"run": pipeline.run, "elapsed": elapsed, "report": report.data, "stats": stats}
+
+
+def cleanup(client: Any, pipeline: Pipeline) -> None:
+    """Cancel what is left of an interrupted run (complete jobs are skipped by the core)."""
+    every = [jid for stage in STAGES for jid in pipeline.jids.get(stage, [])]
+    if every:
+        client("cancel", *every)
+    client("queue.forget", *pipeline.queues)
 
 
 def _tail(text: str, lines: int = 15) -> str:

@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
+from rich.console import Console
 
 from qless_py import Client
 from qless_py.cli import cli
-from qless_py.demo.driver import TOP_LEVEL, package_of, stdlib_files
+from qless_py.demo.driver import TOP_LEVEL, DemoError, package_of, run_demo, stdlib_files
 from qless_py.demo.jobs import count_names
 from qless_py.server import free_port
 
@@ -76,3 +79,21 @@ def test_scripts_demo_starts_the_embedded_server_and_runs(tmp_path: Path) -> Non
     finally:
         subprocess.run(["qless-py", "server", "stop"], env=env, capture_output=True,
                        timeout=60, check=False)
+
+
+def test_a_failing_stage_stops_the_demo_and_cleans_up(server_url: str, tmp_path: Path) -> None:
+    good = tmp_path / "good.py"
+    good.write_text("x = 1\n")
+    files = [good, tmp_path / "missing.py"]
+    client = Client(server_url)
+    out = io.StringIO()
+    try:
+        with pytest.raises(DemoError, match=r"a job failed: .*missing\.py"):
+            run_demo(client, server_url, Console(file=out, width=200), files=files,
+                     timeout=60)
+        assert "unfinished jobs were canceled" in out.getvalue()
+        assert client.queues.counts == []
+        assert client.jobs.failed() == {}
+        assert client.jobs.complete() != [], "the finished job stays complete"
+    finally:
+        client.close()
