@@ -50,6 +50,16 @@ class Raiser:
         raise ValueError("boom from " + job.jid)
 
 
+class FailOnce:
+    """Raises on its first run, succeeds afterwards."""
+
+    @staticmethod
+    def process(job: Any) -> None:
+        _started(job)
+        if int(_redis(job).hget(RUNS, job.jid) or 0) == 1:
+            raise ValueError("first run fails")
+
+
 class QueueNamed:
     """Has a method named after queue ``special``, and ``process`` for the others."""
 
@@ -106,19 +116,23 @@ class Sleeper:
 
 
 class Stubborn:
-    """Ignores ``stop_event``: sleeps its full time, then tries to complete."""
+    """Ignores ``stop_event``: sleeps its full time, then tries to complete.
+
+    Records the outcome under ``<jid>:<worker name>``.
+    """
 
     @staticmethod
     def process(job: Any) -> None:
         _started(job)
         time.sleep(float(job.data.get("seconds", 1)))
+        field = f"{job.jid}:{job.client.worker_name}"
         try:
             job.complete()
         except Exception as exc:
-            _redis(job).hset(RECORD, job.jid, f"refused: {type(exc).__name__}")
+            _redis(job).hset(RECORD, field, f"refused: {type(exc).__name__}")
             raise
         _redis(job).hincrby(COMPLETED, job.jid, 1)
-        _redis(job).hset(RECORD, job.jid, "completed")
+        _redis(job).hset(RECORD, field, "completed")
 
 
 class Stage:

@@ -117,6 +117,7 @@ class Worker:
         self._resumed: deque[Any] = deque()
         self._lock = threading.Lock()
         self._runners: list[threading.Thread] = []
+        self._active = 0
         self._exit_code = self.EXIT_DONE
         self._listener: Listener | None = None
         self._own_root = False
@@ -138,6 +139,7 @@ class Worker:
             if self.resume:
                 self._resume_jobs()
             self.held.start()
+            self._active = self.threads
             for index in range(self.threads):
                 thread = threading.Thread(target=self._runner, args=(index, root),
                                           name=f"qless-runner-{index}", daemon=True)
@@ -171,7 +173,7 @@ class Worker:
             if self.isolated and self.held.stuck_lost(self.lost_grace):
                 self._abandon_stuck()
                 return
-            if not any(t.is_alive() for t in self._runners):
+            if self._active == 0:  # every runner has returned (burst drained, stopped)
                 return
             if self.stopping == "now":
                 return
@@ -300,6 +302,8 @@ class Worker:
             log.exception("runner %d crashed", index)
         finally:
             workdir.remove()
+            with self._lock:
+                self._active -= 1
             self.pipe.nudge()
 
     def _count(self, outcome: str) -> None:
@@ -353,10 +357,7 @@ class _Runner:
             if w.burst:
                 return
             self._idle(seen)
-        if w.stopping == "drain":
-            # finish what this thread already holds (QUIT, burst, max-jobs)
-            while self.buffer and w.stopping == "drain":
-                self._run(self.buffer.popleft())
+        # jobs still in the buffer stay held: the control loop gives them back
 
     def _next_job(self) -> Any | None:
         if self.buffer:

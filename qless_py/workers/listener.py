@@ -13,6 +13,7 @@ import json
 import logging
 import threading
 import time
+import uuid
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -21,6 +22,7 @@ import redis
 log = logging.getLogger("qless_py.worker")
 
 WAKE_PREFIX = "qlpy:wake:"
+IDLE_PING = 30.0  # seconds of silence after which the subscription connection is checked
 
 
 def wake_channel(queue: str) -> str:
@@ -48,7 +50,10 @@ class Listener:
                  on_notice: Callable[[str, str], None],
                  on_reconnect: Callable[[], None]) -> None:
         self._conn = conn
-        self._channels = [wake_channel(q) for q in queues] + [worker_channel(worker)]
+        # the private channel only lets stop() interrupt a blocking wait
+        self._stop_channel = f"qlpy:listener:{uuid.uuid4().hex}"
+        self._channels = [wake_channel(q) for q in queues] + [worker_channel(worker),
+                                                               self._stop_channel]
         self._worker_channel = worker_channel(worker)
         self._on_wake, self._on_notice = on_wake, on_notice
         self._on_reconnect = on_reconnect
@@ -66,8 +71,11 @@ class Listener:
         return self._subscribed.wait(timeout)
 
     def stop(self, timeout: float = 2.0) -> None:
+        """End the thread; a message on its private channel interrupts its wait at once."""
         self._stop.set()
         if self._thread.is_alive():
+            with contextlib.suppress(Exception):
+                self._conn.publish(self._stop_channel, b"stop")
             self._thread.join(timeout)
 
     def _run(self) -> None:
@@ -114,10 +122,11 @@ class Listener:
 
     def _pump(self, pubsub: Any) -> None:
         while not self._stop.is_set():
-            # the timeout only bounds how long stop() waits; it costs the server nothing
-            message = pubsub.get_message(timeout=1.0)
+            message = pubsub.get_message(timeout=IDLE_PING)
             if message is not None:
                 self._dispatch(message)
+            else:  # a long silence: make sure the connection is still alive
+                pubsub.ping()
 
     def _dispatch(self, message: dict[str, Any]) -> None:
         if message.get("type") != "message":

@@ -1,0 +1,128 @@
+"""Every signal of the worker's table, sent to the real ``qless-py worker`` command."""
+
+from __future__ import annotations
+
+import signal
+import time
+from collections.abc import Callable
+
+import pytest
+
+from qless_py import Client
+from tests import jobs
+from tests.workers.conftest import CliWorker, wait_for
+
+Start = Callable[..., CliWorker]
+
+
+def start_one(cli_worker: Start, url: str, *extra: str) -> CliWorker:
+    worker = cli_worker("-q", "q", "--processes", "1", "--url", url, "--name", "sig",
+                        "--interval", "30", *extra)
+    wait_for(lambda: len(worker.children()) == 1)
+    return worker
+
+
+def registered(client: Client) -> list[str]:
+    return [w["name"] for w in client.workers.counts]
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_term_and_int_stop_at_once_and_give_the_job_back(
+        server_url: str, client: Client, cli_worker: Start, signum: int) -> None:
+    jid = client.queues["q"].put(jobs.Sleeper, {"seconds": 60}, retries=3)
+    worker = start_one(cli_worker, server_url)
+    wait_for(lambda: client.redis.hget(jobs.STARTED, jid))
+    started = time.monotonic()
+    worker.signal(signum)
+    assert worker.wait(15) == 0
+    assert time.monotonic() - started < 5
+    job = client.jobs[jid]
+    assert job is not None and job.state == "waiting"
+    assert job.retries_left == 3  # no retry spent
+    assert "gave " + jid + " back" in worker.log
+    assert "sig" not in registered(client)
+
+
+def test_quit_finishes_the_current_job_then_exits(
+        server_url: str, client: Client, cli_worker: Start) -> None:
+    first = client.queues["q"].put(jobs.Sleeper, {"seconds": 1.0})
+    worker = start_one(cli_worker, server_url)
+    wait_for(lambda: client.redis.hget(jobs.STARTED, first))
+    second = client.queues["q"].put(jobs.Sleeper, {"seconds": 1.0})
+    worker.signal(signal.SIGQUIT)
+    assert worker.wait(15) == 0
+    job = client.jobs[first]
+    assert job is not None and job.state == "complete"
+    assert client.redis.hget(jobs.RECORD, first) == b"slept"
+    later = client.jobs[second]
+    assert later is not None and later.state == "waiting"
+    assert client.redis.hget(jobs.STARTED, second) is None
+    assert "sig" not in registered(client)
+
+
+def test_usr1_logs_every_thread_stack_and_keeps_working(
+        server_url: str, client: Client, cli_worker: Start) -> None:
+    worker = start_one(cli_worker, server_url, "--threads", "2")
+    wait_for(lambda: "sig" in registered(client))
+    worker.signal(signal.SIGUSR1)
+    wait_for(lambda: "qless-runner-1" in worker.log)
+    assert "stacks" in worker.log and "qless-heartbeat" in worker.log
+    jid = client.queues["q"].put(jobs.Noop, {})
+    wait_for(lambda: (j := client.jobs[jid]) is not None and j.state == "complete")
+    assert worker.proc.poll() is None
+
+
+def test_usr2_pauses_popping_and_cont_resumes(
+        server_url: str, client: Client, cli_worker: Start) -> None:
+    worker = start_one(cli_worker, server_url)
+    wait_for(lambda: "sig" in registered(client))
+    worker.signal(signal.SIGUSR2)
+    wait_for(lambda: "paused" in worker.log)
+    jid = client.queues["q"].put(jobs.Noop, {})
+    time.sleep(0.5)  # a paused worker must not take it (it would within milliseconds)
+    job = client.jobs[jid]
+    assert job is not None and job.state == "waiting"
+    worker.signal(signal.SIGCONT)
+    wait_for(lambda: (j := client.jobs[jid]) is not None and j.state == "complete",
+             timeout=3)
+    assert worker.proc.poll() is None
+
+
+def test_supervisor_restarts_a_killed_child(
+        server_url: str, client: Client, cli_worker: Start) -> None:
+    worker = cli_worker("-q", "q", "--processes", "2", "--url", server_url,
+                        "--interval", "30")
+    first = wait_for(lambda: (c := worker.children()) and len(c) == 2 and c)
+    import os
+
+    os.kill(first[0], signal.SIGKILL)
+    wait_for(lambda: len(c := worker.children()) == 2 and first[0] not in c)
+    assert "killed by SIGKILL" in worker.log
+    jid = client.queues["q"].put(jobs.Noop, {})
+    wait_for(lambda: (j := client.jobs[jid]) is not None and j.state == "complete")
+    worker.signal(signal.SIGTERM)
+    assert worker.wait(15) == 0
+
+
+def test_max_jobs_recycles_the_child_and_burst_exits(
+        server_url: str, client: Client, cli_worker: Start) -> None:
+    jids = [client.queues["q"].put(jobs.Noop, {"i": i}) for i in range(5)]
+    worker = cli_worker("-q", "q", "--processes", "1", "--url", server_url, "--max-jobs", "2",
+                        "--burst")
+    assert worker.wait(30) == 0
+    for jid in jids:
+        job = client.jobs[jid]
+        assert job is not None and job.state == "complete"
+    assert worker.log.count("recycling") >= 2
+
+
+def test_bad_options_are_usage_errors(server_url: str, cli_worker: Start) -> None:
+    worker = cli_worker("-q", "q", "--threads", "0", "--url", server_url)
+    assert worker.wait(15) == 2
+    worker = cli_worker("--url", server_url)
+    assert worker.wait(15) == 2
+    worker = cli_worker("-q", "q", "--order", "zigzag", "--url", server_url)
+    assert worker.wait(15) == 2
+    worker = cli_worker("-q", "q", "--url", server_url, "--import", "no_such_module_x")
+    assert worker.wait(15) == 1
+    assert "no_such_module_x" in worker.log

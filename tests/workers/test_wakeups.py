@@ -1,0 +1,113 @@
+"""No polling: an idle worker (with a 30 s safety interval) starts work within milliseconds.
+
+Each test starts an idle in-process worker, makes work poppable in one of the ways the
+worker must notice, and checks the job started long before the 30 s interval could explain.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from qless_py import Client
+from tests import jobs
+from tests.workers.conftest import BackgroundWorker, wait_for
+
+Background = Callable[..., BackgroundWorker]
+IDLE = 30.0
+
+
+def started_at(client: Client, jid: str, timeout: float = 5.0) -> float:
+    raw = wait_for(lambda: client.redis.hget(jobs.STARTED, jid), timeout=timeout)
+    return float(raw)
+
+
+def idle_worker(background: Background, *queues: str) -> BackgroundWorker:
+    worker = background(list(queues), name="idle", interval=IDLE)
+    time.sleep(0.05)  # let it finish its first (empty) pops and go to sleep
+    return worker
+
+
+def test_put_wakes_an_idle_worker(client: Client, background: Background) -> None:
+    idle_worker(background, "q")
+    delays = []
+    for _ in range(5):
+        before = time.time()
+        jid = client.queues["q"].put(jobs.Noop, {})
+        delays.append(started_at(client, jid) - before)
+        time.sleep(0.02)
+    assert sorted(delays)[2] < 0.05, delays  # median well under 50 ms
+    assert max(delays) < 0.5, delays
+
+
+def test_any_of_several_queues_wakes_it(client: Client, background: Background) -> None:
+    idle_worker(background, "a", "b", "c")
+    before = time.time()
+    jid = client.queues["c"].put(jobs.Noop, {})
+    assert started_at(client, jid) - before < 0.5
+
+
+def test_scheduled_job_starts_when_due(client: Client, background: Background) -> None:
+    idle_worker(background, "q")
+    before = time.time()
+    jid = client.queues["q"].put(jobs.Noop, {}, delay=1)
+    delay = started_at(client, jid) - before
+    assert 1.0 <= delay < 1.5, delay
+
+
+def test_dependency_completion_releases_and_wakes(
+        client: Client, background: Background) -> None:
+    idle_worker(background, "q")
+    first = client.queues["q"].put(jobs.Sleeper, {"seconds": 0.3})
+    second = client.queues["q"].put(jobs.Noop, {}, depends=[first])
+    assert client.jobs[second].state == "depends"  # type: ignore[union-attr]
+    gap = started_at(client, second) - started_at(client, first)
+    assert 0.3 <= gap < 0.8, gap
+
+
+def test_unfail_wakes_it(client: Client, background: Background) -> None:
+    jid = client.queues["q"].put(jobs.FailOnce, {})
+    idle_worker(background, "q")
+    wait_for(lambda: (j := client.jobs[jid]) is not None and j.state == "failed")
+    first = started_at(client, jid)
+    time.sleep(0.1)
+    before = time.time()
+    assert client.unfail("q-ValueError", "q") == 1
+    wait_for(lambda: started_at(client, jid) > first)
+    assert started_at(client, jid) - before < 0.5
+    wait_for(lambda: (j := client.jobs[jid]) is not None and j.state == "complete")
+
+
+def test_expired_lock_is_reclaimed_when_due(client: Client, background: Background) -> None:
+    client.config["q-heartbeat"] = 1
+    client.config["grace-period"] = 0
+    jid = client.queues["q"].put(jobs.Noop, {})
+    taken = client.queues["q"].pop(worker="ghost")
+    assert taken is not None
+    popped = time.time()
+    idle_worker(background, "q")
+    delay = started_at(client, jid) - popped
+    assert 1.0 <= delay < 1.6, delay
+
+
+def test_recurring_job_spawns_when_due(client: Client, background: Background) -> None:
+    idle_worker(background, "q")
+    before = time.time()
+    client.queues["q"].recur(jobs.Noop, {}, interval=60, offset=1, jid="tick")
+    wait_for(lambda: client.redis.hlen(jobs.STARTED) >= 1, timeout=3)
+    first = float(next(iter(client.redis.hvals(jobs.STARTED))))
+    assert 1.0 <= first - before < 1.5
+
+
+def test_idle_worker_costs_the_server_next_to_nothing(
+        client: Client, background: Background) -> None:
+    idle_worker(background, "a", "b")
+    time.sleep(0.2)
+    client.redis.config_resetstat()
+    time.sleep(1.5)
+    stats: dict[str, Any] = client.redis.info("commandstats")
+    calls = {k: v["calls"] for k, v in stats.items()}
+    calls.pop("cmdstat_info", None)
+    calls.pop("cmdstat_config|resetstat", None)
+    assert sum(calls.values()) == 0, calls
