@@ -207,8 +207,9 @@ class EmbeddedServer:
         except OSError:
             return "no log"
         for line in reversed(lines):
-            if "#" in line or "error" in line.lower():
-                return line.strip()
+            if " # " in line or "error" in line.lower():
+                # "<pid>:M <date> # <message>": the message is what a person needs
+                return line.split(" # ", 1)[-1].strip()
         return lines[-1].strip() if lines else "no log"
 
     def stop(self, timeout: float = 30.0) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import socket
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -91,3 +92,15 @@ def test_redis_flag_runs_redis_server(home: dict[str, str | None]) -> None:
     assert "holds redis data" not in run("server", "status").stdout
     run("server", "stop")
     assert "holds redis data" in run.error("server", "start", "--valkey")
+
+
+def test_a_busy_port_gives_the_servers_reason(home: dict[str, str | None]) -> None:
+    run = Run(None, CliRunner(env=home))
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        message = run.error("server", "start", "--port", str(port))
+    assert message == (f"Error: valkey server did not come up on port {port}: "
+                       f"Failed listening on port {port} (tcp), aborting.")
+    assert "stopped" in run("server", "status", code=1).stdout
