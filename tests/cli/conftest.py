@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import shutil
+import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -12,6 +15,16 @@ from click.testing import CliRunner, Result
 
 from qless_py import Client
 from qless_py.cli import cli
+
+
+def console_script() -> str:
+    """The installed ``qless-py`` of the interpreter running the tests (PATH may differ)."""
+    beside = Path(sys.executable).parent / "qless-py"
+    if beside.exists():
+        return str(beside)
+    found = shutil.which("qless-py")
+    assert found is not None, "the project is not installed (pip install -e .)"
+    return found
 
 
 @dataclass

@@ -18,6 +18,7 @@ from qless_py.cli import cli
 from qless_py.demo.driver import TOP_LEVEL, DemoError, package_of, run_demo, stdlib_files
 from qless_py.demo.jobs import count_names
 from qless_py.server import free_port
+from tests.cli.conftest import console_script
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -73,11 +74,11 @@ def test_scripts_demo_starts_the_embedded_server_and_runs(tmp_path: Path) -> Non
         for stage in ("parse", "merge", "report"):
             assert f"stage {stage}" in done.stdout
         assert "wait: count 20" in done.stdout and "run: count 20" in done.stdout
-        status = subprocess.run(["qless-py", "server", "status", "--json"], env=env,
+        status = subprocess.run([console_script(), "server", "status", "--json"], env=env,
                                 capture_output=True, text=True, timeout=30, check=False)
         assert json.loads(status.stdout)["running"] is True
     finally:
-        subprocess.run(["qless-py", "server", "stop"], env=env, capture_output=True,
+        subprocess.run([console_script(), "server", "stop"], env=env, capture_output=True,
                        timeout=60, check=False)
 
 

@@ -13,12 +13,12 @@ from click.testing import CliRunner
 
 from qless_py.cli import cli
 from qless_py.server import free_port
-from tests.cli.conftest import Run
+from tests.cli.conftest import Run, console_script
 
 
 def _console(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     full = {**os.environ, **(env or {})}
-    return subprocess.run(["qless-py", *args], capture_output=True, text=True, env=full,
+    return subprocess.run([console_script(), *args], capture_output=True, text=True, env=full,
                           timeout=60, check=False)
 
 
