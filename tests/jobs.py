@@ -60,6 +60,16 @@ class FailOnce:
             raise ValueError("first run fails")
 
 
+class RetryOnce:
+    """Retries itself with ``data['delay']`` on its first run, succeeds afterwards."""
+
+    @staticmethod
+    def process(job: Any) -> None:
+        _started(job)
+        if int(_redis(job).hget(RUNS, job.jid) or 0) == 1:
+            job.retry(delay=float(job.data.get("delay", 1)))
+
+
 class QueueNamed:
     """Has a method named after queue ``special``, and ``process`` for the others."""
 
