@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 import json
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
@@ -185,7 +185,3 @@ def format_time(value: float | int | None) -> str:
         return ""
     stamp = dt.datetime.fromtimestamp(float(value), tz=dt.UTC)
     return stamp.strftime("%Y-%m-%d %H:%M:%S")
-
-
-def join(items: Sequence[Any]) -> str:
-    return ", ".join(str(item) for item in items)

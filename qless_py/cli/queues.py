@@ -77,6 +77,14 @@ def workers(client: Any, name: str | None, as_json: bool) -> None:
     click.echo(f"  stalled: {', '.join(result['stalled']) or '-'}")
 
 
+def summary(lines: list[str]) -> str:
+    """One line of a failure message: a traceback's last line, else the first line."""
+    lines = [line for line in lines if line.strip()]
+    if not lines:
+        return ""
+    return lines[-1].strip() if lines[0].startswith("Traceback") else lines[0].strip()
+
+
 @click.command()
 @click.argument("group", required=False)
 @click.option("--offset", type=click.IntRange(min=0), default=0, show_default=True)
@@ -99,12 +107,13 @@ def failed(client: Any, group: str | None, offset: int, count: int, as_json: boo
     if as_json:
         echo_json({"group": group, "total": page.get("total", 0), "jobs": found})
         return
-    rows = [{"jid": j["jid"], "class": j.get("klass"), "queue": j.get("queue"),
-             "when": format_time((j.get("failure") or {}).get("when")),
-             "message": ((j.get("failure") or {}).get("message") or "").splitlines()[:1]}
-            for j in found]
-    for row in rows:
-        row["message"] = row["message"][0] if row["message"] else ""
+    rows = []
+    for job in found:
+        failure = job.get("failure") or {}
+        lines = str(failure.get("message") or "").splitlines()
+        rows.append({"jid": job["jid"], "class": job.get("klass"), "queue": job.get("queue"),
+                     "when": format_time(failure.get("when")),
+                     "message": summary(lines)})
     console().print(counts_table(rows, ("jid", "class", "queue", "when", "message"),
                                  f"group {group}: {page.get('total', 0)} failed"))
 

@@ -168,3 +168,13 @@ def test_recur_create_list_update_cancel(run: Run, client: Client) -> None:
     assert run("recur", "cancel", "tick").stdout.strip() == "tick no longer recurs"
     assert run.json("recur", "list") == []
     assert run.error("recur", "cancel", "tick") == "Error: no such recurring job: tick"
+
+
+def test_failed_group_shows_the_last_line_of_a_traceback(run: Run, client: Client) -> None:
+    client.queues["q"].put("app.Job", {}, jid="tb")
+    job = client.queues["q"].pop()
+    assert job is not None
+    job.fail("q-ValueError", 'Traceback (most recent call last):\n  File "x.py", line 1\n'
+             "ValueError: bad thing\n")
+    text = run("failed", "q-ValueError").stdout
+    assert "ValueError: bad thing" in text and "Traceback" not in text
