@@ -81,6 +81,7 @@ def test_kill_9_during_a_pipeline_loses_nothing_and_completes_once(
     expected = [f"{j}:q1" for j in first_stage] + [f"{j}:q2" for j in first_stage] + \
         [f"{j}:q3" for j in joins]
     missing = set(expected) - set(counts)
+    print(f"kills={kills} missing={len(missing)} counted={len(counts)}")
     # a kill between complete() returning and the count being written loses one count
     assert len(missing) <= kills, missing
     assert "killed by SIGKILL" in worker.log
@@ -122,7 +123,10 @@ def test_frozen_worker_loses_its_job_and_does_not_complete_it(
 
 
 def test_lost_job_that_will_not_stop_gets_its_process_replaced(
-        server_url: str, client: Client, cli_worker: Start) -> None:
+        private_server: Any, cli_worker: Start) -> None:
+    server = private_server("valkey")
+    server_url = server.url
+    client = Client(server_url, worker_name="producer")
     jid = client.queues["q"].put(jobs.Stubborn, {"seconds": 30})
     worker = cli_worker("-q", "q", "--processes", "1", "--url", server_url, "--interval", "30",
                         "--lost-grace", "0.5")

@@ -116,7 +116,8 @@ def test_max_jobs_recycles_the_child_and_burst_exits(
     assert worker.log.count("recycling") >= 2
 
 
-def test_bad_options_are_usage_errors(server_url: str, cli_worker: Start) -> None:
+def test_bad_options_are_usage_errors(cli_worker: Start) -> None:
+    server_url = "redis://127.0.0.1:1/0"  # refused before any connection is made
     worker = cli_worker("-q", "q", "--threads", "0", "--url", server_url)
     assert worker.wait(15) == 2
     worker = cli_worker("--url", server_url)
