@@ -5,7 +5,9 @@ from __future__ import annotations
 import importlib
 import logging
 import os
+import shutil
 import sys
+import tempfile
 
 import click
 
@@ -110,7 +112,16 @@ def worker(ctx: click.Context, queues: tuple[str, ...], processes: int | None, t
         if code not in (0, Worker.EXIT_RECYCLE):
             ctx.exit(code)
         return
-    ForkingWorker(make, count, burst=burst).run()
+    # children killed with -9 cannot clean up after themselves: their directories live
+    # under one root that the supervisor removes when it exits
+    own_root = workdir is None
+    if own_root:
+        workdir = tempfile.mkdtemp(prefix="qless-py-")
+    try:
+        ForkingWorker(make, count, burst=burst).run()
+    finally:
+        if own_root and workdir:
+            shutil.rmtree(workdir, ignore_errors=True)
 
 
 def register(group: click.Group) -> None:

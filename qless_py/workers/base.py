@@ -222,11 +222,12 @@ class Worker:
 
     # -- start and stop ------------------------------------------------------------------
     def _make_root(self) -> str:
+        """This worker's private directory (removed at exit): under ``workdir`` or a temp dir."""
+        self._own_root = True
         if self.workdir_root:
-            root = os.path.join(self.workdir_root, f"{self.name}")
+            root = os.path.join(self.workdir_root, self.name)
             os.makedirs(root, exist_ok=True)
             return root
-        self._own_root = True
         return tempfile.mkdtemp(prefix="qless-py-")
 
     def _start_listener(self) -> None:
