@@ -187,4 +187,4 @@ def test_history_default_cap_is_100(core: Core) -> None:
         core("log", T0 + i, "a", f"m{i}")
     hist = core.history("a")
     assert len(hist) == 100
-    assert hist[0][1] == "put" and hist[1][1] == "m30" and hist[-1][1] == "m129"
+    assert hist[0][1] == "put" and hist[1][1] == "m31" and hist[-1][1] == "m129"

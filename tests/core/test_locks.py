@@ -57,8 +57,8 @@ def test_heartbeat_not_running(core: Core) -> None:
 
 
 def test_timeout_stalls_job_to_front(core: Core) -> None:
-    core.put("other", T0, "q", "priority", 100)
     running(core, "a", "w", T0 + 1)
+    core.put("other", T0, "q", "priority", 100)
     assert core("timeout", T0 + 2, "a") is None
     job = core.job("a")
     assert job["state"] == "stalled" and job["expires"] == 0 and job["worker"] == "w"

@@ -21,7 +21,7 @@ MEGA = 1024 * 1024
 
 def json_error(phrase: str) -> tuple[str, ...]:
     # cjson's own parse error (reference) or the command's phrase (a validating core)
-    return ("Expected", "cjson", "Found", phrase)
+    return ("Expected", "cjson", "Found", "JSON parser", phrase)
 
 
 PUT = ("put", "w", "q", "new", "K")
@@ -129,8 +129,6 @@ def cases() -> list[Case]:
         ("heartbeat", ("run1",), 'Heatbeat(): Arg "worker" missing'),
         ("fail", ("run1", "wA", "g"), 'Fail(): Arg "message" missing'),
         ("retry", ("run1", "other"), 'Retry(): Arg "worker" missing'),
-        ("depends", ("dep1", "on"), ('Depends(): Arg', "Wrong number of args",
-                                     "wrong number of arguments")),
         ("priority", ("wait1",), 'Priority(): Arg "priority" missing or not a number'),
         ("config.set", ("heartbeat",), 'config.set(): Arg "value" missing'),
         ("config.unset", (), 'config.unset(): Arg "option" missing'),

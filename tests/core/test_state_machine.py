@@ -16,7 +16,13 @@ from typing import Any
 import redis
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_state_machine_as_test
+from hypothesis.stateful import (
+    RuleBasedStateMachine,
+    initialize,
+    invariant,
+    rule,
+    run_state_machine_as_test,
+)
 
 from tests.core.support import T0, Core
 
@@ -26,6 +32,9 @@ WORKERS = ["wA", "wB"]
 GROUPS = ["g1", "g2"]
 HEARTBEAT = 60.0
 INF = math.inf
+OWN = st.sampled_from([True, True, True, False])
+INDEX = st.integers(0, 4)
+POP_QUEUE = st.sampled_from(["q1", "q1", "q2"])
 
 
 @dataclass
@@ -215,6 +224,13 @@ def make_machine(core: Core) -> type[RuleBasedStateMachine]:
                 return None
             raise AssertionError(f"{command} {args} should fail with {phrase!r}")
 
+        def pick(self, jid: str, index: int, states: tuple[str, ...] = ("running",)) -> str:
+            """Mostly a job in one of ``states`` (when any), so success paths get exercised."""
+            candidates = sorted(j for j, job in self.model.jobs.items() if job.state in states)
+            if index == 0 or not candidates:
+                return jid
+            return candidates[index % len(candidates)]
+
         def worker_for(self, jid: str, own: bool) -> str:
             job = self.model.jobs.get(jid)
             if own and job is not None and job.worker:
@@ -222,6 +238,13 @@ def make_machine(core: Core) -> type[RuleBasedStateMachine]:
             return "wX" if own else "wB" if job is not None and job.worker == "wA" else "wA"
 
         # rules -------------------------------------------------------------------------------
+        @initialize(queues=st.lists(POP_QUEUE, min_size=len(JIDS), max_size=len(JIDS)),
+                    retries=st.lists(st.sampled_from([0, 1, 2]), min_size=len(JIDS),
+                                     max_size=len(JIDS)))
+        def seed(self, queues: list[str], retries: list[int]) -> None:
+            for jid, queue, budget in zip(JIDS[:3], queues, retries, strict=False):
+                self.put(jid, queue, 0, 0, budget, [])
+
         @rule(jid=st.sampled_from(JIDS), queue=st.sampled_from(QUEUES),
               delay=st.sampled_from([0, 0, 0, 5, 30]), priority=st.sampled_from([0, 0, 1, -1]),
               retries=st.sampled_from([0, 1, 2]),
@@ -236,8 +259,15 @@ def make_machine(core: Core) -> type[RuleBasedStateMachine]:
             assert core("put", now, "", queue, jid, "K", "{}", delay, *opts) == jid.encode()
             self.model.put(float(now), jid, queue, delay, priority, retries, depends)
 
-        @rule(queue=st.sampled_from(QUEUES), worker=st.sampled_from(WORKERS),
-              count=st.integers(1, 3))
+        @rule(jid=st.sampled_from(JIDS), queue=st.sampled_from(QUEUES))
+        def put_plain(self, jid: str, queue: str) -> None:
+            self.put(jid, queue, 0, 0, 2, [])
+
+        @rule(queue=POP_QUEUE, worker=st.sampled_from(WORKERS), count=st.integers(1, 3))
+        def pop_more(self, queue: str, worker: str, count: int) -> None:
+            self.pop(queue, worker, count)
+
+        @rule(queue=POP_QUEUE, worker=st.sampled_from(WORKERS), count=st.integers(1, 3))
         def pop(self, queue: str, worker: str, count: int) -> None:
             now = self.tick()
             reply = core.json("pop", now, queue, worker, count)
@@ -245,8 +275,9 @@ def make_machine(core: Core) -> type[RuleBasedStateMachine]:
             expected = self.model.pop(float(now), queue, worker, count)
             assert got == expected
 
-        @rule(jid=st.sampled_from(JIDS), own=st.booleans())
-        def heartbeat(self, jid: str, own: bool) -> None:
+        @rule(jid=st.sampled_from(JIDS), index=INDEX, own=OWN)
+        def heartbeat(self, jid: str, own: bool, index: int) -> None:
+            jid = self.pick(jid, index)
             worker = self.worker_for(jid, own)
             phrase = error_for_owned(self.model, "heartbeat", jid, worker)
             reply = self.expect(phrase, "heartbeat", jid, worker)
@@ -257,9 +288,10 @@ def make_machine(core: Core) -> type[RuleBasedStateMachine]:
                 self.model.wjobs[worker][jid] = expires
                 self.model.locks[job.queue][jid] = expires
 
-        @rule(jid=st.sampled_from(JIDS), own=st.booleans(),
+        @rule(jid=st.sampled_from(JIDS), index=INDEX, own=OWN,
               next_queue=st.sampled_from([None, None, "q1", "q2"]))
-        def complete(self, jid: str, own: bool, next_queue: str | None) -> None:
+        def complete(self, jid: str, own: bool, index: int, next_queue: str | None) -> None:
+            jid = self.pick(jid, index)
             worker = self.worker_for(jid, own)
             phrase = error_for_owned(self.model, "complete", jid, worker)
             job = self.model.jobs.get(jid)
@@ -282,8 +314,9 @@ def make_machine(core: Core) -> type[RuleBasedStateMachine]:
                     m.completed[jid] = self.now
                     m.release_dependents(jid, self.now)
 
-        @rule(jid=st.sampled_from(JIDS), own=st.booleans(), group=st.sampled_from(GROUPS))
-        def fail(self, jid: str, own: bool, group: str) -> None:
+        @rule(jid=st.sampled_from(JIDS), index=INDEX, own=OWN, group=st.sampled_from(GROUPS))
+        def fail(self, jid: str, own: bool, index: int, group: str) -> None:
+            jid = self.pick(jid, index)
             worker = self.worker_for(jid, own)
             phrase = error_for_owned(self.model, "fail", jid, worker)
             reply = self.expect(phrase, "fail", jid, worker, group, "msg")
@@ -294,8 +327,9 @@ def make_machine(core: Core) -> type[RuleBasedStateMachine]:
                 self.model.unindex(jid, job.queue)
                 self.model.fail_into(jid, group)
 
-        @rule(jid=st.sampled_from(JIDS), own=st.booleans(), delay=st.sampled_from([0, 0, 10]))
-        def retry(self, jid: str, own: bool, delay: int) -> None:
+        @rule(jid=st.sampled_from(JIDS), index=INDEX, own=OWN, delay=st.sampled_from([0, 0, 10]))
+        def retry(self, jid: str, own: bool, index: int, delay: int) -> None:
+            jid = self.pick(jid, index)
             worker = self.worker_for(jid, own)
             phrase = error_for_owned(self.model, "retry", jid, worker)
             job = self.model.jobs.get(jid)
@@ -336,28 +370,29 @@ def make_machine(core: Core) -> type[RuleBasedStateMachine]:
             m.unfail_index(jid)
             del m.jobs[jid]
 
-        @rule(jid=st.sampled_from(JIDS), on=st.booleans(),
-              targets=st.lists(st.sampled_from([*JIDS, "all"]), min_size=1, max_size=2,
+        @rule(jid=st.sampled_from(JIDS), index=st.integers(0, 4), on=st.booleans(),
+              others=st.lists(st.sampled_from([*JIDS, "all"]), min_size=1, max_size=2,
                                unique=True))
-        def depends(self, jid: str, on: bool, targets: list[str]) -> None:
+        def depends(self, jid: str, index: int, on: bool, others: list[str]) -> None:
+            jid = self.pick(jid, index, ("depends",))
             m = self.model
             job = m.jobs.get(jid)
-            targets = [t for t in targets if t != jid]
-            if not targets or (on and "all" in targets) or ("all" in targets and len(targets) > 1):
+            others = [t for t in others if t != jid]
+            if not others or (on and "all" in others) or ("all" in others and len(others) > 1):
                 return
             state = job.state if job is not None else "false"
             phrase = (None if state == "depends"
                       else f"Depends(): Job {jid} not in the depends state: {state}")
-            reply = self.expect(phrase, "depends", jid, "on" if on else "off", *targets)
+            reply = self.expect(phrase, "depends", jid, "on" if on else "off", *others)
             if phrase is not None:
                 return
             assert reply == 1 and job is not None
             if on:
-                for t in targets:
+                for t in others:
                     if m.linkable(t):
                         m.link(jid, t)
                 return
-            for t in sorted(job.deps) if targets == ["all"] else targets:
+            for t in sorted(job.deps) if others == ["all"] else others:
                 m.unlink(jid, t)
             if not job.deps:
                 m.depq[job.queue].pop(jid, None)
@@ -378,8 +413,9 @@ def make_machine(core: Core) -> type[RuleBasedStateMachine]:
                 job.worker, job.queue, job.remaining, job.group = "", queue, job.retries, None
                 m.enqueue(jid, self.now)
 
-        @rule(jid=st.sampled_from(JIDS))
-        def timeout(self, jid: str) -> None:
+        @rule(jid=st.sampled_from(JIDS), index=st.integers(0, 4))
+        def timeout(self, jid: str, index: int) -> None:
+            jid = self.pick(jid, index)
             m = self.model
             job = m.jobs.get(jid)
             phrase = None
@@ -396,6 +432,11 @@ def make_machine(core: Core) -> type[RuleBasedStateMachine]:
         @rule(seconds=st.sampled_from([1, 5, 31, 61, 100]))
         def advance(self, seconds: int) -> None:
             self.now += seconds
+
+        @rule(queue=POP_QUEUE, worker=st.sampled_from(WORKERS), count=st.integers(1, 3))
+        def pop_after_expiry(self, queue: str, worker: str, count: int) -> None:
+            self.now += HEARTBEAT + 1
+            self.pop(queue, worker, count)
 
         # checks ------------------------------------------------------------------------------
         @invariant()
