@@ -116,12 +116,22 @@ class Core:
         return text
 
     # small conveniences used across the suite
-    def put(self, jid: str, now: Arg = T0, queue: str = "q", *opts: Arg, data: str = "{}",
-            delay: Arg = 0, klass: str = "K", worker: str = "") -> Any:
+    def put(
+        self,
+        jid: str,
+        now: Arg = T0,
+        queue: str = "q",
+        *opts: Arg,
+        data: str = "{}",
+        delay: Arg = 0,
+        klass: str = "K",
+        worker: str = "",
+    ) -> Any:
         return self("put", now, worker, queue, jid, klass, data, delay, *opts)
 
-    def pop(self, queue: str = "q", worker: str = "w", count: int = 1,
-            now: Arg = T0) -> list[dict[str, Any]]:
+    def pop(
+        self, queue: str = "q", worker: str = "w", count: int = 1, now: Arg = T0
+    ) -> list[dict[str, Any]]:
         return _as_list(self.json("pop", now, queue, worker, count))
 
     def peek(self, queue: str = "q", count: int = 25, now: Arg = T0) -> list[dict[str, Any]]:
@@ -151,8 +161,6 @@ def _as_list(value: Any) -> list[dict[str, Any]]:
 
 def as_list(value: Any) -> list[Any]:
     return _as_list(value)
-
-
 
 
 class EventRecorder:
@@ -208,8 +216,6 @@ def decoded(messages: list[tuple[str, str]]) -> list[tuple[str, Any]]:
     return out
 
 
-
-
 def populate(core: Core, now: float = T0) -> dict[str, str]:
     """A keyspace with a few jobs in every state, a template, tags, tracking, config, stats."""
     c = core
@@ -232,5 +238,12 @@ def populate(core: Core, now: float = T0) -> dict[str, str]:
     c("track", now, "track", "wait1")
     c("pause", now, "paused-q")
     c("config.set", now, "other-heartbeat", 120)
-    return {"waiting": "wait1", "scheduled": "sched1", "depends": "dep1", "running": "run1",
-            "stalled": "stall1", "failed": "fail1", "complete": "done1"}
+    return {
+        "waiting": "wait1",
+        "scheduled": "sched1",
+        "depends": "dep1",
+        "running": "run1",
+        "stalled": "stall1",
+        "failed": "fail1",
+        "complete": "done1",
+    }

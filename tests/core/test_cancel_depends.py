@@ -56,7 +56,10 @@ def test_cancel_complete_job_is_skipped(core: Core) -> None:
 def test_cancel_refuses_unlisted_dependent(populated: Core) -> None:
     populated.rejects(
         "Cancel(): wait2 is a dependency of dep1 but is not mentioned to be canceled",
-        "cancel", T0, "wait2")
+        "cancel",
+        T0,
+        "wait2",
+    )
 
 
 def test_cancel_with_dependent_listed(populated: Core) -> None:
@@ -94,12 +97,20 @@ def test_depends_off_all(core: Core) -> None:
 def test_depends_errors(populated: Core) -> None:
     populated.rejects("Job(): no jid provided", "depends", T0)
     populated.rejects('Depends(): Arg "command" missing', "depends", T0, "dep1")
-    populated.rejects("Depends(): Job wait1 not in the depends state: waiting", "depends", T0,
-                      "wait1", "on", "wait2")
-    populated.rejects("Depends(): Job zz not in the depends state: false", "depends", T0, "zz",
-                      "on", "wait2")
-    populated.rejects('Depends(): Argument "command" must be "on" or "off"', "depends", T0,
-                      "dep1", "ON", "wait2")
+    populated.rejects(
+        "Depends(): Job wait1 not in the depends state: waiting",
+        "depends",
+        T0,
+        "wait1",
+        "on",
+        "wait2",
+    )
+    populated.rejects(
+        "Depends(): Job zz not in the depends state: false", "depends", T0, "zz", "on", "wait2"
+    )
+    populated.rejects(
+        'Depends(): Argument "command" must be "on" or "off"', "depends", T0, "dep1", "ON", "wait2"
+    )
 
 
 def test_priority_rescores_waiting_job(core: Core) -> None:
@@ -119,10 +130,10 @@ def test_priority_on_running_job_only_changes_field(core: Core) -> None:
 
 
 def test_priority_errors(populated: Core) -> None:
-    populated.rejects('Priority(): Arg "priority" missing or not a number: x', "priority", T0,
-                      "wait1", "x")
-    populated.rejects('Priority(): Arg "priority" missing or not a number', "priority", T0,
-                      "wait1")
+    populated.rejects(
+        'Priority(): Arg "priority" missing or not a number: x', "priority", T0, "wait1", "x"
+    )
+    populated.rejects('Priority(): Arg "priority" missing or not a number', "priority", T0, "wait1")
     populated.rejects("Priority(): Job zz does not exist", "priority", T0, "zz", 1)
 
 
@@ -137,7 +148,6 @@ def test_log_appends_history(core: Core) -> None:
 def test_log_errors(populated: Core) -> None:
     populated.rejects("Log(): Argument 'jid' missing", "log", T0)
     populated.rejects("Log(): Argument 'message' missing", "log", T0, "wait1")
-    populated.rejects("Log(): Argument 'data' not cjson: false", "log", T0, "wait1", "m",
-                      "false")
+    populated.rejects("Log(): Argument 'data' not cjson: false", "log", T0, "wait1", "m", "false")
     populated.rejects("Expected", "log", T0, "wait1", "m", "{bad")
     populated.rejects("Log(): Job zz does not exist", "log", T0, "zz", "m")

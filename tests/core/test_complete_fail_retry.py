@@ -9,8 +9,9 @@ from tests.core.support import DAY, T0, Core
 DAY0 = int(T0 // DAY * DAY)
 
 
-def running(core: Core, jid: str = "a", queue: str = "q", worker: str = "w",
-            now: float = T0, *opts: object) -> None:
+def running(
+    core: Core, jid: str = "a", queue: str = "q", worker: str = "w", now: float = T0, *opts: object
+) -> None:
     core.put(jid, now, queue, *opts)  # type: ignore[arg-type]
     got = core.pop(queue, worker, 1, now=now)
     assert got[0]["jid"] == jid
@@ -42,8 +43,7 @@ def test_complete_next_waiting(core: Core) -> None:
 
 def test_complete_next_with_delay_is_scheduled_but_says_waiting(core: Core) -> None:
     running(core)
-    assert core("complete", T0 + 5, "a", "w", "q", "{}", "next", "q2", "delay", 10) \
-        == b"scheduled"
+    assert core("complete", T0 + 5, "a", "w", "q", "{}", "next", "q2", "delay", 10) == b"scheduled"
     assert core.zset("ql:q:q2-scheduled") == [("a", T0 + 15)]
     assert core.hget("ql:j:a", "state") == "waiting"  # quirk 4
 
@@ -51,8 +51,9 @@ def test_complete_next_with_delay_is_scheduled_but_says_waiting(core: Core) -> N
 def test_complete_next_with_depends(core: Core) -> None:
     core.put("b", T0, "other")
     running(core)
-    reply = core("complete", T0 + 5, "a", "w", "q", "{}", "next", "q2", "depends", '["b"]',
-                 "delay", 7)
+    reply = core(
+        "complete", T0 + 5, "a", "w", "q", "{}", "next", "q2", "depends", '["b"]', "delay", 7
+    )
     assert reply == b"depends"
     assert core.job("a")["state"] == "depends"
     assert core.zset("ql:q:q2-depends") == [("a", T0 + 5)]
@@ -61,8 +62,9 @@ def test_complete_next_with_depends(core: Core) -> None:
 
 def test_complete_next_with_depends_on_done_jobs_ignores_delay(core: Core) -> None:
     running(core)
-    reply = core("complete", T0 + 5, "a", "w", "q", "{}", "next", "q2", "depends", '["zz"]',
-                 "delay", 7)
+    reply = core(
+        "complete", T0 + 5, "a", "w", "q", "{}", "next", "q2", "depends", '["zz"]', "delay", 7
+    )
     assert reply == b"waiting"
     assert [j for j, _ in core.zset("ql:q:q2-work")] == ["a"]
 
@@ -98,22 +100,29 @@ def test_complete_records_run_stat(core: Core) -> None:
     assert core.hget(f"ql:s:run:{DAY0}:q", "s12") == "1"
 
 
-@pytest.mark.parametrize(("args", "phrase"), [
-    ((), "Job(): no jid provided"),
-    (("a",), 'Complete(): Arg "worker" missing'),
-    (("a", "w"), 'Complete(): Arg "queue" missing'),
-    (("a", "w", "q"), ("decode", 'Complete(): Arg "data" missing or not JSON')),
-    (("a", "w", "q", "false"), 'Complete(): Arg "data" missing or not JSON: false'),
-    (("a", "w", "q", "{}", "next", "n", "delay", "x"), "assertion failed!"),
-    (("a", "w", "q", "{}", "next", "n", "depends", "false"),
-     'Complete(): Arg "depends" not JSON: false'),
-    (("a", "w", "q", "{}", "delay", 0), 'Complete(): "delay" cannot be used without a "next".'),
-    (("a", "w", "q", "{}", "depends", "[]"),
-     'Complete(): "depends" cannot be used without a "next".'),
-    (("zz", "w", "q", "{}"), "Complete(): Job zz does not exist"),
-    (("a", "w2", "q", "{}"), "Complete(): Job a has been handed out to another worker: w"),
-    (("a", "w", "q9", "{}"), "Complete(): Job a running in another queue: q"),
-])
+@pytest.mark.parametrize(
+    ("args", "phrase"),
+    [
+        ((), "Job(): no jid provided"),
+        (("a",), 'Complete(): Arg "worker" missing'),
+        (("a", "w"), 'Complete(): Arg "queue" missing'),
+        (("a", "w", "q"), ("decode", 'Complete(): Arg "data" missing or not JSON')),
+        (("a", "w", "q", "false"), 'Complete(): Arg "data" missing or not JSON: false'),
+        (("a", "w", "q", "{}", "next", "n", "delay", "x"), "assertion failed!"),
+        (
+            ("a", "w", "q", "{}", "next", "n", "depends", "false"),
+            'Complete(): Arg "depends" not JSON: false',
+        ),
+        (("a", "w", "q", "{}", "delay", 0), 'Complete(): "delay" cannot be used without a "next".'),
+        (
+            ("a", "w", "q", "{}", "depends", "[]"),
+            'Complete(): "depends" cannot be used without a "next".',
+        ),
+        (("zz", "w", "q", "{}"), "Complete(): Job zz does not exist"),
+        (("a", "w2", "q", "{}"), "Complete(): Job a has been handed out to another worker: w"),
+        (("a", "w", "q9", "{}"), "Complete(): Job a running in another queue: q"),
+    ],
+)
 def test_complete_errors(core: Core, args: tuple[object, ...], phrase: str) -> None:
     running(core)
     core.rejects(phrase, "complete", T0 + 1, *args)  # type: ignore[arg-type]
@@ -121,8 +130,9 @@ def test_complete_errors(core: Core, args: tuple[object, ...], phrase: str) -> N
 
 def test_complete_not_running(core: Core) -> None:
     core.put("a")
-    core.rejects("Complete(): Job a is not currently running: waiting", "complete", T0, "a",
-                 "w", "q", "{}")
+    core.rejects(
+        "Complete(): Job a is not currently running: waiting", "complete", T0, "a", "w", "q", "{}"
+    )
 
 
 def test_fail(core: Core) -> None:
@@ -130,10 +140,18 @@ def test_fail(core: Core) -> None:
     assert core("fail", T0 + 3.7, "a", "w", "grp", "bad thing", '{"k": [], "u": "a/b"}') == b"a"
     job = core.job("a")
     assert job["state"] == "failed" and job["worker"] == "" and job["queue"] == "q"
-    assert job["failure"] == {"group": "grp", "message": "bad thing", "when": int(T0) + 3,
-                              "worker": "w"}
-    assert job["history"][-1] == {"when": int(T0) + 3, "what": "failed", "worker": "w",
-                                  "group": "grp"}
+    assert job["failure"] == {
+        "group": "grp",
+        "message": "bad thing",
+        "when": int(T0) + 3,
+        "worker": "w",
+    }
+    assert job["history"][-1] == {
+        "when": int(T0) + 3,
+        "what": "failed",
+        "worker": "w",
+        "group": "grp",
+    }
     assert core.hget("ql:j:a", "expires") == ""
     # data was re-encoded by cjson
     assert job["data"] in ('{"k":{},"u":"a\\/b"}', '{"u":"a\\/b","k":{}}')
@@ -158,15 +176,18 @@ def test_fail_newest_first(core: Core) -> None:
     assert core.conn.lrange("ql:f:g", 0, -1) == [b"b", b"a"]
 
 
-@pytest.mark.parametrize(("args", "phrase"), [
-    ((), "Job(): no jid provided"),
-    (("a",), 'Fail(): Arg "worker" missing'),
-    (("a", "w"), 'Fail(): Arg "group" missing'),
-    (("a", "w", "g"), 'Fail(): Arg "message" missing'),
-    (("a", "w", "g", "m", "{bad"), "Expected"),
-    (("zz", "w", "g", "m"), "Fail(): Job zzdoes not exist"),
-    (("a", "w2", "g", "m"), "Fail(): Job a running with another worker: w"),
-])
+@pytest.mark.parametrize(
+    ("args", "phrase"),
+    [
+        ((), "Job(): no jid provided"),
+        (("a",), 'Fail(): Arg "worker" missing'),
+        (("a", "w"), 'Fail(): Arg "group" missing'),
+        (("a", "w", "g"), 'Fail(): Arg "message" missing'),
+        (("a", "w", "g", "m", "{bad"), "Expected"),
+        (("zz", "w", "g", "m"), "Fail(): Job zzdoes not exist"),
+        (("a", "w2", "g", "m"), "Fail(): Job a running with another worker: w"),
+    ],
+)
 def test_fail_errors(core: Core, args: tuple[object, ...], phrase: str) -> None:
     running(core)
     core.rejects(phrase, "fail", T0 + 1, *args)  # type: ignore[arg-type]
@@ -198,8 +219,12 @@ def test_retry_with_delay(core: Core) -> None:
 def test_retry_with_group_and_message_stores_failure(core: Core) -> None:
     running(core)
     core("retry", T0 + 5.5, "a", "q", "w", 0, "grp", "msg")
-    assert core.job("a")["failure"] == {"group": "grp", "message": "msg",
-                                        "when": int(T0) + 5, "worker": "w"}
+    assert core.job("a")["failure"] == {
+        "group": "grp",
+        "message": "msg",
+        "when": int(T0) + 5,
+        "worker": "w",
+    }
     assert core.job("a")["state"] == "waiting"
 
 
@@ -208,11 +233,17 @@ def test_retry_exhaustion_without_message(core: Core) -> None:
     assert core("retry", T0 + 5.25, "a", "q", "w") == -1
     job = core.job("a")
     assert job["state"] == "failed" and job["worker"] == ""
-    assert job["failure"] == {"group": "failed-retries-q",
-                              "message": 'Job exhausted retries in queue "q"',
-                              "when": T0 + 5.25, "worker": ""}
-    assert job["history"][-1] == {"when": int(T0) + 5, "what": "failed",
-                                  "group": "failed-retries-q"}
+    assert job["failure"] == {
+        "group": "failed-retries-q",
+        "message": 'Job exhausted retries in queue "q"',
+        "when": T0 + 5.25,
+        "worker": "",
+    }
+    assert job["history"][-1] == {
+        "when": int(T0) + 5,
+        "what": "failed",
+        "group": "failed-retries-q",
+    }
     assert core.conn.lrange("ql:f:failed-retries-q", 0, -1) == [b"a"]
     assert core.hget(f"ql:s:stats:{DAY0}:q", "failures") == "1"
     assert core.hget(f"ql:s:stats:{DAY0}:q", "failed") == "1"
@@ -223,19 +254,26 @@ def test_retry_exhaustion_with_group_and_message(core: Core) -> None:
     running(core, "a", "q", "w", T0, "retries", 0)
     core("retry", T0 + 5.25, "a", "q", "w", 0, "mygroup", "why")
     job = core.job("a")
-    assert job["failure"] == {"group": "mygroup", "message": "why", "when": int(T0) + 5,
-                              "worker": "w"}
+    assert job["failure"] == {
+        "group": "mygroup",
+        "message": "why",
+        "when": int(T0) + 5,
+        "worker": "w",
+    }
     assert core.members("ql:failures") == {"mygroup"}
 
 
-@pytest.mark.parametrize(("args", "phrase"), [
-    ((), "Job(): no jid provided"),
-    (("a",), 'Retry(): Arg "queue" missing'),
-    (("a", "q"), 'Retry(): Arg "worker" missing'),
-    (("a", "q", "w", "later"), 'Retry(): Arg "delay" not a number: later'),
-    (("zz", "q", "w"), "Retry(): Job zz does not exist"),
-    (("a", "q", "w2"), "Retry(): Job a has been given to another worker: w"),
-])
+@pytest.mark.parametrize(
+    ("args", "phrase"),
+    [
+        ((), "Job(): no jid provided"),
+        (("a",), 'Retry(): Arg "queue" missing'),
+        (("a", "q"), 'Retry(): Arg "worker" missing'),
+        (("a", "q", "w", "later"), 'Retry(): Arg "delay" not a number: later'),
+        (("zz", "q", "w"), "Retry(): Job zz does not exist"),
+        (("a", "q", "w2"), "Retry(): Job a has been given to another worker: w"),
+    ],
+)
 def test_retry_errors(core: Core, args: tuple[object, ...], phrase: str) -> None:
     running(core)
     core.rejects(phrase, "retry", T0 + 1, *args)  # type: ignore[arg-type]

@@ -8,8 +8,15 @@ import pytest
 
 from tests.core.support import T0, Core
 
-DEFAULTS = {"application": "qless", "heartbeat": 60, "grace-period": 10, "stats-history": 30,
-            "histogram-history": 7, "jobs-history": 604800, "jobs-history-count": 50000}
+DEFAULTS = {
+    "application": "qless",
+    "heartbeat": 60,
+    "grace-period": 10,
+    "stats-history": 30,
+    "histogram-history": 7,
+    "jobs-history": 604800,
+    "jobs-history-count": 50000,
+}
 
 
 @pytest.mark.parametrize(("key", "value"), sorted(DEFAULTS.items()))
@@ -21,8 +28,9 @@ def test_listed_default_types(core: Core, key: str, value: object) -> None:
         assert reply == value and isinstance(reply, int)
 
 
-@pytest.mark.parametrize("key", ["max-worker-age", "max-job-history", "q-heartbeat",
-                                 "q-max-concurrency", "nonsense"])
+@pytest.mark.parametrize(
+    "key", ["max-worker-age", "max-job-history", "q-heartbeat", "q-max-concurrency", "nonsense"]
+)
 def test_internal_fallbacks_are_nil(core: Core, key: str) -> None:
     assert core("config.get", T0, key) is None
 

@@ -7,8 +7,9 @@ import redis
 from tests.core.support import T0, Core, EventRecorder, decoded
 
 
-def running(core: Core, jid: str = "a", worker: str = "w", queue: str = "q",
-            now: float = T0) -> None:
+def running(
+    core: Core, jid: str = "a", worker: str = "w", queue: str = "q", now: float = T0
+) -> None:
     core.put(jid, now, queue)
     assert core.pop(queue, worker, 1, now=now)[0]["jid"] == jid
 
@@ -44,8 +45,7 @@ def test_requeue_event(core: Core, events: EventRecorder) -> None:
     core("track", T0, "track", "a")
     with events.record() as got:
         core("requeue", T0, "", "q", "a", "K", "{}", 0)
-    assert decoded(got) == [("ql:log", {"jid": "a", "event": "put", "queue": "q"}),
-                            ("ql:put", "a")]
+    assert decoded(got) == [("ql:log", {"jid": "a", "event": "put", "queue": "q"}), ("ql:put", "a")]
 
 
 def test_track_untrack_events(core: Core, events: EventRecorder) -> None:
@@ -86,15 +86,16 @@ def test_fail_events(core: Core, events: EventRecorder) -> None:
     with events.record() as got:
         core("fail", T0 + 1, "a", "w", "g", "it/broke")
     assert decoded(got) == [
-        ("ql:log", {"jid": "a", "event": "failed", "worker": "w", "group": "g",
-                    "message": "it/broke"}),
+        (
+            "ql:log",
+            {"jid": "a", "event": "failed", "worker": "w", "group": "g", "message": "it/broke"},
+        ),
         ("ql:failed", "a"),
     ]
     assert '"message":"it\\/broke"' in got[0][1]
 
 
-def test_retry_exhaustion_publishes_only_tracked_failed(core: Core,
-                                                         events: EventRecorder) -> None:
+def test_retry_exhaustion_publishes_only_tracked_failed(core: Core, events: EventRecorder) -> None:
     core.put("a", T0, "q", "retries", 0)
     core.pop(now=T0)
     core("track", T0, "track", "a")
@@ -148,8 +149,16 @@ def test_reclaim_exhaustion_events(core: Core, events: EventRecorder) -> None:
         ("ql:w:w1", {"jid": "a", "event": "lock_lost", "worker": "w1"}),
         ("ql:log", {"jid": "a", "event": "lock_lost", "worker": "w1"}),
         ("ql:failed", "a"),
-        ("ql:log", {"jid": "a", "event": "failed", "group": "failed-retries-q", "worker": "w1",
-                    "message": 'Job exhausted retries in queue "q"'}),
+        (
+            "ql:log",
+            {
+                "jid": "a",
+                "event": "failed",
+                "group": "failed-retries-q",
+                "worker": "w1",
+                "message": 'Job exhausted retries in queue "q"',
+            },
+        ),
     ]
 
 
@@ -201,10 +210,12 @@ def test_quiet_commands_publish_nothing(populated: Core, events: EventRecorder) 
 
 def test_failed_rejected_calls_publish_nothing(populated: Core, events: EventRecorder) -> None:
     with events.record() as got:
-        for args in (("put", T0, "", "q", "wait1", "K", "{}", 0, "retries", "x"),
-                     ("complete", T0, "run1", "wrong", "other", "{}"),
-                     ("fail", T0, "wait1", "w", "g", "m"),
-                     ("config.set", T0, "heartbeat")):
+        for args in (
+            ("put", T0, "", "q", "wait1", "K", "{}", 0, "retries", "x"),
+            ("complete", T0, "run1", "wrong", "other", "{}"),
+            ("fail", T0, "wait1", "w", "g", "m"),
+            ("config.set", T0, "heartbeat"),
+        ):
             try:
                 populated(*args)  # type: ignore[arg-type]
             except redis.ResponseError:

@@ -7,8 +7,22 @@ import json
 from tests.core.support import T0, Core
 
 JOB_KEYS = {
-    "jid", "klass", "state", "queue", "worker", "tracked", "priority", "expires", "retries",
-    "remaining", "data", "tags", "history", "failure", "spawned_from_jid", "dependents",
+    "jid",
+    "klass",
+    "state",
+    "queue",
+    "worker",
+    "tracked",
+    "priority",
+    "expires",
+    "retries",
+    "remaining",
+    "data",
+    "tags",
+    "history",
+    "failure",
+    "spawned_from_jid",
+    "dependents",
     "dependencies",
 }
 
@@ -44,8 +58,13 @@ def test_fresh_job_object_shape(core: Core) -> None:
     # empty lists come out as {} (cjson), never []
     for key in ("tags", "dependents", "dependencies"):
         assert job[key] == {}, key
-    for needle in (b'"tags":{}', b'"dependents":{}', b'"dependencies":{}', b'"failure":{}',
-                   b'"spawned_from_jid":false'):
+    for needle in (
+        b'"tags":{}',
+        b'"dependents":{}',
+        b'"dependencies":{}',
+        b'"failure":{}',
+        b'"spawned_from_jid":false',
+    ):
         assert needle in raw, needle
     assert b"[]" not in raw
 
@@ -125,8 +144,10 @@ def test_job_hash_fields_after_put(core: Core) -> None:
 def test_history_rendering_merges_extra(core: Core) -> None:
     core.put("a", T0)
     core("pop", T0 + 1.9, "q", "w1", 1)
-    assert core.history("a") == [[int(T0), "put", {"q": "q"}],
-                                 [int(T0) + 1, "popped", {"worker": "w1"}]]
+    assert core.history("a") == [
+        [int(T0), "put", {"q": "q"}],
+        [int(T0) + 1, "popped", {"worker": "w1"}],
+    ]
     assert core.job("a")["history"] == [
         {"when": int(T0), "what": "put", "q": "q"},
         {"when": int(T0) + 1, "what": "popped", "worker": "w1"},

@@ -9,8 +9,7 @@ from tests.core.support import DAY, T0, Core
 DAY0 = int(T0 // DAY * DAY)
 
 
-def running(core: Core, jid: str = "a", worker: str = "w", now: float = T0,
-            *opts: object) -> None:
+def running(core: Core, jid: str = "a", worker: str = "w", now: float = T0, *opts: object) -> None:
     core.put(jid, now, "q", *opts)  # type: ignore[arg-type]
     assert core.pop("q", worker, 1, now=now)[0]["jid"] == jid
 
@@ -39,13 +38,16 @@ def test_heartbeat_uses_queue_heartbeat(core: Core) -> None:
     assert core("heartbeat", T0 + 1, "a", "w") == int(T0) + 8
 
 
-@pytest.mark.parametrize(("args", "phrase"), [
-    ((), "Job(): no jid provided"),
-    (("a",), 'Heatbeat(): Arg "worker" missing'),
-    (("a", "w", "{nope"), "Expected"),
-    (("zz", "w"), "Heartbeat(): Job zz does not exist"),
-    (("a", "other"), "Heartbeat(): Job a given out to another worker: w"),
-])
+@pytest.mark.parametrize(
+    ("args", "phrase"),
+    [
+        ((), "Job(): no jid provided"),
+        (("a",), 'Heatbeat(): Arg "worker" missing'),
+        (("a", "w", "{nope"), "Expected"),
+        (("zz", "w"), "Heartbeat(): Job zz does not exist"),
+        (("a", "other"), "Heartbeat(): Job a given out to another worker: w"),
+    ],
+)
 def test_heartbeat_errors(core: Core, args: tuple[object, ...], phrase: str) -> None:
     running(core)
     core.rejects(phrase, "heartbeat", T0 + 1, *args)  # type: ignore[arg-type]
@@ -104,8 +106,15 @@ def test_grace_period_courtesy_then_reclaim(core: Core) -> None:
     assert core.conn.hexists("ql:j:a", "grace") is False
     assert core.zset("ql:w:w3:jobs") == [("a", T0 + 132)]
     # the old worker lost it
-    core.rejects("Complete(): Job a has been handed out to another worker: w3", "complete",
-                 T0 + 73, "a", "w1", "q", "{}")
+    core.rejects(
+        "Complete(): Job a has been handed out to another worker: w3",
+        "complete",
+        T0 + 73,
+        "a",
+        "w1",
+        "q",
+        "{}",
+    )
 
 
 def test_grace_zero_reclaims_in_one_pass(core: Core) -> None:
@@ -124,9 +133,12 @@ def test_lock_expiry_exhausts_retries(core: Core) -> None:
     assert core("pop", T0 + 61, "q", "w2", 1) == b"{}"
     job = core.job("a")
     assert job["state"] == "failed" and job["worker"] == ""
-    assert job["failure"] == {"group": "failed-retries-q",
-                              "message": 'Job exhausted retries in queue "q"',
-                              "when": T0 + 61, "worker": ""}
+    assert job["failure"] == {
+        "group": "failed-retries-q",
+        "message": 'Job exhausted retries in queue "q"',
+        "when": T0 + 61,
+        "worker": "",
+    }
     assert core.hget("ql:j:a", "expires") == ""
     assert core.conn.lrange("ql:f:failed-retries-q", 0, -1) == [b"a"]
     assert core.zset("ql:q:q-locks") == []

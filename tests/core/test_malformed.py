@@ -36,13 +36,19 @@ def cases() -> list[Case]:
             ("put", (*PUT[1:], "{}", v), 'Put(): Arg "delay" not a number'),
             ("put", (*PUT[1:], "{}", 0, "priority", v), 'Put(): Arg "priority" not a number'),
             ("put", (*PUT[1:], "{}", 0, "retries", v), 'Put(): Arg "retries" not a number'),
-            ("put", ("w", "q", "wait1", "K", "{}", 0, "tags", '["z"]', "priority", v),
-             'Put(): Arg "priority" not a number'),
+            (
+                "put",
+                ("w", "q", "wait1", "K", "{}", 0, "tags", '["z"]', "priority", v),
+                'Put(): Arg "priority" not a number',
+            ),
             ("requeue", ("w", "q", "wait1", "K", "{}", v), 'Put(): Arg "delay" not a number'),
             ("pop", ("q", "w", v), 'Pop(): Arg "count" missing or not a number'),
             ("peek", ("q", v), 'Peek(): Arg "count" missing or not a number'),
-            ("complete", ("run1", "wA", "other", "{}", "next", "n", "delay", v),
-             ("assertion failed!", '"delay"')),
+            (
+                "complete",
+                ("run1", "wA", "other", "{}", "next", "n", "delay", v),
+                ("assertion failed!", '"delay"'),
+            ),
             ("retry", ("run1", "other", "wA", v), 'Retry(): Arg "delay" not a number'),
             ("priority", ("wait1", v), 'Priority(): Arg "priority" missing or not a number'),
             ("tag", ("get", "red", v), 'Tag(): Arg "offset" not a number'),
@@ -54,22 +60,42 @@ def cases() -> list[Case]:
             ("failed", ("boom", 0, v), 'Failed(): Arg "limit" is not a number'),
             ("unfail", ("q", "boom", v), 'Unfail(): Arg "count" not a number'),
             ("stats", ("q", v), 'Stats(): Arg "date" missing or not a number'),
-            ("recur", ("q", "r2", "K", "{}", "interval", v, 0),
-             ('Recur(): Arg "interval" not a number',
-              'Recur(): Arg "interval" must be greater than 0')),
-            ("recur", ("q", "r2", "K", "{}", "interval", 60, v),
-             'Recur(): Arg "offset" not a number'),
-            ("recur", ("q", "tmpl", "K", "{}", "interval", 60, 0, "priority", v),
-             'Recur(): Arg "priority" not a number'),
-            ("recur", ("q", "tmpl", "K", "{}", "interval", 60, 0, "retries", v),
-             'Recur(): Arg "retries" not a number'),
-            ("recur", ("q", "tmpl", "K", "{}", "interval", 60, 0, "backlog", v),
-             'Recur(): Arg "backlog" not a number'),
+            (
+                "recur",
+                ("q", "r2", "K", "{}", "interval", v, 0),
+                (
+                    'Recur(): Arg "interval" not a number',
+                    'Recur(): Arg "interval" must be greater than 0',
+                ),
+            ),
+            (
+                "recur",
+                ("q", "r2", "K", "{}", "interval", 60, v),
+                'Recur(): Arg "offset" not a number',
+            ),
+            (
+                "recur",
+                ("q", "tmpl", "K", "{}", "interval", 60, 0, "priority", v),
+                'Recur(): Arg "priority" not a number',
+            ),
+            (
+                "recur",
+                ("q", "tmpl", "K", "{}", "interval", 60, 0, "retries", v),
+                'Recur(): Arg "retries" not a number',
+            ),
+            (
+                "recur",
+                ("q", "tmpl", "K", "{}", "interval", 60, 0, "backlog", v),
+                'Recur(): Arg "backlog" not a number',
+            ),
             ("recur.update", ("tmpl", "priority", v), 'Recur(): Arg "priority" must be a number'),
             ("recur.update", ("tmpl", "interval", v), 'Recur(): Arg "interval" must be a number'),
             ("recur.update", ("tmpl", "retries", v), 'Recur(): Arg "retries" must be a number'),
-            ("recur.update", ("tmpl", "klass", "K3", "backlog", v),
-             'Recur(): Arg "backlog" not a number'),
+            (
+                "recur.update",
+                ("tmpl", "klass", "K3", "backlog", v),
+                'Recur(): Arg "backlog" not a number',
+            ),
         ]
     for v in BROKEN_JSON:
         out += [
@@ -78,54 +104,83 @@ def cases() -> list[Case]:
             ("put", (*PUT[1:], "{}", 0, "depends", v), json_error('Put(): Arg "depends"')),
             ("requeue", ("w", "q", "wait1", "K", v, 0), json_error('Put(): Arg "data"')),
             ("complete", ("run1", "wA", "other", v), json_error('Complete(): Arg "data"')),
-            ("complete", ("run1", "wA", "other", "{}", "next", "n", "depends", v),
-             json_error('Complete(): Arg "depends"')),
+            (
+                "complete",
+                ("run1", "wA", "other", "{}", "next", "n", "depends", v),
+                json_error('Complete(): Arg "depends"'),
+            ),
             ("fail", ("run1", "wA", "g", "m", v), json_error("Fail(): Arg")),
             ("heartbeat", ("run1", "wA", v), json_error("Heartbeat(): Arg")),
             ("log", ("wait1", "m", v), json_error("Log(): Argument 'data'")),
-            ("recur", ("q", "tmpl", "K", v, "interval", 60, 0),
-             json_error('RecurringJob On(): Arg "data"')),
-            ("recur", ("q", "tmpl", "K", "{}", "interval", 60, 0, "tags", v),
-             json_error('Recur(): Arg "tags"')),
-            ("recur.update", ("tmpl", "priority", 1, "data", v),
-             json_error('Recur(): Arg "data"')),
+            (
+                "recur",
+                ("q", "tmpl", "K", v, "interval", 60, 0),
+                json_error('RecurringJob On(): Arg "data"'),
+            ),
+            (
+                "recur",
+                ("q", "tmpl", "K", "{}", "interval", 60, 0, "tags", v),
+                json_error('Recur(): Arg "tags"'),
+            ),
+            ("recur.update", ("tmpl", "priority", 1, "data", v), json_error('Recur(): Arg "data"')),
         ]
     out += [
         # JSON false where the command checks it
         ("put", (*PUT[1:], "false", 0), 'Put(): Arg "data" missing or not JSON: false'),
         ("put", ("w", "q", "wait1", "K", "{}", 0, "tags", "false"), 'Put(): Arg "tags" not JSON'),
         ("put", (*PUT[1:], "{}", 0, "depends", "false"), 'Put(): Arg "depends" not JSON: false'),
-        ("complete", ("run1", "wA", "other", "false"),
-         'Complete(): Arg "data" missing or not JSON: false'),
+        (
+            "complete",
+            ("run1", "wA", "other", "false"),
+            'Complete(): Arg "data" missing or not JSON: false',
+        ),
         ("log", ("wait1", "m", "false"), "Log(): Argument 'data' not cjson: false"),
-        ("recur", ("q", "tmpl", "K", "false", "interval", 60, 0),
-         'RecurringJob On(): Arg "data" not JSON: false'),
-        ("recur", ("q", "tmpl", "K", "{}", "interval", 60, 0, "tags", "false"),
-         'Recur(): Arg "tags" must be JSON string array: false'),
+        (
+            "recur",
+            ("q", "tmpl", "K", "false", "interval", 60, 0),
+            'RecurringJob On(): Arg "data" not JSON: false',
+        ),
+        (
+            "recur",
+            ("q", "tmpl", "K", "{}", "interval", 60, 0, "tags", "false"),
+            'Recur(): Arg "tags" must be JSON string array: false',
+        ),
         ("recur.update", ("tmpl", "data", "false"), 'Recur(): Arg "data" is not JSON-encoded'),
         # odd option lists
         ("put", (*PUT[1:], "{}", 0, "priority"), "Odd number of additional args"),
         ("put", (*PUT[1:], "{}", 0, "priority", 1, "tags"), "Odd number of additional args"),
         ("requeue", ("w", "q", "wait1", "K", "{}", 0, "tags"), "Odd number of additional args"),
-        ("recur", ("q", "tmpl", "K", "{}", "interval", 60, 0, "retries"),
-         "Odd number of additional args"),
-        ("recur", ("q", "tmpl", "K", "{}", "interval", 60), "Recur(): Arg \"offset\""),
+        (
+            "recur",
+            ("q", "tmpl", "K", "{}", "interval", 60, 0, "retries"),
+            "Odd number of additional args",
+        ),
+        ("recur", ("q", "tmpl", "K", "{}", "interval", 60), 'Recur(): Arg "offset"'),
         ("recur.update", ("tmpl", "priority", 3, "retries"), "No value provided for retries"),
-        ("recur.update", ("tmpl", "priority", 3, "bogus", 1), 'Recur(): Unrecognized option'),
+        ("recur.update", ("tmpl", "priority", 3, "bogus", 1), "Recur(): Unrecognized option"),
         # a 1 MB broken payload
         ("put", (*PUT[1:], '{"a":"' + "x" * MEGA, 0), json_error('Put(): Arg "data"')),
-        ("complete", ("run1", "wA", "other", "[" * 10 + "x" * MEGA),
-         json_error('Complete(): Arg "data"')),
+        (
+            "complete",
+            ("run1", "wA", "other", "[" * 10 + "x" * MEGA),
+            json_error('Complete(): Arg "data"'),
+        ),
         # loops that must validate every element before acting
         ("timeout", ("run1", "run2", "nope"), "Timeout(): Job nope does not exist"),
         ("timeout", ("run1", "wait1"), "Timeout(): Job wait1 not running"),
-        ("cancel", ("wait1", "wait2"),
-         "Cancel(): wait2 is a dependency of dep1 but is not mentioned to be canceled"),
+        (
+            "cancel",
+            ("wait1", "wait2"),
+            "Cancel(): wait2 is a dependency of dep1 but is not mentioned to be canceled",
+        ),
         # missing arguments
         ("put", (), "Queue(): no queue name provided"),
         ("put", ("w", "q", "j", "K", "{}"), 'Put(): Arg "delay" not a number'),
-        ("complete", ("run1", "wA", "other"),
-         ("decode", 'Complete(): Arg "data" missing or not JSON')),
+        (
+            "complete",
+            ("run1", "wA", "other"),
+            ("decode", 'Complete(): Arg "data" missing or not JSON'),
+        ),
         ("heartbeat", ("run1",), 'Heatbeat(): Arg "worker" missing'),
         ("fail", ("run1", "wA", "g"), 'Fail(): Arg "message" missing'),
         ("retry", ("run1", "other"), 'Retry(): Arg "worker" missing'),
@@ -159,9 +214,14 @@ def test_malformed_call_is_rejected_without_writes(populated: Core, case: Case) 
 @pytest.mark.parametrize("now", [*NON_FINITE, "", "x"])
 @pytest.mark.parametrize("command", ["put", "pop", "heartbeat", "complete", "recur", "get"])
 def test_bad_now_rejected_without_writes(populated: Core, command: str, now: str) -> None:
-    args = {"put": (*PUT[1:], "{}", 0), "pop": ("other", "w", 1), "heartbeat": ("run1", "wA"),
-            "complete": ("run1", "wA", "other", "{}"),
-            "recur": ("q", "r9", "K", "{}", "interval", 60, 0), "get": ("wait1",)}[command]
+    args = {
+        "put": (*PUT[1:], "{}", 0),
+        "pop": ("other", "w", 1),
+        "heartbeat": ("run1", "wA"),
+        "complete": ("run1", "wA", "other", "{}"),
+        "recur": ("q", "r9", "K", "{}", "interval", 60, 0),
+        "get": ("wait1",),
+    }[command]
     populated.rejects('Arg "now" missing or not a number: nil', command, now, *args)
 
 
@@ -190,8 +250,7 @@ def test_binary_names_round_trip(core: Core) -> None:
 
 
 def test_unicode_values_round_trip(core: Core) -> None:
-    core.put("\u00e9t\u00e9", T0, "\u961f\u5217", "tags", '["\u2603"]',
-             data='{"s":"\u00fc\u00df"}')
+    core.put("\u00e9t\u00e9", T0, "\u961f\u5217", "tags", '["\u2603"]', data='{"s":"\u00fc\u00df"}')
     job = core.job("\u00e9t\u00e9")
     assert job["queue"] == "\u961f\u5217" and job["tags"] == ["\u2603"]
     assert json.loads(job["data"]) == {"s": "\u00fc\u00df"}

@@ -158,8 +158,9 @@ def test_max_concurrency_ignores_expired_locks(core: Core) -> None:
 def test_pop_errors(populated: Core) -> None:
     populated.rejects("Queue(): no queue name provided", "pop", T0)
     populated.rejects('Pop(): Arg "worker" missing', "pop", T0, "q")
-    populated.rejects('Pop(): Arg "count" missing or not a number: many', "pop", T0, "q", "w",
-                      "many")
+    populated.rejects(
+        'Pop(): Arg "count" missing or not a number: many', "pop", T0, "q", "w", "many"
+    )
     populated.rejects('Pop(): Arg "count" missing or not a number', "pop", T0, "q", "w")
 
 

@@ -179,8 +179,9 @@ def test_put_new_depends_replaces_old(core: Core) -> None:
 
 
 def test_requeue_requires_existing_job(core: Core) -> None:
-    core.rejects("Requeue(): Job nope does not exist", "requeue", T0, "w", "q", "nope", "K",
-                 "{}", 0)
+    core.rejects(
+        "Requeue(): Job nope does not exist", "requeue", T0, "w", "q", "nope", "K", "{}", 0
+    )
 
 
 def test_requeue_checks_existence_before_queue(core: Core) -> None:
@@ -232,6 +233,17 @@ def test_requeue_error_phrases(populated: Core, args: tuple[object, ...], phrase
 
 def test_put_late_validation_keeps_tags(populated: Core) -> None:
     # deviation: the reference detached the old tags before validating retries; ours changes nothing
-    populated.rejects('Put(): Arg "retries" not a number: x', "put", T0, "", "q", "wait1", "K",
-                      "{}", 0, "retries", "x")
+    populated.rejects(
+        'Put(): Arg "retries" not a number: x',
+        "put",
+        T0,
+        "",
+        "q",
+        "wait1",
+        "K",
+        "{}",
+        0,
+        "retries",
+        "x",
+    )
     assert populated.job("wait1")["tags"] == ["red"]

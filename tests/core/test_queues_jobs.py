@@ -6,19 +6,43 @@ import pytest
 
 from tests.core.support import T0, Core
 
-COUNT_KEYS = {"name", "waiting", "stalled", "running", "scheduled", "depends", "recurring",
-              "paused"}
+COUNT_KEYS = {
+    "name",
+    "waiting",
+    "stalled",
+    "running",
+    "scheduled",
+    "depends",
+    "recurring",
+    "paused",
+}
 
 
 def test_queue_counts(populated: Core) -> None:
     q = populated.json("queues", T0 + 10, "q")
     assert set(q) == COUNT_KEYS
-    assert q == {"name": "q", "waiting": 2, "stalled": 0, "running": 0, "scheduled": 1,
-                 "depends": 1, "recurring": 1, "paused": False}
+    assert q == {
+        "name": "q",
+        "waiting": 2,
+        "stalled": 0,
+        "running": 0,
+        "scheduled": 1,
+        "depends": 1,
+        "recurring": 1,
+        "paused": False,
+    }
     other = populated.json("queues", T0 + 10, "other")
     # run1, run2 running; stall1 timed out (in work); fail1 failed; done1 complete
-    assert other == {"name": "other", "waiting": 1, "stalled": 0, "running": 2,
-                     "scheduled": 0, "depends": 0, "recurring": 0, "paused": False}
+    assert other == {
+        "name": "other",
+        "waiting": 1,
+        "stalled": 0,
+        "running": 2,
+        "scheduled": 0,
+        "depends": 0,
+        "recurring": 0,
+        "paused": False,
+    }
     # other-heartbeat was set after the pops; locks expire at T0+61
     later = populated.json("queues", T0 + 100, "other")
     assert later["stalled"] == 2 and later["running"] == 0
@@ -27,8 +51,15 @@ def test_queue_counts(populated: Core) -> None:
 def test_queue_counts_unknown_queue_and_paused(core: Core) -> None:
     core("pause", T0, "ghost")
     assert core.json("queues", T0, "ghost") == {
-        "name": "ghost", "waiting": 0, "stalled": 0, "running": 0, "scheduled": 0,
-        "depends": 0, "recurring": 0, "paused": True}
+        "name": "ghost",
+        "waiting": 0,
+        "stalled": 0,
+        "running": 0,
+        "scheduled": 0,
+        "depends": 0,
+        "recurring": 0,
+        "paused": True,
+    }
 
 
 def test_queues_promotes_due_jobs(core: Core) -> None:
@@ -134,12 +165,17 @@ def test_workers_listing(core: Core) -> None:
     core.pop("q", "w2", 1, now=T0 + 5)
     core("pop", T0 + 6, "q", "w3", 1)
     got = core.json("workers", T0 + 10)
-    assert got == [{"name": "w3", "jobs": 0, "stalled": 0},
-                   {"name": "w2", "jobs": 1, "stalled": 0},
-                   {"name": "w1", "jobs": 1, "stalled": 0}]
+    assert got == [
+        {"name": "w3", "jobs": 0, "stalled": 0},
+        {"name": "w2", "jobs": 1, "stalled": 0},
+        {"name": "w1", "jobs": 1, "stalled": 0},
+    ]
     got = core.json("workers", T0 + 62)
     assert {w["name"]: (w["jobs"], w["stalled"]) for w in got} == {
-        "w1": (0, 1), "w2": (1, 0), "w3": (0, 0)}
+        "w1": (0, 1),
+        "w2": (1, 0),
+        "w3": (0, 0),
+    }
 
 
 def test_worker_detail(core: Core) -> None:

@@ -8,23 +8,50 @@ import pytest
 
 from tests.core.support import T0, Core, EventRecorder
 
-RECUR_KEYS = {"jid", "klass", "state", "queue", "priority", "interval", "retries", "count",
-              "data", "tags", "backlog"}
+RECUR_KEYS = {
+    "jid",
+    "klass",
+    "state",
+    "queue",
+    "priority",
+    "interval",
+    "retries",
+    "count",
+    "data",
+    "tags",
+    "backlog",
+}
 
 
-def recur(core: Core, jid: str = "r", interval: object = 60, offset: object = 0,
-          *opts: object, now: float = T0, queue: str = "q") -> object:
-    return core("recur", now, queue, jid, "K", '{"n":1}', "interval", interval, offset,
-                *opts)  # type: ignore[arg-type]
+def recur(
+    core: Core,
+    jid: str = "r",
+    interval: object = 60,
+    offset: object = 0,
+    *opts: object,
+    now: float = T0,
+    queue: str = "q",
+) -> object:
+    return core("recur", now, queue, jid, "K", '{"n":1}', "interval", interval, offset, *opts)  # type: ignore[arg-type]
 
 
 def test_recur_creates_template(core: Core) -> None:
     assert recur(core, "r", 60, 30) == b"r"
     tmpl = core.json("recur.get", T0, "r")
     assert set(tmpl) == RECUR_KEYS
-    assert tmpl == {"jid": "r", "klass": "K", "state": "recur", "queue": "q", "priority": 0,
-                    "interval": 60, "retries": 0, "count": 0, "data": '{"n":1}', "tags": {},
-                    "backlog": 0}
+    assert tmpl == {
+        "jid": "r",
+        "klass": "K",
+        "state": "recur",
+        "queue": "q",
+        "priority": 0,
+        "interval": 60,
+        "retries": 0,
+        "count": 0,
+        "data": '{"n":1}',
+        "tags": {},
+        "backlog": 0,
+    }
     assert core.zset("ql:q:q-recur") == [("r", T0 + 30)]
     assert core.zset("ql:queues") == [("q", T0)]
     h = core.conn.hgetall("ql:r:r")
@@ -77,8 +104,7 @@ def test_fractional_spawn_time_is_floored(core: Core) -> None:
     assert core.zset("ql:q:q-recur") == [("r", T0 + 10)]
 
 
-def test_spawning_is_silent_and_does_not_register_queue(core: Core,
-                                                        events: EventRecorder) -> None:
+def test_spawning_is_silent_and_does_not_register_queue(core: Core, events: EventRecorder) -> None:
     recur(core, "r", 60, 0, queue="qq")
     core("queue.forget", T0, "qq")
     with events.record() as got:
@@ -108,11 +134,35 @@ def test_unrecur(core: Core) -> None:
 
 def test_recur_update(core: Core) -> None:
     recur(core, "r", 60, 100)
-    assert core("recur.update", T0, "r", "priority", 3, "retries", 2, "interval", 90,
-                "data", '{"m":2}', "klass", "K2", "backlog", 4) == 1
+    assert (
+        core(
+            "recur.update",
+            T0,
+            "r",
+            "priority",
+            3,
+            "retries",
+            2,
+            "interval",
+            90,
+            "data",
+            '{"m":2}',
+            "klass",
+            "K2",
+            "backlog",
+            4,
+        )
+        == 1
+    )
     tmpl = core.json("recur.get", T0, "r")
-    assert (tmpl["priority"], tmpl["retries"], tmpl["interval"], tmpl["data"], tmpl["klass"],
-            tmpl["backlog"]) == (3, 2, 90, '{"m":2}', "K2", 4)
+    assert (
+        tmpl["priority"],
+        tmpl["retries"],
+        tmpl["interval"],
+        tmpl["data"],
+        tmpl["klass"],
+        tmpl["backlog"],
+    ) == (3, 2, 90, '{"m":2}', "K2", 4)
     assert core.zset("ql:q:q-recur") == [("r", T0 + 130)]
     core("recur.update", T0 + 1, "r", "queue", "q9")
     assert core.zset("ql:q:q-recur") == [] and core.zset("ql:q:q9-recur") == [("r", T0 + 130)]
@@ -124,17 +174,31 @@ def test_recur_update_errors(populated: Core) -> None:
     c.rejects("Recur(): No recurring job nope", "recur.update", T0, "nope", "priority", 1)
     c.rejects("No value provided for priority", "recur.update", T0, "tmpl", "priority")
     for name in ("priority", "retries", "interval"):
-        c.rejects(f'Recur(): Arg "{name}" must be a number: x', "recur.update", T0, "tmpl",
-                  name, "x")
-    c.rejects('Recur(): Arg "backlog" not a number: x', "recur.update", T0, "tmpl", "backlog",
-              "x")
-    c.rejects('Recur(): Arg "data" is not JSON-encoded: false', "recur.update", T0, "tmpl",
-              "data", "false")
+        c.rejects(
+            f'Recur(): Arg "{name}" must be a number: x', "recur.update", T0, "tmpl", name, "x"
+        )
+    c.rejects('Recur(): Arg "backlog" not a number: x', "recur.update", T0, "tmpl", "backlog", "x")
+    c.rejects(
+        'Recur(): Arg "data" is not JSON-encoded: false',
+        "recur.update",
+        T0,
+        "tmpl",
+        "data",
+        "false",
+    )
     c.rejects("Expected", "recur.update", T0, "tmpl", "data", "{x")
     c.rejects('Recur(): Unrecognized option "tags"', "recur.update", T0, "tmpl", "tags", "[]")
     # deviation: a later bad pair leaves earlier pairs unapplied
-    c.rejects('Recur(): Unrecognized option "colour"', "recur.update", T0, "tmpl",
-              "priority", 9, "colour", "red")
+    c.rejects(
+        'Recur(): Unrecognized option "colour"',
+        "recur.update",
+        T0,
+        "tmpl",
+        "priority",
+        9,
+        "colour",
+        "red",
+    )
 
 
 def test_recur_tag_untag(core: Core) -> None:
@@ -163,20 +227,29 @@ RECUR_ERRORS = [
     (("q", "r", "K", "{}", "interval", 0, 0), 'Recur(): Arg "interval" must be greater than 0'),
     (("q", "r", "K", "{}", "interval", -5, 0), 'Recur(): Arg "interval" must be greater than 0'),
     (("q", "r", "K", "{}", "interval", 60, 0, "priority"), "Odd number of additional args"),
-    (("q", "r", "K", "{}", "interval", 60, 0, "tags", "false"),
-     'Recur(): Arg "tags" must be JSON string array: false'),
-    (("q", "r", "K", "{}", "interval", 60, 0, "priority", "p"),
-     'Recur(): Arg "priority" not a number: p'),
-    (("q", "r", "K", "{}", "interval", 60, 0, "retries", "p"),
-     'Recur(): Arg "retries" not a number: p'),
-    (("q", "r", "K", "{}", "interval", 60, 0, "backlog", "p"),
-     'Recur(): Arg "backlog" not a number: p'),
+    (
+        ("q", "r", "K", "{}", "interval", 60, 0, "tags", "false"),
+        'Recur(): Arg "tags" must be JSON string array: false',
+    ),
+    (
+        ("q", "r", "K", "{}", "interval", 60, 0, "priority", "p"),
+        'Recur(): Arg "priority" not a number: p',
+    ),
+    (
+        ("q", "r", "K", "{}", "interval", 60, 0, "retries", "p"),
+        'Recur(): Arg "retries" not a number: p',
+    ),
+    (
+        ("q", "r", "K", "{}", "interval", 60, 0, "backlog", "p"),
+        'Recur(): Arg "backlog" not a number: p',
+    ),
 ]
 
 
 @pytest.mark.parametrize(("args", "phrase"), RECUR_ERRORS)
-def test_recur_errors(populated: Core, args: tuple[object, ...],
-                      phrase: str | tuple[str, ...]) -> None:
+def test_recur_errors(
+    populated: Core, args: tuple[object, ...], phrase: str | tuple[str, ...]
+) -> None:
     populated.rejects(phrase, "recur", T0, *args)  # type: ignore[arg-type]
 
 

@@ -96,8 +96,16 @@ class Model:
         return dep in self.jobs and self.jobs[dep].state != "complete"
 
     # commands ------------------------------------------------------------------------------
-    def put(self, now: float, jid: str, queue: str, delay: float, priority: float,
-            retries: int, depends: list[str]) -> None:
+    def put(
+        self,
+        now: float,
+        jid: str,
+        queue: str,
+        delay: float,
+        priority: float,
+        retries: int,
+        depends: list[str],
+    ) -> None:
         old = self.jobs.get(jid)
         if old is not None:
             if depends:
@@ -151,8 +159,9 @@ class Model:
             for _, jid in ready[:limit]:
                 del self.sched[queue][jid]
                 self.enqueue(jid, now)
-            ranked = sorted(self.work[queue].items(), key=lambda kv: (kv[1], kv[0]),
-                            reverse=True)[:limit]
+            ranked = sorted(self.work[queue].items(), key=lambda kv: (kv[1], kv[0]), reverse=True)[
+                :limit
+            ]
             for jid, _ in ranked:
                 del self.work[queue][jid]
                 handed.append(jid)
@@ -180,22 +189,28 @@ class Model:
 def error_for_owned(model: Model, name: str, jid: str, worker: str) -> str | None:
     """Expected error phrase of heartbeat/complete/fail/retry, or None when it succeeds."""
     job = model.jobs.get(jid)
-    missing = {"heartbeat": f"Heartbeat(): Job {jid} does not exist",
-               "complete": f"Complete(): Job {jid} does not exist",
-               "fail": f"Fail(): Job {jid}does not exist",
-               "retry": f"Retry(): Job {jid} does not exist"}
+    missing = {
+        "heartbeat": f"Heartbeat(): Job {jid} does not exist",
+        "complete": f"Complete(): Job {jid} does not exist",
+        "fail": f"Fail(): Job {jid}does not exist",
+        "retry": f"Retry(): Job {jid} does not exist",
+    }
     if job is None:
         return missing[name]
     if job.state != "running":
-        return {"heartbeat": f"Heartbeat(): Job {jid} not currently running: {job.state}",
-                "complete": f"Complete(): Job {jid} is not currently running: {job.state}",
-                "fail": f"Fail(): Job {jid}not currently running: {job.state}",
-                "retry": f"Retry(): Job {jid} is not currently running: {job.state}"}[name]
+        return {
+            "heartbeat": f"Heartbeat(): Job {jid} not currently running: {job.state}",
+            "complete": f"Complete(): Job {jid} is not currently running: {job.state}",
+            "fail": f"Fail(): Job {jid}not currently running: {job.state}",
+            "retry": f"Retry(): Job {jid} is not currently running: {job.state}",
+        }[name]
     if job.worker != worker:
-        return {"heartbeat": f"Heartbeat(): Job {jid} given out to another worker: ",
-                "complete": f"Complete(): Job {jid} has been handed out to another worker: ",
-                "fail": f"Fail(): Job {jid} running with another worker: ",
-                "retry": f"Retry(): Job {jid} has been given to another worker: "}[name]
+        return {
+            "heartbeat": f"Heartbeat(): Job {jid} given out to another worker: ",
+            "complete": f"Complete(): Job {jid} has been handed out to another worker: ",
+            "fail": f"Fail(): Job {jid} running with another worker: ",
+            "retry": f"Retry(): Job {jid} has been given to another worker: ",
+        }[name]
     return None
 
 
@@ -238,19 +253,25 @@ def make_machine(core: Core) -> type[RuleBasedStateMachine]:
             return "wX" if own else "wB" if job is not None and job.worker == "wA" else "wA"
 
         # rules -------------------------------------------------------------------------------
-        @initialize(queues=st.lists(POP_QUEUE, min_size=len(JIDS), max_size=len(JIDS)),
-                    retries=st.lists(st.sampled_from([0, 1, 2]), min_size=len(JIDS),
-                                     max_size=len(JIDS)))
+        @initialize(
+            queues=st.lists(POP_QUEUE, min_size=len(JIDS), max_size=len(JIDS)),
+            retries=st.lists(st.sampled_from([0, 1, 2]), min_size=len(JIDS), max_size=len(JIDS)),
+        )
         def seed(self, queues: list[str], retries: list[int]) -> None:
             for jid, queue, budget in zip(JIDS[:3], queues, retries, strict=False):
                 self.put(jid, queue, 0, 0, budget, [])
 
-        @rule(jid=st.sampled_from(JIDS), queue=st.sampled_from(QUEUES),
-              delay=st.sampled_from([0, 0, 0, 5, 30]), priority=st.sampled_from([0, 0, 1, -1]),
-              retries=st.sampled_from([0, 1, 2]),
-              depends=st.lists(st.sampled_from(JIDS), max_size=2, unique=True))
-        def put(self, jid: str, queue: str, delay: int, priority: int, retries: int,
-                depends: list[str]) -> None:
+        @rule(
+            jid=st.sampled_from(JIDS),
+            queue=st.sampled_from(QUEUES),
+            delay=st.sampled_from([0, 0, 0, 5, 30]),
+            priority=st.sampled_from([0, 0, 1, -1]),
+            retries=st.sampled_from([0, 1, 2]),
+            depends=st.lists(st.sampled_from(JIDS), max_size=2, unique=True),
+        )
+        def put(
+            self, jid: str, queue: str, delay: int, priority: int, retries: int, depends: list[str]
+        ) -> None:
             depends = [d for d in depends if d != jid]
             now = self.tick()
             opts: list[Any] = ["priority", priority, "retries", retries]
@@ -288,8 +309,12 @@ def make_machine(core: Core) -> type[RuleBasedStateMachine]:
                 self.model.wjobs[worker][jid] = expires
                 self.model.locks[job.queue][jid] = expires
 
-        @rule(jid=st.sampled_from(JIDS), index=INDEX, own=OWN,
-              next_queue=st.sampled_from([None, None, "q1", "q2"]))
+        @rule(
+            jid=st.sampled_from(JIDS),
+            index=INDEX,
+            own=OWN,
+            next_queue=st.sampled_from([None, None, "q1", "q2"]),
+        )
         def complete(self, jid: str, own: bool, index: int, next_queue: str | None) -> None:
             jid = self.pick(jid, index)
             worker = self.worker_for(jid, own)
@@ -370,9 +395,12 @@ def make_machine(core: Core) -> type[RuleBasedStateMachine]:
             m.unfail_index(jid)
             del m.jobs[jid]
 
-        @rule(jid=st.sampled_from(JIDS), index=st.integers(0, 4), on=st.booleans(),
-              others=st.lists(st.sampled_from([*JIDS, "all"]), min_size=1, max_size=2,
-                               unique=True))
+        @rule(
+            jid=st.sampled_from(JIDS),
+            index=st.integers(0, 4),
+            on=st.booleans(),
+            others=st.lists(st.sampled_from([*JIDS, "all"]), min_size=1, max_size=2, unique=True),
+        )
         def depends(self, jid: str, index: int, on: bool, others: list[str]) -> None:
             jid = self.pick(jid, index, ("depends",))
             m = self.model
@@ -381,8 +409,11 @@ def make_machine(core: Core) -> type[RuleBasedStateMachine]:
             if not others or (on and "all" in others) or ("all" in others and len(others) > 1):
                 return
             state = job.state if job is not None else "false"
-            phrase = (None if state == "depends"
-                      else f"Depends(): Job {jid} not in the depends state: {state}")
+            phrase = (
+                None
+                if state == "depends"
+                else f"Depends(): Job {jid} not in the depends state: {state}"
+            )
             reply = self.expect(phrase, "depends", jid, "on" if on else "off", *others)
             if phrase is not None:
                 return
@@ -398,9 +429,11 @@ def make_machine(core: Core) -> type[RuleBasedStateMachine]:
                 m.depq[job.queue].pop(jid, None)
                 m.enqueue(jid, self.now)
 
-        @rule(queue=st.sampled_from(QUEUES),
-              group=st.sampled_from([*GROUPS, "failed-retries-q1", "failed-retries-q2"]),
-              count=st.integers(1, 3))
+        @rule(
+            queue=st.sampled_from(QUEUES),
+            group=st.sampled_from([*GROUPS, "failed-retries-q1", "failed-retries-q2"]),
+            count=st.integers(1, 3),
+        )
         def unfail(self, queue: str, group: str, count: int) -> None:
             m = self.model
             reply = self.expect(None, "unfail", queue, group, count)
@@ -478,8 +511,12 @@ def make_machine(core: Core) -> type[RuleBasedStateMachine]:
                 assert (deps, dependents) == (job.deps, job.dependents), jid
             where: dict[str, list[str]] = {jid: [] for jid in states}
             for q in QUEUES:
-                for suffix, table in (("work", m.work), ("scheduled", m.sched),
-                                      ("depends", m.depq), ("locks", m.locks)):
+                for suffix, table in (
+                    ("work", m.work),
+                    ("scheduled", m.sched),
+                    ("depends", m.depq),
+                    ("locks", m.locks),
+                ):
                     got_set = zs(next(replies))
                     assert got_set == table[q], f"ql:q:{q}-{suffix}"
                     for jid in got_set:
@@ -502,9 +539,15 @@ def make_machine(core: Core) -> type[RuleBasedStateMachine]:
                 for jid in members:
                     where.setdefault(jid.decode(), []).append("failed")
             # every job sits in exactly one structure, matching its state field
-            expected_place = {"waiting": "work", "stalled": "work", "scheduled": "scheduled",
-                              "depends": "depends", "running": "locks", "failed": "failed",
-                              "complete": "completed"}
+            expected_place = {
+                "waiting": "work",
+                "stalled": "work",
+                "scheduled": "scheduled",
+                "depends": "depends",
+                "running": "locks",
+                "failed": "failed",
+                "complete": "completed",
+            }
             for jid, state in states.items():
                 places = where.get(jid, [])
                 assert len(places) == 1, (jid, state, places)
@@ -517,8 +560,9 @@ def make_machine(core: Core) -> type[RuleBasedStateMachine]:
         @invariant()
         def lengths_match(self) -> None:
             for q in QUEUES:
-                expected = (len(self.model.work[q]) + len(self.model.sched[q])
-                            + len(self.model.locks[q]))
+                expected = (
+                    len(self.model.work[q]) + len(self.model.sched[q]) + len(self.model.locks[q])
+                )
                 assert core("length", repr(self.now), q) == expected
 
     return QlessMachine
@@ -528,8 +572,11 @@ def test_random_command_sequences_match_model(core: Core) -> None:
     machine = make_machine(core)
     run_state_machine_as_test(
         machine,
-        settings=settings(max_examples=40, stateful_step_count=30, deadline=None,
-                          database=None,
-                          suppress_health_check=[HealthCheck.function_scoped_fixture,
-                                                 HealthCheck.too_slow]),
+        settings=settings(
+            max_examples=40,
+            stateful_step_count=30,
+            deadline=None,
+            database=None,
+            suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+        ),
     )

@@ -19,14 +19,31 @@ def pop_after_wait(core: Core, jid: str, wait: float, start: float = T0) -> None
 
 def test_stats_empty_shape(core: Core) -> None:
     got = core.json("stats", T0, "q", T0)
-    assert got == {"retries": 0, "failed": 0, "failures": 0,
-                   "wait": {"count": 0, "mean": 0, "std": 0, "histogram": [0] * 148},
-                   "run": {"count": 0, "mean": 0, "std": 0, "histogram": [0] * 148}}
+    assert got == {
+        "retries": 0,
+        "failed": 0,
+        "failures": 0,
+        "wait": {"count": 0, "mean": 0, "std": 0, "histogram": [0] * 148},
+        "run": {"count": 0, "mean": 0, "std": 0, "histogram": [0] * 148},
+    }
 
 
 def test_wait_histogram_bins_and_welford(core: Core) -> None:
-    waits = [0.5, 3.2, 59.9, 60, 125, 3599, 3600, 7300, 86399, 86400, 2 * 86400 + 5,
-             6 * 86400, 9 * 86400]
+    waits = [
+        0.5,
+        3.2,
+        59.9,
+        60,
+        125,
+        3599,
+        3600,
+        7300,
+        86399,
+        86400,
+        2 * 86400 + 5,
+        6 * 86400,
+        9 * 86400,
+    ]
     for i, wait in enumerate(waits):
         pop_after_wait(core, f"j{i}", wait, start=T0 + 1000 - wait)
     got = core.json("stats", T0 + 1000, "q", T0 + 5)
@@ -48,8 +65,7 @@ def test_wait_histogram_bins_and_welford(core: Core) -> None:
 def test_single_sample_has_zero_std(core: Core) -> None:
     pop_after_wait(core, "a", 4.25)
     wait = core.json("stats", T0, "q", T0)["wait"]
-    assert wait == {"count": 1, "mean": 4.25, "std": 0,
-                    "histogram": [0] * 4 + [1] + [0] * 143}
+    assert wait == {"count": 1, "mean": 4.25, "std": 0, "histogram": [0] * 4 + [1] + [0] * 143}
 
 
 def test_run_stats_by_completion_day(core: Core) -> None:
@@ -126,5 +142,6 @@ def test_stats_ttl_relative_to_callers_clock(core: Core) -> None:
 def test_stats_errors(populated: Core) -> None:
     populated.rejects("Queue(): no queue name provided", "stats", T0)
     populated.rejects('Stats(): Arg "date" missing or not a number: nil', "stats", T0, "q")
-    populated.rejects('Stats(): Arg "date" missing or not a number: today', "stats", T0, "q",
-                      "today")
+    populated.rejects(
+        'Stats(): Arg "date" missing or not a number: today', "stats", T0, "q", "today"
+    )
