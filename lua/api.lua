@@ -47,7 +47,7 @@ local function main()
   local command = Api[cmd]
   if not command then fail('Unknown command ' .. cmd) end
   if #A < 2 then error("bad argument #1 to 'tonumber' (value expected)") end
-  local now = num(A[2])
+  local now = U.num(A[2])
   if now == nil then fail('Arg "now" missing or not a number: nil') end
   local result = command(now)
   for q in pairs(wake) do

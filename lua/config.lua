@@ -1,10 +1,12 @@
 -- Configuration: ql:config overrides over built-in defaults (protocol section 7).
 
 -- The listed defaults: reported by config.get and returned for unset keys.
-Config.defaults = {
-  application = 'qless', heartbeat = 60, ['grace-period'] = 10, ['stats-history'] = 30,
-  ['histogram-history'] = 7, ['jobs-history-count'] = 50000, ['jobs-history'] = 604800,
-}
+function Config.defaults()
+  return {
+    application = 'qless', heartbeat = 60, ['grace-period'] = 10, ['stats-history'] = 30,
+    ['histogram-history'] = 7, ['jobs-history-count'] = 50000, ['jobs-history'] = 604800,
+  }
+end
 
 -- Read several config fields with one HMGET and remember them for this call.
 function Config.prefetch(...)
@@ -26,12 +28,12 @@ end
 -- Numeric config value: the stored value when it parses as a finite number, else `fallback`.
 -- A stored value that is not a number falls back too (the reference would fail later).
 function Config.number(name, fallback)
-  return num(Config.raw(name)) or fallback
+  return U.num(Config.raw(name)) or fallback
 end
 
 -- Lock length for a queue: <queue>-heartbeat, else heartbeat, else 60.
 function Config.heartbeat(queue)
-  return num(Config.raw(queue .. '-heartbeat')) or Config.number('heartbeat', 60)
+  return U.num(Config.raw(queue .. '-heartbeat')) or Config.number('heartbeat', 60)
 end
 
 -- config.get <now> [key]
@@ -42,10 +44,9 @@ function Config.get(now)
   if name ~= nil then
     local v = rcall('HGET', key.config, name)
     if v then return v end
-    return Config.defaults[name]
+    return Config.defaults()[name]
   end
-  local out = {}
-  for k, v in pairs(Config.defaults) do out[k] = v end
+  local out = Config.defaults()
   local stored = rcall('HGETALL', key.config)
   for i = 1, #stored, 2 do out[stored[i]] = stored[i + 1] end
   return encode(out)

@@ -13,8 +13,8 @@ function Queue.failed(now)
     end
     return encode(out)
   end
-  local start = page_arg(A[4], 0, 'Failed(): Arg "start" is not a number: ')
-  local limit = page_arg(A[5], 25, 'Failed(): Arg "limit" is not a number: ')
+  local start = Queue.page_arg(A[4], 0, 'Failed(): Arg "start" is not a number: ')
+  local limit = Queue.page_arg(A[5], 25, 'Failed(): Arg "limit" is not a number: ')
   local gk = key.failure_group(group)
   return encode({
     total = rcall('LLEN', gk),
@@ -35,7 +35,7 @@ function Queue.unfail(now)
   if group == nil then fail('Unfail(): Arg "group" missing') end
   local count = 25
   if count_s ~= nil then
-    count = num(count_s)
+    count = U.num(count_s)
     if count == nil then fail('Unfail(): Arg "count" not a number: ' .. count_s) end
     count = floor(count)
     if count <= 0 then

@@ -20,12 +20,12 @@ function Job.migrate(jid, legacy)
   if ok and type(stages) == 'table' then
     for _, st in ipairs(stages) do
       if type(st) == 'table' then
-        rcall('RPUSH', hk, encode({ floor(num(st.put) or 0), 'put', { q = st.q } }))
-        if num(st.popped) then
-          rcall('RPUSH', hk, encode({ floor(num(st.popped)), 'popped', { worker = st.worker } }))
+        rcall('RPUSH', hk, encode({ floor(U.num(st.put) or 0), 'put', { q = st.q } }))
+        if U.num(st.popped) then
+          rcall('RPUSH', hk, encode({ floor(U.num(st.popped)), 'popped', { worker = st.worker } }))
         end
-        if num(st.failed) then rcall('RPUSH', hk, encode({ floor(num(st.failed)), 'failed' })) end
-        if num(st.done) then rcall('RPUSH', hk, encode({ floor(num(st.done)), 'done' })) end
+        if U.num(st.failed) then rcall('RPUSH', hk, encode({ floor(U.num(st.failed)), 'failed' })) end
+        if U.num(st.done) then rcall('RPUSH', hk, encode({ floor(U.num(st.done)), 'done' })) end
       end
     end
   end
@@ -63,7 +63,17 @@ function Job.hist(jid, when, what, extra, legacy)
 end
 
 -- One rendered history entry: the extra object's keys plus "when" and "what".
+-- Stored entries are cjson output ([when,"what"] or [when,"what",{...}]), so the common
+-- shapes are rewritten as text; anything else (an extra with keys named when/what, escaped
+-- text, null or array extras) is decoded and re-encoded.
 function Job.render_entry(text)
+  local when, what, rest = text:match('^%[([%d%.eE+%-]+),("[^"\\]*")(.*)%]$')
+  if when then
+    if rest == '' or rest == ',{}' then return '{"when":' .. when .. ',"what":' .. what .. '}' end
+    if rest:sub(1, 2) == ',{' and rest:sub(-1) == '}' and not rest:find('"wh', 1, true) then
+      return '{"when":' .. when .. ',"what":' .. what .. ',' .. rest:sub(3)
+    end
+  end
   local ok, e = pcall(decode, text)
   if not ok or type(e) ~= 'table' then return '{}' end
   local parts = {}
@@ -81,7 +91,7 @@ function Job.render_entry(text)
 end
 
 -- A JSON list stored in a hash field, re-encoded the way cjson writes it ({} when empty).
-local function stored_list(text)
+function Job.stored_list(text)
   if not text or text == '{}' or text == '[]' then return '{}' end
   local ok, v = pcall(decode, text)
   if not ok or type(v) ~= 'table' then return '{}' end
@@ -89,9 +99,9 @@ local function stored_list(text)
 end
 
 -- Encoded JSON strings of a Redis reply list.
-local function encoded_members(list)
+function Job.encoded_members(list)
   for i = 1, #list do list[i] = encode(list[i]) end
-  return jlist(list)
+  return U.jlist(list)
 end
 
 -- The job object (protocol 2.10) as JSON text, or nil when the job has no `jid` field.
@@ -107,15 +117,15 @@ function Job.render(jid, f, tracked)
   local hist = rcall('LRANGE', key.history(jid), 0, -1)
   for i = 1, #hist do hist[i] = Job.render_entry(hist[i]) end
   local parts = {
-    '{"jid":', encode(f[F_JID]), ',"klass":', jstr(f[F_KLASS]), ',"state":', jstr(f[F_STATE]),
-    ',"queue":', jstr(f[F_QUEUE]), ',"worker":', encode(f[F_WORKER] or ''),
+    '{"jid":', encode(f[F_JID]), ',"klass":', U.jstr(f[F_KLASS]), ',"state":', U.jstr(f[F_STATE]),
+    ',"queue":', U.jstr(f[F_QUEUE]), ',"worker":', encode(f[F_WORKER] or ''),
     ',"tracked":', tracked and 'true' or 'false',
     ',"expires":', encode(tonumber(f[F_EXPIRES]) or 0),
-    ',"data":', jstr(f[F_DATA]), ',"tags":', stored_list(f[F_TAGS]),
-    ',"failure":', stored_list(f[F_FAILURE]), ',"spawned_from_jid":', jstr(f[F_SPAWNED]),
-    ',"history":', jlist(hist),
-    ',"dependents":', encoded_members(rcall('SMEMBERS', key.dependents(jid))),
-    ',"dependencies":', encoded_members(rcall('SMEMBERS', key.dependencies(jid))),
+    ',"data":', U.jstr(f[F_DATA]), ',"tags":', Job.stored_list(f[F_TAGS]),
+    ',"failure":', Job.stored_list(f[F_FAILURE]), ',"spawned_from_jid":', U.jstr(f[F_SPAWNED]),
+    ',"history":', U.jlist(hist),
+    ',"dependents":', Job.encoded_members(rcall('SMEMBERS', key.dependents(jid))),
+    ',"dependencies":', Job.encoded_members(rcall('SMEMBERS', key.dependencies(jid))),
   }
   local priority, retries, remaining = tonumber(f[F_PRIORITY]), tonumber(f[F_RETRIES]),
     tonumber(f[F_REMAINING])
@@ -130,7 +140,7 @@ end
 function Job.tag_list(text)
   if not text then return {} end
   local ok, v = pcall(decode, text)
-  if ok and string_list(v) then return v end
+  if ok and U.string_list(v) then return v end
   return {}
 end
 
@@ -155,7 +165,7 @@ end
 
 -- P-WORK: make `jid` waiting in `queue` as of time `t`, and wake that queue's workers.
 function Job.enqueue(queue, jid, priority, t)
-  rcall('ZADD', key.queue(queue, 'work'), work_score(priority, t), jid)
+  rcall('ZADD', key.queue(queue, 'work'), U.work_score(priority, t), jid)
   wake[queue] = true
 end
 
@@ -235,7 +245,7 @@ function Job.release_dependents(now, jid)
 end
 
 -- Parse `name value` pairs from ARGV[first..] (the last value of a repeated name wins).
-local function options(first, last)
+function Job.options(first, last)
   local opts = {}
   for i = first, last - 1, 2 do opts[A[i]] = A[i + 1] end
   return opts
@@ -261,39 +271,41 @@ function Job.put(now, requeue)
   if jid == nil then fail('Put(): Arg "jid" missing') end
   if klass == nil then fail('Put(): Arg "klass" missing') end
   if decode(data) == false then fail('Put(): Arg "data" missing or not JSON: ' .. tostring(data)) end
-  local delay = num(delay_s)
+  local delay = U.num(delay_s)
   if delay == nil then fail('Put(): Arg "delay" not a number: ' .. tostring(delay_s)) end
   local n = #A
   if (n - 8) % 2 == 1 then fail('Odd number of additional args') end
-  local opts = options(9, n)
-  local f = Job.fetch(jid)
+  local opts = Job.options(9, n)
+  -- 1 jid, 2 state, 3 queue, 4 worker, 5 priority, 6 retries, 7 tags, 8 failure, 9 history
+  local f = rcall('HMGET', key.job(jid), 'jid', 'state', 'queue', 'worker', 'priority', 'retries',
+    'tags', 'failure', 'history')
 
-  local retries = tonumber(f[F_RETRIES]) or 5
+  local retries = tonumber(f[6]) or 5
   if opts.retries ~= nil then
-    retries = num(opts.retries)
+    retries = U.num(opts.retries)
     if retries == nil then fail('Put(): Arg "retries" not a number: ' .. opts.retries) end
   end
-  local old_tags = Job.tag_list(f[F_TAGS])
+  local old_tags = Job.tag_list(f[7])
   local tags = old_tags
   if opts.tags ~= nil then
-    tags = string_list(decode(opts.tags))
+    tags = U.string_list(decode(opts.tags))
     if tags == nil then fail('Put(): Arg "tags" not JSON' .. opts.tags) end
   end
-  local priority = tonumber(f[F_PRIORITY]) or 0
+  local priority = tonumber(f[5]) or 0
   if opts.priority ~= nil then
-    priority = num(opts.priority)
+    priority = U.num(opts.priority)
     if priority == nil then fail('Put(): Arg "priority" not a number' .. opts.priority) end
   end
   local depends = {}
   if opts.depends ~= nil then
-    depends = string_list(decode(opts.depends))
+    depends = U.string_list(decode(opts.depends))
     if depends == nil then fail('Put(): Arg "depends" not JSON: ' .. opts.depends) end
   end
 
   -- Writes begin here.
   Config.prefetch('max-job-history', 'stats-history')
   local jk, tagk = key.job(jid), key.tags
-  if f[F_TAGS] then
+  if f[7] then
     for _, t in ipairs(old_tags) do
       rcall('ZREM', key.tag(t), jid)
       rcall('ZINCRBY', tagk, -1, t)
@@ -311,8 +323,8 @@ function Job.put(now, requeue)
     end
   end
   rcall('PUBLISH', key.channel('log'), encode({ jid = jid, event = 'put', queue = queue }))
-  Job.hist(jid, now, 'put', { q = queue }, f[F_HISTORY] or false)
-  local old_queue, old_state, old_worker = f[F_QUEUE], f[F_STATE], f[F_WORKER]
+  Job.hist(jid, now, 'put', { q = queue }, f[9] or false)
+  local old_queue, old_state, old_worker = f[3], f[2], f[4]
   if old_queue then
     rcall('ZREM', key.queue(old_queue, 'work'), jid)
     rcall('ZREM', key.queue(old_queue, 'locks'), jid)
@@ -334,7 +346,7 @@ function Job.put(now, requeue)
     rcall('ZINCRBY', tagk, 1, t)
   end
   if old_state == 'failed' then
-    local failure = Stats.unfailed(now, f[F_FAILURE], queue)
+    local failure = Stats.unfailed(now, f[8], queue)
     if failure then Job.unlist_failure(jid, failure.group) end
   end
   for _, d in ipairs(depends) do
@@ -346,7 +358,7 @@ function Job.put(now, requeue)
       Job.link(jid, d)
     end
   end
-  local has_deps = (f[F_JID] or f[F_STATE] or #depends > 0) and rcall('SCARD', depk) > 0
+  local has_deps = (f[1] or f[2] or #depends > 0) and rcall('SCARD', depk) > 0
   local state = 'waiting'
   if has_deps then
     state = 'depends'
@@ -355,7 +367,7 @@ function Job.put(now, requeue)
   end
   rcall('HMSET', jk, 'jid', jid, 'klass', klass, 'data', data, 'priority', priority,
     'tags', encode(tags), 'state', state, 'worker', '', 'expires', 0, 'queue', queue,
-    'retries', retries, 'remaining', retries, 'time', time_text(now))
+    'retries', retries, 'remaining', retries, 'time', U.time_text(now))
   if has_deps then
     rcall('ZADD', key.queue(queue, 'depends'), now, jid)
     if delay > 0 then rcall('HSET', jk, 'scheduled', now + delay) end
@@ -387,14 +399,14 @@ function Job.complete(now)
   if worker == nil then fail('Complete(): Arg "worker" missing') end
   if queue == nil then fail('Complete(): Arg "queue" missing') end
   if decode(data) == false then fail('Complete(): Arg "data" missing or not JSON: ' .. tostring(data)) end
-  local opts = options(7, #A)
+  local opts = Job.options(7, #A)
   local nextq, delay, depends = opts.next, 0, nil
   if opts.delay ~= nil then
-    delay = num(opts.delay)
+    delay = U.num(opts.delay)
     if delay == nil then fail('assertion failed!') end
   end
   if opts.depends ~= nil then
-    depends = string_list(decode(opts.depends))
+    depends = U.string_list(decode(opts.depends))
     if depends == nil then fail('Complete(): Arg "depends" not JSON: ' .. opts.depends) end
   end
   if opts.delay ~= nil and nextq == nil then
@@ -403,37 +415,37 @@ function Job.complete(now)
   if depends ~= nil and nextq == nil then
     fail('Complete(): "depends" cannot be used without a "next".')
   end
-  local f = Job.fetch(jid)
-  local state = f[F_STATE]
+  local f = rcall('HMGET', key.job(jid), 'state', 'worker', 'queue', 'history', 'time', 'retries',
+    'priority')
+  local state = f[1]
   if not state then fail('Complete(): Job ' .. jid .. ' does not exist') end
   if state ~= 'running' then
     fail('Complete(): Job ' .. jid .. ' is not currently running: ' .. state)
   end
-  if f[F_WORKER] ~= worker then
-    fail('Complete(): Job ' .. jid .. ' has been handed out to another worker: ' .. tostring(f[F_WORKER]))
+  if f[2] ~= worker then
+    fail('Complete(): Job ' .. jid .. ' has been handed out to another worker: ' .. tostring(f[2]))
   end
-  if f[F_QUEUE] ~= queue then
-    fail('Complete(): Job ' .. jid .. ' running in another queue: ' .. tostring(f[F_QUEUE]))
+  if f[3] ~= queue then
+    fail('Complete(): Job ' .. jid .. ' running in another queue: ' .. tostring(f[3]))
   end
 
   Config.prefetch('max-job-history', 'stats-history', 'jobs-history', 'jobs-history-count',
     queue .. '-max-concurrency')
   local jk = key.job(jid)
-  Job.hist(jid, now, 'done', nil, f[F_HISTORY] or false)
-  rcall('ZREM', key.queue(queue, 'work'), jid)
+  Job.hist(jid, now, 'done', nil, f[4] or false)
+  -- A running job is only in its queue's locks set (pop took it out of the work set).
   rcall('ZREM', key.queue(queue, 'locks'), jid)
-  rcall('ZREM', key.queue(queue, 'scheduled'), jid)
-  Stats.sample(now, 'run', queue, now - (tonumber(f[F_TIME]) or now))
+  Stats.sample(now, 'run', queue, now - (tonumber(f[5]) or now))
   rcall('ZREM', key.worker_jobs(worker), jid)
   Job.notify(jid, 'completed')
   Job.left_running(queue)
-  local retries = f[F_RETRIES] or 0
+  local retries = f[6] or 0
   if nextq ~= nil then
     rcall('PUBLISH', key.channel('log'),
       encode({ jid = jid, event = 'advanced', queue = queue, to = nextq }))
     Job.hist(jid, now, 'put', { q = nextq }, false)
     rcall('ZADD', key.queues, 'NX', now, nextq)
-    rcall('HMSET', jk, 'data', data, 'time', time_text(now), 'state', 'waiting', 'worker', '',
+    rcall('HMSET', jk, 'data', data, 'time', U.time_text(now), 'state', 'waiting', 'worker', '',
       'failure', '{}', 'queue', nextq, 'expires', 0, 'remaining', retries)
     if delay > 0 and (depends == nil or #depends == 0) then
       rcall('ZADD', key.queue(nextq, 'scheduled'), now + delay, jid)
@@ -449,11 +461,11 @@ function Job.complete(now)
       if delay > 0 then rcall('HSET', jk, 'scheduled', now + delay) end
       return 'depends'
     end
-    Job.enqueue(nextq, jid, tonumber(f[F_PRIORITY]) or 0, now)
+    Job.enqueue(nextq, jid, tonumber(f[7]) or 0, now)
     return 'waiting'
   end
   rcall('PUBLISH', key.channel('log'), encode({ jid = jid, event = 'completed', queue = queue }))
-  rcall('HMSET', jk, 'data', data, 'time', time_text(now), 'state', 'complete', 'worker', '',
+  rcall('HMSET', jk, 'data', data, 'time', U.time_text(now), 'state', 'complete', 'worker', '',
     'failure', '{}', 'queue', '', 'expires', 0, 'remaining', retries)
   rcall('ZADD', key.completed, now, jid)
   Job.expire_completed(now)
@@ -489,9 +501,7 @@ function Job.fail(now)
   rcall('ZREM', key.worker_jobs(worker), jid)
   Job.hist(jid, now, 'failed', { worker = worker, group = group }, f[4] or false)
   Stats.count(now, now, queue, 'failures', 1, 'failed', 1)
-  rcall('ZREM', key.queue(queue, 'work'), jid)
   rcall('ZREM', key.queue(queue, 'locks'), jid)
-  rcall('ZREM', key.queue(queue, 'scheduled'), jid)
   Job.left_running(queue)
   if decoded ~= nil and decoded ~= false then rcall('HSET', key.job(jid), 'data', encode(decoded)) end
   Job.park_failed(jid, group,
@@ -512,7 +522,7 @@ function Job.retry(now)
   if worker == nil then fail('Retry(): Arg "worker" missing') end
   local delay = 0
   if delay_s ~= nil then
-    delay = num(delay_s)
+    delay = U.num(delay_s)
     if delay == nil then fail('Retry(): Arg "delay" not a number: ' .. delay_s) end
   end
   local f = rcall('HMGET', key.job(jid), 'state', 'worker', 'queue', 'priority', 'history')
@@ -601,7 +611,7 @@ end
 function Job.multiget(now)
   local parts = {}
   for i = 3, #A do parts[#parts + 1] = Job.render(A[i]) end
-  return jlist(parts)
+  return U.jlist(parts)
 end
 
 -- Cancel one job that is not complete (protocol 3.10, per-jid part).
@@ -627,10 +637,10 @@ function Job.cancel_one(jid, f)
     local ok, fo = pcall(decode, failure or '{}')
     if ok and type(fo) == 'table' then
       Job.unlist_failure(jid, fo.group)
-      local when = num(fo.when)
+      local when = U.num(fo.when)
       if when then
         -- The reference fails with a Lua error when the counter is missing; leave it alone.
-        local sk = key.stats('stats', day_of(when), queue or '')
+        local sk = key.stats('stats', U.day_of(when), queue or '')
         if rcall('HEXISTS', sk, 'failed') == 1 then rcall('HINCRBY', sk, 'failed', -1) end
       end
     end
@@ -748,7 +758,7 @@ end
 function Job.priority(now)
   local jid, p_s = A[3], A[4]
   if jid == nil then fail('Job(): no jid provided') end
-  local p = num(p_s)
+  local p = U.num(p_s)
   if p == nil then fail('Priority(): Arg "priority" missing or not a number: ' .. tostring(p_s)) end
   local queue = rcall('HGET', key.job(jid), 'queue')
   if not queue then fail('Priority(): Job ' .. jid .. ' does not exist') end

@@ -15,6 +15,8 @@ local A = ARGV
 
 -- Module tables; the files that follow attach their functions to these.
 local Job, Queue, Recur, Worker, Stats, Tags, Track, Config, Api = {}, {}, {}, {}, {}, {}, {}, {}, {}
+-- Small shared helpers (numbers, JSON fragments, time formats).
+local U = {}
 
 -- Per-call state: configuration values already read, and queues to wake at the end.
 local cfg = {}
@@ -31,12 +33,14 @@ function key.job(jid) return K_JOB .. jid end
 function key.history(jid) return K_JOB .. jid .. '-history' end
 function key.dependencies(jid) return K_JOB .. jid .. '-dependencies' end
 function key.dependents(jid) return K_JOB .. jid .. '-dependents' end
-function key.queue(q, suffix) return K_QUEUE .. q .. '-' .. suffix end -- work locks scheduled depends recur
+-- suffix: work | locks | scheduled | depends | recur
+function key.queue(q, suffix) return K_QUEUE .. q .. '-' .. suffix end
 function key.worker_jobs(w) return 'ql:w:' .. w .. ':jobs' end
 function key.worker_channel(w) return 'ql:w:' .. w end
 function key.tag(t) return 'ql:t:' .. t end
 function key.failure_group(g) return 'ql:f:' .. g end
-function key.stats(kind, day, q) return 'ql:s:' .. kind .. ':' .. day .. ':' .. q end -- wait run stats
+-- kind: wait | run | stats
+function key.stats(kind, day, q) return 'ql:s:' .. kind .. ':' .. day .. ':' .. q end
 function key.recur(jid) return 'ql:r:' .. jid end
 function key.channel(name) return 'ql:' .. name end
 function key.wake(q) return 'qlpy:wake:' .. q end
@@ -45,7 +49,7 @@ function key.wake(q) return 'qlpy:wake:' .. q end
 local function fail(msg) error(msg, 2) end
 
 -- A finite number parsed like Lua's tonumber, or nil. nan and +-inf are rejected.
-local function num(v)
+function U.num(v)
   local n = tonumber(v)
   if n and n == n and n ~= huge and n ~= -huge then return n end
   return nil
@@ -53,28 +57,28 @@ end
 
 -- A JSON string for `v`, or the literal false for a missing value (cjson's rendering of a
 -- missing hash field that was copied into an object).
-local function jstr(v)
+function U.jstr(v)
   if v == false or v == nil then return 'false' end
   return encode(v)
 end
 
 -- A JSON array built from already-encoded elements; cjson writes an empty list as {}.
-local function jlist(parts)
+function U.jlist(parts)
   if #parts == 0 then return '{}' end
   return '[' .. concat(parts, ',') .. ']'
 end
 
 -- The day bin of a timestamp (UTC midnight, floored modulo).
-local function day_of(t) return t - (t % 86400) end
+function U.day_of(t) return t - (t % 86400) end
 
 -- The `time` field format: C %.20f.
-local function time_text(t) return format('%.20f', t) end
+function U.time_text(t) return format('%.20f', t) end
 
 -- Work-set score (protocol 2.8).
-local function work_score(priority, t) return priority - (t / 10000000000) end
+function U.work_score(priority, t) return priority - (t / 10000000000) end
 
 -- Decoded JSON list of strings, or nil when the text is not a list of strings/numbers.
-local function string_list(v)
+function U.string_list(v)
   if type(v) ~= 'table' then return nil end
   local n = 0
   for k, item in pairs(v) do

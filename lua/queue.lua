@@ -2,7 +2,7 @@
 
 -- Call a variadic Redis command on ARGV[first..] in chunks (no unpack() ceiling). With no
 -- names at all Redis raises its own arity error, as the reference does.
-local function with_names(cmd, k, first)
+function Queue.with_names(cmd, k, first)
   local n = #A
   if n < first then return rcall(cmd, k) end
   for i = first, n, 1000 do
@@ -13,7 +13,7 @@ local function with_names(cmd, k, first)
 end
 
 -- ZREM a list of members in chunks.
-local function zrem_all(k, list)
+function Queue.zrem_all(k, list)
   local n = #list
   for i = 1, n, 1000 do
     local j = i + 999
@@ -23,7 +23,7 @@ local function zrem_all(k, list)
 end
 
 -- A non-negative whole count from a validated number.
-local function whole(n)
+function Queue.whole(n)
   n = floor(n)
   if n < 0 then return 0 end
   return n
@@ -101,7 +101,7 @@ end
 function Queue.render(jids)
   local parts = {}
   for _, jid in ipairs(jids) do parts[#parts + 1] = Job.render(jid) end
-  return jlist(parts)
+  return U.jlist(parts)
 end
 
 -- Append up to `want` jids from the work set (highest score first) to `jids`.
@@ -122,9 +122,9 @@ function Queue.pop(now)
   local queue, worker, count_s = A[3], A[4], A[5]
   if queue == nil then fail('Queue(): no queue name provided') end
   if worker == nil then fail('Pop(): Arg "worker" missing') end
-  local count = num(count_s)
+  local count = U.num(count_s)
   if count == nil then fail('Pop(): Arg "count" missing or not a number: ' .. tostring(count_s)) end
-  count = whole(count)
+  count = Queue.whole(count)
   Config.prefetch(queue .. '-heartbeat', 'heartbeat', queue .. '-max-concurrency',
     'max-job-history', 'stats-history', 'grace-period')
   local expires = now + Config.heartbeat(queue)
@@ -133,7 +133,7 @@ function Queue.pop(now)
   local lk = key.queue(queue, 'locks')
   local maxc = Config.number(queue .. '-max-concurrency', 0)
   if maxc > 0 then
-    local allowed = whole(maxc - rcall('ZCOUNT', lk, now, '+inf'))
+    local allowed = Queue.whole(maxc - rcall('ZCOUNT', lk, now, '+inf'))
     if count > allowed then count = allowed end
     if count == 0 then return '{}' end
   end
@@ -145,7 +145,7 @@ function Queue.pop(now)
     Queue.take(queue, jids, want)
   end
   if #jids == 0 then return '{}' end
-  local wjk, tstr = key.worker_jobs(worker), time_text(now)
+  local wjk, tstr = key.worker_jobs(worker), U.time_text(now)
   local popped = {}
   for _, jid in ipairs(jids) do
     local f = Job.fetch(jid)
@@ -163,10 +163,10 @@ function Queue.pop(now)
       popped[#popped + 1] = { jid, f, tracked }
     end
   end
-  zrem_all(key.queue(queue, 'work'), jids)
+  Queue.zrem_all(key.queue(queue, 'work'), jids)
   local parts = {}
   for i, p in ipairs(popped) do parts[i] = Job.render(p[1], p[2], p[3]) end
-  return jlist(parts)
+  return U.jlist(parts)
 end
 
 -- peek <now> <queue> <count>
@@ -176,9 +176,9 @@ end
 function Queue.peek(now)
   local queue, count_s = A[3], A[4]
   if queue == nil then fail('Queue(): no queue name provided') end
-  local count = num(count_s)
+  local count = U.num(count_s)
   if count == nil then fail('Peek(): Arg "count" missing or not a number: ' .. tostring(count_s)) end
-  count = whole(count)
+  count = Queue.whole(count)
   local jids = {}
   if count > 0 then
     jids = rcall('ZRANGEBYSCORE', key.queue(queue, 'locks'), '-inf', now, 'LIMIT', 0, count)
@@ -229,9 +229,9 @@ function Queue.length(now)
 end
 
 -- Pagination argument: default when absent, else a number (fractions are floored).
-local function page_arg(v, default, msg)
+function Queue.page_arg(v, default, msg)
   if v == nil then return default end
-  local n = num(v)
+  local n = U.num(v)
   if n == nil then fail(msg .. v) end
   return floor(n)
 end
@@ -250,8 +250,8 @@ function Queue.jobs(now)
     queue, off_s, cnt_s = A[4], A[5], A[6]
     if queue == nil then fail('Jobs(): Arg "queue" missing') end
   end
-  local offset = page_arg(off_s, 0, 'Jobs(): Arg "offset" not a number: ')
-  local count = page_arg(cnt_s, 25, 'Jobs(): Arg "count" not a number: ')
+  local offset = Queue.page_arg(off_s, 0, 'Jobs(): Arg "offset" not a number: ')
+  local count = Queue.page_arg(cnt_s, 25, 'Jobs(): Arg "count" not a number: ')
   local last = offset + count - 1
   if state == 'complete' then return rcall('ZREVRANGE', key.completed, offset, last) end
   if state == 'running' then
@@ -272,19 +272,19 @@ end
 
 -- pause <now> <queue>...: reply nil.
 function Queue.pause(now)
-  with_names('SADD', key.paused, 3)
+  Queue.with_names('SADD', key.paused, 3)
   return nil
 end
 
 -- unpause <now> <queue>...: reply nil; wakes workers waiting on those queues.
 function Queue.unpause(now)
-  with_names('SREM', key.paused, 3)
+  Queue.with_names('SREM', key.paused, 3)
   for i = 3, #A do wake[A[i]] = true end
   return nil
 end
 
 -- queue.forget <now> <queue>...: drop the names from ql:queues only. Reply nil.
 function Queue.forget(now)
-  with_names('ZREM', key.queues, 3)
+  Queue.with_names('ZREM', key.queues, 3)
   return nil
 end

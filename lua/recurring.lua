@@ -34,7 +34,7 @@ function Recur.spawn(now, queue, limit)
       rcall('HMSET', key.job(child), 'jid', child, 'klass', r[1] or '', 'data', r[2] or '{}',
         'priority', r[3] or 0, 'tags', r[4] or '{}', 'state', 'waiting', 'worker', '',
         'expires', 0, 'queue', queue, 'retries', retries, 'remaining', retries,
-        'time', time_text(s), 'spawned_from_jid', rjid)
+        'time', U.time_text(s), 'spawned_from_jid', rjid)
       Job.hist(child, s, 'put', { q = queue })
       Job.enqueue(queue, child, priority, s)
       s = s + interval
@@ -44,10 +44,10 @@ function Recur.spawn(now, queue, limit)
 end
 
 -- Option value that must be a finite number (default when absent).
-local function recur_number(opts, name, default)
+function Recur.recur_number(opts, name, default)
   local v = opts[name]
   if v == nil then return default end
-  local n = num(v)
+  local n = U.num(v)
   if n == nil then fail('Recur(): Arg "' .. name .. '" not a number: ' .. v) end
   return n
 end
@@ -69,9 +69,9 @@ function Recur.recur(now)
   if spec == nil then fail('RecurringJob On(): Arg "spec" missing') end
   if decode(data) == false then fail('RecurringJob On(): Arg "data" not JSON: ' .. data) end
   if spec ~= 'interval' then fail('Recur(): schedule type "' .. spec .. '" unknown') end
-  local interval = num(A[8])
+  local interval = U.num(A[8])
   if interval == nil then fail('Recur(): Arg "interval" not a number: ' .. tostring(A[8])) end
-  local offset = num(A[9])
+  local offset = U.num(A[9])
   if offset == nil then fail('Recur(): Arg "offset" not a number: ' .. tostring(A[9])) end
   if interval <= 0 then fail('Recur(): Arg "interval" must be greater than 0') end
   local n = #A
@@ -80,12 +80,12 @@ function Recur.recur(now)
   for i = 10, n - 1, 2 do opts[A[i]] = A[i + 1] end
   local tags = {}
   if opts.tags ~= nil then
-    tags = string_list(decode(opts.tags))
+    tags = U.string_list(decode(opts.tags))
     if tags == nil then fail('Recur(): Arg "tags" must be JSON string array: ' .. opts.tags) end
   end
-  local priority = recur_number(opts, 'priority', 0)
-  local retries = recur_number(opts, 'retries', 0)
-  local backlog = recur_number(opts, 'backlog', 0)
+  local priority = Recur.recur_number(opts, 'priority', 0)
+  local retries = Recur.recur_number(opts, 'retries', 0)
+  local backlog = Recur.recur_number(opts, 'backlog', 0)
 
   local tk = key.recur(jid)
   local old = rcall('HMGET', tk, 'count', 'queue')
@@ -127,12 +127,12 @@ function Recur.get(now)
 end
 
 -- Check one recur.update pair (protocol 3.29 validation column).
-local function check_update(name, value)
+function Recur.check_update(name, value)
   if value == nil then fail('No value provided for ' .. tostring(name)) end
   if name == 'priority' or name == 'interval' or name == 'retries' then
-    if num(value) == nil then fail('Recur(): Arg "' .. name .. '" must be a number: ' .. value) end
+    if U.num(value) == nil then fail('Recur(): Arg "' .. name .. '" must be a number: ' .. value) end
   elseif name == 'backlog' then
-    if num(value) == nil then fail('Recur(): Arg "backlog" not a number: ' .. value) end
+    if U.num(value) == nil then fail('Recur(): Arg "backlog" not a number: ' .. value) end
   elseif name == 'data' then
     if decode(value) == false then fail('Recur(): Arg "data" is not JSON-encoded: ' .. value) end
   elseif name ~= 'klass' and name ~= 'queue' then
@@ -152,15 +152,15 @@ function Recur.update(now)
   local tk = key.recur(jid)
   if rcall('EXISTS', tk) == 0 then fail('Recur(): No recurring job ' .. jid) end
   local n = #A
-  for i = 4, n, 2 do check_update(A[i], A[i + 1]) end
+  for i = 4, n, 2 do Recur.check_update(A[i], A[i + 1]) end
   local r = rcall('HMGET', tk, 'queue', 'interval')
   local queue, interval = r[1] or '', tonumber(r[2]) or 0
   for i = 4, n, 2 do
     local name, value = A[i], A[i + 1]
     if name == 'priority' or name == 'retries' or name == 'backlog' then
-      rcall('HSET', tk, name, num(value))
+      rcall('HSET', tk, name, U.num(value))
     elseif name == 'interval' then
-      local new = num(value)
+      local new = U.num(value)
       rcall('ZINCRBY', key.queue(queue, 'recur'), new - interval, jid)
       rcall('HSET', tk, 'interval', new)
       interval = new

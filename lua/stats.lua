@@ -1,14 +1,16 @@
 -- Statistics: wait/run samples and failure counters per day bin (protocol section 5).
 --
--- Extension: every stats hash expires `stats-history` days (default 30) after the end of
--- its day. The TTL is relative to the caller's `now`, so it is correct even when the
--- client's clock and the server's disagree, and it is set only when a sample hash is
--- created (no extra call per sample).
+-- Extension: every stats hash expires `stats-history` days (default 30) after the start of
+-- its day bin. The TTL is given relative to the caller's `now` (EXPIRE day + days*86400 -
+-- now), never as an absolute EXPIREAT: the core never reads the server clock, and a client
+-- whose `now` differs from the server's clock (tests, replays, skew) must not see its fresh
+-- statistics vanish at once. It is set only when a sample hash is created (no extra call
+-- per sample).
 
 -- Seconds from `now` until a stats hash of day `day` should disappear.
 function Stats.ttl(now, day)
   local days = Config.number('stats-history', 30)
-  return ceil(day + 86400 * (days + 1) - now)
+  return ceil(day + 86400 * days - now)
 end
 
 -- Keep a stats hash only for the configured history.
@@ -29,7 +31,7 @@ end
 
 -- P-STAT: record sample `v` of `kind` (wait|run) for `queue` in the day bin of `now`.
 function Stats.sample(now, kind, queue, v)
-  local day = day_of(now)
+  local day = U.day_of(now)
   local k = key.stats(kind, day, queue)
   local cur = rcall('HMGET', k, 'total', 'mean', 'vk')
   local total, mean, vk = tonumber(cur[1]), tonumber(cur[2]), tonumber(cur[3])
@@ -49,7 +51,7 @@ end
 
 -- Adjust the failure counters of `queue` for the day containing `when`.
 function Stats.count(now, when, queue, field, by, field2, by2)
-  local day = day_of(when)
+  local day = U.day_of(when)
   local k = key.stats('stats', day, queue)
   rcall('HINCRBY', k, field, by)
   if field2 then rcall('HINCRBY', k, field2, by2) end
@@ -61,9 +63,9 @@ end
 function Stats.unfailed(now, failure, queue)
   local ok, f = pcall(decode, failure or '{}')
   if not ok or type(f) ~= 'table' then return nil end
-  local when = num(f['when'])
+  local when = U.num(f['when'])
   if when == nil then return nil end
-  local day = day_of(when)
+  local day = U.day_of(when)
   local k = key.stats('stats', day, queue)
   rcall('HINCRBY', k, 'failed', -1)
   Stats.expire(k, now, day)
@@ -94,9 +96,9 @@ end
 function Stats.get(now)
   local queue, date_s = A[3], A[4]
   if queue == nil then fail('Queue(): no queue name provided') end
-  local date = num(date_s)
+  local date = U.num(date_s)
   if date == nil then fail('Stats(): Arg "date" missing or not a number: ' .. tostring(date_s)) end
-  local day = day_of(date)
+  local day = U.day_of(date)
   local counters = rcall('HMGET', key.stats('stats', day, queue), 'retries', 'failed', 'failures')
   return encode({
     retries = tonumber(counters[1]) or 0,

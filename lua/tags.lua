@@ -48,16 +48,16 @@ function Tags.tag(now)
   elseif command == 'get' then
     local tag = A[4]
     if tag == nil then fail('Tag(): Arg "tag" missing') end
-    local offset = page_arg(A[5], 0, 'Tag(): Arg "offset" not a number: ')
-    local count = page_arg(A[6], 25, 'Tag(): Arg "count" not a number: ')
+    local offset = Queue.page_arg(A[5], 0, 'Tag(): Arg "offset" not a number: ')
+    local count = Queue.page_arg(A[6], 25, 'Tag(): Arg "count" not a number: ')
     local tk = key.tag(tag)
     return encode({
       total = rcall('ZCARD', tk),
       jobs = rcall('ZRANGE', tk, offset, offset + count - 1),
     })
   elseif command == 'top' then
-    local offset = page_arg(A[4], 0, 'Tag(): Arg "offset" not a number: ')
-    local count = page_arg(A[5], 25, 'Tag(): Arg "count" not a number: ')
+    local offset = Queue.page_arg(A[4], 0, 'Tag(): Arg "offset" not a number: ')
+    local count = Queue.page_arg(A[5], 25, 'Tag(): Arg "count" not a number: ')
     return encode(rcall('ZREVRANGEBYSCORE', key.tags, '+inf', 2, 'LIMIT', offset, count))
   end
   fail('Tag(): First argument must be "add", "remove" or "get"')

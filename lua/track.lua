@@ -12,7 +12,7 @@ function Track.track(now)
       local r = Job.render(j, nil, true)
       if r then jobs[#jobs + 1] = r else expired[#expired + 1] = encode(j) end
     end
-    return '{"jobs":' .. jlist(jobs) .. ',"expired":' .. jlist(expired) .. '}'
+    return '{"jobs":' .. U.jlist(jobs) .. ',"expired":' .. U.jlist(expired) .. '}'
   end
   if jid == nil then fail('Track(): Arg "jid" missing') end
   if rcall('EXISTS', key.job(jid)) == 0 then fail('Track(): Job does not exist') end

@@ -35,6 +35,6 @@ end
 
 -- worker.deregister <now> <worker>...: remove from ql:workers only. Reply nil.
 function Worker.deregister(now)
-  with_names('ZREM', key.workers, 3)
+  Queue.with_names('ZREM', key.workers, 3)
   return nil
 end
