@@ -101,6 +101,8 @@ def put(client: Any, queue: str, klass: str, data: str, jid: str | None, priorit
     parse_json_arg(data, "DATA")
     if not queue.strip():
         fail("QUEUE must not be empty")
+    if not klass.strip():
+        fail("KLASS must not be empty (a dotted 'module.Class' name)")
     if jid is not None and not jid.strip():
         fail("--jid must not be empty")
     if depends:

@@ -56,6 +56,10 @@ def create(client: Any, queue: str, klass: str, data: str, interval: float, offs
     parse_json_arg(data, "DATA")
     if not queue.strip():
         fail("QUEUE must not be empty")
+    if not klass.strip():
+        fail("KLASS must not be empty (a dotted 'module.Class' name)")
+    if jid is not None and not jid.strip():
+        fail("--jid must not be empty")
     new_jid = jid or uuid.uuid4().hex
     click.echo(text(client("recur", queue, new_jid, klass, data, "interval", interval, offset,
                            "priority", priority, "tags", json.dumps(list(tags)),
@@ -82,6 +86,8 @@ def update(client: Any, jid: str, interval: float | None, priority: int | None,
         parse_json_arg(data, "--data")
     if queue is not None and not queue.strip():
         fail("--queue must not be empty")
+    if klass is not None and not klass.strip():
+        fail("--klass must not be empty")
     fetch_template(client, jid)
     pairs: list[Any] = []
     for name, value in (("interval", interval), ("priority", priority), ("retries", retries),

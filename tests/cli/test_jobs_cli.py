@@ -40,6 +40,14 @@ def test_put_with_bad_json_writes_nothing(run: Run, snapshot: Callable[[], Any])
     assert snapshot() == before
 
 
+def test_put_with_empty_names_writes_nothing(run: Run, snapshot: Callable[[], Any]) -> None:
+    before = snapshot()
+    assert run.error("put", "", "app.Job") == "Error: QUEUE must not be empty"
+    assert "KLASS must not be empty" in run.error("put", "q", " ")
+    assert run.error("put", "q", "app.Job", "--jid", "") == "Error: --jid must not be empty"
+    assert snapshot() == before
+
+
 def test_put_with_unknown_dependency_writes_nothing(run: Run,
                                                     snapshot: Callable[[], Any]) -> None:
     before = snapshot()
