@@ -109,10 +109,10 @@ class LuaCore:
         an item the core refused gets its exception object in the result list. Items that
         came back NOSCRIPT did not run, so only those are sent again after a load.
         """
-        # One microsecond apart: equal priorities then pop in batch order (FIFO), as with
-        # separate puts, instead of the reverse-jid order of equal scores.
+        # Items 10 us apart: equal priorities (|p| < 4, within the score's precision) then
+        # pop in batch order, as separate puts would, not in the reverse-jid order of ties.
         base = clock.now()
-        commands = [_pack_argv(argv, _encode(base + i * 1e-6)) for i, argv in enumerate(argvs)]
+        commands = [_pack_argv(argv, _encode(base + i * 1e-5)) for i, argv in enumerate(argvs)]
         results: list[Any] = [None] * len(commands)
         pending = list(range(len(commands)))
         for attempt in range(2):

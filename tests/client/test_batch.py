@@ -59,3 +59,10 @@ def test_put_many_then_pop_many(client: Client) -> None:
     assert [j.data["i"] for j in popped] == list(range(100))
     assert len(queue) == 250
     assert client.queues["q"].counts["running"] == 100
+
+
+def test_put_many_keeps_batch_order_for_equal_priorities(client: Client) -> None:
+    queue = client.queues["q"]
+    for priority in (0, 2, -3):
+        jids = queue.put_many([(NOOP, {}) for _ in range(100)], priority=priority)
+        assert [j.jid for j in queue.pop(100)] == jids
