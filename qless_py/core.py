@@ -109,24 +109,32 @@ class LuaCore:
         an item the core refused gets its exception object in the result list. Items that
         came back NOSCRIPT did not run, so only those are sent again after a load.
         """
+        return self.call_packed([pack_call(argv[0], argv[1:]) for argv in argvs])
+
+    def call_packed(self, calls: Sequence[PackedCall]) -> list[Any]:
+        """``call_many`` for calls already packed with :func:`pack_call` (or by hand)."""
+        results: list[Any] = [None] * len(calls)
+        pending = list(range(len(calls)))
         # Items 10 us apart: equal priorities (|p| < 4, within the score's precision) then
         # pop in batch order, as separate puts would, not in the reverse-jid order of ties.
-        base = clock.now()
-        commands = [_pack_argv(argv, _encode(base + i * 1e-5)) for i, argv in enumerate(argvs)]
-        results: list[Any] = [None] * len(commands)
-        pending = list(range(len(commands)))
+        base_us = round(clock.now() * 1e6)
         for attempt in range(2):
             sha = self.sha.encode()
-            head = b"*%d\r\n$7\r\nEVALSHA\r\n$%d\r\n%s\r\n$1\r\n0\r\n"
-            payload = b"".join(
-                head % (commands[i][0] + 3, len(sha), sha) + commands[i][1] for i in pending)
-            replies = self._send(payload, len(pending))
+            head = b"*%d\r\n$7\r\nEVALSHA\r\n$%d\r\n%s\r\n$1\r\n0\r\n%s"
+            parts: list[bytes] = []
+            for i in pending:
+                name, count, body = calls[i]
+                now = b"%d.%06d" % divmod(base_us + 10 * i, 1_000_000)
+                parts.append(head % (count + 5, len(sha), sha, name))
+                parts.append(b"$%d\r\n%s\r\n" % (len(now), now))
+                parts.append(body)
+            replies = self._send(b"".join(parts), len(pending))
             again: list[int] = []
             for i, reply in zip(pending, replies, strict=True):
                 if isinstance(reply, NoScriptError) and attempt == 0:
                     again.append(i)
                 elif isinstance(reply, ResponseError):
-                    results[i] = error_from_reply(str(reply), commands[i][2])
+                    results[i] = error_from_reply(str(reply), _command_name(calls[i][0]))
                 else:
                     results[i] = to_text(reply)
             if not again:
@@ -157,7 +165,12 @@ class LuaCore:
             pool.release(conn)
 
 
-def _encode(value: Arg) -> bytes:
+PackedCall = tuple[bytes, int, bytes]
+"""``(command as a RESP bulk string, number of arguments after now, their RESP bulks)``."""
+
+
+def encode_arg(value: Arg) -> bytes:
+    """A core argument as bytes, formatted the way redis-py would."""
     if type(value) is str:
         return value.encode()
     if type(value) is bytes:
@@ -169,9 +182,16 @@ def _encode(value: Arg) -> bytes:
     raise TypeError(f"core arguments are str, bytes, int or float, not {type(value).__name__}")
 
 
-def _pack_argv(argv: Sequence[Arg], now: bytes) -> tuple[int, bytes, str]:
-    """RESP bulk strings for ``command now *args``: (count, bytes, command name)."""
-    parts = [_encode(argv[0]), now]
-    parts += [_encode(arg) for arg in argv[1:]]
-    body = b"".join(b"$%d\r\n%s\r\n" % (len(p), p) for p in parts)
-    return len(parts), body, str(argv[0])
+def bulk(value: Arg) -> bytes:
+    """One RESP bulk string."""
+    data = encode_arg(value)
+    return b"$%d\r\n%s\r\n" % (len(data), data)
+
+
+def pack_call(command: Arg, args: Sequence[Arg]) -> PackedCall:
+    """Pack ``command`` and its arguments (without ``now``) for :meth:`LuaCore.call_packed`."""
+    return bulk(command), len(args), b"".join([bulk(arg) for arg in args])
+
+
+def _command_name(packed: bytes) -> str:
+    return packed.split(b"\r\n", 2)[1].decode("utf-8", "replace")

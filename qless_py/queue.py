@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
-import uuid
+import os
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, overload
 
 from qless_py import clock, codecs
+from qless_py.core import PackedCall, bulk, pack_call
 from qless_py.errors import QlessError
 from qless_py.job import Job, as_list, class_name
 from qless_py.stats import QueueStats
@@ -16,6 +17,13 @@ if TYPE_CHECKING:
     from qless_py.client import Client
 
 PutItem = tuple[Any, Any] | Mapping[str, Any]
+
+
+def new_jid() -> str:
+    """32 random hex digits (128 bits), the shape qless clients use for jids."""
+    return os.urandom(16).hex()
+
+
 _PUT_KEYS = frozenset({"klass", "data", "priority", "tags", "delay", "retries", "jid", "depends"})
 
 
@@ -88,7 +96,7 @@ class Queue:
         Options left at None keep an existing job's values (new jobs: priority 0, no tags,
         5 retries).
         """
-        jid = jid or uuid.uuid4().hex
+        jid = jid or new_jid()
         # core.call goes through ``client._lua`` at call time (the benchmark harness binds
         # it to a pipeline, so the reply may not be a reply): the jid is known already.
         self.client.core.call("put", self.client.worker_name, self.name, jid, class_name(klass),
@@ -103,49 +111,59 @@ class Queue:
 
         Each item is ``(klass, data)`` or a mapping with ``klass``, ``data`` and any of
         ``priority tags delay retries jid depends`` (overriding the keyword defaults).
-        Every item is checked before anything is sent. If some items are refused by the
-        core, the others are still put and the first error is raised.
+        Every item is checked and encoded before anything is sent. If the core refuses
+        some items, the others are still put and the first error is raised.
         """
-        worker, name, codec = self.client.worker_name, self.name, self.client.codec
-        encode, new_jid = codecs.encode, uuid.uuid4
-        shared = _put_options(priority, tags, retries, depends)
-        shared_delay = delay or 0
-        argvs: list[list[Any]] = []
+        codec = self.client.codec
+        encode = codecs.encode
+        put = bulk("put")
+        # What tuple items share, packed once: worker and queue before the jid, delay and
+        # options after the data.
+        shared_head = bulk(self.client.worker_name) + bulk(self.name)
+        shared_opts = [delay or 0, *_put_options(priority, tags, retries, depends)]
+        shared_tail = b"".join([bulk(arg) for arg in shared_opts])
+        nargs = 5 + len(shared_opts)  # worker queue jid klass data, then delay and options
+        klass_bulks: dict[Any, bytes] = {}
+        calls: list[PackedCall] = []
         jids: list[str] = []
         for item in items:
             if isinstance(item, tuple):
                 klass, data = item
-                jid = new_jid().hex
-                argvs.append(["put", worker, name, jid, class_name(klass), encode(data, codec),
-                              shared_delay, *shared])
+                klass_bulk = klass_bulks.get(klass)
+                if klass_bulk is None:
+                    klass_bulk = klass_bulks[klass] = bulk(class_name(klass))
+                jid = new_jid()
+                text = encode(data, codec).encode()
+                calls.append((put, nargs, b"".join((
+                    shared_head, b"$32\r\n", jid.encode(), b"\r\n", klass_bulk,
+                    b"$%d\r\n" % len(text), text, b"\r\n", shared_tail))))
             else:
-                jid, argv = self._mapping_argv(item, worker, codec, priority, tags, delay,
-                                               retries, depends)
-                argvs.append(argv)
+                jid, args = self._mapping_args(item, codec, priority, tags, delay, retries,
+                                               depends)
+                calls.append(pack_call("put", args))
             jids.append(jid)
-        if not argvs:
+        if not calls:
             return []
-        results = self.client.core.call_many(argvs)
+        results = self.client.core.call_packed(calls)
         errors = [r for r in results if isinstance(r, QlessError)]
         if errors:
             raise errors[0]
         return jids
 
-    def _mapping_argv(self, item: Mapping[str, Any], worker: str, codec: str,
-                      priority: float | None, tags: Iterable[str] | None, delay: float,
-                      retries: int | None, depends: Iterable[str] | None
-                      ) -> tuple[str, list[Any]]:
+    def _mapping_args(self, item: Mapping[str, Any], codec: str, priority: float | None,
+                      tags: Iterable[str] | None, delay: float, retries: int | None,
+                      depends: Iterable[str] | None) -> tuple[str, list[Any]]:
         unknown = set(item) - _PUT_KEYS
         if unknown or "klass" not in item:
             raise ValueError(f"put_many item needs 'klass' and 'data'; unknown keys: "
                              f"{sorted(unknown)}")
-        jid = item.get("jid") or uuid.uuid4().hex
+        jid = item.get("jid") or new_jid()
         opts = _put_options(item.get("priority", priority), item.get("tags", tags),
                             item.get("retries", retries), item.get("depends", depends))
-        argv = ["put", worker, self.name, jid, class_name(item["klass"]),
+        args = [self.client.worker_name, self.name, jid, class_name(item["klass"]),
                 codecs.encode(item.get("data", {}), codec), item.get("delay", delay) or 0,
                 *opts]
-        return jid, argv
+        return str(jid), args
 
     def recur(self, klass: type | str, data: Any, interval: float, offset: float = 0,
               priority: float | None = 0, tags: Iterable[str] | None = (),
@@ -161,7 +179,7 @@ class Queue:
             raise TypeError("tags must be a list of strings, not a string")
         if retries is not None and retries < 0:
             raise ValueError("retries must be >= 0")
-        jid = jid or uuid.uuid4().hex
+        jid = jid or new_jid()
         reply = self.client.core.call(
             "recur", self.name, jid, class_name(klass), codecs.encode(data, self.client.codec),
             "interval", interval, offset, "priority", priority or 0,
