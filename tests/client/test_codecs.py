@@ -8,6 +8,8 @@ import json
 import msgpack
 import pytest
 import redis
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from qless_py import Client, CodecError, Job, codecs
 
@@ -67,3 +69,27 @@ def test_envelope_detection_is_exact() -> None:
     with pytest.raises(CodecError):
         codecs.decode('{"_qless_codec":"msgpack","b64":"!!notbase64"}')
     assert codecs.decode(codecs.encode([1, b"2"], "msgpack")) == ([1, b"2"], "msgpack")
+
+
+_scalars = (st.none() | st.booleans() | st.integers(-(2**53), 2**53)
+            | st.floats(allow_nan=False, allow_infinity=False) | st.text())
+_json_values = st.recursive(
+    _scalars, lambda inner: st.lists(inner, max_size=4)
+    | st.dictionaries(st.text(max_size=8), inner, max_size=4), max_leaves=12)
+_packable = st.recursive(
+    _scalars | st.binary(max_size=32), lambda inner: st.lists(inner, max_size=4)
+    | st.dictionaries(st.text(max_size=8), inner, max_size=4), max_leaves=12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(_json_values)
+def test_json_round_trip(value: object) -> None:
+    assert codecs.decode(codecs.encode(value, "json")) == (value, "json")
+
+
+@settings(max_examples=60, deadline=None)
+@given(_packable)
+def test_msgpack_round_trip(value: object) -> None:
+    text = codecs.encode(value, "msgpack")
+    assert json.loads(text)["_qless_codec"] == "msgpack"
+    assert codecs.decode(text) == (value, "msgpack")

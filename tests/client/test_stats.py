@@ -8,6 +8,8 @@ import statistics
 
 import pytest
 from freezegun import freeze_time
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from qless_py import Client, QueueStats, TimingStats, merge_stats
 from qless_py.stats import BIN_COUNT, BIN_EDGES, BIN_LABELS, day_start, day_starts
@@ -106,3 +108,24 @@ def test_stats_range_sums_days(client: Client) -> None:
     assert day_start(DAY0 + 86399.5) == DAY0
     with pytest.raises(ValueError):
         queue.stats_range(DAY0 + 86400, DAY0)
+
+
+def _timing_of(xs: list[float]) -> TimingStats:
+    hist = [0] * BIN_COUNT
+    for x in xs:
+        hist[min(int(x), 59)] += 1
+    std = statistics.stdev(xs) if len(xs) > 1 else 0.0
+    mean = statistics.fmean(xs) if xs else 0.0
+    return TimingStats(len(xs), mean, std, tuple(hist))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(st.floats(0, 59.9), max_size=6), max_size=5))
+def test_merging_any_split_equals_the_whole(parts: list[list[float]]) -> None:
+    merged = TimingStats.empty()
+    for part in parts:
+        merged = merged.merge(_timing_of(part))
+    whole = _timing_of([x for part in parts for x in part])
+    assert merged.count == whole.count and merged.histogram == whole.histogram
+    assert merged.mean == pytest.approx(whole.mean, abs=1e-9)
+    assert merged.std == pytest.approx(whole.std, abs=1e-7)
