@@ -172,3 +172,8 @@ def test_a_read_is_retried_once(private_server) -> None:  # type: ignore[no-unty
         server.signal(signal.SIGCONT)
     assert job is not None and job.jid == "a"
     client.close()
+
+
+def test_unknown_url_scheme_is_refused() -> None:
+    with pytest.raises(ValueError, match="redis://, rediss://, unix://"):
+        Client("http://127.0.0.1:6379")
