@@ -47,11 +47,11 @@ local function main()
   local command = Api[cmd]
   if not command then fail('Unknown command ' .. cmd) end
   if #A < 2 then error("bad argument #1 to 'tonumber' (value expected)") end
-  local now = U.num(A[2])
+  local now = num(A[2])
   if now == nil then fail('Arg "now" missing or not a number: nil') end
   local result = command(now)
   for q in pairs(wake) do
-    local wk = key.wake(q)
+    local wk = key.wake .. q
     if rcall('PUBSUB', 'NUMSUB', wk)[2] > 0 then rcall('PUBLISH', wk, q) end
   end
   return result

@@ -8,34 +8,6 @@ function Config.defaults()
   }
 end
 
--- Read several config fields with one HMGET and remember them for this call.
-function Config.prefetch(...)
-  local names = { ... }
-  local values = rcall('HMGET', key.config, ...)
-  for i = 1, #names do cfg[names[i]] = values[i] end
-end
-
--- Stored value of a config field (string) or false, cached for this call.
-function Config.raw(name)
-  local v = cfg[name]
-  if v == nil then
-    v = rcall('HGET', key.config, name)
-    cfg[name] = v
-  end
-  return v
-end
-
--- Numeric config value: the stored value when it parses as a finite number, else `fallback`.
--- A stored value that is not a number falls back too (the reference would fail later).
-function Config.number(name, fallback)
-  return U.num(Config.raw(name)) or fallback
-end
-
--- Lock length for a queue: <queue>-heartbeat, else heartbeat, else 60.
-function Config.heartbeat(queue)
-  return U.num(Config.raw(queue .. '-heartbeat')) or Config.number('heartbeat', 60)
-end
-
 -- config.get <now> [key]
 -- Reply: the stored value (bulk), the built-in default (integer for numbers, bulk for
 -- `application`) or nil; without a key, a JSON object of defaults overlaid with ql:config.
@@ -67,7 +39,7 @@ function Config.set(now)
   local name, value = A[3], A[4]
   if name == nil then fail('config.set(): Arg "option" missing') end
   if value == nil then fail('config.set(): Arg "value" missing') end
-  rcall('PUBLISH', key.channel('log'), encode({ event = 'config_set', option = name, value = value }))
+  rcall('PUBLISH', key.channel .. 'log', encode({ event = 'config_set', option = name, value = value }))
   rcall('HSET', key.config, name, value)
   Config.wake_if_concurrency(name)
   return nil
@@ -79,7 +51,7 @@ end
 function Config.unset(now)
   local name = A[3]
   if name == nil then fail('config.unset(): Arg "option" missing') end
-  rcall('PUBLISH', key.channel('log'), encode({ event = 'config_unset', option = name }))
+  rcall('PUBLISH', key.channel .. 'log', encode({ event = 'config_unset', option = name }))
   rcall('HDEL', key.config, name)
   Config.wake_if_concurrency(name)
   return nil

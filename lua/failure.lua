@@ -9,13 +9,13 @@ function Queue.failed(now)
   if group == nil then
     local out = {}
     for _, g in ipairs(rcall('SMEMBERS', key.failures)) do
-      out[g] = rcall('LLEN', key.failure_group(g))
+      out[g] = rcall('LLEN', key.failure_group .. g)
     end
     return encode(out)
   end
   local start = Queue.page_arg(A[4], 0, 'Failed(): Arg "start" is not a number: ')
   local limit = Queue.page_arg(A[5], 25, 'Failed(): Arg "limit" is not a number: ')
-  local gk = key.failure_group(group)
+  local gk = key.failure_group .. group
   return encode({
     total = rcall('LLEN', gk),
     jobs = rcall('LRANGE', gk, start, start + limit - 1),
@@ -35,18 +35,18 @@ function Queue.unfail(now)
   if group == nil then fail('Unfail(): Arg "group" missing') end
   local count = 25
   if count_s ~= nil then
-    count = U.num(count_s)
+    count = num(count_s)
     if count == nil then fail('Unfail(): Arg "count" not a number: ' .. count_s) end
     count = floor(count)
     if count <= 0 then
       fail('Unfail(): Arg "count" must be at least 1: value is not an integer or out of range')
     end
   end
-  local gk = key.failure_group(group)
+  local gk = key.failure_group .. group
   local jids = rcall('LRANGE', gk, -count, -1)
   local moved = 0
   for _, jid in ipairs(jids) do
-    local jk = key.job(jid)
+    local jk = key.job .. jid
     local f = rcall('HMGET', jk, 'state', 'priority', 'retries', 'history')
     if f[1] then
       Job.hist(jid, now, 'put', { q = queue }, f[4] or false)

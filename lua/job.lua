@@ -7,7 +7,7 @@ local F_RETRIES, F_REMAINING, F_DATA, F_TAGS, F_FAILURE, F_SPAWNED, F_HISTORY, F
 
 -- Every field a command or the job object needs, in one HMGET.
 function Job.fetch(jid)
-  return rcall('HMGET', key.job(jid), 'jid', 'klass', 'state', 'queue', 'worker', 'priority',
+  return rcall('HMGET', key.job .. jid, 'jid', 'klass', 'state', 'queue', 'worker', 'priority',
     'expires', 'retries', 'remaining', 'data', 'tags', 'failure', 'spawned_from_jid', 'history',
     'time')
 end
@@ -15,21 +15,21 @@ end
 -- Legacy history (a JSON field of jobs written by very old versions) becomes list entries,
 -- appended after the existing ones; the field is then deleted (protocol 2.4).
 function Job.migrate(jid, legacy)
-  local hk = key.history(jid)
+  local hk = key.job .. jid .. key.history
   local ok, stages = pcall(decode, legacy)
   if ok and type(stages) == 'table' then
     for _, st in ipairs(stages) do
       if type(st) == 'table' then
-        rcall('RPUSH', hk, encode({ floor(U.num(st.put) or 0), 'put', { q = st.q } }))
-        if U.num(st.popped) then
-          rcall('RPUSH', hk, encode({ floor(U.num(st.popped)), 'popped', { worker = st.worker } }))
+        rcall('RPUSH', hk, encode({ floor(num(st.put) or 0), 'put', { q = st.q } }))
+        if num(st.popped) then
+          rcall('RPUSH', hk, encode({ floor(num(st.popped)), 'popped', { worker = st.worker } }))
         end
-        if U.num(st.failed) then rcall('RPUSH', hk, encode({ floor(U.num(st.failed)), 'failed' })) end
-        if U.num(st.done) then rcall('RPUSH', hk, encode({ floor(U.num(st.done)), 'done' })) end
+        if num(st.failed) then rcall('RPUSH', hk, encode({ floor(num(st.failed)), 'failed' })) end
+        if num(st.done) then rcall('RPUSH', hk, encode({ floor(num(st.done)), 'done' })) end
       end
     end
   end
-  rcall('HDEL', key.job(jid), 'history')
+  rcall('HDEL', key.job .. jid, 'history')
 end
 
 -- P-HIST: append [floor(when), what, extra?]. `legacy` is the job's `history` field when the
@@ -37,7 +37,7 @@ end
 -- The cap `max-job-history` (N) reproduces the reference's keep-first-plus-newest result
 -- without reading the list: RPUSH first, then trim only when over the cap.
 function Job.hist(jid, when, what, extra, legacy)
-  if legacy == nil then legacy = rcall('HGET', key.job(jid), 'history') end
+  if legacy == nil then legacy = rcall('HGET', key.job .. jid, 'history') end
   if legacy then Job.migrate(jid, legacy) end
   local entry
   if extra ~= nil then
@@ -45,9 +45,11 @@ function Job.hist(jid, when, what, extra, legacy)
   else
     entry = encode({ floor(when), what })
   end
-  local hk = key.history(jid)
+  local hk = key.job .. jid .. key.history
   local len = rcall('RPUSH', hk, entry)
-  local cap = floor(Config.number('max-job-history', 100))
+  -- No cap trims a list of two entries or fewer, so the config is read only beyond that.
+  if len < 3 then return end
+  local cap = floor(config_number('max-job-history', 100))
   if cap >= 3 then
     if len > cap then
       local first = rcall('LPOP', hk)
@@ -101,12 +103,14 @@ end
 -- Encoded JSON strings of a Redis reply list.
 function Job.encoded_members(list)
   for i = 1, #list do list[i] = encode(list[i]) end
-  return U.jlist(list)
+  return jlist(list)
 end
 
 -- The job object (protocol 2.10) as JSON text, or nil when the job has no `jid` field.
 -- `f` is a Job.fetch result when the caller has one; `tracked` is known or nil.
-function Job.render(jid, f, tracked)
+-- `no_dependencies` skips reading the dependencies set of a job that cannot have any (one
+-- just popped: jobs with dependencies are never in the work set or running).
+function Job.render(jid, f, tracked, no_dependencies)
   if not f then f = Job.fetch(jid) end
   if not f[F_JID] then return nil end
   if f[F_HISTORY] then
@@ -114,18 +118,19 @@ function Job.render(jid, f, tracked)
     f[F_HISTORY] = false
   end
   if tracked == nil then tracked = rcall('ZSCORE', key.tracked, jid) ~= false end
-  local hist = rcall('LRANGE', key.history(jid), 0, -1)
+  local hist = rcall('LRANGE', key.job .. jid .. key.history, 0, -1)
   for i = 1, #hist do hist[i] = Job.render_entry(hist[i]) end
   local parts = {
-    '{"jid":', encode(f[F_JID]), ',"klass":', U.jstr(f[F_KLASS]), ',"state":', U.jstr(f[F_STATE]),
-    ',"queue":', U.jstr(f[F_QUEUE]), ',"worker":', encode(f[F_WORKER] or ''),
+    '{"jid":', encode(f[F_JID]), ',"klass":', jstr(f[F_KLASS]), ',"state":', jstr(f[F_STATE]),
+    ',"queue":', jstr(f[F_QUEUE]), ',"worker":', encode(f[F_WORKER] or ''),
     ',"tracked":', tracked and 'true' or 'false',
     ',"expires":', encode(tonumber(f[F_EXPIRES]) or 0),
-    ',"data":', U.jstr(f[F_DATA]), ',"tags":', Job.stored_list(f[F_TAGS]),
-    ',"failure":', Job.stored_list(f[F_FAILURE]), ',"spawned_from_jid":', U.jstr(f[F_SPAWNED]),
-    ',"history":', U.jlist(hist),
-    ',"dependents":', Job.encoded_members(rcall('SMEMBERS', key.dependents(jid))),
-    ',"dependencies":', Job.encoded_members(rcall('SMEMBERS', key.dependencies(jid))),
+    ',"data":', jstr(f[F_DATA]), ',"tags":', Job.stored_list(f[F_TAGS]),
+    ',"failure":', Job.stored_list(f[F_FAILURE]), ',"spawned_from_jid":', jstr(f[F_SPAWNED]),
+    ',"history":', jlist(hist),
+    ',"dependents":', Job.encoded_members(rcall('SMEMBERS', key.job .. jid .. key.dependents)),
+    ',"dependencies":',
+    no_dependencies and '{}' or Job.encoded_members(rcall('SMEMBERS', key.job .. jid .. key.dependencies)),
   }
   local priority, retries, remaining = tonumber(f[F_PRIORITY]), tonumber(f[F_RETRIES]),
     tonumber(f[F_REMAINING])
@@ -140,7 +145,7 @@ end
 function Job.tag_list(text)
   if not text then return {} end
   local ok, v = pcall(decode, text)
-  if ok and U.string_list(v) then return v end
+  if ok and string_list(v) then return v end
   return {}
 end
 
@@ -149,15 +154,15 @@ function Job.is_tracked(jid) return rcall('ZSCORE', key.tracked, jid) ~= false e
 -- Publish `payload` on ql:<channel> when the job is tracked.
 function Job.notify(jid, channel, tracked)
   if tracked == nil then tracked = Job.is_tracked(jid) end
-  if tracked then rcall('PUBLISH', key.channel(channel), jid) end
+  if tracked then rcall('PUBLISH', key.channel .. channel, jid) end
 end
 
 -- Record that job `jid` waits for `dep` when `dep` exists and is not complete.
 function Job.link(jid, dep)
-  local st = rcall('HGET', key.job(dep), 'state')
+  local st = rcall('HGET', key.job .. dep, 'state')
   if st and st ~= 'complete' then
-    rcall('SADD', key.dependencies(jid), dep)
-    rcall('SADD', key.dependents(dep), jid)
+    rcall('SADD', key.job .. jid .. key.dependencies, dep)
+    rcall('SADD', key.job .. dep .. key.dependents, jid)
     return true
   end
   return false
@@ -165,46 +170,46 @@ end
 
 -- P-WORK: make `jid` waiting in `queue` as of time `t`, and wake that queue's workers.
 function Job.enqueue(queue, jid, priority, t)
-  rcall('ZADD', key.queue(queue, 'work'), U.work_score(priority, t), jid)
+  rcall('ZADD', key.queue .. queue .. key.work, work_score(priority, t), jid)
   wake[queue] = true
 end
 
 -- A running job leaving `queue` frees a slot when the queue has a concurrency cap.
 function Job.left_running(queue)
-  if queue and Config.number(queue .. '-max-concurrency', 0) > 0 then wake[queue] = true end
+  if queue and config_number(queue .. '-max-concurrency', 0) > 0 then wake[queue] = true end
 end
 
 -- Remove a job from a failure group (and the group from ql:failures when it empties).
 function Job.unlist_failure(jid, group)
   if type(group) ~= 'string' then return end
-  local gk = key.failure_group(group)
+  local gk = key.failure_group .. group
   rcall('LREM', gk, 0, jid)
   if rcall('LLEN', gk) == 0 then rcall('SREM', key.failures, group) end
 end
 
 -- Park a job in failure group `group` with failure object `failure`.
 function Job.park_failed(jid, group, failure)
-  rcall('HMSET', key.job(jid), 'state', 'failed', 'worker', '', 'expires', '',
+  rcall('HMSET', key.job .. jid, 'state', 'failed', 'worker', '', 'expires', '',
     'failure', encode(failure))
   rcall('SADD', key.failures, group)
-  rcall('LPUSH', key.failure_group(group), jid)
+  rcall('LPUSH', key.failure_group .. group, jid)
 end
 
 -- Delete a job entirely (completed-job expiry): its tags, hash and history.
 function Job.delete(jid)
-  local tags = Job.tag_list(rcall('HGET', key.job(jid), 'tags'))
+  local tags = Job.tag_list(rcall('HGET', key.job .. jid, 'tags'))
   for _, t in ipairs(tags) do
-    rcall('ZREM', key.tag(t), jid)
+    rcall('ZREM', key.tag .. t, jid)
     rcall('ZINCRBY', key.tags, -1, t)
   end
-  rcall('DEL', key.job(jid), key.history(jid))
+  rcall('DEL', key.job .. jid, key.job .. jid .. key.history)
 end
 
 -- P-EXPIRE-COMPLETED, in bounded batches: at most 100 jobs older than `jobs-history` and at
 -- most 100 beyond `jobs-history-count` per call (the reference deletes all at once).
 function Job.expire_completed(now)
-  local age = Config.number('jobs-history', 604800)
-  local keep = floor(Config.number('jobs-history-count', 50000))
+  local age = config_number('jobs-history', 604800)
+  local keep = floor(config_number('jobs-history-count', 50000))
   local old = rcall('ZRANGEBYSCORE', key.completed, 0, now - age, 'LIMIT', 0, 100)
   if #old > 0 then
     for _, j in ipairs(old) do Job.delete(j) end
@@ -220,23 +225,23 @@ end
 
 -- P-RELEASE-DEPENDENTS: jobs waiting only for `jid` become waiting (or scheduled).
 function Job.release_dependents(now, jid)
-  local dk = key.dependents(jid)
+  local dk = key.job .. jid .. key.dependents
   local dependents = rcall('SMEMBERS', dk)
   for _, d in ipairs(dependents) do
-    local depk = key.dependencies(d)
+    local depk = key.job .. d .. key.dependencies
     rcall('SREM', depk, jid)
     if rcall('SCARD', depk) == 0 then
-      local f = rcall('HMGET', key.job(d), 'queue', 'scheduled', 'priority')
+      local f = rcall('HMGET', key.job .. d, 'queue', 'scheduled', 'priority')
       local q = f[1]
       if q then
-        rcall('ZREM', key.queue(q, 'depends'), d)
+        rcall('ZREM', key.queue .. q .. key.depends, d)
         if f[2] then
-          rcall('ZADD', key.queue(q, 'scheduled'), f[2], d)
-          rcall('HSET', key.job(d), 'state', 'scheduled')
-          rcall('HDEL', key.job(d), 'scheduled')
+          rcall('ZADD', key.queue .. q .. key.scheduled, f[2], d)
+          rcall('HSET', key.job .. d, 'state', 'scheduled')
+          rcall('HDEL', key.job .. d, 'scheduled')
         else
           Job.enqueue(q, d, tonumber(f[3]) or 0, now)
-          rcall('HSET', key.job(d), 'state', 'waiting')
+          rcall('HSET', key.job .. d, 'state', 'waiting')
         end
       end
     end
@@ -265,84 +270,84 @@ function Job.put(now, requeue)
   local worker, queue, jid, klass, data, delay_s = A[3], A[4], A[5], A[6], A[7], A[8]
   if requeue then
     if jid == nil then fail('Job(): no jid provided') end
-    if rcall('EXISTS', key.job(jid)) == 0 then fail('Requeue(): Job ' .. jid .. ' does not exist') end
+    if rcall('EXISTS', key.job .. jid) == 0 then fail('Requeue(): Job ' .. jid .. ' does not exist') end
   end
   if queue == nil then fail('Queue(): no queue name provided') end
   if jid == nil then fail('Put(): Arg "jid" missing') end
   if klass == nil then fail('Put(): Arg "klass" missing') end
   if decode(data) == false then fail('Put(): Arg "data" missing or not JSON: ' .. tostring(data)) end
-  local delay = U.num(delay_s)
+  local delay = num(delay_s)
   if delay == nil then fail('Put(): Arg "delay" not a number: ' .. tostring(delay_s)) end
   local n = #A
   if (n - 8) % 2 == 1 then fail('Odd number of additional args') end
   local opts = Job.options(9, n)
   -- 1 jid, 2 state, 3 queue, 4 worker, 5 priority, 6 retries, 7 tags, 8 failure, 9 history
-  local f = rcall('HMGET', key.job(jid), 'jid', 'state', 'queue', 'worker', 'priority', 'retries',
+  local f = rcall('HMGET', key.job .. jid, 'jid', 'state', 'queue', 'worker', 'priority', 'retries',
     'tags', 'failure', 'history')
 
   local retries = tonumber(f[6]) or 5
   if opts.retries ~= nil then
-    retries = U.num(opts.retries)
+    retries = num(opts.retries)
     if retries == nil then fail('Put(): Arg "retries" not a number: ' .. opts.retries) end
   end
   local old_tags = Job.tag_list(f[7])
   local tags = old_tags
   if opts.tags ~= nil then
-    tags = U.string_list(decode(opts.tags))
+    tags = string_list(decode(opts.tags))
     if tags == nil then fail('Put(): Arg "tags" not JSON' .. opts.tags) end
   end
   local priority = tonumber(f[5]) or 0
   if opts.priority ~= nil then
-    priority = U.num(opts.priority)
+    priority = num(opts.priority)
     if priority == nil then fail('Put(): Arg "priority" not a number' .. opts.priority) end
   end
   local depends = {}
   if opts.depends ~= nil then
-    depends = U.string_list(decode(opts.depends))
+    depends = string_list(decode(opts.depends))
     if depends == nil then fail('Put(): Arg "depends" not JSON: ' .. opts.depends) end
   end
 
   -- Writes begin here.
-  Config.prefetch('max-job-history', 'stats-history')
-  local jk, tagk = key.job(jid), key.tags
+  config_prefetch('max-job-history', 'stats-history')
+  local jk, tagk = key.job .. jid, key.tags
   if f[7] then
     for _, t in ipairs(old_tags) do
-      rcall('ZREM', key.tag(t), jid)
+      rcall('ZREM', key.tag .. t, jid)
       rcall('ZINCRBY', tagk, -1, t)
     end
   end
-  local depk = key.dependencies(jid)
+  local depk = key.job .. jid .. key.dependencies
   if #depends > 0 then
     local wanted = {}
     for _, d in ipairs(depends) do wanted[d] = true end
     for _, d in ipairs(rcall('SMEMBERS', depk)) do
       if not wanted[d] then
         rcall('SREM', depk, d)
-        rcall('SREM', key.dependents(d), jid)
+        rcall('SREM', key.job .. d .. key.dependents, jid)
       end
     end
   end
-  rcall('PUBLISH', key.channel('log'), encode({ jid = jid, event = 'put', queue = queue }))
+  rcall('PUBLISH', key.channel .. 'log', encode({ jid = jid, event = 'put', queue = queue }))
   Job.hist(jid, now, 'put', { q = queue }, f[9] or false)
   local old_queue, old_state, old_worker = f[3], f[2], f[4]
   if old_queue then
-    rcall('ZREM', key.queue(old_queue, 'work'), jid)
-    rcall('ZREM', key.queue(old_queue, 'locks'), jid)
-    rcall('ZREM', key.queue(old_queue, 'depends'), jid)
-    rcall('ZREM', key.queue(old_queue, 'scheduled'), jid)
+    rcall('ZREM', key.queue .. old_queue .. key.work, jid)
+    rcall('ZREM', key.queue .. old_queue .. key.locks, jid)
+    rcall('ZREM', key.queue .. old_queue .. key.depends, jid)
+    rcall('ZREM', key.queue .. old_queue .. key.scheduled, jid)
     if old_state == 'running' then Job.left_running(old_queue) end
   end
   if old_worker and old_worker ~= '' then
-    rcall('ZREM', key.worker_jobs(old_worker), jid)
+    rcall('ZREM', key.worker .. old_worker .. key.jobs, jid)
     if old_worker ~= worker then
       local msg = encode({ jid = jid, event = 'lock_lost', worker = old_worker })
-      rcall('PUBLISH', key.worker_channel(old_worker), msg)
-      rcall('PUBLISH', key.channel('log'), msg)
+      rcall('PUBLISH', key.worker .. old_worker, msg)
+      rcall('PUBLISH', key.channel .. 'log', msg)
     end
   end
   if old_state == 'complete' then rcall('ZREM', key.completed, jid) end
   for _, t in ipairs(tags) do
-    rcall('ZADD', key.tag(t), now, jid)
+    rcall('ZADD', key.tag .. t, now, jid)
     rcall('ZINCRBY', tagk, 1, t)
   end
   if old_state == 'failed' then
@@ -353,7 +358,7 @@ function Job.put(now, requeue)
     if d == jid then
       -- The reference writes the hash before linking, so a job may depend on itself.
       rcall('SADD', depk, d)
-      rcall('SADD', key.dependents(d), jid)
+      rcall('SADD', key.job .. d .. key.dependents, jid)
     else
       Job.link(jid, d)
     end
@@ -367,12 +372,12 @@ function Job.put(now, requeue)
   end
   rcall('HMSET', jk, 'jid', jid, 'klass', klass, 'data', data, 'priority', priority,
     'tags', encode(tags), 'state', state, 'worker', '', 'expires', 0, 'queue', queue,
-    'retries', retries, 'remaining', retries, 'time', U.time_text(now))
+    'retries', retries, 'remaining', retries, 'time', time_text(now))
   if has_deps then
-    rcall('ZADD', key.queue(queue, 'depends'), now, jid)
+    rcall('ZADD', key.queue .. queue .. key.depends, now, jid)
     if delay > 0 then rcall('HSET', jk, 'scheduled', now + delay) end
   elseif delay > 0 then
-    rcall('ZADD', key.queue(queue, 'scheduled'), now + delay, jid)
+    rcall('ZADD', key.queue .. queue .. key.scheduled, now + delay, jid)
   else
     Job.enqueue(queue, jid, priority, now)
   end
@@ -402,11 +407,11 @@ function Job.complete(now)
   local opts = Job.options(7, #A)
   local nextq, delay, depends = opts.next, 0, nil
   if opts.delay ~= nil then
-    delay = U.num(opts.delay)
+    delay = num(opts.delay)
     if delay == nil then fail('assertion failed!') end
   end
   if opts.depends ~= nil then
-    depends = U.string_list(decode(opts.depends))
+    depends = string_list(decode(opts.depends))
     if depends == nil then fail('Complete(): Arg "depends" not JSON: ' .. opts.depends) end
   end
   if opts.delay ~= nil and nextq == nil then
@@ -415,7 +420,7 @@ function Job.complete(now)
   if depends ~= nil and nextq == nil then
     fail('Complete(): "depends" cannot be used without a "next".')
   end
-  local f = rcall('HMGET', key.job(jid), 'state', 'worker', 'queue', 'history', 'time', 'retries',
+  local f = rcall('HMGET', key.job .. jid, 'state', 'worker', 'queue', 'history', 'time', 'retries',
     'priority')
   local state = f[1]
   if not state then fail('Complete(): Job ' .. jid .. ' does not exist') end
@@ -429,26 +434,26 @@ function Job.complete(now)
     fail('Complete(): Job ' .. jid .. ' running in another queue: ' .. tostring(f[3]))
   end
 
-  Config.prefetch('max-job-history', 'stats-history', 'jobs-history', 'jobs-history-count',
+  config_prefetch('max-job-history', 'stats-history', 'jobs-history', 'jobs-history-count',
     queue .. '-max-concurrency')
-  local jk = key.job(jid)
+  local jk = key.job .. jid
   Job.hist(jid, now, 'done', nil, f[4] or false)
   -- A running job is only in its queue's locks set (pop took it out of the work set).
-  rcall('ZREM', key.queue(queue, 'locks'), jid)
+  rcall('ZREM', key.queue .. queue .. key.locks, jid)
   Stats.sample(now, 'run', queue, now - (tonumber(f[5]) or now))
-  rcall('ZREM', key.worker_jobs(worker), jid)
+  rcall('ZREM', key.worker .. worker .. key.jobs, jid)
   Job.notify(jid, 'completed')
   Job.left_running(queue)
   local retries = f[6] or 0
   if nextq ~= nil then
-    rcall('PUBLISH', key.channel('log'),
+    rcall('PUBLISH', key.channel .. 'log',
       encode({ jid = jid, event = 'advanced', queue = queue, to = nextq }))
     Job.hist(jid, now, 'put', { q = nextq }, false)
     rcall('ZADD', key.queues, 'NX', now, nextq)
-    rcall('HMSET', jk, 'data', data, 'time', U.time_text(now), 'state', 'waiting', 'worker', '',
+    rcall('HMSET', jk, 'data', data, 'time', time_text(now), 'state', 'waiting', 'worker', '',
       'failure', '{}', 'queue', nextq, 'expires', 0, 'remaining', retries)
     if delay > 0 and (depends == nil or #depends == 0) then
-      rcall('ZADD', key.queue(nextq, 'scheduled'), now + delay, jid)
+      rcall('ZADD', key.queue .. nextq .. key.scheduled, now + delay, jid)
       return 'scheduled'
     end
     local linked = 0
@@ -456,7 +461,7 @@ function Job.complete(now)
       if Job.link(jid, d) then linked = linked + 1 end
     end
     if linked > 0 then
-      rcall('ZADD', key.queue(nextq, 'depends'), now, jid)
+      rcall('ZADD', key.queue .. nextq .. key.depends, now, jid)
       rcall('HSET', jk, 'state', 'depends')
       if delay > 0 then rcall('HSET', jk, 'scheduled', now + delay) end
       return 'depends'
@@ -464,8 +469,8 @@ function Job.complete(now)
     Job.enqueue(nextq, jid, tonumber(f[7]) or 0, now)
     return 'waiting'
   end
-  rcall('PUBLISH', key.channel('log'), encode({ jid = jid, event = 'completed', queue = queue }))
-  rcall('HMSET', jk, 'data', data, 'time', U.time_text(now), 'state', 'complete', 'worker', '',
+  rcall('PUBLISH', key.channel .. 'log', encode({ jid = jid, event = 'completed', queue = queue }))
+  rcall('HMSET', jk, 'data', data, 'time', time_text(now), 'state', 'complete', 'worker', '',
     'failure', '{}', 'queue', '', 'expires', 0, 'remaining', retries)
   rcall('ZADD', key.completed, now, jid)
   Job.expire_completed(now)
@@ -487,7 +492,7 @@ function Job.fail(now)
   if message == nil then fail('Fail(): Arg "message" missing') end
   local decoded
   if data ~= nil then decoded = decode(data) end
-  local f = rcall('HMGET', key.job(jid), 'state', 'worker', 'queue', 'history')
+  local f = rcall('HMGET', key.job .. jid, 'state', 'worker', 'queue', 'history')
   local state, queue = f[1], f[3]
   if not state then fail('Fail(): Job ' .. jid .. 'does not exist') end
   if state ~= 'running' then fail('Fail(): Job ' .. jid .. 'not currently running: ' .. state) end
@@ -495,15 +500,15 @@ function Job.fail(now)
     fail('Fail(): Job ' .. jid .. ' running with another worker: ' .. tostring(f[2]))
   end
   queue = queue or ''
-  rcall('PUBLISH', key.channel('log'), encode({ jid = jid, event = 'failed', worker = worker,
+  rcall('PUBLISH', key.channel .. 'log', encode({ jid = jid, event = 'failed', worker = worker,
     group = group, message = message }))
   Job.notify(jid, 'failed')
-  rcall('ZREM', key.worker_jobs(worker), jid)
+  rcall('ZREM', key.worker .. worker .. key.jobs, jid)
   Job.hist(jid, now, 'failed', { worker = worker, group = group }, f[4] or false)
   Stats.count(now, now, queue, 'failures', 1, 'failed', 1)
-  rcall('ZREM', key.queue(queue, 'locks'), jid)
+  rcall('ZREM', key.queue .. queue .. key.locks, jid)
   Job.left_running(queue)
-  if decoded ~= nil and decoded ~= false then rcall('HSET', key.job(jid), 'data', encode(decoded)) end
+  if decoded ~= nil and decoded ~= false then rcall('HSET', key.job .. jid, 'data', encode(decoded)) end
   Job.park_failed(jid, group,
     { group = group, message = message, when = floor(now), worker = worker })
   return jid
@@ -522,21 +527,21 @@ function Job.retry(now)
   if worker == nil then fail('Retry(): Arg "worker" missing') end
   local delay = 0
   if delay_s ~= nil then
-    delay = U.num(delay_s)
+    delay = num(delay_s)
     if delay == nil then fail('Retry(): Arg "delay" not a number: ' .. delay_s) end
   end
-  local f = rcall('HMGET', key.job(jid), 'state', 'worker', 'queue', 'priority', 'history')
+  local f = rcall('HMGET', key.job .. jid, 'state', 'worker', 'queue', 'priority', 'history')
   local state = f[1]
   if not state then fail('Retry(): Job ' .. jid .. ' does not exist') end
   if state ~= 'running' then fail('Retry(): Job ' .. jid .. ' is not currently running: ' .. state) end
   if f[2] ~= worker then
     fail('Retry(): Job ' .. jid .. ' has been given to another worker: ' .. tostring(f[2]))
   end
-  local jk = key.job(jid)
+  local jk = key.job .. jid
   local remaining = rcall('HINCRBY', jk, 'remaining', -1)
   rcall('HDEL', jk, 'grace')
-  rcall('ZREM', key.queue(f[3] or '', 'locks'), jid)
-  rcall('ZREM', key.worker_jobs(worker), jid)
+  rcall('ZREM', key.queue .. (f[3] or '') .. key.locks, jid)
+  rcall('ZREM', key.worker .. worker .. key.jobs, jid)
   Job.left_running(f[3])
   if remaining < 0 then
     group = group or ('failed-retries-' .. queue)
@@ -553,7 +558,7 @@ function Job.retry(now)
     Stats.count(now, now, queue, 'failures', 1, 'failed', 1)
   else
     if delay > 0 then
-      rcall('ZADD', key.queue(queue, 'scheduled'), now + delay, jid)
+      rcall('ZADD', key.queue .. queue .. key.scheduled, now + delay, jid)
       rcall('HSET', jk, 'state', 'scheduled')
     else
       Job.enqueue(queue, jid, tonumber(f[4]) or 0, now)
@@ -578,9 +583,9 @@ function Job.heartbeat(now)
   if worker == nil then fail('Heatbeat(): Arg "worker" missing') end
   local decoded
   if data ~= nil then decoded = decode(data) end
-  local f = rcall('HMGET', key.job(jid), 'worker', 'state', 'queue')
+  local f = rcall('HMGET', key.job .. jid, 'worker', 'state', 'queue')
   local queue = f[3] or ''
-  local expires = now + Config.heartbeat(queue)
+  local expires = now + config_heartbeat(queue)
   if not f[1] then fail('Heartbeat(): Job ' .. jid .. ' does not exist') end
   if f[2] ~= 'running' then
     fail('Heartbeat(): Job ' .. jid .. ' not currently running: ' .. tostring(f[2]))
@@ -588,15 +593,15 @@ function Job.heartbeat(now)
   if f[1] ~= worker or f[1] == '' then
     fail('Heartbeat(): Job ' .. jid .. ' given out to another worker: ' .. f[1])
   end
-  local jk = key.job(jid)
+  local jk = key.job .. jid
   if decoded ~= nil and decoded ~= false then
     rcall('HMSET', jk, 'expires', expires, 'worker', worker, 'data', encode(decoded))
   else
     rcall('HMSET', jk, 'expires', expires, 'worker', worker)
   end
-  rcall('ZADD', key.worker_jobs(worker), expires, jid)
+  rcall('ZADD', key.worker .. worker .. key.jobs, expires, jid)
   rcall('ZADD', key.workers, now, worker)
-  rcall('ZADD', key.queue(queue, 'locks'), expires, jid)
+  rcall('ZADD', key.queue .. queue .. key.locks, expires, jid)
   return expires
 end
 
@@ -611,46 +616,46 @@ end
 function Job.multiget(now)
   local parts = {}
   for i = 3, #A do parts[#parts + 1] = Job.render(A[i]) end
-  return U.jlist(parts)
+  return jlist(parts)
 end
 
 -- Cancel one job that is not complete (protocol 3.10, per-jid part).
 function Job.cancel_one(jid, f)
   local state, queue, failure, worker = f[1], f[2], f[3], f[4]
   local msg = encode({ jid = jid, worker = worker, event = 'canceled', queue = queue })
-  rcall('PUBLISH', key.channel('log'), msg)
+  rcall('PUBLISH', key.channel .. 'log', msg)
   if worker and worker ~= '' then
-    rcall('ZREM', key.worker_jobs(worker), jid)
-    rcall('PUBLISH', key.worker_channel(worker), msg)
+    rcall('ZREM', key.worker .. worker .. key.jobs, jid)
+    rcall('PUBLISH', key.worker .. worker, msg)
   end
   if queue then
-    rcall('ZREM', key.queue(queue, 'work'), jid)
-    rcall('ZREM', key.queue(queue, 'locks'), jid)
-    rcall('ZREM', key.queue(queue, 'scheduled'), jid)
-    rcall('ZREM', key.queue(queue, 'depends'), jid)
+    rcall('ZREM', key.queue .. queue .. key.work, jid)
+    rcall('ZREM', key.queue .. queue .. key.locks, jid)
+    rcall('ZREM', key.queue .. queue .. key.scheduled, jid)
+    rcall('ZREM', key.queue .. queue .. key.depends, jid)
     if state == 'running' then Job.left_running(queue) end
   end
-  local depk = key.dependencies(jid)
-  for _, b in ipairs(rcall('SMEMBERS', depk)) do rcall('SREM', key.dependents(b), jid) end
+  local depk = key.job .. jid .. key.dependencies
+  for _, b in ipairs(rcall('SMEMBERS', depk)) do rcall('SREM', key.job .. b .. key.dependents, jid) end
   rcall('DEL', depk)
   if state == 'failed' then
     local ok, fo = pcall(decode, failure or '{}')
     if ok and type(fo) == 'table' then
       Job.unlist_failure(jid, fo.group)
-      local when = U.num(fo.when)
+      local when = num(fo.when)
       if when then
         -- The reference fails with a Lua error when the counter is missing; leave it alone.
-        local sk = key.stats('stats', U.day_of(when), queue or '')
+        local sk = stats_key('stats', day_of(when), queue or '')
         if rcall('HEXISTS', sk, 'failed') == 1 then rcall('HINCRBY', sk, 'failed', -1) end
       end
     end
   end
   for _, t in ipairs(Job.tag_list(f[5])) do
-    rcall('ZREM', key.tag(t), jid)
+    rcall('ZREM', key.tag .. t, jid)
     rcall('ZINCRBY', key.tags, -1, t)
   end
   Job.notify(jid, 'canceled')
-  rcall('DEL', key.job(jid), key.history(jid))
+  rcall('DEL', key.job .. jid, key.job .. jid .. key.history)
 end
 
 -- cancel <now> [jid...]
@@ -663,7 +668,7 @@ function Job.cancel(now)
   for i = 3, n do listed[A[i]] = true end
   for i = 3, n do
     local jid = A[i]
-    for _, d in ipairs(rcall('SMEMBERS', key.dependents(jid))) do
+    for _, d in ipairs(rcall('SMEMBERS', key.job .. jid .. key.dependents)) do
       if not listed[d] then
         fail('Cancel(): ' .. jid .. ' is a dependency of ' .. d ..
           ' but is not mentioned to be canceled')
@@ -673,7 +678,7 @@ function Job.cancel(now)
   for i = 3, n do
     local jid = A[i]
     out[#out + 1] = jid
-    local f = rcall('HMGET', key.job(jid), 'state', 'queue', 'failure', 'worker', 'tags')
+    local f = rcall('HMGET', key.job .. jid, 'state', 'queue', 'failure', 'worker', 'tags')
     if f[1] ~= 'complete' then Job.cancel_one(jid, f) end
   end
   return out
@@ -688,7 +693,7 @@ function Job.timeout(now)
   local rows, seen = {}, {}
   for i = 3, n do
     local jid = A[i]
-    local f = rcall('HMGET', key.job(jid), 'queue', 'state', 'worker', 'history')
+    local f = rcall('HMGET', key.job .. jid, 'queue', 'state', 'worker', 'history')
     if not f[1] then fail('Timeout(): Job ' .. jid .. ' does not exist') end
     -- A jid listed twice would no longer be running the second time.
     if f[2] ~= 'running' or seen[jid] then fail('Timeout(): Job ' .. jid .. ' not running') end
@@ -699,13 +704,13 @@ function Job.timeout(now)
     local jid, f = A[i], rows[i]
     local queue = f[1]
     Job.hist(jid, now, 'timed-out', nil, f[4] or false)
-    rcall('ZREM', key.queue(queue, 'locks'), jid)
-    rcall('ZADD', key.queue(queue, 'work'), '+inf', jid)
+    rcall('ZREM', key.queue .. queue .. key.locks, jid)
+    rcall('ZADD', key.queue .. queue .. key.work, '+inf', jid)
     wake[queue] = true
-    rcall('HMSET', key.job(jid), 'state', 'stalled', 'expires', 0)
+    rcall('HMSET', key.job .. jid, 'state', 'stalled', 'expires', 0)
     local msg = encode({ jid = jid, event = 'lock_lost', worker = f[3] })
-    rcall('PUBLISH', key.worker_channel(f[3] or ''), msg)
-    rcall('PUBLISH', key.channel('log'), msg)
+    rcall('PUBLISH', key.worker .. (f[3] or ''), msg)
+    rcall('PUBLISH', key.channel .. 'log', msg)
   end
   return nil
 end
@@ -714,9 +719,9 @@ end
 function Job.undepend(now, jid, f)
   local queue = f[2]
   if queue then
-    rcall('ZREM', key.queue(queue, 'depends'), jid)
+    rcall('ZREM', key.queue .. queue .. key.depends, jid)
     Job.enqueue(queue, jid, tonumber(f[3]) or 0, now)
-    rcall('HSET', key.job(jid), 'state', 'waiting')
+    rcall('HSET', key.job .. jid, 'state', 'waiting')
   end
 end
 
@@ -727,22 +732,22 @@ function Job.depends(now)
   local jid, command = A[3], A[4]
   if jid == nil then fail('Job(): no jid provided') end
   if command == nil then fail('Depends(): Arg "command" missing') end
-  local f = rcall('HMGET', key.job(jid), 'state', 'queue', 'priority')
+  local f = rcall('HMGET', key.job .. jid, 'state', 'queue', 'priority')
   if f[1] ~= 'depends' then
     fail('Depends(): Job ' .. jid .. ' not in the depends state: ' .. tostring(f[1]))
   end
-  local depk = key.dependencies(jid)
+  local depk = key.job .. jid .. key.dependencies
   if command == 'on' then
     for i = 5, #A do Job.link(jid, A[i]) end
   elseif command == 'off' then
     if A[5] == 'all' then
-      for _, b in ipairs(rcall('SMEMBERS', depk)) do rcall('SREM', key.dependents(b), jid) end
+      for _, b in ipairs(rcall('SMEMBERS', depk)) do rcall('SREM', key.job .. b .. key.dependents, jid) end
       rcall('DEL', depk)
       Job.undepend(now, jid, f)
     elseif #A >= 5 then
       for i = 5, #A do
         rcall('SREM', depk, A[i])
-        rcall('SREM', key.dependents(A[i]), jid)
+        rcall('SREM', key.job .. A[i] .. key.dependents, jid)
       end
       if rcall('SCARD', depk) == 0 then Job.undepend(now, jid, f) end
     end
@@ -758,12 +763,12 @@ end
 function Job.priority(now)
   local jid, p_s = A[3], A[4]
   if jid == nil then fail('Job(): no jid provided') end
-  local p = U.num(p_s)
+  local p = num(p_s)
   if p == nil then fail('Priority(): Arg "priority" missing or not a number: ' .. tostring(p_s)) end
-  local queue = rcall('HGET', key.job(jid), 'queue')
+  local queue = rcall('HGET', key.job .. jid, 'queue')
   if not queue then fail('Priority(): Job ' .. jid .. ' does not exist') end
-  rcall('HSET', key.job(jid), 'priority', p)
-  local wk = key.queue(queue, 'work')
+  rcall('HSET', key.job .. jid, 'priority', p)
+  local wk = key.queue .. queue .. key.work
   if rcall('ZSCORE', wk, jid) then rcall('ZADD', wk, p, jid) end
   return p
 end
@@ -781,7 +786,7 @@ function Job.log(now)
     extra = decode(data)
     if extra == false then fail("Log(): Argument 'data' not cjson: " .. data) end
   end
-  if rcall('EXISTS', key.job(jid)) == 0 then fail('Log(): Job ' .. jid .. ' does not exist') end
+  if rcall('EXISTS', key.job .. jid) == 0 then fail('Log(): Job ' .. jid .. ' does not exist') end
   Job.hist(jid, now, message, extra)
   return nil
 end

@@ -12,16 +12,6 @@ function Queue.with_names(cmd, k, first)
   end
 end
 
--- ZREM a list of members in chunks.
-function Queue.zrem_all(k, list)
-  local n = #list
-  for i = 1, n, 1000 do
-    local j = i + 999
-    if j > n then j = n end
-    rcall('ZREM', k, unpack(list, i, j))
-  end
-end
-
 -- A non-negative whole count from a validated number.
 function Queue.whole(n)
   n = floor(n)
@@ -32,10 +22,10 @@ end
 -- P-PROMOTE: move up to `limit` due scheduled jobs into the work set, scored at `now`.
 function Queue.promote(now, queue, limit)
   if limit <= 0 then return end
-  local sk = key.queue(queue, 'scheduled')
+  local sk = key.queue .. queue .. key.scheduled
   local due = rcall('ZRANGEBYSCORE', sk, 0, now, 'LIMIT', 0, limit)
   for _, jid in ipairs(due) do
-    local jk = key.job(jid)
+    local jk = key.job .. jid
     Job.enqueue(queue, jid, tonumber(rcall('HGET', jk, 'priority')) or 0, now)
     rcall('ZREM', sk, jid)
     rcall('HSET', jk, 'state', 'waiting')
@@ -45,15 +35,15 @@ end
 -- Lock expiry that exhausted the job's retries: fail it (protocol 4.2).
 function Queue.exhausted(now, queue, jid, f)
   local jq = f[3] or queue
-  rcall('ZREM', key.queue(queue, 'work'), jid)
-  rcall('ZREM', key.queue(queue, 'locks'), jid)
-  rcall('ZREM', key.queue(queue, 'scheduled'), jid)
+  rcall('ZREM', key.queue .. queue .. key.work, jid)
+  rcall('ZREM', key.queue .. queue .. key.locks, jid)
+  rcall('ZREM', key.queue .. queue .. key.scheduled, jid)
   local group = 'failed-retries-' .. jq
   local message = 'Job exhausted retries in queue "' .. jq .. '"'
   Job.hist(jid, now, 'failed', { group = group }, f[4] or false)
   Job.park_failed(jid, group, { group = group, message = message, when = now, worker = '' })
   Job.notify(jid, 'failed')
-  rcall('PUBLISH', key.channel('log'), encode({ jid = jid, event = 'failed', group = group,
+  rcall('PUBLISH', key.channel .. 'log', encode({ jid = jid, event = 'failed', group = group,
     worker = f[1], message = message }))
   Stats.count(now, now, queue, 'failures', 1, 'failed', 1)
   Job.left_running(queue)
@@ -64,14 +54,14 @@ end
 function Queue.reclaim(now, queue, limit)
   local out = {}
   if limit <= 0 then return out end
-  local lk = key.queue(queue, 'locks')
+  local lk = key.queue .. queue .. key.locks
   local expired = rcall('ZRANGEBYSCORE', lk, '-inf', now, 'LIMIT', 0, limit)
   if #expired == 0 then return out end
-  local grace = Config.number('grace-period', 10)
+  local grace = config_number('grace-period', 10)
   for _, jid in ipairs(expired) do
-    local jk = key.job(jid)
+    local jk = key.job .. jid
     local f = rcall('HMGET', jk, 'worker', 'grace', 'queue', 'history')
-    rcall('ZREM', key.worker_jobs(f[1] or ''), jid)
+    rcall('ZREM', key.worker .. (f[1] or '') .. key.jobs, jid)
     local sent = f[2] == '1'
     if not sent or grace <= 0 then
       Job.notify(jid, 'stalled')
@@ -79,8 +69,8 @@ function Queue.reclaim(now, queue, limit)
       f[4] = false
       rcall('HSET', jk, 'grace', 1)
       local msg = encode({ jid = jid, event = 'lock_lost', worker = f[1] })
-      rcall('PUBLISH', key.worker_channel(f[1] or ''), msg)
-      rcall('PUBLISH', key.channel('log'), msg)
+      rcall('PUBLISH', key.worker .. (f[1] or ''), msg)
+      rcall('PUBLISH', key.channel .. 'log', msg)
       rcall('ZADD', lk, now + grace, jid)
       Stats.count(now, now, queue, 'retries', 1)
     end
@@ -101,15 +91,24 @@ end
 function Queue.render(jids)
   local parts = {}
   for _, jid in ipairs(jids) do parts[#parts + 1] = Job.render(jid) end
-  return U.jlist(parts)
+  return jlist(parts)
 end
 
 -- Append up to `want` jids from the work set (highest score first) to `jids`.
 function Queue.take(queue, jids, want)
   if want <= 0 then return end
-  for _, jid in ipairs(rcall('ZREVRANGE', key.queue(queue, 'work'), 0, want - 1)) do
+  for _, jid in ipairs(rcall('ZREVRANGE', key.queue .. queue .. key.work, 0, want - 1)) do
     jids[#jids + 1] = jid
   end
+end
+
+-- Remove and append up to `want` jids from the work set, highest score first. ZPOPMAX
+-- orders equal scores like ZREVRANGE (reverse lexicographic), so this is the reference's
+-- ZREVRANGE + ZREM in one call.
+function Queue.take_out(queue, jids, want)
+  if want <= 0 then return end
+  local popped = rcall('ZPOPMAX', key.queue .. queue .. key.work, want)
+  for i = 1, #popped, 2 do jids[#jids + 1] = popped[i] end
 end
 
 -- pop <now> <queue> <worker> <count>
@@ -122,16 +121,16 @@ function Queue.pop(now)
   local queue, worker, count_s = A[3], A[4], A[5]
   if queue == nil then fail('Queue(): no queue name provided') end
   if worker == nil then fail('Pop(): Arg "worker" missing') end
-  local count = U.num(count_s)
+  local count = num(count_s)
   if count == nil then fail('Pop(): Arg "count" missing or not a number: ' .. tostring(count_s)) end
   count = Queue.whole(count)
-  Config.prefetch(queue .. '-heartbeat', 'heartbeat', queue .. '-max-concurrency',
-    'max-job-history', 'stats-history', 'grace-period')
-  local expires = now + Config.heartbeat(queue)
+  config_prefetch(queue .. '-heartbeat', 'heartbeat', queue .. '-max-concurrency',
+    'stats-history', 'grace-period')
+  local expires = now + config_heartbeat(queue)
   if rcall('SISMEMBER', key.paused, queue) == 1 then return '{}' end
   rcall('ZADD', key.workers, now, worker)
-  local lk = key.queue(queue, 'locks')
-  local maxc = Config.number(queue .. '-max-concurrency', 0)
+  local lk = key.queue .. queue .. key.locks
+  local maxc = config_number(queue .. '-max-concurrency', 0)
   if maxc > 0 then
     local allowed = Queue.whole(maxc - rcall('ZCOUNT', lk, now, '+inf'))
     if count > allowed then count = allowed end
@@ -142,10 +141,10 @@ function Queue.pop(now)
   if want > 0 then
     Recur.spawn(now, queue, want)
     Queue.promote(now, queue, want)
-    Queue.take(queue, jids, want)
+    Queue.take_out(queue, jids, want)
   end
   if #jids == 0 then return '{}' end
-  local wjk, tstr = key.worker_jobs(worker), U.time_text(now)
+  local wjk, tstr = key.worker .. worker .. key.jobs, time_text(now)
   local popped = {}
   for _, jid in ipairs(jids) do
     local f = Job.fetch(jid)
@@ -154,7 +153,7 @@ function Queue.pop(now)
       f[F_HISTORY] = false
       Stats.sample(now, 'wait', queue, now - (tonumber(f[F_TIME]) or now))
       rcall('ZADD', wjk, expires, jid)
-      rcall('HMSET', key.job(jid), 'time', tstr, 'worker', worker, 'expires', expires,
+      rcall('HMSET', key.job .. jid, 'time', tstr, 'worker', worker, 'expires', expires,
         'state', 'running')
       rcall('ZADD', lk, expires, jid)
       local tracked = Job.is_tracked(jid)
@@ -163,10 +162,9 @@ function Queue.pop(now)
       popped[#popped + 1] = { jid, f, tracked }
     end
   end
-  Queue.zrem_all(key.queue(queue, 'work'), jids)
   local parts = {}
-  for i, p in ipairs(popped) do parts[i] = Job.render(p[1], p[2], p[3]) end
-  return U.jlist(parts)
+  for i, p in ipairs(popped) do parts[i] = Job.render(p[1], p[2], p[3], true) end
+  return jlist(parts)
 end
 
 -- peek <now> <queue> <count>
@@ -176,12 +174,12 @@ end
 function Queue.peek(now)
   local queue, count_s = A[3], A[4]
   if queue == nil then fail('Queue(): no queue name provided') end
-  local count = U.num(count_s)
+  local count = num(count_s)
   if count == nil then fail('Peek(): Arg "count" missing or not a number: ' .. tostring(count_s)) end
   count = Queue.whole(count)
   local jids = {}
   if count > 0 then
-    jids = rcall('ZRANGEBYSCORE', key.queue(queue, 'locks'), '-inf', now, 'LIMIT', 0, count)
+    jids = rcall('ZRANGEBYSCORE', key.queue .. queue .. key.locks, '-inf', now, 'LIMIT', 0, count)
   end
   local want = count - #jids
   if want > 0 then
@@ -194,17 +192,17 @@ end
 
 -- The counts object of one queue (protocol 2.11); promotes every due scheduled job.
 function Queue.counts(now, queue)
-  local lk, sk = key.queue(queue, 'locks'), key.queue(queue, 'scheduled')
+  local lk, sk = key.queue .. queue .. key.locks, key.queue .. queue .. key.scheduled
   local stalled = rcall('ZCOUNT', lk, 0, now)
   Queue.promote(now, queue, rcall('ZCARD', sk))
   return {
     name = queue,
-    waiting = rcall('ZCARD', key.queue(queue, 'work')),
+    waiting = rcall('ZCARD', key.queue .. queue .. key.work),
     stalled = stalled,
     running = rcall('ZCARD', lk) - stalled,
     scheduled = rcall('ZCARD', sk),
-    depends = rcall('ZCARD', key.queue(queue, 'depends')),
-    recurring = rcall('ZCARD', key.queue(queue, 'recur')),
+    depends = rcall('ZCARD', key.queue .. queue .. key.depends),
+    recurring = rcall('ZCARD', key.queue .. queue .. key.recurring),
     paused = rcall('SISMEMBER', key.paused, queue) == 1,
   }
 end
@@ -224,14 +222,14 @@ end
 function Queue.length(now)
   local queue = A[3]
   if queue == nil then fail('Queue(): no queue name provided') end
-  return rcall('ZCARD', key.queue(queue, 'locks')) + rcall('ZCARD', key.queue(queue, 'work')) +
-    rcall('ZCARD', key.queue(queue, 'scheduled'))
+  return rcall('ZCARD', key.queue .. queue .. key.locks) + rcall('ZCARD', key.queue .. queue .. key.work) +
+    rcall('ZCARD', key.queue .. queue .. key.scheduled)
 end
 
 -- Pagination argument: default when absent, else a number (fractions are floored).
 function Queue.page_arg(v, default, msg)
   if v == nil then return default end
-  local n = U.num(v)
+  local n = num(v)
   if n == nil then fail(msg .. v) end
   return floor(n)
 end
@@ -255,17 +253,17 @@ function Queue.jobs(now)
   local last = offset + count - 1
   if state == 'complete' then return rcall('ZREVRANGE', key.completed, offset, last) end
   if state == 'running' then
-    return rcall('ZRANGEBYSCORE', key.queue(queue, 'locks'), now, '+inf', 'LIMIT', offset, count)
+    return rcall('ZRANGEBYSCORE', key.queue .. queue .. key.locks, now, '+inf', 'LIMIT', offset, count)
   elseif state == 'stalled' then
-    return rcall('ZRANGEBYSCORE', key.queue(queue, 'locks'), '-inf', now, 'LIMIT', offset, count)
+    return rcall('ZRANGEBYSCORE', key.queue .. queue .. key.locks, '-inf', now, 'LIMIT', offset, count)
   elseif state == 'scheduled' then
-    local sk = key.queue(queue, 'scheduled')
+    local sk = key.queue .. queue .. key.scheduled
     Queue.promote(now, queue, rcall('ZCARD', sk))
     return rcall('ZRANGE', sk, offset, last)
   elseif state == 'depends' then
-    return rcall('ZRANGE', key.queue(queue, 'depends'), offset, last)
+    return rcall('ZRANGE', key.queue .. queue .. key.depends, offset, last)
   elseif state == 'recurring' then
-    return rcall('ZRANGEBYSCORE', key.queue(queue, 'recur'), 0, '+inf', 'LIMIT', offset, count)
+    return rcall('ZRANGEBYSCORE', key.queue .. queue .. key.recurring, 0, '+inf', 'LIMIT', offset, count)
   end
   fail('Jobs(): Unknown type "' .. state .. '"')
 end

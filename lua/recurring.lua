@@ -4,13 +4,13 @@
 -- Each child is stamped with its slot time and enters the work set scored by it.
 function Recur.spawn(now, queue, limit)
   if limit <= 0 then return end
-  local rk = key.queue(queue, 'recur')
+  local rk = key.queue .. queue .. key.recurring
   local due = rcall('ZRANGEBYSCORE', rk, 0, now, 'WITHSCORES', 'LIMIT', 0, limit)
   local moved = 0
   for i = 1, #due, 2 do
     if moved >= limit then break end
     local rjid = due[i]
-    local tk = key.recur(rjid)
+    local tk = key.recur .. rjid
     local r = rcall('HMGET', tk, 'klass', 'data', 'priority', 'tags', 'retries', 'interval',
       'backlog')
     local s = floor(tonumber(due[i + 1]))
@@ -18,7 +18,7 @@ function Recur.spawn(now, queue, limit)
     local backlog = tonumber(r[7]) or 0
     if backlog ~= 0 and interval > 0 then
       local n = (now - s) / interval
-      if n > backlog then s = s + ceil(n - backlog) * interval end
+      if n > backlog then s = s + math.ceil(n - backlog) * interval end
     end
     local tags = Job.tag_list(r[4])
     local priority = tonumber(r[3]) or 0
@@ -28,13 +28,13 @@ function Recur.spawn(now, queue, limit)
       moved = moved + 1
       local child = rjid .. '-' .. c
       for _, t in ipairs(tags) do
-        rcall('ZADD', key.tag(t), now, child)
+        rcall('ZADD', key.tag .. t, now, child)
         rcall('ZINCRBY', key.tags, 1, t)
       end
-      rcall('HMSET', key.job(child), 'jid', child, 'klass', r[1] or '', 'data', r[2] or '{}',
+      rcall('HMSET', key.job .. child, 'jid', child, 'klass', r[1] or '', 'data', r[2] or '{}',
         'priority', r[3] or 0, 'tags', r[4] or '{}', 'state', 'waiting', 'worker', '',
         'expires', 0, 'queue', queue, 'retries', retries, 'remaining', retries,
-        'time', U.time_text(s), 'spawned_from_jid', rjid)
+        'time', time_text(s), 'spawned_from_jid', rjid)
       Job.hist(child, s, 'put', { q = queue })
       Job.enqueue(queue, child, priority, s)
       s = s + interval
@@ -47,7 +47,7 @@ end
 function Recur.recur_number(opts, name, default)
   local v = opts[name]
   if v == nil then return default end
-  local n = U.num(v)
+  local n = num(v)
   if n == nil then fail('Recur(): Arg "' .. name .. '" not a number: ' .. v) end
   return n
 end
@@ -69,9 +69,9 @@ function Recur.recur(now)
   if spec == nil then fail('RecurringJob On(): Arg "spec" missing') end
   if decode(data) == false then fail('RecurringJob On(): Arg "data" not JSON: ' .. data) end
   if spec ~= 'interval' then fail('Recur(): schedule type "' .. spec .. '" unknown') end
-  local interval = U.num(A[8])
+  local interval = num(A[8])
   if interval == nil then fail('Recur(): Arg "interval" not a number: ' .. tostring(A[8])) end
-  local offset = U.num(A[9])
+  local offset = num(A[9])
   if offset == nil then fail('Recur(): Arg "offset" not a number: ' .. tostring(A[9])) end
   if interval <= 0 then fail('Recur(): Arg "interval" must be greater than 0') end
   local n = #A
@@ -80,20 +80,20 @@ function Recur.recur(now)
   for i = 10, n - 1, 2 do opts[A[i]] = A[i + 1] end
   local tags = {}
   if opts.tags ~= nil then
-    tags = U.string_list(decode(opts.tags))
+    tags = string_list(decode(opts.tags))
     if tags == nil then fail('Recur(): Arg "tags" must be JSON string array: ' .. opts.tags) end
   end
   local priority = Recur.recur_number(opts, 'priority', 0)
   local retries = Recur.recur_number(opts, 'retries', 0)
   local backlog = Recur.recur_number(opts, 'backlog', 0)
 
-  local tk = key.recur(jid)
+  local tk = key.recur .. jid
   local old = rcall('HMGET', tk, 'count', 'queue')
-  if old[2] then rcall('ZREM', key.queue(old[2], 'recur'), jid) end
+  if old[2] then rcall('ZREM', key.queue .. old[2] .. key.recurring, jid) end
   rcall('HMSET', tk, 'jid', jid, 'klass', klass, 'data', data, 'priority', priority,
     'tags', encode(tags), 'state', 'recur', 'queue', queue, 'type', 'interval',
     'count', old[1] or 0, 'interval', interval, 'retries', retries, 'backlog', backlog)
-  rcall('ZADD', key.queue(queue, 'recur'), now + offset, jid)
+  rcall('ZADD', key.queue .. queue .. key.recurring, now + offset, jid)
   rcall('ZADD', key.queues, 'NX', now, queue)
   if offset <= 0 then wake[queue] = true end
   return jid
@@ -104,9 +104,9 @@ end
 function Recur.unrecur(now)
   local jid = A[3]
   if jid == nil then fail('Recurring(): no jid provided') end
-  local tk = key.recur(jid)
+  local tk = key.recur .. jid
   local queue = rcall('HGET', tk, 'queue')
-  if queue then rcall('ZREM', key.queue(queue, 'recur'), jid) end
+  if queue then rcall('ZREM', key.queue .. queue .. key.recurring, jid) end
   rcall('DEL', tk)
   return 1
 end
@@ -116,7 +116,7 @@ end
 function Recur.get(now)
   local jid = A[3]
   if jid == nil then fail('Recurring(): no jid provided') end
-  local r = rcall('HMGET', key.recur(jid), 'jid', 'klass', 'state', 'queue', 'priority',
+  local r = rcall('HMGET', key.recur .. jid, 'jid', 'klass', 'state', 'queue', 'priority',
     'interval', 'retries', 'count', 'data', 'tags', 'backlog')
   if not r[1] then return false end
   return encode({
@@ -130,9 +130,9 @@ end
 function Recur.check_update(name, value)
   if value == nil then fail('No value provided for ' .. tostring(name)) end
   if name == 'priority' or name == 'interval' or name == 'retries' then
-    if U.num(value) == nil then fail('Recur(): Arg "' .. name .. '" must be a number: ' .. value) end
+    if num(value) == nil then fail('Recur(): Arg "' .. name .. '" must be a number: ' .. value) end
   elseif name == 'backlog' then
-    if U.num(value) == nil then fail('Recur(): Arg "backlog" not a number: ' .. value) end
+    if num(value) == nil then fail('Recur(): Arg "backlog" not a number: ' .. value) end
   elseif name == 'data' then
     if decode(value) == false then fail('Recur(): Arg "data" is not JSON-encoded: ' .. value) end
   elseif name ~= 'klass' and name ~= 'queue' then
@@ -149,7 +149,7 @@ end
 function Recur.update(now)
   local jid = A[3]
   if jid == nil then fail('Recurring(): no jid provided') end
-  local tk = key.recur(jid)
+  local tk = key.recur .. jid
   if rcall('EXISTS', tk) == 0 then fail('Recur(): No recurring job ' .. jid) end
   local n = #A
   for i = 4, n, 2 do Recur.check_update(A[i], A[i + 1]) end
@@ -158,17 +158,17 @@ function Recur.update(now)
   for i = 4, n, 2 do
     local name, value = A[i], A[i + 1]
     if name == 'priority' or name == 'retries' or name == 'backlog' then
-      rcall('HSET', tk, name, U.num(value))
+      rcall('HSET', tk, name, num(value))
     elseif name == 'interval' then
-      local new = U.num(value)
-      rcall('ZINCRBY', key.queue(queue, 'recur'), new - interval, jid)
+      local new = num(value)
+      rcall('ZINCRBY', key.queue .. queue .. key.recurring, new - interval, jid)
       rcall('HSET', tk, 'interval', new)
       interval = new
     elseif name == 'queue' then
-      local old_rk = key.queue(queue, 'recur')
+      local old_rk = key.queue .. queue .. key.recurring
       local score = rcall('ZSCORE', old_rk, jid)
       rcall('ZREM', old_rk, jid)
-      if score then rcall('ZADD', key.queue(value, 'recur'), score, jid) end
+      if score then rcall('ZADD', key.queue .. value .. key.recurring, score, jid) end
       rcall('HSET', tk, 'queue', value)
       rcall('ZADD', key.queues, 'NX', now, value)
       queue = value
@@ -176,7 +176,7 @@ function Recur.update(now)
       rcall('HSET', tk, name, value)
     end
   end
-  local score = tonumber(rcall('ZSCORE', key.queue(queue, 'recur'), jid))
+  local score = tonumber(rcall('ZSCORE', key.queue .. queue .. key.recurring, jid))
   if score and score <= now then wake[queue] = true end
   return 1
 end
@@ -187,7 +187,7 @@ end
 function Recur.tag(now)
   local jid = A[3]
   if jid == nil then fail('Recurring(): no jid provided') end
-  local tk = key.recur(jid)
+  local tk = key.recur .. jid
   local text = rcall('HGET', tk, 'tags')
   if not text then fail('Tag(): Job ' .. jid .. ' does not exist') end
   local tags = Job.tag_list(text)
@@ -206,7 +206,7 @@ end
 function Recur.untag(now)
   local jid = A[3]
   if jid == nil then fail('Recurring(): no jid provided') end
-  local tk = key.recur(jid)
+  local tk = key.recur .. jid
   local text = rcall('HGET', tk, 'tags')
   if not text then fail('Untag(): Job ' .. jid .. ' does not exist') end
   local drop = {}

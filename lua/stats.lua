@@ -9,8 +9,8 @@
 
 -- Seconds from `now` until a stats hash of day `day` should disappear.
 function Stats.ttl(now, day)
-  local days = Config.number('stats-history', 30)
-  return ceil(day + 86400 * days - now)
+  local days = config_number('stats-history', 30)
+  return math.ceil(day + 86400 * days - now)
 end
 
 -- Keep a stats hash only for the configured history.
@@ -31,8 +31,8 @@ end
 
 -- P-STAT: record sample `v` of `kind` (wait|run) for `queue` in the day bin of `now`.
 function Stats.sample(now, kind, queue, v)
-  local day = U.day_of(now)
-  local k = key.stats(kind, day, queue)
+  local day = day_of(now)
+  local k = stats_key(kind, day, queue)
   local cur = rcall('HMGET', k, 'total', 'mean', 'vk')
   local total, mean, vk = tonumber(cur[1]), tonumber(cur[2]), tonumber(cur[3])
   if total == nil then
@@ -51,8 +51,8 @@ end
 
 -- Adjust the failure counters of `queue` for the day containing `when`.
 function Stats.count(now, when, queue, field, by, field2, by2)
-  local day = U.day_of(when)
-  local k = key.stats('stats', day, queue)
+  local day = day_of(when)
+  local k = stats_key('stats', day, queue)
   rcall('HINCRBY', k, field, by)
   if field2 then rcall('HINCRBY', k, field2, by2) end
   Stats.expire(k, now, day)
@@ -63,10 +63,10 @@ end
 function Stats.unfailed(now, failure, queue)
   local ok, f = pcall(decode, failure or '{}')
   if not ok or type(f) ~= 'table' then return nil end
-  local when = U.num(f['when'])
+  local when = num(f['when'])
   if when == nil then return nil end
-  local day = U.day_of(when)
-  local k = key.stats('stats', day, queue)
+  local day = day_of(when)
+  local k = stats_key('stats', day, queue)
   rcall('HINCRBY', k, 'failed', -1)
   Stats.expire(k, now, day)
   return f
@@ -81,7 +81,7 @@ function Stats.summary(k)
   local mean = tonumber(h.mean) or 0
   local vk = tonumber(h.vk) or 0
   local std = 0
-  if count > 1 then std = sqrt(vk / (count - 1)) end
+  if count > 1 then std = math.sqrt(vk / (count - 1)) end
   local histogram = {}
   for i = 0, 59 do histogram[#histogram + 1] = tonumber(h['s' .. i]) or 0 end
   for i = 1, 59 do histogram[#histogram + 1] = tonumber(h['m' .. i]) or 0 end
@@ -96,15 +96,15 @@ end
 function Stats.get(now)
   local queue, date_s = A[3], A[4]
   if queue == nil then fail('Queue(): no queue name provided') end
-  local date = U.num(date_s)
+  local date = num(date_s)
   if date == nil then fail('Stats(): Arg "date" missing or not a number: ' .. tostring(date_s)) end
-  local day = U.day_of(date)
-  local counters = rcall('HMGET', key.stats('stats', day, queue), 'retries', 'failed', 'failures')
+  local day = day_of(date)
+  local counters = rcall('HMGET', stats_key('stats', day, queue), 'retries', 'failed', 'failures')
   return encode({
     retries = tonumber(counters[1]) or 0,
     failed = tonumber(counters[2]) or 0,
     failures = tonumber(counters[3]) or 0,
-    wait = Stats.summary(key.stats('wait', day, queue)),
-    run = Stats.summary(key.stats('run', day, queue)),
+    wait = Stats.summary(stats_key('wait', day, queue)),
+    run = Stats.summary(stats_key('run', day, queue)),
   })
 end

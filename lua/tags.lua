@@ -13,7 +13,7 @@ function Tags.tag(now)
   if command == 'add' or command == 'remove' then
     local jid = A[4]
     if jid == nil then fail('Tag(): Arg "jid" missing') end
-    local jk = key.job(jid)
+    local jk = key.job .. jid
     local text = rcall('HGET', jk, 'tags')
     if not text then fail('Tag(): Job ' .. jid .. ' does not exist') end
     local tags = Job.tag_list(text)
@@ -26,7 +26,7 @@ function Tags.tag(now)
           tags[#tags + 1] = t
           present[t] = true
         end
-        rcall('ZADD', key.tag(t), now, jid)
+        rcall('ZADD', key.tag .. t, now, jid)
         rcall('ZINCRBY', key.tags, 1, t)
       end
     else
@@ -38,7 +38,7 @@ function Tags.tag(now)
       end
       tags = kept
       for i = 5, #A do
-        rcall('ZREM', key.tag(A[i]), jid)
+        rcall('ZREM', key.tag .. A[i], jid)
         rcall('ZINCRBY', key.tags, -1, A[i])
       end
     end
@@ -50,7 +50,7 @@ function Tags.tag(now)
     if tag == nil then fail('Tag(): Arg "tag" missing') end
     local offset = Queue.page_arg(A[5], 0, 'Tag(): Arg "offset" not a number: ')
     local count = Queue.page_arg(A[6], 25, 'Tag(): Arg "count" not a number: ')
-    local tk = key.tag(tag)
+    local tk = key.tag .. tag
     return encode({
       total = rcall('ZCARD', tk),
       jobs = rcall('ZRANGE', tk, offset, offset + count - 1),

@@ -12,16 +12,16 @@ function Track.track(now)
       local r = Job.render(j, nil, true)
       if r then jobs[#jobs + 1] = r else expired[#expired + 1] = encode(j) end
     end
-    return '{"jobs":' .. U.jlist(jobs) .. ',"expired":' .. U.jlist(expired) .. '}'
+    return '{"jobs":' .. jlist(jobs) .. ',"expired":' .. jlist(expired) .. '}'
   end
   if jid == nil then fail('Track(): Arg "jid" missing') end
-  if rcall('EXISTS', key.job(jid)) == 0 then fail('Track(): Job does not exist') end
-  local a = lower(action)
+  if rcall('EXISTS', key.job .. jid) == 0 then fail('Track(): Job does not exist') end
+  local a = string.lower(action)
   if a == 'track' then
-    rcall('PUBLISH', key.channel('track'), jid)
+    rcall('PUBLISH', key.channel .. 'track', jid)
     return encode(rcall('ZADD', key.tracked, now, jid))
   elseif a == 'untrack' then
-    rcall('PUBLISH', key.channel('untrack'), jid)
+    rcall('PUBLISH', key.channel .. 'untrack', jid)
     return encode(rcall('ZREM', key.tracked, jid))
   end
   fail('Track(): Unknown action "' .. action .. '"')

@@ -2,9 +2,9 @@
 
 -- Purge workers idle for longer than `max-worker-age` (default 86400), with their job sets.
 function Worker.cleanup(now)
-  local cutoff = now - Config.number('max-worker-age', 86400)
+  local cutoff = now - config_number('max-worker-age', 86400)
   local stale = rcall('ZRANGEBYSCORE', key.workers, 0, cutoff)
-  for _, w in ipairs(stale) do rcall('DEL', key.worker_jobs(w)) end
+  for _, w in ipairs(stale) do rcall('DEL', key.worker .. w .. key.jobs) end
   if #stale > 0 then rcall('ZREMRANGEBYSCORE', key.workers, 0, cutoff) end
 end
 
@@ -15,7 +15,7 @@ function Worker.workers(now)
   Worker.cleanup(now)
   local name = A[3]
   if name ~= nil then
-    local wk = key.worker_jobs(name)
+    local wk = key.worker .. name .. key.jobs
     return encode({
       jobs = rcall('ZREVRANGEBYSCORE', wk, now + 8640000, now),
       stalled = rcall('ZREVRANGEBYSCORE', wk, now, 0),
@@ -23,7 +23,7 @@ function Worker.workers(now)
   end
   local out = {}
   for _, w in ipairs(rcall('ZREVRANGE', key.workers, 0, -1)) do
-    local wk = key.worker_jobs(w)
+    local wk = key.worker .. w .. key.jobs
     out[#out + 1] = {
       name = w,
       jobs = rcall('ZCOUNT', wk, now, now + 8640000),

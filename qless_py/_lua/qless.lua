@@ -7,48 +7,116 @@
 -- command is ARGV[n + 2]; commands read ARGV directly so variadic commands are not
 -- limited by unpack(). Everything here is local: since Redis 6.2.7 the global
 -- environment and the standard libraries are read-only.
+--
+-- Cost model: Redis runs this whole body on every call, so the prelude keeps only what
+-- nearly every command needs (a few small local functions and constant tables); module
+-- functions are created lazily by the generated define() (see scripts/build_lua.py).
 
 local rcall = redis.call
 local encode, decode = cjson.encode, cjson.decode
-local floor, ceil, sqrt, huge = math.floor, math.ceil, math.sqrt, math.huge
-local format, concat, lower = string.format, table.concat, string.lower
+local floor, huge = math.floor, math.huge
+local format, concat = string.format, table.concat
 local tonumber, tostring, type, pairs, ipairs, error, pcall = tonumber, tostring, type, pairs, ipairs, error, pcall
 local unpack = unpack
 local A = ARGV
 
 -- Module tables; the files that follow attach their functions to these.
 local Job, Queue, Recur, Worker, Stats, Tags, Track, Config, Api = {}, {}, {}, {}, {}, {}, {}, {}, {}
--- Small shared helpers (numbers, JSON fragments, time formats).
-local U = {}
 
 -- Per-call state: configuration values already read, and queues to wake at the end.
 local cfg = {}
 local wake = {}
 
--- Key names: the only place they are spelled.
-local key = {
-  config = 'ql:config', queues = 'ql:queues', paused = 'ql:paused_queues',
-  workers = 'ql:workers', tracked = 'ql:tracked', tags = 'ql:tags',
-  failures = 'ql:failures', completed = 'ql:completed',
-}
-local K_JOB, K_QUEUE = 'ql:j:', 'ql:q:'
+-- Key names: the only place they are spelled. Job keys are key.job .. jid (.. suffix),
+-- queue keys key.queue .. queue .. suffix, worker keys key.worker .. worker (.. key.jobs).
+-- (key table folded into literals by scripts/build_lua.py)
+--   config = 'ql:config', queues = 'ql:queues', paused = 'ql:paused_queues',
+--   workers = 'ql:workers', tracked = 'ql:tracked', tags = 'ql:tags',
+--   failures = 'ql:failures', completed = 'ql:completed',
+--   job = 'ql:j:', history = '-history', dependencies = '-dependencies', dependents = '-dependents',
+--   queue = 'ql:q:', work = '-work', locks = '-locks', scheduled = '-scheduled',
+--   depends = '-depends', recurring = '-recur',
+--   worker = 'ql:w:', jobs = ':jobs', tag = 'ql:t:', failure_group = 'ql:f:', recur = 'ql:r:',
+--   channel = 'ql:', wake = 'qlpy:wake:',
+
+-- Statistics hash of `kind` (wait | run | stats) for a day bin and a queue.
+local function stats_key(kind, day, queue) return 'ql:s:' .. kind .. ':' .. day .. ':' .. queue end
 
 -- Raise an error whose text contains the catalogue phrase `msg` verbatim.
 local function fail(msg) error(msg, 2) end
 
+-- A finite number parsed like Lua's tonumber, or nil. nan and +-inf are rejected.
+local function num(v)
+  local n = tonumber(v)
+  if n and n == n and n ~= huge and n ~= -huge then return n end
+  return nil
+end
 
+-- A JSON string for `v`, or the literal false for a missing value (cjson's rendering of a
+-- missing hash field that was copied into an object).
+local function jstr(v)
+  if v == false or v == nil then return 'false' end
+  return encode(v)
+end
 
+-- A JSON array built from already-encoded elements; cjson writes an empty list as {}.
+local function jlist(parts)
+  if #parts == 0 then return '{}' end
+  return '[' .. concat(parts, ',') .. ']'
+end
 
+-- The day bin of a timestamp (UTC midnight, floored modulo).
+local function day_of(t) return t - (t % 86400) end
 
+-- The `time` field format: C %.20f.
+local function time_text(t) return format('%.20f', t) end
 
+-- Work-set score (protocol 2.8).
+local function work_score(priority, t) return priority - (t / 10000000000) end
 
+-- Decoded JSON list of strings, or nil when the value is not a list of strings/numbers.
+local function string_list(v)
+  if type(v) ~= 'table' then return nil end
+  local n = 0
+  for k, item in pairs(v) do
+    local t = type(item)
+    if type(k) ~= 'number' or (t ~= 'string' and t ~= 'number') then return nil end
+    n = n + 1
+  end
+  if n ~= #v then return nil end
+  return v
+end
+
+-- Read several config fields with one HMGET and remember them for this call.
+local function config_prefetch(...)
+  local values = rcall('HMGET', 'ql:config', ...)
+  local names = { ... }
+  for i = 1, #names do cfg[names[i]] = values[i] end
+end
+
+-- Stored value of a config field (string) or false, cached for this call.
+local function config_raw(name)
+  local v = cfg[name]
+  if v == nil then
+    v = rcall('HGET', 'ql:config', name)
+    cfg[name] = v
+  end
+  return v
+end
+
+-- Numeric config value: the stored value when it parses as a finite number, else `fallback`.
+-- A stored value that is not a number falls back too (the reference would fail later).
+local function config_number(name, fallback)
+  return num(config_raw(name)) or fallback
+end
+
+-- Lock length for a queue: <queue>-heartbeat, else heartbeat, else 60.
+local function config_heartbeat(queue)
+  return num(config_raw(queue .. '-heartbeat')) or config_number('heartbeat', 60)
+end
 
 -- ==== config.lua ====
 -- Configuration: ql:config overrides over built-in defaults (protocol section 7).
-
-
-
-
 
 
 
@@ -75,11 +143,6 @@ local function fail(msg) error(msg, 2) end
 
 -- ==== job.lua ====
 -- Jobs: history, rendering, and the commands that act on one job at a time.
-
--- Field order of Job.fetch; the indexes below name the positions.
-local F_JID, F_KLASS, F_STATE, F_QUEUE, F_WORKER, F_PRIORITY, F_EXPIRES = 1, 2, 3, 4, 5, 6, 7
-local F_RETRIES, F_REMAINING, F_DATA, F_TAGS, F_FAILURE, F_SPAWNED, F_HISTORY, F_TIME =
-  8, 9, 10, 11, 12, 13, 14, 15
 
 
 
@@ -172,309 +235,223 @@ local F_RETRIES, F_REMAINING, F_DATA, F_TAGS, F_FAILURE, F_SPAWNED, F_HISTORY, F
 
 
 -- ==== lazy module functions (generated by scripts/build_lua.py) ====
--- define(t, k) creates the function k of module t on first use in this call.
-local function define(t, k)
-  local f
-  if t == key then
-    if k == 'job' then
-      f = function(jid) return K_JOB .. jid end
-    elseif k == 'history' then
-      f = function(jid) return K_JOB .. jid .. '-history' end
-    elseif k == 'dependencies' then
-      f = function(jid) return K_JOB .. jid .. '-dependencies' end
-    elseif k == 'dependents' then
-      f = function(jid) return K_JOB .. jid .. '-dependents' end
-    elseif k == 'queue' then
-      -- suffix: work | locks | scheduled | depends | recur
-      f = function(q, suffix) return K_QUEUE .. q .. '-' .. suffix end
-    elseif k == 'worker_jobs' then
-      f = function(w) return 'ql:w:' .. w .. ':jobs' end
-    elseif k == 'worker_channel' then
-      f = function(w) return 'ql:w:' .. w end
-    elseif k == 'tag' then
-      f = function(t) return 'ql:t:' .. t end
-    elseif k == 'failure_group' then
-      f = function(g) return 'ql:f:' .. g end
-    elseif k == 'stats' then
-      -- kind: wait | run | stats
-      f = function(kind, day, q) return 'ql:s:' .. kind .. ':' .. day .. ':' .. q end
-    elseif k == 'recur' then
-      f = function(jid) return 'ql:r:' .. jid end
-    elseif k == 'channel' then
-      f = function(name) return 'ql:' .. name end
-    elseif k == 'wake' then
-      f = function(q) return 'qlpy:wake:' .. q end
+-- define(t, k) creates the function k of module t on its first use in this call.
+local function define(lazy_t, lazy_k)
+  local lazy_f
+  if lazy_t == Api then
+    if lazy_k == 'put' then
+      lazy_f = Job.put
+    elseif lazy_k == 'pop' then
+      lazy_f = Queue.pop
+    elseif lazy_k == 'complete' then
+      lazy_f = Job.complete
+    elseif lazy_k == 'heartbeat' then
+      lazy_f = Job.heartbeat
+    elseif lazy_k == 'get' then
+      lazy_f = Job.get
+    elseif lazy_k == 'multiget' then
+      lazy_f = Job.multiget
+    elseif lazy_k == 'config.get' then
+      lazy_f = Config.get
+    elseif lazy_k == 'config.set' then
+      lazy_f = Config.set
+    elseif lazy_k == 'config.unset' then
+      lazy_f = Config.unset
+    elseif lazy_k == 'queues' then
+      lazy_f = Queue.queues
+    elseif lazy_k == 'failed' then
+      lazy_f = Queue.failed
+    elseif lazy_k == 'fail' then
+      lazy_f = Job.fail
+    elseif lazy_k == 'jobs' then
+      lazy_f = Queue.jobs
+    elseif lazy_k == 'retry' then
+      lazy_f = Job.retry
+    elseif lazy_k == 'depends' then
+      lazy_f = Job.depends
+    elseif lazy_k == 'workers' then
+      lazy_f = Worker.workers
+    elseif lazy_k == 'track' then
+      lazy_f = Track.track
+    elseif lazy_k == 'tag' then
+      lazy_f = Tags.tag
+    elseif lazy_k == 'stats' then
+      lazy_f = Stats.get
+    elseif lazy_k == 'priority' then
+      lazy_f = Job.priority
+    elseif lazy_k == 'log' then
+      lazy_f = Job.log
+    elseif lazy_k == 'peek' then
+      lazy_f = Queue.peek
+    elseif lazy_k == 'pause' then
+      lazy_f = Queue.pause
+    elseif lazy_k == 'unpause' then
+      lazy_f = Queue.unpause
+    elseif lazy_k == 'cancel' then
+      lazy_f = Job.cancel
+    elseif lazy_k == 'timeout' then
+      lazy_f = Job.timeout
+    elseif lazy_k == 'requeue' then
+      lazy_f = Job.requeue
+    elseif lazy_k == 'unfail' then
+      lazy_f = Queue.unfail
+    elseif lazy_k == 'recur' then
+      lazy_f = Recur.recur
+    elseif lazy_k == 'unrecur' then
+      lazy_f = Recur.unrecur
+    elseif lazy_k == 'recur.get' then
+      lazy_f = Recur.get
+    elseif lazy_k == 'recur.update' then
+      lazy_f = Recur.update
+    elseif lazy_k == 'recur.tag' then
+      lazy_f = Recur.tag
+    elseif lazy_k == 'recur.untag' then
+      lazy_f = Recur.untag
+    elseif lazy_k == 'length' then
+      lazy_f = Queue.length
+    elseif lazy_k == 'worker.deregister' then
+      lazy_f = Worker.deregister
+    elseif lazy_k == 'queue.forget' then
+      lazy_f = Queue.forget
     end
-  elseif t == U then
-    if k == 'num' then
-      -- A finite number parsed like Lua's tonumber, or nil. nan and +-inf are rejected.
-      f = function(v)
-        local n = tonumber(v)
-        if n and n == n and n ~= huge and n ~= -huge then return n end
-        return nil
-      end
-    elseif k == 'jstr' then
-      -- A JSON string for `v`, or the literal false for a missing value (cjson's rendering of a
-      -- missing hash field that was copied into an object).
-      f = function(v)
-        if v == false or v == nil then return 'false' end
-        return encode(v)
-      end
-    elseif k == 'jlist' then
-      -- A JSON array built from already-encoded elements; cjson writes an empty list as {}.
-      f = function(parts)
-        if #parts == 0 then return '{}' end
-        return '[' .. concat(parts, ',') .. ']'
-      end
-    elseif k == 'day_of' then
-      -- The day bin of a timestamp (UTC midnight, floored modulo).
-      f = function(t) return t - (t % 86400) end
-    elseif k == 'time_text' then
-      -- The `time` field format: C %.20f.
-      f = function(t) return format('%.20f', t) end
-    elseif k == 'work_score' then
-      -- Work-set score (protocol 2.8).
-      f = function(priority, t) return priority - (t / 10000000000) end
-    elseif k == 'string_list' then
-      -- Decoded JSON list of strings, or nil when the text is not a list of strings/numbers.
-      f = function(v)
-        if type(v) ~= 'table' then return nil end
-        local n = 0
-        for k, item in pairs(v) do
-          local t = type(item)
-          if type(k) ~= 'number' or (t ~= 'string' and t ~= 'number') then return nil end
-          n = n + 1
+  elseif lazy_t == Job then
+    if lazy_k == 'put' then
+      -- put <now> <worker> <queue> <jid> <klass> <data> <delay> [priority p] [tags t] [retries r]
+      --     [depends d]
+      -- Reply: the jid. Events: ql:log put; ql:w:<old> + ql:log lock_lost when taken from another
+      -- worker; ql:put (tracked). Every argument is validated before the first write (the
+      -- reference detaches the old tags before checking retries/tags/priority/depends).
+      -- Errors: Queue(): no queue name provided / Put(): Arg "jid" missing / Put(): Arg "klass"
+      -- missing / Put(): Arg "data" missing or not JSON: <x> / Put(): Arg "delay" not a number: <x>
+      -- / Odd number of additional args / Put(): Arg "retries" not a number: <x> / Put(): Arg
+      -- "tags" not JSON<x> / Put(): Arg "priority" not a number<x> / Put(): Arg "depends" not JSON:
+      -- <x>; requeue first: Job(): no jid provided / Requeue(): Job <jid> does not exist
+      lazy_f = function(now, requeue)
+        local worker, queue, jid, klass, data, delay_s = A[3], A[4], A[5], A[6], A[7], A[8]
+        if requeue then
+          if jid == nil then fail('Job(): no jid provided') end
+          if rcall('EXISTS', 'ql:j:' .. jid) == 0 then fail('Requeue(): Job ' .. jid .. ' does not exist') end
         end
-        if n ~= #v then return nil end
-        return v
-      end
-    end
-  elseif t == Config then
-    if k == 'defaults' then
-      -- The listed defaults: reported by config.get and returned for unset keys.
-      f = function()
-        return {
-          application = 'qless', heartbeat = 60, ['grace-period'] = 10, ['stats-history'] = 30,
-          ['histogram-history'] = 7, ['jobs-history-count'] = 50000, ['jobs-history'] = 604800,
-        }
-      end
-    elseif k == 'prefetch' then
-      -- Read several config fields with one HMGET and remember them for this call.
-      f = function(...)
-        local names = { ... }
-        local values = rcall('HMGET', key.config, ...)
-        for i = 1, #names do cfg[names[i]] = values[i] end
-      end
-    elseif k == 'raw' then
-      -- Stored value of a config field (string) or false, cached for this call.
-      f = function(name)
-        local v = cfg[name]
-        if v == nil then
-          v = rcall('HGET', key.config, name)
-          cfg[name] = v
-        end
-        return v
-      end
-    elseif k == 'number' then
-      -- Numeric config value: the stored value when it parses as a finite number, else `fallback`.
-      -- A stored value that is not a number falls back too (the reference would fail later).
-      f = function(name, fallback)
-        return U.num(Config.raw(name)) or fallback
-      end
-    elseif k == 'heartbeat' then
-      -- Lock length for a queue: <queue>-heartbeat, else heartbeat, else 60.
-      f = function(queue)
-        return U.num(Config.raw(queue .. '-heartbeat')) or Config.number('heartbeat', 60)
-      end
-    elseif k == 'get' then
-      -- config.get <now> [key]
-      -- Reply: the stored value (bulk), the built-in default (integer for numbers, bulk for
-      -- `application`) or nil; without a key, a JSON object of defaults overlaid with ql:config.
-      f = function(now)
-        local name = A[3]
-        if name ~= nil then
-          local v = rcall('HGET', key.config, name)
-          if v then return v end
-          return Config.defaults()[name]
-        end
-        local out = Config.defaults()
-        local stored = rcall('HGETALL', key.config)
-        for i = 1, #stored, 2 do out[stored[i]] = stored[i + 1] end
-        return encode(out)
-      end
-    elseif k == 'wake_if_concurrency' then
-      -- Changing <queue>-max-concurrency may free slots: wake that queue's waiting workers.
-      f = function(name)
-        local suffix = '-max-concurrency'
-        if #name > #suffix and name:sub(-#suffix) == suffix then
-          wake[name:sub(1, -#suffix - 1)] = true
-        end
-      end
-    elseif k == 'set' then
-      -- config.set <now> <key> <value>
-      -- Publishes {"event":"config_set","option","value"} on ql:log, then stores. Reply nil.
-      -- Errors: config.set(): Arg "option" missing / config.set(): Arg "value" missing
-      f = function(now)
-        local name, value = A[3], A[4]
-        if name == nil then fail('config.set(): Arg "option" missing') end
-        if value == nil then fail('config.set(): Arg "value" missing') end
-        rcall('PUBLISH', key.channel('log'), encode({ event = 'config_set', option = name, value = value }))
-        rcall('HSET', key.config, name, value)
-        Config.wake_if_concurrency(name)
-        return nil
-      end
-    elseif k == 'unset' then
-      -- config.unset <now> <key>
-      -- Publishes {"event":"config_unset","option"} on ql:log, then deletes. Reply nil.
-      -- Error: config.unset(): Arg "option" missing
-      f = function(now)
-        local name = A[3]
-        if name == nil then fail('config.unset(): Arg "option" missing') end
-        rcall('PUBLISH', key.channel('log'), encode({ event = 'config_unset', option = name }))
-        rcall('HDEL', key.config, name)
-        Config.wake_if_concurrency(name)
-        return nil
-      end
-    end
-  elseif t == Stats then
-    if k == 'ttl' then
-      -- Seconds from `now` until a stats hash of day `day` should disappear.
-      f = function(now, day)
-        local days = Config.number('stats-history', 30)
-        return ceil(day + 86400 * days - now)
-      end
-    elseif k == 'expire' then
-      -- Keep a stats hash only for the configured history.
-      f = function(k, now, day)
-        local ttl = Stats.ttl(now, day)
-        if ttl < 1 then ttl = 1 end
-        rcall('EXPIRE', k, ttl)
-      end
-    elseif k == 'bin' then
-      -- Histogram field of a sample (s0..s59, m1..m59, h1..h23, d1...).
-      f = function(v)
-        local f = floor(v)
-        if f < 60 then return 's' .. f end
-        if f < 3600 then return 'm' .. floor(f / 60) end
-        if f < 86400 then return 'h' .. floor(f / 3600) end
-        return 'd' .. floor(f / 86400)
-      end
-    elseif k == 'sample' then
-      -- P-STAT: record sample `v` of `kind` (wait|run) for `queue` in the day bin of `now`.
-      f = function(now, kind, queue, v)
-        local day = U.day_of(now)
-        local k = key.stats(kind, day, queue)
-        local cur = rcall('HMGET', k, 'total', 'mean', 'vk')
-        local total, mean, vk = tonumber(cur[1]), tonumber(cur[2]), tonumber(cur[3])
-        if total == nil then
-          total, mean, vk = 1, v, 0
-        else
-          mean, vk = mean or 0, vk or 0
-          total = total + 1
-          local old = mean
-          mean = old + (v - old) / total
-          vk = vk + (v - mean) * (v - old)
-        end
-        rcall('HMSET', k, 'total', total, 'mean', mean, 'vk', vk)
-        rcall('HINCRBY', k, Stats.bin(v), 1)
-        if total == 1 then Stats.expire(k, now, day) end
-      end
-    elseif k == 'count' then
-      -- Adjust the failure counters of `queue` for the day containing `when`.
-      f = function(now, when, queue, field, by, field2, by2)
-        local day = U.day_of(when)
-        local k = key.stats('stats', day, queue)
-        rcall('HINCRBY', k, field, by)
-        if field2 then rcall('HINCRBY', k, field2, by2) end
-        Stats.expire(k, now, day)
-      end
-    elseif k == 'unfailed' then
-      -- Decrement `failed` for a job that leaves the failed state (`failure` is its JSON text).
-      -- A failure object without a usable `when` adjusts nothing.
-      f = function(now, failure, queue)
-        local ok, f = pcall(decode, failure or '{}')
-        if not ok or type(f) ~= 'table' then return nil end
-        local when = U.num(f['when'])
-        if when == nil then return nil end
-        local day = U.day_of(when)
-        local k = key.stats('stats', day, queue)
-        rcall('HINCRBY', k, 'failed', -1)
-        Stats.expire(k, now, day)
-        return f
-      end
-    elseif k == 'summary' then
-      -- The `wait`/`run` part of the stats reply.
-      f = function(k)
-        local raw = rcall('HGETALL', k)
-        local h = {}
-        for i = 1, #raw, 2 do h[raw[i]] = raw[i + 1] end
-        local count = tonumber(h.total) or 0
-        local mean = tonumber(h.mean) or 0
-        local vk = tonumber(h.vk) or 0
-        local std = 0
-        if count > 1 then std = sqrt(vk / (count - 1)) end
-        local histogram = {}
-        for i = 0, 59 do histogram[#histogram + 1] = tonumber(h['s' .. i]) or 0 end
-        for i = 1, 59 do histogram[#histogram + 1] = tonumber(h['m' .. i]) or 0 end
-        for i = 1, 23 do histogram[#histogram + 1] = tonumber(h['h' .. i]) or 0 end
-        for i = 1, 6 do histogram[#histogram + 1] = tonumber(h['d' .. i]) or 0 end
-        return { count = count, mean = mean, std = std, histogram = histogram }
-      end
-    elseif k == 'get' then
-      -- stats <now> <queue> <date>
-      -- Reply: {"retries","failed","failures","wait":{...},"run":{...}} for the day of `date`.
-      -- Errors: Queue(): no queue name provided / Stats(): Arg "date" missing or not a number: <x>
-      f = function(now)
-        local queue, date_s = A[3], A[4]
         if queue == nil then fail('Queue(): no queue name provided') end
-        local date = U.num(date_s)
-        if date == nil then fail('Stats(): Arg "date" missing or not a number: ' .. tostring(date_s)) end
-        local day = U.day_of(date)
-        local counters = rcall('HMGET', key.stats('stats', day, queue), 'retries', 'failed', 'failures')
-        return encode({
-          retries = tonumber(counters[1]) or 0,
-          failed = tonumber(counters[2]) or 0,
-          failures = tonumber(counters[3]) or 0,
-          wait = Stats.summary(key.stats('wait', day, queue)),
-          run = Stats.summary(key.stats('run', day, queue)),
-        })
-      end
-    end
-  elseif t == Job then
-    if k == 'fetch' then
-      -- Every field a command or the job object needs, in one HMGET.
-      f = function(jid)
-        return rcall('HMGET', key.job(jid), 'jid', 'klass', 'state', 'queue', 'worker', 'priority',
-          'expires', 'retries', 'remaining', 'data', 'tags', 'failure', 'spawned_from_jid', 'history',
-          'time')
-      end
-    elseif k == 'migrate' then
-      -- Legacy history (a JSON field of jobs written by very old versions) becomes list entries,
-      -- appended after the existing ones; the field is then deleted (protocol 2.4).
-      f = function(jid, legacy)
-        local hk = key.history(jid)
-        local ok, stages = pcall(decode, legacy)
-        if ok and type(stages) == 'table' then
-          for _, st in ipairs(stages) do
-            if type(st) == 'table' then
-              rcall('RPUSH', hk, encode({ floor(U.num(st.put) or 0), 'put', { q = st.q } }))
-              if U.num(st.popped) then
-                rcall('RPUSH', hk, encode({ floor(U.num(st.popped)), 'popped', { worker = st.worker } }))
-              end
-              if U.num(st.failed) then rcall('RPUSH', hk, encode({ floor(U.num(st.failed)), 'failed' })) end
-              if U.num(st.done) then rcall('RPUSH', hk, encode({ floor(U.num(st.done)), 'done' })) end
+        if jid == nil then fail('Put(): Arg "jid" missing') end
+        if klass == nil then fail('Put(): Arg "klass" missing') end
+        if decode(data) == false then fail('Put(): Arg "data" missing or not JSON: ' .. tostring(data)) end
+        local delay = num(delay_s)
+        if delay == nil then fail('Put(): Arg "delay" not a number: ' .. tostring(delay_s)) end
+        local n = #A
+        if (n - 8) % 2 == 1 then fail('Odd number of additional args') end
+        local opts = Job.options(9, n)
+        -- 1 jid, 2 state, 3 queue, 4 worker, 5 priority, 6 retries, 7 tags, 8 failure, 9 history
+        local f = rcall('HMGET', 'ql:j:' .. jid, 'jid', 'state', 'queue', 'worker', 'priority', 'retries',
+          'tags', 'failure', 'history')
+
+        local retries = tonumber(f[6]) or 5
+        if opts.retries ~= nil then
+          retries = num(opts.retries)
+          if retries == nil then fail('Put(): Arg "retries" not a number: ' .. opts.retries) end
+        end
+        local old_tags = Job.tag_list(f[7])
+        local tags = old_tags
+        if opts.tags ~= nil then
+          tags = string_list(decode(opts.tags))
+          if tags == nil then fail('Put(): Arg "tags" not JSON' .. opts.tags) end
+        end
+        local priority = tonumber(f[5]) or 0
+        if opts.priority ~= nil then
+          priority = num(opts.priority)
+          if priority == nil then fail('Put(): Arg "priority" not a number' .. opts.priority) end
+        end
+        local depends = {}
+        if opts.depends ~= nil then
+          depends = string_list(decode(opts.depends))
+          if depends == nil then fail('Put(): Arg "depends" not JSON: ' .. opts.depends) end
+        end
+
+        -- Writes begin here.
+        config_prefetch('max-job-history', 'stats-history')
+        local jk, tagk = 'ql:j:' .. jid, 'ql:tags'
+        if f[7] then
+          for _, t in ipairs(old_tags) do
+            rcall('ZREM', 'ql:t:' .. t, jid)
+            rcall('ZINCRBY', tagk, -1, t)
+          end
+        end
+        local depk = 'ql:j:' .. jid .. '-dependencies'
+        if #depends > 0 then
+          local wanted = {}
+          for _, d in ipairs(depends) do wanted[d] = true end
+          for _, d in ipairs(rcall('SMEMBERS', depk)) do
+            if not wanted[d] then
+              rcall('SREM', depk, d)
+              rcall('SREM', 'ql:j:' .. d .. '-dependents', jid)
             end
           end
         end
-        rcall('HDEL', key.job(jid), 'history')
+        rcall('PUBLISH', 'ql:' .. 'log', encode({ jid = jid, event = 'put', queue = queue }))
+        Job.hist(jid, now, 'put', { q = queue }, f[9] or false)
+        local old_queue, old_state, old_worker = f[3], f[2], f[4]
+        if old_queue then
+          rcall('ZREM', 'ql:q:' .. old_queue .. '-work', jid)
+          rcall('ZREM', 'ql:q:' .. old_queue .. '-locks', jid)
+          rcall('ZREM', 'ql:q:' .. old_queue .. '-depends', jid)
+          rcall('ZREM', 'ql:q:' .. old_queue .. '-scheduled', jid)
+          if old_state == 'running' then Job.left_running(old_queue) end
+        end
+        if old_worker and old_worker ~= '' then
+          rcall('ZREM', 'ql:w:' .. old_worker .. ':jobs', jid)
+          if old_worker ~= worker then
+            local msg = encode({ jid = jid, event = 'lock_lost', worker = old_worker })
+            rcall('PUBLISH', 'ql:w:' .. old_worker, msg)
+            rcall('PUBLISH', 'ql:' .. 'log', msg)
+          end
+        end
+        if old_state == 'complete' then rcall('ZREM', 'ql:completed', jid) end
+        for _, t in ipairs(tags) do
+          rcall('ZADD', 'ql:t:' .. t, now, jid)
+          rcall('ZINCRBY', tagk, 1, t)
+        end
+        if old_state == 'failed' then
+          local failure = Stats.unfailed(now, f[8], queue)
+          if failure then Job.unlist_failure(jid, failure.group) end
+        end
+        for _, d in ipairs(depends) do
+          if d == jid then
+            -- The reference writes the hash before linking, so a job may depend on itself.
+            rcall('SADD', depk, d)
+            rcall('SADD', 'ql:j:' .. d .. '-dependents', jid)
+          else
+            Job.link(jid, d)
+          end
+        end
+        local has_deps = (f[1] or f[2] or #depends > 0) and rcall('SCARD', depk) > 0
+        local state = 'waiting'
+        if has_deps then
+          state = 'depends'
+        elseif delay > 0 then
+          state = 'scheduled'
+        end
+        rcall('HMSET', jk, 'jid', jid, 'klass', klass, 'data', data, 'priority', priority,
+          'tags', encode(tags), 'state', state, 'worker', '', 'expires', 0, 'queue', queue,
+          'retries', retries, 'remaining', retries, 'time', time_text(now))
+        if has_deps then
+          rcall('ZADD', 'ql:q:' .. queue .. '-depends', now, jid)
+          if delay > 0 then rcall('HSET', jk, 'scheduled', now + delay) end
+        elseif delay > 0 then
+          rcall('ZADD', 'ql:q:' .. queue .. '-scheduled', now + delay, jid)
+        else
+          Job.enqueue(queue, jid, priority, now)
+        end
+        rcall('ZADD', 'ql:queues', 'NX', now, queue)
+        Job.notify(jid, 'put')
+        return jid
       end
-    elseif k == 'hist' then
+    elseif lazy_k == 'hist' then
       -- P-HIST: append [floor(when), what, extra?]. `legacy` is the job's `history` field when the
       -- caller already read it (false: known absent; nil: read it here).
       -- The cap `max-job-history` (N) reproduces the reference's keep-first-plus-newest result
       -- without reading the list: RPUSH first, then trim only when over the cap.
-      f = function(jid, when, what, extra, legacy)
-        if legacy == nil then legacy = rcall('HGET', key.job(jid), 'history') end
+      lazy_f = function(jid, when, what, extra, legacy)
+        if legacy == nil then legacy = rcall('HGET', 'ql:j:' .. jid, 'history') end
         if legacy then Job.migrate(jid, legacy) end
         local entry
         if extra ~= nil then
@@ -482,9 +459,11 @@ local function define(t, k)
         else
           entry = encode({ floor(when), what })
         end
-        local hk = key.history(jid)
+        local hk = 'ql:j:' .. jid .. '-history'
         local len = rcall('RPUSH', hk, entry)
-        local cap = floor(Config.number('max-job-history', 100))
+        -- No cap trims a list of two entries or fewer, so the config is read only beyond that.
+        if len < 3 then return end
+        local cap = floor(config_number('max-job-history', 100))
         if cap >= 3 then
           if len > cap then
             local first = rcall('LPOP', hk)
@@ -498,12 +477,206 @@ local function define(t, k)
           rcall('LPUSH', hk, first)
         end
       end
-    elseif k == 'render_entry' then
+    elseif lazy_k == 'notify' then
+      -- Publish `payload` on ql:<channel> when the job is tracked.
+      lazy_f = function(jid, channel, tracked)
+        if tracked == nil then tracked = Job.is_tracked(jid) end
+        if tracked then rcall('PUBLISH', 'ql:' .. channel, jid) end
+      end
+    elseif lazy_k == 'is_tracked' then
+      lazy_f = function(jid) return rcall('ZSCORE', 'ql:tracked', jid) ~= false end
+    elseif lazy_k == 'enqueue' then
+      -- P-WORK: make `jid` waiting in `queue` as of time `t`, and wake that queue's workers.
+      lazy_f = function(queue, jid, priority, t)
+        rcall('ZADD', 'ql:q:' .. queue .. '-work', work_score(priority, t), jid)
+        wake[queue] = true
+      end
+    elseif lazy_k == 'complete' then
+      -- complete <now> <jid> <worker> <queue> <data> [next q] [delay d] [depends json]
+      -- Reply: complete | waiting | scheduled | depends. Events: ql:completed (tracked), then
+      -- ql:log completed or advanced. A dangling option name is ignored.
+      -- Errors: Job(): no jid provided / Complete(): Arg "worker" missing / Complete(): Arg "queue"
+      -- missing / Complete(): Arg "data" missing or not JSON: <x> / assertion failed! (delay) /
+      -- Complete(): Arg "depends" not JSON: <x> / Complete(): "delay" cannot be used without a
+      -- "next". / Complete(): "depends" cannot be used without a "next". / Complete(): Job <jid>
+      -- does not exist / ... is not currently running: <state> / ... has been handed out to another
+      -- worker: <w> / ... running in another queue: <q>
+      lazy_f = function(now)
+        local jid, worker, queue, data = A[3], A[4], A[5], A[6]
+        if jid == nil then fail('Job(): no jid provided') end
+        if worker == nil then fail('Complete(): Arg "worker" missing') end
+        if queue == nil then fail('Complete(): Arg "queue" missing') end
+        if decode(data) == false then fail('Complete(): Arg "data" missing or not JSON: ' .. tostring(data)) end
+        local opts = Job.options(7, #A)
+        local nextq, delay, depends = opts.next, 0, nil
+        if opts.delay ~= nil then
+          delay = num(opts.delay)
+          if delay == nil then fail('assertion failed!') end
+        end
+        if opts.depends ~= nil then
+          depends = string_list(decode(opts.depends))
+          if depends == nil then fail('Complete(): Arg "depends" not JSON: ' .. opts.depends) end
+        end
+        if opts.delay ~= nil and nextq == nil then
+          fail('Complete(): "delay" cannot be used without a "next".')
+        end
+        if depends ~= nil and nextq == nil then
+          fail('Complete(): "depends" cannot be used without a "next".')
+        end
+        local f = rcall('HMGET', 'ql:j:' .. jid, 'state', 'worker', 'queue', 'history', 'time', 'retries',
+          'priority')
+        local state = f[1]
+        if not state then fail('Complete(): Job ' .. jid .. ' does not exist') end
+        if state ~= 'running' then
+          fail('Complete(): Job ' .. jid .. ' is not currently running: ' .. state)
+        end
+        if f[2] ~= worker then
+          fail('Complete(): Job ' .. jid .. ' has been handed out to another worker: ' .. tostring(f[2]))
+        end
+        if f[3] ~= queue then
+          fail('Complete(): Job ' .. jid .. ' running in another queue: ' .. tostring(f[3]))
+        end
+
+        config_prefetch('max-job-history', 'stats-history', 'jobs-history', 'jobs-history-count',
+          queue .. '-max-concurrency')
+        local jk = 'ql:j:' .. jid
+        Job.hist(jid, now, 'done', nil, f[4] or false)
+        -- A running job is only in its queue's locks set (pop took it out of the work set).
+        rcall('ZREM', 'ql:q:' .. queue .. '-locks', jid)
+        Stats.sample(now, 'run', queue, now - (tonumber(f[5]) or now))
+        rcall('ZREM', 'ql:w:' .. worker .. ':jobs', jid)
+        Job.notify(jid, 'completed')
+        Job.left_running(queue)
+        local retries = f[6] or 0
+        if nextq ~= nil then
+          rcall('PUBLISH', 'ql:' .. 'log',
+            encode({ jid = jid, event = 'advanced', queue = queue, to = nextq }))
+          Job.hist(jid, now, 'put', { q = nextq }, false)
+          rcall('ZADD', 'ql:queues', 'NX', now, nextq)
+          rcall('HMSET', jk, 'data', data, 'time', time_text(now), 'state', 'waiting', 'worker', '',
+            'failure', '{}', 'queue', nextq, 'expires', 0, 'remaining', retries)
+          if delay > 0 and (depends == nil or #depends == 0) then
+            rcall('ZADD', 'ql:q:' .. nextq .. '-scheduled', now + delay, jid)
+            return 'scheduled'
+          end
+          local linked = 0
+          for _, d in ipairs(depends or {}) do
+            if Job.link(jid, d) then linked = linked + 1 end
+          end
+          if linked > 0 then
+            rcall('ZADD', 'ql:q:' .. nextq .. '-depends', now, jid)
+            rcall('HSET', jk, 'state', 'depends')
+            if delay > 0 then rcall('HSET', jk, 'scheduled', now + delay) end
+            return 'depends'
+          end
+          Job.enqueue(nextq, jid, tonumber(f[7]) or 0, now)
+          return 'waiting'
+        end
+        rcall('PUBLISH', 'ql:' .. 'log', encode({ jid = jid, event = 'completed', queue = queue }))
+        rcall('HMSET', jk, 'data', data, 'time', time_text(now), 'state', 'complete', 'worker', '',
+          'failure', '{}', 'queue', '', 'expires', 0, 'remaining', retries)
+        rcall('ZADD', 'ql:completed', now, jid)
+        Job.expire_completed(now)
+        Job.release_dependents(now, jid)
+        return 'complete'
+      end
+    elseif lazy_k == 'left_running' then
+      -- A running job leaving `queue` frees a slot when the queue has a concurrency cap.
+      lazy_f = function(queue)
+        if queue and config_number(queue .. '-max-concurrency', 0) > 0 then wake[queue] = true end
+      end
+    elseif lazy_k == 'expire_completed' then
+      -- P-EXPIRE-COMPLETED, in bounded batches: at most 100 jobs older than `jobs-history` and at
+      -- most 100 beyond `jobs-history-count` per call (the reference deletes all at once).
+      lazy_f = function(now)
+        local age = config_number('jobs-history', 604800)
+        local keep = floor(config_number('jobs-history-count', 50000))
+        local old = rcall('ZRANGEBYSCORE', 'ql:completed', 0, now - age, 'LIMIT', 0, 100)
+        if #old > 0 then
+          for _, j in ipairs(old) do Job.delete(j) end
+          rcall('ZREM', 'ql:completed', unpack(old))
+        end
+        local excess = rcall('ZCARD', 'ql:completed') - keep
+        if excess > 0 then
+          if excess > 100 then excess = 100 end
+          for _, j in ipairs(rcall('ZRANGE', 'ql:completed', 0, excess - 1)) do Job.delete(j) end
+          rcall('ZREMRANGEBYRANK', 'ql:completed', 0, excess - 1)
+        end
+      end
+    elseif lazy_k == 'release_dependents' then
+      -- P-RELEASE-DEPENDENTS: jobs waiting only for `jid` become waiting (or scheduled).
+      lazy_f = function(now, jid)
+        local dk = 'ql:j:' .. jid .. '-dependents'
+        local dependents = rcall('SMEMBERS', dk)
+        for _, d in ipairs(dependents) do
+          local depk = 'ql:j:' .. d .. '-dependencies'
+          rcall('SREM', depk, jid)
+          if rcall('SCARD', depk) == 0 then
+            local f = rcall('HMGET', 'ql:j:' .. d, 'queue', 'scheduled', 'priority')
+            local q = f[1]
+            if q then
+              rcall('ZREM', 'ql:q:' .. q .. '-depends', d)
+              if f[2] then
+                rcall('ZADD', 'ql:q:' .. q .. '-scheduled', f[2], d)
+                rcall('HSET', 'ql:j:' .. d, 'state', 'scheduled')
+                rcall('HDEL', 'ql:j:' .. d, 'scheduled')
+              else
+                Job.enqueue(q, d, tonumber(f[3]) or 0, now)
+                rcall('HSET', 'ql:j:' .. d, 'state', 'waiting')
+              end
+            end
+          end
+        end
+        if #dependents > 0 then rcall('DEL', dk) end
+      end
+    elseif lazy_k == 'options' then
+      -- Parse `name value` pairs from ARGV[first..] (the last value of a repeated name wins).
+      lazy_f = function(first, last)
+        local opts = {}
+        for i = first, last - 1, 2 do opts[A[i]] = A[i + 1] end
+        return opts
+      end
+    elseif lazy_k == 'render' then
+      -- The job object (protocol 2.10) as JSON text, or nil when the job has no `jid` field.
+      -- `f` is a Job.fetch result when the caller has one; `tracked` is known or nil.
+      -- `no_dependencies` skips reading the dependencies set of a job that cannot have any (one
+      -- just popped: jobs with dependencies are never in the work set or running).
+      lazy_f = function(jid, f, tracked, no_dependencies)
+        if not f then f = Job.fetch(jid) end
+        if not f[1] then return nil end
+        if f[14] then
+          Job.migrate(jid, f[14])
+          f[14] = false
+        end
+        if tracked == nil then tracked = rcall('ZSCORE', 'ql:tracked', jid) ~= false end
+        local hist = rcall('LRANGE', 'ql:j:' .. jid .. '-history', 0, -1)
+        for i = 1, #hist do hist[i] = Job.render_entry(hist[i]) end
+        local parts = {
+          '{"jid":', encode(f[1]), ',"klass":', jstr(f[2]), ',"state":', jstr(f[3]),
+          ',"queue":', jstr(f[4]), ',"worker":', encode(f[5] or ''),
+          ',"tracked":', tracked and 'true' or 'false',
+          ',"expires":', encode(tonumber(f[7]) or 0),
+          ',"data":', jstr(f[10]), ',"tags":', Job.stored_list(f[11]),
+          ',"failure":', Job.stored_list(f[12]), ',"spawned_from_jid":', jstr(f[13]),
+          ',"history":', jlist(hist),
+          ',"dependents":', Job.encoded_members(rcall('SMEMBERS', 'ql:j:' .. jid .. '-dependents')),
+          ',"dependencies":',
+          no_dependencies and '{}' or Job.encoded_members(rcall('SMEMBERS', 'ql:j:' .. jid .. '-dependencies')),
+        }
+        local priority, retries, remaining = tonumber(f[6]), tonumber(f[8]),
+          tonumber(f[9])
+        if priority then parts[#parts + 1] = ',"priority":' .. encode(priority) end
+        if retries then parts[#parts + 1] = ',"retries":' .. encode(retries) end
+        if remaining then parts[#parts + 1] = ',"remaining":' .. encode(floor(remaining)) end
+        parts[#parts + 1] = '}'
+        return concat(parts)
+      end
+    elseif lazy_k == 'render_entry' then
       -- One rendered history entry: the extra object's keys plus "when" and "what".
       -- Stored entries are cjson output ([when,"what"] or [when,"what",{...}]), so the common
       -- shapes are rewritten as text; anything else (an extra with keys named when/what, escaped
       -- text, null or array extras) is decoded and re-encoded.
-      f = function(text)
+      lazy_f = function(text)
         local when, what, rest = text:match('^%[([%d%.eE+%-]+),("[^"\\]*")(.*)%]$')
         if when then
           if rest == '' or rest == ',{}' then return '{"when":' .. when .. ',"what":' .. what .. '}' end
@@ -526,397 +699,146 @@ local function define(t, k)
         end
         return '{' .. concat(parts, ',') .. '}'
       end
-    elseif k == 'stored_list' then
+    elseif lazy_k == 'stored_list' then
       -- A JSON list stored in a hash field, re-encoded the way cjson writes it ({} when empty).
-      f = function(text)
+      lazy_f = function(text)
         if not text or text == '{}' or text == '[]' then return '{}' end
         local ok, v = pcall(decode, text)
         if not ok or type(v) ~= 'table' then return '{}' end
         return encode(v)
       end
-    elseif k == 'encoded_members' then
+    elseif lazy_k == 'encoded_members' then
       -- Encoded JSON strings of a Redis reply list.
-      f = function(list)
+      lazy_f = function(list)
         for i = 1, #list do list[i] = encode(list[i]) end
-        return U.jlist(list)
+        return jlist(list)
       end
-    elseif k == 'render' then
-      -- The job object (protocol 2.10) as JSON text, or nil when the job has no `jid` field.
-      -- `f` is a Job.fetch result when the caller has one; `tracked` is known or nil.
-      f = function(jid, f, tracked)
-        if not f then f = Job.fetch(jid) end
-        if not f[F_JID] then return nil end
-        if f[F_HISTORY] then
-          Job.migrate(jid, f[F_HISTORY])
-          f[F_HISTORY] = false
-        end
-        if tracked == nil then tracked = rcall('ZSCORE', key.tracked, jid) ~= false end
-        local hist = rcall('LRANGE', key.history(jid), 0, -1)
-        for i = 1, #hist do hist[i] = Job.render_entry(hist[i]) end
-        local parts = {
-          '{"jid":', encode(f[F_JID]), ',"klass":', U.jstr(f[F_KLASS]), ',"state":', U.jstr(f[F_STATE]),
-          ',"queue":', U.jstr(f[F_QUEUE]), ',"worker":', encode(f[F_WORKER] or ''),
-          ',"tracked":', tracked and 'true' or 'false',
-          ',"expires":', encode(tonumber(f[F_EXPIRES]) or 0),
-          ',"data":', U.jstr(f[F_DATA]), ',"tags":', Job.stored_list(f[F_TAGS]),
-          ',"failure":', Job.stored_list(f[F_FAILURE]), ',"spawned_from_jid":', U.jstr(f[F_SPAWNED]),
-          ',"history":', U.jlist(hist),
-          ',"dependents":', Job.encoded_members(rcall('SMEMBERS', key.dependents(jid))),
-          ',"dependencies":', Job.encoded_members(rcall('SMEMBERS', key.dependencies(jid))),
-        }
-        local priority, retries, remaining = tonumber(f[F_PRIORITY]), tonumber(f[F_RETRIES]),
-          tonumber(f[F_REMAINING])
-        if priority then parts[#parts + 1] = ',"priority":' .. encode(priority) end
-        if retries then parts[#parts + 1] = ',"retries":' .. encode(retries) end
-        if remaining then parts[#parts + 1] = ',"remaining":' .. encode(floor(remaining)) end
-        parts[#parts + 1] = '}'
-        return concat(parts)
+    elseif lazy_k == 'fetch' then
+      -- Field order of Job.fetch; the indexes below name the positions.
+      -- (folded by scripts/build_lua.py) F_JID, F_KLASS, F_STATE, F_QUEUE, F_WORKER, F_PRIORITY, F_EXPIRES = 1, 2, 3, 4, 5, 6, 7
+      -- (folded by scripts/build_lua.py) F_RETRIES, F_REMAINING, F_DATA, F_TAGS, F_FAILURE, F_SPAWNED, F_HISTORY, F_TIME = 8, 9, 10, 11, 12, 13, 14, 15
+      -- Every field a command or the job object needs, in one HMGET.
+      lazy_f = function(jid)
+        return rcall('HMGET', 'ql:j:' .. jid, 'jid', 'klass', 'state', 'queue', 'worker', 'priority',
+          'expires', 'retries', 'remaining', 'data', 'tags', 'failure', 'spawned_from_jid', 'history',
+          'time')
       end
-    elseif k == 'tag_list' then
+    elseif lazy_k == 'tag_list' then
       -- Decoded tag list of a job's stored `tags` text ({} when absent or unreadable).
-      f = function(text)
+      lazy_f = function(text)
         if not text then return {} end
         local ok, v = pcall(decode, text)
-        if ok and U.string_list(v) then return v end
+        if ok and string_list(v) then return v end
         return {}
       end
-    elseif k == 'is_tracked' then
-      f = function(jid) return rcall('ZSCORE', key.tracked, jid) ~= false end
-    elseif k == 'notify' then
-      -- Publish `payload` on ql:<channel> when the job is tracked.
-      f = function(jid, channel, tracked)
-        if tracked == nil then tracked = Job.is_tracked(jid) end
-        if tracked then rcall('PUBLISH', key.channel(channel), jid) end
+    elseif lazy_k == 'heartbeat' then
+      -- heartbeat <now> <jid> <worker> [data]
+      -- Reply: integer, the new lock expiry truncated to seconds.
+      -- Errors: Job(): no jid provided / Heatbeat(): Arg "worker" missing (sic) / cjson error (data)
+      -- / Heartbeat(): Job <jid> does not exist / ... not currently running: <state> / ... given out
+      -- to another worker: <w>
+      lazy_f = function(now)
+        local jid, worker, data = A[3], A[4], A[5]
+        if jid == nil then fail('Job(): no jid provided') end
+        if worker == nil then fail('Heatbeat(): Arg "worker" missing') end
+        local decoded
+        if data ~= nil then decoded = decode(data) end
+        local f = rcall('HMGET', 'ql:j:' .. jid, 'worker', 'state', 'queue')
+        local queue = f[3] or ''
+        local expires = now + config_heartbeat(queue)
+        if not f[1] then fail('Heartbeat(): Job ' .. jid .. ' does not exist') end
+        if f[2] ~= 'running' then
+          fail('Heartbeat(): Job ' .. jid .. ' not currently running: ' .. tostring(f[2]))
+        end
+        if f[1] ~= worker or f[1] == '' then
+          fail('Heartbeat(): Job ' .. jid .. ' given out to another worker: ' .. f[1])
+        end
+        local jk = 'ql:j:' .. jid
+        if decoded ~= nil and decoded ~= false then
+          rcall('HMSET', jk, 'expires', expires, 'worker', worker, 'data', encode(decoded))
+        else
+          rcall('HMSET', jk, 'expires', expires, 'worker', worker)
+        end
+        rcall('ZADD', 'ql:w:' .. worker .. ':jobs', expires, jid)
+        rcall('ZADD', 'ql:workers', now, worker)
+        rcall('ZADD', 'ql:q:' .. queue .. '-locks', expires, jid)
+        return expires
       end
-    elseif k == 'link' then
+    elseif lazy_k == 'get' then
+      -- get <now> <jid>: the job object, or nil. Error: Job(): no jid provided
+      lazy_f = function(now)
+        local jid = A[3]
+        if jid == nil then fail('Job(): no jid provided') end
+        return Job.render(jid) or false
+      end
+    elseif lazy_k == 'migrate' then
+      -- Legacy history (a JSON field of jobs written by very old versions) becomes list entries,
+      -- appended after the existing ones; the field is then deleted (protocol 2.4).
+      lazy_f = function(jid, legacy)
+        local hk = 'ql:j:' .. jid .. '-history'
+        local ok, stages = pcall(decode, legacy)
+        if ok and type(stages) == 'table' then
+          for _, st in ipairs(stages) do
+            if type(st) == 'table' then
+              rcall('RPUSH', hk, encode({ floor(num(st.put) or 0), 'put', { q = st.q } }))
+              if num(st.popped) then
+                rcall('RPUSH', hk, encode({ floor(num(st.popped)), 'popped', { worker = st.worker } }))
+              end
+              if num(st.failed) then rcall('RPUSH', hk, encode({ floor(num(st.failed)), 'failed' })) end
+              if num(st.done) then rcall('RPUSH', hk, encode({ floor(num(st.done)), 'done' })) end
+            end
+          end
+        end
+        rcall('HDEL', 'ql:j:' .. jid, 'history')
+      end
+    elseif lazy_k == 'link' then
       -- Record that job `jid` waits for `dep` when `dep` exists and is not complete.
-      f = function(jid, dep)
-        local st = rcall('HGET', key.job(dep), 'state')
+      lazy_f = function(jid, dep)
+        local st = rcall('HGET', 'ql:j:' .. dep, 'state')
         if st and st ~= 'complete' then
-          rcall('SADD', key.dependencies(jid), dep)
-          rcall('SADD', key.dependents(dep), jid)
+          rcall('SADD', 'ql:j:' .. jid .. '-dependencies', dep)
+          rcall('SADD', 'ql:j:' .. dep .. '-dependents', jid)
           return true
         end
         return false
       end
-    elseif k == 'enqueue' then
-      -- P-WORK: make `jid` waiting in `queue` as of time `t`, and wake that queue's workers.
-      f = function(queue, jid, priority, t)
-        rcall('ZADD', key.queue(queue, 'work'), U.work_score(priority, t), jid)
-        wake[queue] = true
-      end
-    elseif k == 'left_running' then
-      -- A running job leaving `queue` frees a slot when the queue has a concurrency cap.
-      f = function(queue)
-        if queue and Config.number(queue .. '-max-concurrency', 0) > 0 then wake[queue] = true end
-      end
-    elseif k == 'unlist_failure' then
+    elseif lazy_k == 'unlist_failure' then
       -- Remove a job from a failure group (and the group from ql:failures when it empties).
-      f = function(jid, group)
+      lazy_f = function(jid, group)
         if type(group) ~= 'string' then return end
-        local gk = key.failure_group(group)
+        local gk = 'ql:f:' .. group
         rcall('LREM', gk, 0, jid)
-        if rcall('LLEN', gk) == 0 then rcall('SREM', key.failures, group) end
+        if rcall('LLEN', gk) == 0 then rcall('SREM', 'ql:failures', group) end
       end
-    elseif k == 'park_failed' then
+    elseif lazy_k == 'park_failed' then
       -- Park a job in failure group `group` with failure object `failure`.
-      f = function(jid, group, failure)
-        rcall('HMSET', key.job(jid), 'state', 'failed', 'worker', '', 'expires', '',
+      lazy_f = function(jid, group, failure)
+        rcall('HMSET', 'ql:j:' .. jid, 'state', 'failed', 'worker', '', 'expires', '',
           'failure', encode(failure))
-        rcall('SADD', key.failures, group)
-        rcall('LPUSH', key.failure_group(group), jid)
+        rcall('SADD', 'ql:failures', group)
+        rcall('LPUSH', 'ql:f:' .. group, jid)
       end
-    elseif k == 'delete' then
+    elseif lazy_k == 'delete' then
       -- Delete a job entirely (completed-job expiry): its tags, hash and history.
-      f = function(jid)
-        local tags = Job.tag_list(rcall('HGET', key.job(jid), 'tags'))
+      lazy_f = function(jid)
+        local tags = Job.tag_list(rcall('HGET', 'ql:j:' .. jid, 'tags'))
         for _, t in ipairs(tags) do
-          rcall('ZREM', key.tag(t), jid)
-          rcall('ZINCRBY', key.tags, -1, t)
+          rcall('ZREM', 'ql:t:' .. t, jid)
+          rcall('ZINCRBY', 'ql:tags', -1, t)
         end
-        rcall('DEL', key.job(jid), key.history(jid))
+        rcall('DEL', 'ql:j:' .. jid, 'ql:j:' .. jid .. '-history')
       end
-    elseif k == 'expire_completed' then
-      -- P-EXPIRE-COMPLETED, in bounded batches: at most 100 jobs older than `jobs-history` and at
-      -- most 100 beyond `jobs-history-count` per call (the reference deletes all at once).
-      f = function(now)
-        local age = Config.number('jobs-history', 604800)
-        local keep = floor(Config.number('jobs-history-count', 50000))
-        local old = rcall('ZRANGEBYSCORE', key.completed, 0, now - age, 'LIMIT', 0, 100)
-        if #old > 0 then
-          for _, j in ipairs(old) do Job.delete(j) end
-          rcall('ZREM', key.completed, unpack(old))
-        end
-        local excess = rcall('ZCARD', key.completed) - keep
-        if excess > 0 then
-          if excess > 100 then excess = 100 end
-          for _, j in ipairs(rcall('ZRANGE', key.completed, 0, excess - 1)) do Job.delete(j) end
-          rcall('ZREMRANGEBYRANK', key.completed, 0, excess - 1)
-        end
-      end
-    elseif k == 'release_dependents' then
-      -- P-RELEASE-DEPENDENTS: jobs waiting only for `jid` become waiting (or scheduled).
-      f = function(now, jid)
-        local dk = key.dependents(jid)
-        local dependents = rcall('SMEMBERS', dk)
-        for _, d in ipairs(dependents) do
-          local depk = key.dependencies(d)
-          rcall('SREM', depk, jid)
-          if rcall('SCARD', depk) == 0 then
-            local f = rcall('HMGET', key.job(d), 'queue', 'scheduled', 'priority')
-            local q = f[1]
-            if q then
-              rcall('ZREM', key.queue(q, 'depends'), d)
-              if f[2] then
-                rcall('ZADD', key.queue(q, 'scheduled'), f[2], d)
-                rcall('HSET', key.job(d), 'state', 'scheduled')
-                rcall('HDEL', key.job(d), 'scheduled')
-              else
-                Job.enqueue(q, d, tonumber(f[3]) or 0, now)
-                rcall('HSET', key.job(d), 'state', 'waiting')
-              end
-            end
-          end
-        end
-        if #dependents > 0 then rcall('DEL', dk) end
-      end
-    elseif k == 'options' then
-      -- Parse `name value` pairs from ARGV[first..] (the last value of a repeated name wins).
-      f = function(first, last)
-        local opts = {}
-        for i = first, last - 1, 2 do opts[A[i]] = A[i + 1] end
-        return opts
-      end
-    elseif k == 'put' then
-      -- put <now> <worker> <queue> <jid> <klass> <data> <delay> [priority p] [tags t] [retries r]
-      --     [depends d]
-      -- Reply: the jid. Events: ql:log put; ql:w:<old> + ql:log lock_lost when taken from another
-      -- worker; ql:put (tracked). Every argument is validated before the first write (the
-      -- reference detaches the old tags before checking retries/tags/priority/depends).
-      -- Errors: Queue(): no queue name provided / Put(): Arg "jid" missing / Put(): Arg "klass"
-      -- missing / Put(): Arg "data" missing or not JSON: <x> / Put(): Arg "delay" not a number: <x>
-      -- / Odd number of additional args / Put(): Arg "retries" not a number: <x> / Put(): Arg
-      -- "tags" not JSON<x> / Put(): Arg "priority" not a number<x> / Put(): Arg "depends" not JSON:
-      -- <x>; requeue first: Job(): no jid provided / Requeue(): Job <jid> does not exist
-      f = function(now, requeue)
-        local worker, queue, jid, klass, data, delay_s = A[3], A[4], A[5], A[6], A[7], A[8]
-        if requeue then
-          if jid == nil then fail('Job(): no jid provided') end
-          if rcall('EXISTS', key.job(jid)) == 0 then fail('Requeue(): Job ' .. jid .. ' does not exist') end
-        end
-        if queue == nil then fail('Queue(): no queue name provided') end
-        if jid == nil then fail('Put(): Arg "jid" missing') end
-        if klass == nil then fail('Put(): Arg "klass" missing') end
-        if decode(data) == false then fail('Put(): Arg "data" missing or not JSON: ' .. tostring(data)) end
-        local delay = U.num(delay_s)
-        if delay == nil then fail('Put(): Arg "delay" not a number: ' .. tostring(delay_s)) end
-        local n = #A
-        if (n - 8) % 2 == 1 then fail('Odd number of additional args') end
-        local opts = Job.options(9, n)
-        -- 1 jid, 2 state, 3 queue, 4 worker, 5 priority, 6 retries, 7 tags, 8 failure, 9 history
-        local f = rcall('HMGET', key.job(jid), 'jid', 'state', 'queue', 'worker', 'priority', 'retries',
-          'tags', 'failure', 'history')
-
-        local retries = tonumber(f[6]) or 5
-        if opts.retries ~= nil then
-          retries = U.num(opts.retries)
-          if retries == nil then fail('Put(): Arg "retries" not a number: ' .. opts.retries) end
-        end
-        local old_tags = Job.tag_list(f[7])
-        local tags = old_tags
-        if opts.tags ~= nil then
-          tags = U.string_list(decode(opts.tags))
-          if tags == nil then fail('Put(): Arg "tags" not JSON' .. opts.tags) end
-        end
-        local priority = tonumber(f[5]) or 0
-        if opts.priority ~= nil then
-          priority = U.num(opts.priority)
-          if priority == nil then fail('Put(): Arg "priority" not a number' .. opts.priority) end
-        end
-        local depends = {}
-        if opts.depends ~= nil then
-          depends = U.string_list(decode(opts.depends))
-          if depends == nil then fail('Put(): Arg "depends" not JSON: ' .. opts.depends) end
-        end
-
-        -- Writes begin here.
-        Config.prefetch('max-job-history', 'stats-history')
-        local jk, tagk = key.job(jid), key.tags
-        if f[7] then
-          for _, t in ipairs(old_tags) do
-            rcall('ZREM', key.tag(t), jid)
-            rcall('ZINCRBY', tagk, -1, t)
-          end
-        end
-        local depk = key.dependencies(jid)
-        if #depends > 0 then
-          local wanted = {}
-          for _, d in ipairs(depends) do wanted[d] = true end
-          for _, d in ipairs(rcall('SMEMBERS', depk)) do
-            if not wanted[d] then
-              rcall('SREM', depk, d)
-              rcall('SREM', key.dependents(d), jid)
-            end
-          end
-        end
-        rcall('PUBLISH', key.channel('log'), encode({ jid = jid, event = 'put', queue = queue }))
-        Job.hist(jid, now, 'put', { q = queue }, f[9] or false)
-        local old_queue, old_state, old_worker = f[3], f[2], f[4]
-        if old_queue then
-          rcall('ZREM', key.queue(old_queue, 'work'), jid)
-          rcall('ZREM', key.queue(old_queue, 'locks'), jid)
-          rcall('ZREM', key.queue(old_queue, 'depends'), jid)
-          rcall('ZREM', key.queue(old_queue, 'scheduled'), jid)
-          if old_state == 'running' then Job.left_running(old_queue) end
-        end
-        if old_worker and old_worker ~= '' then
-          rcall('ZREM', key.worker_jobs(old_worker), jid)
-          if old_worker ~= worker then
-            local msg = encode({ jid = jid, event = 'lock_lost', worker = old_worker })
-            rcall('PUBLISH', key.worker_channel(old_worker), msg)
-            rcall('PUBLISH', key.channel('log'), msg)
-          end
-        end
-        if old_state == 'complete' then rcall('ZREM', key.completed, jid) end
-        for _, t in ipairs(tags) do
-          rcall('ZADD', key.tag(t), now, jid)
-          rcall('ZINCRBY', tagk, 1, t)
-        end
-        if old_state == 'failed' then
-          local failure = Stats.unfailed(now, f[8], queue)
-          if failure then Job.unlist_failure(jid, failure.group) end
-        end
-        for _, d in ipairs(depends) do
-          if d == jid then
-            -- The reference writes the hash before linking, so a job may depend on itself.
-            rcall('SADD', depk, d)
-            rcall('SADD', key.dependents(d), jid)
-          else
-            Job.link(jid, d)
-          end
-        end
-        local has_deps = (f[1] or f[2] or #depends > 0) and rcall('SCARD', depk) > 0
-        local state = 'waiting'
-        if has_deps then
-          state = 'depends'
-        elseif delay > 0 then
-          state = 'scheduled'
-        end
-        rcall('HMSET', jk, 'jid', jid, 'klass', klass, 'data', data, 'priority', priority,
-          'tags', encode(tags), 'state', state, 'worker', '', 'expires', 0, 'queue', queue,
-          'retries', retries, 'remaining', retries, 'time', U.time_text(now))
-        if has_deps then
-          rcall('ZADD', key.queue(queue, 'depends'), now, jid)
-          if delay > 0 then rcall('HSET', jk, 'scheduled', now + delay) end
-        elseif delay > 0 then
-          rcall('ZADD', key.queue(queue, 'scheduled'), now + delay, jid)
-        else
-          Job.enqueue(queue, jid, priority, now)
-        end
-        rcall('ZADD', key.queues, 'NX', now, queue)
-        Job.notify(jid, 'put')
-        return jid
-      end
-    elseif k == 'requeue' then
+    elseif lazy_k == 'requeue' then
       -- requeue: exactly put, for a job that must already exist.
-      f = function(now) return Job.put(now, true) end
-    elseif k == 'complete' then
-      -- complete <now> <jid> <worker> <queue> <data> [next q] [delay d] [depends json]
-      -- Reply: complete | waiting | scheduled | depends. Events: ql:completed (tracked), then
-      -- ql:log completed or advanced. A dangling option name is ignored.
-      -- Errors: Job(): no jid provided / Complete(): Arg "worker" missing / Complete(): Arg "queue"
-      -- missing / Complete(): Arg "data" missing or not JSON: <x> / assertion failed! (delay) /
-      -- Complete(): Arg "depends" not JSON: <x> / Complete(): "delay" cannot be used without a
-      -- "next". / Complete(): "depends" cannot be used without a "next". / Complete(): Job <jid>
-      -- does not exist / ... is not currently running: <state> / ... has been handed out to another
-      -- worker: <w> / ... running in another queue: <q>
-      f = function(now)
-        local jid, worker, queue, data = A[3], A[4], A[5], A[6]
-        if jid == nil then fail('Job(): no jid provided') end
-        if worker == nil then fail('Complete(): Arg "worker" missing') end
-        if queue == nil then fail('Complete(): Arg "queue" missing') end
-        if decode(data) == false then fail('Complete(): Arg "data" missing or not JSON: ' .. tostring(data)) end
-        local opts = Job.options(7, #A)
-        local nextq, delay, depends = opts.next, 0, nil
-        if opts.delay ~= nil then
-          delay = U.num(opts.delay)
-          if delay == nil then fail('assertion failed!') end
-        end
-        if opts.depends ~= nil then
-          depends = U.string_list(decode(opts.depends))
-          if depends == nil then fail('Complete(): Arg "depends" not JSON: ' .. opts.depends) end
-        end
-        if opts.delay ~= nil and nextq == nil then
-          fail('Complete(): "delay" cannot be used without a "next".')
-        end
-        if depends ~= nil and nextq == nil then
-          fail('Complete(): "depends" cannot be used without a "next".')
-        end
-        local f = rcall('HMGET', key.job(jid), 'state', 'worker', 'queue', 'history', 'time', 'retries',
-          'priority')
-        local state = f[1]
-        if not state then fail('Complete(): Job ' .. jid .. ' does not exist') end
-        if state ~= 'running' then
-          fail('Complete(): Job ' .. jid .. ' is not currently running: ' .. state)
-        end
-        if f[2] ~= worker then
-          fail('Complete(): Job ' .. jid .. ' has been handed out to another worker: ' .. tostring(f[2]))
-        end
-        if f[3] ~= queue then
-          fail('Complete(): Job ' .. jid .. ' running in another queue: ' .. tostring(f[3]))
-        end
-
-        Config.prefetch('max-job-history', 'stats-history', 'jobs-history', 'jobs-history-count',
-          queue .. '-max-concurrency')
-        local jk = key.job(jid)
-        Job.hist(jid, now, 'done', nil, f[4] or false)
-        -- A running job is only in its queue's locks set (pop took it out of the work set).
-        rcall('ZREM', key.queue(queue, 'locks'), jid)
-        Stats.sample(now, 'run', queue, now - (tonumber(f[5]) or now))
-        rcall('ZREM', key.worker_jobs(worker), jid)
-        Job.notify(jid, 'completed')
-        Job.left_running(queue)
-        local retries = f[6] or 0
-        if nextq ~= nil then
-          rcall('PUBLISH', key.channel('log'),
-            encode({ jid = jid, event = 'advanced', queue = queue, to = nextq }))
-          Job.hist(jid, now, 'put', { q = nextq }, false)
-          rcall('ZADD', key.queues, 'NX', now, nextq)
-          rcall('HMSET', jk, 'data', data, 'time', U.time_text(now), 'state', 'waiting', 'worker', '',
-            'failure', '{}', 'queue', nextq, 'expires', 0, 'remaining', retries)
-          if delay > 0 and (depends == nil or #depends == 0) then
-            rcall('ZADD', key.queue(nextq, 'scheduled'), now + delay, jid)
-            return 'scheduled'
-          end
-          local linked = 0
-          for _, d in ipairs(depends or {}) do
-            if Job.link(jid, d) then linked = linked + 1 end
-          end
-          if linked > 0 then
-            rcall('ZADD', key.queue(nextq, 'depends'), now, jid)
-            rcall('HSET', jk, 'state', 'depends')
-            if delay > 0 then rcall('HSET', jk, 'scheduled', now + delay) end
-            return 'depends'
-          end
-          Job.enqueue(nextq, jid, tonumber(f[7]) or 0, now)
-          return 'waiting'
-        end
-        rcall('PUBLISH', key.channel('log'), encode({ jid = jid, event = 'completed', queue = queue }))
-        rcall('HMSET', jk, 'data', data, 'time', U.time_text(now), 'state', 'complete', 'worker', '',
-          'failure', '{}', 'queue', '', 'expires', 0, 'remaining', retries)
-        rcall('ZADD', key.completed, now, jid)
-        Job.expire_completed(now)
-        Job.release_dependents(now, jid)
-        return 'complete'
-      end
-    elseif k == 'fail' then
+      lazy_f = function(now) return Job.put(now, true) end
+    elseif lazy_k == 'fail' then
       -- fail <now> <jid> <worker> <group> <message> [data]
       -- Reply: the jid. Events: ql:log failed, then ql:failed (tracked).
       -- Errors: Job(): no jid provided / Fail(): Arg "worker" missing / Fail(): Arg "group" missing /
       -- Fail(): Arg "message" missing / cjson error (data) / Fail(): Job <jid>does not exist /
       -- Fail(): Job <jid>not currently running: <state> / Fail(): Job <jid> running with another
       -- worker: <w>
-      f = function(now)
+      lazy_f = function(now)
         local jid, worker, group, message, data = A[3], A[4], A[5], A[6], A[7]
         if jid == nil then fail('Job(): no jid provided') end
         if worker == nil then fail('Fail(): Arg "worker" missing') end
@@ -924,7 +846,7 @@ local function define(t, k)
         if message == nil then fail('Fail(): Arg "message" missing') end
         local decoded
         if data ~= nil then decoded = decode(data) end
-        local f = rcall('HMGET', key.job(jid), 'state', 'worker', 'queue', 'history')
+        local f = rcall('HMGET', 'ql:j:' .. jid, 'state', 'worker', 'queue', 'history')
         local state, queue = f[1], f[3]
         if not state then fail('Fail(): Job ' .. jid .. 'does not exist') end
         if state ~= 'running' then fail('Fail(): Job ' .. jid .. 'not currently running: ' .. state) end
@@ -932,48 +854,48 @@ local function define(t, k)
           fail('Fail(): Job ' .. jid .. ' running with another worker: ' .. tostring(f[2]))
         end
         queue = queue or ''
-        rcall('PUBLISH', key.channel('log'), encode({ jid = jid, event = 'failed', worker = worker,
+        rcall('PUBLISH', 'ql:' .. 'log', encode({ jid = jid, event = 'failed', worker = worker,
           group = group, message = message }))
         Job.notify(jid, 'failed')
-        rcall('ZREM', key.worker_jobs(worker), jid)
+        rcall('ZREM', 'ql:w:' .. worker .. ':jobs', jid)
         Job.hist(jid, now, 'failed', { worker = worker, group = group }, f[4] or false)
         Stats.count(now, now, queue, 'failures', 1, 'failed', 1)
-        rcall('ZREM', key.queue(queue, 'locks'), jid)
+        rcall('ZREM', 'ql:q:' .. queue .. '-locks', jid)
         Job.left_running(queue)
-        if decoded ~= nil and decoded ~= false then rcall('HSET', key.job(jid), 'data', encode(decoded)) end
+        if decoded ~= nil and decoded ~= false then rcall('HSET', 'ql:j:' .. jid, 'data', encode(decoded)) end
         Job.park_failed(jid, group,
           { group = group, message = message, when = floor(now), worker = worker })
         return jid
       end
-    elseif k == 'retry' then
+    elseif lazy_k == 'retry' then
       -- retry <now> <jid> <queue> <worker> [delay] [group] [message]
       -- Reply: integer, retries remaining (-1 when the job failed). Events: ql:failed (tracked) on
       -- exhaustion (no ql:log event there, as in the reference).
       -- Errors: Job(): no jid provided / Retry(): Arg "queue" missing / Retry(): Arg "worker"
       -- missing / Retry(): Arg "delay" not a number: <x> / Retry(): Job <jid> does not exist /
       -- ... is not currently running: <state> / ... has been given to another worker: <w>
-      f = function(now)
+      lazy_f = function(now)
         local jid, queue, worker, delay_s, group, message = A[3], A[4], A[5], A[6], A[7], A[8]
         if jid == nil then fail('Job(): no jid provided') end
         if queue == nil then fail('Retry(): Arg "queue" missing') end
         if worker == nil then fail('Retry(): Arg "worker" missing') end
         local delay = 0
         if delay_s ~= nil then
-          delay = U.num(delay_s)
+          delay = num(delay_s)
           if delay == nil then fail('Retry(): Arg "delay" not a number: ' .. delay_s) end
         end
-        local f = rcall('HMGET', key.job(jid), 'state', 'worker', 'queue', 'priority', 'history')
+        local f = rcall('HMGET', 'ql:j:' .. jid, 'state', 'worker', 'queue', 'priority', 'history')
         local state = f[1]
         if not state then fail('Retry(): Job ' .. jid .. ' does not exist') end
         if state ~= 'running' then fail('Retry(): Job ' .. jid .. ' is not currently running: ' .. state) end
         if f[2] ~= worker then
           fail('Retry(): Job ' .. jid .. ' has been given to another worker: ' .. tostring(f[2]))
         end
-        local jk = key.job(jid)
+        local jk = 'ql:j:' .. jid
         local remaining = rcall('HINCRBY', jk, 'remaining', -1)
         rcall('HDEL', jk, 'grace')
-        rcall('ZREM', key.queue(f[3] or '', 'locks'), jid)
-        rcall('ZREM', key.worker_jobs(worker), jid)
+        rcall('ZREM', 'ql:q:' .. (f[3] or '') .. '-locks', jid)
+        rcall('ZREM', 'ql:w:' .. worker .. ':jobs', jid)
         Job.left_running(f[3])
         if remaining < 0 then
           group = group or ('failed-retries-' .. queue)
@@ -990,7 +912,7 @@ local function define(t, k)
           Stats.count(now, now, queue, 'failures', 1, 'failed', 1)
         else
           if delay > 0 then
-            rcall('ZADD', key.queue(queue, 'scheduled'), now + delay, jid)
+            rcall('ZADD', 'ql:q:' .. queue .. '-scheduled', now + delay, jid)
             rcall('HSET', jk, 'state', 'scheduled')
           else
             Job.enqueue(queue, jid, tonumber(f[4]) or 0, now)
@@ -1003,104 +925,64 @@ local function define(t, k)
         end
         return floor(remaining)
       end
-    elseif k == 'heartbeat' then
-      -- heartbeat <now> <jid> <worker> [data]
-      -- Reply: integer, the new lock expiry truncated to seconds.
-      -- Errors: Job(): no jid provided / Heatbeat(): Arg "worker" missing (sic) / cjson error (data)
-      -- / Heartbeat(): Job <jid> does not exist / ... not currently running: <state> / ... given out
-      -- to another worker: <w>
-      f = function(now)
-        local jid, worker, data = A[3], A[4], A[5]
-        if jid == nil then fail('Job(): no jid provided') end
-        if worker == nil then fail('Heatbeat(): Arg "worker" missing') end
-        local decoded
-        if data ~= nil then decoded = decode(data) end
-        local f = rcall('HMGET', key.job(jid), 'worker', 'state', 'queue')
-        local queue = f[3] or ''
-        local expires = now + Config.heartbeat(queue)
-        if not f[1] then fail('Heartbeat(): Job ' .. jid .. ' does not exist') end
-        if f[2] ~= 'running' then
-          fail('Heartbeat(): Job ' .. jid .. ' not currently running: ' .. tostring(f[2]))
-        end
-        if f[1] ~= worker or f[1] == '' then
-          fail('Heartbeat(): Job ' .. jid .. ' given out to another worker: ' .. f[1])
-        end
-        local jk = key.job(jid)
-        if decoded ~= nil and decoded ~= false then
-          rcall('HMSET', jk, 'expires', expires, 'worker', worker, 'data', encode(decoded))
-        else
-          rcall('HMSET', jk, 'expires', expires, 'worker', worker)
-        end
-        rcall('ZADD', key.worker_jobs(worker), expires, jid)
-        rcall('ZADD', key.workers, now, worker)
-        rcall('ZADD', key.queue(queue, 'locks'), expires, jid)
-        return expires
-      end
-    elseif k == 'get' then
-      -- get <now> <jid>: the job object, or nil. Error: Job(): no jid provided
-      f = function(now)
-        local jid = A[3]
-        if jid == nil then fail('Job(): no jid provided') end
-        return Job.render(jid) or false
-      end
-    elseif k == 'multiget' then
+    elseif lazy_k == 'multiget' then
       -- multiget <now> [jid...]: JSON array of the existing jobs, in argument order ({} if none).
-      f = function(now)
+      lazy_f = function(now)
         local parts = {}
         for i = 3, #A do parts[#parts + 1] = Job.render(A[i]) end
-        return U.jlist(parts)
+        return jlist(parts)
       end
-    elseif k == 'cancel_one' then
+    elseif lazy_k == 'cancel_one' then
       -- Cancel one job that is not complete (protocol 3.10, per-jid part).
-      f = function(jid, f)
+      lazy_f = function(jid, f)
         local state, queue, failure, worker = f[1], f[2], f[3], f[4]
         local msg = encode({ jid = jid, worker = worker, event = 'canceled', queue = queue })
-        rcall('PUBLISH', key.channel('log'), msg)
+        rcall('PUBLISH', 'ql:' .. 'log', msg)
         if worker and worker ~= '' then
-          rcall('ZREM', key.worker_jobs(worker), jid)
-          rcall('PUBLISH', key.worker_channel(worker), msg)
+          rcall('ZREM', 'ql:w:' .. worker .. ':jobs', jid)
+          rcall('PUBLISH', 'ql:w:' .. worker, msg)
         end
         if queue then
-          rcall('ZREM', key.queue(queue, 'work'), jid)
-          rcall('ZREM', key.queue(queue, 'locks'), jid)
-          rcall('ZREM', key.queue(queue, 'scheduled'), jid)
-          rcall('ZREM', key.queue(queue, 'depends'), jid)
+          rcall('ZREM', 'ql:q:' .. queue .. '-work', jid)
+          rcall('ZREM', 'ql:q:' .. queue .. '-locks', jid)
+          rcall('ZREM', 'ql:q:' .. queue .. '-scheduled', jid)
+          rcall('ZREM', 'ql:q:' .. queue .. '-depends', jid)
           if state == 'running' then Job.left_running(queue) end
         end
-        local depk = key.dependencies(jid)
-        for _, b in ipairs(rcall('SMEMBERS', depk)) do rcall('SREM', key.dependents(b), jid) end
+        local depk = 'ql:j:' .. jid .. '-dependencies'
+        for _, b in ipairs(rcall('SMEMBERS', depk)) do rcall('SREM', 'ql:j:' .. b .. '-dependents', jid) end
         rcall('DEL', depk)
         if state == 'failed' then
           local ok, fo = pcall(decode, failure or '{}')
           if ok and type(fo) == 'table' then
             Job.unlist_failure(jid, fo.group)
-            local when = U.num(fo.when)
+            local when = num(fo.when)
             if when then
               -- The reference fails with a Lua error when the counter is missing; leave it alone.
-              local sk = key.stats('stats', U.day_of(when), queue or '')
+              local sk = stats_key('stats', day_of(when), queue or '')
               if rcall('HEXISTS', sk, 'failed') == 1 then rcall('HINCRBY', sk, 'failed', -1) end
             end
           end
         end
         for _, t in ipairs(Job.tag_list(f[5])) do
-          rcall('ZREM', key.tag(t), jid)
-          rcall('ZINCRBY', key.tags, -1, t)
+          rcall('ZREM', 'ql:t:' .. t, jid)
+          rcall('ZINCRBY', 'ql:tags', -1, t)
         end
         Job.notify(jid, 'canceled')
-        rcall('DEL', key.job(jid), key.history(jid))
+        rcall('DEL', 'ql:j:' .. jid, 'ql:j:' .. jid .. '-history')
       end
-    elseif k == 'cancel' then
+    elseif lazy_k == 'cancel' then
       -- cancel <now> [jid...]
       -- Reply: array of the jids passed. Events per job: ql:log canceled, ql:w:<worker> canceled,
       -- ql:canceled (tracked). Error: Cancel(): <jid> is a dependency of <dependent> but is not
       -- mentioned to be canceled (checked before any write).
-      f = function(now)
+      lazy_f = function(now)
         local n = #A
         local listed, out = {}, {}
         for i = 3, n do listed[A[i]] = true end
         for i = 3, n do
           local jid = A[i]
-          for _, d in ipairs(rcall('SMEMBERS', key.dependents(jid))) do
+          for _, d in ipairs(rcall('SMEMBERS', 'ql:j:' .. jid .. '-dependents')) do
             if not listed[d] then
               fail('Cancel(): ' .. jid .. ' is a dependency of ' .. d ..
                 ' but is not mentioned to be canceled')
@@ -1110,22 +992,22 @@ local function define(t, k)
         for i = 3, n do
           local jid = A[i]
           out[#out + 1] = jid
-          local f = rcall('HMGET', key.job(jid), 'state', 'queue', 'failure', 'worker', 'tags')
+          local f = rcall('HMGET', 'ql:j:' .. jid, 'state', 'queue', 'failure', 'worker', 'tags')
           if f[1] ~= 'complete' then Job.cancel_one(jid, f) end
         end
         return out
       end
-    elseif k == 'timeout' then
+    elseif lazy_k == 'timeout' then
       -- timeout <now> <jid>...
       -- Every jid is checked before any is timed out. Reply nil. Events per job:
       -- ql:w:<worker> lock_lost, then ql:log lock_lost.
       -- Errors: Timeout(): Job <jid> does not exist / Timeout(): Job <jid> not running
-      f = function(now)
+      lazy_f = function(now)
         local n = #A
         local rows, seen = {}, {}
         for i = 3, n do
           local jid = A[i]
-          local f = rcall('HMGET', key.job(jid), 'queue', 'state', 'worker', 'history')
+          local f = rcall('HMGET', 'ql:j:' .. jid, 'queue', 'state', 'worker', 'history')
           if not f[1] then fail('Timeout(): Job ' .. jid .. ' does not exist') end
           -- A jid listed twice would no longer be running the second time.
           if f[2] ~= 'running' or seen[jid] then fail('Timeout(): Job ' .. jid .. ' not running') end
@@ -1136,50 +1018,50 @@ local function define(t, k)
           local jid, f = A[i], rows[i]
           local queue = f[1]
           Job.hist(jid, now, 'timed-out', nil, f[4] or false)
-          rcall('ZREM', key.queue(queue, 'locks'), jid)
-          rcall('ZADD', key.queue(queue, 'work'), '+inf', jid)
+          rcall('ZREM', 'ql:q:' .. queue .. '-locks', jid)
+          rcall('ZADD', 'ql:q:' .. queue .. '-work', '+inf', jid)
           wake[queue] = true
-          rcall('HMSET', key.job(jid), 'state', 'stalled', 'expires', 0)
+          rcall('HMSET', 'ql:j:' .. jid, 'state', 'stalled', 'expires', 0)
           local msg = encode({ jid = jid, event = 'lock_lost', worker = f[3] })
-          rcall('PUBLISH', key.worker_channel(f[3] or ''), msg)
-          rcall('PUBLISH', key.channel('log'), msg)
+          rcall('PUBLISH', 'ql:w:' .. (f[3] or ''), msg)
+          rcall('PUBLISH', 'ql:' .. 'log', msg)
         end
         return nil
       end
-    elseif k == 'undepend' then
+    elseif lazy_k == 'undepend' then
       -- Move a job out of the depends state into its queue's work set (depends off).
-      f = function(now, jid, f)
+      lazy_f = function(now, jid, f)
         local queue = f[2]
         if queue then
-          rcall('ZREM', key.queue(queue, 'depends'), jid)
+          rcall('ZREM', 'ql:q:' .. queue .. '-depends', jid)
           Job.enqueue(queue, jid, tonumber(f[3]) or 0, now)
-          rcall('HSET', key.job(jid), 'state', 'waiting')
+          rcall('HSET', 'ql:j:' .. jid, 'state', 'waiting')
         end
       end
-    elseif k == 'depends' then
+    elseif lazy_k == 'depends' then
       -- depends <now> <jid> on <jid>... | off <jid>... | off all
       -- Reply: 1. Errors: Job(): no jid provided / Depends(): Arg "command" missing / Depends(): Job
       -- <jid> not in the depends state: <state> / Depends(): Argument "command" must be "on" or "off"
-      f = function(now)
+      lazy_f = function(now)
         local jid, command = A[3], A[4]
         if jid == nil then fail('Job(): no jid provided') end
         if command == nil then fail('Depends(): Arg "command" missing') end
-        local f = rcall('HMGET', key.job(jid), 'state', 'queue', 'priority')
+        local f = rcall('HMGET', 'ql:j:' .. jid, 'state', 'queue', 'priority')
         if f[1] ~= 'depends' then
           fail('Depends(): Job ' .. jid .. ' not in the depends state: ' .. tostring(f[1]))
         end
-        local depk = key.dependencies(jid)
+        local depk = 'ql:j:' .. jid .. '-dependencies'
         if command == 'on' then
           for i = 5, #A do Job.link(jid, A[i]) end
         elseif command == 'off' then
           if A[5] == 'all' then
-            for _, b in ipairs(rcall('SMEMBERS', depk)) do rcall('SREM', key.dependents(b), jid) end
+            for _, b in ipairs(rcall('SMEMBERS', depk)) do rcall('SREM', 'ql:j:' .. b .. '-dependents', jid) end
             rcall('DEL', depk)
             Job.undepend(now, jid, f)
           elseif #A >= 5 then
             for i = 5, #A do
               rcall('SREM', depk, A[i])
-              rcall('SREM', key.dependents(A[i]), jid)
+              rcall('SREM', 'ql:j:' .. A[i] .. '-dependents', jid)
             end
             if rcall('SCARD', depk) == 0 then Job.undepend(now, jid, f) end
           end
@@ -1188,28 +1070,28 @@ local function define(t, k)
         end
         return 1
       end
-    elseif k == 'priority' then
+    elseif lazy_k == 'priority' then
       -- priority <now> <jid> <priority>
       -- Reply: the priority truncated toward zero. Errors: Job(): no jid provided / Priority(): Arg
       -- "priority" missing or not a number: <x> / Priority(): Job <jid> does not exist
-      f = function(now)
+      lazy_f = function(now)
         local jid, p_s = A[3], A[4]
         if jid == nil then fail('Job(): no jid provided') end
-        local p = U.num(p_s)
+        local p = num(p_s)
         if p == nil then fail('Priority(): Arg "priority" missing or not a number: ' .. tostring(p_s)) end
-        local queue = rcall('HGET', key.job(jid), 'queue')
+        local queue = rcall('HGET', 'ql:j:' .. jid, 'queue')
         if not queue then fail('Priority(): Job ' .. jid .. ' does not exist') end
-        rcall('HSET', key.job(jid), 'priority', p)
-        local wk = key.queue(queue, 'work')
+        rcall('HSET', 'ql:j:' .. jid, 'priority', p)
+        local wk = 'ql:q:' .. queue .. '-work'
         if rcall('ZSCORE', wk, jid) then rcall('ZADD', wk, p, jid) end
         return p
       end
-    elseif k == 'log' then
+    elseif lazy_k == 'log' then
       -- log <now> <jid> <message> [data]
       -- Appends a history entry (what = message, extra = decoded data). Reply nil.
       -- Errors: Log(): Argument 'jid' missing / Log(): Argument 'message' missing / cjson error /
       -- Log(): Argument 'data' not cjson: <x> / Log(): Job <jid> does not exist
-      f = function(now)
+      lazy_f = function(now)
         local jid, message, data = A[3], A[4], A[5]
         if jid == nil then fail("Log(): Argument 'jid' missing") end
         if message == nil then fail("Log(): Argument 'message' missing") end
@@ -1218,85 +1100,82 @@ local function define(t, k)
           extra = decode(data)
           if extra == false then fail("Log(): Argument 'data' not cjson: " .. data) end
         end
-        if rcall('EXISTS', key.job(jid)) == 0 then fail('Log(): Job ' .. jid .. ' does not exist') end
+        if rcall('EXISTS', 'ql:j:' .. jid) == 0 then fail('Log(): Job ' .. jid .. ' does not exist') end
         Job.hist(jid, now, message, extra)
         return nil
       end
     end
-  elseif t == Queue then
-    if k == 'with_names' then
-      -- Call a variadic Redis command on ARGV[first..] in chunks (no unpack() ceiling). With no
-      -- names at all Redis raises its own arity error, as the reference does.
-      f = function(cmd, k, first)
-        local n = #A
-        if n < first then return rcall(cmd, k) end
-        for i = first, n, 1000 do
-          local j = i + 999
-          if j > n then j = n end
-          rcall(cmd, k, unpack(A, i, j))
+  elseif lazy_t == Queue then
+    if lazy_k == 'pop' then
+      -- pop <now> <queue> <worker> <count>
+      -- Reply: JSON array of the popped jobs ({} when none). Events: reclaim events (4.2), then
+      -- ql:popped per tracked job. A work-set jid whose job hash is gone is dropped from the work
+      -- set and skipped (the reference fails with a Lua error). A negative count counts as 0.
+      -- Errors: Queue(): no queue name provided / Pop(): Arg "worker" missing / Pop(): Arg "count"
+      -- missing or not a number: <x>
+      lazy_f = function(now)
+        local queue, worker, count_s = A[3], A[4], A[5]
+        if queue == nil then fail('Queue(): no queue name provided') end
+        if worker == nil then fail('Pop(): Arg "worker" missing') end
+        local count = num(count_s)
+        if count == nil then fail('Pop(): Arg "count" missing or not a number: ' .. tostring(count_s)) end
+        count = Queue.whole(count)
+        config_prefetch(queue .. '-heartbeat', 'heartbeat', queue .. '-max-concurrency',
+          'stats-history', 'grace-period')
+        local expires = now + config_heartbeat(queue)
+        if rcall('SISMEMBER', 'ql:paused_queues', queue) == 1 then return '{}' end
+        rcall('ZADD', 'ql:workers', now, worker)
+        local lk = 'ql:q:' .. queue .. '-locks'
+        local maxc = config_number(queue .. '-max-concurrency', 0)
+        if maxc > 0 then
+          local allowed = Queue.whole(maxc - rcall('ZCOUNT', lk, now, '+inf'))
+          if count > allowed then count = allowed end
+          if count == 0 then return '{}' end
         end
-      end
-    elseif k == 'zrem_all' then
-      -- ZREM a list of members in chunks.
-      f = function(k, list)
-        local n = #list
-        for i = 1, n, 1000 do
-          local j = i + 999
-          if j > n then j = n end
-          rcall('ZREM', k, unpack(list, i, j))
+        local jids = Queue.reclaim(now, queue, count)
+        local want = count - #jids
+        if want > 0 then
+          Recur.spawn(now, queue, want)
+          Queue.promote(now, queue, want)
+          Queue.take_out(queue, jids, want)
         end
-      end
-    elseif k == 'whole' then
-      -- A non-negative whole count from a validated number.
-      f = function(n)
-        n = floor(n)
-        if n < 0 then return 0 end
-        return n
-      end
-    elseif k == 'promote' then
-      -- P-PROMOTE: move up to `limit` due scheduled jobs into the work set, scored at `now`.
-      f = function(now, queue, limit)
-        if limit <= 0 then return end
-        local sk = key.queue(queue, 'scheduled')
-        local due = rcall('ZRANGEBYSCORE', sk, 0, now, 'LIMIT', 0, limit)
-        for _, jid in ipairs(due) do
-          local jk = key.job(jid)
-          Job.enqueue(queue, jid, tonumber(rcall('HGET', jk, 'priority')) or 0, now)
-          rcall('ZREM', sk, jid)
-          rcall('HSET', jk, 'state', 'waiting')
+        if #jids == 0 then return '{}' end
+        local wjk, tstr = 'ql:w:' .. worker .. ':jobs', time_text(now)
+        local popped = {}
+        for _, jid in ipairs(jids) do
+          local f = Job.fetch(jid)
+          if f[1] then
+            Job.hist(jid, now, 'popped', { worker = worker }, f[14] or false)
+            f[14] = false
+            Stats.sample(now, 'wait', queue, now - (tonumber(f[15]) or now))
+            rcall('ZADD', wjk, expires, jid)
+            rcall('HMSET', 'ql:j:' .. jid, 'time', tstr, 'worker', worker, 'expires', expires,
+              'state', 'running')
+            rcall('ZADD', lk, expires, jid)
+            local tracked = Job.is_tracked(jid)
+            Job.notify(jid, 'popped', tracked)
+            f[5], f[7], f[3] = worker, expires, 'running'
+            popped[#popped + 1] = { jid, f, tracked }
+          end
         end
+        local parts = {}
+        for i, p in ipairs(popped) do parts[i] = Job.render(p[1], p[2], p[3], true) end
+        return jlist(parts)
       end
-    elseif k == 'exhausted' then
-      -- Lock expiry that exhausted the job's retries: fail it (protocol 4.2).
-      f = function(now, queue, jid, f)
-        local jq = f[3] or queue
-        rcall('ZREM', key.queue(queue, 'work'), jid)
-        rcall('ZREM', key.queue(queue, 'locks'), jid)
-        rcall('ZREM', key.queue(queue, 'scheduled'), jid)
-        local group = 'failed-retries-' .. jq
-        local message = 'Job exhausted retries in queue "' .. jq .. '"'
-        Job.hist(jid, now, 'failed', { group = group }, f[4] or false)
-        Job.park_failed(jid, group, { group = group, message = message, when = now, worker = '' })
-        Job.notify(jid, 'failed')
-        rcall('PUBLISH', key.channel('log'), encode({ jid = jid, event = 'failed', group = group,
-          worker = f[1], message = message }))
-        Stats.count(now, now, queue, 'failures', 1, 'failed', 1)
-        Job.left_running(queue)
-      end
-    elseif k == 'reclaim' then
+    elseif lazy_k == 'reclaim' then
       -- P-RECLAIM: handle up to `limit` expired locks of `queue`; returns the jids that may be
       -- handed out again. First expiry: courtesy notice and grace period; next: retry consumed.
-      f = function(now, queue, limit)
+      lazy_f = function(now, queue, limit)
         local out = {}
         if limit <= 0 then return out end
-        local lk = key.queue(queue, 'locks')
+        local lk = 'ql:q:' .. queue .. '-locks'
         local expired = rcall('ZRANGEBYSCORE', lk, '-inf', now, 'LIMIT', 0, limit)
         if #expired == 0 then return out end
-        local grace = Config.number('grace-period', 10)
+        local grace = config_number('grace-period', 10)
         for _, jid in ipairs(expired) do
-          local jk = key.job(jid)
+          local jk = 'ql:j:' .. jid
           local f = rcall('HMGET', jk, 'worker', 'grace', 'queue', 'history')
-          rcall('ZREM', key.worker_jobs(f[1] or ''), jid)
+          rcall('ZREM', 'ql:w:' .. (f[1] or '') .. ':jobs', jid)
           local sent = f[2] == '1'
           if not sent or grace <= 0 then
             Job.notify(jid, 'stalled')
@@ -1304,8 +1183,8 @@ local function define(t, k)
             f[4] = false
             rcall('HSET', jk, 'grace', 1)
             local msg = encode({ jid = jid, event = 'lock_lost', worker = f[1] })
-            rcall('PUBLISH', key.worker_channel(f[1] or ''), msg)
-            rcall('PUBLISH', key.channel('log'), msg)
+            rcall('PUBLISH', 'ql:w:' .. (f[1] or ''), msg)
+            rcall('PUBLISH', 'ql:' .. 'log', msg)
             rcall('ZADD', lk, now + grace, jid)
             Stats.count(now, now, queue, 'retries', 1)
           end
@@ -1321,92 +1200,93 @@ local function define(t, k)
         end
         return out
       end
-    elseif k == 'render' then
+    elseif lazy_k == 'promote' then
+      -- P-PROMOTE: move up to `limit` due scheduled jobs into the work set, scored at `now`.
+      lazy_f = function(now, queue, limit)
+        if limit <= 0 then return end
+        local sk = 'ql:q:' .. queue .. '-scheduled'
+        local due = rcall('ZRANGEBYSCORE', sk, 0, now, 'LIMIT', 0, limit)
+        for _, jid in ipairs(due) do
+          local jk = 'ql:j:' .. jid
+          Job.enqueue(queue, jid, tonumber(rcall('HGET', jk, 'priority')) or 0, now)
+          rcall('ZREM', sk, jid)
+          rcall('HSET', jk, 'state', 'waiting')
+        end
+      end
+    elseif lazy_k == 'take_out' then
+      -- Remove and append up to `want` jids from the work set, highest score first. ZPOPMAX
+      -- orders equal scores like ZREVRANGE (reverse lexicographic), so this is the reference's
+      -- ZREVRANGE + ZREM in one call.
+      lazy_f = function(queue, jids, want)
+        if want <= 0 then return end
+        local popped = rcall('ZPOPMAX', 'ql:q:' .. queue .. '-work', want)
+        for i = 1, #popped, 2 do jids[#jids + 1] = popped[i] end
+      end
+    elseif lazy_k == 'whole' then
+      -- A non-negative whole count from a validated number.
+      lazy_f = function(n)
+        n = floor(n)
+        if n < 0 then return 0 end
+        return n
+      end
+    elseif lazy_k == 'with_names' then
+      -- Call a variadic Redis command on ARGV[first..] in chunks (no unpack() ceiling). With no
+      -- names at all Redis raises its own arity error, as the reference does.
+      lazy_f = function(cmd, k, first)
+        local n = #A
+        if n < first then return rcall(cmd, k) end
+        for i = first, n, 1000 do
+          local j = i + 999
+          if j > n then j = n end
+          rcall(cmd, k, unpack(A, i, j))
+        end
+      end
+    elseif lazy_k == 'exhausted' then
+      -- Lock expiry that exhausted the job's retries: fail it (protocol 4.2).
+      lazy_f = function(now, queue, jid, f)
+        local jq = f[3] or queue
+        rcall('ZREM', 'ql:q:' .. queue .. '-work', jid)
+        rcall('ZREM', 'ql:q:' .. queue .. '-locks', jid)
+        rcall('ZREM', 'ql:q:' .. queue .. '-scheduled', jid)
+        local group = 'failed-retries-' .. jq
+        local message = 'Job exhausted retries in queue "' .. jq .. '"'
+        Job.hist(jid, now, 'failed', { group = group }, f[4] or false)
+        Job.park_failed(jid, group, { group = group, message = message, when = now, worker = '' })
+        Job.notify(jid, 'failed')
+        rcall('PUBLISH', 'ql:' .. 'log', encode({ jid = jid, event = 'failed', group = group,
+          worker = f[1], message = message }))
+        Stats.count(now, now, queue, 'failures', 1, 'failed', 1)
+        Job.left_running(queue)
+      end
+    elseif lazy_k == 'render' then
       -- Render a list of jids as a JSON array of job objects, skipping missing jobs.
-      f = function(jids)
+      lazy_f = function(jids)
         local parts = {}
         for _, jid in ipairs(jids) do parts[#parts + 1] = Job.render(jid) end
-        return U.jlist(parts)
+        return jlist(parts)
       end
-    elseif k == 'take' then
+    elseif lazy_k == 'take' then
       -- Append up to `want` jids from the work set (highest score first) to `jids`.
-      f = function(queue, jids, want)
+      lazy_f = function(queue, jids, want)
         if want <= 0 then return end
-        for _, jid in ipairs(rcall('ZREVRANGE', key.queue(queue, 'work'), 0, want - 1)) do
+        for _, jid in ipairs(rcall('ZREVRANGE', 'ql:q:' .. queue .. '-work', 0, want - 1)) do
           jids[#jids + 1] = jid
         end
       end
-    elseif k == 'pop' then
-      -- pop <now> <queue> <worker> <count>
-      -- Reply: JSON array of the popped jobs ({} when none). Events: reclaim events (4.2), then
-      -- ql:popped per tracked job. A work-set jid whose job hash is gone is dropped from the work
-      -- set and skipped (the reference fails with a Lua error). A negative count counts as 0.
-      -- Errors: Queue(): no queue name provided / Pop(): Arg "worker" missing / Pop(): Arg "count"
-      -- missing or not a number: <x>
-      f = function(now)
-        local queue, worker, count_s = A[3], A[4], A[5]
-        if queue == nil then fail('Queue(): no queue name provided') end
-        if worker == nil then fail('Pop(): Arg "worker" missing') end
-        local count = U.num(count_s)
-        if count == nil then fail('Pop(): Arg "count" missing or not a number: ' .. tostring(count_s)) end
-        count = Queue.whole(count)
-        Config.prefetch(queue .. '-heartbeat', 'heartbeat', queue .. '-max-concurrency',
-          'max-job-history', 'stats-history', 'grace-period')
-        local expires = now + Config.heartbeat(queue)
-        if rcall('SISMEMBER', key.paused, queue) == 1 then return '{}' end
-        rcall('ZADD', key.workers, now, worker)
-        local lk = key.queue(queue, 'locks')
-        local maxc = Config.number(queue .. '-max-concurrency', 0)
-        if maxc > 0 then
-          local allowed = Queue.whole(maxc - rcall('ZCOUNT', lk, now, '+inf'))
-          if count > allowed then count = allowed end
-          if count == 0 then return '{}' end
-        end
-        local jids = Queue.reclaim(now, queue, count)
-        local want = count - #jids
-        if want > 0 then
-          Recur.spawn(now, queue, want)
-          Queue.promote(now, queue, want)
-          Queue.take(queue, jids, want)
-        end
-        if #jids == 0 then return '{}' end
-        local wjk, tstr = key.worker_jobs(worker), U.time_text(now)
-        local popped = {}
-        for _, jid in ipairs(jids) do
-          local f = Job.fetch(jid)
-          if f[F_JID] then
-            Job.hist(jid, now, 'popped', { worker = worker }, f[F_HISTORY] or false)
-            f[F_HISTORY] = false
-            Stats.sample(now, 'wait', queue, now - (tonumber(f[F_TIME]) or now))
-            rcall('ZADD', wjk, expires, jid)
-            rcall('HMSET', key.job(jid), 'time', tstr, 'worker', worker, 'expires', expires,
-              'state', 'running')
-            rcall('ZADD', lk, expires, jid)
-            local tracked = Job.is_tracked(jid)
-            Job.notify(jid, 'popped', tracked)
-            f[F_WORKER], f[F_EXPIRES], f[F_STATE] = worker, expires, 'running'
-            popped[#popped + 1] = { jid, f, tracked }
-          end
-        end
-        Queue.zrem_all(key.queue(queue, 'work'), jids)
-        local parts = {}
-        for i, p in ipairs(popped) do parts[i] = Job.render(p[1], p[2], p[3]) end
-        return U.jlist(parts)
-      end
-    elseif k == 'peek' then
+    elseif lazy_k == 'peek' then
       -- peek <now> <queue> <count>
       -- Reply: JSON array of job objects: expired locks first, then the work set ({} when none).
       -- Spawns recurring jobs and promotes scheduled ones. Errors: Queue(): no queue name provided
       -- / Peek(): Arg "count" missing or not a number: <x>
-      f = function(now)
+      lazy_f = function(now)
         local queue, count_s = A[3], A[4]
         if queue == nil then fail('Queue(): no queue name provided') end
-        local count = U.num(count_s)
+        local count = num(count_s)
         if count == nil then fail('Peek(): Arg "count" missing or not a number: ' .. tostring(count_s)) end
         count = Queue.whole(count)
         local jids = {}
         if count > 0 then
-          jids = rcall('ZRANGEBYSCORE', key.queue(queue, 'locks'), '-inf', now, 'LIMIT', 0, count)
+          jids = rcall('ZRANGEBYSCORE', 'ql:q:' .. queue .. '-locks', '-inf', now, 'LIMIT', 0, count)
         end
         local want = count - #jids
         if want > 0 then
@@ -1416,56 +1296,56 @@ local function define(t, k)
         end
         return Queue.render(jids)
       end
-    elseif k == 'counts' then
+    elseif lazy_k == 'counts' then
       -- The counts object of one queue (protocol 2.11); promotes every due scheduled job.
-      f = function(now, queue)
-        local lk, sk = key.queue(queue, 'locks'), key.queue(queue, 'scheduled')
+      lazy_f = function(now, queue)
+        local lk, sk = 'ql:q:' .. queue .. '-locks', 'ql:q:' .. queue .. '-scheduled'
         local stalled = rcall('ZCOUNT', lk, 0, now)
         Queue.promote(now, queue, rcall('ZCARD', sk))
         return {
           name = queue,
-          waiting = rcall('ZCARD', key.queue(queue, 'work')),
+          waiting = rcall('ZCARD', 'ql:q:' .. queue .. '-work'),
           stalled = stalled,
           running = rcall('ZCARD', lk) - stalled,
           scheduled = rcall('ZCARD', sk),
-          depends = rcall('ZCARD', key.queue(queue, 'depends')),
-          recurring = rcall('ZCARD', key.queue(queue, 'recur')),
-          paused = rcall('SISMEMBER', key.paused, queue) == 1,
+          depends = rcall('ZCARD', 'ql:q:' .. queue .. '-depends'),
+          recurring = rcall('ZCARD', 'ql:q:' .. queue .. '-recur'),
+          paused = rcall('SISMEMBER', 'ql:paused_queues', queue) == 1,
         }
       end
-    elseif k == 'queues' then
+    elseif lazy_k == 'queues' then
       -- queues <now> [queue]
       -- Reply: the counts object of one queue, or an array for every known queue ({} if none).
-      f = function(now)
+      lazy_f = function(now)
         local queue = A[3]
         if queue ~= nil then return encode(Queue.counts(now, queue)) end
         local out = {}
-        for _, q in ipairs(rcall('ZRANGE', key.queues, 0, -1)) do out[#out + 1] = Queue.counts(now, q) end
+        for _, q in ipairs(rcall('ZRANGE', 'ql:queues', 0, -1)) do out[#out + 1] = Queue.counts(now, q) end
         return encode(out)
       end
-    elseif k == 'length' then
+    elseif lazy_k == 'length' then
       -- length <now> <queue>: integer, running + waiting + scheduled jobs.
       -- Error: Queue(): no queue name provided
-      f = function(now)
+      lazy_f = function(now)
         local queue = A[3]
         if queue == nil then fail('Queue(): no queue name provided') end
-        return rcall('ZCARD', key.queue(queue, 'locks')) + rcall('ZCARD', key.queue(queue, 'work')) +
-          rcall('ZCARD', key.queue(queue, 'scheduled'))
+        return rcall('ZCARD', 'ql:q:' .. queue .. '-locks') + rcall('ZCARD', 'ql:q:' .. queue .. '-work') +
+          rcall('ZCARD', 'ql:q:' .. queue .. '-scheduled')
       end
-    elseif k == 'page_arg' then
+    elseif lazy_k == 'page_arg' then
       -- Pagination argument: default when absent, else a number (fractions are floored).
-      f = function(v, default, msg)
+      lazy_f = function(v, default, msg)
         if v == nil then return default end
-        local n = U.num(v)
+        local n = num(v)
         if n == nil then fail(msg .. v) end
         return floor(n)
       end
-    elseif k == 'jobs' then
+    elseif lazy_k == 'jobs' then
       -- jobs <now> complete [offset] [count] | jobs <now> <state> <queue> [offset] [count]
       -- Reply: array of jids. Errors: Jobs(): Arg "state" missing / Jobs(): Arg "queue" missing /
       -- Jobs(): Arg "offset" not a number: <x> / Jobs(): Arg "count" not a number: <x> / Jobs():
       -- Unknown type "<state>"
-      f = function(now)
+      lazy_f = function(now)
         local state = A[3]
         if state == nil then fail('Jobs(): Arg "state" missing') end
         local queue, off_s, cnt_s
@@ -1478,64 +1358,64 @@ local function define(t, k)
         local offset = Queue.page_arg(off_s, 0, 'Jobs(): Arg "offset" not a number: ')
         local count = Queue.page_arg(cnt_s, 25, 'Jobs(): Arg "count" not a number: ')
         local last = offset + count - 1
-        if state == 'complete' then return rcall('ZREVRANGE', key.completed, offset, last) end
+        if state == 'complete' then return rcall('ZREVRANGE', 'ql:completed', offset, last) end
         if state == 'running' then
-          return rcall('ZRANGEBYSCORE', key.queue(queue, 'locks'), now, '+inf', 'LIMIT', offset, count)
+          return rcall('ZRANGEBYSCORE', 'ql:q:' .. queue .. '-locks', now, '+inf', 'LIMIT', offset, count)
         elseif state == 'stalled' then
-          return rcall('ZRANGEBYSCORE', key.queue(queue, 'locks'), '-inf', now, 'LIMIT', offset, count)
+          return rcall('ZRANGEBYSCORE', 'ql:q:' .. queue .. '-locks', '-inf', now, 'LIMIT', offset, count)
         elseif state == 'scheduled' then
-          local sk = key.queue(queue, 'scheduled')
+          local sk = 'ql:q:' .. queue .. '-scheduled'
           Queue.promote(now, queue, rcall('ZCARD', sk))
           return rcall('ZRANGE', sk, offset, last)
         elseif state == 'depends' then
-          return rcall('ZRANGE', key.queue(queue, 'depends'), offset, last)
+          return rcall('ZRANGE', 'ql:q:' .. queue .. '-depends', offset, last)
         elseif state == 'recurring' then
-          return rcall('ZRANGEBYSCORE', key.queue(queue, 'recur'), 0, '+inf', 'LIMIT', offset, count)
+          return rcall('ZRANGEBYSCORE', 'ql:q:' .. queue .. '-recur', 0, '+inf', 'LIMIT', offset, count)
         end
         fail('Jobs(): Unknown type "' .. state .. '"')
       end
-    elseif k == 'pause' then
+    elseif lazy_k == 'pause' then
       -- pause <now> <queue>...: reply nil.
-      f = function(now)
-        Queue.with_names('SADD', key.paused, 3)
+      lazy_f = function(now)
+        Queue.with_names('SADD', 'ql:paused_queues', 3)
         return nil
       end
-    elseif k == 'unpause' then
+    elseif lazy_k == 'unpause' then
       -- unpause <now> <queue>...: reply nil; wakes workers waiting on those queues.
-      f = function(now)
-        Queue.with_names('SREM', key.paused, 3)
+      lazy_f = function(now)
+        Queue.with_names('SREM', 'ql:paused_queues', 3)
         for i = 3, #A do wake[A[i]] = true end
         return nil
       end
-    elseif k == 'forget' then
+    elseif lazy_k == 'forget' then
       -- queue.forget <now> <queue>...: drop the names from ql:queues only. Reply nil.
-      f = function(now)
-        Queue.with_names('ZREM', key.queues, 3)
+      lazy_f = function(now)
+        Queue.with_names('ZREM', 'ql:queues', 3)
         return nil
       end
-    elseif k == 'failed' then
+    elseif lazy_k == 'failed' then
       -- failed <now> [group [start [limit]]]
       -- Reply: {"<group>": count, ...} ({} if none), or {"total","jobs":[jid...]} for one group,
       -- most recently failed first. Errors: Failed(): Arg "start" is not a number: <x> / Failed():
       -- Arg "limit" is not a number: <x>
-      f = function(now)
+      lazy_f = function(now)
         local group = A[3]
         if group == nil then
           local out = {}
-          for _, g in ipairs(rcall('SMEMBERS', key.failures)) do
-            out[g] = rcall('LLEN', key.failure_group(g))
+          for _, g in ipairs(rcall('SMEMBERS', 'ql:failures')) do
+            out[g] = rcall('LLEN', 'ql:f:' .. g)
           end
           return encode(out)
         end
         local start = Queue.page_arg(A[4], 0, 'Failed(): Arg "start" is not a number: ')
         local limit = Queue.page_arg(A[5], 25, 'Failed(): Arg "limit" is not a number: ')
-        local gk = key.failure_group(group)
+        local gk = 'ql:f:' .. group
         return encode({
           total = rcall('LLEN', gk),
           jobs = rcall('LRANGE', gk, start, start + limit - 1),
         })
       end
-    elseif k == 'unfail' then
+    elseif lazy_k == 'unfail' then
       -- unfail <now> <queue> <group> [count]
       -- Moves the oldest `count` (default 25) jobs of a failure group into `queue` as waiting.
       -- Reply: integer, jobs moved. A listed jid whose job is gone is dropped from the group and
@@ -1543,24 +1423,24 @@ local function define(t, k)
       -- raises a Redis range error for 0).
       -- Errors: Queue(): no queue name provided / Unfail(): Arg "group" missing / Unfail(): Arg
       -- "count" not a number: <x>
-      f = function(now)
+      lazy_f = function(now)
         local queue, group, count_s = A[3], A[4], A[5]
         if queue == nil then fail('Queue(): no queue name provided') end
         if group == nil then fail('Unfail(): Arg "group" missing') end
         local count = 25
         if count_s ~= nil then
-          count = U.num(count_s)
+          count = num(count_s)
           if count == nil then fail('Unfail(): Arg "count" not a number: ' .. count_s) end
           count = floor(count)
           if count <= 0 then
             fail('Unfail(): Arg "count" must be at least 1: value is not an integer or out of range')
           end
         end
-        local gk = key.failure_group(group)
+        local gk = 'ql:f:' .. group
         local jids = rcall('LRANGE', gk, -count, -1)
         local moved = 0
         for _, jid in ipairs(jids) do
-          local jk = key.job(jid)
+          local jk = 'ql:j:' .. jid
           local f = rcall('HMGET', jk, 'state', 'priority', 'retries', 'history')
           if f[1] then
             Job.hist(jid, now, 'put', { q = queue }, f[4] or false)
@@ -1571,23 +1451,127 @@ local function define(t, k)
           end
         end
         rcall('LTRIM', gk, 0, -count - 1)
-        if rcall('LLEN', gk) == 0 then rcall('SREM', key.failures, group) end
+        if rcall('LLEN', gk) == 0 then rcall('SREM', 'ql:failures', group) end
         return moved
       end
     end
-  elseif t == Recur then
-    if k == 'spawn' then
+  elseif lazy_t == Stats then
+    if lazy_k == 'sample' then
+      -- P-STAT: record sample `v` of `kind` (wait|run) for `queue` in the day bin of `now`.
+      lazy_f = function(now, kind, queue, v)
+        local day = day_of(now)
+        local k = stats_key(kind, day, queue)
+        local cur = rcall('HMGET', k, 'total', 'mean', 'vk')
+        local total, mean, vk = tonumber(cur[1]), tonumber(cur[2]), tonumber(cur[3])
+        if total == nil then
+          total, mean, vk = 1, v, 0
+        else
+          mean, vk = mean or 0, vk or 0
+          total = total + 1
+          local old = mean
+          mean = old + (v - old) / total
+          vk = vk + (v - mean) * (v - old)
+        end
+        rcall('HMSET', k, 'total', total, 'mean', mean, 'vk', vk)
+        rcall('HINCRBY', k, Stats.bin(v), 1)
+        if total == 1 then Stats.expire(k, now, day) end
+      end
+    elseif lazy_k == 'bin' then
+      -- Histogram field of a sample (s0..s59, m1..m59, h1..h23, d1...).
+      lazy_f = function(v)
+        local f = floor(v)
+        if f < 60 then return 's' .. f end
+        if f < 3600 then return 'm' .. floor(f / 60) end
+        if f < 86400 then return 'h' .. floor(f / 3600) end
+        return 'd' .. floor(f / 86400)
+      end
+    elseif lazy_k == 'expire' then
+      -- Keep a stats hash only for the configured history.
+      lazy_f = function(k, now, day)
+        local ttl = Stats.ttl(now, day)
+        if ttl < 1 then ttl = 1 end
+        rcall('EXPIRE', k, ttl)
+      end
+    elseif lazy_k == 'ttl' then
+      -- Seconds from `now` until a stats hash of day `day` should disappear.
+      lazy_f = function(now, day)
+        local days = config_number('stats-history', 30)
+        return math.ceil(day + 86400 * days - now)
+      end
+    elseif lazy_k == 'count' then
+      -- Adjust the failure counters of `queue` for the day containing `when`.
+      lazy_f = function(now, when, queue, field, by, field2, by2)
+        local day = day_of(when)
+        local k = stats_key('stats', day, queue)
+        rcall('HINCRBY', k, field, by)
+        if field2 then rcall('HINCRBY', k, field2, by2) end
+        Stats.expire(k, now, day)
+      end
+    elseif lazy_k == 'unfailed' then
+      -- Decrement `failed` for a job that leaves the failed state (`failure` is its JSON text).
+      -- A failure object without a usable `when` adjusts nothing.
+      lazy_f = function(now, failure, queue)
+        local ok, f = pcall(decode, failure or '{}')
+        if not ok or type(f) ~= 'table' then return nil end
+        local when = num(f['when'])
+        if when == nil then return nil end
+        local day = day_of(when)
+        local k = stats_key('stats', day, queue)
+        rcall('HINCRBY', k, 'failed', -1)
+        Stats.expire(k, now, day)
+        return f
+      end
+    elseif lazy_k == 'summary' then
+      -- The `wait`/`run` part of the stats reply.
+      lazy_f = function(k)
+        local raw = rcall('HGETALL', k)
+        local h = {}
+        for i = 1, #raw, 2 do h[raw[i]] = raw[i + 1] end
+        local count = tonumber(h.total) or 0
+        local mean = tonumber(h.mean) or 0
+        local vk = tonumber(h.vk) or 0
+        local std = 0
+        if count > 1 then std = math.sqrt(vk / (count - 1)) end
+        local histogram = {}
+        for i = 0, 59 do histogram[#histogram + 1] = tonumber(h['s' .. i]) or 0 end
+        for i = 1, 59 do histogram[#histogram + 1] = tonumber(h['m' .. i]) or 0 end
+        for i = 1, 23 do histogram[#histogram + 1] = tonumber(h['h' .. i]) or 0 end
+        for i = 1, 6 do histogram[#histogram + 1] = tonumber(h['d' .. i]) or 0 end
+        return { count = count, mean = mean, std = std, histogram = histogram }
+      end
+    elseif lazy_k == 'get' then
+      -- stats <now> <queue> <date>
+      -- Reply: {"retries","failed","failures","wait":{...},"run":{...}} for the day of `date`.
+      -- Errors: Queue(): no queue name provided / Stats(): Arg "date" missing or not a number: <x>
+      lazy_f = function(now)
+        local queue, date_s = A[3], A[4]
+        if queue == nil then fail('Queue(): no queue name provided') end
+        local date = num(date_s)
+        if date == nil then fail('Stats(): Arg "date" missing or not a number: ' .. tostring(date_s)) end
+        local day = day_of(date)
+        local counters = rcall('HMGET', stats_key('stats', day, queue), 'retries', 'failed', 'failures')
+        return encode({
+          retries = tonumber(counters[1]) or 0,
+          failed = tonumber(counters[2]) or 0,
+          failures = tonumber(counters[3]) or 0,
+          wait = Stats.summary(stats_key('wait', day, queue)),
+          run = Stats.summary(stats_key('run', day, queue)),
+        })
+      end
+    end
+  elseif lazy_t == Recur then
+    if lazy_k == 'spawn' then
       -- P-SPAWN: create the jobs of due templates of `queue`, at most `limit` in this call.
       -- Each child is stamped with its slot time and enters the work set scored by it.
-      f = function(now, queue, limit)
+      lazy_f = function(now, queue, limit)
         if limit <= 0 then return end
-        local rk = key.queue(queue, 'recur')
+        local rk = 'ql:q:' .. queue .. '-recur'
         local due = rcall('ZRANGEBYSCORE', rk, 0, now, 'WITHSCORES', 'LIMIT', 0, limit)
         local moved = 0
         for i = 1, #due, 2 do
           if moved >= limit then break end
           local rjid = due[i]
-          local tk = key.recur(rjid)
+          local tk = 'ql:r:' .. rjid
           local r = rcall('HMGET', tk, 'klass', 'data', 'priority', 'tags', 'retries', 'interval',
             'backlog')
           local s = floor(tonumber(due[i + 1]))
@@ -1595,7 +1579,7 @@ local function define(t, k)
           local backlog = tonumber(r[7]) or 0
           if backlog ~= 0 and interval > 0 then
             local n = (now - s) / interval
-            if n > backlog then s = s + ceil(n - backlog) * interval end
+            if n > backlog then s = s + math.ceil(n - backlog) * interval end
           end
           local tags = Job.tag_list(r[4])
           local priority = tonumber(r[3]) or 0
@@ -1605,13 +1589,13 @@ local function define(t, k)
             moved = moved + 1
             local child = rjid .. '-' .. c
             for _, t in ipairs(tags) do
-              rcall('ZADD', key.tag(t), now, child)
-              rcall('ZINCRBY', key.tags, 1, t)
+              rcall('ZADD', 'ql:t:' .. t, now, child)
+              rcall('ZINCRBY', 'ql:tags', 1, t)
             end
-            rcall('HMSET', key.job(child), 'jid', child, 'klass', r[1] or '', 'data', r[2] or '{}',
+            rcall('HMSET', 'ql:j:' .. child, 'jid', child, 'klass', r[1] or '', 'data', r[2] or '{}',
               'priority', r[3] or 0, 'tags', r[4] or '{}', 'state', 'waiting', 'worker', '',
               'expires', 0, 'queue', queue, 'retries', retries, 'remaining', retries,
-              'time', U.time_text(s), 'spawned_from_jid', rjid)
+              'time', time_text(s), 'spawned_from_jid', rjid)
             Job.hist(child, s, 'put', { q = queue })
             Job.enqueue(queue, child, priority, s)
             s = s + interval
@@ -1619,16 +1603,16 @@ local function define(t, k)
           end
         end
       end
-    elseif k == 'recur_number' then
+    elseif lazy_k == 'recur_number' then
       -- Option value that must be a finite number (default when absent).
-      f = function(opts, name, default)
+      lazy_f = function(opts, name, default)
         local v = opts[name]
         if v == nil then return default end
-        local n = U.num(v)
+        local n = num(v)
         if n == nil then fail('Recur(): Arg "' .. name .. '" not a number: ' .. v) end
         return n
       end
-    elseif k == 'recur' then
+    elseif lazy_k == 'recur' then
       -- recur <now> <queue> <jid> <klass> <data> interval <seconds> <offset> [priority p]
       --       [tags t] [retries r] [backlog b]
       -- Reply: the template jid. Re-issuing replaces every attribute but keeps `count`.
@@ -1638,7 +1622,7 @@ local function define(t, k)
       -- Recur(): Arg "interval" not a number: <x> / Recur(): Arg "offset" not a number: <x> /
       -- Recur(): Arg "interval" must be greater than 0 / Odd number of additional args / Recur():
       -- Arg "tags" must be JSON string array: <x> / Recur(): Arg "<name>" not a number: <x>
-      f = function(now)
+      lazy_f = function(now)
         local queue, jid, klass, data, spec = A[3], A[4], A[5], A[6], A[7]
         if queue == nil then fail('Queue(): no queue name provided') end
         if jid == nil then fail('RecurringJob On(): Arg "jid" missing') end
@@ -1646,9 +1630,9 @@ local function define(t, k)
         if spec == nil then fail('RecurringJob On(): Arg "spec" missing') end
         if decode(data) == false then fail('RecurringJob On(): Arg "data" not JSON: ' .. data) end
         if spec ~= 'interval' then fail('Recur(): schedule type "' .. spec .. '" unknown') end
-        local interval = U.num(A[8])
+        local interval = num(A[8])
         if interval == nil then fail('Recur(): Arg "interval" not a number: ' .. tostring(A[8])) end
-        local offset = U.num(A[9])
+        local offset = num(A[9])
         if offset == nil then fail('Recur(): Arg "offset" not a number: ' .. tostring(A[9])) end
         if interval <= 0 then fail('Recur(): Arg "interval" must be greater than 0') end
         local n = #A
@@ -1657,43 +1641,43 @@ local function define(t, k)
         for i = 10, n - 1, 2 do opts[A[i]] = A[i + 1] end
         local tags = {}
         if opts.tags ~= nil then
-          tags = U.string_list(decode(opts.tags))
+          tags = string_list(decode(opts.tags))
           if tags == nil then fail('Recur(): Arg "tags" must be JSON string array: ' .. opts.tags) end
         end
         local priority = Recur.recur_number(opts, 'priority', 0)
         local retries = Recur.recur_number(opts, 'retries', 0)
         local backlog = Recur.recur_number(opts, 'backlog', 0)
 
-        local tk = key.recur(jid)
+        local tk = 'ql:r:' .. jid
         local old = rcall('HMGET', tk, 'count', 'queue')
-        if old[2] then rcall('ZREM', key.queue(old[2], 'recur'), jid) end
+        if old[2] then rcall('ZREM', 'ql:q:' .. old[2] .. '-recur', jid) end
         rcall('HMSET', tk, 'jid', jid, 'klass', klass, 'data', data, 'priority', priority,
           'tags', encode(tags), 'state', 'recur', 'queue', queue, 'type', 'interval',
           'count', old[1] or 0, 'interval', interval, 'retries', retries, 'backlog', backlog)
-        rcall('ZADD', key.queue(queue, 'recur'), now + offset, jid)
-        rcall('ZADD', key.queues, 'NX', now, queue)
+        rcall('ZADD', 'ql:q:' .. queue .. '-recur', now + offset, jid)
+        rcall('ZADD', 'ql:queues', 'NX', now, queue)
         if offset <= 0 then wake[queue] = true end
         return jid
       end
-    elseif k == 'unrecur' then
+    elseif lazy_k == 'unrecur' then
       -- unrecur <now> <jid>: delete the template (spawned jobs stay). Reply 1.
       -- Error: Recurring(): no jid provided
-      f = function(now)
+      lazy_f = function(now)
         local jid = A[3]
         if jid == nil then fail('Recurring(): no jid provided') end
-        local tk = key.recur(jid)
+        local tk = 'ql:r:' .. jid
         local queue = rcall('HGET', tk, 'queue')
-        if queue then rcall('ZREM', key.queue(queue, 'recur'), jid) end
+        if queue then rcall('ZREM', 'ql:q:' .. queue .. '-recur', jid) end
         rcall('DEL', tk)
         return 1
       end
-    elseif k == 'get' then
+    elseif lazy_k == 'get' then
       -- recur.get <now> <jid>: the recurring object (protocol 2.11), or nil.
       -- Error: Recurring(): no jid provided
-      f = function(now)
+      lazy_f = function(now)
         local jid = A[3]
         if jid == nil then fail('Recurring(): no jid provided') end
-        local r = rcall('HMGET', key.recur(jid), 'jid', 'klass', 'state', 'queue', 'priority',
+        local r = rcall('HMGET', 'ql:r:' .. jid, 'jid', 'klass', 'state', 'queue', 'priority',
           'interval', 'retries', 'count', 'data', 'tags', 'backlog')
         if not r[1] then return false end
         return encode({
@@ -1702,31 +1686,31 @@ local function define(t, k)
           tags = Job.tag_list(r[10]), backlog = tonumber(r[11]) or 0,
         })
       end
-    elseif k == 'check_update' then
+    elseif lazy_k == 'check_update' then
       -- Check one recur.update pair (protocol 3.29 validation column).
-      f = function(name, value)
+      lazy_f = function(name, value)
         if value == nil then fail('No value provided for ' .. tostring(name)) end
         if name == 'priority' or name == 'interval' or name == 'retries' then
-          if U.num(value) == nil then fail('Recur(): Arg "' .. name .. '" must be a number: ' .. value) end
+          if num(value) == nil then fail('Recur(): Arg "' .. name .. '" must be a number: ' .. value) end
         elseif name == 'backlog' then
-          if U.num(value) == nil then fail('Recur(): Arg "backlog" not a number: ' .. value) end
+          if num(value) == nil then fail('Recur(): Arg "backlog" not a number: ' .. value) end
         elseif name == 'data' then
           if decode(value) == false then fail('Recur(): Arg "data" is not JSON-encoded: ' .. value) end
         elseif name ~= 'klass' and name ~= 'queue' then
           fail('Recur(): Unrecognized option "' .. name .. '"')
         end
       end
-    elseif k == 'update' then
+    elseif lazy_k == 'update' then
       -- recur.update <now> <jid> [name value]...
       -- Every pair is validated before the first is applied (the reference applies them one by
       -- one). Reply 1. Errors: Recurring(): no jid provided / Recur(): No recurring job <jid> /
       -- No value provided for <name> / Recur(): Arg "<name>" must be a number: <x> / Recur(): Arg
       -- "backlog" not a number: <x> / Recur(): Arg "data" is not JSON-encoded: <x> / Recur():
       -- Unrecognized option "<name>"
-      f = function(now)
+      lazy_f = function(now)
         local jid = A[3]
         if jid == nil then fail('Recurring(): no jid provided') end
-        local tk = key.recur(jid)
+        local tk = 'ql:r:' .. jid
         if rcall('EXISTS', tk) == 0 then fail('Recur(): No recurring job ' .. jid) end
         local n = #A
         for i = 4, n, 2 do Recur.check_update(A[i], A[i + 1]) end
@@ -1735,36 +1719,36 @@ local function define(t, k)
         for i = 4, n, 2 do
           local name, value = A[i], A[i + 1]
           if name == 'priority' or name == 'retries' or name == 'backlog' then
-            rcall('HSET', tk, name, U.num(value))
+            rcall('HSET', tk, name, num(value))
           elseif name == 'interval' then
-            local new = U.num(value)
-            rcall('ZINCRBY', key.queue(queue, 'recur'), new - interval, jid)
+            local new = num(value)
+            rcall('ZINCRBY', 'ql:q:' .. queue .. '-recur', new - interval, jid)
             rcall('HSET', tk, 'interval', new)
             interval = new
           elseif name == 'queue' then
-            local old_rk = key.queue(queue, 'recur')
+            local old_rk = 'ql:q:' .. queue .. '-recur'
             local score = rcall('ZSCORE', old_rk, jid)
             rcall('ZREM', old_rk, jid)
-            if score then rcall('ZADD', key.queue(value, 'recur'), score, jid) end
+            if score then rcall('ZADD', 'ql:q:' .. value .. '-recur', score, jid) end
             rcall('HSET', tk, 'queue', value)
-            rcall('ZADD', key.queues, 'NX', now, value)
+            rcall('ZADD', 'ql:queues', 'NX', now, value)
             queue = value
           else
             rcall('HSET', tk, name, value)
           end
         end
-        local score = tonumber(rcall('ZSCORE', key.queue(queue, 'recur'), jid))
+        local score = tonumber(rcall('ZSCORE', 'ql:q:' .. queue .. '-recur', jid))
         if score and score <= now then wake[queue] = true end
         return 1
       end
-    elseif k == 'tag' then
+    elseif lazy_k == 'tag' then
       -- recur.tag <now> <jid> <tag>...: append tags not already on the template (duplicates given
       -- in the same call are all appended, as in the reference). Reply: the tag list JSON.
       -- Errors: Recurring(): no jid provided / Tag(): Job <jid> does not exist
-      f = function(now)
+      lazy_f = function(now)
         local jid = A[3]
         if jid == nil then fail('Recurring(): no jid provided') end
-        local tk = key.recur(jid)
+        local tk = 'ql:r:' .. jid
         local text = rcall('HGET', tk, 'tags')
         if not text then fail('Tag(): Job ' .. jid .. ' does not exist') end
         local tags = Job.tag_list(text)
@@ -1777,13 +1761,13 @@ local function define(t, k)
         rcall('HSET', tk, 'tags', out)
         return out
       end
-    elseif k == 'untag' then
+    elseif lazy_k == 'untag' then
       -- recur.untag <now> <jid> <tag>...: remove the listed tags. Reply: the tag list JSON.
       -- Errors: Recurring(): no jid provided / Untag(): Job <jid> does not exist
-      f = function(now)
+      lazy_f = function(now)
         local jid = A[3]
         if jid == nil then fail('Recurring(): no jid provided') end
-        local tk = key.recur(jid)
+        local tk = 'ql:r:' .. jid
         local text = rcall('HGET', tk, 'tags')
         if not text then fail('Untag(): Job ' .. jid .. ' does not exist') end
         local drop = {}
@@ -1797,32 +1781,91 @@ local function define(t, k)
         return out
       end
     end
-  elseif t == Worker then
-    if k == 'cleanup' then
-      -- Purge workers idle for longer than `max-worker-age` (default 86400), with their job sets.
-      f = function(now)
-        local cutoff = now - Config.number('max-worker-age', 86400)
-        local stale = rcall('ZRANGEBYSCORE', key.workers, 0, cutoff)
-        for _, w in ipairs(stale) do rcall('DEL', key.worker_jobs(w)) end
-        if #stale > 0 then rcall('ZREMRANGEBYSCORE', key.workers, 0, cutoff) end
+  elseif lazy_t == Config then
+    if lazy_k == 'defaults' then
+      -- The listed defaults: reported by config.get and returned for unset keys.
+      lazy_f = function()
+        return {
+          application = 'qless', heartbeat = 60, ['grace-period'] = 10, ['stats-history'] = 30,
+          ['histogram-history'] = 7, ['jobs-history-count'] = 50000, ['jobs-history'] = 604800,
+        }
       end
-    elseif k == 'workers' then
+    elseif lazy_k == 'get' then
+      -- config.get <now> [key]
+      -- Reply: the stored value (bulk), the built-in default (integer for numbers, bulk for
+      -- `application`) or nil; without a key, a JSON object of defaults overlaid with ql:config.
+      lazy_f = function(now)
+        local name = A[3]
+        if name ~= nil then
+          local v = rcall('HGET', 'ql:config', name)
+          if v then return v end
+          return Config.defaults()[name]
+        end
+        local out = Config.defaults()
+        local stored = rcall('HGETALL', 'ql:config')
+        for i = 1, #stored, 2 do out[stored[i]] = stored[i + 1] end
+        return encode(out)
+      end
+    elseif lazy_k == 'wake_if_concurrency' then
+      -- Changing <queue>-max-concurrency may free slots: wake that queue's waiting workers.
+      lazy_f = function(name)
+        local suffix = '-max-concurrency'
+        if #name > #suffix and name:sub(-#suffix) == suffix then
+          wake[name:sub(1, -#suffix - 1)] = true
+        end
+      end
+    elseif lazy_k == 'set' then
+      -- config.set <now> <key> <value>
+      -- Publishes {"event":"config_set","option","value"} on ql:log, then stores. Reply nil.
+      -- Errors: config.set(): Arg "option" missing / config.set(): Arg "value" missing
+      lazy_f = function(now)
+        local name, value = A[3], A[4]
+        if name == nil then fail('config.set(): Arg "option" missing') end
+        if value == nil then fail('config.set(): Arg "value" missing') end
+        rcall('PUBLISH', 'ql:' .. 'log', encode({ event = 'config_set', option = name, value = value }))
+        rcall('HSET', 'ql:config', name, value)
+        Config.wake_if_concurrency(name)
+        return nil
+      end
+    elseif lazy_k == 'unset' then
+      -- config.unset <now> <key>
+      -- Publishes {"event":"config_unset","option"} on ql:log, then deletes. Reply nil.
+      -- Error: config.unset(): Arg "option" missing
+      lazy_f = function(now)
+        local name = A[3]
+        if name == nil then fail('config.unset(): Arg "option" missing') end
+        rcall('PUBLISH', 'ql:' .. 'log', encode({ event = 'config_unset', option = name }))
+        rcall('HDEL', 'ql:config', name)
+        Config.wake_if_concurrency(name)
+        return nil
+      end
+    end
+  elseif lazy_t == Worker then
+    if lazy_k == 'cleanup' then
+      -- Purge workers idle for longer than `max-worker-age` (default 86400), with their job sets.
+      lazy_f = function(now)
+        local cutoff = now - config_number('max-worker-age', 86400)
+        local stale = rcall('ZRANGEBYSCORE', 'ql:workers', 0, cutoff)
+        for _, w in ipairs(stale) do rcall('DEL', 'ql:w:' .. w .. ':jobs') end
+        if #stale > 0 then rcall('ZREMRANGEBYSCORE', 'ql:workers', 0, cutoff) end
+      end
+    elseif lazy_k == 'workers' then
       -- workers <now> [worker]
       -- Reply: [{"name","jobs","stalled"}...] most recently active first ({} if none), or for one
       -- worker {"jobs":[jid...],"stalled":[jid...]}.
-      f = function(now)
+      lazy_f = function(now)
         Worker.cleanup(now)
         local name = A[3]
         if name ~= nil then
-          local wk = key.worker_jobs(name)
+          local wk = 'ql:w:' .. name .. ':jobs'
           return encode({
             jobs = rcall('ZREVRANGEBYSCORE', wk, now + 8640000, now),
             stalled = rcall('ZREVRANGEBYSCORE', wk, now, 0),
           })
         end
         local out = {}
-        for _, w in ipairs(rcall('ZREVRANGE', key.workers, 0, -1)) do
-          local wk = key.worker_jobs(w)
+        for _, w in ipairs(rcall('ZREVRANGE', 'ql:workers', 0, -1)) do
+          local wk = 'ql:w:' .. w .. ':jobs'
           out[#out + 1] = {
             name = w,
             jobs = rcall('ZCOUNT', wk, now, now + 8640000),
@@ -1831,15 +1874,15 @@ local function define(t, k)
         end
         return encode(out)
       end
-    elseif k == 'deregister' then
+    elseif lazy_k == 'deregister' then
       -- worker.deregister <now> <worker>...: remove from ql:workers only. Reply nil.
-      f = function(now)
-        Queue.with_names('ZREM', key.workers, 3)
+      lazy_f = function(now)
+        Queue.with_names('ZREM', 'ql:workers', 3)
         return nil
       end
     end
-  elseif t == Tags then
-    if k == 'tag' then
+  elseif lazy_t == Tags then
+    if lazy_k == 'tag' then
       -- tag <now> add <jid> <tag>... | remove <jid> <tag>... | get <tag> [offset] [count] | top
       --     [offset] [count]
       -- Replies: add/remove the job's tag list; get {"total","jobs"}; top the tag names used at
@@ -1847,13 +1890,13 @@ local function define(t, k)
       -- First argument must be "add", "remove" or "get" / Tag(): Arg "jid" missing / Tag(): Job
       -- <jid> does not exist / Tag(): Arg "tag" missing / Tag(): Arg "offset" not a number: <x> /
       -- Tag(): Arg "count" not a number: <x>
-      f = function(now)
+      lazy_f = function(now)
         local command = A[3]
         if command == nil then fail('Tag(): Arg "command" must be "add", "remove", "get" or "top"') end
         if command == 'add' or command == 'remove' then
           local jid = A[4]
           if jid == nil then fail('Tag(): Arg "jid" missing') end
-          local jk = key.job(jid)
+          local jk = 'ql:j:' .. jid
           local text = rcall('HGET', jk, 'tags')
           if not text then fail('Tag(): Job ' .. jid .. ' does not exist') end
           local tags = Job.tag_list(text)
@@ -1866,8 +1909,8 @@ local function define(t, k)
                 tags[#tags + 1] = t
                 present[t] = true
               end
-              rcall('ZADD', key.tag(t), now, jid)
-              rcall('ZINCRBY', key.tags, 1, t)
+              rcall('ZADD', 'ql:t:' .. t, now, jid)
+              rcall('ZINCRBY', 'ql:tags', 1, t)
             end
           else
             local drop = {}
@@ -1878,8 +1921,8 @@ local function define(t, k)
             end
             tags = kept
             for i = 5, #A do
-              rcall('ZREM', key.tag(A[i]), jid)
-              rcall('ZINCRBY', key.tags, -1, A[i])
+              rcall('ZREM', 'ql:t:' .. A[i], jid)
+              rcall('ZINCRBY', 'ql:tags', -1, A[i])
             end
           end
           local out = encode(tags)
@@ -1890,7 +1933,7 @@ local function define(t, k)
           if tag == nil then fail('Tag(): Arg "tag" missing') end
           local offset = Queue.page_arg(A[5], 0, 'Tag(): Arg "offset" not a number: ')
           local count = Queue.page_arg(A[6], 25, 'Tag(): Arg "count" not a number: ')
-          local tk = key.tag(tag)
+          local tk = 'ql:t:' .. tag
           return encode({
             total = rcall('ZCARD', tk),
             jobs = rcall('ZRANGE', tk, offset, offset + count - 1),
@@ -1898,132 +1941,54 @@ local function define(t, k)
         elseif command == 'top' then
           local offset = Queue.page_arg(A[4], 0, 'Tag(): Arg "offset" not a number: ')
           local count = Queue.page_arg(A[5], 25, 'Tag(): Arg "count" not a number: ')
-          return encode(rcall('ZREVRANGEBYSCORE', key.tags, '+inf', 2, 'LIMIT', offset, count))
+          return encode(rcall('ZREVRANGEBYSCORE', 'ql:tags', '+inf', 2, 'LIMIT', offset, count))
         end
         fail('Tag(): First argument must be "add", "remove" or "get"')
       end
     end
-  elseif t == Track then
-    if k == 'track' then
+  elseif lazy_t == Track then
+    if lazy_k == 'track' then
       -- track <now> | track <now> track <jid> | track <now> untrack <jid>
       -- Replies: {"jobs":[job...],"expired":[jid...]}; or "1"/"0" (a JSON number, as a string).
       -- Events: ql:track / ql:untrack (always). Errors: Track(): Arg "jid" missing / Track(): Job
       -- does not exist / Track(): Unknown action "<x>"
-      f = function(now)
+      lazy_f = function(now)
         local action, jid = A[3], A[4]
         if action == nil then
           local jobs, expired = {}, {}
-          for _, j in ipairs(rcall('ZRANGE', key.tracked, 0, -1)) do
+          for _, j in ipairs(rcall('ZRANGE', 'ql:tracked', 0, -1)) do
             local r = Job.render(j, nil, true)
             if r then jobs[#jobs + 1] = r else expired[#expired + 1] = encode(j) end
           end
-          return '{"jobs":' .. U.jlist(jobs) .. ',"expired":' .. U.jlist(expired) .. '}'
+          return '{"jobs":' .. jlist(jobs) .. ',"expired":' .. jlist(expired) .. '}'
         end
         if jid == nil then fail('Track(): Arg "jid" missing') end
-        if rcall('EXISTS', key.job(jid)) == 0 then fail('Track(): Job does not exist') end
-        local a = lower(action)
+        if rcall('EXISTS', 'ql:j:' .. jid) == 0 then fail('Track(): Job does not exist') end
+        local a = string.lower(action)
         if a == 'track' then
-          rcall('PUBLISH', key.channel('track'), jid)
-          return encode(rcall('ZADD', key.tracked, now, jid))
+          rcall('PUBLISH', 'ql:' .. 'track', jid)
+          return encode(rcall('ZADD', 'ql:tracked', now, jid))
         elseif a == 'untrack' then
-          rcall('PUBLISH', key.channel('untrack'), jid)
-          return encode(rcall('ZREM', key.tracked, jid))
+          rcall('PUBLISH', 'ql:' .. 'untrack', jid)
+          return encode(rcall('ZREM', 'ql:tracked', jid))
         end
         fail('Track(): Unknown action "' .. action .. '"')
       end
     end
-  elseif t == Api then
-    if k == 'get' then
-      f = Job.get
-    elseif k == 'multiget' then
-      f = Job.multiget
-    elseif k == 'config.get' then
-      f = Config.get
-    elseif k == 'config.set' then
-      f = Config.set
-    elseif k == 'config.unset' then
-      f = Config.unset
-    elseif k == 'queues' then
-      f = Queue.queues
-    elseif k == 'complete' then
-      f = Job.complete
-    elseif k == 'failed' then
-      f = Queue.failed
-    elseif k == 'fail' then
-      f = Job.fail
-    elseif k == 'jobs' then
-      f = Queue.jobs
-    elseif k == 'retry' then
-      f = Job.retry
-    elseif k == 'depends' then
-      f = Job.depends
-    elseif k == 'heartbeat' then
-      f = Job.heartbeat
-    elseif k == 'workers' then
-      f = Worker.workers
-    elseif k == 'track' then
-      f = Track.track
-    elseif k == 'tag' then
-      f = Tags.tag
-    elseif k == 'stats' then
-      f = Stats.get
-    elseif k == 'priority' then
-      f = Job.priority
-    elseif k == 'log' then
-      f = Job.log
-    elseif k == 'peek' then
-      f = Queue.peek
-    elseif k == 'pop' then
-      f = Queue.pop
-    elseif k == 'pause' then
-      f = Queue.pause
-    elseif k == 'unpause' then
-      f = Queue.unpause
-    elseif k == 'cancel' then
-      f = Job.cancel
-    elseif k == 'timeout' then
-      f = Job.timeout
-    elseif k == 'put' then
-      f = Job.put
-    elseif k == 'requeue' then
-      f = Job.requeue
-    elseif k == 'unfail' then
-      f = Queue.unfail
-    elseif k == 'recur' then
-      f = Recur.recur
-    elseif k == 'unrecur' then
-      f = Recur.unrecur
-    elseif k == 'recur.get' then
-      f = Recur.get
-    elseif k == 'recur.update' then
-      f = Recur.update
-    elseif k == 'recur.tag' then
-      f = Recur.tag
-    elseif k == 'recur.untag' then
-      f = Recur.untag
-    elseif k == 'length' then
-      f = Queue.length
-    elseif k == 'worker.deregister' then
-      f = Worker.deregister
-    elseif k == 'queue.forget' then
-      f = Queue.forget
-    end
   end
-  if f ~= nil then t[k] = f end
-  return f
+  if lazy_f ~= nil then lazy_t[lazy_k] = lazy_f end
+  return lazy_f
 end
 local lazy = { __index = define }
-setmetatable(key, lazy)
-setmetatable(U, lazy)
-setmetatable(Config, lazy)
-setmetatable(Stats, lazy)
+setmetatable(Api, lazy)
 setmetatable(Job, lazy)
 setmetatable(Queue, lazy)
+setmetatable(Stats, lazy)
 setmetatable(Recur, lazy)
+setmetatable(Config, lazy)
 setmetatable(Worker, lazy)
 setmetatable(Tags, lazy)
 setmetatable(Track, lazy)
-setmetatable(Api, lazy)
 
 -- ==== api.lua (dispatcher) ====
 
@@ -2036,11 +2001,11 @@ local function main()
   local command = Api[cmd]
   if not command then fail('Unknown command ' .. cmd) end
   if #A < 2 then error("bad argument #1 to 'tonumber' (value expected)") end
-  local now = U.num(A[2])
+  local now = num(A[2])
   if now == nil then fail('Arg "now" missing or not a number: nil') end
   local result = command(now)
   for q in pairs(wake) do
-    local wk = key.wake(q)
+    local wk = 'qlpy:wake:' .. q
     if rcall('PUBSUB', 'NUMSUB', wk)[2] > 0 then rcall('PUBLISH', wk, q) end
   end
   return result
