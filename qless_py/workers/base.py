@@ -240,8 +240,23 @@ class Worker:
                         "until it is back", self.name, self.interval)
 
     def _on_notice(self, jid: str, event: str) -> None:
-        if event in ("lock_lost", "canceled"):
+        if event == "canceled":
             self.held.lose(jid, event)
+        elif event == "lock_lost" and self.held.get(jid) is not None:
+            if self._still_ours(jid):
+                # A stale notice: this worker reclaimed the job itself in the same pop that
+                # sent it (same name after a restart, or its own lock ran out), or the grace
+                # period still leaves it ours. Heartbeats tell if that changes.
+                log.info("job %s: lock_lost notice, but the job is still ours", jid)
+                return
+            self.held.lose(jid, event)
+
+    def _still_ours(self, jid: str) -> bool:
+        try:
+            state, owner = self.client.redis.hmget(f"ql:j:{jid}", "state", "worker")
+        except Exception:  # cannot tell: assume the notice is right
+            return False
+        return bool(state == b"running" and owner == self.name.encode())
 
     def _resume_jobs(self) -> None:
         try:

@@ -48,6 +48,7 @@ class HeldJobs:
 
     # -- registry ------------------------------------------------------------------------
     def add(self, job: Any, *, beat_now: bool = False) -> None:
+        job.stop_event  # noqa: B018 - create it now, in one thread, before anyone waits on it
         now = clock.now()
         when = now if beat_now else _beat_after(float(job.expires_at), now)
         with self._cond:

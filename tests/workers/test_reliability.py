@@ -81,7 +81,6 @@ def test_kill_9_during_a_pipeline_loses_nothing_and_completes_once(
     expected = [f"{j}:q1" for j in first_stage] + [f"{j}:q2" for j in first_stage] + \
         [f"{j}:q3" for j in joins]
     missing = set(expected) - set(counts)
-    print(f"kills={kills} missing={len(missing)} counted={len(counts)}")
     # a kill between complete() returning and the count being written loses one count
     assert len(missing) <= kills, missing
     assert "killed by SIGKILL" in worker.log

@@ -104,9 +104,9 @@ def test_expired_lock_is_reclaimed_when_due(client: Client, background: Backgrou
     client.config["q-heartbeat"] = 1
     client.config["grace-period"] = 0
     jid = client.queues["q"].put(jobs.Noop, {})
+    popped = time.time()  # the lock runs from the pop's ``now``, taken after this
     taken = client.queues["q"].pop(worker="ghost")
     assert taken is not None
-    popped = time.time()
     idle_worker(background, "q")
     delay = started_at(client, jid) - popped
     assert 1.0 <= delay < 1.6, delay

@@ -233,3 +233,16 @@ def test_heartbeats_keep_the_lock_of_a_long_job(client: Client, background: obje
     time.sleep(max(0.0, started + 1.4 - time.time()))
     assert client.queues["q"].pop(worker="thief") is None
     wait_for(lambda: client.redis.hget(jobs.COMPLETED, jid) == b"1", timeout=5)
+
+
+def test_job_reclaimed_by_a_worker_of_the_same_name_runs_to_completion(
+        client: Client, background: object) -> None:
+    # A restarted worker keeps its name; reclaiming its predecessor's expired lock sends it
+    # a lock_lost notice for a job it holds again. That stale notice must not stop the job.
+    client.config["q-heartbeat"] = 1
+    client.config["grace-period"] = 0
+    jid = client.queues["q"].put(jobs.Noop, {})
+    assert client.queues["q"].pop(worker="steady") is not None  # the crashed predecessor
+    background(["q"], name="steady", interval=30)  # type: ignore[operator]
+    wait_for(lambda: (j := client.jobs[jid]) is not None and j.state == "complete", timeout=5)
+    assert client.redis.hget(jobs.RUNS, jid) == b"1"
