@@ -120,25 +120,27 @@ function Job.render(jid, f, tracked, no_dependencies)
   if tracked == nil then tracked = rcall('ZSCORE', key.tracked, jid) ~= false end
   local hist = rcall('LRANGE', key.job .. jid .. key.history, 0, -1)
   for i = 1, #hist do hist[i] = Job.render_entry(hist[i]) end
-  local parts = {
-    '{"jid":', encode(f[F_JID]), ',"klass":', jstr(f[F_KLASS]), ',"state":', jstr(f[F_STATE]),
-    ',"queue":', jstr(f[F_QUEUE]), ',"worker":', encode(f[F_WORKER] or ''),
-    ',"tracked":', tracked and 'true' or 'false',
-    ',"expires":', encode(tonumber(f[F_EXPIRES]) or 0),
-    ',"data":', jstr(f[F_DATA]), ',"tags":', Job.stored_list(f[F_TAGS]),
-    ',"failure":', Job.stored_list(f[F_FAILURE]), ',"spawned_from_jid":', jstr(f[F_SPAWNED]),
-    ',"history":', jlist(hist),
-    ',"dependents":', Job.encoded_members(rcall('SMEMBERS', key.job .. jid .. key.dependents)),
-    ',"dependencies":',
-    no_dependencies and '{}' or Job.encoded_members(rcall('SMEMBERS', key.job .. jid .. key.dependencies)),
-  }
+  local jk = key.job .. jid
+  local dependents = rcall('SMEMBERS', jk .. key.dependents)
+  local dependencies = '{}'
+  if not no_dependencies then
+    dependencies = Job.encoded_members(rcall('SMEMBERS', jk .. key.dependencies))
+  end
+  -- Numbers absent from the hash are left out, as cjson leaves out nil values.
   local priority, retries, remaining = tonumber(f[F_PRIORITY]), tonumber(f[F_RETRIES]),
     tonumber(f[F_REMAINING])
-  if priority then parts[#parts + 1] = ',"priority":' .. encode(priority) end
-  if retries then parts[#parts + 1] = ',"retries":' .. encode(retries) end
-  if remaining then parts[#parts + 1] = ',"remaining":' .. encode(floor(remaining)) end
-  parts[#parts + 1] = '}'
-  return concat(parts)
+  priority = priority and ',"priority":' .. encode(priority) or ''
+  retries = retries and ',"retries":' .. encode(retries) or ''
+  remaining = remaining and ',"remaining":' .. encode(floor(remaining)) or ''
+  -- One concatenation expression: Lua builds the result in a single step.
+  return '{"jid":' .. encode(f[F_JID]) .. ',"klass":' .. jstr(f[F_KLASS]) ..
+    ',"state":' .. jstr(f[F_STATE]) .. ',"queue":' .. jstr(f[F_QUEUE]) ..
+    ',"worker":' .. encode(f[F_WORKER] or '') .. ',"tracked":' .. (tracked and 'true' or 'false') ..
+    ',"expires":' .. encode(tonumber(f[F_EXPIRES]) or 0) .. ',"data":' .. jstr(f[F_DATA]) ..
+    ',"tags":' .. Job.stored_list(f[F_TAGS]) .. ',"failure":' .. Job.stored_list(f[F_FAILURE]) ..
+    ',"spawned_from_jid":' .. jstr(f[F_SPAWNED]) .. ',"history":' .. jlist(hist) ..
+    ',"dependents":' .. (#dependents == 0 and '{}' or Job.encoded_members(dependents)) ..
+    ',"dependencies":' .. dependencies .. priority .. retries .. remaining .. '}'
 end
 
 -- Decoded tag list of a job's stored `tags` text ({} when absent or unreadable).
@@ -308,7 +310,6 @@ function Job.put(now, requeue)
   end
 
   -- Writes begin here.
-  config_prefetch('max-job-history', 'stats-history')
   local jk, tagk = key.job .. jid, key.tags
   if f[7] then
     for _, t in ipairs(old_tags) do

@@ -368,7 +368,6 @@ local function define(lazy_t, lazy_k)
         end
 
         -- Writes begin here.
-        config_prefetch('max-job-history', 'stats-history')
         local jk, tagk = 'ql:j:' .. jid, 'ql:tags'
         if f[7] then
           for _, t in ipairs(old_tags) do
@@ -651,25 +650,27 @@ local function define(lazy_t, lazy_k)
         if tracked == nil then tracked = rcall('ZSCORE', 'ql:tracked', jid) ~= false end
         local hist = rcall('LRANGE', 'ql:j:' .. jid .. '-history', 0, -1)
         for i = 1, #hist do hist[i] = Job.render_entry(hist[i]) end
-        local parts = {
-          '{"jid":', encode(f[1]), ',"klass":', jstr(f[2]), ',"state":', jstr(f[3]),
-          ',"queue":', jstr(f[4]), ',"worker":', encode(f[5] or ''),
-          ',"tracked":', tracked and 'true' or 'false',
-          ',"expires":', encode(tonumber(f[7]) or 0),
-          ',"data":', jstr(f[10]), ',"tags":', Job.stored_list(f[11]),
-          ',"failure":', Job.stored_list(f[12]), ',"spawned_from_jid":', jstr(f[13]),
-          ',"history":', jlist(hist),
-          ',"dependents":', Job.encoded_members(rcall('SMEMBERS', 'ql:j:' .. jid .. '-dependents')),
-          ',"dependencies":',
-          no_dependencies and '{}' or Job.encoded_members(rcall('SMEMBERS', 'ql:j:' .. jid .. '-dependencies')),
-        }
+        local jk = 'ql:j:' .. jid
+        local dependents = rcall('SMEMBERS', jk .. '-dependents')
+        local dependencies = '{}'
+        if not no_dependencies then
+          dependencies = Job.encoded_members(rcall('SMEMBERS', jk .. '-dependencies'))
+        end
+        -- Numbers absent from the hash are left out, as cjson leaves out nil values.
         local priority, retries, remaining = tonumber(f[6]), tonumber(f[8]),
           tonumber(f[9])
-        if priority then parts[#parts + 1] = ',"priority":' .. encode(priority) end
-        if retries then parts[#parts + 1] = ',"retries":' .. encode(retries) end
-        if remaining then parts[#parts + 1] = ',"remaining":' .. encode(floor(remaining)) end
-        parts[#parts + 1] = '}'
-        return concat(parts)
+        priority = priority and ',"priority":' .. encode(priority) or ''
+        retries = retries and ',"retries":' .. encode(retries) or ''
+        remaining = remaining and ',"remaining":' .. encode(floor(remaining)) or ''
+        -- One concatenation expression: Lua builds the result in a single step.
+        return '{"jid":' .. encode(f[1]) .. ',"klass":' .. jstr(f[2]) ..
+          ',"state":' .. jstr(f[3]) .. ',"queue":' .. jstr(f[4]) ..
+          ',"worker":' .. encode(f[5] or '') .. ',"tracked":' .. (tracked and 'true' or 'false') ..
+          ',"expires":' .. encode(tonumber(f[7]) or 0) .. ',"data":' .. jstr(f[10]) ..
+          ',"tags":' .. Job.stored_list(f[11]) .. ',"failure":' .. Job.stored_list(f[12]) ..
+          ',"spawned_from_jid":' .. jstr(f[13]) .. ',"history":' .. jlist(hist) ..
+          ',"dependents":' .. (#dependents == 0 and '{}' or Job.encoded_members(dependents)) ..
+          ',"dependencies":' .. dependencies .. priority .. retries .. remaining .. '}'
       end
     elseif lazy_k == 'render_entry' then
       -- One rendered history entry: the extra object's keys plus "when" and "what".
