@@ -218,3 +218,11 @@ def test_worker_deregister(core: Core) -> None:
 @pytest.mark.parametrize("state", ["running", "stalled", "scheduled", "depends", "recurring"])
 def test_jobs_empty_is_empty_array(core: Core, state: str) -> None:
     assert core("jobs", T0, state, "q") == []
+
+
+def test_worker_detail_orders_stalled_highest_first(core: Core) -> None:
+    core.put("a", T0)
+    core.put("b", T0 + 1)
+    core.pop("q", "w1", 2, now=T0)
+    core("heartbeat", T0 + 5, "b", "w1")  # b expires at T0+65, a at T0+60
+    assert core.json("workers", T0 + 100, "w1") == {"jobs": {}, "stalled": ["b", "a"]}
