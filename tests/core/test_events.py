@@ -222,3 +222,35 @@ def test_failed_rejected_calls_publish_nothing(populated: Core, events: EventRec
                 continue
             raise AssertionError(f"{args} should have failed")
     assert got == []
+
+
+def test_cancel_of_complete_job_publishes_nothing(core: Core, events: EventRecorder) -> None:
+    running(core, "a")
+    core("track", T0, "track", "a")
+    core("complete", T0, "a", "w", "q", "{}")
+    with events.record() as got:
+        assert core("cancel", T0, "a") == [b"a"]
+    assert got == []
+
+
+def test_pop_events_for_two_reclaims_then_popped(core: Core, events: EventRecorder) -> None:
+    core("config.set", T0, "grace-period", 0)
+    core.put("x", T0)
+    core.put("y", T0 + 1)
+    core.pop("q", "w1", 2, now=T0 + 1)
+    core("track", T0, "track", "x")
+    core("track", T0, "track", "y")
+    with events.record() as got:
+        core.pop("q", "w2", 2, now=T0 + 100)
+    assert [c for c, _ in got] == [
+        "ql:stalled",
+        "ql:w:w1",
+        "ql:log",
+        "ql:stalled",
+        "ql:w:w1",
+        "ql:log",
+        "ql:popped",
+        "ql:popped",
+    ]
+    # equal lock expiry: reclaimed in lexicographic order
+    assert [d for c, d in got if c in ("ql:stalled", "ql:popped")] == ["x", "y", "x", "y"]

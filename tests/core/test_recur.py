@@ -255,3 +255,10 @@ def test_recur_errors(
 
 def test_recur_spec_missing(populated: Core) -> None:
     populated.rejects('RecurringJob On(): Arg "spec" missing', "recur", T0, "q", "r", "K", "{}")
+
+
+@pytest.mark.parametrize(
+    "command", ["recur.get", "unrecur", "recur.update", "recur.tag", "recur.untag"]
+)
+def test_recurring_commands_need_a_jid(populated: Core, command: str) -> None:
+    populated.rejects("Recurring(): no jid provided", command, T0)
