@@ -14,8 +14,9 @@ from qless_py.errors import (
     QlessError,
 )
 from qless_py.events import Events
-from qless_py.job import Failure, Job, RecurringJob, retry
+from qless_py.job import Failure, Job, retry
 from qless_py.queue import Queue
+from qless_py.recurring import RecurringJob
 from qless_py.stats import QueueStats, TimingStats, merge_stats
 
 __version__ = "0.1.0"

@@ -18,8 +18,9 @@ from qless_py import codecs
 from qless_py.config import Config
 from qless_py.core import Arg, LuaCore
 from qless_py.events import Events
-from qless_py.job import Job, RecurringJob, as_list
+from qless_py.job import Job, as_list
 from qless_py.queue import Queue
+from qless_py.recurring import RecurringJob
 
 DEFAULT_URL = "redis://127.0.0.1:6379/0"
 
