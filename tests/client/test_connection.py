@@ -177,3 +177,44 @@ def test_a_read_is_retried_once(private_server) -> None:  # type: ignore[no-unty
 def test_unknown_url_scheme_is_refused() -> None:
     with pytest.raises(ValueError, match="redis://, rediss://, unix://"):
         Client("http://127.0.0.1:6379")
+
+
+def test_a_busy_server_raises_connection_error(private_server) -> None:  # type: ignore[no-untyped-def]
+    server = private_server("valkey")
+    admin = redis.Redis.from_url(server.url)
+    admin.config_set("busy-reply-threshold", 20)  # ms before others get BUSY replies
+    client = Client(server.url)
+    client.queues["q"].put("x.Y", {}, jid="a")
+    blocker = redis.Redis.from_url(server.url)
+
+    def spin() -> None:
+        with pytest.raises(redis.ResponseError):  # ended by SCRIPT KILL below
+            blocker.eval("local i = 0 while true do i = i + 1 end", 0)
+
+    thread = threading.Thread(target=spin)
+    thread.start()
+    pause = threading.Event()
+    error: QlessError | None = None
+    try:
+        for _ in range(200):
+            try:
+                client.jobs["a"]
+            except QlessConnectionError as exc:
+                error = exc
+                break
+            pause.wait(0.01)
+    finally:
+        killer = redis.Redis.from_url(server.url)
+        for _ in range(200):
+            try:
+                killer.script_kill()
+                break
+            except redis.ResponseError:  # NOTBUSY: the script has not started yet
+                pause.wait(0.01)
+        thread.join(5)
+        killer.close()
+    assert error is not None and "BUSY" in str(error)
+    assert client.jobs["a"] is not None  # fine again once the script is gone
+    for conn in (admin, blocker):
+        conn.close()
+    client.close()
