@@ -151,3 +151,9 @@ def test_log_errors(populated: Core) -> None:
     populated.rejects("Log(): Argument 'data' not cjson: false", "log", T0, "wait1", "m", "false")
     populated.rejects("Expected", "log", T0, "wait1", "m", "{bad")
     populated.rejects("Log(): Job zz does not exist", "log", T0, "zz", "m")
+
+
+def test_depends_state_checked_before_subcommand(populated: Core) -> None:
+    populated.rejects(
+        "Depends(): Job wait1 not in the depends state: waiting", "depends", T0, "wait1", "sideways"
+    )
