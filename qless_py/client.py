@@ -191,6 +191,12 @@ class Client:
             raise ValueError("count must be positive")
         return int(self.core.call("unfail", queue, group, count))
 
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     def close(self) -> None:
         """Stop the event listener and close the connection pool."""
         if self._events is not None:

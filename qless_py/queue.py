@@ -198,6 +198,8 @@ class Queue:
 
         Without ``count``: one Job or None. With ``count``: a list (maybe empty).
         """
+        if count is not None and count < 0:
+            raise ValueError("count must be >= 0")
         worker = worker or self.client.worker_name
         reply = self.client.core.call("pop", self.name, worker, 1 if count is None else count)
         jobs = Job.from_json(self.client, reply, worker)
@@ -212,6 +214,8 @@ class Queue:
 
     def peek(self, count: int | None = None) -> Job | list[Job] | None:
         """The jobs ``pop`` would hand out next, without leasing them."""
+        if count is not None and count < 0:
+            raise ValueError("count must be >= 0")
         reply = self.client.core.call("peek", self.name, 1 if count is None else count)
         jobs = Job.from_json(self.client, reply)
         if count is None:

@@ -218,3 +218,10 @@ def test_a_busy_server_raises_connection_error(private_server) -> None:  # type:
     for conn in (admin, blocker):
         conn.close()
     client.close()
+
+
+def test_client_is_a_context_manager(server_url: str) -> None:
+    with Client(server_url) as client:
+        client.events.start()
+        client.queues["q"].put("x.Y", {}, jid="a")
+    assert not client.events.listening()

@@ -228,3 +228,11 @@ def test_recur_spawns_on_schedule(client: Client) -> None:
 def test_core_rejects_bad_count(client: Client) -> None:
     with pytest.raises(CoreError, match="not a number"):
         client("pop", "q", "worker", "many")
+
+
+def test_negative_counts_are_refused(client: Client, redis_conn: redis.Redis) -> None:
+    with pytest.raises(ValueError):
+        client.queues["q"].pop(-1)
+    with pytest.raises(ValueError):
+        client.queues["q"].peek(-1)
+    assert redis_conn.keys("ql:*") == []
