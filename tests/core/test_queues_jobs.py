@@ -226,3 +226,19 @@ def test_worker_detail_orders_stalled_highest_first(core: Core) -> None:
     core.pop("q", "w1", 2, now=T0)
     core("heartbeat", T0 + 5, "b", "w1")  # b expires at T0+65, a at T0+60
     assert core.json("workers", T0 + 100, "w1") == {"jobs": {}, "stalled": ["b", "a"]}
+
+
+def test_worker_detail_also_purges(core: Core) -> None:
+    core.put("a", T0)
+    core.pop("q", "old", 1, now=T0)
+    assert core.json("workers", T0 + 86400, "old") == {"jobs": {}, "stalled": {}}
+    assert core.zset("ql:workers") == [] and core.conn.exists("ql:w:old:jobs") == 0
+
+
+def test_all_queues_counts_and_paused(populated: Core) -> None:
+    got = {q["name"]: q for q in populated.json("queues", T0 + 10)}
+    assert set(got) == {"q", "other"}  # paused-q was only paused, never registered
+    assert got["q"]["waiting"] == 2 and got["q"]["paused"] is False
+    populated("pause", T0, "other")
+    got = {q["name"]: q for q in populated.json("queues", T0 + 10)}
+    assert got["other"]["paused"] is True and got["q"]["paused"] is False

@@ -93,3 +93,10 @@ def test_track_errors(populated: Core) -> None:
     populated.rejects('Track(): Arg "jid" missing', "track", T0, "track")
     populated.rejects("Track(): Job does not exist", "track", T0, "track", "zz")
     populated.rejects('Track(): Unknown action "watch"', "track", T0, "watch", "wait1")
+
+
+def test_track_listing_holds_full_job_objects(populated: Core) -> None:
+    listing = populated.json("track", T0)
+    [job] = listing["jobs"]
+    assert job["jid"] == "wait1" and job["tracked"] is True and job["tags"] == ["red"]
+    assert listing["expired"] == {}
