@@ -122,7 +122,8 @@ class Events:
             if pubsub is not None:
                 with contextlib.suppress(RedisConnectionError, RedisTimeoutError, OSError):
                     pubsub.unsubscribe()
-            thread.join(timeout)
+            if thread is not threading.current_thread():  # stop() may come from a callback
+                thread.join(timeout)
             self._thread = None
             self._pubsub = None
             self.subscribed.clear()

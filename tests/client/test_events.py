@@ -119,3 +119,17 @@ def test_resubscribes_after_a_server_restart(private_server) -> None:  # type: i
     finally:
         client.close()
     assert not client.events.listening()
+
+
+def test_a_callback_may_stop_the_listener(client: Client) -> None:
+    done = threading.Event()
+
+    def stop_here(_: Any) -> None:
+        client.events.stop()
+        done.set()
+
+    client.events.on("log.put", stop_here)
+    client.events.start()
+    client.queues["q"].put(NOOP, {}, jid="a")
+    assert done.wait(5)
+    assert client.events._thread is None
