@@ -273,3 +273,20 @@ def test_complete_into_next_queue_with_dependencies(client: Client) -> None:
     gate = client.queues["one"].pop()
     assert gate is not None and gate.complete() == "complete"
     assert client.jobs["a"].state == "waiting"  # type: ignore[union-attr]
+
+
+def test_dependency_errors_are_typed(client: Client) -> None:
+    from qless_py import DependencyError
+
+    queue = client.queues["q"]
+    queue.put(NOOP, {}, jid="a")
+    queue.put(NOOP, {}, jid="b", depends=["a"])
+    a = client.jobs["a"]
+    assert isinstance(a, Job)
+    with pytest.raises(DependencyError, match="not in the depends state"):
+        a.depend("b")
+    with pytest.raises(DependencyError, match="is a dependency of b"):
+        a.cancel()
+    assert a.finished is False and client.jobs["a"] is not None
+    client("cancel", "a", "b")
+    assert client.jobs["a"] is None and client.jobs["b"] is None
