@@ -209,3 +209,11 @@ def test_history_default_cap_is_100(core: Core) -> None:
     hist = core.history("a")
     assert len(hist) == 100
     assert hist[0][1] == "put" and hist[1][1] == "m31" and hist[-1][1] == "m129"
+
+
+def test_automatic_failure_when_has_14_digits(core: Core) -> None:
+    core.put("a", T0, "q", "retries", 0)
+    core.pop(now=T0)
+    core("retry", T0 + 0.123456, "a", "q", "w")
+    raw = core("get", T0, "a")
+    assert b'"when":1893456000.1235' in raw

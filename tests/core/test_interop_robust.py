@@ -138,3 +138,46 @@ def test_non_numeric_config_does_not_break_commands(core: Core, key: str) -> Non
     assert [j["jid"] for j in core.pop(now=T0)] == ["a"]
     assert core("complete", T0 + 1, "a", "w", "q", "{}") == b"complete"
     assert core.pop(now=T0 + 100) == []
+
+
+def put_fractional_retries(core: Core) -> bool:
+    """Put a job with retries 2.5; False when the core refuses it (a clear error, no writes)."""
+    before = core.digest()
+    try:
+        core.put("a", T0, "q", "retries", 2.5)
+    except redis.ResponseError as exc:
+        assert 'Put(): Arg "retries"' in str(exc)
+        assert core.digest() == before
+        return False
+    job = core.job("a")
+    assert job["retries"] == 2.5 and job["remaining"] == 2  # remaining is floored
+    return True
+
+
+def test_fractional_retries_then_retry(core: Core) -> None:
+    if not put_fractional_retries(core):
+        return
+    core.pop(now=T0)
+    assert core("retry", T0 + 1, "a", "q", "w") == 1  # remaining 1.5, floored
+    assert core.job("a")["remaining"] == 1
+
+
+def test_fractional_retries_then_lock_expiry(core: Core) -> None:
+    if not put_fractional_retries(core):
+        return
+    core.put("b", T0 + 1)
+    core.pop("q", "w", 1, now=T0)
+    core.pop("q", "w2", 1, now=T0 + 61)  # courtesy step for a, b handed out
+    got = core.pop("q", "w3", 1, now=T0 + 72)  # a reclaimed for w3
+    assert [j["jid"] for j in got] == ["a"]
+    assert core.job("a")["remaining"] == 1
+
+
+def test_fractional_recur_retries_spawn_usable_jobs(core: Core) -> None:
+    try:
+        core("recur", T0, "q", "r", "K", "{}", "interval", 60, 0, "retries", 1.5)
+    except redis.ResponseError as exc:
+        assert 'Recur(): Arg "retries"' in str(exc)
+        return
+    core.pop("q", "w", 1, now=T0)
+    assert core("retry", T0 + 1, "r-1", "q", "w") == 0
