@@ -15,6 +15,7 @@ from qless_py.errors import (
 )
 from qless_py.events import Events
 from qless_py.job import Failure, Job, retry
+from qless_py.log import logger
 from qless_py.queue import Queue
 from qless_py.recurring import RecurringJob
 from qless_py.stats import QueueStats, TimingStats, merge_stats
@@ -40,6 +41,7 @@ __all__ = [
     "RecurringJob",
     "TimingStats",
     "clock",
+    "logger",
     "merge_stats",
     "retry",
 ]
