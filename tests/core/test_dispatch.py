@@ -108,3 +108,19 @@ def test_bad_now_leaves_keyspace_alone(populated: Core) -> None:
         with pytest.raises(redis.ResponseError):
             populated(command, "x", "w", "q", "j", "K", "{}", 0)
     assert populated.digest() == before
+
+
+def test_eval_with_source_is_equivalent(core: Core) -> None:
+    assert core.conn.eval(core.source, 0, "put", T0, "", "q", "a", "K", "{}", 0) == b"a"
+    assert core("get", T0, "a") is not None
+
+
+def test_script_has_no_shebang(core: Core) -> None:
+    # a shebang would make Redis 7 enforce declared keys and flags (protocol 8.2)
+    assert not core.source.startswith(b"#!")
+
+
+@pytest.mark.parametrize("data", ["null", "[]", "5", '"text"', '{"a":{"b":[1,2,{}]}}'])
+def test_any_json_document_is_accepted_as_data(core: Core, data: str) -> None:
+    assert core("put", T0, "", "q", "a", "K", data, 0) == b"a"
+    assert core.job("a")["data"] == data
