@@ -14,8 +14,6 @@ import click
 from qless_py.cli.common import group_url, resolve_url, url_option
 from qless_py.reservers import ORDERS
 
-LOG_FORMAT = "%(asctime)s %(process)d %(levelname)s %(message)s"
-
 
 def _child_name(name: str | None, processes: int, index: int) -> str | None:
     if name is None:
@@ -74,10 +72,10 @@ def worker(ctx: click.Context, queues: tuple[str, ...], processes: int | None, t
     jobs and CONT resumes.
     """
     from qless_py.workers import ForkingWorker, Worker
+    from qless_py.workers.logs import setup_logging
 
     target = resolve_url(url or group_url(ctx))
-    logging.basicConfig(level=getattr(logging, log_level.upper()), format=LOG_FORMAT,
-                        stream=sys.stderr)
+    setup_logging(getattr(logging, log_level.upper()))
     for path in paths:
         sys.path.insert(0, os.path.abspath(path))
     for module in imports:

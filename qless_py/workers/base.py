@@ -30,6 +30,7 @@ from qless_py.workers.giveback import give_back
 from qless_py.workers.held import Held, HeldJobs
 from qless_py.workers.jobrun import Workdir, run_job
 from qless_py.workers.listener import Listener
+from qless_py.workers.logs import flush_logs
 from qless_py.workers.signals import NUDGE, SignalPipe
 
 log = logging.getLogger("qless_py.worker")
@@ -170,6 +171,7 @@ class Worker:
             timeout = 1.0 if (self.isolated or self.stopping) else None
             for signum in self.pipe.wait(timeout):
                 self._on_signal(signum)
+            flush_logs()
             if self.isolated and self.held.stuck_lost(self.lost_grace):
                 self._abandon_stuck()
                 return
@@ -358,6 +360,7 @@ class _Runner:
         w = self.w
         while w.stopping is None:
             if w.paused:
+                flush_logs()
                 seen = w.waker.generation
                 if w.paused and w.stopping is None:
                     w.waker.wait(seen, None)
@@ -422,6 +425,7 @@ class _Runner:
         w._count(outcome)
 
     def _idle(self, seen: int) -> None:
+        flush_logs()
         due = self._next_due()
         now = clock.now()
         timeout = self.w.interval

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from qless_py.workers.base import Worker, dump_stacks
+from qless_py.workers.logs import flush_logs
 from qless_py.workers.signals import HANDLED, NUDGE, SignalPipe
 
 log = logging.getLogger("qless_py.worker")
@@ -66,6 +67,7 @@ class ForkingWorker:
                 self._reap()
                 self._respawn_due()
                 self._escalate()
+                flush_logs()
         finally:
             self.pipe.restore()
             self.pipe.close()

@@ -86,7 +86,7 @@ class Listener:
             try:
                 self._subscribe(pubsub)
                 if not first:
-                    log.info("listener: subscribed again")
+                    log.warning("listener: subscribed again")
                     self._on_reconnect()
                 first, delay = False, 0.1
                 self._pump(pubsub)

@@ -246,3 +246,21 @@ def test_job_reclaimed_by_a_worker_of_the_same_name_runs_to_completion(
     background(["q"], name="steady", interval=30)  # type: ignore[operator]
     wait_for(lambda: (j := client.jobs[jid]) is not None and j.state == "complete", timeout=5)
     assert client.redis.hget(jobs.RUNS, jid) == b"1"
+
+
+def test_one_log_line_per_job_start_and_end_and_tracebacks_for_errors(
+        server_url: str, client: Client, caplog: pytest.LogCaptureFixture) -> None:
+    import logging
+    import re
+
+    ok = client.queues["q"].put(jobs.Noop, {})
+    bad = client.queues["q"].put(jobs.Raiser, {})
+    with caplog.at_level(logging.INFO, logger="qless_py.worker"):
+        run_burst(server_url, ["q"])
+    lines = caplog.text.splitlines()
+    assert sum(f"start {ok} queue=q klass=tests.jobs.Noop" in line for line in lines) == 1
+    assert any(re.search(rf"end {ok} queue=q klass=tests.jobs.Noop complete in \d+\.\d{{3}}s",
+                         line) for line in lines)
+    assert any(re.search(rf"end {bad} queue=q klass=tests.jobs.Raiser failed in", line)
+               for line in lines)
+    assert "Traceback" in caplog.text and f"boom from {bad}" in caplog.text
