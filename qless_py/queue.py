@@ -53,6 +53,15 @@ class QueueJobs:
         return self._list("recurring", offset, count)
 
 
+def _delay(delay: float | None) -> float:
+    """Seconds before a put job becomes eligible (None and negatives mean now)."""
+    if delay is None:
+        return 0
+    if isinstance(delay, bool) or not isinstance(delay, int | float):
+        raise TypeError(f"delay must be a number of seconds, not {type(delay).__name__}")
+    return delay
+
+
 def _put_options(priority: float | None, tags: Iterable[str] | None, retries: int | None,
                  depends: Iterable[str] | None) -> list[Any]:
     """Only the options the caller gave: the core keeps an existing job's values otherwise."""
@@ -100,7 +109,7 @@ class Queue:
         # core.call goes through ``client._lua`` at call time (the benchmark harness binds
         # it to a pipeline, so the reply may not be a reply): the jid is known already.
         self.client.core.call("put", self.client.worker_name, self.name, jid, class_name(klass),
-                              codecs.encode(data, self.client.codec), delay or 0,
+                              codecs.encode(data, self.client.codec), _delay(delay),
                               *_put_options(priority, tags, retries, depends))
         return jid
 
@@ -120,7 +129,7 @@ class Queue:
         # What tuple items share, packed once: worker and queue before the jid, delay and
         # options after the data.
         shared_head = bulk(self.client.worker_name) + bulk(self.name)
-        shared_opts = [delay or 0, *_put_options(priority, tags, retries, depends)]
+        shared_opts = [_delay(delay), *_put_options(priority, tags, retries, depends)]
         shared_tail = b"".join([bulk(arg) for arg in shared_opts])
         nargs = 5 + len(shared_opts)  # worker queue jid klass data, then delay and options
         klass_bulks: dict[Any, bytes] = {}
@@ -161,7 +170,7 @@ class Queue:
         opts = _put_options(item.get("priority", priority), item.get("tags", tags),
                             item.get("retries", retries), item.get("depends", depends))
         args = [self.client.worker_name, self.name, jid, class_name(item["klass"]),
-                codecs.encode(item.get("data", {}), codec), item.get("delay", delay) or 0,
+                codecs.encode(item.get("data", {}), codec), _delay(item.get("delay", delay)),
                 *opts]
         return str(jid), args
 

@@ -66,3 +66,28 @@ def test_put_many_keeps_batch_order_for_equal_priorities(client: Client) -> None
     for priority in (0, 2, -3):
         jids = queue.put_many([(NOOP, {}) for _ in range(100)], priority=priority)
         assert [j.jid for j in queue.pop(100)] == jids
+
+
+def test_call_many_reports_refusals_in_place(client: Client) -> None:
+    from qless_py import CoreError
+
+    results = client.core.call_many([
+        ("put", "w", "q", "a", NOOP, "{}", 0),
+        ("put", "w", "q", "b", NOOP, "{}", "soon"),
+        ("nope",),
+        ("length", "q"),
+    ])
+    assert results[0] == "a" and results[3] == 1
+    assert isinstance(results[1], CoreError) and 'Arg "delay" not a number' in str(results[1])
+    assert isinstance(results[2], CoreError) and "Unknown command nope" in str(results[2])
+
+
+def test_put_many_refuses_a_bad_delay_before_sending(client: Client,
+                                                     redis_conn: redis.Redis) -> None:
+    import pytest
+
+    with pytest.raises(TypeError):
+        client.queues["q"].put_many([(NOOP, {}), {"klass": NOOP, "delay": "soon"}])
+    with pytest.raises(TypeError):
+        client.queues["q"].put(NOOP, {}, delay="soon")  # type: ignore[arg-type]
+    assert redis_conn.keys("ql:*") == []
