@@ -53,13 +53,17 @@ class QueueJobs:
         return self._list("recurring", offset, count)
 
 
+def _number(name: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise TypeError(f"{name} must be a number, not {type(value).__name__}")
+    if value != value or value in (float("inf"), float("-inf")):
+        raise ValueError(f"{name} must be finite")
+    return value
+
+
 def _delay(delay: float | None) -> float:
     """Seconds before a put job becomes eligible (None and negatives mean now)."""
-    if delay is None:
-        return 0
-    if isinstance(delay, bool) or not isinstance(delay, int | float):
-        raise TypeError(f"delay must be a number of seconds, not {type(delay).__name__}")
-    return delay
+    return 0 if delay is None else _number("delay", delay)
 
 
 def _put_options(priority: float | None, tags: Iterable[str] | None, retries: int | None,
@@ -67,12 +71,14 @@ def _put_options(priority: float | None, tags: Iterable[str] | None, retries: in
     """Only the options the caller gave: the core keeps an existing job's values otherwise."""
     opts: list[Any] = []
     if priority is not None:
-        opts += ["priority", priority]
+        opts += ["priority", _number("priority", priority)]
     if tags is not None:
         if isinstance(tags, str):
             raise TypeError("tags must be a list of strings, not a string")
         opts += ["tags", json.dumps(list(tags))]
     if retries is not None:
+        if isinstance(retries, bool) or not isinstance(retries, int):
+            raise TypeError(f"retries must be an int, not {type(retries).__name__}")
         if retries < 0:
             raise ValueError("retries must be >= 0")
         opts += ["retries", retries]

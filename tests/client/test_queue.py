@@ -236,3 +236,16 @@ def test_negative_counts_are_refused(client: Client, redis_conn: redis.Redis) ->
     with pytest.raises(ValueError):
         client.queues["q"].peek(-1)
     assert redis_conn.keys("ql:*") == []
+
+
+@pytest.mark.parametrize("kwargs", [
+    {"priority": "high"}, {"priority": float("nan")}, {"retries": 2.5}, {"retries": True},
+    {"delay": float("inf")}, {"depends": "a"},
+])
+def test_bad_put_options_are_refused_before_sending(client: Client, redis_conn: redis.Redis,
+                                                    kwargs: dict[str, object]) -> None:
+    with pytest.raises((TypeError, ValueError)):
+        client.queues["q"].put(NOOP, {}, **kwargs)  # type: ignore[arg-type]
+    with pytest.raises((TypeError, ValueError)):
+        client.queues["q"].put_many([(NOOP, {})], **kwargs)  # type: ignore[arg-type]
+    assert redis_conn.keys("ql:*") == []
