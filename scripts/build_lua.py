@@ -70,7 +70,8 @@ MODULE_ORDER = ["Api", "Job", "Queue", "Stats", "Recur"]
 
 KEY_TABLE = re.compile(r"^local key = \{\n(.*?)\n\}\n", re.S | re.M)
 KEY_FIELD = re.compile(r"(\w+) = ('[^'\\]*')")
-NUM_CONSTANTS = re.compile(r"^local ((?:[A-Z][A-Z0-9_]*)(?:, [A-Z][A-Z0-9_]*)*) =\s*([\d, \n]+)$", re.M)
+NUM_CONSTANTS = re.compile(
+    r"^local ((?:[A-Z][A-Z0-9_]*)(?:, [A-Z][A-Z0-9_]*)*) =\s*([\d, \n]+)$", re.M)
 KEY_USE = re.compile(r"(?<![\w.])key\.(\w+)\b(?!\s*\()")
 
 FUNCTION = re.compile(r"^function (\w+)\.(\w+)\((.*)\)\s*$")
@@ -231,7 +232,8 @@ def build() -> str:
     missing = [name for name in ORDER if name not in present]
     extra = sorted(present - set(ORDER))
     if missing or extra:
-        raise BuildError(f"lua/ does not match the build order: missing {missing}, unlisted {extra}")
+        raise BuildError(
+            f"lua/ does not match the build order: missing {missing}, unlisted {extra}")
     modules: dict[str, Module] = {}
     head: list[str] = [HEADER.rstrip("\n")]
     tail: list[str] = []
@@ -269,7 +271,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.check:
         current = ARTIFACT.read_text(encoding="utf-8") if ARTIFACT.exists() else ""
         if current != built:
-            print(f"{ARTIFACT.relative_to(ROOT)} is stale: run scripts/build_lua.py", file=sys.stderr)
+            print(f"{ARTIFACT.relative_to(ROOT)} is stale: run scripts/build_lua.py",
+                  file=sys.stderr)
             return 1
         return 0
     ARTIFACT.parent.mkdir(parents=True, exist_ok=True)

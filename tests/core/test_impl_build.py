@@ -1,0 +1,75 @@
+"""Implementation checks of the build: artifact freshness, qless_py.lua, sandbox rules."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import redis
+
+from qless_py import lua
+
+ROOT = Path(__file__).resolve().parents[2]
+BUILD = ROOT / "scripts" / "build_lua.py"
+ARTIFACT = ROOT / "qless_py" / "_lua" / "qless.lua"
+
+
+def test_artifact_is_built_from_current_sources() -> None:
+    result = subprocess.run([sys.executable, str(BUILD), "--check"], capture_output=True,
+                            text=True, check=False)
+    assert result.returncode == 0, result.stderr
+
+
+def test_check_mode_reports_a_stale_artifact(tmp_path: Path) -> None:
+    # Run the build on a copy of the tree whose artifact was edited by hand.
+    copy = tmp_path / "tree"
+    (copy / "scripts").mkdir(parents=True)
+    (copy / "lua").mkdir()
+    (copy / "qless_py" / "_lua").mkdir(parents=True)
+    (copy / "scripts" / "build_lua.py").write_text(BUILD.read_text())
+    for source in (ROOT / "lua").glob("*.lua"):
+        (copy / "lua" / source.name).write_text(source.read_text())
+    (copy / "qless_py" / "_lua" / "qless.lua").write_text(ARTIFACT.read_text() + "-- edited\n")
+    script = str(copy / "scripts" / "build_lua.py")
+    stale = subprocess.run([sys.executable, script, "--check"], capture_output=True, check=False)
+    assert stale.returncode == 1
+    subprocess.run([sys.executable, script], check=True)
+    fresh = subprocess.run([sys.executable, script, "--check"], capture_output=True, check=False)
+    assert fresh.returncode == 0
+
+
+def test_lua_module_exposes_the_artifact_and_its_sha() -> None:
+    assert ARTIFACT.read_bytes() == lua.SOURCE
+    assert hashlib.sha1(lua.SOURCE).hexdigest() == lua.SHA
+
+
+def test_python_m_prints_the_script() -> None:
+    out = subprocess.run([sys.executable, "-m", "qless_py.lua"], capture_output=True, check=True)
+    assert out.stdout == lua.SOURCE
+
+
+def test_server_computes_the_same_sha(redis_conn: redis.Redis) -> None:
+    assert redis_conn.script_load(lua.SOURCE) == lua.SHA
+
+
+def test_script_is_a_legacy_script_without_globals() -> None:
+    text = lua.SOURCE.decode()
+    assert not text.startswith("#!")
+    # No assignment to a global name or a standard library at the top level.
+    for line in text.splitlines():
+        assert not re.match(r"^(table|string|math|cjson|redis|bit|_G)\.\w+\s*=", line), line
+        assert not re.match(r"^function (table|string|math|cjson|redis)\.", line), line
+        assert not re.match(r"^[A-Za-z_]\w*\s*=[^=]", line), line
+
+
+def test_key_names_are_spelled_only_in_the_prelude() -> None:
+    for source in (ROOT / "lua").glob("*.lua"):
+        if source.name == "prelude.lua":
+            continue
+        code = [line for line in source.read_text().splitlines()
+                if not line.lstrip().startswith("--")]
+        for line in code:
+            assert not re.search(r"'ql:[a-z]+:", line), f"{source.name}: {line.strip()}"
