@@ -1,0 +1,60 @@
+"""``qless-py worker`` options that shape where and how jobs run: --path, --import, --workdir."""
+
+from __future__ import annotations
+
+import signal
+import textwrap
+from collections.abc import Callable
+from pathlib import Path
+
+from qless_py import Client
+from tests import jobs
+from tests.workers.conftest import CliWorker, wait_for
+
+Start = Callable[..., CliWorker]
+
+MODULE = '''
+import os
+
+PRELOADED_BY = os.getpid()
+
+
+class PathJob:
+    @staticmethod
+    def process(job):
+        job.client.redis.hset("test:record", job.jid,
+                              "%d|%d|%s" % (PRELOADED_BY, os.getpid(), os.getcwd()))
+'''
+
+
+def test_path_import_and_workdir(server_url: str, client: Client, cli_worker: Start,
+                                 tmp_path: Path) -> None:
+    code = tmp_path / "code"
+    code.mkdir()
+    (code / "qlpy_pathjobs.py").write_text(textwrap.dedent(MODULE))
+    workdir = tmp_path / "work"
+    jid = client.queues["q"].put("qlpy_pathjobs.PathJob", {})
+    worker = cli_worker("-q", "q", "--processes", "1", "--url", server_url, "--burst",
+                        "--path", str(code), "--import", "qlpy_pathjobs",
+                        "--workdir", str(workdir), "--name", "pathy")
+    assert worker.wait(30) == 0
+    job = client.jobs[jid]
+    assert job is not None and job.state == "complete"
+    preloaded_by, ran_in, cwd = client.redis.hget(jobs.RECORD, jid).decode().split("|")
+    assert preloaded_by == str(worker.proc.pid)  # imported once, before forking
+    assert ran_in != preloaded_by  # and run in a forked child
+    assert cwd.startswith(str(workdir / "pathy"))
+    assert not any(workdir.rglob("*"))  # everything the worker made there is gone
+
+
+def test_default_workdir_is_removed_when_the_supervisor_exits(
+        server_url: str, client: Client, cli_worker: Start) -> None:
+    jid = client.queues["q"].put(jobs.WorkdirProbe, {})
+    worker = cli_worker("-q", "q", "--processes", "2", "--url", server_url, "--interval", "30")
+    wait_for(lambda: client.redis.hget(jobs.RECORD, jid))
+    cwd = client.redis.hget(jobs.RECORD, jid).decode().split("|")[0]
+    root = Path(cwd).parents[1]
+    assert root.name.startswith("qless-py-") and root.exists()
+    worker.signal(signal.SIGTERM)
+    assert worker.wait(15) == 0
+    assert not root.exists()
