@@ -9,6 +9,7 @@ exactly one structure that matches its ``state`` field. Lock expiry runs with
 
 from __future__ import annotations
 
+import json
 import math
 import os
 from dataclasses import dataclass, field
@@ -31,6 +32,7 @@ JIDS = ["a", "b", "c", "d", "e"]
 QUEUES = ["q1", "q2"]
 WORKERS = ["wA", "wB"]
 GROUPS = ["g1", "g2"]
+TAGS = ["t1", "t2", "t3"]
 HEARTBEAT = 60.0
 INF = math.inf
 OWN = st.sampled_from([True, True, True, False])
@@ -50,6 +52,7 @@ class MJob:
     dependents: set[str] = field(default_factory=set)
     sched_field: float | None = None
     group: str | None = None
+    tags: list[str] = field(default_factory=list)
 
 
 class Model:
@@ -62,6 +65,17 @@ class Model:
         self.failed: dict[str, list[str]] = {}
         self.completed: dict[str, float] = {}
         self.wjobs: dict[str, dict[str, float]] = {w: {} for w in WORKERS}
+        self.tagged: dict[str, dict[str, float]] = {t: {} for t in TAGS}
+        self.counters: dict[str, float] = {}
+        self.tracked: dict[str, float] = {}
+
+    def tag(self, jid: str, tag: str, now: float) -> None:
+        self.tagged[tag][jid] = now
+        self.counters[tag] = self.counters.get(tag, 0) + 1
+
+    def untag(self, jid: str, tag: str) -> None:
+        self.tagged[tag].pop(jid, None)
+        self.counters[tag] = self.counters.get(tag, 0) - 1
 
     # helpers -------------------------------------------------------------------------------
     def unindex(self, jid: str, queue: str) -> None:
@@ -106,9 +120,14 @@ class Model:
         priority: float,
         retries: int,
         depends: list[str],
+        tags: list[str] | None = None,
     ) -> None:
         old = self.jobs.get(jid)
         if old is not None:
+            for tag in old.tags:
+                self.untag(jid, tag)
+            if tags is None:
+                tags = old.tags
             if depends:
                 for dep in sorted(old.deps - set(depends)):
                     self.unlink(jid, dep)
@@ -124,6 +143,9 @@ class Model:
         else:
             job = MJob("waiting", queue, "", priority, retries, retries)
             self.jobs[jid] = job
+        job.tags = list(tags or [])
+        for tag in job.tags:
+            self.tag(jid, tag, now)
         for dep in depends:
             if self.linkable(dep):
                 self.link(jid, dep)
@@ -269,17 +291,27 @@ def make_machine(core: Core) -> type[RuleBasedStateMachine]:
             priority=st.sampled_from([0, 0, 1, -1]),
             retries=st.sampled_from([0, 1, 2]),
             depends=st.lists(st.sampled_from(JIDS), max_size=2, unique=True),
+            tags=st.one_of(st.none(), st.lists(st.sampled_from(TAGS), max_size=2, unique=True)),
         )
         def put(
-            self, jid: str, queue: str, delay: int, priority: int, retries: int, depends: list[str]
+            self,
+            jid: str,
+            queue: str,
+            delay: int,
+            priority: int,
+            retries: int,
+            depends: list[str],
+            tags: list[str] | None = None,
         ) -> None:
             depends = [d for d in depends if d != jid]
             now = self.tick()
             opts: list[Any] = ["priority", priority, "retries", retries]
             if depends:
-                opts += ["depends", "[" + ",".join(f'"{d}"' for d in depends) + "]"]
+                opts += ["depends", json.dumps(depends)]
+            if tags is not None:
+                opts += ["tags", json.dumps(tags)]
             assert core("put", now, "", queue, jid, "K", "{}", delay, *opts) == jid.encode()
-            self.model.put(float(now), jid, queue, delay, priority, retries, depends)
+            self.model.put(float(now), jid, queue, delay, priority, retries, depends, tags)
 
         @rule(jid=st.sampled_from(JIDS), queue=st.sampled_from(QUEUES))
         def put_plain(self, jid: str, queue: str) -> None:
@@ -438,6 +470,8 @@ def make_machine(core: Core) -> type[RuleBasedStateMachine]:
             m.unindex(jid, job.queue)
             for dep in list(job.deps):
                 m.unlink(jid, dep)
+            for tag in job.tags:
+                m.untag(jid, tag)
             m.unfail_index(jid)
             del m.jobs[jid]
 
@@ -508,6 +542,43 @@ def make_machine(core: Core) -> type[RuleBasedStateMachine]:
                 m.work[job.queue][jid] = INF
                 job.state = "stalled"
 
+        @rule(
+            jid=st.sampled_from(JIDS),
+            add=st.booleans(),
+            tags=st.lists(st.sampled_from(TAGS), min_size=1, max_size=2, unique=True),
+        )
+        def tag(self, jid: str, add: bool, tags: list[str]) -> None:
+            m = self.model
+            job = m.jobs.get(jid)
+            phrase = None if job is not None else f"Tag(): Job {jid} does not exist"
+            reply = self.expect(phrase, "tag", "add" if add else "remove", jid, *tags)
+            if phrase is not None or job is None:
+                return
+            for tag in tags:
+                if add:
+                    if tag not in job.tags:
+                        job.tags.append(tag)
+                    m.tag(jid, tag, self.now)
+                else:
+                    job.tags = [t for t in job.tags if t != tag]
+                    m.untag(jid, tag)
+            assert reply == (
+                json.dumps(job.tags, separators=(",", ":")).encode() if job.tags else b"{}"
+            )
+
+        @rule(jid=st.sampled_from(JIDS), track=st.booleans())
+        def track(self, jid: str, track: bool) -> None:
+            m = self.model
+            phrase = None if jid in m.jobs else "Track(): Job does not exist"
+            reply = self.expect(phrase, "track", "track" if track else "untrack", jid)
+            if phrase is not None:
+                return
+            assert reply == (b"0" if (jid in m.tracked) == track else b"1")
+            if track:
+                m.tracked[jid] = self.now
+            else:
+                m.tracked.pop(jid, None)
+
         @rule(seconds=st.sampled_from([1, 5, 31, 61, 100]))
         def advance(self, seconds: int) -> None:
             self.now += seconds
@@ -523,7 +594,7 @@ def make_machine(core: Core) -> type[RuleBasedStateMachine]:
             m = self.model
             pipe = core.conn.pipeline(transaction=False)
             for jid in JIDS:
-                pipe.hmget(f"ql:j:{jid}", "state", "queue", "worker", "remaining")
+                pipe.hmget(f"ql:j:{jid}", "state", "queue", "worker", "remaining", "tags")
                 pipe.smembers(f"ql:j:{jid}-dependencies")
                 pipe.smembers(f"ql:j:{jid}-dependents")
             for q in QUEUES:
@@ -532,6 +603,10 @@ def make_machine(core: Core) -> type[RuleBasedStateMachine]:
             for w in WORKERS:
                 pipe.zrange(f"ql:w:{w}:jobs", 0, -1, withscores=True)
             pipe.zrange("ql:completed", 0, -1, withscores=True)
+            for tag in TAGS:
+                pipe.zrange(f"ql:t:{tag}", 0, -1, withscores=True)
+            pipe.zrange("ql:tags", 0, -1, withscores=True)
+            pipe.zrange("ql:tracked", 0, -1, withscores=True)
             pipe.smembers("ql:failures")
             pipe.keys("ql:f:*")
             replies = iter(pipe.execute())
@@ -544,7 +619,7 @@ def make_machine(core: Core) -> type[RuleBasedStateMachine]:
 
             states: dict[str, str] = {}
             for jid in JIDS:
-                state, queue, worker, remaining = next(replies)
+                state, queue, worker, remaining, tags = next(replies)
                 deps, dependents = ss(next(replies)), ss(next(replies))
                 job = m.jobs.get(jid)
                 if job is None:
@@ -555,6 +630,7 @@ def make_machine(core: Core) -> type[RuleBasedStateMachine]:
                 got = (state.decode(), queue.decode(), worker.decode(), float(remaining))
                 assert got == (job.state, job.queue, job.worker, job.remaining), jid
                 assert (deps, dependents) == (job.deps, job.dependents), jid
+                assert (json.loads(tags) or []) == job.tags, jid
             where: dict[str, list[str]] = {jid: [] for jid in states}
             for q in QUEUES:
                 for suffix, table in (
@@ -573,6 +649,10 @@ def make_machine(core: Core) -> type[RuleBasedStateMachine]:
             assert completed == m.completed
             for jid in completed:
                 where.setdefault(jid, []).append("completed")
+            for tag in TAGS:
+                assert zs(next(replies)) == m.tagged[tag], f"ql:t:{tag}"
+            assert zs(next(replies)) == m.counters, "ql:tags"
+            assert zs(next(replies)) == m.tracked, "ql:tracked"
             groups = ss(next(replies))
             assert groups == {g for g, jids in m.failed.items() if jids}
             lists = sorted(k.decode() for k in next(replies))
