@@ -53,6 +53,7 @@ class MJob:
     sched_field: float | None = None
     group: str | None = None
     tags: list[str] = field(default_factory=list)
+    history: list[list[Any]] = field(default_factory=list)
 
 
 class Model:
@@ -68,6 +69,12 @@ class Model:
         self.tagged: dict[str, dict[str, float]] = {t: {} for t in TAGS}
         self.counters: dict[str, float] = {}
         self.tracked: dict[str, float] = {}
+
+    def hist(self, jid: str, now: float, what: str, extra: dict[str, str] | None = None) -> None:
+        entry: list[Any] = [math.floor(now), what]
+        if extra is not None:
+            entry.append(extra)
+        self.jobs[jid].history.append(entry)
 
     def tag(self, jid: str, tag: str, now: float) -> None:
         self.tagged[tag][jid] = now
@@ -146,6 +153,7 @@ class Model:
         job.tags = list(tags or [])
         for tag in job.tags:
             self.tag(jid, tag, now)
+        self.hist(jid, now, "put", {"q": queue})
         for dep in depends:
             if self.linkable(dep):
                 self.link(jid, dep)
@@ -171,11 +179,13 @@ class Model:
             if job.worker:
                 self.wjobs[job.worker].pop(jid, None)
             job.remaining -= 1
+            self.hist(jid, now, "timed-out")
             if job.remaining >= 0:
                 handed.append(jid)
             else:
                 self.unindex(jid, queue)
                 self.fail_into(jid, f"failed-retries-{queue}")
+                self.hist(jid, now, "failed", {"group": f"failed-retries-{queue}"})
         limit = count - len(handed)
         if limit > 0:
             ready = sorted((s, jid) for jid, s in self.sched[queue].items() if s <= now)
@@ -191,6 +201,7 @@ class Model:
         for jid in handed:
             job = self.jobs[jid]
             job.state, job.worker = "running", worker
+            self.hist(jid, now, "popped", {"worker": worker})
             self.wjobs[worker][jid] = expires
             self.locks[queue][jid] = expires
         return handed
@@ -379,7 +390,9 @@ def make_machine(core: Core) -> type[RuleBasedStateMachine]:
                 m.unindex(jid, queue)
                 m.wjobs[worker].pop(jid, None)
                 job.worker, job.remaining = "", job.retries
+                m.hist(jid, self.now, "done")
                 if next_queue:
+                    m.hist(jid, self.now, "put", {"q": next_queue})
                     job.queue = next_queue
                     if delay > 0 and not depends:
                         assert reply == b"scheduled"
@@ -429,6 +442,7 @@ def make_machine(core: Core) -> type[RuleBasedStateMachine]:
                 self.model.wjobs[worker].pop(jid, None)
                 self.model.unindex(jid, job.queue)
                 self.model.fail_into(jid, group)
+                self.model.hist(jid, self.now, "failed", {"worker": worker, "group": group})
 
         @rule(jid=st.sampled_from(JIDS), index=INDEX, own=OWN, delay=st.sampled_from([0, 0, 10]))
         def retry(self, jid: str, own: bool, index: int, delay: int) -> None:
@@ -447,6 +461,7 @@ def make_machine(core: Core) -> type[RuleBasedStateMachine]:
                 m.wjobs[worker].pop(jid, None)
                 if job.remaining < 0:
                     m.fail_into(jid, f"failed-retries-{queue}")
+                    m.hist(jid, self.now, "failed", {"group": f"failed-retries-{queue}"})
                 elif delay > 0:
                     m.sched[queue][jid] = self.now + delay
                     job.state = "scheduled"
@@ -524,6 +539,7 @@ def make_machine(core: Core) -> type[RuleBasedStateMachine]:
             for jid in moved:
                 job = m.jobs[jid]
                 job.worker, job.queue, job.remaining, job.group = "", queue, job.retries, None
+                m.hist(jid, self.now, "put", {"q": queue})
                 m.enqueue(jid, self.now)
 
         @rule(jid=st.sampled_from(JIDS), index=st.integers(0, 4))
@@ -541,6 +557,7 @@ def make_machine(core: Core) -> type[RuleBasedStateMachine]:
                 m.locks[job.queue].pop(jid, None)
                 m.work[job.queue][jid] = INF
                 job.state = "stalled"
+                m.hist(jid, self.now, "timed-out")
 
         @rule(
             jid=st.sampled_from(JIDS),
@@ -597,6 +614,7 @@ def make_machine(core: Core) -> type[RuleBasedStateMachine]:
                 pipe.hmget(f"ql:j:{jid}", "state", "queue", "worker", "remaining", "tags")
                 pipe.smembers(f"ql:j:{jid}-dependencies")
                 pipe.smembers(f"ql:j:{jid}-dependents")
+                pipe.lrange(f"ql:j:{jid}-history", 0, -1)
             for q in QUEUES:
                 for suffix in ("work", "scheduled", "depends", "locks"):
                     pipe.zrange(f"ql:q:{q}-{suffix}", 0, -1, withscores=True)
@@ -621,16 +639,18 @@ def make_machine(core: Core) -> type[RuleBasedStateMachine]:
             for jid in JIDS:
                 state, queue, worker, remaining, tags = next(replies)
                 deps, dependents = ss(next(replies)), ss(next(replies))
+                history = [json.loads(entry) for entry in next(replies)]
                 job = m.jobs.get(jid)
                 if job is None:
                     assert state is None, f"{jid} should not exist"
-                    assert not deps and not dependents
+                    assert not deps and not dependents and not history
                     continue
                 states[jid] = state.decode()
                 got = (state.decode(), queue.decode(), worker.decode(), float(remaining))
                 assert got == (job.state, job.queue, job.worker, job.remaining), jid
                 assert (deps, dependents) == (job.deps, job.dependents), jid
                 assert (json.loads(tags) or []) == job.tags, jid
+                assert history == job.history, jid
             where: dict[str, list[str]] = {jid: [] for jid in states}
             for q in QUEUES:
                 for suffix, table in (
