@@ -40,20 +40,30 @@ BATCH_WINDOW = 0.02  # pop a batch only if it is expected to run within this man
 
 
 class Waker:
-    """A generation counter: waiters sleep until it moves past the value they saw."""
+    """Generation counters: waiters sleep until one moves past the value they saw.
+
+    ``generation`` moves when there may be work to pop (or the worker's state changed);
+    ``schedules`` moves when a due time may have changed (only the due times are re-read).
+    """
 
     def __init__(self) -> None:
         self._cond = threading.Condition()
         self.generation = 0
+        self.schedules = 0
 
     def notify(self) -> None:
         with self._cond:
             self.generation += 1
             self._cond.notify_all()
 
-    def wait(self, seen: int, timeout: float | None) -> None:
+    def notify_schedule(self) -> None:
         with self._cond:
-            if self.generation == seen:
+            self.schedules += 1
+            self._cond.notify_all()
+
+    def wait(self, seen: int, timeout: float | None, schedules: int | None = None) -> None:
+        with self._cond:
+            if self.generation == seen and (schedules is None or self.schedules == schedules):
                 self._cond.wait(timeout)
 
 
@@ -236,7 +246,8 @@ class Worker:
         self._listener = Listener(self.client.redis, self.queue_names, self.name,
                                   on_wake=lambda queue: self.waker.notify(),
                                   on_notice=self._on_notice,
-                                  on_reconnect=self.waker.notify)
+                                  on_reconnect=self.waker.notify,
+                                  on_schedule=self.waker.notify_schedule)
         if not self._listener.start():
             log.warning("worker %s: no pub/sub yet; checking the queues every %.1fs "
                         "until it is back", self.name, self.interval)
@@ -425,22 +436,38 @@ class _Runner:
         w._count(outcome)
 
     def _idle(self, seen: int) -> None:
+        """Sleep until work may be there: a wake-up, the earliest due time, or the interval.
+
+        A changed schedule only makes the runner re-read the due times; it pops again
+        when something is due, when a wake-up arrives, or at the safety interval.
+        """
         flush_logs()
-        due = self._next_due()
-        now = clock.now()
-        timeout = self.w.interval
-        if due is not None:
-            wait = due - now
-            if wait <= 0:
-                # due but nothing to pop (paused queue, concurrency limit, grace period):
-                # back off instead of spinning
-                self.idle_streak += 1
-                wait = min(0.01 * 2 ** min(self.idle_streak, 10), self.w.interval)
-            else:
-                self.idle_streak = 0
-                wait += 0.001  # land just after the due time, not just before it
-            timeout = min(timeout, wait)
-        self.w.waker.wait(seen, timeout)
+        waker = self.w.waker
+        deadline = time.monotonic() + self.w.interval
+        while True:
+            schedules = waker.schedules
+            due = self._next_due()
+            timeout = deadline - time.monotonic()
+            if due is not None:
+                wait = due - clock.now()
+                if wait <= 0:
+                    # due but nothing to pop (paused queue, concurrency limit, grace
+                    # period): back off instead of spinning
+                    self.idle_streak += 1
+                    wait = min(0.01 * 2 ** min(self.idle_streak, 10), self.w.interval)
+                else:
+                    self.idle_streak = 0
+                    wait += 0.001  # land just after the due time, not just before it
+                timeout = min(timeout, wait)
+            waker.wait(seen, max(0.0, timeout), schedules)
+            if waker.generation != seen or waker.schedules == schedules:
+                return  # a wake-up, or the time to pop has come
+            if self.w.stopping is not None or time.monotonic() >= deadline:
+                return
+            # coalesce bursts of schedule changes: at most one re-read per 10 ms
+            waker.wait(seen, 0.01)
+            if waker.generation != seen:
+                return
 
     def _next_due(self) -> float | None:
         """Earliest of the lowest scores of the scheduled, locks and recur sets (one trip)."""

@@ -22,7 +22,17 @@ import redis
 log = logging.getLogger("qless_py.worker")
 
 WAKE_PREFIX = "qlpy:wake:"
+INVALIDATE = "__redis__:invalidate"
 IDLE_PING = 30.0  # seconds of silence after which the subscription connection is checked
+
+
+def _disjoint(prefixes: list[str]) -> list[str]:
+    """Drop prefixes covered by a shorter one (the server refuses overlapping prefixes)."""
+    kept: list[str] = []
+    for prefix in sorted(set(prefixes), key=len):
+        if not any(prefix.startswith(shorter) for shorter in kept):
+            kept.append(prefix)
+    return kept
 
 
 def wake_channel(queue: str) -> str:
@@ -48,8 +58,13 @@ class Listener:
     def __init__(self, conn: redis.Redis, queues: Sequence[str], worker: str, *,
                  on_wake: Callable[[str], None],
                  on_notice: Callable[[str, str], None],
-                 on_reconnect: Callable[[], None]) -> None:
+                 on_reconnect: Callable[[], None],
+                 on_schedule: Callable[[], None] | None = None) -> None:
         self._conn = conn
+        self._on_schedule = on_schedule
+        self._prefixes = _disjoint([f"ql:q:{q}{suffix}" for q in queues
+                                    for suffix in ("-scheduled", "-recur")])
+        self.tracking = False
         # the private channel only lets stop() interrupt a blocking wait
         self._stop_channel = f"qlpy:listener:{uuid.uuid4().hex}"
         self._channels = [wake_channel(q) for q in queues] + [worker_channel(worker),
@@ -83,8 +98,13 @@ class Listener:
         first = True
         while not self._stop.is_set():
             pubsub = self._conn.pubsub(ignore_subscribe_messages=False)  # type: ignore[no-untyped-call]
+            # RESP2 on purpose: invalidations then arrive as ordinary pub/sub messages
+            pool = self._conn.connection_pool
+            conn: Any = pool.connection_class(**{**pool.connection_kwargs, "protocol": 2})
+            pubsub.connection = conn
             try:
-                self._subscribe(pubsub)
+                tracked = self._on_schedule is not None and self._track(conn)
+                self._subscribe(pubsub, [INVALIDATE] if tracked else [])
                 if not first:
                     log.warning("listener: subscribed again")
                     self._on_reconnect()
@@ -102,11 +122,39 @@ class Listener:
                 delay = min(delay * 2, 5.0)
             finally:
                 with contextlib.suppress(Exception):  # closing a dead socket
+                    conn.disconnect()
+                pubsub.connection = None  # ours, not the pool's
+                with contextlib.suppress(Exception):
                     pubsub.close()
 
-    def _subscribe(self, pubsub: Any) -> None:
-        pubsub.subscribe(*self._channels)
-        pending = set(self._channels)
+    def _track(self, conn: Any) -> bool:
+        """Ask the server to tell this connection when a scheduled or recur set changes.
+
+        Client-side-caching invalidations in broadcast mode (Redis/Valkey 6+), redirected to
+        the subscription connection itself: every write to a key starting with
+        ``ql:q:<queue>-scheduled`` or ``-recur`` (put with a delay, a new recurring job, ...)
+        sends the key name on ``__redis__:invalidate``. Without it such jobs are found at the
+        next safety check; with it the worker re-reads its due times at once.
+        """
+        conn.send_command("CLIENT", "ID")
+        client_id = conn.read_response()
+        args: list[Any] = ["CLIENT", "TRACKING", "ON", "REDIRECT", client_id, "BCAST"]
+        for prefix in self._prefixes:
+            args += ["PREFIX", prefix]
+        conn.send_command(*args)
+        try:
+            conn.read_response()
+        except redis.ResponseError as exc:
+            log.info("listener: no key tracking (%s); new schedules are found at the "
+                     "next safety check", exc)
+            return False
+        self.tracking = True
+        return True
+
+    def _subscribe(self, pubsub: Any, extra: list[str]) -> None:
+        channels = self._channels + extra
+        pubsub.subscribe(*channels)
+        pending = set(channels)
         deadline = time.monotonic() + 10.0
         while pending and not self._stop.is_set():
             if time.monotonic() > deadline:
@@ -142,3 +190,5 @@ class Listener:
             self._on_notice(jid, event)
         elif channel.startswith(WAKE_PREFIX):
             self._on_wake(channel[len(WAKE_PREFIX):])
+        elif channel == INVALIDATE and self._on_schedule is not None:
+            self._on_schedule()

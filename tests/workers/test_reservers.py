@@ -82,3 +82,10 @@ def test_make_reserver_by_name_and_bad_input() -> None:
         make_reserver("fifo", queues())
     with pytest.raises(ValueError, match="at least one queue"):
         Ordered([])
+
+
+def test_tracking_prefixes_never_overlap() -> None:
+    from qless_py.workers.listener import _disjoint
+
+    assert _disjoint(["ql:q:a-scheduled", "ql:q:a-scheduled-scheduled", "ql:q:b-recur",
+                      "ql:q:a-scheduled"]) == ["ql:q:b-recur", "ql:q:a-scheduled"]

@@ -65,16 +65,16 @@ def test_retry_with_delay_runs_again_when_due(client: Client, background: Backgr
     assert 0.5 <= gap < 0.7, gap
 
 
-def test_scheduled_put_while_idle_is_found_by_the_safety_interval(
+def test_job_scheduled_while_idle_starts_when_due(
         client: Client, background: Background) -> None:
-    # The core wakes workers only for work that is poppable now, so a job scheduled while
-    # the worker sleeps is noticed at the next safety check (at most ``interval`` later).
-    background(["q"], name="idle", interval=0.5)
-    time.sleep(0.05)
+    # the core wakes workers only for work poppable now; a new schedule reaches the idle
+    # worker through key tracking of the scheduled set, and it re-reads its due times
+    worker = idle_worker(background, "q")
+    assert worker.worker._listener is not None and worker.worker._listener.tracking
     before = time.time()
-    jid = client.queues["q"].put(jobs.Noop, {}, delay=0.2)
+    jid = client.queues["q"].put(jobs.Noop, {}, delay=0.5)
     delay = started_at(client, jid) - before
-    assert 0.2 <= delay < 0.8, delay
+    assert 0.5 <= delay < 0.7, delay
 
 
 def test_dependency_completion_releases_and_wakes(
@@ -114,11 +114,32 @@ def test_expired_lock_is_reclaimed_when_due(client: Client, background: Backgrou
 
 def test_recurring_job_spawns_when_due(client: Client, background: Background) -> None:
     before = time.time()
-    client.queues["q"].recur(jobs.Noop, {}, interval=60, offset=1, jid="tick")
+    client.queues["q"].recur(jobs.Noop, {}, interval=60, offset=0.5, jid="known")
     idle_worker(background, "q")
     wait_for(lambda: client.redis.hlen(jobs.STARTED) >= 1, timeout=3)
     first = float(next(iter(client.redis.hvals(jobs.STARTED))))
-    assert 1.0 <= first - before < 1.2
+    assert 0.5 <= first - before < 0.7
+    # one created while the worker sleeps is on time too
+    client.redis.delete(jobs.STARTED)
+    before = time.time()
+    client.queues["q"].recur(jobs.Noop, {}, interval=60, offset=0.5, jid="new")
+    wait_for(lambda: client.redis.hlen(jobs.STARTED) >= 1, timeout=3)
+    first = float(next(iter(client.redis.hvals(jobs.STARTED))))
+    assert 0.5 <= first - before < 0.7
+
+
+def test_schedule_changes_do_not_make_the_idle_worker_pop(
+        client: Client, background: Background) -> None:
+    idle_worker(background, "q")
+    time.sleep(0.1)
+    client.redis.config_resetstat()
+    for i in range(20):
+        client.queues["q"].put(jobs.Noop, {}, delay=60 + i)
+    time.sleep(0.3)
+    stats = client.redis.info("commandstats")
+    evals = stats.get("cmdstat_evalsha", {}).get("calls", 0)
+    assert evals == 20  # only the puts: the worker re-read due times, it did not pop
+    assert stats["cmdstat_zrange"]["calls"] >= 1
 
 
 def test_idle_worker_costs_the_server_next_to_nothing(
