@@ -370,7 +370,10 @@ class _Runner:
     def loop(self) -> None:
         w = self.w
         while w.stopping is None:
-            if w.paused:
+            if w.paused:  # no new pops; jobs this thread already popped still run
+                if self.buffer:
+                    self._run(self.buffer.popleft())
+                    continue
                 flush_logs()
                 seen = w.waker.generation
                 if w.paused and w.stopping is None:

@@ -23,6 +23,19 @@ from tests.workers.conftest import CliWorker, wait_for
 Start = Callable[..., CliWorker]
 
 
+def in_two_places(client: Client, queues: list[str]) -> set[str]:
+    """Jids indexed in more than one queue set, from one atomic snapshot (MULTI/EXEC)."""
+    pipe = client.redis.pipeline(transaction=True)
+    for q in queues:
+        for suffix in ("work", "locks", "scheduled", "depends"):
+            pipe.zrange(f"ql:q:{q}-{suffix}", 0, -1)
+    seen: dict[bytes, int] = {}
+    for members in pipe.execute():
+        for jid in members:
+            seen[jid] = seen.get(jid, 0) + 1
+    return {jid.decode() for jid, n in seen.items() if n > 1}
+
+
 def fast_reclaim(client: Client) -> None:
     client.config["heartbeat"] = 2
     client.config["grace-period"] = 0
@@ -68,6 +81,7 @@ def test_kill_9_during_a_pipeline_loses_nothing_and_completes_once(
     deadline = time.monotonic() + 60
     while not all_complete(client, everything) and time.monotonic() < deadline:
         time.sleep(rng.uniform(0.1, 0.4))
+        assert in_two_places(client, ["q1", "q2", "q3"]) == set()
         children = worker.children()
         if kills < 12 and children:
             os.kill(rng.choice(children), signal.SIGKILL)
