@@ -75,6 +75,12 @@ def worker(ctx: click.Context, queues: tuple[str, ...], processes: int | None, t
     from qless_py.workers.logs import setup_logging
 
     target = resolve_url(url or group_url(ctx))
+    try:  # a bad URL is an error now, not a crash loop of children later
+        import redis
+
+        redis.Redis.from_url(target).close()
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--url") from exc
     setup_logging(getattr(logging, log_level.upper()))
     for path in paths:
         sys.path.insert(0, os.path.abspath(path))

@@ -124,6 +124,9 @@ def test_bad_options_are_usage_errors(cli_worker: Start) -> None:
     assert worker.wait(15) == 2
     worker = cli_worker("-q", "q", "--order", "zigzag", "--url", server_url)
     assert worker.wait(15) == 2
+    worker = cli_worker("-q", "q", "--url", "http://example.com/")
+    assert worker.wait(15) == 2
+    assert "--url" in worker.log
     worker = cli_worker("-q", "q", "--url", server_url, "--import", "no_such_module_x")
     assert worker.wait(15) == 1
     assert "no_such_module_x" in worker.log
