@@ -37,8 +37,8 @@ def test_put_wakes_an_idle_worker(client: Client, background: Background) -> Non
         jid = client.queues["q"].put(jobs.Noop, {})
         delays.append(started_at(client, jid) - before)
         time.sleep(0.02)
-    assert sorted(delays)[2] < 0.05, delays  # median well under 50 ms
-    assert max(delays) < 0.5, delays
+    assert sorted(delays)[2] < 0.1, delays  # the median: milliseconds, not the 30 s interval
+    assert max(delays) < 1.0, delays
 
 
 def test_any_of_several_queues_wakes_it(client: Client, background: Background) -> None:
@@ -53,7 +53,7 @@ def test_known_scheduled_job_starts_when_due(client: Client, background: Backgro
     jid = client.queues["q"].put(jobs.Noop, {}, delay=1)
     idle_worker(background, "q")
     delay = started_at(client, jid) - before
-    assert 1.0 <= delay < 1.2, delay
+    assert 1.0 <= delay < 1.5, delay
 
 
 def test_retry_with_delay_runs_again_when_due(client: Client, background: Background) -> None:
@@ -62,7 +62,7 @@ def test_retry_with_delay_runs_again_when_due(client: Client, background: Backgr
     first = started_at(client, jid)
     wait_for(lambda: client.redis.hget(jobs.RUNS, jid) == b"2")
     gap = started_at(client, jid) - first
-    assert 0.5 <= gap < 0.7, gap
+    assert 0.5 <= gap < 1.0, gap
 
 
 def test_job_scheduled_while_idle_starts_when_due(
@@ -74,7 +74,7 @@ def test_job_scheduled_while_idle_starts_when_due(
     before = time.time()
     jid = client.queues["q"].put(jobs.Noop, {}, delay=0.5)
     delay = started_at(client, jid) - before
-    assert 0.5 <= delay < 0.7, delay
+    assert 0.5 <= delay < 1.0, delay
 
 
 def test_dependency_completion_releases_and_wakes(
@@ -84,7 +84,7 @@ def test_dependency_completion_releases_and_wakes(
     second = client.queues["q"].put(jobs.Noop, {}, depends=[first])
     assert client.jobs[second].state == "depends"  # type: ignore[union-attr]
     gap = started_at(client, second) - started_at(client, first)
-    assert 0.3 <= gap < 0.8, gap
+    assert 0.3 <= gap < 1.0, gap
 
 
 def test_unfail_wakes_it(client: Client, background: Background) -> None:
@@ -109,7 +109,7 @@ def test_expired_lock_is_reclaimed_when_due(client: Client, background: Backgrou
     assert taken is not None
     idle_worker(background, "q")
     delay = started_at(client, jid) - popped
-    assert 1.0 <= delay < 1.6, delay
+    assert 1.0 <= delay < 2.0, delay
 
 
 def test_recurring_job_spawns_when_due(client: Client, background: Background) -> None:
@@ -118,14 +118,14 @@ def test_recurring_job_spawns_when_due(client: Client, background: Background) -
     idle_worker(background, "q")
     wait_for(lambda: client.redis.hlen(jobs.STARTED) >= 1, timeout=3)
     first = float(next(iter(client.redis.hvals(jobs.STARTED))))
-    assert 0.5 <= first - before < 0.7
+    assert 0.5 <= first - before < 1.0
     # one created while the worker sleeps is on time too
     client.redis.delete(jobs.STARTED)
     before = time.time()
     client.queues["q"].recur(jobs.Noop, {}, interval=60, offset=0.5, jid="new")
     wait_for(lambda: client.redis.hlen(jobs.STARTED) >= 1, timeout=3)
     first = float(next(iter(client.redis.hvals(jobs.STARTED))))
-    assert 0.5 <= first - before < 0.7
+    assert 0.5 <= first - before < 1.0
 
 
 def test_schedule_changes_do_not_make_the_idle_worker_pop(
