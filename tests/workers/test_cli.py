@@ -58,3 +58,21 @@ def test_default_workdir_is_removed_when_the_supervisor_exits(
     worker.signal(signal.SIGTERM)
     assert worker.wait(15) == 0
     assert not root.exists()
+
+
+def test_processes_and_threads_combine(server_url: str, client: Client,
+                                       cli_worker: Start) -> None:
+    import time
+
+    jids = [client.queues["q"].put(jobs.Sleeper, {"seconds": 1.0}) for _ in range(8)]
+    started = time.monotonic()
+    worker = cli_worker("-q", "q", "--processes", "2", "--threads", "2", "--url", server_url,
+                        "--interval", "30")
+    wait_for(lambda: client.redis.hlen(jobs.COMPLETED) == 8, timeout=15)
+    elapsed = time.monotonic() - started
+    assert elapsed < 4.5, elapsed  # 4 at a time: two rounds of 1 s (serially: 8 s)
+    popped_by = {h["worker"] for jid in jids for h in client.jobs[jid].history  # type: ignore[union-attr]
+                 if h.get("what") == "popped"}
+    assert len(popped_by) == 2  # two processes, each with its own worker name
+    worker.signal(signal.SIGTERM)
+    assert worker.wait(15) == 0
