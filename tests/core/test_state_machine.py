@@ -69,6 +69,11 @@ class Model:
         self.tagged: dict[str, dict[str, float]] = {t: {} for t in TAGS}
         self.counters: dict[str, float] = {}
         self.tracked: dict[str, float] = {}
+        # per queue: failures, failed, retries counters and wait/run sample counts (one day bin)
+        self.stats: dict[str, dict[str, int]] = {q: {} for q in QUEUES}
+
+    def count(self, queue: str, name: str, by: int = 1) -> None:
+        self.stats[queue][name] = self.stats[queue].get(name, 0) + by
 
     def hist(self, jid: str, now: float, what: str, extra: dict[str, str] | None = None) -> None:
         entry: list[Any] = [math.floor(now), what]
@@ -143,6 +148,8 @@ class Model:
                 self.wjobs[old.worker].pop(jid, None)
             if old.state == "complete":
                 self.completed.pop(jid, None)
+            if old.state == "failed":
+                self.count(queue, "failed", -1)
             self.unfail_index(jid)
             job = old
             job.queue, job.worker, job.priority = queue, "", priority
@@ -180,12 +187,15 @@ class Model:
                 self.wjobs[job.worker].pop(jid, None)
             job.remaining -= 1
             self.hist(jid, now, "timed-out")
+            self.count(queue, "retries")
             if job.remaining >= 0:
                 handed.append(jid)
             else:
                 self.unindex(jid, queue)
                 self.fail_into(jid, f"failed-retries-{queue}")
                 self.hist(jid, now, "failed", {"group": f"failed-retries-{queue}"})
+                self.count(queue, "failures")
+                self.count(queue, "failed")
         limit = count - len(handed)
         if limit > 0:
             ready = sorted((s, jid) for jid, s in self.sched[queue].items() if s <= now)
@@ -202,6 +212,7 @@ class Model:
             job = self.jobs[jid]
             job.state, job.worker = "running", worker
             self.hist(jid, now, "popped", {"worker": worker})
+            self.count(queue, "wait")
             self.wjobs[worker][jid] = expires
             self.locks[queue][jid] = expires
         return handed
@@ -391,6 +402,7 @@ def make_machine(core: Core) -> type[RuleBasedStateMachine]:
                 m.wjobs[worker].pop(jid, None)
                 job.worker, job.remaining = "", job.retries
                 m.hist(jid, self.now, "done")
+                m.count(queue, "run")
                 if next_queue:
                     m.hist(jid, self.now, "put", {"q": next_queue})
                     job.queue = next_queue
@@ -443,6 +455,8 @@ def make_machine(core: Core) -> type[RuleBasedStateMachine]:
                 self.model.unindex(jid, job.queue)
                 self.model.fail_into(jid, group)
                 self.model.hist(jid, self.now, "failed", {"worker": worker, "group": group})
+                self.model.count(job.queue, "failures")
+                self.model.count(job.queue, "failed")
 
         @rule(jid=st.sampled_from(JIDS), index=INDEX, own=OWN, delay=st.sampled_from([0, 0, 10]))
         def retry(self, jid: str, own: bool, index: int, delay: int) -> None:
@@ -462,6 +476,8 @@ def make_machine(core: Core) -> type[RuleBasedStateMachine]:
                 if job.remaining < 0:
                     m.fail_into(jid, f"failed-retries-{queue}")
                     m.hist(jid, self.now, "failed", {"group": f"failed-retries-{queue}"})
+                    m.count(queue, "failures")
+                    m.count(queue, "failed")
                 elif delay > 0:
                     m.sched[queue][jid] = self.now + delay
                     job.state = "scheduled"
@@ -487,6 +503,8 @@ def make_machine(core: Core) -> type[RuleBasedStateMachine]:
                 m.unlink(jid, dep)
             for tag in job.tags:
                 m.untag(jid, tag)
+            if job.state == "failed":
+                m.count(job.queue, "failed", -1)
             m.unfail_index(jid)
             del m.jobs[jid]
 
@@ -703,6 +721,23 @@ def make_machine(core: Core) -> type[RuleBasedStateMachine]:
                 if kind in ("work", "scheduled", "depends", "locks"):
                     assert places[0] == f"{kind}:{m.jobs[jid].queue}", (jid, places)
             assert set(where) <= set(states), where
+
+        @invariant()
+        def stats_match(self) -> None:
+            day = int(T0 // 86400 * 86400)
+            pipe = core.conn.pipeline(transaction=False)
+            for q in QUEUES:
+                pipe.hgetall(f"ql:s:stats:{day}:{q}")
+                pipe.hget(f"ql:s:wait:{day}:{q}", "total")
+                pipe.hget(f"ql:s:run:{day}:{q}", "total")
+            replies = iter(pipe.execute())
+            for q in QUEUES:
+                counters = {k.decode(): int(v) for k, v in next(replies).items()}
+                totals = {"wait": next(replies), "run": next(replies)}
+                got = {k: v for k, v in counters.items() if v or k in self.model.stats[q]}
+                got.update({k: int(float(v)) for k, v in totals.items() if v is not None})
+                expected = dict(self.model.stats[q])
+                assert got == expected, q
 
         @invariant()
         def lengths_match(self) -> None:
