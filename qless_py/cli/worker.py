@@ -8,8 +8,12 @@ import os
 import shutil
 import sys
 import tempfile
+from typing import TYPE_CHECKING, Any
 
 import click
+
+if TYPE_CHECKING:
+    from qless_py.workers import Worker
 
 from qless_py.cli.common import group_url, resolve_url, url_option
 from qless_py.reservers import ORDERS
@@ -71,17 +75,36 @@ def worker(ctx: click.Context, queues: tuple[str, ...], processes: int | None, t
     the current jobs and exits; USR1 logs every thread's stack; USR2 pauses taking new
     jobs and CONT resumes.
     """
-    from qless_py.workers import ForkingWorker, Worker
     from qless_py.workers.logs import setup_logging
 
-    target = resolve_url(url or group_url(ctx))
-    try:  # a bad URL is an error now, not a crash loop of children later
-        import redis
+    target = _check_url(resolve_url(url or group_url(ctx)))
+    setup_logging(getattr(logging, log_level.upper()))
+    _preload(paths, imports)
+    count = (os.cpu_count() or 1) if processes is None else processes
+    settings = {"threads": threads, "order": order, "interval": interval,
+                "max_jobs": max_jobs, "resume": resume, "burst": burst,
+                "lost_grace": lost_grace}
+    if count == 0:
+        code = _make_worker(target, name, 1, 0, socket_timeout, queues, workdir, settings).run()
+        if code not in (0, 3):  # 3: returned after --max-jobs
+            ctx.exit(code)
+        return
+    _supervise(target, name, count, socket_timeout, queues, workdir, settings)
 
+
+def _check_url(target: str) -> str:
+    """A bad URL is a usage error now, not a crash loop of children later."""
+    import redis
+
+    try:
         redis.Redis.from_url(target).close()
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--url") from exc
-    setup_logging(getattr(logging, log_level.upper()))
+    return target
+
+
+def _preload(paths: tuple[str, ...], imports: tuple[str, ...]) -> None:
+    """``--path`` onto sys.path, then ``--import`` modules (before any fork)."""
     for path in paths:
         sys.path.insert(0, os.path.abspath(path))
     for module in imports:
@@ -90,42 +113,44 @@ def worker(ctx: click.Context, queues: tuple[str, ...], processes: int | None, t
         except Exception as exc:
             raise click.ClickException(f"--import {module}: {type(exc).__name__}: {exc}") \
                 from exc
+
+
+def _make_worker(target: str, name: str | None, count: int, index: int,
+                 socket_timeout: float, queues: tuple[str, ...], workdir: str | None,
+                 settings: dict[str, Any]) -> Worker:
+    """The worker of one process, with its own client (called after the fork)."""
+    import redis
+    from redis.backoff import NoBackoff
+    from redis.retry import Retry
+
+    from qless_py import Client
+    from qless_py.workers import Worker
+
+    # No automatic retries (a write must not run twice); a timeout so that a frozen server
+    # shows up as a connection error the worker logs and backs off from.
+    conn = redis.Redis.from_url(target, retry=Retry(NoBackoff(), 0),
+                                socket_timeout=socket_timeout,
+                                socket_connect_timeout=socket_timeout)
+    client = Client(target, worker_name=_child_name(name, count, index), redis_client=conn)
+    return Worker(client, list(queues), workdir=workdir, **settings)
+
+
+def _supervise(target: str, name: str | None, count: int, socket_timeout: float,
+               queues: tuple[str, ...], workdir: str | None, settings: dict[str, Any]) -> None:
+    from qless_py.workers import ForkingWorker
+
     if workdir:
         os.makedirs(workdir, exist_ok=True)
-    count = (os.cpu_count() or 1) if processes is None else processes
-
-    def make(index: int) -> Worker:
-        import redis
-        from redis.backoff import NoBackoff
-        from redis.retry import Retry
-
-        from qless_py import Client
-
-        # No automatic retries (a write must not run twice); a timeout so that a frozen
-        # server shows up as a connection error the worker logs and backs off from.
-        conn = redis.Redis.from_url(target, retry=Retry(NoBackoff(), 0),
-                                    socket_timeout=socket_timeout,
-                                    socket_connect_timeout=socket_timeout)
-        client = Client(target, worker_name=_child_name(name, count, index), redis_client=conn)
-        return Worker(client, list(queues), threads=threads, order=order, interval=interval,
-                      workdir=workdir, max_jobs=max_jobs, resume=resume, burst=burst,
-                      lost_grace=lost_grace)
-
-    if count == 0:
-        code = make(0).run()
-        if code not in (0, Worker.EXIT_RECYCLE):
-            ctx.exit(code)
-        return
     # children killed with -9 cannot clean up after themselves: their directories live
     # under one root that the supervisor removes when it exits
-    own_root = workdir is None
-    if own_root:
-        workdir = tempfile.mkdtemp(prefix="qless-py-")
+    root = workdir or tempfile.mkdtemp(prefix="qless-py-")
     try:
-        ForkingWorker(make, count, burst=burst).run()
+        ForkingWorker(lambda index: _make_worker(target, name, count, index, socket_timeout,
+                                                 queues, root, settings),
+                      count, burst=bool(settings["burst"])).run()
     finally:
-        if own_root and workdir:
-            shutil.rmtree(workdir, ignore_errors=True)
+        if workdir is None:
+            shutil.rmtree(root, ignore_errors=True)
 
 
 def register(group: click.Group) -> None:

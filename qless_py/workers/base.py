@@ -24,47 +24,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from qless_py import QlessConnectionError, QlessError, clock
-from qless_py.reservers import Reserver, make_reserver
+from qless_py import QlessError
+from qless_py.reservers import ORDERS, make_reserver
 from qless_py.workers.giveback import give_back
 from qless_py.workers.held import Held, HeldJobs
-from qless_py.workers.jobrun import Workdir, run_job
+from qless_py.workers.jobrun import Workdir
 from qless_py.workers.listener import Listener
 from qless_py.workers.logs import flush_logs
+from qless_py.workers.runner import Runner, Waker
 from qless_py.workers.signals import NUDGE, SignalPipe
 
 log = logging.getLogger("qless_py.worker")
 
 MAX_BATCH = 16
-BATCH_WINDOW = 0.02  # pop a batch only if it is expected to run within this many seconds
-
-
-class Waker:
-    """Generation counters: waiters sleep until one moves past the value they saw.
-
-    ``generation`` moves when there may be work to pop (or the worker's state changed);
-    ``schedules`` moves when a due time may have changed (only the due times are re-read).
-    """
-
-    def __init__(self) -> None:
-        self._cond = threading.Condition()
-        self.generation = 0
-        self.schedules = 0
-
-    def notify(self) -> None:
-        with self._cond:
-            self.generation += 1
-            self._cond.notify_all()
-
-    def notify_schedule(self) -> None:
-        with self._cond:
-            self.schedules += 1
-            self._cond.notify_all()
-
-    def wait(self, seen: int, timeout: float | None, schedules: int | None = None) -> None:
-        with self._cond:
-            if self.generation == seen and (schedules is None or self.schedules == schedules):
-                self._cond.wait(timeout)
 
 
 @dataclass
@@ -118,7 +90,8 @@ class Worker:
         self.resume, self.burst, self.isolated = resume, burst, isolated
         self.lost_grace, self.stop_grace, self.max_batch = lost_grace, stop_grace, max_batch
         self.handle_signals = handle_signals
-        make_reserver(order, [_Named(q) for q in queues])  # fail early on a bad order
+        if order not in ORDERS:
+            raise ValueError(f"unknown queue order {order!r} (choose from {', '.join(ORDERS)})")
         self.stats = Stats()
         self.waker = Waker()
         self.held = HeldJobs(on_lost=self._job_lost)
@@ -324,7 +297,7 @@ class Worker:
         workdir = Workdir(os.path.join(root, f"t{index}"), chdir=self.threads == 1)
         reserver = make_reserver(self.order,
                                  [self.client.queues[name] for name in self.queue_names])
-        runner = _Runner(self, reserver, workdir)
+        runner = Runner(self, reserver, workdir)
         try:
             runner.loop()
         except Exception:  # pragma: no cover - a bug: log it, do not hang the process
@@ -343,145 +316,3 @@ class Worker:
                 self._exit_code = self.EXIT_RECYCLE
                 self.stopping = "drain"
                 self.waker.notify()
-
-
-class _Named:
-    """A stand-in queue used only to validate the order name."""
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-
-    def pop(self, count: int, *, worker: str | None = None) -> list[Any]:
-        return []
-
-
-class _Runner:
-    """One runner thread's loop: reserve, run, repeat; sleep smartly when idle."""
-
-    def __init__(self, worker: Worker, reserver: Reserver, workdir: Workdir) -> None:
-        self.w = worker
-        self.reserver = reserver
-        self.workdir = workdir
-        self.buffer: deque[Any] = deque()
-        self.avg = 1.0  # seconds per job, smoothed; starts pessimistic: no batches
-        self.backoff = 0.0
-        self.idle_streak = 0
-
-    def loop(self) -> None:
-        w = self.w
-        while w.stopping is None:
-            if w.paused:  # no new pops; jobs this thread already popped still run
-                if self.buffer:
-                    self._run(self.buffer.popleft())
-                    continue
-                flush_logs()
-                seen = w.waker.generation
-                if w.paused and w.stopping is None:
-                    w.waker.wait(seen, None)
-                continue
-            seen = w.waker.generation
-            job = self._next_job()
-            if job is not None:
-                self._run(job)
-                continue
-            if job is None and self.backoff:  # connection trouble: wait, then retry
-                w.waker.wait(seen, self.backoff)
-                continue
-            if w.burst:
-                return
-            self._idle(seen)
-        # jobs still in the buffer stay held: the control loop gives them back
-
-    def _next_job(self) -> Any | None:
-        if self.buffer:
-            return self.buffer.popleft()
-        try:
-            return self.w._resumed.popleft()
-        except IndexError:
-            pass
-        count = 1 if self.avg > BATCH_WINDOW else max(
-            1, min(self.w.max_batch, int(BATCH_WINDOW / max(self.avg, 1e-5))))
-        try:
-            jobs = self.reserver.reserve(count, worker=self.w.name)
-        except QlessConnectionError as exc:
-            self.backoff = min(max(self.backoff * 2, 0.1), 5.0)
-            log.warning("pop failed (%s); retrying in %.1fs", exc, self.backoff)
-            return None
-        except QlessError as exc:
-            self.backoff = min(max(self.backoff * 2, 0.5), 5.0)
-            log.error("pop refused (%s); retrying in %.1fs", exc, self.backoff)
-            return None
-        if self.backoff:
-            log.info("pop works again")
-        self.backoff = 0.0
-        if not jobs:
-            return None
-        for job in jobs:
-            self.w.held.add(job)
-        self.buffer.extend(jobs[1:])
-        return jobs[0]
-
-    def _run(self, job: Any) -> None:
-        w = self.w
-        if w.stopping == "now":  # stays held: the control loop gives it back
-            return
-        if job.stop_event.is_set():  # lost before it started
-            w.held.remove(job)
-            return
-        w.held.started(job)
-        started = time.monotonic()
-        try:
-            outcome = run_job(job, self.workdir)
-        finally:
-            w.held.remove(job)
-        self.avg = 0.8 * self.avg + 0.2 * (time.monotonic() - started)
-        self.idle_streak = 0
-        w._count(outcome)
-
-    def _idle(self, seen: int) -> None:
-        """Sleep until work may be there: a wake-up, the earliest due time, or the interval.
-
-        A changed schedule only makes the runner re-read the due times; it pops again
-        when something is due, when a wake-up arrives, or at the safety interval.
-        """
-        flush_logs()
-        waker = self.w.waker
-        deadline = time.monotonic() + self.w.interval
-        while True:
-            schedules = waker.schedules
-            due = self._next_due()
-            timeout = deadline - time.monotonic()
-            if due is not None:
-                wait = due - clock.now()
-                if wait <= 0:
-                    # due but nothing to pop (paused queue, concurrency limit, grace
-                    # period): back off instead of spinning
-                    self.idle_streak += 1
-                    wait = min(0.01 * 2 ** min(self.idle_streak, 10), self.w.interval)
-                else:
-                    self.idle_streak = 0
-                    wait += 0.001  # land just after the due time, not just before it
-                timeout = min(timeout, wait)
-            waker.wait(seen, max(0.0, timeout), schedules)
-            if waker.generation != seen or waker.schedules == schedules:
-                return  # a wake-up, or the time to pop has come
-            if self.w.stopping is not None or time.monotonic() >= deadline:
-                return
-            # coalesce bursts of schedule changes: at most one re-read per 10 ms
-            waker.wait(seen, 0.01)
-            if waker.generation != seen:
-                return
-
-    def _next_due(self) -> float | None:
-        """Earliest of the lowest scores of the scheduled, locks and recur sets (one trip)."""
-        try:
-            pipe = self.w.client.redis.pipeline(transaction=False)
-            for name in self.w.queue_names:
-                for suffix in ("-scheduled", "-locks", "-recur"):
-                    pipe.zrange(f"ql:q:{name}{suffix}", 0, 0, withscores=True)
-            replies = pipe.execute()
-        except Exception as exc:  # connection trouble: the interval is the safety net
-            log.debug("could not read due times: %s", exc)
-            return None
-        scores = [float(reply[0][1]) for reply in replies if reply]
-        return min(scores) if scores else None
