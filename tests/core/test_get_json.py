@@ -217,3 +217,43 @@ def test_automatic_failure_when_has_14_digits(core: Core) -> None:
     core("retry", T0 + 0.123456, "a", "q", "w")
     raw = core("get", T0, "a")
     assert b'"when":1893456000.1235' in raw
+
+
+def test_job_objects_have_exactly_the_protocol_keys_in_every_state(populated: Core) -> None:
+    c = populated
+    c.peek("q", 5, now=T0 + 3600)  # spawns the template's first child, promotes sched1
+    jids = [
+        "wait1",
+        "wait2",
+        "sched1",
+        "dep1",
+        "run1",
+        "run2",
+        "stall1",
+        "fail1",
+        "done1",
+        "tmpl-1",
+    ]
+    listed = json.loads(c("multiget", T0, *jids))
+    assert [j["jid"] for j in listed] == jids
+    for job in listed:
+        assert set(job) == JOB_KEYS, job["jid"]
+        assert isinstance(job["tracked"], bool)
+        for key in ("priority", "expires", "retries", "remaining"):
+            assert isinstance(job[key], int | float), (job["jid"], key)
+        assert isinstance(job["data"], str) and isinstance(job["failure"], dict)
+    assert {j["jid"]: j["state"] for j in listed} == {
+        "wait1": "waiting",
+        "wait2": "waiting",
+        "sched1": "waiting",
+        "sched2": "scheduled",
+        "dep1": "depends",
+        "run1": "running",
+        "run2": "running",
+        "stall1": "stalled",
+        "fail1": "failed",
+        "done1": "complete",
+        "tmpl-1": "waiting",
+    }
+    for job in c.pop("q", "wZ", 10, now=T0 + 3600) + c.json("track", T0)["jobs"]:
+        assert set(job) == JOB_KEYS, job["jid"]
