@@ -222,10 +222,12 @@ def test_automatic_failure_when_has_14_digits(core: Core) -> None:
 def test_job_objects_have_exactly_the_protocol_keys_in_every_state(populated: Core) -> None:
     c = populated
     c.peek("q", 5, now=T0 + 3600)  # spawns the template's first child, promotes sched1
+    c.put("sched2", T0, "q", delay=99999)
     jids = [
         "wait1",
         "wait2",
         "sched1",
+        "sched2",
         "dep1",
         "run1",
         "run2",
