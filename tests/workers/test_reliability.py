@@ -80,7 +80,7 @@ def test_kill_9_during_a_pipeline_loses_nothing_and_completes_once(
     kills = 0
     deadline = time.monotonic() + 60
     while not all_complete(client, everything) and time.monotonic() < deadline:
-        time.sleep(rng.uniform(0.1, 0.4))
+        time.sleep(rng.uniform(0.05, 0.3))
         assert in_two_places(client, ["q1", "q2", "q3"]) == set()
         children = worker.children()
         if kills < 12 and children:
