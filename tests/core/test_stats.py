@@ -145,3 +145,23 @@ def test_stats_errors(populated: Core) -> None:
     populated.rejects(
         'Stats(): Arg "date" missing or not a number: today', "stats", T0, "q", "today"
     )
+
+
+def test_only_stats_keys_carry_a_ttl(populated: Core) -> None:
+    populated.pop("q", "w", 5, now=T0 + 5)
+    for key in populated.conn.scan_iter(count=1000):
+        ttl = populated.conn.ttl(key)
+        if key.startswith(b"ql:s:"):
+            assert ttl > 0, key
+        else:
+            assert ttl == -1, key
+
+
+def test_reclaimed_job_wait_measured_from_previous_pop(core: Core) -> None:
+    core("config.set", T0, "grace-period", 0)
+    core.put("a", T0)
+    core.pop("q", "w1", 1, now=T0 + 10)  # wait 10
+    core.pop("q", "w2", 1, now=T0 + 100)  # reclaimed: wait 90 since the previous pop
+    wait = core.json("stats", T0, "q", T0)["wait"]
+    assert wait["count"] == 2 and wait["mean"] == 50
+    assert wait["histogram"][10] == 1 and wait["histogram"][60] == 1
