@@ -192,6 +192,21 @@ def cases() -> list[Case]:
         ("tag", ("add",), 'Tag(): Arg "jid" missing'),
         ("track", ("track",), 'Track(): Arg "jid" missing'),
         ("jobs", (), 'Jobs(): Arg "state" missing'),
+        ("get", (), "Job(): no jid provided"),
+        ("length", (), "Queue(): no queue name provided"),
+        ("peek", (), "Queue(): no queue name provided"),
+        ("unfail", ("q",), 'Unfail(): Arg "group" missing'),
+        ("recur.get", (), "Recurring(): no jid provided"),
+        ("unrecur", (), "Recurring(): no jid provided"),
+        ("recur.tag", ("ghost", "x"), "Tag(): Job ghost does not exist"),
+        ("recur.untag", ("ghost", "x"), "Untag(): Job ghost does not exist"),
+        ("depends", ("dep1",), 'Depends(): Arg "command" missing'),
+        ("depends", ("dep1", "maybe", "wait1"), 'Depends(): Argument "command" must be'),
+        ("log", ("ghost", "m"), "Log(): Job ghost does not exist"),
+        ("tag", ("top", 0, "many"), 'Tag(): Arg "count" not a number: many'),
+        ("track", ("follow", "wait1"), 'Track(): Unknown action "follow"'),
+        ("pause", (), ("Wrong number of args", "wrong number of arguments")),
+        ("worker.deregister", (), ("Wrong number of args", "wrong number of arguments")),
     ]
     return out
 
