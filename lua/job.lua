@@ -119,7 +119,16 @@ function Job.render(jid, f, tracked, no_dependencies)
   end
   if tracked == nil then tracked = rcall('ZSCORE', key.tracked, jid) ~= false end
   local hist = rcall('LRANGE', key.job .. jid .. key.history, 0, -1)
-  for i = 1, #hist do hist[i] = Job.render_entry(hist[i]) end
+  for i = 1, #hist do
+    -- Inline fast path of Job.render_entry for the two shapes every command writes.
+    local text = hist[i]
+    local when, what, rest = text:match('^%[(%d+),("[%w%-]*")(.*)%]$')
+    if when and rest == '' then
+      hist[i] = '{"when":' .. when .. ',"what":' .. what .. '}'
+    else
+      hist[i] = Job.render_entry(text)
+    end
+  end
   local jk = key.job .. jid
   local dependents = rcall('SMEMBERS', jk .. key.dependents)
   local dependencies = '{}'
@@ -137,7 +146,8 @@ function Job.render(jid, f, tracked, no_dependencies)
     ',"state":' .. jstr(f[F_STATE]) .. ',"queue":' .. jstr(f[F_QUEUE]) ..
     ',"worker":' .. encode(f[F_WORKER] or '') .. ',"tracked":' .. (tracked and 'true' or 'false') ..
     ',"expires":' .. encode(tonumber(f[F_EXPIRES]) or 0) .. ',"data":' .. jstr(f[F_DATA]) ..
-    ',"tags":' .. Job.stored_list(f[F_TAGS]) .. ',"failure":' .. Job.stored_list(f[F_FAILURE]) ..
+    ',"tags":' .. (f[F_TAGS] == '{}' and '{}' or Job.stored_list(f[F_TAGS])) ..
+    ',"failure":' .. (f[F_FAILURE] == '{}' and '{}' or Job.stored_list(f[F_FAILURE])) ..
     ',"spawned_from_jid":' .. jstr(f[F_SPAWNED]) .. ',"history":' .. jlist(hist) ..
     ',"dependents":' .. (#dependents == 0 and '{}' or Job.encoded_members(dependents)) ..
     ',"dependencies":' .. dependencies .. priority .. retries .. remaining .. '}'
@@ -226,9 +236,9 @@ function Job.expire_completed(now)
 end
 
 -- P-RELEASE-DEPENDENTS: jobs waiting only for `jid` become waiting (or scheduled).
-function Job.release_dependents(now, jid)
+-- `dependents` is the members of its dependents set, read by the caller.
+function Job.release_dependents(now, jid, dependents)
   local dk = key.job .. jid .. key.dependents
-  local dependents = rcall('SMEMBERS', dk)
   for _, d in ipairs(dependents) do
     local depk = key.job .. d .. key.dependencies
     rcall('SREM', depk, jid)
@@ -292,7 +302,7 @@ function Job.put(now, requeue)
     retries = num(opts.retries)
     if retries == nil then fail('Put(): Arg "retries" not a number: ' .. opts.retries) end
   end
-  local old_tags = Job.tag_list(f[7])
+  local old_tags = f[7] and Job.tag_list(f[7]) or {}
   local tags = old_tags
   if opts.tags ~= nil then
     tags = string_list(decode(opts.tags))
@@ -380,10 +390,11 @@ function Job.put(now, requeue)
   elseif delay > 0 then
     rcall('ZADD', key.queue .. queue .. key.scheduled, now + delay, jid)
   else
-    Job.enqueue(queue, jid, priority, now)
+    rcall('ZADD', key.queue .. queue .. key.work, work_score(priority, now), jid)
+    wake[queue] = true
   end
   rcall('ZADD', key.queues, 'NX', now, queue)
-  Job.notify(jid, 'put')
+  if rcall('ZSCORE', key.tracked, jid) then rcall('PUBLISH', key.channel .. 'put', jid) end
   return jid
 end
 
@@ -443,8 +454,8 @@ function Job.complete(now)
   rcall('ZREM', key.queue .. queue .. key.locks, jid)
   Stats.sample(now, 'run', queue, now - (tonumber(f[5]) or now))
   rcall('ZREM', key.worker .. worker .. key.jobs, jid)
-  Job.notify(jid, 'completed')
-  Job.left_running(queue)
+  if rcall('ZSCORE', key.tracked, jid) then rcall('PUBLISH', key.channel .. 'completed', jid) end
+  if config_number(queue .. '-max-concurrency', 0) > 0 then wake[queue] = true end
   local retries = f[6] or 0
   if nextq ~= nil then
     rcall('PUBLISH', key.channel .. 'log',
@@ -475,7 +486,8 @@ function Job.complete(now)
     'failure', '{}', 'queue', '', 'expires', 0, 'remaining', retries)
   rcall('ZADD', key.completed, now, jid)
   Job.expire_completed(now)
-  Job.release_dependents(now, jid)
+  local dependents = rcall('SMEMBERS', key.job .. jid .. key.dependents)
+  if #dependents > 0 then Job.release_dependents(now, jid, dependents) end
   return 'complete'
 end
 
@@ -539,7 +551,8 @@ function Job.retry(now)
     fail('Retry(): Job ' .. jid .. ' has been given to another worker: ' .. tostring(f[2]))
   end
   local jk = key.job .. jid
-  local remaining = rcall('HINCRBY', jk, 'remaining', -1)
+  -- HINCRBYFLOAT: a fractional budget (retries 2.5) must not make this fail.
+  local remaining = tonumber(rcall('HINCRBYFLOAT', jk, 'remaining', -1))
   rcall('HDEL', jk, 'grace')
   rcall('ZREM', key.queue .. (f[3] or '') .. key.locks, jid)
   rcall('ZREM', key.worker .. worker .. key.jobs, jid)

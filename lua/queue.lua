@@ -20,10 +20,11 @@ function Queue.whole(n)
 end
 
 -- P-PROMOTE: move up to `limit` due scheduled jobs into the work set, scored at `now`.
-function Queue.promote(now, queue, limit)
+-- `due` is the caller's ZRANGEBYSCORE result when it already has one.
+function Queue.promote(now, queue, limit, due)
   if limit <= 0 then return end
   local sk = key.queue .. queue .. key.scheduled
-  local due = rcall('ZRANGEBYSCORE', sk, 0, now, 'LIMIT', 0, limit)
+  due = due or rcall('ZRANGEBYSCORE', sk, 0, now, 'LIMIT', 0, limit)
   for _, jid in ipairs(due) do
     local jk = key.job .. jid
     Job.enqueue(queue, jid, tonumber(rcall('HGET', jk, 'priority')) or 0, now)
@@ -49,14 +50,12 @@ function Queue.exhausted(now, queue, jid, f)
   Job.left_running(queue)
 end
 
--- P-RECLAIM: handle up to `limit` expired locks of `queue`; returns the jids that may be
--- handed out again. First expiry: courtesy notice and grace period; next: retry consumed.
-function Queue.reclaim(now, queue, limit)
+-- P-RECLAIM: handle the expired locks `expired` of `queue` (pop reads at most its count);
+-- returns the jids that may be handed out again. First expiry: courtesy notice and grace
+-- period; next: retry consumed.
+function Queue.reclaim(now, queue, expired)
   local out = {}
-  if limit <= 0 then return out end
   local lk = key.queue .. queue .. key.locks
-  local expired = rcall('ZRANGEBYSCORE', lk, '-inf', now, 'LIMIT', 0, limit)
-  if #expired == 0 then return out end
   local grace = config_number('grace-period', 10)
   for _, jid in ipairs(expired) do
     local jk = key.job .. jid
@@ -76,7 +75,7 @@ function Queue.reclaim(now, queue, limit)
     end
     if sent or grace <= 0 then
       rcall('HDEL', jk, 'grace')
-      local remaining = rcall('HINCRBY', jk, 'remaining', -1)
+      local remaining = tonumber(rcall('HINCRBYFLOAT', jk, 'remaining', -1))
       if remaining >= 0 then
         out[#out + 1] = jid
       else
@@ -102,15 +101,6 @@ function Queue.take(queue, jids, want)
   end
 end
 
--- Remove and append up to `want` jids from the work set, highest score first. ZPOPMAX
--- orders equal scores like ZREVRANGE (reverse lexicographic), so this is the reference's
--- ZREVRANGE + ZREM in one call.
-function Queue.take_out(queue, jids, want)
-  if want <= 0 then return end
-  local popped = rcall('ZPOPMAX', key.queue .. queue .. key.work, want)
-  for i = 1, #popped, 2 do jids[#jids + 1] = popped[i] end
-end
-
 -- pop <now> <queue> <worker> <count>
 -- Reply: JSON array of the popped jobs ({} when none). Events: reclaim events (4.2), then
 -- ql:popped per tracked job. A work-set jid whose job hash is gone is dropped from the work
@@ -123,7 +113,7 @@ function Queue.pop(now)
   if worker == nil then fail('Pop(): Arg "worker" missing') end
   local count = num(count_s)
   if count == nil then fail('Pop(): Arg "count" missing or not a number: ' .. tostring(count_s)) end
-  count = Queue.whole(count)
+  count = floor(count)
   config_prefetch(queue .. '-heartbeat', 'heartbeat', queue .. '-max-concurrency',
     'stats-history', 'grace-period')
   local expires = now + config_heartbeat(queue)
@@ -132,16 +122,25 @@ function Queue.pop(now)
   local lk = key.queue .. queue .. key.locks
   local maxc = config_number(queue .. '-max-concurrency', 0)
   if maxc > 0 then
-    local allowed = Queue.whole(maxc - rcall('ZCOUNT', lk, now, '+inf'))
+    local allowed = floor(maxc - rcall('ZCOUNT', lk, now, '+inf'))
     if count > allowed then count = allowed end
-    if count == 0 then return '{}' end
   end
-  local jids = Queue.reclaim(now, queue, count)
+  if count <= 0 then return '{}' end
+  -- The range queries are made here so that the helpers run only when there is work.
+  local jids = {}
+  local expired = rcall('ZRANGEBYSCORE', lk, '-inf', now, 'LIMIT', 0, count)
+  if #expired > 0 then jids = Queue.reclaim(now, queue, expired) end
   local want = count - #jids
   if want > 0 then
-    Recur.spawn(now, queue, want)
-    Queue.promote(now, queue, want)
-    Queue.take_out(queue, jids, want)
+    local due = rcall('ZRANGEBYSCORE', key.queue .. queue .. key.recurring, 0, now,
+      'WITHSCORES', 'LIMIT', 0, want)
+    if #due > 0 then Recur.spawn(now, queue, want, due) end
+    due = rcall('ZRANGEBYSCORE', key.queue .. queue .. key.scheduled, 0, now, 'LIMIT', 0, want)
+    if #due > 0 then Queue.promote(now, queue, want, due) end
+    -- ZPOPMAX orders equal scores like ZREVRANGE (reverse lexicographic): the reference's
+    -- ZREVRANGE + ZREM in one call.
+    local top = rcall('ZPOPMAX', key.queue .. queue .. key.work, want)
+    for i = 1, #top, 2 do jids[#jids + 1] = top[i] end
   end
   if #jids == 0 then return '{}' end
   local wjk, tstr = key.worker .. worker .. key.jobs, time_text(now)
@@ -156,8 +155,8 @@ function Queue.pop(now)
       rcall('HMSET', key.job .. jid, 'time', tstr, 'worker', worker, 'expires', expires,
         'state', 'running')
       rcall('ZADD', lk, expires, jid)
-      local tracked = Job.is_tracked(jid)
-      Job.notify(jid, 'popped', tracked)
+      local tracked = rcall('ZSCORE', key.tracked, jid) ~= false
+      if tracked then rcall('PUBLISH', key.channel .. 'popped', jid) end
       f[F_WORKER], f[F_EXPIRES], f[F_STATE] = worker, expires, 'running'
       popped[#popped + 1] = { jid, f, tracked }
     end

@@ -1,11 +1,12 @@
 -- Recurring templates: recur, unrecur, recur.get, recur.update, recur.tag/untag, P-SPAWN.
 
 -- P-SPAWN: create the jobs of due templates of `queue`, at most `limit` in this call.
--- Each child is stamped with its slot time and enters the work set scored by it.
-function Recur.spawn(now, queue, limit)
+-- Each child is stamped with its slot time and enters the work set scored by it. `due` is
+-- the caller's ZRANGEBYSCORE ... WITHSCORES result when it already has one.
+function Recur.spawn(now, queue, limit, due)
   if limit <= 0 then return end
   local rk = key.queue .. queue .. key.recurring
-  local due = rcall('ZRANGEBYSCORE', rk, 0, now, 'WITHSCORES', 'LIMIT', 0, limit)
+  due = due or rcall('ZRANGEBYSCORE', rk, 0, now, 'WITHSCORES', 'LIMIT', 0, limit)
   local moved = 0
   for i = 1, #due, 2 do
     if moved >= limit then break end

@@ -45,7 +45,9 @@ function Stats.sample(now, kind, queue, v)
     vk = vk + (v - mean) * (v - old)
   end
   rcall('HMSET', k, 'total', total, 'mean', mean, 'vk', vk)
-  rcall('HINCRBY', k, Stats.bin(v), 1)
+  local bin
+  if v >= 0 and v < 60 then bin = 's' .. floor(v) else bin = Stats.bin(v) end
+  rcall('HINCRBY', k, bin, 1)
   if total == 1 then Stats.expire(k, now, day) end
 end
 

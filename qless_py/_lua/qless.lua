@@ -198,7 +198,6 @@ end
 
 
 
-
 -- ==== failure.lua ====
 -- Failure groups: failed (overview and pages) and unfail.
 
@@ -350,7 +349,7 @@ local function define(lazy_t, lazy_k)
           retries = num(opts.retries)
           if retries == nil then fail('Put(): Arg "retries" not a number: ' .. opts.retries) end
         end
-        local old_tags = Job.tag_list(f[7])
+        local old_tags = f[7] and Job.tag_list(f[7]) or {}
         local tags = old_tags
         if opts.tags ~= nil then
           tags = string_list(decode(opts.tags))
@@ -438,10 +437,11 @@ local function define(lazy_t, lazy_k)
         elseif delay > 0 then
           rcall('ZADD', 'ql:q:' .. queue .. '-scheduled', now + delay, jid)
         else
-          Job.enqueue(queue, jid, priority, now)
+          rcall('ZADD', 'ql:q:' .. queue .. '-work', work_score(priority, now), jid)
+          wake[queue] = true
         end
         rcall('ZADD', 'ql:queues', 'NX', now, queue)
-        Job.notify(jid, 'put')
+        if rcall('ZSCORE', 'ql:tracked', jid) then rcall('PUBLISH', 'ql:' .. 'put', jid) end
         return jid
       end
     elseif lazy_k == 'hist' then
@@ -544,8 +544,8 @@ local function define(lazy_t, lazy_k)
         rcall('ZREM', 'ql:q:' .. queue .. '-locks', jid)
         Stats.sample(now, 'run', queue, now - (tonumber(f[5]) or now))
         rcall('ZREM', 'ql:w:' .. worker .. ':jobs', jid)
-        Job.notify(jid, 'completed')
-        Job.left_running(queue)
+        if rcall('ZSCORE', 'ql:tracked', jid) then rcall('PUBLISH', 'ql:' .. 'completed', jid) end
+        if config_number(queue .. '-max-concurrency', 0) > 0 then wake[queue] = true end
         local retries = f[6] or 0
         if nextq ~= nil then
           rcall('PUBLISH', 'ql:' .. 'log',
@@ -576,7 +576,8 @@ local function define(lazy_t, lazy_k)
           'failure', '{}', 'queue', '', 'expires', 0, 'remaining', retries)
         rcall('ZADD', 'ql:completed', now, jid)
         Job.expire_completed(now)
-        Job.release_dependents(now, jid)
+        local dependents = rcall('SMEMBERS', 'ql:j:' .. jid .. '-dependents')
+        if #dependents > 0 then Job.release_dependents(now, jid, dependents) end
         return 'complete'
       end
     elseif lazy_k == 'left_running' then
@@ -604,9 +605,9 @@ local function define(lazy_t, lazy_k)
       end
     elseif lazy_k == 'release_dependents' then
       -- P-RELEASE-DEPENDENTS: jobs waiting only for `jid` become waiting (or scheduled).
-      lazy_f = function(now, jid)
+      -- `dependents` is the members of its dependents set, read by the caller.
+      lazy_f = function(now, jid, dependents)
         local dk = 'ql:j:' .. jid .. '-dependents'
-        local dependents = rcall('SMEMBERS', dk)
         for _, d in ipairs(dependents) do
           local depk = 'ql:j:' .. d .. '-dependencies'
           rcall('SREM', depk, jid)
@@ -649,7 +650,16 @@ local function define(lazy_t, lazy_k)
         end
         if tracked == nil then tracked = rcall('ZSCORE', 'ql:tracked', jid) ~= false end
         local hist = rcall('LRANGE', 'ql:j:' .. jid .. '-history', 0, -1)
-        for i = 1, #hist do hist[i] = Job.render_entry(hist[i]) end
+        for i = 1, #hist do
+          -- Inline fast path of Job.render_entry for the two shapes every command writes.
+          local text = hist[i]
+          local when, what, rest = text:match('^%[(%d+),("[%w%-]*")(.*)%]$')
+          if when and rest == '' then
+            hist[i] = '{"when":' .. when .. ',"what":' .. what .. '}'
+          else
+            hist[i] = Job.render_entry(text)
+          end
+        end
         local jk = 'ql:j:' .. jid
         local dependents = rcall('SMEMBERS', jk .. '-dependents')
         local dependencies = '{}'
@@ -667,7 +677,8 @@ local function define(lazy_t, lazy_k)
           ',"state":' .. jstr(f[3]) .. ',"queue":' .. jstr(f[4]) ..
           ',"worker":' .. encode(f[5] or '') .. ',"tracked":' .. (tracked and 'true' or 'false') ..
           ',"expires":' .. encode(tonumber(f[7]) or 0) .. ',"data":' .. jstr(f[10]) ..
-          ',"tags":' .. Job.stored_list(f[11]) .. ',"failure":' .. Job.stored_list(f[12]) ..
+          ',"tags":' .. (f[11] == '{}' and '{}' or Job.stored_list(f[11])) ..
+          ',"failure":' .. (f[12] == '{}' and '{}' or Job.stored_list(f[12])) ..
           ',"spawned_from_jid":' .. jstr(f[13]) .. ',"history":' .. jlist(hist) ..
           ',"dependents":' .. (#dependents == 0 and '{}' or Job.encoded_members(dependents)) ..
           ',"dependencies":' .. dependencies .. priority .. retries .. remaining .. '}'
@@ -893,7 +904,8 @@ local function define(lazy_t, lazy_k)
           fail('Retry(): Job ' .. jid .. ' has been given to another worker: ' .. tostring(f[2]))
         end
         local jk = 'ql:j:' .. jid
-        local remaining = rcall('HINCRBY', jk, 'remaining', -1)
+        -- HINCRBYFLOAT: a fractional budget (retries 2.5) must not make this fail.
+        local remaining = tonumber(rcall('HINCRBYFLOAT', jk, 'remaining', -1))
         rcall('HDEL', jk, 'grace')
         rcall('ZREM', 'ql:q:' .. (f[3] or '') .. '-locks', jid)
         rcall('ZREM', 'ql:w:' .. worker .. ':jobs', jid)
@@ -1120,7 +1132,7 @@ local function define(lazy_t, lazy_k)
         if worker == nil then fail('Pop(): Arg "worker" missing') end
         local count = num(count_s)
         if count == nil then fail('Pop(): Arg "count" missing or not a number: ' .. tostring(count_s)) end
-        count = Queue.whole(count)
+        count = floor(count)
         config_prefetch(queue .. '-heartbeat', 'heartbeat', queue .. '-max-concurrency',
           'stats-history', 'grace-period')
         local expires = now + config_heartbeat(queue)
@@ -1129,16 +1141,25 @@ local function define(lazy_t, lazy_k)
         local lk = 'ql:q:' .. queue .. '-locks'
         local maxc = config_number(queue .. '-max-concurrency', 0)
         if maxc > 0 then
-          local allowed = Queue.whole(maxc - rcall('ZCOUNT', lk, now, '+inf'))
+          local allowed = floor(maxc - rcall('ZCOUNT', lk, now, '+inf'))
           if count > allowed then count = allowed end
-          if count == 0 then return '{}' end
         end
-        local jids = Queue.reclaim(now, queue, count)
+        if count <= 0 then return '{}' end
+        -- The range queries are made here so that the helpers run only when there is work.
+        local jids = {}
+        local expired = rcall('ZRANGEBYSCORE', lk, '-inf', now, 'LIMIT', 0, count)
+        if #expired > 0 then jids = Queue.reclaim(now, queue, expired) end
         local want = count - #jids
         if want > 0 then
-          Recur.spawn(now, queue, want)
-          Queue.promote(now, queue, want)
-          Queue.take_out(queue, jids, want)
+          local due = rcall('ZRANGEBYSCORE', 'ql:q:' .. queue .. '-recur', 0, now,
+            'WITHSCORES', 'LIMIT', 0, want)
+          if #due > 0 then Recur.spawn(now, queue, want, due) end
+          due = rcall('ZRANGEBYSCORE', 'ql:q:' .. queue .. '-scheduled', 0, now, 'LIMIT', 0, want)
+          if #due > 0 then Queue.promote(now, queue, want, due) end
+          -- ZPOPMAX orders equal scores like ZREVRANGE (reverse lexicographic): the reference's
+          -- ZREVRANGE + ZREM in one call.
+          local top = rcall('ZPOPMAX', 'ql:q:' .. queue .. '-work', want)
+          for i = 1, #top, 2 do jids[#jids + 1] = top[i] end
         end
         if #jids == 0 then return '{}' end
         local wjk, tstr = 'ql:w:' .. worker .. ':jobs', time_text(now)
@@ -1153,8 +1174,8 @@ local function define(lazy_t, lazy_k)
             rcall('HMSET', 'ql:j:' .. jid, 'time', tstr, 'worker', worker, 'expires', expires,
               'state', 'running')
             rcall('ZADD', lk, expires, jid)
-            local tracked = Job.is_tracked(jid)
-            Job.notify(jid, 'popped', tracked)
+            local tracked = rcall('ZSCORE', 'ql:tracked', jid) ~= false
+            if tracked then rcall('PUBLISH', 'ql:' .. 'popped', jid) end
             f[5], f[7], f[3] = worker, expires, 'running'
             popped[#popped + 1] = { jid, f, tracked }
           end
@@ -1164,14 +1185,12 @@ local function define(lazy_t, lazy_k)
         return jlist(parts)
       end
     elseif lazy_k == 'reclaim' then
-      -- P-RECLAIM: handle up to `limit` expired locks of `queue`; returns the jids that may be
-      -- handed out again. First expiry: courtesy notice and grace period; next: retry consumed.
-      lazy_f = function(now, queue, limit)
+      -- P-RECLAIM: handle the expired locks `expired` of `queue` (pop reads at most its count);
+      -- returns the jids that may be handed out again. First expiry: courtesy notice and grace
+      -- period; next: retry consumed.
+      lazy_f = function(now, queue, expired)
         local out = {}
-        if limit <= 0 then return out end
         local lk = 'ql:q:' .. queue .. '-locks'
-        local expired = rcall('ZRANGEBYSCORE', lk, '-inf', now, 'LIMIT', 0, limit)
-        if #expired == 0 then return out end
         local grace = config_number('grace-period', 10)
         for _, jid in ipairs(expired) do
           local jk = 'ql:j:' .. jid
@@ -1191,7 +1210,7 @@ local function define(lazy_t, lazy_k)
           end
           if sent or grace <= 0 then
             rcall('HDEL', jk, 'grace')
-            local remaining = rcall('HINCRBY', jk, 'remaining', -1)
+            local remaining = tonumber(rcall('HINCRBYFLOAT', jk, 'remaining', -1))
             if remaining >= 0 then
               out[#out + 1] = jid
             else
@@ -1203,25 +1222,17 @@ local function define(lazy_t, lazy_k)
       end
     elseif lazy_k == 'promote' then
       -- P-PROMOTE: move up to `limit` due scheduled jobs into the work set, scored at `now`.
-      lazy_f = function(now, queue, limit)
+      -- `due` is the caller's ZRANGEBYSCORE result when it already has one.
+      lazy_f = function(now, queue, limit, due)
         if limit <= 0 then return end
         local sk = 'ql:q:' .. queue .. '-scheduled'
-        local due = rcall('ZRANGEBYSCORE', sk, 0, now, 'LIMIT', 0, limit)
+        due = due or rcall('ZRANGEBYSCORE', sk, 0, now, 'LIMIT', 0, limit)
         for _, jid in ipairs(due) do
           local jk = 'ql:j:' .. jid
           Job.enqueue(queue, jid, tonumber(rcall('HGET', jk, 'priority')) or 0, now)
           rcall('ZREM', sk, jid)
           rcall('HSET', jk, 'state', 'waiting')
         end
-      end
-    elseif lazy_k == 'take_out' then
-      -- Remove and append up to `want` jids from the work set, highest score first. ZPOPMAX
-      -- orders equal scores like ZREVRANGE (reverse lexicographic), so this is the reference's
-      -- ZREVRANGE + ZREM in one call.
-      lazy_f = function(queue, jids, want)
-        if want <= 0 then return end
-        local popped = rcall('ZPOPMAX', 'ql:q:' .. queue .. '-work', want)
-        for i = 1, #popped, 2 do jids[#jids + 1] = popped[i] end
       end
     elseif lazy_k == 'whole' then
       -- A non-negative whole count from a validated number.
@@ -1474,7 +1485,9 @@ local function define(lazy_t, lazy_k)
           vk = vk + (v - mean) * (v - old)
         end
         rcall('HMSET', k, 'total', total, 'mean', mean, 'vk', vk)
-        rcall('HINCRBY', k, Stats.bin(v), 1)
+        local bin
+        if v >= 0 and v < 60 then bin = 's' .. floor(v) else bin = Stats.bin(v) end
+        rcall('HINCRBY', k, bin, 1)
         if total == 1 then Stats.expire(k, now, day) end
       end
     elseif lazy_k == 'bin' then
@@ -1563,11 +1576,12 @@ local function define(lazy_t, lazy_k)
   elseif lazy_t == Recur then
     if lazy_k == 'spawn' then
       -- P-SPAWN: create the jobs of due templates of `queue`, at most `limit` in this call.
-      -- Each child is stamped with its slot time and enters the work set scored by it.
-      lazy_f = function(now, queue, limit)
+      -- Each child is stamped with its slot time and enters the work set scored by it. `due` is
+      -- the caller's ZRANGEBYSCORE ... WITHSCORES result when it already has one.
+      lazy_f = function(now, queue, limit, due)
         if limit <= 0 then return end
         local rk = 'ql:q:' .. queue .. '-recur'
-        local due = rcall('ZRANGEBYSCORE', rk, 0, now, 'WITHSCORES', 'LIMIT', 0, limit)
+        due = due or rcall('ZRANGEBYSCORE', rk, 0, now, 'WITHSCORES', 'LIMIT', 0, limit)
         local moved = 0
         for i = 1, #due, 2 do
           if moved >= limit then break end
