@@ -102,6 +102,7 @@ class Worker:
         self._lock = threading.Lock()
         self._runners: list[threading.Thread] = []
         self._active = 0
+        self._adopting = False
         self._exit_code = self.EXIT_DONE
         self._listener: Listener | None = None
         self._own_root = False
@@ -244,22 +245,40 @@ class Worker:
             return False
         return bool(state == b"running" and owner == self.name.encode())
 
-    def _resume_jobs(self) -> None:
+    def _resume_jobs(self, why: str = "resuming") -> None:
+        """Take the jobs the core lists under this worker's name that it does not hold.
+
+        At start with ``--resume``; and after a connection problem, because a pop whose
+        reply was lost (or a complete/fail that never ran) leaves jobs leased to this
+        name that no thread knows about; adopting them saves a lock expiry and a retry.
+        """
         try:
             mine = self.client.workers[self.name]
-            jids = list(mine.get("jobs", [])) + list(mine.get("stalled", []))
+            jids = [jid for jid in [*mine.get("jobs", []), *mine.get("stalled", [])]
+                    if self.held.get(jid) is None]
             jobs = self.client.jobs.get(*jids) if jids else []
         except QlessError as exc:
-            log.error("worker %s: could not read the jobs to resume: %s", self.name, exc)
+            log.error("worker %s: could not read the jobs it holds: %s", self.name, exc)
             return
-        for job in jobs:
-            if job.state != "running" or job.worker_name != self.name:
-                continue
-            self.held.add(job, beat_now=True)
-            self._resumed.append(job)
-        if self._resumed:
-            log.info("worker %s: resuming %d job(s): %s", self.name, len(self._resumed),
-                     " ".join(j.jid for j in self._resumed))
+        taken = [job for job in jobs
+                 if job.state == "running" and job.worker_name == self.name
+                 and self.held.add(job, beat_now=True)]
+        self._resumed.extend(taken)
+        if taken:
+            log.warning("worker %s: %s %d job(s): %s", self.name, why, len(taken),
+                        " ".join(j.jid for j in taken))
+        self.waker.notify()
+
+    def adopt_orphans(self) -> None:
+        """After a connection problem: take back jobs leased to this name but unknown here."""
+        with self._lock:
+            if self._adopting:
+                return
+            self._adopting = True
+        try:
+            self._resume_jobs("adopting (their pop or settle reply was lost)")
+        finally:
+            self._adopting = False
 
     def _shutdown(self) -> None:
         if self.stopping is None:

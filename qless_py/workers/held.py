@@ -47,14 +47,24 @@ class HeldJobs:
         self._thread = threading.Thread(target=self._run, name="qless-heartbeat", daemon=True)
 
     # -- registry ------------------------------------------------------------------------
-    def add(self, job: Any, *, beat_now: bool = False) -> None:
+    def add(self, job: Any, *, beat_now: bool = False) -> bool:
+        """Hold ``job``; False if this process already holds that jid (and has not lost it).
+
+        Two holders of one jid in one process can only come from adopting jobs whose pop
+        reply was lost while another thread's pop of the same jid is being registered:
+        the first to register runs it, the other drops its copy.
+        """
         job.stop_event  # noqa: B018 - create it now, in one thread, before anyone waits on it
         now = clock.now()
         when = now if beat_now else _beat_after(float(job.expires_at), now)
         with self._cond:
+            current = self._jobs.get(job.jid)
+            if current is not None and current.lost_at is None:
+                return False
             self._jobs[job.jid] = Held(job, when)
             if when < self._wake_at:
                 self._cond.notify()
+        return True
 
     def started(self, job: Any) -> None:
         with self._cond:

@@ -64,6 +64,7 @@ class Runner:
         self.buffer: deque[Any] = deque()
         self.avg = 1.0  # seconds per job, smoothed; starts pessimistic: no batches
         self.backoff = 0.0
+        self.unsettled = False
         self.idle_streak = 0
 
     def loop(self) -> None:
@@ -110,13 +111,14 @@ class Runner:
             self.backoff = min(max(self.backoff * 2, 0.5), 5.0)
             log.error("pop refused (%s); retrying in %.1fs", exc, self.backoff)
             return None
-        if self.backoff:
-            log.info("pop works again")
-        self.backoff = 0.0
+        jobs = [job for job in jobs if self.w.held.add(job)]
+        if self.backoff or self.unsettled:
+            if self.backoff:
+                log.info("pop works again")
+            self.w.adopt_orphans()
+        self.backoff, self.unsettled = 0.0, False
         if not jobs:
             return None
-        for job in jobs:
-            self.w.held.add(job)
         self.buffer.extend(jobs[1:])
         return jobs[0]
 
@@ -133,6 +135,8 @@ class Runner:
             outcome = run_job(job, self.workdir)
         finally:
             w.held.remove(job)
+        if outcome == "unsettled":  # its complete/fail may not have run: look again later
+            self.unsettled = True
         self.avg = 0.8 * self.avg + 0.2 * (time.monotonic() - started)
         self.idle_streak = 0
         w._count(outcome)

@@ -205,3 +205,36 @@ def test_server_killed_and_restarted_with_aof(private_server: Any, cli_worker: S
     worker.signal(signal.SIGTERM)
     assert worker.wait(15) == 0
     client.close()
+
+
+def test_jobs_leased_by_a_lost_reply_are_adopted_after_recovery(private_server: Any) -> None:
+    import threading
+
+    import redis
+    from redis.backoff import NoBackoff
+    from redis.retry import Retry
+
+    from qless_py.workers import Worker
+
+    server = private_server("valkey")
+    client = Client(server.url, worker_name="producer")
+    jid = client.queues["q"].put(jobs.Noop, {}, retries=3)
+    # a pop whose reply never reached the worker: the job is leased to its name (60 s lock)
+    assert client.queues["q"].pop(worker="orph") is not None
+    conn = redis.Redis.from_url(server.url, retry=Retry(NoBackoff(), 0), socket_timeout=0.3)
+    worker = Worker(Client(server.url, worker_name="orph", redis_client=conn), ["q"],
+                    interval=0.2)
+    thread = threading.Thread(target=worker.run, daemon=True)
+    thread.start()
+    wait_for(lambda: worker._listener is not None and worker._listener.subscribed)
+    time.sleep(0.3)
+    assert client.jobs[jid].state == "running"  # type: ignore[union-attr]
+    server.signal(signal.SIGSTOP)  # the worker's next pops time out ...
+    time.sleep(1.0)
+    server.signal(signal.SIGCONT)  # ... and once they work again it looks for orphans
+    wait_for(lambda: (j := client.jobs[jid]) is not None and j.state == "complete", timeout=5)
+    job = client.jobs[jid]
+    assert job is not None and job.retries_left == 3  # no lock expiry, no retry spent
+    worker.stop("now")
+    thread.join(10)
+    client.close()
