@@ -39,11 +39,14 @@ end
 function Job.hist(jid, when, what, extra, legacy)
   if legacy == nil then legacy = rcall('HGET', key.job .. jid, 'history') end
   if legacy then Job.migrate(jid, legacy) end
+  -- The text cjson would write for [floor(when), what, extra]; `extra` may also be given
+  -- as JSON text already (the hot callers build {"q":...} / {"worker":...} themselves).
   local entry
-  if extra ~= nil then
-    entry = encode({ floor(when), what, extra })
+  if extra == nil then
+    entry = '[' .. floor(when) .. ',' .. encode(what) .. ']'
   else
-    entry = encode({ floor(when), what })
+    if type(extra) ~= 'string' then extra = encode(extra) end
+    entry = '[' .. floor(when) .. ',' .. encode(what) .. ',' .. extra .. ']'
   end
   local hk = key.job .. jid .. key.history
   local len = rcall('RPUSH', hk, entry)
@@ -122,11 +125,20 @@ function Job.render(jid, f, tracked, no_dependencies)
   for i = 1, #hist do
     -- Inline fast path of Job.render_entry for the two shapes every command writes.
     local text = hist[i]
-    local when, what, rest = text:match('^%[(%d+),("[%w%-]*")(.*)%]$')
-    if when and rest == '' then
-      hist[i] = '{"when":' .. when .. ',"what":' .. what .. '}'
+    local when, what, inner = text:match('^%[(%d+),("[%w%-]*"),{(.*)}%]$')
+    if when and not inner:find('"wh', 1, true) then
+      if inner == '' then
+        hist[i] = '{"when":' .. when .. ',"what":' .. what .. '}'
+      else
+        hist[i] = '{"when":' .. when .. ',"what":' .. what .. ',' .. inner .. '}'
+      end
     else
-      hist[i] = Job.render_entry(text)
+      when, what = text:match('^%[(%d+),("[%w%-]*")%]$')
+      if when then
+        hist[i] = '{"when":' .. when .. ',"what":' .. what .. '}'
+      else
+        hist[i] = Job.render_entry(text)
+      end
     end
   end
   local jk = key.job .. jid
@@ -339,7 +351,7 @@ function Job.put(now, requeue)
     end
   end
   rcall('PUBLISH', key.channel .. 'log', encode({ jid = jid, event = 'put', queue = queue }))
-  Job.hist(jid, now, 'put', { q = queue }, f[9] or false)
+  Job.hist(jid, now, 'put', '{"q":' .. encode(queue) .. '}', f[9] or false)
   local old_queue, old_state, old_worker = f[3], f[2], f[4]
   if old_queue then
     rcall('ZREM', key.queue .. old_queue .. key.work, jid)
@@ -460,7 +472,7 @@ function Job.complete(now)
   if nextq ~= nil then
     rcall('PUBLISH', key.channel .. 'log',
       encode({ jid = jid, event = 'advanced', queue = queue, to = nextq }))
-    Job.hist(jid, now, 'put', { q = nextq }, false)
+    Job.hist(jid, now, 'put', '{"q":' .. encode(nextq) .. '}', false)
     rcall('ZADD', key.queues, 'NX', now, nextq)
     rcall('HMSET', jk, 'data', data, 'time', time_text(now), 'state', 'waiting', 'worker', '',
       'failure', '{}', 'queue', nextq, 'expires', 0, 'remaining', retries)
@@ -801,6 +813,8 @@ function Job.log(now)
     if extra == false then fail("Log(): Argument 'data' not cjson: " .. data) end
   end
   if rcall('EXISTS', key.job .. jid) == 0 then fail('Log(): Job ' .. jid .. ' does not exist') end
+  -- Pass the extra as JSON text: a decoded JSON string must not be taken for JSON text.
+  if extra ~= nil then extra = encode(extra) end
   Job.hist(jid, now, message, extra)
   return nil
 end

@@ -144,11 +144,12 @@ function Queue.pop(now)
   end
   if #jids == 0 then return '{}' end
   local wjk, tstr = key.worker .. worker .. key.jobs, time_text(now)
+  local wentry = '{"worker":' .. encode(worker) .. '}'
   local popped = {}
   for _, jid in ipairs(jids) do
     local f = Job.fetch(jid)
     if f[F_JID] then
-      Job.hist(jid, now, 'popped', { worker = worker }, f[F_HISTORY] or false)
+      Job.hist(jid, now, 'popped', wentry, f[F_HISTORY] or false)
       f[F_HISTORY] = false
       Stats.sample(now, 'wait', queue, now - (tonumber(f[F_TIME]) or now))
       rcall('ZADD', wjk, expires, jid)

@@ -386,7 +386,7 @@ local function define(lazy_t, lazy_k)
           end
         end
         rcall('PUBLISH', 'ql:' .. 'log', encode({ jid = jid, event = 'put', queue = queue }))
-        Job.hist(jid, now, 'put', { q = queue }, f[9] or false)
+        Job.hist(jid, now, 'put', '{"q":' .. encode(queue) .. '}', f[9] or false)
         local old_queue, old_state, old_worker = f[3], f[2], f[4]
         if old_queue then
           rcall('ZREM', 'ql:q:' .. old_queue .. '-work', jid)
@@ -452,11 +452,14 @@ local function define(lazy_t, lazy_k)
       lazy_f = function(jid, when, what, extra, legacy)
         if legacy == nil then legacy = rcall('HGET', 'ql:j:' .. jid, 'history') end
         if legacy then Job.migrate(jid, legacy) end
+        -- The text cjson would write for [floor(when), what, extra]; `extra` may also be given
+        -- as JSON text already (the hot callers build {"q":...} / {"worker":...} themselves).
         local entry
-        if extra ~= nil then
-          entry = encode({ floor(when), what, extra })
+        if extra == nil then
+          entry = '[' .. floor(when) .. ',' .. encode(what) .. ']'
         else
-          entry = encode({ floor(when), what })
+          if type(extra) ~= 'string' then extra = encode(extra) end
+          entry = '[' .. floor(when) .. ',' .. encode(what) .. ',' .. extra .. ']'
         end
         local hk = 'ql:j:' .. jid .. '-history'
         local len = rcall('RPUSH', hk, entry)
@@ -550,7 +553,7 @@ local function define(lazy_t, lazy_k)
         if nextq ~= nil then
           rcall('PUBLISH', 'ql:' .. 'log',
             encode({ jid = jid, event = 'advanced', queue = queue, to = nextq }))
-          Job.hist(jid, now, 'put', { q = nextq }, false)
+          Job.hist(jid, now, 'put', '{"q":' .. encode(nextq) .. '}', false)
           rcall('ZADD', 'ql:queues', 'NX', now, nextq)
           rcall('HMSET', jk, 'data', data, 'time', time_text(now), 'state', 'waiting', 'worker', '',
             'failure', '{}', 'queue', nextq, 'expires', 0, 'remaining', retries)
@@ -653,11 +656,20 @@ local function define(lazy_t, lazy_k)
         for i = 1, #hist do
           -- Inline fast path of Job.render_entry for the two shapes every command writes.
           local text = hist[i]
-          local when, what, rest = text:match('^%[(%d+),("[%w%-]*")(.*)%]$')
-          if when and rest == '' then
-            hist[i] = '{"when":' .. when .. ',"what":' .. what .. '}'
+          local when, what, inner = text:match('^%[(%d+),("[%w%-]*"),{(.*)}%]$')
+          if when and not inner:find('"wh', 1, true) then
+            if inner == '' then
+              hist[i] = '{"when":' .. when .. ',"what":' .. what .. '}'
+            else
+              hist[i] = '{"when":' .. when .. ',"what":' .. what .. ',' .. inner .. '}'
+            end
           else
-            hist[i] = Job.render_entry(text)
+            when, what = text:match('^%[(%d+),("[%w%-]*")%]$')
+            if when then
+              hist[i] = '{"when":' .. when .. ',"what":' .. what .. '}'
+            else
+              hist[i] = Job.render_entry(text)
+            end
           end
         end
         local jk = 'ql:j:' .. jid
@@ -1114,6 +1126,8 @@ local function define(lazy_t, lazy_k)
           if extra == false then fail("Log(): Argument 'data' not cjson: " .. data) end
         end
         if rcall('EXISTS', 'ql:j:' .. jid) == 0 then fail('Log(): Job ' .. jid .. ' does not exist') end
+        -- Pass the extra as JSON text: a decoded JSON string must not be taken for JSON text.
+        if extra ~= nil then extra = encode(extra) end
         Job.hist(jid, now, message, extra)
         return nil
       end
@@ -1163,11 +1177,12 @@ local function define(lazy_t, lazy_k)
         end
         if #jids == 0 then return '{}' end
         local wjk, tstr = 'ql:w:' .. worker .. ':jobs', time_text(now)
+        local wentry = '{"worker":' .. encode(worker) .. '}'
         local popped = {}
         for _, jid in ipairs(jids) do
           local f = Job.fetch(jid)
           if f[1] then
-            Job.hist(jid, now, 'popped', { worker = worker }, f[14] or false)
+            Job.hist(jid, now, 'popped', wentry, f[14] or false)
             f[14] = false
             Stats.sample(now, 'wait', queue, now - (tonumber(f[15]) or now))
             rcall('ZADD', wjk, expires, jid)
