@@ -132,11 +132,14 @@ function Queue.pop(now)
   if #expired > 0 then jids = Queue.reclaim(now, queue, expired) end
   local want = count - #jids
   if want > 0 then
-    local due = rcall('ZRANGEBYSCORE', key.queue .. queue .. key.recurring, 0, now,
-      'WITHSCORES', 'LIMIT', 0, want)
-    if #due > 0 then Recur.spawn(now, queue, want, due) end
-    due = rcall('ZRANGEBYSCORE', key.queue .. queue .. key.scheduled, 0, now, 'LIMIT', 0, want)
-    if #due > 0 then Queue.promote(now, queue, want, due) end
+    -- Most queues have neither templates nor delayed jobs: one EXISTS saves two queries.
+    local rk, sk = key.queue .. queue .. key.recurring, key.queue .. queue .. key.scheduled
+    if rcall('EXISTS', rk, sk) > 0 then
+      local due = rcall('ZRANGEBYSCORE', rk, 0, now, 'WITHSCORES', 'LIMIT', 0, want)
+      if #due > 0 then Recur.spawn(now, queue, want, due) end
+      due = rcall('ZRANGEBYSCORE', sk, 0, now, 'LIMIT', 0, want)
+      if #due > 0 then Queue.promote(now, queue, want, due) end
+    end
     -- ZPOPMAX orders equal scores like ZREVRANGE (reverse lexicographic): the reference's
     -- ZREVRANGE + ZREM in one call.
     local top = rcall('ZPOPMAX', key.queue .. queue .. key.work, want)

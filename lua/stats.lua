@@ -30,10 +30,13 @@ function Stats.bin(v)
 end
 
 -- P-STAT: record sample `v` of `kind` (wait|run) for `queue` in the day bin of `now`.
+-- The histogram bucket is read and written with the running totals (two calls, not three).
 function Stats.sample(now, kind, queue, v)
   local day = day_of(now)
   local k = stats_key(kind, day, queue)
-  local cur = rcall('HMGET', k, 'total', 'mean', 'vk')
+  local bin
+  if v >= 0 and v < 60 then bin = 's' .. floor(v) else bin = Stats.bin(v) end
+  local cur = rcall('HMGET', k, 'total', 'mean', 'vk', bin)
   local total, mean, vk = tonumber(cur[1]), tonumber(cur[2]), tonumber(cur[3])
   if total == nil then
     total, mean, vk = 1, v, 0
@@ -44,10 +47,7 @@ function Stats.sample(now, kind, queue, v)
     mean = old + (v - old) / total
     vk = vk + (v - mean) * (v - old)
   end
-  rcall('HMSET', k, 'total', total, 'mean', mean, 'vk', vk)
-  local bin
-  if v >= 0 and v < 60 then bin = 's' .. floor(v) else bin = Stats.bin(v) end
-  rcall('HINCRBY', k, bin, 1)
+  rcall('HMSET', k, 'total', total, 'mean', mean, 'vk', vk, bin, (tonumber(cur[4]) or 0) + 1)
   if total == 1 then Stats.expire(k, now, day) end
 end
 

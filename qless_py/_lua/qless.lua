@@ -1165,11 +1165,14 @@ local function define(lazy_t, lazy_k)
         if #expired > 0 then jids = Queue.reclaim(now, queue, expired) end
         local want = count - #jids
         if want > 0 then
-          local due = rcall('ZRANGEBYSCORE', 'ql:q:' .. queue .. '-recur', 0, now,
-            'WITHSCORES', 'LIMIT', 0, want)
-          if #due > 0 then Recur.spawn(now, queue, want, due) end
-          due = rcall('ZRANGEBYSCORE', 'ql:q:' .. queue .. '-scheduled', 0, now, 'LIMIT', 0, want)
-          if #due > 0 then Queue.promote(now, queue, want, due) end
+          -- Most queues have neither templates nor delayed jobs: one EXISTS saves two queries.
+          local rk, sk = 'ql:q:' .. queue .. '-recur', 'ql:q:' .. queue .. '-scheduled'
+          if rcall('EXISTS', rk, sk) > 0 then
+            local due = rcall('ZRANGEBYSCORE', rk, 0, now, 'WITHSCORES', 'LIMIT', 0, want)
+            if #due > 0 then Recur.spawn(now, queue, want, due) end
+            due = rcall('ZRANGEBYSCORE', sk, 0, now, 'LIMIT', 0, want)
+            if #due > 0 then Queue.promote(now, queue, want, due) end
+          end
           -- ZPOPMAX orders equal scores like ZREVRANGE (reverse lexicographic): the reference's
           -- ZREVRANGE + ZREM in one call.
           local top = rcall('ZPOPMAX', 'ql:q:' .. queue .. '-work', want)
@@ -1485,10 +1488,13 @@ local function define(lazy_t, lazy_k)
   elseif lazy_t == Stats then
     if lazy_k == 'sample' then
       -- P-STAT: record sample `v` of `kind` (wait|run) for `queue` in the day bin of `now`.
+      -- The histogram bucket is read and written with the running totals (two calls, not three).
       lazy_f = function(now, kind, queue, v)
         local day = day_of(now)
         local k = stats_key(kind, day, queue)
-        local cur = rcall('HMGET', k, 'total', 'mean', 'vk')
+        local bin
+        if v >= 0 and v < 60 then bin = 's' .. floor(v) else bin = Stats.bin(v) end
+        local cur = rcall('HMGET', k, 'total', 'mean', 'vk', bin)
         local total, mean, vk = tonumber(cur[1]), tonumber(cur[2]), tonumber(cur[3])
         if total == nil then
           total, mean, vk = 1, v, 0
@@ -1499,10 +1505,7 @@ local function define(lazy_t, lazy_k)
           mean = old + (v - old) / total
           vk = vk + (v - mean) * (v - old)
         end
-        rcall('HMSET', k, 'total', total, 'mean', mean, 'vk', vk)
-        local bin
-        if v >= 0 and v < 60 then bin = 's' .. floor(v) else bin = Stats.bin(v) end
-        rcall('HINCRBY', k, bin, 1)
+        rcall('HMSET', k, 'total', total, 'mean', mean, 'vk', vk, bin, (tonumber(cur[4]) or 0) + 1)
         if total == 1 then Stats.expire(k, now, day) end
       end
     elseif lazy_k == 'bin' then
