@@ -134,7 +134,9 @@ class Runner:
         try:
             outcome = run_job(job, self.workdir)
         finally:
-            w.held.remove(job)
+            if w.stopping != "now" or job.finished:
+                w.held.remove(job)
+            # else it stays held: stopped by TERM/INT, the control loop gives it back
         if outcome == "unsettled":  # its complete/fail may not have run: look again later
             self.unsettled = True
         self.avg = 0.8 * self.avg + 0.2 * (time.monotonic() - started)
