@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from tests.core.support import T0, Core
 
 JOB_KEYS = {
@@ -259,3 +261,46 @@ def test_job_objects_have_exactly_the_protocol_keys_in_every_state(populated: Co
     }
     for job in c.pop("q", "wZ", 10, now=T0 + 3600) + c.json("track", T0)["jobs"]:
         assert set(job) == JOB_KEYS, job["jid"]
+
+
+SPECIAL = ["a/b", 'q"x', "back\\slash", "tab\there", "nl\nx", "\u00e9\u2603", "ctl\x01"]
+
+
+@pytest.mark.parametrize("name", SPECIAL)
+def test_history_escapes_special_names_like_cjson(core: Core, name: str) -> None:
+    core.put("a", T0, name)
+    core.pop(name, name, 1, now=T0 + 1)
+    core("fail", T0 + 2, "a", name, name, name)
+    stored = core.conn.lrange("ql:j:a-history", 0, -1)
+    assert [json.loads(e) for e in stored] == [
+        [int(T0), "put", {"q": name}],
+        [int(T0) + 1, "popped", {"worker": name}],
+        [int(T0) + 2, "failed", {"worker": name, "group": name}],
+    ]
+    raw = core("get", T0, "a")
+    job = json.loads(raw)
+    assert job["history"][0] == {"when": int(T0), "what": "put", "q": name}
+    assert job["failure"]["message"] == name and job["queue"] == name
+    # byte-exact against the server's own cjson for the single-key entries
+    for entry, what, key in ((stored[0], "put", "q"), (stored[1], "popped", "worker")):
+        expected = core.conn.eval(
+            "return cjson.encode({tonumber(ARGV[1]), ARGV[2], {[ARGV[3]] = ARGV[4]}})",
+            0,
+            int(T0) + (what == "popped"),
+            what,
+            key,
+            name,
+        )
+        assert entry == expected, (entry, expected)
+    if "/" in name:
+        assert b"/" not in raw.replace(b"\\/", b"")
+        assert all(b"/" not in e.replace(b"\\/", b"") for e in stored)
+
+
+@pytest.mark.parametrize("priority", ["3.7", "1e300", "-0.5", "12345678901234567", "0.1", "1e-7"])
+def test_numbers_render_exactly_as_server_cjson(core: Core, priority: str) -> None:
+    core.put("a", T0, "q", "priority", priority)
+    expected = core.conn.eval("return cjson.encode(tonumber(ARGV[1]))", 0, priority)
+    assert b'"priority":' + expected + b"," in core("get", T0, "a") or (
+        b'"priority":' + expected + b"}" in core("get", T0, "a")
+    )
