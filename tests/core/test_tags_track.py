@@ -100,3 +100,22 @@ def test_track_listing_holds_full_job_objects(populated: Core) -> None:
     [job] = listing["jobs"]
     assert job["jid"] == "wait1" and job["tracked"] is True and job["tags"] == ["red"]
     assert listing["expired"] == {}
+
+
+def server_cjson_list(core: Core, items: list[str]) -> bytes:
+    reply = core.conn.eval("return cjson.encode(ARGV)", 0, *items)
+    assert isinstance(reply, bytes)
+    return reply
+
+
+def test_list_replies_are_byte_exact_cjson(core: Core) -> None:
+    tags = ["a/b", 'q"x', "\u00e9", "t\x02"]
+    core.put("a")
+    assert core("tag", T0, "add", "a", *tags) == server_cjson_list(core, tags)
+    core("recur", T0, "q", "r", "K", "{}", "interval", 60, 0)
+    assert core("recur.tag", T0, "r", *tags) == server_cjson_list(core, tags)
+    core.put("b", T0, "q", "tags", '["a/b","a/b"]')
+    core.put("c", T0, "q", "tags", '["a/b"]')
+    assert core("tag", T0, "top") == server_cjson_list(core, ["a/b"])
+    stored = core.conn.hget("ql:j:a", "tags")
+    assert stored == server_cjson_list(core, tags)
