@@ -1,7 +1,9 @@
 """Measure the Lua core's own server time (INFO commandstats usec of EVALSHA).
 
-Lifecycle mode (default): n jobs, one at a time, each put, popped and completed; prints the
-server microseconds per put, pop and complete and per lifecycle.
+Lifecycle mode (default): n jobs put one call at a time, then popped one at a time, then
+completed one at a time (as the shared harness /work/shared/bench does); prints the server
+microseconds per put, pop and complete and per lifecycle. --interleaved puts, pops and
+completes each job in turn instead and prints the lifecycle total.
 
     python scripts/bench_core.py --server valkey -n 20000
 
@@ -19,7 +21,7 @@ from __future__ import annotations
 import argparse
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -50,9 +52,12 @@ return count
 
 
 @contextmanager
-def private_server(kind: str) -> Iterator[redis.Redis]:
+def private_server(kind: str, binary: Path | None = None) -> Iterator[redis.Redis]:
     root = Path(tempfile.mkdtemp(prefix="qlb-", dir="/tmp"))
-    server = ServerProcess(root, kind=kind).start()
+    server = ServerProcess(root, kind=kind)
+    if binary is not None:
+        server.argv = lambda: [str(binary), *ServerProcess.argv(server)[1:]]  # type: ignore[method-assign]
+    server.start()
     conn = redis.Redis.from_url(server.url)
     try:
         yield conn
@@ -68,40 +73,57 @@ def evalsha_usec(conn: redis.Redis) -> tuple[int, int]:
     return int(entry["calls"]), int(entry["usec"])
 
 
-def lifecycle(conn: redis.Redis, sha: str, n: int, batch: int = 200) -> dict[str, float]:
-    """Server usec per put, pop and complete over n one-at-a-time lifecycles."""
-    conn.flushall()
+LEGACY_PUT = False  # --legacy-put: qless-core of qless-py 0.11.4 has no worker argument
+
+
+def put_args(jid: str) -> tuple[str | int, ...]:
+    if LEGACY_PUT:
+        return ("bench", jid, "bench.Job", "{}", 0)
+    return ("bench-worker", "bench", jid, "bench.Job", "{}", 0)
+
+
+def lifecycle(conn: redis.Redis, sha: str, n: int) -> dict[str, float]:
+    """Server usec per put, pop and complete: n puts, then n pops, then n completes.
+
+    One call per round trip (no pipelining), INFO commandstats read only at the phase
+    boundaries, as the shared benchmark harness does.
+    """
+    result: dict[str, float] = {}
+    jids = [f"{i:032x}" for i in range(n)]
+    phases: dict[str, Callable[[int], tuple[str | int, ...]]] = {
+        "put": lambda i: ("put", *put_args(jids[i])),
+        "pop": lambda i: ("pop", "bench", "bench-worker", 1),
+        "complete": lambda i: ("complete", jids[i], "bench-worker", "bench", "{}"),
+    }
     conn.config_resetstat()
-    sums = {"put": 0, "pop": 0, "complete": 0}
-    last = 0
-    done = 0
-    while done < n:
-        pipe = conn.pipeline(transaction=False)
-        size = min(batch, n - done)
-        for i in range(done, done + size):
-            now = T0 + i * 0.001
-            jid = f"job-{i:08d}"
-            pipe.evalsha(sha, 0, "put", f"{now:.6f}", "w", "bench", jid, "bench.Job", "{}", 0)
-            pipe.info("commandstats")
-            pipe.evalsha(sha, 0, "pop", f"{now + 0.0002:.6f}", "bench", "w", 1)
-            pipe.info("commandstats")
-            pipe.evalsha(sha, 0, "complete", f"{now + 0.0004:.6f}", jid, "w", "bench", "{}")
-            pipe.info("commandstats")
-        replies = pipe.execute()
-        for j in range(size):
-            chunk = replies[j * 6:(j + 1) * 6]
-            if chunk[2] == b"{}" or chunk[4] != b"complete":
-                raise SystemExit(f"unexpected replies: {chunk[::2]!r}")
-            for name, stat in zip(("put", "pop", "complete"), chunk[1::2], strict=True):
-                usec = int(stat["cmdstat_evalsha"]["usec"])
-                sums[name] += usec - last
-                last = usec
-        done += size
+    for offset, (name, args) in enumerate(phases.items()):
+        _, before = evalsha_usec(conn)
+        for i in range(n):
+            reply = conn.evalsha(sha, 0, args(i)[0], f"{T0 + offset * 100 + i * 0.001:.6f}",
+                                 *args(i)[1:])
+            if name == "pop" and reply == b"{}":
+                raise SystemExit("pop returned no job")
+        _, after = evalsha_usec(conn)
+        result[name] = (after - before) / n
     calls, usec = evalsha_usec(conn)
     assert calls == 3 * n, (calls, n)
-    result = {name: total / n for name, total in sums.items()}
     result["lifecycle"] = usec / n
     return result
+
+
+def interleaved(conn: redis.Redis, sha: str, n: int) -> dict[str, float]:
+    """Server usec per lifecycle when each job is put, popped and completed in turn."""
+    conn.config_resetstat()
+    for i in range(n):
+        now = T0 + i * 0.001
+        jid = f"{i:032x}"
+        conn.evalsha(sha, 0, "put", f"{now:.6f}", *put_args(jid))
+        conn.evalsha(sha, 0, "pop", f"{now + 0.0002:.6f}", "bench", "bench-worker", 1)
+        conn.evalsha(sha, 0, "complete", f"{now + 0.0004:.6f}", jid, "bench-worker", "bench",
+                     "{}")
+    calls, usec = evalsha_usec(conn)
+    assert calls == 3 * n, (calls, n)
+    return {"lifecycle": usec / n}
 
 
 def pop_cost(conn: redis.Redis, sha: str, queue: str, pops: int, start: int) -> float:
@@ -143,19 +165,29 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--server", choices=["valkey", "redis"], default="valkey")
     parser.add_argument("-n", type=int, default=20000, help="jobs in lifecycle mode")
+    parser.add_argument("--interleaved", action="store_true",
+                        help="put, pop and complete each job in turn (total only)")
+    parser.add_argument("--script", type=Path,
+                        help="benchmark another core script instead of qless_py's")
+    parser.add_argument("--legacy-put", action="store_true",
+                        help="put without the worker argument (old qless-core scripts)")
+    parser.add_argument("--binary", type=Path, help="server binary to run instead")
     parser.add_argument("--pop-scaling", action="store_true",
                         help="compare pop on 1,000 vs 1,000,000 waiting jobs")
     parser.add_argument("--large", type=int, default=1_000_000)
     parser.add_argument("--pops", type=int, default=500)
     args = parser.parse_args()
-    with private_server(args.server) as conn:
+    global LEGACY_PUT
+    LEGACY_PUT = args.legacy_put
+    with private_server(args.server, args.binary) as conn:
         version = conn.info("server").get("valkey_version") or conn.info("server")["redis_version"]
         print(f"server: {args.server} {version}")
         if args.pop_scaling:
             result = pop_scaling(conn, 1000, args.large, args.pops)
         else:
-            sha = conn.script_load(lua.SOURCE)
-            result = lifecycle(conn, sha, args.n)
+            sha = conn.script_load(args.script.read_bytes() if args.script else lua.SOURCE)
+            run = interleaved if args.interleaved else lifecycle
+            result = run(conn, sha, args.n)
     for name, value in result.items():
         print(f"{name:>14}: {value:7.1f} usec")
 
