@@ -108,6 +108,9 @@ def _fail(job: Any, group: str, message: str) -> str:
     except CoreError as exc:
         log.warning("could not fail %s: %s", job.jid, exc)
         return "lost"
+    except Exception:
+        log.exception("could not fail %s", job.jid)
+        return "unsettled"
     return "failed"
 
 
@@ -160,4 +163,7 @@ def _settle(job: Any) -> str:
     except CoreError as exc:
         log.warning("could not complete %s: %s", job.jid, exc)
         return "lost"
+    except Exception:
+        log.exception("could not complete %s", job.jid)
+        return "unsettled"
     return "complete"

@@ -84,7 +84,7 @@ class Runner:
             if job is not None:
                 self._run(job)
                 continue
-            if job is None and self.backoff:  # connection trouble: wait, then retry
+            if self.backoff:  # connection trouble: wait, then retry
                 w.waker.wait(seen, self.backoff)
                 continue
             if w.burst:
@@ -110,6 +110,10 @@ class Runner:
         except QlessError as exc:
             self.backoff = min(max(self.backoff * 2, 0.5), 5.0)
             log.error("pop refused (%s); retrying in %.1fs", exc, self.backoff)
+            return None
+        except Exception:  # anything else (a bug, an odd reply) must not end the thread
+            self.backoff = min(max(self.backoff * 2, 0.5), 5.0)
+            log.exception("pop failed unexpectedly; retrying in %.1fs", self.backoff)
             return None
         jobs = [job for job in jobs if self.w.held.add(job)]
         if self.backoff or self.unsettled:
