@@ -458,7 +458,7 @@ function Job.complete(now)
     fail('Complete(): Job ' .. jid .. ' running in another queue: ' .. tostring(f[3]))
   end
 
-  config_prefetch('max-job-history', 'stats-history', 'jobs-history', 'jobs-history-count',
+  config_prefetch('max-job-history', 'jobs-history', 'jobs-history-count',
     queue .. '-max-concurrency')
   local jk = key.job .. jid
   Job.hist(jid, now, 'done', nil, f[4] or false)

@@ -114,13 +114,13 @@ function Queue.pop(now)
   local count = num(count_s)
   if count == nil then fail('Pop(): Arg "count" missing or not a number: ' .. tostring(count_s)) end
   count = floor(count)
-  config_prefetch(queue .. '-heartbeat', 'heartbeat', queue .. '-max-concurrency',
-    'stats-history', 'grace-period')
-  local expires = now + config_heartbeat(queue)
+  local c = rcall('HMGET', key.config, queue .. '-heartbeat', 'heartbeat',
+    queue .. '-max-concurrency')
+  local expires = now + (num(c[1]) or num(c[2]) or 60)
   if rcall('SISMEMBER', key.paused, queue) == 1 then return '{}' end
   rcall('ZADD', key.workers, now, worker)
   local lk = key.queue .. queue .. key.locks
-  local maxc = config_number(queue .. '-max-concurrency', 0)
+  local maxc = num(c[3]) or 0
   if maxc > 0 then
     local allowed = floor(maxc - rcall('ZCOUNT', lk, now, '+inf'))
     if count > allowed then count = allowed end

@@ -539,7 +539,7 @@ local function define(lazy_t, lazy_k)
           fail('Complete(): Job ' .. jid .. ' running in another queue: ' .. tostring(f[3]))
         end
 
-        config_prefetch('max-job-history', 'stats-history', 'jobs-history', 'jobs-history-count',
+        config_prefetch('max-job-history', 'jobs-history', 'jobs-history-count',
           queue .. '-max-concurrency')
         local jk = 'ql:j:' .. jid
         Job.hist(jid, now, 'done', nil, f[4] or false)
@@ -1147,13 +1147,13 @@ local function define(lazy_t, lazy_k)
         local count = num(count_s)
         if count == nil then fail('Pop(): Arg "count" missing or not a number: ' .. tostring(count_s)) end
         count = floor(count)
-        config_prefetch(queue .. '-heartbeat', 'heartbeat', queue .. '-max-concurrency',
-          'stats-history', 'grace-period')
-        local expires = now + config_heartbeat(queue)
+        local c = rcall('HMGET', 'ql:config', queue .. '-heartbeat', 'heartbeat',
+          queue .. '-max-concurrency')
+        local expires = now + (num(c[1]) or num(c[2]) or 60)
         if rcall('SISMEMBER', 'ql:paused_queues', queue) == 1 then return '{}' end
         rcall('ZADD', 'ql:workers', now, worker)
         local lk = 'ql:q:' .. queue .. '-locks'
-        local maxc = config_number(queue .. '-max-concurrency', 0)
+        local maxc = num(c[3]) or 0
         if maxc > 0 then
           local allowed = floor(maxc - rcall('ZCOUNT', lk, now, '+inf'))
           if count > allowed then count = allowed end
