@@ -77,6 +77,13 @@ class Jobs:
             return []
         return Job.from_json(self._client, self._client.core.call("multiget", *jids))
 
+    def cancel(self, *jids: str) -> list[str]:
+        """Cancel several jobs at once (a job's dependents must be among them, else the
+        core refuses and nothing is cancelled); returns the jids given."""
+        if not jids:
+            return []
+        return as_list(self._client.core.call("cancel", *jids))
+
     def complete(self, offset: int = 0, count: int = 25) -> list[str]:
         """Jids of completed jobs, most recent first."""
         return as_list(self._client.core.call("jobs", "complete", offset, count))

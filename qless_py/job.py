@@ -46,6 +46,11 @@ class Failure:
             worker=str(raw.get("worker") or ""),
         )
 
+    def to_dict(self) -> dict[str, Any]:
+        """The failure as the core's JSON object (``when`` integral when it is)."""
+        return {"group": self.group, "message": self.message, "when": plain_number(self.when),
+                "worker": self.worker}
+
     def __getitem__(self, key: str) -> Any:
         """``failure['group']`` as in qless-py."""
         if key in ("group", "message", "when", "worker"):
@@ -58,6 +63,13 @@ def as_list(value: Any) -> list[Any]:
     if isinstance(value, list):
         return value
     return []
+
+
+def plain_number(value: float) -> int | float:
+    """A number as the core prints it: integral values without a decimal point."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
 
 
 def class_name(klass: type | str) -> str:
@@ -151,6 +163,20 @@ class Job(BaseJob):
     def from_json(cls, client: Client, text: str, worker: str | None = None) -> list[Job]:
         """Jobs from a core reply holding a JSON array (``{}`` when empty)."""
         return [cls(client, raw, worker) for raw in as_list(json.loads(text))]
+
+    def to_dict(self) -> dict[str, Any]:
+        """This snapshot in the shape of the core's job object, made friendly: real lists,
+        ``data`` decoded, ``failure`` and ``spawned_from_jid`` None when there is none."""
+        return {
+            "jid": self.jid, "klass": self.klass_name, "state": self.state,
+            "queue": self.queue_name, "worker": self.worker_name, "tracked": self.tracked,
+            "priority": plain_number(self.priority), "expires": plain_number(self.expires_at),
+            "retries": self.original_retries, "remaining": self.retries_left,
+            "data": self.data, "tags": list(self.tags), "history": list(self.history),
+            "failure": None if self.failure is None else self.failure.to_dict(),
+            "spawned_from_jid": self.spawned_from_jid,
+            "dependents": list(self.dependents), "dependencies": list(self.dependencies),
+        }
 
     # -- derived attributes ----------------------------------------------------------------
     @property

@@ -6,7 +6,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from qless_py import codecs
-from qless_py.job import BaseJob, as_list, class_name
+from qless_py.job import BaseJob, as_list, class_name, plain_number
 
 if TYPE_CHECKING:
     from qless_py.client import Client
@@ -22,6 +22,17 @@ class RecurringJob(BaseJob):
         self._interval: float = raw.get("interval", 0)
         self._backlog: float = raw.get("backlog", 0)
         self.count: int = int(raw.get("count", 0))
+
+    def to_dict(self) -> dict[str, Any]:
+        """This snapshot in the shape of the core's recurring object, with real lists and
+        ``data`` decoded."""
+        return {
+            "jid": self.jid, "klass": self.klass_name, "state": self.state,
+            "queue": self.queue_name, "priority": plain_number(self.priority),
+            "interval": plain_number(self.interval), "retries": self.retries,
+            "count": self.count, "data": self.data, "tags": list(self.tags),
+            "backlog": plain_number(self.backlog),
+        }
 
     def _update(self, name: str, value: Any) -> None:
         self.client.core.call("recur.update", self.jid, name, value)

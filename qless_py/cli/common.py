@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
@@ -86,27 +86,6 @@ def pass_client(func: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
-def text(value: Any) -> str:
-    """A reply element as text (the client may return bytes)."""
-    if isinstance(value, bytes):
-        return value.decode("utf-8", errors="replace")
-    return str(value)
-
-
-def json_reply(value: Any) -> Any:
-    """Decode a JSON reply of the core; ``None`` stays ``None``."""
-    if value is None:
-        return None
-    return json.loads(text(value))
-
-
-def as_list(value: Any) -> list[Any]:
-    """The core encodes empty lists as ``{}`` (cjson); give back a real list."""
-    if isinstance(value, list):
-        return value
-    return []
-
-
 def echo_json(value: Any) -> None:
     click.echo(json.dumps(value, indent=2, sort_keys=True, default=str))
 
@@ -114,6 +93,14 @@ def echo_json(value: Any) -> None:
 def fail(message: str) -> NoReturn:
     """Stop the command with one clear line and exit status 1."""
     raise CliError(message)
+
+
+def require_queues(client: Client, names: Sequence[str]) -> None:
+    """Fail on the first name that is not a known queue (before anything is written)."""
+    known = set(client.queues.names())
+    for name in names:
+        if name not in known:
+            fail(f"no such queue: {name!r} (known: {', '.join(sorted(known)) or 'none'})")
 
 
 def parse_json_arg(value: str, what: str) -> Any:

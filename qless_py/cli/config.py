@@ -3,20 +3,13 @@
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import click
 
-from qless_py.cli.common import (
-    console,
-    echo_json,
-    fail,
-    json_option,
-    json_reply,
-    pass_client,
-    text,
-)
+from qless_py import Client
+from qless_py.cli.common import console, echo_json, fail, json_option, pass_client
 from qless_py.cli.render import counts_table
+from qless_py.config import NUMERIC_KEYS, NUMERIC_SUFFIXES
 
 # Keys the core knows, with what they mean; docs/config.md says more.
 KNOWN_KEYS: dict[str, str] = {
@@ -34,7 +27,6 @@ PER_QUEUE: dict[str, str] = {
     "heartbeat": "lock length in seconds for this queue",
     "max-concurrency": "cap on running jobs of this queue (0 = none)",
 }
-NUMERIC = set(KNOWN_KEYS) - {"application"}
 
 
 def describe(key: str) -> str | None:
@@ -48,8 +40,7 @@ def describe(key: str) -> str | None:
 
 
 def check_value(key: str, value: str) -> None:
-    numeric = key in NUMERIC or any(key.endswith(f"-{s}") for s in PER_QUEUE)
-    if not numeric:
+    if key not in NUMERIC_KEYS and not key.endswith(NUMERIC_SUFFIXES):
         return
     try:
         number = float(value)
@@ -69,9 +60,9 @@ def config() -> None:
 @config.command("list")
 @json_option
 @pass_client
-def list_(client: Any, as_json: bool) -> None:
+def list_(client: Client, as_json: bool) -> None:
     """Every setting: the defaults overlaid with what was set."""
-    values = json_reply(client("config.get"))
+    values = client.config.all
     if as_json:
         echo_json(values)
         return
@@ -84,18 +75,16 @@ def list_(client: Any, as_json: bool) -> None:
 @click.argument("key")
 @json_option
 @pass_client
-def get(client: Any, key: str, as_json: bool) -> None:
+def get(client: Client, key: str, as_json: bool) -> None:
     """Print one setting (exit 1 if it is neither set nor has a default)."""
-    value = client("config.get", key)
-    if value is None:
-        if as_json:
-            echo_json({key: None})
-        fail(f"{key} is not set and has no default")
-    shown: Any = value if isinstance(value, int) else text(value)
+    # The overview, like ``list``: stored values as stored (text), defaults as numbers.
+    value = client.config.all.get(key)
     if as_json:
-        echo_json({key: shown})
-    else:
-        click.echo(str(shown))
+        echo_json({key: value})
+    if value is None:
+        fail(f"{key} is not set and has no default")
+    if not as_json:
+        click.echo(str(value))
 
 
 @config.command("set")
@@ -103,7 +92,7 @@ def get(client: Any, key: str, as_json: bool) -> None:
 @click.argument("value")
 @click.option("--force", is_flag=True, help="Allow a key that qless_py does not know.")
 @pass_client
-def set_(client: Any, key: str, value: str, force: bool) -> None:
+def set_(client: Client, key: str, value: str, force: bool) -> None:
     """Set a key (numbers are checked for numeric keys)."""
     if not key.strip():
         fail("KEY must not be empty")
@@ -111,16 +100,16 @@ def set_(client: Any, key: str, value: str, force: bool) -> None:
         fail(f"unknown config key {key!r}: known are {', '.join(sorted(KNOWN_KEYS))} and "
              "<queue>-heartbeat, <queue>-max-concurrency (use --force to set it anyway)")
     check_value(key, value)
-    client("config.set", key, value)
+    client.config[key] = value
     click.echo(f"{key} = {value}")
 
 
 @config.command()
 @click.argument("key")
 @pass_client
-def unset(client: Any, key: str) -> None:
+def unset(client: Client, key: str) -> None:
     """Remove a setting (back to its default)."""
-    client("config.unset", key)
+    del client.config[key]
     click.echo(f"{key} unset")
 
 

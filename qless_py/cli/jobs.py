@@ -1,83 +1,52 @@
 """Job commands: put, job, jobs, retry, cancel, move, priority, track/untrack, tag.
 
-They call the Lua core through ``client(command, ...)`` (the protocol's own commands),
-check every argument and every named job before the first write, and render the reply.
+They check every argument and every named job before the first write, act through the
+typed client (``client.jobs``, ``client.queues``, ``Job`` methods) and render the result.
 """
 
 from __future__ import annotations
 
-import json
-import uuid
 from typing import Any, NoReturn
 
 import click
 
+from qless_py import Client, Job, RecurringJob
 from qless_py.cli.common import (
-    as_list,
     console,
     echo_json,
     fail,
     json_option,
-    json_reply,
     parse_json_arg,
     pass_client,
-    text,
+    require_queues,
 )
-from qless_py.cli.render import (
-    job_view,
-    jobs_table,
-    normalize_job,
-    normalize_recurring,
-    recurring_view,
-)
+from qless_py.cli.render import job_view, jobs_table, recurring_view
 
 QUEUE_STATES = ("waiting", "running", "stalled", "scheduled", "depends", "recurring")
 
 
-def worker_name(client: Any) -> str:
-    return str(getattr(client, "worker_name", "") or "qless-py-cli")
-
-
-def fetch_job(client: Any, jid: str) -> dict[str, Any]:
-    """The job object of ``jid``, or a clear error when there is no such job."""
-    obj = json_reply(client("get", jid))
-    if not isinstance(obj, dict):
-        missing(client, jid)
-    return normalize_job(obj)
-
-
-def missing(client: Any, jid: str) -> NoReturn:
-    """Fail for an unknown jid, pointing at ``recur`` when it names a recurring job."""
-    if client("recur.get", jid) is not None:
+def not_a_job(jid: str, found: Job | RecurringJob | None) -> NoReturn:
+    """Fail for a jid that names no job, pointing at ``recur`` for a recurring job."""
+    if isinstance(found, RecurringJob):
         fail(f"{jid} is a recurring job, not a job: see 'qless-py recur --help'")
     fail(f"no such job: {jid}")
 
 
-def fetch_jobs(client: Any, jids: list[str]) -> list[dict[str, Any]]:
-    if not jids:
-        return []
-    found = as_list(json_reply(client("multiget", *jids)))
-    return [normalize_job(obj) for obj in found]
+def fetch_job(client: Client, jid: str) -> Job:
+    """The job ``jid``, or a clear error when there is no such job."""
+    found = client.jobs[jid]
+    if not isinstance(found, Job):
+        not_a_job(jid, found)
+    return found
 
 
-def require_jobs(client: Any, jids: tuple[str, ...]) -> list[dict[str, Any]]:
+def require_jobs(client: Client, jids: tuple[str, ...]) -> list[Job]:
     """Every named job, or an error naming the first unknown one (nothing is written)."""
-    jobs = {job["jid"]: job for job in fetch_jobs(client, list(jids))}
+    found = {job.jid: job for job in client.jobs.get(*jids)}
     for jid in jids:
-        if jid not in jobs:
-            missing(client, jid)
-    return [jobs[jid] for jid in jids]
-
-
-def requeue(client: Any, job: dict[str, Any], queue: str, delay: float = 0) -> str:
-    """Put an existing job (again) into ``queue``, keeping its class, data and options."""
-    return text(client(
-        "requeue", worker_name(client), queue, job["jid"], job["klass"],
-        json.dumps(job["data"]), delay,
-        "priority", job.get("priority", 0),
-        "tags", json.dumps(job.get("tags", [])),
-        "retries", job.get("retries", 5),
-    ))
+        if jid not in found:
+            not_a_job(jid, client.jobs[jid])
+    return [found[jid] for jid in jids]
 
 
 @click.command()
@@ -95,10 +64,10 @@ def requeue(client: Any, job: dict[str, Any], queue: str, delay: float = 0) -> s
 @click.option("--depends", "depends", multiple=True,
               help="A job this one waits for (repeatable; it must exist).")
 @pass_client
-def put(client: Any, queue: str, klass: str, data: str, jid: str | None, priority: int,
+def put(client: Client, queue: str, klass: str, data: str, jid: str | None, priority: int,
         tags: tuple[str, ...], delay: float, retries: int, depends: tuple[str, ...]) -> None:
     """Put a job of class KLASS into QUEUE with JSON DATA (default {}); print its jid."""
-    parse_json_arg(data, "DATA")
+    value = parse_json_arg(data, "DATA")
     if not queue.strip():
         fail("QUEUE must not be empty")
     if not klass.strip():
@@ -107,37 +76,26 @@ def put(client: Any, queue: str, klass: str, data: str, jid: str | None, priorit
         fail("--jid must not be empty")
     if depends:
         require_jobs(client, depends)
-    new_jid = jid or uuid.uuid4().hex
-    args: list[Any] = [worker_name(client), queue, new_jid, klass, data, delay,
-                       "priority", priority, "tags", json.dumps(list(tags)),
-                       "retries", retries]
-    if depends:
-        args += ["depends", json.dumps(list(depends))]
-    click.echo(text(client("put", *args)))
+    click.echo(client.queues[queue].put(klass, value, priority=priority, tags=tags,
+                                        delay=delay, retries=retries, jid=jid,
+                                        depends=depends or None))
 
 
 @click.command()
 @click.argument("jid")
 @json_option
 @pass_client
-def job(client: Any, jid: str, as_json: bool) -> None:
+def job(client: Client, jid: str, as_json: bool) -> None:
     """Show one job: data, history, failure, dependencies, tags."""
-    obj = json_reply(client("get", jid))
-    if isinstance(obj, dict):
-        found = normalize_job(obj)
-        if as_json:
-            echo_json(found)
-        else:
-            console().print(job_view(found))
-        return
-    recurring = json_reply(client("recur.get", jid))
-    if not isinstance(recurring, dict):
+    found = client.jobs[jid]
+    if found is None:
         fail(f"no such job: {jid}")
-    template = normalize_recurring(recurring)
     if as_json:
-        echo_json(template)
+        echo_json(found.to_dict())
+    elif isinstance(found, RecurringJob):
+        console().print(recurring_view(found))
     else:
-        console().print(recurring_view(template))
+        console().print(job_view(found))
 
 
 def _select(queue: str | None, state: str | None, tag: str | None, tracked: bool,
@@ -157,26 +115,36 @@ def _select(queue: str | None, state: str | None, tag: str | None, tracked: bool
     return sources[0]
 
 
-def _list(client: Any, source: str, queue: str | None, state: str, tag: str | None,
-          failed: str | None, offset: int, count: int) -> tuple[list[str], int | None]:
-    """The jids of one page and, when the core reports it, the total."""
+def rows_of(client: Client, jids: list[str]) -> list[dict[str, Any]]:
+    """The jobs of ``jids`` as JSON rows, in order; vanished jobs as ``state: expired``."""
+    by_jid = {found.jid: found.to_dict() for found in client.jobs.get(*jids)}
+    return [by_jid.get(jid, {"jid": jid, "state": "expired"}) for jid in jids]
+
+
+def _page(client: Client, source: str, queue: str, state: str, tag: str, failed: str,
+          offset: int, count: int) -> tuple[list[dict[str, Any]], int | None]:
+    """The rows of one page and, when the listing knows it, the total."""
     if source == "complete":
-        return [text(j) for j in client("jobs", "complete", offset, count)], None
+        return rows_of(client, client.jobs.complete(offset, count)), None
     if source == "tag":
-        page = json_reply(client("tag", "get", tag, offset, count))
-        return as_list(page.get("jobs")), int(page.get("total", 0))
+        tagged = client.jobs.tagged(tag, offset, count)
+        return rows_of(client, tagged["jobs"]), tagged["total"]
     if source == "failed":
-        page = json_reply(client("failed", failed, offset, count))
-        return as_list(page.get("jobs")), int(page.get("total", 0))
+        page = client.jobs.failed(failed, offset, count)
+        return [found.to_dict() for found in page["jobs"]], page["total"]
     if source == "tracked":
-        listing = json_reply(client("track"))
-        jids = [j["jid"] for j in as_list(listing.get("jobs"))]
-        jids += as_list(listing.get("expired"))
-        return jids[offset:offset + count], len(jids)
+        listing = client.jobs.tracked()
+        rows = [found.to_dict() for found in listing["jobs"]]
+        rows += [{"jid": jid, "state": "expired"} for jid in listing["expired"]]
+        return rows[offset:offset + count], len(rows)
+    named = client.queues[queue]
     if state == "waiting":
-        peeked = as_list(json_reply(client("peek", queue, offset + count)))
-        return [j["jid"] for j in peeked][offset:], None
-    return [text(j) for j in client("jobs", state, queue, offset, count)], None
+        return [found.to_dict() for found in named.peek(offset + count)[offset:]], None
+    jids: list[str] = getattr(named.jobs, state)(offset, count)
+    if state == "recurring":
+        templates = (client.jobs[jid] for jid in jids)
+        return [t.to_dict() for t in templates if isinstance(t, RecurringJob)], None
+    return rows_of(client, jids), None
 
 
 @click.command()
@@ -191,22 +159,15 @@ def _list(client: Any, source: str, queue: str | None, state: str, tag: str | No
 @click.option("--count", type=click.IntRange(min=1), default=25, show_default=True)
 @json_option
 @pass_client
-def jobs(client: Any, queue: str | None, state: str | None, tag: str | None, tracked: bool,
-         failed: str | None, offset: int, count: int, as_json: bool) -> None:
+def jobs(client: Client, queue: str | None, state: str | None, tag: str | None,
+         tracked: bool, failed: str | None, offset: int, count: int, as_json: bool) -> None:
     """List jobs by queue and state, tag, tracking or failure group, one page at a time."""
     source = _select(queue, state, tag, tracked, failed)
     state = state or "waiting"
     if source == "queue" and queue is not None:
-        from qless_py.cli.queues import require_queues
-
         require_queues(client, [queue])
-    jids, total = _list(client, source, queue, state, tag, failed, offset, count)
-    if source == "queue" and state == "recurring":
-        found = [normalize_recurring(json_reply(client("recur.get", j))) for j in jids]
-        found = [dict(f, state="recur") for f in found]
-    else:
-        by_jid = {j["jid"]: j for j in fetch_jobs(client, jids)}
-        found = [by_jid.get(j, {"jid": j, "state": "expired"}) for j in jids]
+    found, total = _page(client, source, queue or "", state, tag or "", failed or "",
+                         offset, count)
     if as_json:
         echo_json({"jobs": found, "offset": offset, "count": count, "total": total})
         return
@@ -223,25 +184,25 @@ def jobs(client: Any, queue: str | None, state: str | None, tag: str | None, tra
 @click.option("--delay", type=click.FloatRange(min=0), default=0.0,
               help="Seconds before the job may run again.")
 @pass_client
-def retry(client: Any, jid: str, delay: float) -> None:
+def retry(client: Client, jid: str, delay: float) -> None:
     """Put a failed job back into the queue it failed in."""
     found = fetch_job(client, jid)
-    if found["state"] != "failed":
-        fail(f"job {jid} is not failed (state: {found['state']})")
-    if not found.get("queue"):
+    if found.state != "failed":
+        fail(f"job {jid} is not failed (state: {found.state})")
+    if not found.queue_name:
         fail(f"job {jid} has no queue to go back to")
-    requeue(client, found, found["queue"], delay)
-    click.echo(f"{jid} put back into {found['queue']}")
+    found.move(found.queue_name, delay)
+    click.echo(f"{jid} put back into {found.queue_name}")
 
 
 @click.command()
 @click.argument("jids", nargs=-1, required=True)
 @pass_client
-def cancel(client: Any, jids: tuple[str, ...]) -> None:
+def cancel(client: Client, jids: tuple[str, ...]) -> None:
     """Cancel jobs (a job's dependents must be cancelled with it)."""
     require_jobs(client, jids)
-    for jid in client("cancel", *jids):
-        click.echo(f"canceled {text(jid)}")
+    for jid in client.jobs.cancel(*jids):
+        click.echo(f"canceled {jid}")
 
 
 @click.command()
@@ -250,12 +211,11 @@ def cancel(client: Any, jids: tuple[str, ...]) -> None:
 @click.option("--delay", type=click.FloatRange(min=0), default=0.0,
               help="Seconds before the job may run in the new queue.")
 @pass_client
-def move(client: Any, jid: str, queue: str, delay: float) -> None:
+def move(client: Client, jid: str, queue: str, delay: float) -> None:
     """Move a job to another queue (a running job loses its lock)."""
     if not queue.strip():
         fail("QUEUE must not be empty")
-    found = fetch_job(client, jid)
-    requeue(client, found, queue, delay)
+    fetch_job(client, jid).move(queue, delay)
     click.echo(f"{jid} moved to {queue}")
 
 
@@ -263,30 +223,27 @@ def move(client: Any, jid: str, queue: str, delay: float) -> None:
 @click.argument("jid")
 @click.argument("priority", type=int)
 @pass_client
-def priority(client: Any, jid: str, priority: int) -> None:
+def priority(client: Client, jid: str, priority: int) -> None:
     """Set a job's priority (higher runs first)."""
-    fetch_job(client, jid)
-    new = client("priority", jid, priority)
-    click.echo(f"{jid} priority {int(new)}")
+    fetch_job(client, jid).priority = priority
+    click.echo(f"{jid} priority {priority}")
 
 
 @click.command()
 @click.argument("jid")
 @pass_client
-def track(client: Any, jid: str) -> None:
+def track(client: Client, jid: str) -> None:
     """Track a job (its events are published; it shows in 'jobs --tracked')."""
-    fetch_job(client, jid)
-    newly = text(client("track", "track", jid)) == "1"
+    newly = fetch_job(client, jid).track()
     click.echo(f"{jid} {'tracked' if newly else 'was already tracked'}")
 
 
 @click.command()
 @click.argument("jid")
 @pass_client
-def untrack(client: Any, jid: str) -> None:
+def untrack(client: Client, jid: str) -> None:
     """Stop tracking a job."""
-    fetch_job(client, jid)
-    was = text(client("track", "untrack", jid)) == "1"
+    was = fetch_job(client, jid).untrack()
     click.echo(f"{jid} {'untracked' if was else 'was not tracked'}")
 
 
@@ -296,10 +253,10 @@ def untrack(client: Any, jid: str) -> None:
 @click.option("--remove", is_flag=True, help="Remove the tags instead of adding them.")
 @json_option
 @pass_client
-def tag(client: Any, jid: str, tags: tuple[str, ...], remove: bool, as_json: bool) -> None:
+def tag(client: Client, jid: str, tags: tuple[str, ...], remove: bool, as_json: bool) -> None:
     """Add tags to a job (or remove them with --remove); print the job's tags."""
-    fetch_job(client, jid)
-    result = as_list(json_reply(client("tag", "remove" if remove else "add", jid, *tags)))
+    found = fetch_job(client, jid)
+    result = found.untag(*tags) if remove else found.tag(*tags)
     if as_json:
         echo_json(result)
     else:

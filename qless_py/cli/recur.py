@@ -2,32 +2,26 @@
 
 from __future__ import annotations
 
-import json
-import uuid
-from typing import Any
-
 import click
 
+from qless_py import Client, RecurringJob
 from qless_py.cli.common import (
-    as_list,
     console,
     echo_json,
     fail,
     json_option,
-    json_reply,
     parse_json_arg,
     pass_client,
-    text,
+    require_queues,
 )
-from qless_py.cli.queues import known_queues, require_queues
-from qless_py.cli.render import counts_table, normalize_recurring
+from qless_py.cli.render import counts_table
 
 
-def fetch_template(client: Any, jid: str) -> dict[str, Any]:
-    found = json_reply(client("recur.get", jid))
-    if not isinstance(found, dict):
+def fetch_template(client: Client, jid: str) -> RecurringJob:
+    found = client.jobs[jid]
+    if not isinstance(found, RecurringJob):
         fail(f"no such recurring job: {jid}")
-    return normalize_recurring(found)
+    return found
 
 
 @click.group()
@@ -49,21 +43,20 @@ def recur() -> None:
 @click.option("--backlog", type=click.IntRange(min=0), default=0,
               help="Most missed slots caught up after a pause (0 = all).")
 @pass_client
-def create(client: Any, queue: str, klass: str, data: str, interval: float, offset: float,
+def create(client: Client, queue: str, klass: str, data: str, interval: float, offset: float,
            jid: str | None, priority: int, tags: tuple[str, ...], retries: int,
            backlog: int) -> None:
     """Create (or replace) a recurring job; print its id."""
-    parse_json_arg(data, "DATA")
+    value = parse_json_arg(data, "DATA")
     if not queue.strip():
         fail("QUEUE must not be empty")
     if not klass.strip():
         fail("KLASS must not be empty (a dotted 'module.Class' name)")
     if jid is not None and not jid.strip():
         fail("--jid must not be empty")
-    new_jid = jid or uuid.uuid4().hex
-    click.echo(text(client("recur", queue, new_jid, klass, data, "interval", interval, offset,
-                           "priority", priority, "tags", json.dumps(list(tags)),
-                           "retries", retries, "backlog", backlog)))
+    click.echo(client.queues[queue].recur(klass, value, interval, offset, priority=priority,
+                                          tags=tags, retries=retries, jid=jid,
+                                          backlog=backlog))
 
 
 @recur.command()
@@ -78,41 +71,46 @@ def create(client: Any, queue: str, klass: str, data: str, interval: float, offs
 @click.option("--tag", "add_tags", multiple=True, help="Add a tag (repeatable).")
 @click.option("--untag", "remove_tags", multiple=True, help="Remove a tag (repeatable).")
 @pass_client
-def update(client: Any, jid: str, interval: float | None, priority: int | None,
+def update(client: Client, jid: str, interval: float | None, priority: int | None,
            retries: int | None, backlog: int | None, data: str | None, klass: str | None,
            queue: str | None, add_tags: tuple[str, ...], remove_tags: tuple[str, ...]) -> None:
     """Change a recurring job; only the options given change."""
-    if data is not None:
-        parse_json_arg(data, "--data")
+    given = (interval, priority, retries, backlog, data, klass, queue)
+    if all(value is None for value in given) and not add_tags and not remove_tags:
+        raise click.UsageError("nothing to update: give at least one option")
+    value = parse_json_arg(data, "--data") if data is not None else None
     if queue is not None and not queue.strip():
         fail("--queue must not be empty")
     if klass is not None and not klass.strip():
         fail("--klass must not be empty")
-    fetch_template(client, jid)
-    pairs: list[Any] = []
-    for name, value in (("interval", interval), ("priority", priority), ("retries", retries),
-                        ("backlog", backlog), ("data", data), ("klass", klass),
-                        ("queue", queue)):
-        if value is not None:
-            pairs += [name, value]
-    if not pairs and not add_tags and not remove_tags:
-        raise click.UsageError("nothing to update: give at least one option")
-    if pairs:
-        client("recur.update", jid, *pairs)
+    template = fetch_template(client, jid)
+    if interval is not None:
+        template.interval = interval
+    if priority is not None:
+        template.priority = priority
+    if retries is not None:
+        template.retries = retries
+    if backlog is not None:
+        template.backlog = backlog
+    if data is not None:
+        template.set_data(value)
+    if klass is not None:
+        template.set_klass(klass)
+    if queue is not None:
+        template.move(queue)
     if add_tags:
-        client("recur.tag", jid, *add_tags)
+        template.tag(*add_tags)
     if remove_tags:
-        client("recur.untag", jid, *remove_tags)
+        template.untag(*remove_tags)
     click.echo(f"{jid} updated")
 
 
 @recur.command("cancel")
 @click.argument("jid")
 @pass_client
-def cancel_(client: Any, jid: str) -> None:
+def cancel_(client: Client, jid: str) -> None:
     """Stop a recurring job (jobs it already put stay)."""
-    fetch_template(client, jid)
-    client("unrecur", jid)
+    fetch_template(client, jid).cancel()
     click.echo(f"{jid} no longer recurs")
 
 
@@ -120,23 +118,23 @@ def cancel_(client: Any, jid: str) -> None:
 @click.option("--queue", default=None, help="Only this queue.")
 @json_option
 @pass_client
-def list_(client: Any, queue: str | None, as_json: bool) -> None:
+def list_(client: Client, queue: str | None, as_json: bool) -> None:
     """Recurring jobs of every queue (or of one)."""
     if queue is not None:
         require_queues(client, [queue])
         names = [queue]
     else:
-        names = [q["name"] for q in known_queues(client)]
-    found: list[dict[str, Any]] = []
+        names = client.queues.names()
+    found = []
     for name in names:
-        for jid in client("jobs", "recurring", name, 0, -1):
-            template = json_reply(client("recur.get", text(jid)))
-            if isinstance(template, dict):
-                found.append(normalize_recurring(template))
+        for jid in client.queues[name].jobs.recurring(0, -1):
+            template = client.jobs[jid]
+            if isinstance(template, RecurringJob):
+                found.append(template.to_dict())
     if as_json:
         echo_json(found)
         return
-    rows = [dict(t, tags=", ".join(as_list(t.get("tags")))) for t in found]
+    rows = [dict(t, tags=", ".join(t["tags"])) for t in found]
     console().print(counts_table(
         rows, ("jid", "klass", "queue", "interval", "priority", "retries", "count", "tags"),
         "recurring jobs"))

@@ -4,46 +4,18 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Group, RenderableType
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from qless_py.cli.common import as_list, format_time
+from qless_py.cli.common import format_time
+from qless_py.stats import BIN_LABELS
 
-LIST_FIELDS = ("tags", "history", "dependents", "dependencies")
-
-
-def normalize_job(obj: Mapping[str, Any]) -> dict[str, Any]:
-    """A core job object made friendly: real lists, decoded data, ``None`` for no failure."""
-    job = dict(obj)
-    for name in LIST_FIELDS:
-        job[name] = as_list(job.get(name))
-    raw = job.get("data")
-    if isinstance(raw, str):
-        try:
-            job["data"] = json.loads(raw)
-        except ValueError:
-            job["data"] = raw
-    failure = job.get("failure")
-    job["failure"] = failure if isinstance(failure, dict) and failure else None
-    if job.get("spawned_from_jid") is False:
-        job["spawned_from_jid"] = None
-    return job
-
-
-def normalize_recurring(obj: Mapping[str, Any]) -> dict[str, Any]:
-    job = dict(obj)
-    job["tags"] = as_list(job.get("tags"))
-    raw = job.get("data")
-    if isinstance(raw, str):
-        try:
-            job["data"] = json.loads(raw)
-        except ValueError:
-            job["data"] = raw
-    return job
+if TYPE_CHECKING:
+    from qless_py import Job, RecurringJob
 
 
 def _kv_table(rows: Iterable[tuple[str, Any]]) -> Table:
@@ -55,37 +27,37 @@ def _kv_table(rows: Iterable[tuple[str, Any]]) -> Table:
     return table
 
 
-def job_view(job: Mapping[str, Any]) -> RenderableType:
+def job_view(job: Job) -> RenderableType:
     """The ``qless-py job JID`` page."""
-    expires = job.get("expires") or 0
     rows: list[tuple[str, Any]] = [
-        ("class", job.get("klass", "")),
-        ("queue", job.get("queue") or "-"),
-        ("state", Text(str(job.get("state", "")), style=state_style(str(job.get("state"))))),
-        ("priority", job.get("priority", 0)),
-        ("worker", job.get("worker") or "-"),
-        ("lock expires", format_time(expires) if expires else "-"),
-        ("retries left", f"{job.get('remaining', '?')} of {job.get('retries', '?')}"),
-        ("tracked", "yes" if job.get("tracked") else "no"),
-        ("tags", ", ".join(job.get("tags", [])) or "-"),
-        ("depends on", ", ".join(job.get("dependencies", [])) or "-"),
-        ("dependents", ", ".join(job.get("dependents", [])) or "-"),
+        ("class", job.klass_name),
+        ("queue", job.queue_name or "-"),
+        ("state", Text(job.state, style=state_style(job.state))),
+        ("priority", job.to_dict()["priority"]),
+        ("worker", job.worker_name or "-"),
+        ("lock expires", format_time(job.expires_at) if job.expires_at else "-"),
+        ("retries left", f"{job.retries_left} of {job.original_retries}"),
+        ("tracked", "yes" if job.tracked else "no"),
+        ("tags", ", ".join(job.tags) or "-"),
+        ("depends on", ", ".join(job.dependencies) or "-"),
+        ("dependents", ", ".join(job.dependents) or "-"),
     ]
-    if job.get("spawned_from_jid"):
-        rows.append(("spawned from", job["spawned_from_jid"]))
-    parts: list[RenderableType] = [_kv_table(rows)]
-    parts.append(Panel(Text(json.dumps(job.get("data"), indent=2, sort_keys=True)),
-                       title="data", title_align="left"))
-    failure = job.get("failure")
-    if failure:
+    if job.spawned_from_jid:
+        rows.append(("spawned from", job.spawned_from_jid))
+    parts: list[RenderableType] = [_kv_table(rows), data_panel(job.data)]
+    failure = job.failure
+    if failure is not None:
         parts.append(Panel(
-            _kv_table([("group", failure.get("group", "")),
-                       ("when", format_time(failure.get("when"))),
-                       ("worker", failure.get("worker") or "-"),
-                       ("message", failure.get("message", ""))]),
+            _kv_table([("group", failure.group), ("when", format_time(failure.when)),
+                       ("worker", failure.worker or "-"), ("message", failure.message)]),
             title="failure", title_align="left", border_style="red"))
-    parts.append(history_table(job.get("history", [])))
-    return Panel(Group(*parts), title=f"job {job.get('jid', '')}", title_align="left")
+    parts.append(history_table(job.history))
+    return Panel(Group(*parts), title=f"job {job.jid}", title_align="left")
+
+
+def data_panel(data: Any) -> Panel:
+    return Panel(Text(json.dumps(data, indent=2, sort_keys=True, default=str)), title="data",
+                 title_align="left")
 
 
 def history_table(history: Sequence[Mapping[str, Any]]) -> Table:
@@ -100,21 +72,20 @@ def history_table(history: Sequence[Mapping[str, Any]]) -> Table:
     return table
 
 
-def recurring_view(job: Mapping[str, Any]) -> RenderableType:
+def recurring_view(template: RecurringJob) -> RenderableType:
+    shown = template.to_dict()
     rows = [
-        ("class", job.get("klass", "")),
-        ("queue", job.get("queue", "")),
-        ("interval", f"{job.get('interval')} s"),
-        ("priority", job.get("priority", 0)),
-        ("retries", job.get("retries", 0)),
-        ("backlog", job.get("backlog", 0)),
-        ("spawned", job.get("count", 0)),
-        ("tags", ", ".join(job.get("tags", [])) or "-"),
+        ("class", template.klass_name),
+        ("queue", template.queue_name),
+        ("interval", f"{shown['interval']} s"),
+        ("priority", shown["priority"]),
+        ("retries", template.retries),
+        ("backlog", shown["backlog"]),
+        ("spawned", template.count),
+        ("tags", ", ".join(template.tags) or "-"),
     ]
-    data = Panel(Text(json.dumps(job.get("data"), indent=2, sort_keys=True)), title="data",
-                 title_align="left")
-    return Panel(Group(_kv_table(rows), data), title=f"recurring job {job.get('jid', '')}",
-                 title_align="left")
+    return Panel(Group(_kv_table(rows), data_panel(template.data)),
+                 title=f"recurring job {template.jid}", title_align="left")
 
 
 def state_style(state: str) -> str:
@@ -153,9 +124,8 @@ def counts_table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str], titl
 
 
 def bucket_labels() -> list[str]:
-    """Labels of the 148 histogram buckets of the ``stats`` reply (protocol 5.3)."""
-    return ([f"{i}s" for i in range(60)] + [f"{i}m" for i in range(1, 60)]
-            + [f"{i}h" for i in range(1, 24)] + [f"{i}d" for i in range(1, 7)])
+    """Labels of the 148 histogram buckets (``4s``, ``1m``, ``2h``, ``1d``)."""
+    return [label[1:] + label[0] for label in BIN_LABELS]
 
 
 def histogram(values: Sequence[int], title: str, width: int = 40) -> RenderableType:
