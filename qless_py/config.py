@@ -8,6 +8,7 @@ overview the core reports: stored values as strings, untouched defaults as numbe
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import ItemsView, Iterator, KeysView, Mapping, MutableMapping, ValuesView
 from typing import TYPE_CHECKING, Any
 
@@ -36,7 +37,9 @@ def _parse(value: Any) -> Any:
     return number if number == number else value  # keep 'nan' as text
 
 
-def _check(key: str, value: Any) -> str | int | float:
+def check_setting(key: str, value: Any) -> str | int | float:
+    """``value`` if it may be stored under ``key``, else ValueError/TypeError: numeric keys
+    take finite numbers >= 0 (whole ones for ``<queue>-max-concurrency``)."""
     if not isinstance(key, str) or not key:
         raise ValueError("config keys are non-empty strings")
     if isinstance(value, bool) or not isinstance(value, str | int | float):
@@ -44,10 +47,15 @@ def _check(key: str, value: Any) -> str | int | float:
                         f"not {type(value).__name__}")
     if key in NUMERIC_KEYS or key.endswith(NUMERIC_SUFFIXES):
         try:
-            float(value)
+            number = float(value)
         except ValueError:
-            raise ValueError(f"config {key!r} must be a number, got {value!r}") from None
+            raise ValueError(f"{key} must be a number, not {value!r}") from None
+        if not math.isfinite(number) or number < 0:
+            raise ValueError(f"{key} must be a finite number >= 0, not {value!r}")
+        if key.endswith("-max-concurrency") and not number.is_integer():
+            raise ValueError(f"{key} must be a whole number, not {value!r}")
     return value
+
 
 
 class Config(MutableMapping[str, Any]):
@@ -66,7 +74,7 @@ class Config(MutableMapping[str, Any]):
         return _parse(self._client.core.call("config.get", key))
 
     def __setitem__(self, key: str, value: Any) -> None:
-        self._client.core.call("config.set", key, _check(key, value))
+        self._client.core.call("config.set", key, check_setting(key, value))
 
     def __delitem__(self, key: str) -> None:
         self._client.core.call("config.unset", key)
@@ -107,6 +115,6 @@ class Config(MutableMapping[str, Any]):
     def update(self, other: Any = (), /, **kwargs: Any) -> None:
         pairs = dict(other.items() if isinstance(other, Mapping) else other)
         pairs.update(kwargs)
-        checked = {key: _check(key, value) for key, value in pairs.items()}
+        checked = {key: check_setting(key, value) for key, value in pairs.items()}
         for key, value in checked.items():
             self._client.core.call("config.set", key, value)

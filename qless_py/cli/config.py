@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import math
-
 import click
 
 from qless_py import Client
 from qless_py.cli.common import console, echo_json, fail, json_option, pass_client
 from qless_py.cli.render import counts_table
-from qless_py.config import NUMERIC_KEYS, NUMERIC_SUFFIXES
 
 # Keys the core knows, with what they mean; docs/config.md says more.
 KNOWN_KEYS: dict[str, str] = {
@@ -37,19 +34,6 @@ def describe(key: str) -> str | None:
         if key.endswith(f"-{suffix}") and len(key) > len(suffix) + 1:
             return meaning
     return None
-
-
-def check_value(key: str, value: str) -> None:
-    if key not in NUMERIC_KEYS and not key.endswith(NUMERIC_SUFFIXES):
-        return
-    try:
-        number = float(value)
-    except ValueError:
-        fail(f"{key} must be a number, not {value!r}")
-    if not math.isfinite(number) or number < 0:
-        fail(f"{key} must be a finite number >= 0, not {value!r}")
-    if key.endswith("-max-concurrency") and not number.is_integer():
-        fail(f"{key} must be a whole number, not {value!r}")
 
 
 @click.group()
@@ -99,8 +83,7 @@ def set_(client: Client, key: str, value: str, force: bool) -> None:
     if describe(key) is None and not force:
         fail(f"unknown config key {key!r}: known are {', '.join(sorted(KNOWN_KEYS))} and "
              "<queue>-heartbeat, <queue>-max-concurrency (use --force to set it anyway)")
-    check_value(key, value)
-    client.config[key] = value
+    client.config[key] = value  # numbers are checked before the write (ValueError)
     click.echo(f"{key} = {value}")
 
 

@@ -1,0 +1,34 @@
+"""Config refuses values that numeric keys cannot mean, before writing anything."""
+
+from __future__ import annotations
+
+import pytest
+import redis
+
+from qless_py import Client
+from qless_py.config import check_setting
+
+
+@pytest.mark.parametrize(("key", "value", "phrase"), [
+    ("heartbeat", "-1", "heartbeat must be a finite number >= 0, not '-1'"),
+    ("grace-period", float("inf"), "grace-period must be a finite number >= 0"),
+    ("q-heartbeat", "nan", "q-heartbeat must be a finite number >= 0"),
+    ("q-max-concurrency", "1.5", "q-max-concurrency must be a whole number, not '1.5'"),
+    ("jobs-history", "soon", "jobs-history must be a number, not 'soon'"),
+])
+def test_numeric_keys_refuse_bad_numbers(client: Client, redis_conn: redis.Redis, key: str,
+                                         value: object, phrase: str) -> None:
+    with pytest.raises(ValueError, match=phrase):
+        client.config[key] = value
+    with pytest.raises(ValueError, match=phrase):
+        client.config.update({"application": "mine", key: value})
+    assert redis_conn.hgetall("ql:config") == {}
+
+
+def test_good_values_pass_and_are_stored(client: Client) -> None:
+    assert check_setting("q-max-concurrency", "3") == "3"
+    assert check_setting("heartbeat", 0) == 0
+    assert check_setting("my-flag", "-1") == "-1"  # not a numeric key: any text
+    client.config["q-max-concurrency"] = 2
+    client.config["heartbeat"] = 0.5
+    assert (client.config["q-max-concurrency"], client.config["heartbeat"]) == (2, 0.5)
