@@ -114,3 +114,26 @@ def test_concurrency_changes_wake(core: Core, wake: WakeListener) -> None:
     wake.drain()
     core("complete", T0 + 1, "a", "w", "q", "{}")
     assert wake.drain() == [("qlpy:wake:q", "q")]
+
+
+def test_running_job_leaving_limited_queue_wakes(core: Core, wake: WakeListener) -> None:
+    core("config.set", T0, "q-max-concurrency", 5)
+    for jid in ("a", "b", "c"):
+        core.put(jid, T0, "q", delay=100)  # nothing poppable now: no wake from the puts
+    core("pop", T0 + 100, "q", "w", 3)
+    wake.drain()
+    core("fail", T0 + 101, "a", "w", "g", "m")
+    assert wake.drain() == [("qlpy:wake:q", "q")]
+    core("cancel", T0 + 101, "b")
+    assert wake.drain() == [("qlpy:wake:q", "q")]
+    core("config.unset", T0, "q-max-concurrency")
+    assert wake.drain() == [("qlpy:wake:q", "q")]
+    core("fail", T0 + 102, "c", "w", "g", "m")
+    assert wake.drain() == []  # no limit any more: a finished job frees nothing
+
+
+def test_recur_update_making_template_due_wakes(core: Core, wake: WakeListener) -> None:
+    core("recur", T0, "q", "r", "K", "{}", "interval", 100, 100)
+    assert wake.drain() == []
+    core("recur.update", T0 + 50, "r", "interval", 40)  # next spawn moves to T0+40: due
+    assert wake.drain() == [("qlpy:wake:q", "q")]
