@@ -13,6 +13,13 @@ writes), then measures `pop` of one job at a time on each.
 
     python scripts/bench_core.py --server valkey --pop-scaling
 
+Versus mode: our core against another script (e.g. the qless-core reference) on the same
+server, alternating short pipelined rounds and keeping the best round of each phase, so
+that a busy machine affects both alike; prints both and the ratio. --legacy-put calls the
+other script's put without the worker argument (qless-core as bundled by qless-py 0.11.4).
+
+    python scripts/bench_core.py --server redis --versus reference.lua --legacy-put
+
 The script starts its own private server (qless_py.server.ServerProcess) and removes it.
 """
 
@@ -126,6 +133,51 @@ def interleaved(conn: redis.Redis, sha: str, n: int) -> dict[str, float]:
     return {"lifecycle": usec / n}
 
 
+def versus(conn: redis.Redis, ours: bytes, other: bytes, rounds: int,
+           batch: int = 100) -> dict[str, float]:
+    """Our core against another script on the same server, in alternating short rounds.
+
+    Each round puts, pops and completes `batch` jobs (pipelined, phase by phase) with each
+    script; the best round of each phase is kept. Alternating keeps the machine's load the
+    same for both, which makes the ratio meaningful on a busy box.
+    """
+    global LEGACY_PUT
+    shas = {"ours": conn.script_load(ours), "other": conn.script_load(other)}
+    best = {f"{who}.{phase}": float("inf") for who in shas
+            for phase in ("put", "pop", "complete")}
+    base = 0
+    for _ in range(rounds):
+        for who, sha in shas.items():
+            LEGACY_PUT = who == "other" and LEGACY_OTHER
+            jids = [f"{base + i:032x}" for i in range(batch)]
+            calls: dict[str, list[tuple[str, float, *tuple[str | int, ...]]]] = {
+                "put": [("put", T0 + base + i * 0.001, *put_args(jids[i])) for i in range(batch)],
+                "pop": [("pop", T0 + base + 50 + i * 0.001, "bench", "bench-worker", 1)
+                        for i in range(batch)],
+                "complete": [("complete", T0 + base + 70 + i * 0.001, jids[i], "bench-worker",
+                              "bench", "{}") for i in range(batch)],
+            }
+            for phase, phase_calls in calls.items():
+                conn.config_resetstat()
+                pipe = conn.pipeline(transaction=False)
+                for command, now, *rest in phase_calls:
+                    pipe.evalsha(sha, 0, command, f"{now:.6f}", *rest)
+                replies = pipe.execute()
+                if phase == "pop" and b"{}" in replies:
+                    raise SystemExit(f"{who}: pop returned no job")
+                calls_done, usec = evalsha_usec(conn)
+                key = f"{who}.{phase}"
+                best[key] = min(best[key], usec / calls_done)
+            base += 1000
+    for who in shas:
+        best[f"{who}.lifecycle"] = sum(best[f"{who}.{p}"] for p in ("put", "pop", "complete"))
+    best["ratio"] = best["ours.lifecycle"] / best["other.lifecycle"]
+    return best
+
+
+LEGACY_OTHER = False
+
+
 def pop_cost(conn: redis.Redis, sha: str, queue: str, pops: int, start: int) -> float:
     """Average server usec of `pop` (count 1) over `pops` calls."""
     conn.config_resetstat()
@@ -172,24 +224,32 @@ def main() -> None:
     parser.add_argument("--legacy-put", action="store_true",
                         help="put without the worker argument (old qless-core scripts)")
     parser.add_argument("--binary", type=Path, help="server binary to run instead")
+    parser.add_argument("--versus", type=Path,
+                        help="compare with another core script in alternating rounds")
+    parser.add_argument("--rounds", type=int, default=20)
     parser.add_argument("--pop-scaling", action="store_true",
                         help="compare pop on 1,000 vs 1,000,000 waiting jobs")
     parser.add_argument("--large", type=int, default=1_000_000)
     parser.add_argument("--pops", type=int, default=500)
     args = parser.parse_args()
-    global LEGACY_PUT
+    global LEGACY_PUT, LEGACY_OTHER
     LEGACY_PUT = args.legacy_put
+    LEGACY_OTHER = args.legacy_put and args.versus is not None
     with private_server(args.server, args.binary) as conn:
         version = conn.info("server").get("valkey_version") or conn.info("server")["redis_version"]
         print(f"server: {args.server} {version}")
-        if args.pop_scaling:
+        if args.versus:
+            LEGACY_PUT = False
+            result = versus(conn, lua.SOURCE, args.versus.read_bytes(), args.rounds)
+        elif args.pop_scaling:
             result = pop_scaling(conn, 1000, args.large, args.pops)
         else:
             sha = conn.script_load(args.script.read_bytes() if args.script else lua.SOURCE)
             run = interleaved if args.interleaved else lifecycle
             result = run(conn, sha, args.n)
     for name, value in result.items():
-        print(f"{name:>14}: {value:7.1f} usec")
+        unit = "" if name == "ratio" else " usec"
+        print(f"{name:>18}: {value:7.2f}{unit}")
 
 
 if __name__ == "__main__":
