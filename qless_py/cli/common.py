@@ -95,6 +95,16 @@ def fail(message: str) -> NoReturn:
     raise CliError(message)
 
 
+def check_names(queue: str, klass: str, jid: str | None) -> None:
+    """The names a put or a recurring job needs must not be blank."""
+    if not queue.strip():
+        fail("QUEUE must not be empty")
+    if not klass.strip():
+        fail("KLASS must not be empty (a dotted 'module.Class' name)")
+    if jid is not None and not jid.strip():
+        fail("--jid must not be empty")
+
+
 def require_queues(client: Client, names: Sequence[str]) -> None:
     """Fail on the first name that is not a known queue (before anything is written)."""
     known = set(client.queues.names())
@@ -136,16 +146,13 @@ def core_phrase(message: str) -> str:
 
 
 def connection_error_types() -> tuple[type[BaseException], ...]:
+    """Errors that mean the server could not be reached (the client wraps redis-py's; the
+    bare ones can still come from calls made before the first core command)."""
     import redis
 
-    types: list[type[BaseException]] = [redis.ConnectionError, redis.TimeoutError]
-    try:
-        from qless_py import QlessConnectionError
+    from qless_py import QlessConnectionError
 
-        types.append(QlessConnectionError)
-    except ImportError:  # pragma: no cover - the client always defines it
-        pass
-    return tuple(types)
+    return (QlessConnectionError, redis.ConnectionError, redis.TimeoutError)
 
 
 class QlessGroup(click.Group):

@@ -12,6 +12,7 @@ import click
 
 from qless_py import Client, Job, RecurringJob
 from qless_py.cli.common import (
+    check_names,
     console,
     echo_json,
     fail,
@@ -68,12 +69,7 @@ def put(client: Client, queue: str, klass: str, data: str, jid: str | None, prio
         tags: tuple[str, ...], delay: float, retries: int, depends: tuple[str, ...]) -> None:
     """Put a job of class KLASS into QUEUE with JSON DATA (default {}); print its jid."""
     value = parse_json_arg(data, "DATA")
-    if not queue.strip():
-        fail("QUEUE must not be empty")
-    if not klass.strip():
-        fail("KLASS must not be empty (a dotted 'module.Class' name)")
-    if jid is not None and not jid.strip():
-        fail("--jid must not be empty")
+    check_names(queue, klass, jid)
     if depends:
         require_jobs(client, depends)
     click.echo(client.queues[queue].put(klass, value, priority=priority, tags=tags,

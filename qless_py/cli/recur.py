@@ -6,6 +6,7 @@ import click
 
 from qless_py import Client, RecurringJob
 from qless_py.cli.common import (
+    check_names,
     console,
     echo_json,
     fail,
@@ -48,12 +49,7 @@ def create(client: Client, queue: str, klass: str, data: str, interval: float, o
            backlog: int) -> None:
     """Create (or replace) a recurring job; print its id."""
     value = parse_json_arg(data, "DATA")
-    if not queue.strip():
-        fail("QUEUE must not be empty")
-    if not klass.strip():
-        fail("KLASS must not be empty (a dotted 'module.Class' name)")
-    if jid is not None and not jid.strip():
-        fail("--jid must not be empty")
+    check_names(queue, klass, jid)
     click.echo(client.queues[queue].recur(klass, value, interval, offset, priority=priority,
                                           tags=tags, retries=retries, jid=jid,
                                           backlog=backlog))

@@ -200,3 +200,42 @@ def test_priority_track_untrack_and_tag(run: Run, client: Client) -> None:
     assert run.json("job", "p1")["tags"] == ["b"]
     assert run.error("tag", "ghost", "a") == "Error: no such job: ghost"
     assert run.error("track", "ghost") == "Error: no such job: ghost"
+
+
+def test_job_json_has_every_key_of_the_core_object(run: Run, client: Client) -> None:
+    client.queues["q"].put("app.Job", {"x": 1}, jid="k1")
+    assert set(run.json("job", "k1")) == {
+        "jid", "klass", "state", "queue", "worker", "tracked", "priority", "expires",
+        "retries", "remaining", "data", "tags", "history", "failure", "spawned_from_jid",
+        "dependents", "dependencies"}
+
+
+def test_jobs_tracked_shows_a_cancelled_job_as_expired(run: Run, client: Client) -> None:
+    client.queues["q"].put("app.Job", {}, jid="gone")
+    client.queues["q"].put("app.Job", {}, jid="here")
+    run("track", "gone")
+    run("track", "here")
+    run("cancel", "gone")
+    listing = run.json("jobs", "--tracked")
+    assert listing["total"] == 2
+    assert [(j["jid"], j["state"]) for j in listing["jobs"]] == [
+        ("here", "waiting"), ("gone", "expired")]
+    assert [j["jid"] for j in run.json("jobs", "--tracked", "--offset", "1")["jobs"]] == [
+        "gone"]
+
+
+def test_jobs_lists_recurring_templates_of_a_queue(run: Run, client: Client) -> None:
+    client.queues["q"].recur("app.Tick", {"n": 2}, 30, jid="tick")
+    rows = run.json("jobs", "-q", "q", "-s", "recurring")["jobs"]
+    assert [(r["jid"], r["state"], r["interval"], r["data"]) for r in rows] == [
+        ("tick", "recur", 30, {"n": 2})]
+    assert "tick" in run("jobs", "-q", "q", "-s", "recurring").stdout
+
+
+def test_move_takes_a_running_job_from_its_worker(run: Run, client: Client) -> None:
+    client.queues["q"].put("app.Job", {}, jid="busy")
+    assert client.queues["q"].pop() is not None
+    run("move", "busy", "other", "--delay", "30")
+    obj = run.json("job", "busy")
+    assert (obj["queue"], obj["state"], obj["worker"]) == ("other", "scheduled", "")
+    assert client.workers["w1"]["jobs"] == []

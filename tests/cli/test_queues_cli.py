@@ -178,3 +178,33 @@ def test_failed_group_shows_the_last_line_of_a_traceback(run: Run, client: Clien
              "ValueError: bad thing\n")
     text = run("failed", "q-ValueError").stdout
     assert "ValueError: bad thing" in text and "Traceback" not in text
+
+
+def test_recur_update_changes_every_field_given(run: Run, client: Client) -> None:
+    run("recur", "create", "q", "app.Tick", "--interval", "60", "--jid", "tick")
+    run("recur", "update", "tick", "--retries", "2", "--backlog", "3", "--data", '{"n": 5}',
+        "--klass", "app.Tock", "--queue", "elsewhere")
+    obj = run.json("job", "tick")
+    assert (obj["retries"], obj["backlog"], obj["data"], obj["klass"], obj["queue"]) == (
+        2, 3, {"n": 5}, "app.Tock", "elsewhere")
+    assert [t["jid"] for t in run.json("recur", "list", "--queue", "elsewhere")] == ["tick"]
+    assert run.error("recur", "update", "tick", "--klass", " ") == (
+        "Error: --klass must not be empty")
+
+
+def test_config_set_refuses_negative_and_unbounded_numbers(
+        run: Run, snapshot: Callable[[], Any]) -> None:
+    before = snapshot()
+    assert run.error("config", "set", "heartbeat", "--", "-5") == (
+        "Error: heartbeat must be a finite number >= 0, not '-5'")
+    assert "finite number" in run.error("config", "set", "q-heartbeat", "inf")
+    assert snapshot() == before
+
+
+def test_stats_of_a_day_without_samples(run: Run, client: Client) -> None:
+    client.queues["q"].put("app.Job", {})
+    stats = run.json("stats", "q", "--date", "2031-05-06")
+    assert stats["wait"] == {"count": 0, "mean": 0, "std": 0, "histogram": [0] * 148}
+    assert (stats["failures"], stats["failed"], stats["retries"]) == (0, 0, 0)
+    text = run("stats", "q", "--date", "2031-05-06").stdout
+    assert "wait: count 0" in text and "wait time histogram: no samples" in text
