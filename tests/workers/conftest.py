@@ -107,6 +107,11 @@ class CliWorker:
             self.log_file.close()
 
     def kill(self) -> None:
+        """Stop it: TERM first (so it cleans up its directories), SIGKILL if it hangs."""
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.proc.wait(5)
         if self.proc.poll() is None:
             # kill the whole process group we created: supervisor and its children
             with_children = _children(self.proc.pid)
