@@ -51,9 +51,10 @@ def find_handler(job: Any) -> Handler:
     try:
         klass = import_class(job.klass_name)
     except Exception as exc:
-        raise HandlerError("import-failed",
-                           f"could not import {job.klass_name}:\n{traceback.format_exc()}"
-                           ) from exc
+        # the client's Job.process convention: one group for every import failure
+        kind = "ImportError" if isinstance(exc, ImportError) else type(exc).__name__
+        raise HandlerError(kind, f"could not import {job.klass_name}:\n"
+                                 f"{traceback.format_exc()}") from exc
     handler = getattr(klass, job.queue_name, None)
     if not callable(handler):
         handler = getattr(klass, "process", None)

@@ -54,9 +54,9 @@ def test_raising_handler_fails_with_queue_and_exception_group(
 
 @pytest.mark.parametrize(("klass", "group"), [
     ("tests.jobs.NoMethod", "q-method-missing"),
-    ("tests.jobs.DoesNotExist", "q-import-failed"),
-    ("no_such_module_anywhere.Job", "q-import-failed"),
-    ("nodots", "q-import-failed"),
+    ("tests.jobs.DoesNotExist", "q-AttributeError"),
+    ("no_such_module_anywhere.Job", "q-ImportError"),
+    ("nodots", "q-ImportError"),
 ])
 def test_missing_class_or_method_fails_with_a_clear_group(
         server_url: str, client: Client, klass: str, group: str) -> None:
