@@ -101,6 +101,8 @@ class Runner:
             pass
         count = 1 if self.avg > BATCH_WINDOW else max(
             1, min(self.w.max_batch, int(BATCH_WINDOW / max(self.avg, 1e-5))))
+        if self.w.max_jobs:  # do not pop what a recycle would have to give back
+            count = max(1, min(count, self.w.max_jobs - self.w.stats.jobs))
         try:
             jobs = self.reserver.reserve(count, worker=self.w.name)
         except QlessConnectionError as exc:
