@@ -105,7 +105,8 @@ class WorkdirProbe:
 
     @staticmethod
     def process(job: Any) -> None:
-        with open("left-behind.txt", "w") as handle:
+        # job.workdir, not the cwd: with several threads the cwd is the process's own
+        with open(os.path.join(job.workdir, "left-behind.txt"), "w") as handle:
             handle.write("x")
         listing = ",".join(sorted(os.listdir(job.workdir)))
         _redis(job).hset(RECORD, job.jid, f"{os.getcwd()}|{job.workdir}|{listing}")
