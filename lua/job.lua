@@ -458,15 +458,25 @@ function Job.complete(now)
     fail('Complete(): Job ' .. jid .. ' running in another queue: ' .. tostring(f[3]))
   end
 
-  config_prefetch('max-job-history', 'jobs-history', 'jobs-history-count',
-    queue .. '-max-concurrency')
+  -- One EXISTS answers the common case (no config, nothing tracked, no dependents) and
+  -- saves the three reads it would otherwise take.
+  local special = rcall('EXISTS', key.config, key.tracked, key.job .. jid .. key.dependents) > 0
+  if special then
+    config_prefetch('max-job-history', 'jobs-history', 'jobs-history-count',
+      queue .. '-max-concurrency')
+  else
+    cfg['max-job-history'], cfg['jobs-history'], cfg['jobs-history-count'] = false, false, false
+    cfg[queue .. '-max-concurrency'] = false
+  end
   local jk = key.job .. jid
   Job.hist(jid, now, 'done', nil, f[4] or false)
   -- A running job is only in its queue's locks set (pop took it out of the work set).
   rcall('ZREM', key.queue .. queue .. key.locks, jid)
   Stats.sample(now, 'run', queue, now - (tonumber(f[5]) or now))
   rcall('ZREM', key.worker .. worker .. key.jobs, jid)
-  if rcall('ZSCORE', key.tracked, jid) then rcall('PUBLISH', key.channel .. 'completed', jid) end
+  if special and rcall('ZSCORE', key.tracked, jid) then
+    rcall('PUBLISH', key.channel .. 'completed', jid)
+  end
   if config_number(queue .. '-max-concurrency', 0) > 0 then wake[queue] = true end
   local retries = f[6] or 0
   if nextq ~= nil then
@@ -498,8 +508,10 @@ function Job.complete(now)
     'failure', '{}', 'queue', '', 'expires', 0, 'remaining', retries)
   rcall('ZADD', key.completed, now, jid)
   Job.expire_completed(now)
-  local dependents = rcall('SMEMBERS', key.job .. jid .. key.dependents)
-  if #dependents > 0 then Job.release_dependents(now, jid, dependents) end
+  if special then
+    local dependents = rcall('SMEMBERS', key.job .. jid .. key.dependents)
+    if #dependents > 0 then Job.release_dependents(now, jid, dependents) end
+  end
   return 'complete'
 end
 

@@ -115,9 +115,9 @@ function Queue.pop(now)
   if count == nil then fail('Pop(): Arg "count" missing or not a number: ' .. tostring(count_s)) end
   count = floor(count)
   -- One EXISTS answers the common case (no config, no paused queue, no templates, no
-  -- delayed jobs in this queue) and saves the four reads it would otherwise take.
+  -- delayed jobs in this queue, nothing tracked) and saves the reads it would otherwise take.
   local rk, sk = key.queue .. queue .. key.recurring, key.queue .. queue .. key.scheduled
-  local special = rcall('EXISTS', key.config, key.paused, rk, sk) > 0
+  local special = rcall('EXISTS', key.config, key.paused, rk, sk, key.tracked) > 0
   local expires, maxc = now + 60, 0
   if special then
     local c = rcall('HMGET', key.config, queue .. '-heartbeat', 'heartbeat',
@@ -164,7 +164,7 @@ function Queue.pop(now)
       rcall('HMSET', key.job .. jid, 'time', tstr, 'worker', worker, 'expires', expires,
         'state', 'running')
       rcall('ZADD', lk, expires, jid)
-      local tracked = rcall('ZSCORE', key.tracked, jid) ~= false
+      local tracked = special and rcall('ZSCORE', key.tracked, jid) ~= false
       if tracked then rcall('PUBLISH', key.channel .. 'popped', jid) end
       f[F_WORKER], f[F_EXPIRES], f[F_STATE] = worker, expires, 'running'
       popped[#popped + 1] = { jid, f, tracked }

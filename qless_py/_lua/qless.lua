@@ -472,15 +472,25 @@ local function define(lazy_t, lazy_k)
         fail('Complete(): Job ' .. jid .. ' running in another queue: ' .. tostring(f[3]))
       end
 
-      config_prefetch('max-job-history', 'jobs-history', 'jobs-history-count',
-        queue .. '-max-concurrency')
+      -- One EXISTS answers the common case (no config, nothing tracked, no dependents) and
+      -- saves the three reads it would otherwise take.
+      local special = rcall('EXISTS', 'ql:config', 'ql:tracked', 'ql:j:' .. jid .. '-dependents') > 0
+      if special then
+        config_prefetch('max-job-history', 'jobs-history', 'jobs-history-count',
+          queue .. '-max-concurrency')
+      else
+        cfg['max-job-history'], cfg['jobs-history'], cfg['jobs-history-count'] = false, false, false
+        cfg[queue .. '-max-concurrency'] = false
+      end
       local jk = 'ql:j:' .. jid
       M.Job_hist(jid, now, 'done', nil, f[4] or false)
       -- A running job is only in its queue's locks set (pop took it out of the work set).
       rcall('ZREM', 'ql:q:' .. queue .. '-locks', jid)
       M.Stats_sample(now, 'run', queue, now - (tonumber(f[5]) or now))
       rcall('ZREM', 'ql:w:' .. worker .. ':jobs', jid)
-      if rcall('ZSCORE', 'ql:tracked', jid) then rcall('PUBLISH', 'ql:' .. 'completed', jid) end
+      if special and rcall('ZSCORE', 'ql:tracked', jid) then
+        rcall('PUBLISH', 'ql:' .. 'completed', jid)
+      end
       if config_number(queue .. '-max-concurrency', 0) > 0 then wake[queue] = true end
       local retries = f[6] or 0
       if nextq ~= nil then
@@ -512,8 +522,10 @@ local function define(lazy_t, lazy_k)
         'failure', '{}', 'queue', '', 'expires', 0, 'remaining', retries)
       rcall('ZADD', 'ql:completed', now, jid)
       M.Job_expire_completed(now)
-      local dependents = rcall('SMEMBERS', 'ql:j:' .. jid .. '-dependents')
-      if #dependents > 0 then M.Job_release_dependents(now, jid, dependents) end
+      if special then
+        local dependents = rcall('SMEMBERS', 'ql:j:' .. jid .. '-dependents')
+        if #dependents > 0 then M.Job_release_dependents(now, jid, dependents) end
+      end
       return 'complete'
     end
   elseif lazy_k == 'Job_left_running' then
@@ -743,9 +755,9 @@ local function define(lazy_t, lazy_k)
       if count == nil then fail('Pop(): Arg "count" missing or not a number: ' .. tostring(count_s)) end
       count = floor(count)
       -- One EXISTS answers the common case (no config, no paused queue, no templates, no
-      -- delayed jobs in this queue) and saves the four reads it would otherwise take.
+      -- delayed jobs in this queue, nothing tracked) and saves the reads it would otherwise take.
       local rk, sk = 'ql:q:' .. queue .. '-recur', 'ql:q:' .. queue .. '-scheduled'
-      local special = rcall('EXISTS', 'ql:config', 'ql:paused_queues', rk, sk) > 0
+      local special = rcall('EXISTS', 'ql:config', 'ql:paused_queues', rk, sk, 'ql:tracked') > 0
       local expires, maxc = now + 60, 0
       if special then
         local c = rcall('HMGET', 'ql:config', queue .. '-heartbeat', 'heartbeat',
@@ -792,7 +804,7 @@ local function define(lazy_t, lazy_k)
           rcall('HMSET', 'ql:j:' .. jid, 'time', tstr, 'worker', worker, 'expires', expires,
             'state', 'running')
           rcall('ZADD', lk, expires, jid)
-          local tracked = rcall('ZSCORE', 'ql:tracked', jid) ~= false
+          local tracked = special and rcall('ZSCORE', 'ql:tracked', jid) ~= false
           if tracked then rcall('PUBLISH', 'ql:' .. 'popped', jid) end
           f[5], f[7], f[3] = worker, expires, 'running'
           popped[#popped + 1] = { jid, f, tracked }
