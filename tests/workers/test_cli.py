@@ -76,3 +76,22 @@ def test_processes_and_threads_combine(server_url: str, client: Client,
     assert len(popped_by) == 2  # two processes, each with its own worker name
     worker.signal(signal.SIGTERM)
     assert worker.wait(15) == 0
+
+
+def test_resume_lets_a_restarted_child_take_back_its_jobs_at_once(
+        server_url: str, client: Client, cli_worker: Start) -> None:
+    import os
+
+    jid = client.queues["q"].put(jobs.Sleeper, {"seconds": 0.5})
+    worker = cli_worker("-q", "q", "--processes", "1", "--url", server_url, "--name", "steady",
+                        "--resume", "--interval", "30")
+    wait_for(lambda: client.redis.hget(jobs.STARTED, jid))
+    child = worker.children()[0]
+    os.kill(child, signal.SIGKILL)  # the lock (60 s) is still held by "steady"
+    # the new child has the same name and resumes the job instead of waiting for the lock
+    wait_for(lambda: client.redis.hget(jobs.RUNS, jid) == b"2", timeout=10)
+    wait_for(lambda: (j := client.jobs[jid]) is not None and j.state == "complete", timeout=5)
+    assert client.jobs[jid].retries_left == 5  # type: ignore[union-attr]
+    assert "resuming 1 job(s)" in worker.log
+    worker.signal(signal.SIGTERM)
+    assert worker.wait(15) == 0
