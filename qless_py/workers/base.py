@@ -218,7 +218,7 @@ class Worker:
 
     def _start_listener(self) -> None:
         self._listener = Listener(self.client.redis, self.queue_names, self.name,
-                                  on_wake=lambda queue: self.waker.notify(),
+                                  on_wake=lambda queue: self.waker.notify_one(),
                                   on_notice=self._on_notice,
                                   on_reconnect=self.waker.notify,
                                   on_schedule=self.waker.notify_schedule)

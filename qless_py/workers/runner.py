@@ -39,9 +39,20 @@ class Waker:
         self.schedules = 0
 
     def notify(self) -> None:
+        """Wake every runner (state changes: stop, resume, reconnection)."""
         with self._cond:
             self.generation += 1
             self._cond.notify_all()
+
+    def notify_one(self) -> None:
+        """Wake one idle runner (a wake-up from the core, or the baton passed on).
+
+        A runner that finds work passes the baton to the next idle one, so one wake-up
+        costs a process at most one empty pop however many threads sleep.
+        """
+        with self._cond:
+            self.generation += 1
+            self._cond.notify()
 
     def notify_schedule(self) -> None:
         with self._cond:
@@ -125,6 +136,8 @@ class Runner:
         self.backoff, self.unsettled = 0.0, False
         if not jobs:
             return None
+        if self.w.threads > 1:
+            self.w.waker.notify_one()  # there was work: another idle runner may find more
         self.buffer.extend(jobs[1:])
         return jobs[0]
 

@@ -153,3 +153,17 @@ def test_idle_worker_costs_the_server_next_to_nothing(
     calls.pop("cmdstat_info", None)
     calls.pop("cmdstat_config|resetstat", None)
     assert sum(calls.values()) == 0, calls
+
+
+def test_one_wake_up_costs_a_threaded_process_at_most_one_empty_pop(
+        client: Client, background: Background) -> None:
+    background(["q"], name="idle", interval=IDLE, threads=4)
+    time.sleep(0.1)
+    client.redis.config_resetstat()
+    jid = client.queues["q"].put(jobs.Noop, {})
+    started_at(client, jid)
+    time.sleep(0.2)
+    calls = client.redis.info("commandstats")["cmdstat_evalsha"]["calls"]
+    # put, the pop that found the job, at most one pop by the runner it passed the baton
+    # to, complete, and the finishing runner's look for more: 5 (waking all 4 runners: 7)
+    assert calls <= 5, calls
