@@ -299,12 +299,15 @@ function Job.put(now, requeue)
   if queue == nil then fail('Queue(): no queue name provided') end
   if jid == nil then fail('Put(): Arg "jid" missing') end
   if klass == nil then fail('Put(): Arg "klass" missing') end
-  if decode(data) == false then fail('Put(): Arg "data" missing or not JSON: ' .. tostring(data)) end
+  if data ~= '{}' and decode(data) == false then
+    fail('Put(): Arg "data" missing or not JSON: ' .. tostring(data))
+  end
   local delay = num(delay_s)
   if delay == nil then fail('Put(): Arg "delay" not a number: ' .. tostring(delay_s)) end
   local n = #A
   if (n - 8) % 2 == 1 then fail('Odd number of additional args') end
-  local opts = Job.options(9, n)
+  -- No options (the common case): no table.
+  local opts = n > 8 and Job.options(9, n) or {}
   -- 1 jid, 2 state, 3 queue, 4 worker, 5 priority, 6 retries, 7 tags, 8 failure, 9 history
   local f = rcall('HMGET', key.job .. jid, 'jid', 'state', 'queue', 'worker', 'priority', 'retries',
     'tags', 'failure', 'history')
@@ -350,7 +353,9 @@ function Job.put(now, requeue)
       end
     end
   end
-  rcall('PUBLISH', key.channel .. 'log', encode({ jid = jid, event = 'put', queue = queue }))
+  -- The JSON text cjson writes for { jid, event, queue } (key order is not significant).
+  rcall('PUBLISH', key.channel .. 'log',
+    '{"jid":' .. encode(jid) .. ',"event":"put","queue":' .. encode(queue) .. '}')
   Job.hist(jid, now, 'put', '{"q":' .. encode(queue) .. '}', f[9] or false)
   local old_queue, old_state, old_worker = f[3], f[2], f[4]
   if old_queue then
@@ -394,7 +399,7 @@ function Job.put(now, requeue)
     state = 'scheduled'
   end
   rcall('HMSET', jk, 'jid', jid, 'klass', klass, 'data', data, 'priority', priority,
-    'tags', encode(tags), 'state', state, 'worker', '', 'expires', 0, 'queue', queue,
+    'tags', #tags == 0 and '{}' or encode(tags), 'state', state, 'worker', '', 'expires', 0, 'queue', queue,
     'retries', retries, 'remaining', retries, 'time', time_text(now))
   if has_deps then
     rcall('ZADD', key.queue .. queue .. key.depends, now, jid)
@@ -427,8 +432,10 @@ function Job.complete(now)
   if jid == nil then fail('Job(): no jid provided') end
   if worker == nil then fail('Complete(): Arg "worker" missing') end
   if queue == nil then fail('Complete(): Arg "queue" missing') end
-  if decode(data) == false then fail('Complete(): Arg "data" missing or not JSON: ' .. tostring(data)) end
-  local opts = Job.options(7, #A)
+  if data ~= '{}' and decode(data) == false then
+    fail('Complete(): Arg "data" missing or not JSON: ' .. tostring(data))
+  end
+  local opts = #A > 7 and Job.options(7, #A) or {}
   local nextq, delay, depends = opts.next, 0, nil
   if opts.delay ~= nil then
     delay = num(opts.delay)
@@ -503,7 +510,8 @@ function Job.complete(now)
     Job.enqueue(nextq, jid, tonumber(f[7]) or 0, now)
     return 'waiting'
   end
-  rcall('PUBLISH', key.channel .. 'log', encode({ jid = jid, event = 'completed', queue = queue }))
+  rcall('PUBLISH', key.channel .. 'log',
+    '{"jid":' .. encode(jid) .. ',"event":"completed","queue":' .. encode(queue) .. '}')
   rcall('HMSET', jk, 'data', data, 'time', time_text(now), 'state', 'complete', 'worker', '',
     'failure', '{}', 'queue', '', 'expires', 0, 'remaining', retries)
   rcall('ZADD', key.completed, now, jid)
