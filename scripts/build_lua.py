@@ -18,8 +18,12 @@ only the closures it actually uses, and the hot ones are found first. Comments a
 
 Everything else at the top level of a source file (locals, comments) is copied verbatim
 before ``define``; the part of api.lua after the command table (the dispatcher) comes last.
-A top-level ``local function`` outside prelude.lua and api.lua is refused: it would be
-created on every call.
+The prelude's helpers (``local function name(...)`` in prelude.lua) are made lazy the same
+way: each becomes ``M.P_name`` and every bare call ``name(`` in the sources is rewritten to
+``M.P_name(``, so a call creates only the helpers it uses, and ``define`` itself (created
+on every call) captures a dozen fewer upvalues. A helper name must therefore not be used
+as a variable anywhere. A top-level ``local function`` outside api.lua is refused
+elsewhere: it would be created on every call.
 
 Constants are folded at build time so that they cost nothing per call: the prelude's
 ``local key = { name = 'text', ... }`` table (the only place key names are spelled) and
@@ -59,7 +63,9 @@ HEADER = "-- built by scripts/build_lua.py from lua/*.lua; do not edit\n"
 # Module functions emitted first in define(): the per-job lifecycle path (put, pop,
 # complete) finds them after the fewest comparisons.
 HOT = [
-    "Api.put", "Api.pop", "Api.complete", "Api.heartbeat", "Api.get",
+    "Api.put", "Api.pop", "Api.complete", "P.num", "Api.heartbeat", "Api.get",
+    "P.time_text", "P.jlist", "P.jstr", "P.day_of", "P.stats_key", "P.work_score",
+    "P.config_number", "P.config_raw", "P.string_list",
     "Job.put", "Job.hist", "Job.notify", "Job.is_tracked", "Job.enqueue", "Job.complete",
     "Job.left_running", "Job.expire_completed", "Job.release_dependents", "Job.options",
     "Job.render", "Job.render_entry", "Job.stored_list", "Job.encoded_members", "Job.fetch",
@@ -78,6 +84,7 @@ KEY_USE = re.compile(r"(?<![\w.])key\.(\w+)\b(?!\s*\()")
 FUNCTION = re.compile(r"^function (\w+)\.(\w+)\((.*)\)\s*$")
 ONE_LINER = re.compile(r"^function (\w+)\.(\w+)\(([^)]*)\)\s+(.*\S)\s+end\s*$")
 COMMAND = re.compile(r"^Api\['([\w.]+)'\] = (.+?)\s*$")
+HELPER = re.compile(r"^local function (\w+)\((.*?)\)(.*)$")
 
 
 class BuildError(Exception):
@@ -112,6 +119,23 @@ def split(name: str, text: str, modules: dict[str, Module]) -> tuple[list[str], 
             comments = []
             i += 1
             continue
+        helper = HELPER.match(line) if name == "prelude.lua" else None
+        if helper:
+            fname, params, rest = helper.groups()
+            if rest.rstrip().endswith(" end"):
+                body = [*comments, f"lazy_f = function({params}){rest}"]
+                i += 1
+            else:
+                end = i + 1
+                while end < len(lines) and lines[end] != "end":
+                    end += 1
+                if end == len(lines):
+                    raise BuildError(f"{name}:{i + 1}: no column-0 'end' closes {line!r}")
+                body = [*comments, f"lazy_f = function({params}){rest}", *lines[i + 1:end + 1]]
+                i = end + 1
+            modules.setdefault("P", Module("P")).entries.append((fname, body))
+            comments = []
+            continue
         head = FUNCTION.match(line)
         command = COMMAND.match(line) if name == "api.lua" else None
         if head:
@@ -136,7 +160,7 @@ def split(name: str, text: str, modules: dict[str, Module]) -> tuple[list[str], 
             continue
         if line.startswith("function "):
             raise BuildError(f"{name}:{i + 1}: unrecognised top-level function {line!r}")
-        if line.startswith("local function") and name not in ("prelude.lua", "api.lua"):
+        if line.startswith("local function") and name != "api.lua":
             raise BuildError(f"{name}:{i + 1}: top-level local function (make it Module.fn)")
         target = tail if after_table else verbatim
         target.extend(comments)
@@ -257,7 +281,17 @@ def build() -> str:
                 raise BuildError(f"{module.name}.{fname} is defined twice")
             seen.add((module.name, fname))
     lines = [*head, *define(modules), "", "-- ==== api.lua (dispatcher) ====", *tail]
-    return flatten("\n".join(lines) + "\n", list(modules))
+    return flatten(call_helpers("\n".join(lines) + "\n", modules), list(modules))
+
+
+def call_helpers(text: str, modules: dict[str, Module]) -> str:
+    """Bare calls of prelude helpers, ``name(``, become ``P.name(`` (outside comments)."""
+    helpers = [fname for fname, _ in modules["P"].entries] if "P" in modules else []
+    if not helpers:
+        return text
+    pattern = re.compile(rf"(?<![\w.'\"])({'|'.join(helpers)})\(")
+    return "\n".join(line if line.lstrip().startswith("--") else pattern.sub(r"P.\1(", line)
+                     for line in text.split("\n"))
 
 
 def main(argv: list[str] | None = None) -> int:

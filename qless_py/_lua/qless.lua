@@ -38,81 +38,18 @@ local wake = {}
 --   worker = 'ql:w:', jobs = ':jobs', tag = 'ql:t:', failure_group = 'ql:f:', recur = 'ql:r:',
 --   channel = 'ql:', wake = 'qlpy:wake:',
 
--- Statistics hash of `kind` (wait | run | stats) for a day bin and a queue.
-local function stats_key(kind, day, queue) return 'ql:s:' .. kind .. ':' .. day .. ':' .. queue end
 
--- Raise an error whose text contains the catalogue phrase `msg` verbatim.
-local function fail(msg) error(msg, 2) end
 
--- A finite number parsed like Lua's tonumber, or nil. nan and +-inf are rejected.
-local function num(v)
-  local n = tonumber(v)
-  if n and n == n and n ~= huge and n ~= -huge then return n end
-  return nil
-end
 
--- A JSON string for `v`, or the literal false for a missing value (cjson's rendering of a
--- missing hash field that was copied into an object).
-local function jstr(v)
-  if v == false or v == nil then return 'false' end
-  return encode(v)
-end
 
--- A JSON array built from already-encoded elements; cjson writes an empty list as {}.
-local function jlist(parts)
-  if #parts == 0 then return '{}' end
-  return '[' .. concat(parts, ',') .. ']'
-end
 
--- The day bin of a timestamp (UTC midnight, floored modulo).
-local function day_of(t) return t - (t % 86400) end
 
--- The `time` field format: C %.20f.
-local function time_text(t) return format('%.20f', t) end
 
--- Work-set score (protocol 2.8).
-local function work_score(priority, t) return priority - (t / 10000000000) end
 
--- Decoded JSON list of strings, or nil when the value is not a list of strings/numbers.
-local function string_list(v)
-  if type(v) ~= 'table' then return nil end
-  local n = 0
-  for k, item in pairs(v) do
-    local t = type(item)
-    if type(k) ~= 'number' or (t ~= 'string' and t ~= 'number') then return nil end
-    n = n + 1
-  end
-  if n ~= #v then return nil end
-  return v
-end
 
--- Read several config fields with one HMGET and remember them for this call.
-local function config_prefetch(...)
-  local values = rcall('HMGET', 'ql:config', ...)
-  local names = { ... }
-  for i = 1, #names do cfg[names[i]] = values[i] end
-end
 
--- Stored value of a config field (string) or false, cached for this call.
-local function config_raw(name)
-  local v = cfg[name]
-  if v == nil then
-    v = rcall('HGET', 'ql:config', name)
-    cfg[name] = v
-  end
-  return v
-end
 
--- Numeric config value: the stored value when it parses as a finite number, else `fallback`.
--- A stored value that is not a number falls back too (the reference would fail later).
-local function config_number(name, fallback)
-  return num(config_raw(name)) or fallback
-end
 
--- Lock length for a queue: <queue>-heartbeat, else heartbeat, else 60.
-local function config_heartbeat(queue)
-  return num(config_raw(queue .. '-heartbeat')) or config_number('heartbeat', 60)
-end
 
 -- ==== config.lua ====
 -- Configuration: ql:config overrides over built-in defaults (protocol section 7).
@@ -243,10 +180,71 @@ local function define(lazy_t, lazy_k)
     lazy_f = M.Queue_pop
   elseif lazy_k == 'Api_complete' then
     lazy_f = M.Job_complete
+  elseif lazy_k == 'P_num' then
+    -- A finite number parsed like Lua's tonumber, or nil. nan and +-inf are rejected.
+    lazy_f = function(v)
+      local n = tonumber(v)
+      if n and n == n and n ~= huge and n ~= -huge then return n end
+      return nil
+    end
   elseif lazy_k == 'Api_heartbeat' then
     lazy_f = M.Job_heartbeat
   elseif lazy_k == 'Api_get' then
     lazy_f = M.Job_get
+  elseif lazy_k == 'P_time_text' then
+    -- The `time` field format: C %.20f.
+    lazy_f = function(t) return format('%.20f', t) end
+  elseif lazy_k == 'P_jlist' then
+    -- A JSON array built from already-encoded elements; cjson writes an empty list as {}.
+    lazy_f = function(parts)
+      if #parts == 0 then return '{}' end
+      return '[' .. concat(parts, ',') .. ']'
+    end
+  elseif lazy_k == 'P_jstr' then
+    -- A JSON string for `v`, or the literal false for a missing value (cjson's rendering of a
+    -- missing hash field that was copied into an object).
+    lazy_f = function(v)
+      if v == false or v == nil then return 'false' end
+      return encode(v)
+    end
+  elseif lazy_k == 'P_day_of' then
+    -- The day bin of a timestamp (UTC midnight, floored modulo).
+    lazy_f = function(t) return t - (t % 86400) end
+  elseif lazy_k == 'P_stats_key' then
+    -- Statistics hash of `kind` (wait | run | stats) for a day bin and a queue.
+    lazy_f = function(kind, day, queue) return 'ql:s:' .. kind .. ':' .. day .. ':' .. queue end
+  elseif lazy_k == 'P_work_score' then
+    -- Work-set score (protocol 2.8).
+    lazy_f = function(priority, t) return priority - (t / 10000000000) end
+  elseif lazy_k == 'P_config_number' then
+    -- Numeric config value: the stored value when it parses as a finite number, else `fallback`.
+    -- A stored value that is not a number falls back too (the reference would fail later).
+    lazy_f = function(name, fallback)
+      return M.P_num(M.P_config_raw(name)) or fallback
+    end
+  elseif lazy_k == 'P_config_raw' then
+    -- Stored value of a config field (string) or false, cached for this call.
+    lazy_f = function(name)
+      local v = cfg[name]
+      if v == nil then
+        v = rcall('HGET', 'ql:config', name)
+        cfg[name] = v
+      end
+      return v
+    end
+  elseif lazy_k == 'P_string_list' then
+    -- Decoded JSON list of strings, or nil when the value is not a list of strings/numbers.
+    lazy_f = function(v)
+      if type(v) ~= 'table' then return nil end
+      local n = 0
+      for k, item in pairs(v) do
+        local t = type(item)
+        if type(k) ~= 'number' or (t ~= 'string' and t ~= 'number') then return nil end
+        n = n + 1
+      end
+      if n ~= #v then return nil end
+      return v
+    end
   elseif lazy_k == 'Job_put' then
     -- put <now> <worker> <queue> <jid> <klass> <data> <delay> [priority p] [tags t] [retries r]
     --     [depends d]
@@ -261,19 +259,19 @@ local function define(lazy_t, lazy_k)
     lazy_f = function(now, requeue)
       local worker, queue, jid, klass, data, delay_s = A[3], A[4], A[5], A[6], A[7], A[8]
       if requeue then
-        if jid == nil then fail('Job(): no jid provided') end
-        if rcall('EXISTS', 'ql:j:' .. jid) == 0 then fail('Requeue(): Job ' .. jid .. ' does not exist') end
+        if jid == nil then M.P_fail('Job(): no jid provided') end
+        if rcall('EXISTS', 'ql:j:' .. jid) == 0 then M.P_fail('Requeue(): Job ' .. jid .. ' does not exist') end
       end
-      if queue == nil then fail('Queue(): no queue name provided') end
-      if jid == nil then fail('Put(): Arg "jid" missing') end
-      if klass == nil then fail('Put(): Arg "klass" missing') end
+      if queue == nil then M.P_fail('Queue(): no queue name provided') end
+      if jid == nil then M.P_fail('Put(): Arg "jid" missing') end
+      if klass == nil then M.P_fail('Put(): Arg "klass" missing') end
       if data ~= '{}' and decode(data) == false then
-        fail('Put(): Arg "data" missing or not JSON: ' .. tostring(data))
+        M.P_fail('Put(): Arg "data" missing or not JSON: ' .. tostring(data))
       end
-      local delay = num(delay_s)
-      if delay == nil then fail('Put(): Arg "delay" not a number: ' .. tostring(delay_s)) end
+      local delay = M.P_num(delay_s)
+      if delay == nil then M.P_fail('Put(): Arg "delay" not a number: ' .. tostring(delay_s)) end
       local n = #A
-      if (n - 8) % 2 == 1 then fail('Odd number of additional args') end
+      if (n - 8) % 2 == 1 then M.P_fail('Odd number of additional args') end
       -- No options (the common case): no table.
       local opts = n > 8 and M.Job_options(9, n) or {}
       -- 1 jid, 2 state, 3 queue, 4 worker, 5 priority, 6 retries, 7 tags, 8 failure, 9 history
@@ -282,24 +280,24 @@ local function define(lazy_t, lazy_k)
 
       local retries = tonumber(f[6]) or 5
       if opts.retries ~= nil then
-        retries = num(opts.retries)
-        if retries == nil then fail('Put(): Arg "retries" not a number: ' .. opts.retries) end
+        retries = M.P_num(opts.retries)
+        if retries == nil then M.P_fail('Put(): Arg "retries" not a number: ' .. opts.retries) end
       end
       local old_tags = f[7] and M.Job_tag_list(f[7]) or {}
       local tags = old_tags
       if opts.tags ~= nil then
-        tags = string_list(decode(opts.tags))
-        if tags == nil then fail('Put(): Arg "tags" not JSON' .. opts.tags) end
+        tags = M.P_string_list(decode(opts.tags))
+        if tags == nil then M.P_fail('Put(): Arg "tags" not JSON' .. opts.tags) end
       end
       local priority = tonumber(f[5]) or 0
       if opts.priority ~= nil then
-        priority = num(opts.priority)
-        if priority == nil then fail('Put(): Arg "priority" not a number' .. opts.priority) end
+        priority = M.P_num(opts.priority)
+        if priority == nil then M.P_fail('Put(): Arg "priority" not a number' .. opts.priority) end
       end
       local depends = {}
       if opts.depends ~= nil then
-        depends = string_list(decode(opts.depends))
-        if depends == nil then fail('Put(): Arg "depends" not JSON: ' .. opts.depends) end
+        depends = M.P_string_list(decode(opts.depends))
+        if depends == nil then M.P_fail('Put(): Arg "depends" not JSON: ' .. opts.depends) end
       end
 
       -- Writes begin here.
@@ -368,14 +366,14 @@ local function define(lazy_t, lazy_k)
       end
       rcall('HMSET', jk, 'jid', jid, 'klass', klass, 'data', data, 'priority', priority,
         'tags', #tags == 0 and '{}' or encode(tags), 'state', state, 'worker', '', 'expires', 0, 'queue', queue,
-        'retries', retries, 'remaining', retries, 'time', time_text(now))
+        'retries', retries, 'remaining', retries, 'time', M.P_time_text(now))
       if has_deps then
         rcall('ZADD', 'ql:q:' .. queue .. '-depends', now, jid)
         if delay > 0 then rcall('HSET', jk, 'scheduled', now + delay) end
       elseif delay > 0 then
         rcall('ZADD', 'ql:q:' .. queue .. '-scheduled', now + delay, jid)
       else
-        rcall('ZADD', 'ql:q:' .. queue .. '-work', work_score(priority, now), jid)
+        rcall('ZADD', 'ql:q:' .. queue .. '-work', M.P_work_score(priority, now), jid)
         wake[queue] = true
       end
       rcall('ZADD', 'ql:queues', 'NX', now, queue)
@@ -403,7 +401,7 @@ local function define(lazy_t, lazy_k)
       local len = rcall('RPUSH', hk, entry)
       -- No cap trims a list of two entries or fewer, so the config is read only beyond that.
       if len < 3 then return end
-      local cap = floor(config_number('max-job-history', 100))
+      local cap = floor(M.P_config_number('max-job-history', 100))
       if cap >= 3 then
         if len > cap then
           local first = rcall('LPOP', hk)
@@ -428,7 +426,7 @@ local function define(lazy_t, lazy_k)
   elseif lazy_k == 'Job_enqueue' then
     -- P-WORK: make `jid` waiting in `queue` as of time `t`, and wake that queue's workers.
     lazy_f = function(queue, jid, priority, t)
-      rcall('ZADD', 'ql:q:' .. queue .. '-work', work_score(priority, t), jid)
+      rcall('ZADD', 'ql:q:' .. queue .. '-work', M.P_work_score(priority, t), jid)
       wake[queue] = true
     end
   elseif lazy_k == 'Job_complete' then
@@ -443,47 +441,47 @@ local function define(lazy_t, lazy_k)
     -- worker: <w> / ... running in another queue: <q>
     lazy_f = function(now)
       local jid, worker, queue, data = A[3], A[4], A[5], A[6]
-      if jid == nil then fail('Job(): no jid provided') end
-      if worker == nil then fail('Complete(): Arg "worker" missing') end
-      if queue == nil then fail('Complete(): Arg "queue" missing') end
+      if jid == nil then M.P_fail('Job(): no jid provided') end
+      if worker == nil then M.P_fail('Complete(): Arg "worker" missing') end
+      if queue == nil then M.P_fail('Complete(): Arg "queue" missing') end
       if data ~= '{}' and decode(data) == false then
-        fail('Complete(): Arg "data" missing or not JSON: ' .. tostring(data))
+        M.P_fail('Complete(): Arg "data" missing or not JSON: ' .. tostring(data))
       end
       local opts = #A > 7 and M.Job_options(7, #A) or {}
       local nextq, delay, depends = opts.next, 0, nil
       if opts.delay ~= nil then
-        delay = num(opts.delay)
-        if delay == nil then fail('assertion failed!') end
+        delay = M.P_num(opts.delay)
+        if delay == nil then M.P_fail('assertion failed!') end
       end
       if opts.depends ~= nil then
-        depends = string_list(decode(opts.depends))
-        if depends == nil then fail('Complete(): Arg "depends" not JSON: ' .. opts.depends) end
+        depends = M.P_string_list(decode(opts.depends))
+        if depends == nil then M.P_fail('Complete(): Arg "depends" not JSON: ' .. opts.depends) end
       end
       if opts.delay ~= nil and nextq == nil then
-        fail('Complete(): "delay" cannot be used without a "next".')
+        M.P_fail('Complete(): "delay" cannot be used without a "next".')
       end
       if depends ~= nil and nextq == nil then
-        fail('Complete(): "depends" cannot be used without a "next".')
+        M.P_fail('Complete(): "depends" cannot be used without a "next".')
       end
       local f = rcall('HMGET', 'ql:j:' .. jid, 'state', 'worker', 'queue', 'history', 'time', 'retries',
         'priority')
       local state = f[1]
-      if not state then fail('Complete(): Job ' .. jid .. ' does not exist') end
+      if not state then M.P_fail('Complete(): Job ' .. jid .. ' does not exist') end
       if state ~= 'running' then
-        fail('Complete(): Job ' .. jid .. ' is not currently running: ' .. state)
+        M.P_fail('Complete(): Job ' .. jid .. ' is not currently running: ' .. state)
       end
       if f[2] ~= worker then
-        fail('Complete(): Job ' .. jid .. ' has been handed out to another worker: ' .. tostring(f[2]))
+        M.P_fail('Complete(): Job ' .. jid .. ' has been handed out to another worker: ' .. tostring(f[2]))
       end
       if f[3] ~= queue then
-        fail('Complete(): Job ' .. jid .. ' running in another queue: ' .. tostring(f[3]))
+        M.P_fail('Complete(): Job ' .. jid .. ' running in another queue: ' .. tostring(f[3]))
       end
 
       -- One EXISTS answers the common case (no config, nothing tracked, no dependents) and
       -- saves the three reads it would otherwise take.
       local special = rcall('EXISTS', 'ql:config', 'ql:tracked', 'ql:j:' .. jid .. '-dependents') > 0
       if special then
-        config_prefetch('max-job-history', 'jobs-history', 'jobs-history-count',
+        M.P_config_prefetch('max-job-history', 'jobs-history', 'jobs-history-count',
           queue .. '-max-concurrency')
       else
         cfg['max-job-history'], cfg['jobs-history'], cfg['jobs-history-count'] = false, false, false
@@ -498,14 +496,14 @@ local function define(lazy_t, lazy_k)
       if special and rcall('ZSCORE', 'ql:tracked', jid) then
         rcall('PUBLISH', 'ql:' .. 'completed', jid)
       end
-      if config_number(queue .. '-max-concurrency', 0) > 0 then wake[queue] = true end
+      if M.P_config_number(queue .. '-max-concurrency', 0) > 0 then wake[queue] = true end
       local retries = f[6] or 0
       if nextq ~= nil then
         rcall('PUBLISH', 'ql:' .. 'log',
           encode({ jid = jid, event = 'advanced', queue = queue, to = nextq }))
         M.Job_hist(jid, now, 'put', '{"q":' .. encode(nextq) .. '}', false)
         rcall('ZADD', 'ql:queues', 'NX', now, nextq)
-        rcall('HMSET', jk, 'data', data, 'time', time_text(now), 'state', 'waiting', 'worker', '',
+        rcall('HMSET', jk, 'data', data, 'time', M.P_time_text(now), 'state', 'waiting', 'worker', '',
           'failure', '{}', 'queue', nextq, 'expires', 0, 'remaining', retries)
         if delay > 0 and (depends == nil or #depends == 0) then
           rcall('ZADD', 'ql:q:' .. nextq .. '-scheduled', now + delay, jid)
@@ -526,7 +524,7 @@ local function define(lazy_t, lazy_k)
       end
       rcall('PUBLISH', 'ql:' .. 'log',
         '{"jid":' .. encode(jid) .. ',"event":"completed","queue":' .. encode(queue) .. '}')
-      rcall('HMSET', jk, 'data', data, 'time', time_text(now), 'state', 'complete', 'worker', '',
+      rcall('HMSET', jk, 'data', data, 'time', M.P_time_text(now), 'state', 'complete', 'worker', '',
         'failure', '{}', 'queue', '', 'expires', 0, 'remaining', retries)
       rcall('ZADD', 'ql:completed', now, jid)
       M.Job_expire_completed(now)
@@ -539,14 +537,14 @@ local function define(lazy_t, lazy_k)
   elseif lazy_k == 'Job_left_running' then
     -- A running job leaving `queue` frees a slot when the queue has a concurrency cap.
     lazy_f = function(queue)
-      if queue and config_number(queue .. '-max-concurrency', 0) > 0 then wake[queue] = true end
+      if queue and M.P_config_number(queue .. '-max-concurrency', 0) > 0 then wake[queue] = true end
     end
   elseif lazy_k == 'Job_expire_completed' then
     -- P-EXPIRE-COMPLETED, in bounded batches: at most 100 jobs older than `jobs-history` and at
     -- most 100 beyond `jobs-history-count` per call (the reference deletes all at once).
     lazy_f = function(now)
-      local age = config_number('jobs-history', 604800)
-      local keep = floor(config_number('jobs-history-count', 50000))
+      local age = M.P_config_number('jobs-history', 604800)
+      local keep = floor(M.P_config_number('jobs-history-count', 50000))
       local old = rcall('ZRANGEBYSCORE', 'ql:completed', 0, now - age, 'LIMIT', 0, 100)
       if #old > 0 then
         for _, j in ipairs(old) do M.Job_delete(j) end
@@ -638,13 +636,13 @@ local function define(lazy_t, lazy_k)
       retries = retries and ',"retries":' .. encode(retries) or ''
       remaining = remaining and ',"remaining":' .. encode(floor(remaining)) or ''
       -- One concatenation expression: Lua builds the result in a single step.
-      return '{"jid":' .. encode(f[1]) .. ',"klass":' .. jstr(f[2]) ..
-        ',"state":' .. jstr(f[3]) .. ',"queue":' .. jstr(f[4]) ..
+      return '{"jid":' .. encode(f[1]) .. ',"klass":' .. M.P_jstr(f[2]) ..
+        ',"state":' .. M.P_jstr(f[3]) .. ',"queue":' .. M.P_jstr(f[4]) ..
         ',"worker":' .. encode(f[5] or '') .. ',"tracked":' .. (tracked and 'true' or 'false') ..
-        ',"expires":' .. encode(tonumber(f[7]) or 0) .. ',"data":' .. jstr(f[10]) ..
+        ',"expires":' .. encode(tonumber(f[7]) or 0) .. ',"data":' .. M.P_jstr(f[10]) ..
         ',"tags":' .. (f[11] == '{}' and '{}' or M.Job_stored_list(f[11])) ..
         ',"failure":' .. (f[12] == '{}' and '{}' or M.Job_stored_list(f[12])) ..
-        ',"spawned_from_jid":' .. jstr(f[13]) .. ',"history":' .. jlist(hist) ..
+        ',"spawned_from_jid":' .. M.P_jstr(f[13]) .. ',"history":' .. M.P_jlist(hist) ..
         ',"dependents":' .. (#dependents == 0 and '{}' or M.Job_encoded_members(dependents)) ..
         ',"dependencies":' .. dependencies .. priority .. retries .. remaining .. '}'
     end
@@ -688,7 +686,7 @@ local function define(lazy_t, lazy_k)
     -- Encoded JSON strings of a Redis reply list.
     lazy_f = function(list)
       for i = 1, #list do list[i] = encode(list[i]) end
-      return jlist(list)
+      return M.P_jlist(list)
     end
   elseif lazy_k == 'Job_fetch' then
     -- Field order of M.Job_fetch; the indexes below name the positions.
@@ -705,7 +703,7 @@ local function define(lazy_t, lazy_k)
     lazy_f = function(text)
       if not text then return {} end
       local ok, v = pcall(decode, text)
-      if ok and string_list(v) then return v end
+      if ok and M.P_string_list(v) then return v end
       return {}
     end
   elseif lazy_k == 'Job_heartbeat' then
@@ -716,19 +714,19 @@ local function define(lazy_t, lazy_k)
     -- to another worker: <w>
     lazy_f = function(now)
       local jid, worker, data = A[3], A[4], A[5]
-      if jid == nil then fail('Job(): no jid provided') end
-      if worker == nil then fail('Heatbeat(): Arg "worker" missing') end
+      if jid == nil then M.P_fail('Job(): no jid provided') end
+      if worker == nil then M.P_fail('Heatbeat(): Arg "worker" missing') end
       local decoded
       if data ~= nil then decoded = decode(data) end
       local f = rcall('HMGET', 'ql:j:' .. jid, 'worker', 'state', 'queue')
       local queue = f[3] or ''
-      local expires = now + config_heartbeat(queue)
-      if not f[1] then fail('Heartbeat(): Job ' .. jid .. ' does not exist') end
+      local expires = now + M.P_config_heartbeat(queue)
+      if not f[1] then M.P_fail('Heartbeat(): Job ' .. jid .. ' does not exist') end
       if f[2] ~= 'running' then
-        fail('Heartbeat(): Job ' .. jid .. ' not currently running: ' .. tostring(f[2]))
+        M.P_fail('Heartbeat(): Job ' .. jid .. ' not currently running: ' .. tostring(f[2]))
       end
       if f[1] ~= worker or f[1] == '' then
-        fail('Heartbeat(): Job ' .. jid .. ' given out to another worker: ' .. f[1])
+        M.P_fail('Heartbeat(): Job ' .. jid .. ' given out to another worker: ' .. f[1])
       end
       local jk = 'ql:j:' .. jid
       if decoded ~= nil and decoded ~= false then
@@ -745,7 +743,7 @@ local function define(lazy_t, lazy_k)
     -- get <now> <jid>: the job object, or nil. Error: Job(): no jid provided
     lazy_f = function(now)
       local jid = A[3]
-      if jid == nil then fail('Job(): no jid provided') end
+      if jid == nil then M.P_fail('Job(): no jid provided') end
       return M.Job_render(jid) or false
     end
   elseif lazy_k == 'Queue_pop' then
@@ -757,10 +755,10 @@ local function define(lazy_t, lazy_k)
     -- missing or not a number: <x>
     lazy_f = function(now)
       local queue, worker, count_s = A[3], A[4], A[5]
-      if queue == nil then fail('Queue(): no queue name provided') end
-      if worker == nil then fail('Pop(): Arg "worker" missing') end
-      local count = num(count_s)
-      if count == nil then fail('Pop(): Arg "count" missing or not a number: ' .. tostring(count_s)) end
+      if queue == nil then M.P_fail('Queue(): no queue name provided') end
+      if worker == nil then M.P_fail('Pop(): Arg "worker" missing') end
+      local count = M.P_num(count_s)
+      if count == nil then M.P_fail('Pop(): Arg "count" missing or not a number: ' .. tostring(count_s)) end
       count = floor(count)
       -- One EXISTS answers the common case (no config, no paused queue, no templates, no
       -- delayed jobs in this queue, nothing tracked) and saves the reads it would otherwise take.
@@ -770,9 +768,9 @@ local function define(lazy_t, lazy_k)
       if special then
         local c = rcall('HMGET', 'ql:config', queue .. '-heartbeat', 'heartbeat',
           queue .. '-max-concurrency')
-        expires = now + (num(c[1]) or num(c[2]) or 60)
+        expires = now + (M.P_num(c[1]) or M.P_num(c[2]) or 60)
         if rcall('SISMEMBER', 'ql:paused_queues', queue) == 1 then return '{}' end
-        maxc = num(c[3]) or 0
+        maxc = M.P_num(c[3]) or 0
       end
       rcall('ZADD', 'ql:workers', now, worker)
       local lk = 'ql:q:' .. queue .. '-locks'
@@ -799,7 +797,7 @@ local function define(lazy_t, lazy_k)
         for i = 1, #top, 2 do jids[#jids + 1] = top[i] end
       end
       if #jids == 0 then return '{}' end
-      local wjk, tstr = 'ql:w:' .. worker .. ':jobs', time_text(now)
+      local wjk, tstr = 'ql:w:' .. worker .. ':jobs', M.P_time_text(now)
       local wentry = '{"worker":' .. encode(worker) .. '}'
       local popped = {}
       for _, jid in ipairs(jids) do
@@ -820,7 +818,7 @@ local function define(lazy_t, lazy_k)
       end
       local parts = {}
       for i, p in ipairs(popped) do parts[i] = M.Job_render(p[1], p[2], p[3], true) end
-      return jlist(parts)
+      return M.P_jlist(parts)
     end
   elseif lazy_k == 'Queue_reclaim' then
     -- P-RECLAIM: handle the expired locks `expired` of `queue` (pop reads at most its count);
@@ -829,7 +827,7 @@ local function define(lazy_t, lazy_k)
     lazy_f = function(now, queue, expired)
       local out = {}
       local lk = 'ql:q:' .. queue .. '-locks'
-      local grace = config_number('grace-period', 10)
+      local grace = M.P_config_number('grace-period', 10)
       for _, jid in ipairs(expired) do
         local jk = 'ql:j:' .. jid
         local f = rcall('HMGET', jk, 'worker', 'grace', 'queue', 'history')
@@ -883,8 +881,8 @@ local function define(lazy_t, lazy_k)
     -- P-STAT: record sample `v` of `kind` (wait|run) for `queue` in the day bin of `now`.
     -- The histogram bucket is read and written with the running totals (two calls, not three).
     lazy_f = function(now, kind, queue, v)
-      local day = day_of(now)
-      local k = stats_key(kind, day, queue)
+      local day = M.P_day_of(now)
+      local k = M.P_stats_key(kind, day, queue)
       local bin
       if v >= 0 and v < 60 then bin = 's' .. floor(v) else bin = M.Stats_bin(v) end
       local cur = rcall('HMGET', k, 'total', 'mean', 'vk', bin)
@@ -920,7 +918,7 @@ local function define(lazy_t, lazy_k)
   elseif lazy_k == 'Stats_ttl' then
     -- Seconds from `now` until a stats hash of day `day` should disappear.
     lazy_f = function(now, day)
-      local days = config_number('stats-history', 30)
+      local days = M.P_config_number('stats-history', 30)
       return math.ceil(day + 86400 * days - now)
     end
   elseif lazy_k == 'Recur_spawn' then
@@ -959,13 +957,28 @@ local function define(lazy_t, lazy_k)
           rcall('HMSET', 'ql:j:' .. child, 'jid', child, 'klass', r[1] or '', 'data', r[2] or '{}',
             'priority', r[3] or 0, 'tags', r[4] or '{}', 'state', 'waiting', 'worker', '',
             'expires', 0, 'queue', queue, 'retries', retries, 'remaining', retries,
-            'time', time_text(s), 'spawned_from_jid', rjid)
+            'time', M.P_time_text(s), 'spawned_from_jid', rjid)
           M.Job_hist(child, s, 'put', { q = queue })
           M.Job_enqueue(queue, child, priority, s)
           s = s + interval
           rcall('ZADD', rk, s, rjid)
         end
       end
+    end
+  elseif lazy_k == 'P_fail' then
+    -- Raise an error whose text contains the catalogue phrase `msg` verbatim.
+    lazy_f = function(msg) error(msg, 2) end
+  elseif lazy_k == 'P_config_prefetch' then
+    -- Read several config fields with one HMGET and remember them for this call.
+    lazy_f = function(...)
+      local values = rcall('HMGET', 'ql:config', ...)
+      local names = { ... }
+      for i = 1, #names do cfg[names[i]] = values[i] end
+    end
+  elseif lazy_k == 'P_config_heartbeat' then
+    -- Lock length for a queue: <queue>-heartbeat, else heartbeat, else 60.
+    lazy_f = function(queue)
+      return M.P_num(M.P_config_raw(queue .. '-heartbeat')) or M.P_config_number('heartbeat', 60)
     end
   elseif lazy_k == 'Config_defaults' then
     -- The listed defaults: reported by config.get and returned for unset keys.
@@ -1005,8 +1018,8 @@ local function define(lazy_t, lazy_k)
     -- Errors: config.set(): Arg "option" missing / config.set(): Arg "value" missing
     lazy_f = function(now)
       local name, value = A[3], A[4]
-      if name == nil then fail('config.set(): Arg "option" missing') end
-      if value == nil then fail('config.set(): Arg "value" missing') end
+      if name == nil then M.P_fail('config.set(): Arg "option" missing') end
+      if value == nil then M.P_fail('config.set(): Arg "value" missing') end
       rcall('PUBLISH', 'ql:' .. 'log', encode({ event = 'config_set', option = name, value = value }))
       rcall('HSET', 'ql:config', name, value)
       M.Config_wake_if_concurrency(name)
@@ -1018,7 +1031,7 @@ local function define(lazy_t, lazy_k)
     -- Error: config.unset(): Arg "option" missing
     lazy_f = function(now)
       local name = A[3]
-      if name == nil then fail('config.unset(): Arg "option" missing') end
+      if name == nil then M.P_fail('config.unset(): Arg "option" missing') end
       rcall('PUBLISH', 'ql:' .. 'log', encode({ event = 'config_unset', option = name }))
       rcall('HDEL', 'ql:config', name)
       M.Config_wake_if_concurrency(name)
@@ -1027,8 +1040,8 @@ local function define(lazy_t, lazy_k)
   elseif lazy_k == 'Stats_count' then
     -- Adjust the failure counters of `queue` for the day containing `when`.
     lazy_f = function(now, when, queue, field, by, field2, by2)
-      local day = day_of(when)
-      local k = stats_key('stats', day, queue)
+      local day = M.P_day_of(when)
+      local k = M.P_stats_key('stats', day, queue)
       rcall('HINCRBY', k, field, by)
       if field2 then rcall('HINCRBY', k, field2, by2) end
       M.Stats_expire(k, now, day)
@@ -1039,10 +1052,10 @@ local function define(lazy_t, lazy_k)
     lazy_f = function(now, failure, queue)
       local ok, f = pcall(decode, failure or '{}')
       if not ok or type(f) ~= 'table' then return nil end
-      local when = num(f['when'])
+      local when = M.P_num(f['when'])
       if when == nil then return nil end
-      local day = day_of(when)
-      local k = stats_key('stats', day, queue)
+      local day = M.P_day_of(when)
+      local k = M.P_stats_key('stats', day, queue)
       rcall('HINCRBY', k, 'failed', -1)
       M.Stats_expire(k, now, day)
       return f
@@ -1071,17 +1084,17 @@ local function define(lazy_t, lazy_k)
     -- Errors: Queue(): no queue name provided / Stats(): Arg "date" missing or not a number: <x>
     lazy_f = function(now)
       local queue, date_s = A[3], A[4]
-      if queue == nil then fail('Queue(): no queue name provided') end
-      local date = num(date_s)
-      if date == nil then fail('Stats(): Arg "date" missing or not a number: ' .. tostring(date_s)) end
-      local day = day_of(date)
-      local counters = rcall('HMGET', stats_key('stats', day, queue), 'retries', 'failed', 'failures')
+      if queue == nil then M.P_fail('Queue(): no queue name provided') end
+      local date = M.P_num(date_s)
+      if date == nil then M.P_fail('Stats(): Arg "date" missing or not a number: ' .. tostring(date_s)) end
+      local day = M.P_day_of(date)
+      local counters = rcall('HMGET', M.P_stats_key('stats', day, queue), 'retries', 'failed', 'failures')
       return encode({
         retries = tonumber(counters[1]) or 0,
         failed = tonumber(counters[2]) or 0,
         failures = tonumber(counters[3]) or 0,
-        wait = M.Stats_summary(stats_key('wait', day, queue)),
-        run = M.Stats_summary(stats_key('run', day, queue)),
+        wait = M.Stats_summary(M.P_stats_key('wait', day, queue)),
+        run = M.Stats_summary(M.P_stats_key('run', day, queue)),
       })
     end
   elseif lazy_k == 'Job_migrate' then
@@ -1093,12 +1106,12 @@ local function define(lazy_t, lazy_k)
       if ok and type(stages) == 'table' then
         for _, st in ipairs(stages) do
           if type(st) == 'table' then
-            rcall('RPUSH', hk, encode({ floor(num(st.put) or 0), 'put', { q = st.q } }))
-            if num(st.popped) then
-              rcall('RPUSH', hk, encode({ floor(num(st.popped)), 'popped', { worker = st.worker } }))
+            rcall('RPUSH', hk, encode({ floor(M.P_num(st.put) or 0), 'put', { q = st.q } }))
+            if M.P_num(st.popped) then
+              rcall('RPUSH', hk, encode({ floor(M.P_num(st.popped)), 'popped', { worker = st.worker } }))
             end
-            if num(st.failed) then rcall('RPUSH', hk, encode({ floor(num(st.failed)), 'failed' })) end
-            if num(st.done) then rcall('RPUSH', hk, encode({ floor(num(st.done)), 'done' })) end
+            if M.P_num(st.failed) then rcall('RPUSH', hk, encode({ floor(M.P_num(st.failed)), 'failed' })) end
+            if M.P_num(st.done) then rcall('RPUSH', hk, encode({ floor(M.P_num(st.done)), 'done' })) end
           end
         end
       end
@@ -1153,18 +1166,18 @@ local function define(lazy_t, lazy_k)
     -- worker: <w>
     lazy_f = function(now)
       local jid, worker, group, message, data = A[3], A[4], A[5], A[6], A[7]
-      if jid == nil then fail('Job(): no jid provided') end
-      if worker == nil then fail('Fail(): Arg "worker" missing') end
-      if group == nil then fail('Fail(): Arg "group" missing') end
-      if message == nil then fail('Fail(): Arg "message" missing') end
+      if jid == nil then M.P_fail('Job(): no jid provided') end
+      if worker == nil then M.P_fail('Fail(): Arg "worker" missing') end
+      if group == nil then M.P_fail('Fail(): Arg "group" missing') end
+      if message == nil then M.P_fail('Fail(): Arg "message" missing') end
       local decoded
       if data ~= nil then decoded = decode(data) end
       local f = rcall('HMGET', 'ql:j:' .. jid, 'state', 'worker', 'queue', 'history')
       local state, queue = f[1], f[3]
-      if not state then fail('Fail(): Job ' .. jid .. 'does not exist') end
-      if state ~= 'running' then fail('Fail(): Job ' .. jid .. 'not currently running: ' .. state) end
+      if not state then M.P_fail('Fail(): Job ' .. jid .. 'does not exist') end
+      if state ~= 'running' then M.P_fail('Fail(): Job ' .. jid .. 'not currently running: ' .. state) end
       if f[2] ~= worker then
-        fail('Fail(): Job ' .. jid .. ' running with another worker: ' .. tostring(f[2]))
+        M.P_fail('Fail(): Job ' .. jid .. ' running with another worker: ' .. tostring(f[2]))
       end
       queue = queue or ''
       rcall('PUBLISH', 'ql:' .. 'log', encode({ jid = jid, event = 'failed', worker = worker,
@@ -1189,20 +1202,20 @@ local function define(lazy_t, lazy_k)
     -- ... is not currently running: <state> / ... has been given to another worker: <w>
     lazy_f = function(now)
       local jid, queue, worker, delay_s, group, message = A[3], A[4], A[5], A[6], A[7], A[8]
-      if jid == nil then fail('Job(): no jid provided') end
-      if queue == nil then fail('Retry(): Arg "queue" missing') end
-      if worker == nil then fail('Retry(): Arg "worker" missing') end
+      if jid == nil then M.P_fail('Job(): no jid provided') end
+      if queue == nil then M.P_fail('Retry(): Arg "queue" missing') end
+      if worker == nil then M.P_fail('Retry(): Arg "worker" missing') end
       local delay = 0
       if delay_s ~= nil then
-        delay = num(delay_s)
-        if delay == nil then fail('Retry(): Arg "delay" not a number: ' .. delay_s) end
+        delay = M.P_num(delay_s)
+        if delay == nil then M.P_fail('Retry(): Arg "delay" not a number: ' .. delay_s) end
       end
       local f = rcall('HMGET', 'ql:j:' .. jid, 'state', 'worker', 'queue', 'priority', 'history')
       local state = f[1]
-      if not state then fail('Retry(): Job ' .. jid .. ' does not exist') end
-      if state ~= 'running' then fail('Retry(): Job ' .. jid .. ' is not currently running: ' .. state) end
+      if not state then M.P_fail('Retry(): Job ' .. jid .. ' does not exist') end
+      if state ~= 'running' then M.P_fail('Retry(): Job ' .. jid .. ' is not currently running: ' .. state) end
       if f[2] ~= worker then
-        fail('Retry(): Job ' .. jid .. ' has been given to another worker: ' .. tostring(f[2]))
+        M.P_fail('Retry(): Job ' .. jid .. ' has been given to another worker: ' .. tostring(f[2]))
       end
       local jk = 'ql:j:' .. jid
       -- HINCRBYFLOAT: a fractional budget (retries 2.5) must not make this fail.
@@ -1244,7 +1257,7 @@ local function define(lazy_t, lazy_k)
     lazy_f = function(now)
       local parts = {}
       for i = 3, #A do parts[#parts + 1] = M.Job_render(A[i]) end
-      return jlist(parts)
+      return M.P_jlist(parts)
     end
   elseif lazy_k == 'Job_cancel_one' then
     -- Cancel one job that is not complete (protocol 3.10, per-jid part).
@@ -1270,10 +1283,10 @@ local function define(lazy_t, lazy_k)
         local ok, fo = pcall(decode, failure or '{}')
         if ok and type(fo) == 'table' then
           M.Job_unlist_failure(jid, fo.group)
-          local when = num(fo.when)
+          local when = M.P_num(fo.when)
           if when then
             -- The reference fails with a Lua error when the counter is missing; leave it alone.
-            local sk = stats_key('stats', day_of(when), queue or '')
+            local sk = M.P_stats_key('stats', M.P_day_of(when), queue or '')
             if rcall('HEXISTS', sk, 'failed') == 1 then rcall('HINCRBY', sk, 'failed', -1) end
           end
         end
@@ -1298,7 +1311,7 @@ local function define(lazy_t, lazy_k)
         local jid = A[i]
         for _, d in ipairs(rcall('SMEMBERS', 'ql:j:' .. jid .. '-dependents')) do
           if not listed[d] then
-            fail('Cancel(): ' .. jid .. ' is a dependency of ' .. d ..
+            M.P_fail('Cancel(): ' .. jid .. ' is a dependency of ' .. d ..
               ' but is not mentioned to be canceled')
           end
         end
@@ -1322,9 +1335,9 @@ local function define(lazy_t, lazy_k)
       for i = 3, n do
         local jid = A[i]
         local f = rcall('HMGET', 'ql:j:' .. jid, 'queue', 'state', 'worker', 'history')
-        if not f[1] then fail('Timeout(): Job ' .. jid .. ' does not exist') end
+        if not f[1] then M.P_fail('Timeout(): Job ' .. jid .. ' does not exist') end
         -- A jid listed twice would no longer be running the second time.
-        if f[2] ~= 'running' or seen[jid] then fail('Timeout(): Job ' .. jid .. ' not running') end
+        if f[2] ~= 'running' or seen[jid] then M.P_fail('Timeout(): Job ' .. jid .. ' not running') end
         seen[jid] = true
         rows[i] = f
       end
@@ -1358,11 +1371,11 @@ local function define(lazy_t, lazy_k)
     -- <jid> not in the depends state: <state> / Depends(): Argument "command" must be "on" or "off"
     lazy_f = function(now)
       local jid, command = A[3], A[4]
-      if jid == nil then fail('Job(): no jid provided') end
-      if command == nil then fail('Depends(): Arg "command" missing') end
+      if jid == nil then M.P_fail('Job(): no jid provided') end
+      if command == nil then M.P_fail('Depends(): Arg "command" missing') end
       local f = rcall('HMGET', 'ql:j:' .. jid, 'state', 'queue', 'priority')
       if f[1] ~= 'depends' then
-        fail('Depends(): Job ' .. jid .. ' not in the depends state: ' .. tostring(f[1]))
+        M.P_fail('Depends(): Job ' .. jid .. ' not in the depends state: ' .. tostring(f[1]))
       end
       local depk = 'ql:j:' .. jid .. '-dependencies'
       if command == 'on' then
@@ -1380,7 +1393,7 @@ local function define(lazy_t, lazy_k)
           if rcall('SCARD', depk) == 0 then M.Job_undepend(now, jid, f) end
         end
       else
-        fail('Depends(): Argument "command" must be "on" or "off"')
+        M.P_fail('Depends(): Argument "command" must be "on" or "off"')
       end
       return 1
     end
@@ -1390,11 +1403,11 @@ local function define(lazy_t, lazy_k)
     -- "priority" missing or not a number: <x> / Priority(): Job <jid> does not exist
     lazy_f = function(now)
       local jid, p_s = A[3], A[4]
-      if jid == nil then fail('Job(): no jid provided') end
-      local p = num(p_s)
-      if p == nil then fail('Priority(): Arg "priority" missing or not a number: ' .. tostring(p_s)) end
+      if jid == nil then M.P_fail('Job(): no jid provided') end
+      local p = M.P_num(p_s)
+      if p == nil then M.P_fail('Priority(): Arg "priority" missing or not a number: ' .. tostring(p_s)) end
       local queue = rcall('HGET', 'ql:j:' .. jid, 'queue')
-      if not queue then fail('Priority(): Job ' .. jid .. ' does not exist') end
+      if not queue then M.P_fail('Priority(): Job ' .. jid .. ' does not exist') end
       rcall('HSET', 'ql:j:' .. jid, 'priority', p)
       local wk = 'ql:q:' .. queue .. '-work'
       if rcall('ZSCORE', wk, jid) then rcall('ZADD', wk, p, jid) end
@@ -1407,14 +1420,14 @@ local function define(lazy_t, lazy_k)
     -- Log(): Argument 'data' not cjson: <x> / Log(): Job <jid> does not exist
     lazy_f = function(now)
       local jid, message, data = A[3], A[4], A[5]
-      if jid == nil then fail("Log(): Argument 'jid' missing") end
-      if message == nil then fail("Log(): Argument 'message' missing") end
+      if jid == nil then M.P_fail("Log(): Argument 'jid' missing") end
+      if message == nil then M.P_fail("Log(): Argument 'message' missing") end
       local extra
       if data ~= nil then
         extra = decode(data)
-        if extra == false then fail("Log(): Argument 'data' not cjson: " .. data) end
+        if extra == false then M.P_fail("Log(): Argument 'data' not cjson: " .. data) end
       end
-      if rcall('EXISTS', 'ql:j:' .. jid) == 0 then fail('Log(): Job ' .. jid .. ' does not exist') end
+      if rcall('EXISTS', 'ql:j:' .. jid) == 0 then M.P_fail('Log(): Job ' .. jid .. ' does not exist') end
       -- Pass the extra as JSON text: a decoded JSON string must not be taken for JSON text.
       if extra ~= nil then extra = encode(extra) end
       M.Job_hist(jid, now, message, extra)
@@ -1454,7 +1467,7 @@ local function define(lazy_t, lazy_k)
     lazy_f = function(jids)
       local parts = {}
       for _, jid in ipairs(jids) do parts[#parts + 1] = M.Job_render(jid) end
-      return jlist(parts)
+      return M.P_jlist(parts)
     end
   elseif lazy_k == 'Queue_take' then
     -- Append up to `want` jids from the work set (highest score first) to `jids`.
@@ -1471,9 +1484,9 @@ local function define(lazy_t, lazy_k)
     -- / Peek(): Arg "count" missing or not a number: <x>
     lazy_f = function(now)
       local queue, count_s = A[3], A[4]
-      if queue == nil then fail('Queue(): no queue name provided') end
-      local count = num(count_s)
-      if count == nil then fail('Peek(): Arg "count" missing or not a number: ' .. tostring(count_s)) end
+      if queue == nil then M.P_fail('Queue(): no queue name provided') end
+      local count = M.P_num(count_s)
+      if count == nil then M.P_fail('Peek(): Arg "count" missing or not a number: ' .. tostring(count_s)) end
       count = M.Queue_whole(count)
       local jids = {}
       if count > 0 then
@@ -1519,7 +1532,7 @@ local function define(lazy_t, lazy_k)
     -- Error: Queue(): no queue name provided
     lazy_f = function(now)
       local queue = A[3]
-      if queue == nil then fail('Queue(): no queue name provided') end
+      if queue == nil then M.P_fail('Queue(): no queue name provided') end
       return rcall('ZCARD', 'ql:q:' .. queue .. '-locks') + rcall('ZCARD', 'ql:q:' .. queue .. '-work') +
         rcall('ZCARD', 'ql:q:' .. queue .. '-scheduled')
     end
@@ -1527,8 +1540,8 @@ local function define(lazy_t, lazy_k)
     -- Pagination argument: default when absent, else a number (fractions are floored).
     lazy_f = function(v, default, msg)
       if v == nil then return default end
-      local n = num(v)
-      if n == nil then fail(msg .. v) end
+      local n = M.P_num(v)
+      if n == nil then M.P_fail(msg .. v) end
       return floor(n)
     end
   elseif lazy_k == 'Queue_jobs' then
@@ -1538,13 +1551,13 @@ local function define(lazy_t, lazy_k)
     -- Unknown type "<state>"
     lazy_f = function(now)
       local state = A[3]
-      if state == nil then fail('Jobs(): Arg "state" missing') end
+      if state == nil then M.P_fail('Jobs(): Arg "state" missing') end
       local queue, off_s, cnt_s
       if state == 'complete' then
         off_s, cnt_s = A[4], A[5]
       else
         queue, off_s, cnt_s = A[4], A[5], A[6]
-        if queue == nil then fail('Jobs(): Arg "queue" missing') end
+        if queue == nil then M.P_fail('Jobs(): Arg "queue" missing') end
       end
       local offset = M.Queue_page_arg(off_s, 0, 'Jobs(): Arg "offset" not a number: ')
       local count = M.Queue_page_arg(cnt_s, 25, 'Jobs(): Arg "count" not a number: ')
@@ -1563,7 +1576,7 @@ local function define(lazy_t, lazy_k)
       elseif state == 'recurring' then
         return rcall('ZRANGEBYSCORE', 'ql:q:' .. queue .. '-recur', 0, '+inf', 'LIMIT', offset, count)
       end
-      fail('Jobs(): Unknown type "' .. state .. '"')
+      M.P_fail('Jobs(): Unknown type "' .. state .. '"')
     end
   elseif lazy_k == 'Queue_pause' then
     -- pause <now> <queue>...: reply nil.
@@ -1616,15 +1629,15 @@ local function define(lazy_t, lazy_k)
     -- "count" not a number: <x>
     lazy_f = function(now)
       local queue, group, count_s = A[3], A[4], A[5]
-      if queue == nil then fail('Queue(): no queue name provided') end
-      if group == nil then fail('Unfail(): Arg "group" missing') end
+      if queue == nil then M.P_fail('Queue(): no queue name provided') end
+      if group == nil then M.P_fail('Unfail(): Arg "group" missing') end
       local count = 25
       if count_s ~= nil then
-        count = num(count_s)
-        if count == nil then fail('Unfail(): Arg "count" not a number: ' .. count_s) end
+        count = M.P_num(count_s)
+        if count == nil then M.P_fail('Unfail(): Arg "count" not a number: ' .. count_s) end
         count = floor(count)
         if count <= 0 then
-          fail('Unfail(): Arg "count" must be at least 1: value is not an integer or out of range')
+          M.P_fail('Unfail(): Arg "count" must be at least 1: value is not an integer or out of range')
         end
       end
       local gk = 'ql:f:' .. group
@@ -1650,8 +1663,8 @@ local function define(lazy_t, lazy_k)
     lazy_f = function(opts, name, default)
       local v = opts[name]
       if v == nil then return default end
-      local n = num(v)
-      if n == nil then fail('Recur(): Arg "' .. name .. '" not a number: ' .. v) end
+      local n = M.P_num(v)
+      if n == nil then M.P_fail('Recur(): Arg "' .. name .. '" not a number: ' .. v) end
       return n
     end
   elseif lazy_k == 'Recur_recur' then
@@ -1666,25 +1679,25 @@ local function define(lazy_t, lazy_k)
     -- Arg "tags" must be JSON string array: <x> / Recur(): Arg "<name>" not a number: <x>
     lazy_f = function(now)
       local queue, jid, klass, data, spec = A[3], A[4], A[5], A[6], A[7]
-      if queue == nil then fail('Queue(): no queue name provided') end
-      if jid == nil then fail('RecurringJob On(): Arg "jid" missing') end
-      if klass == nil then fail('RecurringJob On(): Arg "klass" missing') end
-      if spec == nil then fail('RecurringJob On(): Arg "spec" missing') end
-      if decode(data) == false then fail('RecurringJob On(): Arg "data" not JSON: ' .. data) end
-      if spec ~= 'interval' then fail('Recur(): schedule type "' .. spec .. '" unknown') end
-      local interval = num(A[8])
-      if interval == nil then fail('Recur(): Arg "interval" not a number: ' .. tostring(A[8])) end
-      local offset = num(A[9])
-      if offset == nil then fail('Recur(): Arg "offset" not a number: ' .. tostring(A[9])) end
-      if interval <= 0 then fail('Recur(): Arg "interval" must be greater than 0') end
+      if queue == nil then M.P_fail('Queue(): no queue name provided') end
+      if jid == nil then M.P_fail('RecurringJob On(): Arg "jid" missing') end
+      if klass == nil then M.P_fail('RecurringJob On(): Arg "klass" missing') end
+      if spec == nil then M.P_fail('RecurringJob On(): Arg "spec" missing') end
+      if decode(data) == false then M.P_fail('RecurringJob On(): Arg "data" not JSON: ' .. data) end
+      if spec ~= 'interval' then M.P_fail('Recur(): schedule type "' .. spec .. '" unknown') end
+      local interval = M.P_num(A[8])
+      if interval == nil then M.P_fail('Recur(): Arg "interval" not a number: ' .. tostring(A[8])) end
+      local offset = M.P_num(A[9])
+      if offset == nil then M.P_fail('Recur(): Arg "offset" not a number: ' .. tostring(A[9])) end
+      if interval <= 0 then M.P_fail('Recur(): Arg "interval" must be greater than 0') end
       local n = #A
-      if (n - 7) % 2 == 1 then fail('Odd number of additional args') end
+      if (n - 7) % 2 == 1 then M.P_fail('Odd number of additional args') end
       local opts = {}
       for i = 10, n - 1, 2 do opts[A[i]] = A[i + 1] end
       local tags = {}
       if opts.tags ~= nil then
-        tags = string_list(decode(opts.tags))
-        if tags == nil then fail('Recur(): Arg "tags" must be JSON string array: ' .. opts.tags) end
+        tags = M.P_string_list(decode(opts.tags))
+        if tags == nil then M.P_fail('Recur(): Arg "tags" must be JSON string array: ' .. opts.tags) end
       end
       local priority = M.Recur_recur_number(opts, 'priority', 0)
       local retries = M.Recur_recur_number(opts, 'retries', 0)
@@ -1706,7 +1719,7 @@ local function define(lazy_t, lazy_k)
     -- Error: Recurring(): no jid provided
     lazy_f = function(now)
       local jid = A[3]
-      if jid == nil then fail('Recurring(): no jid provided') end
+      if jid == nil then M.P_fail('Recurring(): no jid provided') end
       local tk = 'ql:r:' .. jid
       local queue = rcall('HGET', tk, 'queue')
       if queue then rcall('ZREM', 'ql:q:' .. queue .. '-recur', jid) end
@@ -1718,7 +1731,7 @@ local function define(lazy_t, lazy_k)
     -- Error: Recurring(): no jid provided
     lazy_f = function(now)
       local jid = A[3]
-      if jid == nil then fail('Recurring(): no jid provided') end
+      if jid == nil then M.P_fail('Recurring(): no jid provided') end
       local r = rcall('HMGET', 'ql:r:' .. jid, 'jid', 'klass', 'state', 'queue', 'priority',
         'interval', 'retries', 'count', 'data', 'tags', 'backlog')
       if not r[1] then return false end
@@ -1731,15 +1744,15 @@ local function define(lazy_t, lazy_k)
   elseif lazy_k == 'Recur_check_update' then
     -- Check one recur.update pair (protocol 3.29 validation column).
     lazy_f = function(name, value)
-      if value == nil then fail('No value provided for ' .. tostring(name)) end
+      if value == nil then M.P_fail('No value provided for ' .. tostring(name)) end
       if name == 'priority' or name == 'interval' or name == 'retries' then
-        if num(value) == nil then fail('Recur(): Arg "' .. name .. '" must be a number: ' .. value) end
+        if M.P_num(value) == nil then M.P_fail('Recur(): Arg "' .. name .. '" must be a number: ' .. value) end
       elseif name == 'backlog' then
-        if num(value) == nil then fail('Recur(): Arg "backlog" not a number: ' .. value) end
+        if M.P_num(value) == nil then M.P_fail('Recur(): Arg "backlog" not a number: ' .. value) end
       elseif name == 'data' then
-        if decode(value) == false then fail('Recur(): Arg "data" is not JSON-encoded: ' .. value) end
+        if decode(value) == false then M.P_fail('Recur(): Arg "data" is not JSON-encoded: ' .. value) end
       elseif name ~= 'klass' and name ~= 'queue' then
-        fail('Recur(): Unrecognized option "' .. name .. '"')
+        M.P_fail('Recur(): Unrecognized option "' .. name .. '"')
       end
     end
   elseif lazy_k == 'Recur_update' then
@@ -1751,9 +1764,9 @@ local function define(lazy_t, lazy_k)
     -- Unrecognized option "<name>"
     lazy_f = function(now)
       local jid = A[3]
-      if jid == nil then fail('Recurring(): no jid provided') end
+      if jid == nil then M.P_fail('Recurring(): no jid provided') end
       local tk = 'ql:r:' .. jid
-      if rcall('EXISTS', tk) == 0 then fail('Recur(): No recurring job ' .. jid) end
+      if rcall('EXISTS', tk) == 0 then M.P_fail('Recur(): No recurring job ' .. jid) end
       local n = #A
       for i = 4, n, 2 do M.Recur_check_update(A[i], A[i + 1]) end
       local r = rcall('HMGET', tk, 'queue', 'interval')
@@ -1761,9 +1774,9 @@ local function define(lazy_t, lazy_k)
       for i = 4, n, 2 do
         local name, value = A[i], A[i + 1]
         if name == 'priority' or name == 'retries' or name == 'backlog' then
-          rcall('HSET', tk, name, num(value))
+          rcall('HSET', tk, name, M.P_num(value))
         elseif name == 'interval' then
-          local new = num(value)
+          local new = M.P_num(value)
           rcall('ZINCRBY', 'ql:q:' .. queue .. '-recur', new - interval, jid)
           rcall('HSET', tk, 'interval', new)
           interval = new
@@ -1789,10 +1802,10 @@ local function define(lazy_t, lazy_k)
     -- Errors: Recurring(): no jid provided / Tag(): Job <jid> does not exist
     lazy_f = function(now)
       local jid = A[3]
-      if jid == nil then fail('Recurring(): no jid provided') end
+      if jid == nil then M.P_fail('Recurring(): no jid provided') end
       local tk = 'ql:r:' .. jid
       local text = rcall('HGET', tk, 'tags')
-      if not text then fail('Tag(): Job ' .. jid .. ' does not exist') end
+      if not text then M.P_fail('Tag(): Job ' .. jid .. ' does not exist') end
       local tags = M.Job_tag_list(text)
       local present = {}
       for _, t in ipairs(tags) do present[t] = true end
@@ -1808,10 +1821,10 @@ local function define(lazy_t, lazy_k)
     -- Errors: Recurring(): no jid provided / Untag(): Job <jid> does not exist
     lazy_f = function(now)
       local jid = A[3]
-      if jid == nil then fail('Recurring(): no jid provided') end
+      if jid == nil then M.P_fail('Recurring(): no jid provided') end
       local tk = 'ql:r:' .. jid
       local text = rcall('HGET', tk, 'tags')
-      if not text then fail('Untag(): Job ' .. jid .. ' does not exist') end
+      if not text then M.P_fail('Untag(): Job ' .. jid .. ' does not exist') end
       local drop = {}
       for i = 4, #A do drop[A[i]] = true end
       local tags = {}
@@ -1825,7 +1838,7 @@ local function define(lazy_t, lazy_k)
   elseif lazy_k == 'Worker_cleanup' then
     -- Purge workers idle for longer than `max-worker-age` (default 86400), with their job sets.
     lazy_f = function(now)
-      local cutoff = now - config_number('max-worker-age', 86400)
+      local cutoff = now - M.P_config_number('max-worker-age', 86400)
       local stale = rcall('ZRANGEBYSCORE', 'ql:workers', 0, cutoff)
       for _, w in ipairs(stale) do rcall('DEL', 'ql:w:' .. w .. ':jobs') end
       if #stale > 0 then rcall('ZREMRANGEBYSCORE', 'ql:workers', 0, cutoff) end
@@ -1871,13 +1884,13 @@ local function define(lazy_t, lazy_k)
     -- Tag(): Arg "count" not a number: <x>
     lazy_f = function(now)
       local command = A[3]
-      if command == nil then fail('Tag(): Arg "command" must be "add", "remove", "get" or "top"') end
+      if command == nil then M.P_fail('Tag(): Arg "command" must be "add", "remove", "get" or "top"') end
       if command == 'add' or command == 'remove' then
         local jid = A[4]
-        if jid == nil then fail('Tag(): Arg "jid" missing') end
+        if jid == nil then M.P_fail('Tag(): Arg "jid" missing') end
         local jk = 'ql:j:' .. jid
         local text = rcall('HGET', jk, 'tags')
-        if not text then fail('Tag(): Job ' .. jid .. ' does not exist') end
+        if not text then M.P_fail('Tag(): Job ' .. jid .. ' does not exist') end
         local tags = M.Job_tag_list(text)
         if command == 'add' then
           local present = {}
@@ -1909,7 +1922,7 @@ local function define(lazy_t, lazy_k)
         return out
       elseif command == 'get' then
         local tag = A[4]
-        if tag == nil then fail('Tag(): Arg "tag" missing') end
+        if tag == nil then M.P_fail('Tag(): Arg "tag" missing') end
         local offset = M.Queue_page_arg(A[5], 0, 'Tag(): Arg "offset" not a number: ')
         local count = M.Queue_page_arg(A[6], 25, 'Tag(): Arg "count" not a number: ')
         local tk = 'ql:t:' .. tag
@@ -1922,7 +1935,7 @@ local function define(lazy_t, lazy_k)
         local count = M.Queue_page_arg(A[5], 25, 'Tag(): Arg "count" not a number: ')
         return encode(rcall('ZREVRANGEBYSCORE', 'ql:tags', '+inf', 2, 'LIMIT', offset, count))
       end
-      fail('Tag(): First argument must be "add", "remove" or "get"')
+      M.P_fail('Tag(): First argument must be "add", "remove" or "get"')
     end
   elseif lazy_k == 'Track_track' then
     -- track <now> | track <now> track <jid> | track <now> untrack <jid>
@@ -1937,10 +1950,10 @@ local function define(lazy_t, lazy_k)
           local r = M.Job_render(j, nil, true)
           if r then jobs[#jobs + 1] = r else expired[#expired + 1] = encode(j) end
         end
-        return '{"jobs":' .. jlist(jobs) .. ',"expired":' .. jlist(expired) .. '}'
+        return '{"jobs":' .. M.P_jlist(jobs) .. ',"expired":' .. M.P_jlist(expired) .. '}'
       end
-      if jid == nil then fail('Track(): Arg "jid" missing') end
-      if rcall('EXISTS', 'ql:j:' .. jid) == 0 then fail('Track(): Job does not exist') end
+      if jid == nil then M.P_fail('Track(): Arg "jid" missing') end
+      if rcall('EXISTS', 'ql:j:' .. jid) == 0 then M.P_fail('Track(): Job does not exist') end
       local a = string.lower(action)
       if a == 'track' then
         rcall('PUBLISH', 'ql:' .. 'track', jid)
@@ -1949,7 +1962,7 @@ local function define(lazy_t, lazy_k)
         rcall('PUBLISH', 'ql:' .. 'untrack', jid)
         return encode(rcall('ZREM', 'ql:tracked', jid))
       end
-      fail('Track(): Unknown action "' .. action .. '"')
+      M.P_fail('Track(): Unknown action "' .. action .. '"')
     end
   elseif lazy_k == 'Api_multiget' then
     lazy_f = M.Job_multiget
@@ -2026,14 +2039,14 @@ setmetatable(M, { __index = define })
 -- Dispatch in the protocol's order, then wake workers of queues that gained poppable work.
 -- Wake-up extension: PUBLISH <queue> on qlpy:wake:<queue>, only when someone listens.
 local function main()
-  if #KEYS > 0 then fail('No Keys should be provided') end
+  if #KEYS > 0 then M.P_fail('No Keys should be provided') end
   local cmd = A[1]
-  if cmd == nil then fail('Must provide a command') end
+  if cmd == nil then M.P_fail('Must provide a command') end
   local command = M['Api_' .. cmd]
-  if not command then fail('Unknown command ' .. cmd) end
+  if not command then M.P_fail('Unknown command ' .. cmd) end
   if #A < 2 then error("bad argument #1 to 'tonumber' (value expected)") end
-  local now = num(A[2])
-  if now == nil then fail('Arg "now" missing or not a number: nil') end
+  local now = M.P_num(A[2])
+  if now == nil then M.P_fail('Arg "now" missing or not a number: nil') end
   local result = command(now)
   for q in pairs(wake) do
     local wk = 'qlpy:wake:' .. q
