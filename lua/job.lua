@@ -113,7 +113,9 @@ end
 -- `f` is a Job.fetch result when the caller has one; `tracked` is known or nil.
 -- `no_dependencies` skips reading the dependencies set of a job that cannot have any (one
 -- just popped: jobs with dependencies are never in the work set or running).
-function Job.render(jid, f, tracked, no_dependencies)
+-- `wrap` true renders a one-element JSON array instead (pop of one job), in the same
+-- concatenation.
+function Job.render(jid, f, tracked, no_dependencies, wrap)
   if not f then f = Job.fetch(jid) end
   if not f[F_JID] then return nil end
   if f[F_HISTORY] then
@@ -154,7 +156,7 @@ function Job.render(jid, f, tracked, no_dependencies)
   retries = retries and ',"retries":' .. encode(retries) or ''
   remaining = remaining and ',"remaining":' .. encode(floor(remaining)) or ''
   -- One concatenation expression: Lua builds the result in a single step.
-  return '{"jid":' .. encode(f[F_JID]) .. ',"klass":' .. jstr(f[F_KLASS]) ..
+  return (wrap and '[{"jid":' or '{"jid":') .. encode(f[F_JID]) .. ',"klass":' .. jstr(f[F_KLASS]) ..
     ',"state":' .. jstr(f[F_STATE]) .. ',"queue":' .. jstr(f[F_QUEUE]) ..
     ',"worker":' .. encode(f[F_WORKER] or '') .. ',"tracked":' .. (tracked and 'true' or 'false') ..
     ',"expires":' .. encode(tonumber(f[F_EXPIRES]) or 0) .. ',"data":' .. jstr(f[F_DATA]) ..
@@ -162,7 +164,8 @@ function Job.render(jid, f, tracked, no_dependencies)
     ',"failure":' .. (f[F_FAILURE] == '{}' and '{}' or Job.stored_list(f[F_FAILURE])) ..
     ',"spawned_from_jid":' .. jstr(f[F_SPAWNED]) .. ',"history":' .. jlist(hist) ..
     ',"dependents":' .. (#dependents == 0 and '{}' or Job.encoded_members(dependents)) ..
-    ',"dependencies":' .. dependencies .. priority .. retries .. remaining .. '}'
+    ',"dependencies":' .. dependencies .. priority .. retries .. remaining ..
+    (wrap and '}]' or '}')
 end
 
 -- Decoded tag list of a job's stored `tags` text ({} when absent or unreadable).

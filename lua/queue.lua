@@ -170,6 +170,10 @@ function Queue.pop(now)
       popped[#popped + 1] = { jid, f, tracked }
     end
   end
+  if #popped == 1 then
+    local p = popped[1]
+    return Job.render(p[1], p[2], p[3], true, true)
+  end
   local parts = {}
   for i, p in ipairs(popped) do parts[i] = Job.render(p[1], p[2], p[3], true) end
   return jlist(parts)

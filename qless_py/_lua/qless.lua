@@ -595,7 +595,9 @@ local function define(lazy_t, lazy_k)
     -- `f` is a M.Job_fetch result when the caller has one; `tracked` is known or nil.
     -- `no_dependencies` skips reading the dependencies set of a job that cannot have any (one
     -- just popped: jobs with dependencies are never in the work set or running).
-    lazy_f = function(jid, f, tracked, no_dependencies)
+    -- `wrap` true renders a one-element JSON array instead (pop of one job), in the same
+    -- concatenation.
+    lazy_f = function(jid, f, tracked, no_dependencies, wrap)
       if not f then f = M.Job_fetch(jid) end
       if not f[1] then return nil end
       if f[14] then
@@ -636,7 +638,7 @@ local function define(lazy_t, lazy_k)
       retries = retries and ',"retries":' .. encode(retries) or ''
       remaining = remaining and ',"remaining":' .. encode(floor(remaining)) or ''
       -- One concatenation expression: Lua builds the result in a single step.
-      return '{"jid":' .. encode(f[1]) .. ',"klass":' .. M.P_jstr(f[2]) ..
+      return (wrap and '[{"jid":' or '{"jid":') .. encode(f[1]) .. ',"klass":' .. M.P_jstr(f[2]) ..
         ',"state":' .. M.P_jstr(f[3]) .. ',"queue":' .. M.P_jstr(f[4]) ..
         ',"worker":' .. encode(f[5] or '') .. ',"tracked":' .. (tracked and 'true' or 'false') ..
         ',"expires":' .. encode(tonumber(f[7]) or 0) .. ',"data":' .. M.P_jstr(f[10]) ..
@@ -644,7 +646,8 @@ local function define(lazy_t, lazy_k)
         ',"failure":' .. (f[12] == '{}' and '{}' or M.Job_stored_list(f[12])) ..
         ',"spawned_from_jid":' .. M.P_jstr(f[13]) .. ',"history":' .. M.P_jlist(hist) ..
         ',"dependents":' .. (#dependents == 0 and '{}' or M.Job_encoded_members(dependents)) ..
-        ',"dependencies":' .. dependencies .. priority .. retries .. remaining .. '}'
+        ',"dependencies":' .. dependencies .. priority .. retries .. remaining ..
+        (wrap and '}]' or '}')
     end
   elseif lazy_k == 'Job_render_entry' then
     -- One rendered history entry: the extra object's keys plus "when" and "what".
@@ -815,6 +818,10 @@ local function define(lazy_t, lazy_k)
           f[5], f[7], f[3] = worker, expires, 'running'
           popped[#popped + 1] = { jid, f, tracked }
         end
+      end
+      if #popped == 1 then
+        local p = popped[1]
+        return M.Job_render(p[1], p[2], p[3], true, true)
       end
       local parts = {}
       for i, p in ipairs(popped) do parts[i] = M.Job_render(p[1], p[2], p[3], true) end
