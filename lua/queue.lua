@@ -155,8 +155,13 @@ function Queue.pop(now)
   local wentry = '{"worker":' .. encode(worker) .. '}'
   local popped = {}
   for _, jid in ipairs(jids) do
-    local f = Job.fetch(jid)
-    if f[F_JID] then
+    -- Job.fetch's layout, without reading the three fields pop overwrites (state, worker,
+    -- expires): every field read costs a scan of the job hash and a reply string.
+    local g = rcall('HMGET', key.job .. jid, 'jid', 'klass', 'queue', 'priority', 'retries',
+      'remaining', 'data', 'tags', 'failure', 'spawned_from_jid', 'history', 'time')
+    if g[1] then
+      local f = { g[1], g[2], 'running', g[3], worker, g[4], expires, g[5], g[6], g[7], g[8],
+        g[9], g[10], g[11], g[12] }
       Job.hist(jid, now, 'popped', wentry, f[F_HISTORY] or false)
       f[F_HISTORY] = false
       Stats.sample(now, 'wait', queue, now - (tonumber(f[F_TIME]) or now))
@@ -166,7 +171,6 @@ function Queue.pop(now)
       rcall('ZADD', lk, expires, jid)
       local tracked = special and rcall('ZSCORE', key.tracked, jid) ~= false
       if tracked then rcall('PUBLISH', key.channel .. 'popped', jid) end
-      f[F_WORKER], f[F_EXPIRES], f[F_STATE] = worker, expires, 'running'
       popped[#popped + 1] = { jid, f, tracked }
     end
   end

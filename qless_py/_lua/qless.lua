@@ -804,8 +804,13 @@ local function define(lazy_t, lazy_k)
       local wentry = '{"worker":' .. encode(worker) .. '}'
       local popped = {}
       for _, jid in ipairs(jids) do
-        local f = M.Job_fetch(jid)
-        if f[1] then
+        -- M.Job_fetch's layout, without reading the three fields pop overwrites (state, worker,
+        -- expires): every field read costs a scan of the job hash and a reply string.
+        local g = rcall('HMGET', 'ql:j:' .. jid, 'jid', 'klass', 'queue', 'priority', 'retries',
+          'remaining', 'data', 'tags', 'failure', 'spawned_from_jid', 'history', 'time')
+        if g[1] then
+          local f = { g[1], g[2], 'running', g[3], worker, g[4], expires, g[5], g[6], g[7], g[8],
+            g[9], g[10], g[11], g[12] }
           M.Job_hist(jid, now, 'popped', wentry, f[14] or false)
           f[14] = false
           M.Stats_sample(now, 'wait', queue, now - (tonumber(f[15]) or now))
@@ -815,7 +820,6 @@ local function define(lazy_t, lazy_k)
           rcall('ZADD', lk, expires, jid)
           local tracked = special and rcall('ZSCORE', 'ql:tracked', jid) ~= false
           if tracked then rcall('PUBLISH', 'ql:' .. 'popped', jid) end
-          f[5], f[7], f[3] = worker, expires, 'running'
           popped[#popped + 1] = { jid, f, tracked }
         end
       end
