@@ -135,7 +135,7 @@ function Queue.pop(now)
   if count <= 0 then return '{}' end
   -- The range queries are made here so that the helpers run only when there is work.
   local jids = {}
-  local expired = rcall('ZRANGEBYSCORE', lk, '-inf', now, 'LIMIT', 0, count)
+  local expired = rcall('ZRANGEBYSCORE', lk, '-inf', now, 'LIMIT', '0', count)
   if #expired > 0 then jids = Queue.reclaim(now, queue, expired) end
   local want = count - #jids
   if want > 0 then
