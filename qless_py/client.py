@@ -208,4 +208,5 @@ class Client:
         """Stop the event listener and close the connection pool."""
         if self._events is not None:
             self._events.stop()
+        self.core.close()
         self.redis.close()

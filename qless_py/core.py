@@ -9,6 +9,10 @@ commands only; for anything that may write, the outcome is unknown and the calle
 
 from __future__ import annotations
 
+import os
+import select
+import threading
+import weakref
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -30,6 +34,10 @@ READ_COMMANDS = frozenset({
     "get", "multiget", "config.get", "queues", "peek", "jobs", "failed", "stats", "length",
     "workers", "recur.get",
 })
+
+
+# The per-job commands of a worker: sent on a connection each thread keeps.
+_PER_THREAD = frozenset({"pop", "complete"})
 
 
 def _is_read(command: str, args: Sequence[Arg]) -> bool:
@@ -61,6 +69,9 @@ class LuaCore:
         self.sha: str = self._script.sha
         # What calls go through. A benchmark may swap it for a pipeline-bound runner.
         self.runner: ScriptRunner = self._script
+        self._head = _evalsha_head(self.sha)
+        self._local = threading.local()
+        self._conns: weakref.WeakSet[Any] = weakref.WeakSet()
 
     @property
     def script(self) -> Any:
@@ -91,16 +102,71 @@ class LuaCore:
         runner = self.runner
         if runner is self._script:
             try:
-                return self._redis.evalsha(self.sha, 0, *argv)
+                return self._evalsha(argv)
             except NoScriptError:
                 self.load()
-                return self._redis.evalsha(self.sha, 0, *argv)
+                return self._evalsha(argv)
         return runner(keys=[], args=argv)
+
+    def _evalsha(self, argv: list[Any]) -> Any:
+        """``EVALSHA sha 0 *argv``, packed here and read straight from a connection.
+
+        ``pop`` and ``complete``, the commands a worker sends for every job, go over this
+        thread's own connection; the others borrow one from the pool, which connects a
+        connection afresh (handshake included) after it failed, before sending on it.
+        """
+        payload = [self._head[len(argv)] + _pack_args(argv)]
+        if argv[0] in _PER_THREAD:
+            conn: Any = self._thread_connection()
+            try:
+                conn.send_packed_command(payload, check_health=False)
+                return conn.read_response()
+            except ResponseError:
+                raise
+            except BaseException:
+                conn.disconnect()  # a reply may still be on its way: never reuse the stream
+                raise
+        pool = self._redis.connection_pool
+        conn = pool.get_connection()
+        try:
+            conn.send_packed_command(payload, check_health=False)
+            return conn.read_response()
+        except ResponseError:
+            raise
+        except BaseException:
+            conn.disconnect()
+            raise
+        finally:
+            pool.release(conn)
+
+    def _thread_connection(self) -> Any:
+        """This thread's own connection, made like the pool's (outside it: no pool lock and
+        no probe per call). Reconnected when the server closed it, as the pool would."""
+        local = self._local
+        conn = getattr(local, "conn", None)
+        if conn is None or local.pid != os.getpid():
+            pool = self._redis.connection_pool
+            conn = pool.connection_class(**pool.connection_kwargs)
+            local.conn, local.pid = conn, os.getpid()
+            self._conns.add(conn)
+            return conn
+        sock = conn._sock
+        if sock is not None and select.select([sock], [], [], 0)[0]:
+            conn.disconnect()  # EOF or stray bytes: the server closed it or the stream broke
+        return conn
+
+    def close(self) -> None:
+        """Close the per-thread connections (they connect again if used again)."""
+        for conn in list(self._conns):
+            conn.disconnect()
 
     def load(self) -> None:
         """Load the script into the server (again)."""
         self.sha = self._redis.script_load(self.source)
+        if isinstance(self.sha, bytes):
+            self.sha = self.sha.decode()
         self._script.sha = self.sha
+        self._head = _evalsha_head(self.sha)
 
     def call_many(self, argvs: Iterable[Sequence[Arg]]) -> list[Any]:
         """Run many commands in one round trip (pipelined EVALSHA, not a transaction).
@@ -163,6 +229,27 @@ class LuaCore:
             ) from exc
         finally:
             pool.release(conn)
+
+
+class _Heads(dict[int, bytes]):
+    """``*<n+3>\\r\\n$7\\r\\nEVALSHA\\r\\n<sha>0`` by number of script arguments ``n``."""
+
+    def __init__(self, sha: str) -> None:
+        super().__init__()
+        self.body = b"$7\r\nEVALSHA\r\n$%d\r\n%s\r\n$1\r\n0\r\n" % (len(sha), sha.encode())
+
+    def __missing__(self, count: int) -> bytes:
+        head = self[count] = b"*%d\r\n%s" % (count + 3, self.body)
+        return head
+
+
+def _evalsha_head(sha: str) -> _Heads:
+    return _Heads(sha)
+
+
+def _pack_args(argv: Sequence[Any]) -> bytes:
+    """RESP bulk strings for the script arguments, formatted as redis-py formats them."""
+    return b"".join([bulk(arg) for arg in argv])
 
 
 PackedCall = tuple[bytes, int, bytes]
