@@ -9,13 +9,15 @@ from __future__ import annotations
 import functools
 import json
 import os
+import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
-from rich.console import Console
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from qless_py import Client
 
 
@@ -122,8 +124,10 @@ def parse_json_arg(value: str, what: str) -> Any:
 
 
 def console() -> Console:
-    """A console that writes through click, so CliRunner captures it."""
-    return Console(file=click.get_text_stream("stdout"), soft_wrap=False,
+    """A console on the current ``sys.stdout`` (looked up per call, so CliRunner captures it)."""
+    from rich.console import Console  # imported here: the worker command never needs rich
+
+    return Console(file=sys.stdout, soft_wrap=False,
                    width=int(os.environ.get("COLUMNS", "0") or 0) or None)
 
 
