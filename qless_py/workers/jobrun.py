@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from qless_py import CoreError, QlessConnectionError, QlessError
+from qless_py.workers.logs import info_line
 
 log = logging.getLogger("qless_py.worker")
 
@@ -118,10 +119,10 @@ def _fail(job: Any, group: str, message: str) -> str:
 def run_job(job: Any, workdir: Workdir | None) -> str:
     """Run ``job``; return what became of it (complete, failed, lost, stopped, unsettled...)."""
     queue, started = job.queue_name, time.monotonic()
-    log.info("start %s queue=%s klass=%s", job.jid, queue, job.klass_name)
+    info_line(log, "start %s queue=%s klass=%s", job.jid, queue, job.klass_name)
     outcome = _run(job, workdir)
-    log.info("end %s queue=%s klass=%s %s in %.3fs", job.jid, queue, job.klass_name,
-             outcome, time.monotonic() - started)
+    info_line(log, "end %s queue=%s klass=%s %s in %.3fs", job.jid, queue, job.klass_name,
+              outcome, time.monotonic() - started)
     return outcome
 
 

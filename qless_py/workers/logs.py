@@ -10,9 +10,10 @@ and not at all when the worker waits.
 from __future__ import annotations
 
 import logging
+import os
 import sys
 import time
-from typing import IO
+from typing import IO, Any
 
 FORMAT = "%(asctime)s %(process)d %(levelname)s %(message)s"
 
@@ -24,11 +25,14 @@ class _Formatter(logging.Formatter):
     _text = ""
 
     def formatTime(self, record: logging.LogRecord, datefmt: str | None = None) -> str:
-        second = int(record.created)
+        return self.stamp(record.created, record.msecs)
+
+    def stamp(self, created: float, msecs: float) -> str:
+        second = int(created)
         if second != self._second:
             self._second = second
             self._text = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(second))
-        return f"{self._text},{int(record.msecs):03d}"
+        return f"{self._text},{int(msecs):03d}"
 
 
 class BufferedHandler(logging.StreamHandler):  # type: ignore[type-arg]
@@ -49,11 +53,50 @@ class BufferedHandler(logging.StreamHandler):  # type: ignore[type-arg]
         except Exception:  # pragma: no cover - as logging.StreamHandler does
             self.handleError(record)
             return
-        now = record.created
+        self._written(record.created, record.levelno)
+
+    def _written(self, now: float, levelno: int) -> None:
         if self._oldest is None:
             self._oldest = now
-        if record.levelno >= logging.WARNING or now - self._oldest >= self.max_delay:
+        if levelno >= logging.WARNING or now - self._oldest >= self.max_delay:
             self.flush()
+
+    def write_info(self, message: str) -> bool:
+        """Write one INFO line as ``emit`` would, without a LogRecord; False if this
+        handler's setup is not the plain one (the caller then logs the usual way)."""
+        formatter = self.formatter
+        if type(formatter) is not _Formatter or formatter._fmt != FORMAT or self.filters:
+            return False
+        now = time.time()
+        msecs = int((now - int(now)) * 1000)
+        line = f"{formatter.stamp(now, msecs)} {os.getpid()} INFO {message}\n"
+        with self.lock:  # type: ignore[union-attr]  # created in Handler.__init__
+            self.stream.write(line)
+            self._written(now, logging.INFO)
+        return True
+
+
+def info_line(logger: logging.Logger, fmt: str, *args: Any) -> None:
+    """``logger.info(fmt, *args)``, cheaper when the worker's own handler is the only one.
+
+    Per job the worker logs two lines; a LogRecord (with its caller lookup) costs several
+    microseconds each. When nothing could see the difference (no handlers or filters on
+    the logger and its parents, one BufferedHandler with the worker's format on the root,
+    INFO enabled), the line is formatted and written directly, as the handler would.
+    """
+    if not logger.isEnabledFor(logging.INFO):
+        return
+    root = logging.root
+    handlers: list[Any] = root.handlers
+    plain = (len(handlers) == 1 and type(handlers[0]) is BufferedHandler
+             and handlers[0].level <= logging.INFO and not root.filters)
+    node: Any = logger
+    while plain and node is not root:
+        plain = not node.handlers and not node.filters and node.propagate
+        node = node.parent
+    if plain and handlers[0].write_info(fmt % args):
+        return
+    logger.info(fmt, *args)
 
 
 def setup_logging(level: int) -> None:
