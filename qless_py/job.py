@@ -122,8 +122,12 @@ class BaseJob:
         """qless-py API; classes are imported afresh by the worker, so nothing to do."""
 
     def encoded_data(self) -> str:
-        """The data as stored, in the format it was read in."""
-        return codecs.encode(self.data, self.codec)
+        """The data as stored, in the format it was read in (encoded now: a handler may
+        have changed it in place)."""
+        data = self.data
+        if type(data) is dict and not data and self.codec == "json":
+            return "{}"  # the most common payload, as the encoder would write it
+        return codecs.encode(data, self.codec)
 
     def __getitem__(self, key: str) -> Any:
         return self.data.get(key) if isinstance(self.data, dict) else None
