@@ -58,16 +58,16 @@ def main() -> None:
         assert popped == opts.jobs
 
         client.redis.flushall()
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         for _ in range(opts.single):
             queue.put("perf.Noop", {})
-        single_put_s = time.perf_counter() - start
-        start = time.perf_counter()
+        single_put_s, single_put_cpu = time.perf_counter() - start, time.process_time() - cpu
+        start, cpu = time.perf_counter(), time.process_time()
         for _ in range(opts.single):
             job = queue.pop()
             assert job is not None
             job.complete()
-        cycle_s = time.perf_counter() - start
+        cycle_s, cycle_cpu = time.perf_counter() - start, time.process_time() - cpu
 
         print(f"server: {opts.kind} ({server.url})")
         print(f"put_many, batches of {opts.batch}: {_rate(opts.jobs, put_s)}; "
@@ -75,8 +75,10 @@ def main() -> None:
               f"core {server_us:.1f} us/put in the server")
         print(f"pop(100): {_rate(popped, pop_s)}; client CPU {pop_cpu / popped * 1e6:.1f} us/job, "
               f"core {pop_server_us / popped:.1f} us/job in the server")
-        print(f"put, one at a time: {_rate(opts.single, single_put_s)}")
-        print(f"pop + complete, one at a time: {_rate(opts.single, cycle_s)}")
+        print(f"put, one at a time: {_rate(opts.single, single_put_s)}; "
+              f"client CPU {single_put_cpu / opts.single * 1e6:.1f} us/job")
+        print(f"pop + complete, one at a time: {_rate(opts.single, cycle_s)}; "
+              f"client CPU {cycle_cpu / opts.single * 1e6:.1f} us/job")
         client.close()
     finally:
         server.stop()
