@@ -115,7 +115,7 @@ class LuaCore:
         thread's own connection; the others borrow one from the pool, which connects a
         connection afresh (handshake included) after it failed, before sending on it.
         """
-        payload = [self._head[len(argv)] + _pack_args(argv)]
+        payload = [_pack_evalsha(self._head, argv)]
         if argv[0] in _PER_THREAD:
             conn: Any = self._thread_connection()
             try:
@@ -236,6 +236,7 @@ class _Heads(dict[int, bytes]):
 
     def __init__(self, sha: str) -> None:
         super().__init__()
+        self.sha = sha
         self.body = b"$7\r\nEVALSHA\r\n$%d\r\n%s\r\n$1\r\n0\r\n" % (len(sha), sha.encode())
 
     def __missing__(self, count: int) -> bytes:
@@ -247,9 +248,21 @@ def _evalsha_head(sha: str) -> _Heads:
     return _Heads(sha)
 
 
-def _pack_args(argv: Sequence[Any]) -> bytes:
-    """RESP bulk strings for the script arguments, formatted as redis-py formats them."""
-    return b"".join([bulk(arg) for arg in argv])
+def _pack_evalsha(head: _Heads, argv: Sequence[Any]) -> bytes:
+    """``EVALSHA <sha> 0 *argv`` as RESP, formatted as redis-py formats arguments."""
+    return head[len(argv)] + b"".join([bulk(arg) for arg in argv])
+
+
+try:  # redis-py packs commands with hiredis when it is installed; so do we, when it is
+    from hiredis import pack_command as _hiredis_pack
+except ImportError:  # pragma: no cover - hiredis is optional
+    pass
+else:
+    def _pack_evalsha(head: _Heads, argv: Sequence[Any]) -> bytes:
+        """``EVALSHA <sha> 0 *argv`` as RESP (hiredis formats floats as ``repr``, like
+        :func:`encode_arg`, and refuses other types with TypeError, as it does)."""
+        packed: bytes = _hiredis_pack(("EVALSHA", head.sha, 0, *argv))
+        return packed
 
 
 PackedCall = tuple[bytes, int, bytes]
