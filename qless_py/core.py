@@ -72,6 +72,7 @@ class LuaCore:
         self._head = _evalsha_head(self.sha)
         self._local = threading.local()
         self._conns: weakref.WeakSet[Any] = weakref.WeakSet()
+        self._conns_lock = threading.Lock()
 
     @property
     def script(self) -> Any:
@@ -148,7 +149,8 @@ class LuaCore:
             pool = self._redis.connection_pool
             conn = pool.connection_class(**pool.connection_kwargs)
             local.conn, local.pid = conn, os.getpid()
-            self._conns.add(conn)
+            with self._conns_lock:
+                self._conns.add(conn)
             return conn
         sock = conn._sock
         if sock is not None and select.select([sock], [], [], 0)[0]:
@@ -157,7 +159,9 @@ class LuaCore:
 
     def close(self) -> None:
         """Close the per-thread connections (they connect again if used again)."""
-        for conn in list(self._conns):
+        with self._conns_lock:
+            conns = list(self._conns)
+        for conn in conns:
             conn.disconnect()
 
     def load(self) -> None:
