@@ -70,3 +70,27 @@ def test_command_level_url_overrides_the_environment(run: Run) -> None:
     result = run("queues", "--json", "--url", run.url, url=False,
                  env={"QLESS_URL": "redis://127.0.0.1:1/0"})
     assert json.loads(result.stdout) == []
+
+
+def test_top_level_help_lists_every_command_and_worker_help_stays_lean() -> None:
+    # Families load lazily: --help must still list them all, and the worker command
+    # (started for every deploy and every recycled child) must not pull in rich or the
+    # other families.
+    from qless_py.cli import FAMILIES
+
+    script = (
+        "import sys\n"
+        "from click.testing import CliRunner\n"
+        "from qless_py.cli import cli\n"
+        "out = CliRunner().invoke(cli, ['worker', '--help'])\n"
+        "assert out.exit_code == 0, out.output\n"
+        "loaded = sorted(m for m in sys.modules if m == 'rich' or m.startswith('qless_py.cli.'))\n"
+        "print(','.join(loaded))\n"
+    )
+    lean = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          check=True, timeout=60)
+    assert lean.stdout.strip().split(",") == ["qless_py.cli.common", "qless_py.cli.worker"]
+    listing = subprocess.run([sys.executable, "-m", "qless_py", "--help"], capture_output=True,
+                             text=True, check=True, timeout=60).stdout
+    for name in FAMILIES:
+        assert f"  {name} " in listing or f"  {name}\n" in listing, name

@@ -225,3 +225,22 @@ def test_client_is_a_context_manager(server_url: str) -> None:
         client.events.start()
         client.queues["q"].put("x.Y", {}, jid="a")
     assert not client.events.listening()
+
+
+def test_pop_and_complete_work_after_a_server_restart(private_server) -> None:  # type: ignore[no-untyped-def]
+    # pop and complete run on a connection each thread keeps; a restart closes it under
+    # the client, which must notice, reconnect and reload the script on its own.
+    server = private_server("valkey", appendonly=True)
+    client = Client(server.url, worker_name="w")
+    queue = client.queues["q"]
+    for jid in ("a", "b"):
+        queue.put("x.Y", {}, jid=jid)
+    first = queue.pop()
+    assert first is not None and first.jid == "a"
+    first.complete()
+    server.restart()
+    second = queue.pop()
+    assert second is not None and second.jid == "b"
+    assert second.complete() == "complete"
+    assert client.jobs["b"] is not None and client.jobs["b"].state == "complete"
+    client.close()
