@@ -115,21 +115,18 @@ class LuaCore:
         thread's own connection; the others borrow one from the pool, which connects a
         connection afresh (handshake included) after it failed, before sending on it.
         """
-        # Packed by the connection's own packer (hiredis when installed), so tools that
-        # watch redis-py's packer, like the shared benchmark harness, see every call.
         if argv[0] in _PER_THREAD:
-            conn: Any = self._thread_connection()
-            try:
-                conn.send_packed_command(conn.pack_command("EVALSHA", self.sha, 0, *argv),
-                                         check_health=False)
-                return conn.read_response()
-            except ResponseError:
-                raise
-            except BaseException:
-                conn.disconnect()  # a reply may still be on its way: never reuse the stream
-                raise
+            return self._roundtrip(self._thread_connection(), argv)
         pool = self._redis.connection_pool
         conn = pool.get_connection()
+        try:
+            return self._roundtrip(conn, argv)
+        finally:
+            pool.release(conn)
+
+    def _roundtrip(self, conn: Any, argv: list[Any]) -> Any:
+        # Packed by the connection's own packer (hiredis when installed), so tools that
+        # watch redis-py's packer, like the shared benchmark harness, see every call.
         try:
             conn.send_packed_command(conn.pack_command("EVALSHA", self.sha, 0, *argv),
                                      check_health=False)
@@ -137,10 +134,8 @@ class LuaCore:
         except ResponseError:
             raise
         except BaseException:
-            conn.disconnect()
+            conn.disconnect()  # a reply may still be on its way: never reuse the stream
             raise
-        finally:
-            pool.release(conn)
 
     def _thread_connection(self) -> Any:
         """This thread's own connection, made like the pool's (outside it: no pool lock and

@@ -68,12 +68,17 @@ def _servers() -> Iterator[_ServerPool]:
         pool.close()
 
 
-@pytest.fixture(params=SERVER_KINDS)
-def server_kind(request: pytest.FixtureRequest, _servers: _ServerPool) -> str:
+def requested_kind(request: pytest.FixtureRequest, servers: _ServerPool) -> str:
+    """The server kind a parametrized ``server_kind`` fixture asks for, if it exists here."""
     kind = str(request.param)
-    if kind not in _servers:
+    if kind not in servers:
         pytest.skip(f"{kind} server binary not available on this machine")
     return kind
+
+
+@pytest.fixture(params=SERVER_KINDS)
+def server_kind(request: pytest.FixtureRequest, _servers: _ServerPool) -> str:
+    return requested_kind(request, _servers)
 
 
 @pytest.fixture

