@@ -101,19 +101,24 @@ def _fail(job: Any, group: str, message: str) -> str:
         log.warning("job %s raised after its lock was lost; not failing it: %s",
                     job.jid, message.strip().splitlines()[-1] if message.strip() else "")
         return "lost"
+    return _report(job, "fail", lambda: job.fail(group, message), "failed")
+
+
+def _report(job: Any, verb: str, call: Callable[[], object], done: str) -> str:
+    """Send the job's outcome (``call``) to the core; ``done`` if it took, else why not."""
     try:
-        job.fail(group, message)
+        call()
     except QlessConnectionError as exc:
-        log.error("could not fail %s (%s); its lock will expire and it runs again",
-                  job.jid, exc)
+        log.error("could not %s %s (%s); its lock will expire and it runs again",
+                  verb, job.jid, exc)
         return "unsettled"
     except CoreError as exc:
-        log.warning("could not fail %s: %s", job.jid, exc)
+        log.warning("could not %s %s: %s", verb, job.jid, exc)
         return "lost"
     except Exception:
-        log.exception("could not fail %s", job.jid)
+        log.exception("could not %s %s", verb, job.jid)
         return "unsettled"
-    return "failed"
+    return done
 
 
 def run_job(job: Any, workdir: Workdir | None) -> str:
@@ -156,16 +161,4 @@ def _settle(job: Any) -> str:
         return str(getattr(job, "state", "finished"))
     if job.stop_event.is_set():
         return "stopped"
-    try:
-        job.complete()
-    except QlessConnectionError as exc:
-        log.error("could not complete %s (%s); its lock will expire and it runs again",
-                  job.jid, exc)
-        return "unsettled"
-    except CoreError as exc:
-        log.warning("could not complete %s: %s", job.jid, exc)
-        return "lost"
-    except Exception:
-        log.exception("could not complete %s", job.jid)
-        return "unsettled"
-    return "complete"
+    return _report(job, "complete", job.complete, "complete")
