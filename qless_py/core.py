@@ -39,6 +39,11 @@ READ_COMMANDS = frozenset({
 # The per-job commands of a worker: sent on a connection each thread keeps.
 _PER_THREAD = frozenset({"pop", "complete"})
 
+# Counts forks, so a child notices inherited per-thread connections without a getpid()
+# system call per command.
+_forks = [0]
+os.register_at_fork(after_in_child=lambda: _forks.__setitem__(0, _forks[0] + 1))
+
 
 def _is_read(command: str, args: Sequence[Arg]) -> bool:
     if command in READ_COMMANDS:
@@ -142,10 +147,10 @@ class LuaCore:
         no probe per call). Reconnected when the server closed it, as the pool would."""
         local = self._local
         conn = getattr(local, "conn", None)
-        if conn is None or local.pid != os.getpid():
+        if conn is None or local.forks != _forks[0]:
             pool = self._redis.connection_pool
             conn = pool.connection_class(**pool.connection_kwargs)
-            local.conn, local.pid = conn, os.getpid()
+            local.conn, local.forks = conn, _forks[0]
             with self._conns_lock:
                 self._conns.add(conn)
             return conn

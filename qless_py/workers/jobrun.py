@@ -67,11 +67,22 @@ def find_handler(job: Any) -> Handler:
 
 
 class Workdir:
-    """A private, emptied-after-use directory for the jobs of one runner thread."""
+    """A private, emptied-after-use directory for the jobs of one runner thread.
+
+    After a job, one ``stat`` usually proves the directory still empty: adding or removing
+    an entry changes its mtime/ctime, so an unchanged stat since it was last seen empty
+    means nothing happened in it. Timestamps may be coarse (a clock tick), so the stat is
+    trusted only when the directory's mtime was already 50 ms old when it was seen empty;
+    otherwise (and whenever anything differs) the directory is listed.
+    """
+
+    SETTLED = 0.05  # seconds: older than any filesystem timestamp granularity
 
     def __init__(self, path: str, chdir: bool) -> None:
         self.path, self.chdir = path, chdir
         os.makedirs(path, exist_ok=True)
+        self.seen: tuple[int, int, int, int, int] | None = None
+        self._remember()
 
     def enter(self) -> None:
         if self.chdir:
@@ -82,7 +93,15 @@ class Workdir:
                 os.chdir(self.path)
 
     def clean(self) -> None:
-        """Empty the directory; cheap when the job left nothing behind."""
+        """Empty the directory; one ``stat`` when the job left nothing behind."""
+        if self.seen is not None:
+            try:
+                st = os.stat(self.path)
+            except OSError:
+                st = None
+            if st is not None and self.seen == (st.st_ino, st.st_mtime_ns, st.st_ctime_ns,
+                                                st.st_nlink, st.st_size):
+                return
         try:
             with os.scandir(self.path) as entries:
                 dirty = next(entries, None) is not None
@@ -91,6 +110,18 @@ class Workdir:
         if dirty:
             shutil.rmtree(self.path, ignore_errors=True)
             os.makedirs(self.path, exist_ok=True)
+        self._remember()
+
+    def _remember(self) -> None:
+        """Note the empty directory's stat, if it is old enough to be trusted later."""
+        try:
+            st = os.stat(self.path)
+        except OSError:
+            self.seen = None
+            return
+        settled = time.time() - st.st_mtime_ns / 1e9 > self.SETTLED
+        self.seen = ((st.st_ino, st.st_mtime_ns, st.st_ctime_ns, st.st_nlink, st.st_size)
+                     if settled else None)
 
     def remove(self) -> None:
         shutil.rmtree(self.path, ignore_errors=True)
