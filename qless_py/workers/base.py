@@ -222,9 +222,9 @@ class Worker:
                                   on_notice=self._on_notice,
                                   on_reconnect=self.waker.notify,
                                   on_schedule=self.waker.notify_schedule)
-        if not self._listener.start():
-            log.warning("worker %s: no pub/sub yet; checking the queues every %.1fs "
-                        "until it is back", self.name, self.interval)
+        # Not waited for: runners pop at once, and the subscription makes them pop again
+        # (see Listener.start). Connection trouble is logged by the listener itself.
+        self._listener.start(timeout=0)
 
     def _on_notice(self, jid: str, event: str) -> None:
         if event == "canceled":

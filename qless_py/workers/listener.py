@@ -81,7 +81,10 @@ class Listener:
         return self._subscribed.is_set()
 
     def start(self, timeout: float = 5.0) -> bool:
-        """Start the thread and wait until the server confirmed every subscription."""
+        """Start the thread and wait up to ``timeout`` s for every subscription (0: no wait).
+
+        Every (re)subscription calls ``on_reconnect``, so callers that do not wait lose no
+        wake-up: whatever was published before it is found by the pop that follows."""
         self._thread.start()
         return self._subscribed.wait(timeout)
 
@@ -107,7 +110,10 @@ class Listener:
                 self._subscribe(pubsub, [INVALIDATE] if tracked else [])
                 if not first:
                     log.warning("listener: subscribed again")
-                    self._on_reconnect()
+                # Runners may have found nothing and gone to sleep before the subscription
+                # (the worker does not wait for it): wake-ups sent meanwhile were missed,
+                # so every runner pops once more.
+                self._on_reconnect()
                 first, delay = False, 0.1
                 self._pump(pubsub)
             except (redis.ConnectionError, redis.TimeoutError, OSError) as exc:

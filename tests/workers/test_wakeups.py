@@ -6,6 +6,7 @@ worker must notice, and checks the job started long before the 30 s interval cou
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -167,3 +168,34 @@ def test_one_wake_up_costs_a_threaded_process_at_most_one_empty_pop(
     # put, the pop that found the job, at most one pop by the runner it passed the baton
     # to, complete, and the finishing runner's look for more: 5 (waking all 4 runners: 7)
     assert calls <= 5, calls
+
+
+def test_work_put_before_the_listener_subscribed_is_found_once_it_has(
+        client: Client, server_url: str, monkeypatch: Any) -> None:
+    # The worker pops without waiting for its subscription. A put made while nobody is
+    # subscribed publishes no wake-up at all (the core checks for listeners), so the
+    # subscription itself must make the sleeping runner pop again.
+    from qless_py.workers import listener as listener_module
+
+    gate = threading.Event()
+    subscribe = listener_module.Listener._subscribe
+
+    def late_subscribe(self: Any, pubsub: Any, extra: list[str]) -> None:
+        gate.wait(10)
+        subscribe(self, pubsub, extra)
+
+    monkeypatch.setattr(listener_module.Listener, "_subscribe", late_subscribe)
+    worker = BackgroundWorker(server_url, ["q"], "late", interval=IDLE)
+    worker.thread.start()
+    try:
+        wait_for(lambda: worker.worker._listener is not None)
+        time.sleep(0.1)  # its runner found nothing and went to sleep for the interval
+        jid = client.queues["q"].put(jobs.Noop, {})
+        time.sleep(0.1)
+        assert client.redis.hget(jobs.STARTED, jid) is None  # nothing woke it yet
+        released = time.time()
+        gate.set()
+        assert started_at(client, jid) - released < 2.0  # not the 30 s interval
+    finally:
+        gate.set()
+        worker.stop()
