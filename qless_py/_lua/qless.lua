@@ -77,6 +77,8 @@ local wake = {}
 
 
 
+
+
 -- ==== job.lua ====
 -- Jobs: history, rendering, and the commands that act on one job at a time.
 
@@ -116,6 +118,7 @@ local wake = {}
 
 -- ==== queue.lua ====
 -- Queues: pop, peek, counts, listings, pause, and the shared P-PROMOTE / P-RECLAIM steps.
+
 
 
 
@@ -806,7 +809,7 @@ local function define(lazy_t, lazy_k)
       if #jids == 0 then return '{}' end
       local wjk, tstr = 'ql:w:' .. worker .. ':jobs', M.P_time_text(now)
       local wentry = '{"worker":' .. encode(worker) .. '}'
-      local popped = {}
+      local popped, waits, scored = {}, {}, {}
       for _, jid in ipairs(jids) do
         -- M.Job_fetch's layout, without reading the three fields pop overwrites (state, worker,
         -- expires): every field read costs a scan of the job hash and a reply string.
@@ -817,15 +820,27 @@ local function define(lazy_t, lazy_k)
             g[9], g[10], g[11], g[12] }
           M.Job_hist(jid, now, 'popped', wentry, f[14] or false)
           f[14] = false
-          M.Stats_sample(now, 'wait', queue, now - (tonumber(f[15]) or now))
-          rcall('ZADD', wjk, expires, jid)
+          waits[#waits + 1] = now - (tonumber(f[15]) or now)
+          scored[#scored + 1] = expires
+          scored[#scored + 1] = jid
           rcall('HMSET', 'ql:j:' .. jid, 'time', tstr, 'worker', worker, 'expires', expires,
             'state', 'running')
-          rcall('ZADD', lk, expires, jid)
           local tracked = special and rcall('ZSCORE', 'ql:tracked', jid) ~= false
           if tracked then rcall('PUBLISH', 'ql:' .. 'popped', jid) end
           popped[#popped + 1] = { jid, f, tracked }
         end
+      end
+      if #popped == 0 then return '{}' end
+      -- The wait samples and the two lock sets are written once for the whole batch: the same
+      -- values as one write per job (samples in pop order), in two calls per set fewer per job.
+      if #waits == 1 then
+        M.Stats_sample(now, 'wait', queue, waits[1])
+        rcall('ZADD', wjk, expires, scored[2])
+        rcall('ZADD', lk, expires, scored[2])
+      else
+        M.Stats_samples(now, 'wait', queue, waits)
+        M.Queue_zadd_pairs(wjk, scored)
+        M.Queue_zadd_pairs(lk, scored)
       end
       if #popped == 1 then
         local p = popped[1]
@@ -898,19 +913,9 @@ local function define(lazy_t, lazy_k)
     lazy_f = function(now, kind, queue, v)
       local day = M.P_day_of(now)
       local k = M.P_stats_key(kind, day, queue)
-      local bin
-      if v >= 0 and v < 60 then bin = 's' .. floor(v) else bin = M.Stats_bin(v) end
+      local bin = M.Stats_bin(v)
       local cur = rcall('HMGET', k, 'total', 'mean', 'vk', bin)
-      local total, mean, vk = tonumber(cur[1]), tonumber(cur[2]), tonumber(cur[3])
-      if total == nil then
-        total, mean, vk = 1, v, 0
-      else
-        mean, vk = mean or 0, vk or 0
-        total = total + 1
-        local old = mean
-        mean = old + (v - old) / total
-        vk = vk + (v - mean) * (v - old)
-      end
+      local total, mean, vk = M.Stats_step(tonumber(cur[1]), tonumber(cur[2]), tonumber(cur[3]), v)
       rcall('HMSET', k, 'total', total, 'mean', mean, 'vk', vk, bin, (tonumber(cur[4]) or 0) + 1)
       if total == 1 then M.Stats_expire(k, now, day) end
     end
@@ -1051,6 +1056,52 @@ local function define(lazy_t, lazy_k)
       rcall('HDEL', 'ql:config', name)
       M.Config_wake_if_concurrency(name)
       return nil
+    end
+  elseif lazy_k == 'Stats_step' then
+    -- One step of Welford's streaming update (protocol 5.2): count, mean and vk after `v`.
+    lazy_f = function(total, mean, vk, v)
+      if total == nil then return 1, v, 0 end
+      mean, vk = mean or 0, vk or 0
+      total = total + 1
+      local old = mean
+      mean = old + (v - old) / total
+      return total, mean, vk + (v - mean) * (v - old)
+    end
+  elseif lazy_k == 'Stats_samples' then
+    -- P-STAT for the samples `vs` of one pop, in order: one read and one write of the hash
+    -- instead of two calls per sample, with the same arithmetic, so the same stored values.
+    lazy_f = function(now, kind, queue, vs)
+      if #vs > 1000 then  -- more histogram fields than one call may carry: one by one
+        for _, v in ipairs(vs) do M.Stats_sample(now, kind, queue, v) end
+        return
+      end
+      local day = M.P_day_of(now)
+      local k = M.P_stats_key(kind, day, queue)
+      local fields, slot, bins = { 'total', 'mean', 'vk' }, {}, {}
+      for i, v in ipairs(vs) do
+        local bin = M.Stats_bin(v)
+        bins[i] = bin
+        if not slot[bin] then
+          fields[#fields + 1] = bin
+          slot[bin] = #fields
+        end
+      end
+      local cur = rcall('HMGET', k, unpack(fields))
+      local total, mean, vk = tonumber(cur[1]), tonumber(cur[2]), tonumber(cur[3])
+      local fresh = false
+      for _, v in ipairs(vs) do
+        total, mean, vk = M.Stats_step(total, mean, vk, v)
+        if total == 1 then fresh = true end
+      end
+      local counts = {}
+      for _, bin in ipairs(bins) do counts[bin] = (counts[bin] or tonumber(cur[slot[bin]]) or 0) + 1 end
+      local args = { 'total', total, 'mean', mean, 'vk', vk }
+      for i = 4, #fields do
+        args[#args + 1] = fields[i]
+        args[#args + 1] = counts[fields[i]]
+      end
+      rcall('HMSET', k, unpack(args))
+      if fresh then M.Stats_expire(k, now, day) end
     end
   elseif lazy_k == 'Stats_count' then
     -- Adjust the failure counters of `queue` for the day containing `when`.
@@ -1458,6 +1509,15 @@ local function define(lazy_t, lazy_k)
         local j = i + 999
         if j > n then j = n end
         rcall(cmd, k, unpack(A, i, j))
+      end
+    end
+  elseif lazy_k == 'Queue_zadd_pairs' then
+    -- ZADD `k` with the flat score/member list `flat`, in chunks (no unpack() ceiling).
+    lazy_f = function(k, flat)
+      for i = 1, #flat, 2000 do
+        local j = i + 1999
+        if j > #flat then j = #flat end
+        rcall('ZADD', k, unpack(flat, i, j))
       end
     end
   elseif lazy_k == 'Queue_exhausted' then

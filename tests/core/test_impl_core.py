@@ -311,3 +311,4 @@ def test_wake_on_running_job_leaving_a_capped_queue(core: Core, wake: Any) -> No
     assert core.json("pop", T0 + 1, "q", "w", 1) == {}
     core("fail", T0 + 2, "a", "w", "g", "m")
     assert wake() == [b"q"]
+

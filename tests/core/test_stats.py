@@ -165,3 +165,30 @@ def test_reclaimed_job_wait_measured_from_previous_pop(core: Core) -> None:
     wait = core.json("stats", T0, "q", T0)["wait"]
     assert wait["count"] == 2 and wait["mean"] == 50
     assert wait["histogram"][10] == 1 and wait["histogram"][60] == 1
+
+
+
+def test_popping_many_at_once_stores_what_popping_one_by_one_stores(core: Core) -> None:
+    # pop(count) writes the wait statistics and both lock sets once per batch; the stored
+    # values must be those of the same pops made one at a time (same samples, same order).
+    waits = [0.25, 3.7, 3.2, 61.5, 0.125, 4000.0, 3.9, 1e-7, 90000.5, 0.3]
+    popped_at = T0 + 100000
+    for i, wait in enumerate(waits):
+        for queue in ("batch", "single"):
+            core.put(f"{queue}-{i}", popped_at - wait, queue)
+    batch = core.pop("batch", "w", len(waits), now=popped_at)
+    singles = [core.pop("single", "w", 1, now=popped_at)[0] for _ in waits]
+    assert [j["jid"].split("-")[1] for j in batch] == [j["jid"].split("-")[1] for j in singles]
+    day = int(popped_at // DAY * DAY)
+    assert core.conn.hgetall(f"ql:s:wait:{day}:batch") == \
+        core.conn.hgetall(f"ql:s:wait:{day}:single")
+    got = {m.split(b"-")[1]: s for m, s in
+           core.conn.zrange("ql:q:batch-locks", 0, -1, withscores=True)}
+    want = {m.split(b"-")[1]: s for m, s in
+            core.conn.zrange("ql:q:single-locks", 0, -1, withscores=True)}
+    assert got == want and len(got) == len(waits)
+    held = core.conn.zrange("ql:w:w:jobs", 0, -1, withscores=True)
+    assert {m for m, _ in held} == {f"{q}-{i}".encode() for q in ("batch", "single")
+                                    for i in range(len(waits))}
+    assert {s for _, s in held} == {popped_at + 60}
+    assert core.conn.ttl(f"ql:s:wait:{day}:batch") > 0
