@@ -244,3 +244,21 @@ def test_pop_and_complete_work_after_a_server_restart(private_server) -> None:  
     assert second.complete() == "complete"
     assert client.jobs["b"] is not None and client.jobs["b"].state == "complete"
     client.close()
+
+
+def test_a_complete_larger_than_the_socket_buffer_is_written_whole(server_url: str) -> None:
+    # pop and complete are written with one write() when they fit the socket buffer; a
+    # bigger command is finished by sendall, and must reach the server byte for byte. With
+    # a socket timeout (as workers use) the socket is non-blocking, so the write is short.
+    conn = redis.Redis.from_url(server_url, socket_timeout=10)
+    client = Client(server_url, worker_name="w", redis_client=conn)
+    queue = client.queues["q"]
+    queue.put("x.Y", {}, jid="big")
+    job = queue.pop()
+    assert job is not None
+    blob = os.urandom(3 * 1024 * 1024).hex()  # 6 MB of JSON string, far over any buffer
+    job.data = {"blob": blob}
+    assert job.complete() == "complete"
+    done = client.jobs["big"]
+    assert done is not None and done.data == {"blob": blob}
+    client.close()
