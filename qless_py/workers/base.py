@@ -83,6 +83,7 @@ class Worker:
         if interval <= 0:
             raise ValueError("interval must be positive")
         self.client = client
+        client.core.direct_writes = True  # one system call less per core call (core._write)
         self.name: str = client.worker_name
         self.queue_names = list(queues)
         self.threads, self.order, self.interval = threads, order, interval

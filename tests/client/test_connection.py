@@ -6,6 +6,7 @@ import os
 import signal
 import socket
 import threading
+from typing import Any
 
 import pytest
 import redis
@@ -247,11 +248,12 @@ def test_pop_and_complete_work_after_a_server_restart(private_server) -> None:  
 
 
 def test_a_complete_larger_than_the_socket_buffer_is_written_whole(server_url: str) -> None:
-    # pop and complete are written with one write() when they fit the socket buffer; a
+    # A worker's calls are written with one write() when they fit the socket buffer; a
     # bigger command is finished by sendall, and must reach the server byte for byte. With
     # a socket timeout (as workers use) the socket is non-blocking, so the write is short.
     conn = redis.Redis.from_url(server_url, socket_timeout=10)
     client = Client(server_url, worker_name="w", redis_client=conn)
+    client.core.direct_writes = True  # as a Worker sets it
     queue = client.queues["q"]
     queue.put("x.Y", {}, jid="big")
     job = queue.pop()
@@ -261,4 +263,37 @@ def test_a_complete_larger_than_the_socket_buffer_is_written_whole(server_url: s
     assert job.complete() == "complete"
     done = client.jobs["big"]
     assert done is not None and done.data == {"blob": blob}
+    client.close()
+
+
+def test_plain_clients_send_through_redis_py_and_workers_write_directly(
+        server_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Tools that wrap redis-py's send_packed_command (the shared benchmark harness counts
+    # round trips that way) must see a plain client's calls; a Worker opts out for speed.
+    from redis.connection import AbstractConnection
+
+    from qless_py.workers import Worker
+
+    sent: list[int] = []
+    original = AbstractConnection.send_packed_command
+
+    def counting(self: AbstractConnection, command: Any, check_health: bool = True) -> None:
+        first = command[0] if isinstance(command, list) else command
+        if b"EVALSHA" in bytes(first)[:32]:
+            sent.append(1)
+        original(self, command, check_health)
+
+    monkeypatch.setattr(AbstractConnection, "send_packed_command", counting)
+    client = Client(server_url, worker_name="w")
+    client.core.load()  # no NOSCRIPT retry in the count
+    client.queues["q"].put("x.Y", {}, jid="a")
+    job = client.queues["q"].pop()
+    assert job is not None and job.complete() == "complete"
+    assert len(sent) == 3
+    Worker(client, ["q"])
+    assert client.core.direct_writes
+    client.queues["q"].put("x.Y", {}, jid="b")
+    job = client.queues["q"].pop()
+    assert job is not None and job.complete() == "complete"
+    assert len(sent) == 3  # nothing more went through redis-py's send path
     client.close()
