@@ -186,15 +186,9 @@ function Queue.pop(now)
   if #popped == 0 then return '{}' end
   -- The wait samples and the two lock sets are written once for the whole batch: the same
   -- values as one write per job (samples in pop order), in two calls per set fewer per job.
-  if #waits == 1 then
-    Stats.sample(now, 'wait', queue, waits[1])
-    rcall('ZADD', wjk, expires, scored[2])
-    rcall('ZADD', lk, expires, scored[2])
-  else
-    Stats.samples(now, 'wait', queue, waits)
-    Queue.zadd_pairs(wjk, scored)
-    Queue.zadd_pairs(lk, scored)
-  end
+  Stats.samples(now, 'wait', queue, waits)
+  Queue.zadd_pairs(wjk, scored)
+  Queue.zadd_pairs(lk, scored)
   if #popped == 1 then
     local p = popped[1]
     return Job.render(p[1], p[2], p[3], true, true)

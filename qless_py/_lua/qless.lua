@@ -833,15 +833,9 @@ local function define(lazy_t, lazy_k)
       if #popped == 0 then return '{}' end
       -- The wait samples and the two lock sets are written once for the whole batch: the same
       -- values as one write per job (samples in pop order), in two calls per set fewer per job.
-      if #waits == 1 then
-        M.Stats_sample(now, 'wait', queue, waits[1])
-        rcall('ZADD', wjk, expires, scored[2])
-        rcall('ZADD', lk, expires, scored[2])
-      else
-        M.Stats_samples(now, 'wait', queue, waits)
-        M.Queue_zadd_pairs(wjk, scored)
-        M.Queue_zadd_pairs(lk, scored)
-      end
+      M.Stats_samples(now, 'wait', queue, waits)
+      M.Queue_zadd_pairs(wjk, scored)
+      M.Queue_zadd_pairs(lk, scored)
       if #popped == 1 then
         local p = popped[1]
         return M.Job_render(p[1], p[2], p[3], true, true)
@@ -1071,7 +1065,9 @@ local function define(lazy_t, lazy_k)
     -- P-STAT for the samples `vs` of one pop, in order: one read and one write of the hash
     -- instead of two calls per sample, with the same arithmetic, so the same stored values.
     lazy_f = function(now, kind, queue, vs)
-      if #vs > 1000 then  -- more histogram fields than one call may carry: one by one
+      -- One sample needs none of the bookkeeping below; more than a call may carry (histogram
+      -- fields) go one by one.
+      if #vs == 1 or #vs > 1000 then
         for _, v in ipairs(vs) do M.Stats_sample(now, kind, queue, v) end
         return
       end
