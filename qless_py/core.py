@@ -42,8 +42,15 @@ _PER_THREAD = frozenset({"pop", "complete"})
 
 # Counts forks, so a child notices inherited per-thread connections without a getpid()
 # system call per command.
-_forks = [0]
-os.register_at_fork(after_in_child=lambda: _forks.__setitem__(0, _forks[0] + 1))
+_forks = 0
+
+
+def _count_fork() -> None:
+    global _forks
+    _forks += 1
+
+
+os.register_at_fork(after_in_child=_count_fork)
 
 
 def _is_read(command: str, args: Sequence[Arg]) -> bool:
@@ -156,10 +163,10 @@ class LuaCore:
         no probe per call). Reconnected when the server closed it, as the pool would."""
         local = self._local
         conn = getattr(local, "conn", None)
-        if conn is None or local.forks != _forks[0]:
+        if conn is None or local.forks != _forks:
             pool = self._redis.connection_pool
             conn = pool.connection_class(**pool.connection_kwargs)
-            local.conn, local.forks = conn, _forks[0]
+            local.conn, local.forks = conn, _forks
             with self._conns_lock:
                 self._conns.add(conn)
             return conn

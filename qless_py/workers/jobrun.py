@@ -66,6 +66,11 @@ def find_handler(job: Any) -> Handler:
     return handler  # type: ignore[no-any-return]
 
 
+def _signature(st: os.stat_result) -> tuple[int, int, int, int, int]:
+    """What changes when an entry is added to or removed from a directory."""
+    return (st.st_ino, st.st_mtime_ns, st.st_ctime_ns, st.st_nlink, st.st_size)
+
+
 class Workdir:
     """A private, emptied-after-use directory for the jobs of one runner thread.
 
@@ -82,7 +87,7 @@ class Workdir:
         self.path, self.chdir = path, chdir
         os.makedirs(path, exist_ok=True)
         self.seen: tuple[int, int, int, int, int] | None = None
-        self._remember()
+        self._remember(self._stat())
 
     def enter(self) -> None:
         if self.chdir:
@@ -94,14 +99,9 @@ class Workdir:
 
     def clean(self) -> None:
         """Empty the directory; one ``stat`` when the job left nothing behind."""
-        if self.seen is not None:
-            try:
-                st = os.stat(self.path)
-            except OSError:
-                st = None
-            if st is not None and self.seen == (st.st_ino, st.st_mtime_ns, st.st_ctime_ns,
-                                                st.st_nlink, st.st_size):
-                return
+        st = self._stat()
+        if st is not None and self.seen == _signature(st):
+            return
         try:
             with os.scandir(self.path) as entries:
                 dirty = next(entries, None) is not None
@@ -110,18 +110,21 @@ class Workdir:
         if dirty:
             shutil.rmtree(self.path, ignore_errors=True)
             os.makedirs(self.path, exist_ok=True)
-        self._remember()
+            st = self._stat()
+        self._remember(st)
 
-    def _remember(self) -> None:
-        """Note the empty directory's stat, if it is old enough to be trusted later."""
+    def _stat(self) -> os.stat_result | None:
         try:
-            st = os.stat(self.path)
+            return os.stat(self.path)
         except OSError:
+            return None
+
+    def _remember(self, st: os.stat_result | None) -> None:
+        """Note the empty directory's stat, if it is old enough to be trusted later."""
+        if st is not None and time.time() - st.st_mtime_ns / 1e9 > self.SETTLED:
+            self.seen = _signature(st)
+        else:
             self.seen = None
-            return
-        settled = time.time() - st.st_mtime_ns / 1e9 > self.SETTLED
-        self.seen = ((st.st_ino, st.st_mtime_ns, st.st_ctime_ns, st.st_nlink, st.st_size)
-                     if settled else None)
 
     def remove(self) -> None:
         shutil.rmtree(self.path, ignore_errors=True)
