@@ -8,11 +8,8 @@ import importlib
 import json
 import os
 import socket
-from typing import Any
-
-import redis
-from redis.backoff import NoBackoff
-from redis.retry import Retry
+import threading
+from typing import TYPE_CHECKING, Any
 
 from qless_py import codecs
 from qless_py.config import Config
@@ -21,6 +18,10 @@ from qless_py.events import Events
 from qless_py.job import Job, as_list
 from qless_py.queue import Queue
 from qless_py.recurring import RecurringJob
+from qless_py.resp import Endpoint
+
+if TYPE_CHECKING:
+    import redis
 
 DEFAULT_URL = "redis://127.0.0.1:6379/0"
 
@@ -35,6 +36,19 @@ def _core_source() -> bytes:
     # affects clients, not ``import qless_py``.
     lua = importlib.import_module("qless_py.lua")
     return bytes(lua.SOURCE)
+
+
+_redis_lock = threading.Lock()
+
+
+def _make_redis(url: str, socket_timeout: float | None) -> redis.Redis:
+    import redis
+    from redis.backoff import NoBackoff
+    from redis.retry import Retry
+
+    # No automatic retries: a write that failed mid-flight must not run twice.
+    return redis.Redis.from_url(url, retry=Retry(NoBackoff(), 0), socket_timeout=socket_timeout,
+                                socket_connect_timeout=socket_timeout)
 
 
 class Queues:
@@ -141,22 +155,46 @@ class Client:
 
     def __init__(self, url: str | None = None, *, worker_name: str | None = None,
                  codec: str = "json", redis_client: redis.Redis | None = None,
-                 hostname: str | None = None) -> None:
+                 hostname: str | None = None, socket_timeout: float | None = None) -> None:
         self.url = resolve_url(url)
         self.codec: codecs.CodecName = codecs.check_codec(codec)
         # ``hostname`` is qless-py's name for the worker name.
         name = worker_name or hostname
         self.worker_name: str = name or f"{socket.gethostname()}-{os.getpid()}"
+        self.socket_timeout = socket_timeout
+        # redis-py is imported and the client made on first use: a worker never needs it.
+        self._redis: redis.Redis | None = redis_client
         if redis_client is None:
-            # No automatic retries: a write that failed mid-flight must not run twice.
-            redis_client = redis.Redis.from_url(self.url, retry=Retry(NoBackoff(), 0))
-        self.redis: redis.Redis = redis_client
-        self.core = LuaCore(self.redis, _core_source())
+            Endpoint.from_url(self.url)  # a bad URL fails here (ValueError), not on first use
+        self.core = LuaCore(lambda: self.redis, _core_source())
         self.queues = Queues(self)
         self.jobs = Jobs(self)
         self.workers = Workers(self)
         self.config = Config(self)
         self._events: Events | None = None
+
+    @property
+    def redis(self) -> redis.Redis:
+        """The ``redis.Redis`` client (``decode_responses=False``), made on first use."""
+        if self._redis is None:
+            with _redis_lock:  # one client, even when several job threads ask at once
+                if self._redis is None:
+                    self._redis = _make_redis(self.url, self.socket_timeout)
+        return self._redis
+
+    def endpoint(self) -> Endpoint:
+        """Where this client connects, for :mod:`qless_py.resp` connections."""
+        if self._redis is None:
+            return Endpoint.from_url(self.url, timeout=self.socket_timeout)
+        kw = self._redis.connection_pool.connection_kwargs
+        cls = self._redis.connection_pool.connection_class.__name__
+        return Endpoint(
+            host=kw.get("host", "127.0.0.1"), port=int(kw.get("port", 6379)),
+            path=kw.get("path"), db=int(kw.get("db", 0)), username=kw.get("username"),
+            password=kw.get("password"), tls=cls == "SSLConnection",
+            tls_verify=kw.get("ssl_cert_reqs", "required") not in ("none", 0),
+            timeout=kw.get("socket_timeout"),
+            connect_timeout=kw.get("socket_connect_timeout"))
 
     @property
     def _lua(self) -> Any:
@@ -209,4 +247,5 @@ class Client:
         if self._events is not None:
             self._events.stop()
         self.core.close()
-        self.redis.close()
+        if self._redis is not None:
+            self._redis.close()

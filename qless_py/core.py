@@ -1,32 +1,43 @@
-"""LuaCore: the built Lua core loaded once per connection pool and called by EVALSHA.
+"""LuaCore: the built Lua core loaded once per server and called by EVALSHA.
 
 Each call prepends the command name and ``clock.now()``. NOSCRIPT (after a restart or
 SCRIPT FLUSH) loads the script again and repeats the call, which is safe because a NOSCRIPT
 reply means the script did not run. Connection errors are retried once for read-only
 commands only; for anything that may write, the outcome is unknown and the caller gets
 ``QlessConnectionError``.
+
+Two ways to the server:
+
+- A plain client goes through redis-py (``client.redis``, created on first use), so tools
+  that watch redis-py's packer and send path (the shared benchmark harness counts round
+  trips that way) see every call, and ``client._lua`` can be bound to a pipeline.
+- A worker switches its client to :mod:`qless_py.resp` (:meth:`LuaCore.go_direct`): one
+  connection per thread, no redis-py import at all (about 0.1 s of start-up), and one
+  ``write`` plus one ``recv`` per call.
 """
 
 from __future__ import annotations
 
-import os
-import select
-import socket
-import threading
-import weakref
+import hashlib
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from redis import Redis
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import NoScriptError, ResponseError
-from redis.exceptions import TimeoutError as RedisTimeoutError
-
 from qless_py import clock
 from qless_py.errors import QlessConnectionError, error_from_reply
+from qless_py.resp import (
+    Arg,
+    ConnectionFailed,
+    Endpoint,
+    ReplyError,
+    Transport,
+    bulk,
+    encode_arg,
+    pack,
+)
 
-Arg = str | bytes | int | float
 ScriptRunner = Callable[..., Any]
+
+__all__ = ["Arg", "LuaCore", "PackedCall", "bulk", "encode_arg", "pack_call", "to_text"]
 
 # Commands that change nothing a caller could observe twice: safe to send again after a
 # connection error. (``peek``, ``queues`` and ``jobs`` may promote due scheduled jobs, which
@@ -35,22 +46,6 @@ READ_COMMANDS = frozenset({
     "get", "multiget", "config.get", "queues", "peek", "jobs", "failed", "stats", "length",
     "workers", "recur.get",
 })
-
-
-# The per-job commands of a worker: sent on a connection each thread keeps.
-_PER_THREAD = frozenset({"pop", "complete"})
-
-# Counts forks, so a child notices inherited per-thread connections without a getpid()
-# system call per command.
-_forks = 0
-
-
-def _count_fork() -> None:
-    global _forks
-    _forks += 1
-
-
-os.register_at_fork(after_in_child=_count_fork)
 
 
 def _is_read(command: str, args: Sequence[Arg]) -> bool:
@@ -72,122 +67,148 @@ def to_text(reply: Any) -> Any:
     return reply
 
 
-class LuaCore:
-    """The built Lua core; one per client (and its connection pool)."""
+_redis_errors: tuple[type[Exception], ...] | None = None
 
-    def __init__(self, redis: Redis, source: bytes) -> None:
-        self._redis = redis
+
+def _translate_redis_error(exc: Exception) -> Exception | None:
+    """redis-py's exception as this module's (ConnectionFailed / ReplyError), or None."""
+    global _redis_errors
+    if _redis_errors is None:
+        from redis.exceptions import ConnectionError as RedisConnectionError
+        from redis.exceptions import NoScriptError, ResponseError
+        from redis.exceptions import TimeoutError as RedisTimeoutError
+        _redis_errors = (RedisConnectionError, RedisTimeoutError, NoScriptError, ResponseError)
+    lost, timeout, noscript, refused = _redis_errors
+    if isinstance(exc, (lost, timeout)):
+        return ConnectionFailed(str(exc))
+    if isinstance(exc, noscript):  # redis-py drops the error code from the text
+        return ReplyError(f"NOSCRIPT {exc}")
+    if isinstance(exc, refused):
+        return ReplyError(str(exc))
+    return None
+
+
+def _is_noscript(err: ReplyError) -> bool:
+    return str(err).startswith("NOSCRIPT")
+
+
+class LuaCore:
+    """The built Lua core; one per client."""
+
+    def __init__(self, redis: Callable[[], Any], source: bytes) -> None:
+        self._get_redis = redis
         self.source = source
-        self._script = redis.register_script(source)
-        self.sha: str = self._script.sha
-        # What calls go through. A benchmark may swap it for a pipeline-bound runner.
-        self.runner: ScriptRunner = self._script
-        # Workers turn this on: calls are then written with os.write (see _write), which
-        # tools that wrap redis-py's send_packed_command (the shared harness counts round
-        # trips that way) do not see, so plain clients keep redis-py's path.
-        self.direct_writes = False
-        self._local = threading.local()
-        self._conns: weakref.WeakSet[Any] = weakref.WeakSet()
-        self._conns_lock = threading.Lock()
+        self.sha: str = hashlib.sha1(source).hexdigest()
+        self._script: Any = None
+        self._runner: ScriptRunner | None = None  # a benchmark may bind calls to a pipeline
+        # Set by go_direct (workers): core calls then use qless_py.resp, not redis-py.
+        self.transport: Transport | None = None
 
     @property
     def script(self) -> Any:
         """The redis-py ``Script`` object for the core."""
+        if self._script is None:
+            self._script = self._get_redis().register_script(self.source)
+            self._script.sha = self.sha
         return self._script
+
+    @property
+    def runner(self) -> ScriptRunner:
+        """What calls go through: the redis-py Script, unless replaced (see Client._lua)."""
+        return self._runner if self._runner is not None else self.script
+
+    @runner.setter
+    def runner(self, runner: ScriptRunner) -> None:
+        self._runner = None if runner is self._script else runner
+
+    def go_direct(self, endpoint: Endpoint) -> None:
+        """Send every core call through :mod:`qless_py.resp` to ``endpoint``."""
+        if self.transport is not None:
+            self.transport.close()
+        self.transport = Transport(endpoint)
 
     def call(self, command: str, *args: Arg) -> Any:
         """Run one core command; replies come back as ``str``/``int``/lists/None."""
         argv = [command, clock.now(), *args]
         try:
             reply = self._run(argv)
-        except (RedisConnectionError, RedisTimeoutError) as exc:
+        except ConnectionFailed as exc:
             if not _is_read(command, args):
                 raise QlessConnectionError(
                     f"{command}: connection failed, the command may or may not have run: {exc}"
                 ) from exc
             try:
                 reply = self._run(argv)
-            except (RedisConnectionError, RedisTimeoutError) as again:
+            except ConnectionFailed as again:
                 raise QlessConnectionError(f"{command}: {again}") from again
-            except ResponseError as err:
+            except ReplyError as err:
                 raise error_from_reply(str(err), command) from err
-        except ResponseError as exc:
+        except ReplyError as exc:
             raise error_from_reply(str(exc), command) from exc
         return to_text(reply)
 
     def _run(self, argv: list[Any]) -> Any:
-        runner = self.runner
-        if runner is self._script:
-            try:
-                return self._evalsha(argv)
-            except NoScriptError:
-                self.load()
-                return self._evalsha(argv)
-        return runner(keys=[], args=argv)
+        """One call, with the script loaded again once if the server did not have it."""
+        try:
+            return self._once(argv)
+        except ReplyError as exc:
+            if not _is_noscript(exc):
+                raise
+        self.load()
+        return self._once(argv)
 
-    def _evalsha(self, argv: list[Any]) -> Any:
-        """``EVALSHA sha 0 *argv``, sent and read straight on a connection.
+    def _once(self, argv: list[Any]) -> Any:
+        transport = self.transport
+        if transport is not None:
+            conn = transport.connection()
+            # EOF or stray bytes: the server closed it (a restart, say) or the stream broke.
+            # Found before sending, so the call is not left in doubt.
+            conn.stale()
+            conn.send(pack(["EVALSHA", self.sha, 0, *argv]))
+            reply = conn.read()
+            if isinstance(reply, ReplyError):
+                raise reply
+            return reply
+        try:
+            if self._runner is not None:
+                return self._runner(keys=[], args=argv)
+            return self._redis_call(argv)
+        except (ConnectionFailed, ReplyError):
+            raise
+        except Exception as exc:
+            mine = _translate_redis_error(exc)
+            if mine is None:
+                raise
+            raise mine from exc
 
-        ``pop`` and ``complete``, the commands a worker sends for every job, go over this
-        thread's own connection; the others borrow one from the pool, which connects a
-        connection afresh (handshake included) after it failed, before sending on it.
-        """
-        if argv[0] in _PER_THREAD:
-            return self._roundtrip(self._thread_connection(), argv)
-        pool = self._redis.connection_pool
+    def _redis_call(self, argv: list[Any]) -> Any:
+        """``EVALSHA sha 0 *argv`` on a pooled redis-py connection."""
+        pool = self._get_redis().connection_pool
         conn = pool.get_connection()
         try:
-            return self._roundtrip(conn, argv)
+            conn.send_command("EVALSHA", self.sha, 0, *argv, check_health=False)
+            return conn.read_response()
+        except Exception as exc:
+            if not isinstance(_translate_redis_error(exc), ReplyError):
+                conn.disconnect()  # a reply may still be on its way: never reuse the stream
+            raise
         finally:
             pool.release(conn)
 
-    def _roundtrip(self, conn: Any, argv: list[Any]) -> Any:
-        # Packed by the connection's own packer (hiredis when installed), so tools that
-        # watch redis-py's packer, like the shared benchmark harness, see every call.
-        try:
-            packed = conn.pack_command("EVALSHA", self.sha, 0, *argv)
-            sock = conn._sock
-            if self.direct_writes and type(sock) is socket.socket and len(packed) == 1:
-                _write(conn, sock, packed[0])
-            else:
-                conn.send_packed_command(packed, check_health=False)
-            return conn.read_response()
-        except ResponseError:
-            raise
-        except BaseException:
-            conn.disconnect()  # a reply may still be on its way: never reuse the stream
-            raise
-
-    def _thread_connection(self) -> Any:
-        """This thread's own connection, made like the pool's (outside it: no pool lock and
-        no probe per call). Reconnected when the server closed it, as the pool would."""
-        local = self._local
-        conn = getattr(local, "conn", None)
-        if conn is None or local.forks != _forks:
-            pool = self._redis.connection_pool
-            conn = pool.connection_class(**pool.connection_kwargs)
-            local.conn, local.forks = conn, _forks
-            with self._conns_lock:
-                self._conns.add(conn)
-            return conn
-        sock = conn._sock
-        if sock is not None and select.select([sock], [], [], 0)[0]:
-            conn.disconnect()  # EOF or stray bytes: the server closed it or the stream broke
-        return conn
-
     def close(self) -> None:
-        """Close the per-thread connections (they connect again if used again)."""
-        with self._conns_lock:
-            conns = list(self._conns)
-        for conn in conns:
-            conn.disconnect()
+        """Close the direct connections (they connect again if used again)."""
+        if self.transport is not None:
+            self.transport.close()
 
     def load(self) -> None:
         """Load the script into the server (again)."""
-        self.sha = self._redis.script_load(self.source)
-        if isinstance(self.sha, bytes):
-            self.sha = self.sha.decode()
-        self._script.sha = self.sha
+        if self.transport is not None:
+            sha = self.transport.call("SCRIPT", "LOAD", self.source)
+        else:
+            sha = self._get_redis().script_load(self.source)
+        self.sha = sha.decode() if isinstance(sha, bytes) else str(sha)
+        if self._script is not None:
+            self._script.sha = self.sha
 
     def call_many(self, argvs: Iterable[Sequence[Arg]]) -> list[Any]:
         """Run many commands in one round trip (pipelined EVALSHA, not a transaction).
@@ -218,9 +239,9 @@ class LuaCore:
             replies = self._send(b"".join(parts), len(pending))
             again: list[int] = []
             for i, reply in zip(pending, replies, strict=True):
-                if isinstance(reply, NoScriptError) and attempt == 0:
+                if isinstance(reply, ReplyError) and _is_noscript(reply) and attempt == 0:
                     again.append(i)
-                elif isinstance(reply, ResponseError):
+                elif isinstance(reply, ReplyError):
                     results[i] = error_from_reply(str(reply), _command_name(calls[i][0]))
                 else:
                     results[i] = to_text(reply)
@@ -231,8 +252,21 @@ class LuaCore:
         return results
 
     def _send(self, payload: bytes, count: int) -> list[Any]:
-        """Write pre-packed commands on one pooled connection and read ``count`` replies."""
-        pool = self._redis.connection_pool
+        """Write pre-packed commands on one connection and read ``count`` replies."""
+        try:
+            if self.transport is not None:
+                conn = self.transport.connection()
+                conn.stale()
+                conn.send(payload)
+                return [conn.read() for _ in range(count)]
+            return self._redis_send(payload, count)
+        except ConnectionFailed as exc:
+            raise QlessConnectionError(
+                f"batch of {count} commands: connection failed, some may have run: {exc}"
+            ) from exc
+
+    def _redis_send(self, payload: bytes, count: int) -> list[Any]:
+        pool = self._get_redis().connection_pool
         conn: Any = pool.get_connection()  # redis-py's Connection API is partly untyped
         try:
             conn.send_packed_command([payload])
@@ -240,57 +274,24 @@ class LuaCore:
             for _ in range(count):
                 try:
                     replies.append(conn.read_response())
-                except ResponseError as exc:  # one refused command; the stream goes on
-                    replies.append(exc)
+                except Exception as exc:
+                    mine = _translate_redis_error(exc)
+                    if not isinstance(mine, ReplyError):
+                        raise
+                    replies.append(mine)  # one refused command; the stream goes on
             return replies
-        except (RedisConnectionError, RedisTimeoutError, OSError) as exc:
-            conn.disconnect()
-            raise QlessConnectionError(
-                f"batch of {count} commands: connection failed, some may have run: {exc}"
-            ) from exc
+        except Exception as exc:
+            mine = _translate_redis_error(exc)
+            if isinstance(mine, ConnectionFailed):
+                conn.disconnect()
+                raise mine from exc
+            raise
         finally:
             pool.release(conn)
 
 
-def _write(conn: Any, sock: socket.socket, data: bytes) -> None:
-    """Write a command with one ``write`` system call when the socket buffer has room.
-
-    A socket with a timeout (redis-py sets one) polls before every send; a request this
-    small nearly always fits in the buffer, so the poll is skipped and a short write falls
-    back to ``sendall`` (which waits, honouring the timeout) for the rest.
-    """
-    try:
-        sent = os.write(sock.fileno(), data)
-    except BlockingIOError:
-        sent = 0
-    except OSError as exc:
-        conn.disconnect()
-        raise RedisConnectionError(f"Error while writing to socket: {exc}") from exc
-    if sent < len(data):
-        conn.send_packed_command([data[sent:]], check_health=False)
-
-
 PackedCall = tuple[bytes, int, bytes]
 """``(command as a RESP bulk string, number of arguments after now, their RESP bulks)``."""
-
-
-def encode_arg(value: Arg) -> bytes:
-    """A core argument as bytes, formatted the way redis-py would."""
-    if type(value) is str:
-        return value.encode()
-    if type(value) is bytes:
-        return value
-    if type(value) is float:
-        return repr(value).encode()
-    if type(value) is int:
-        return str(value).encode()
-    raise TypeError(f"core arguments are str, bytes, int or float, not {type(value).__name__}")
-
-
-def bulk(value: Arg) -> bytes:
-    """One RESP bulk string."""
-    data = encode_arg(value)
-    return b"$%d\r\n%s\r\n" % (len(data), data)
 
 
 def pack_call(command: Arg, args: Sequence[Arg]) -> PackedCall:

@@ -22,9 +22,6 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import TimeoutError as RedisTimeoutError
-
 from qless_py.errors import QlessConnectionError
 
 if TYPE_CHECKING:
@@ -38,6 +35,15 @@ Callback = Callable[[Any], object]
 _RECONNECT_DELAY = 0.05
 _RECONNECT_MAX = 1.0
 
+
+
+def _lost(*more: type[Exception]) -> tuple[type[Exception], ...]:
+    """redis-py's connection errors and ``more`` (imported late: ``import qless_py`` stays
+    light)."""
+    from redis.exceptions import ConnectionError as RedisConnectionError
+    from redis.exceptions import TimeoutError as RedisTimeoutError
+
+    return (RedisConnectionError, RedisTimeoutError, *more)
 
 class Events:
     """Listens on the core's channels in a background thread."""
@@ -105,7 +111,7 @@ class Events:
                 return self
             try:
                 self._pubsub = self._subscribe()
-            except (RedisConnectionError, RedisTimeoutError) as exc:
+            except _lost() as exc:
                 raise QlessConnectionError(f"cannot subscribe: {exc}") from exc
             self._stopping.clear()
             self._thread = threading.Thread(target=self._run, name="qless-events", daemon=True)
@@ -120,7 +126,7 @@ class Events:
                 return
             self._stopping.set()
             if pubsub is not None:
-                with contextlib.suppress(RedisConnectionError, RedisTimeoutError, OSError):
+                with contextlib.suppress(*_lost(OSError)):
                     pubsub.unsubscribe()
             if thread is not threading.current_thread():  # stop() may come from a callback
                 thread.join(timeout)
@@ -152,7 +158,7 @@ class Events:
                     delay = _RECONNECT_DELAY
                 if self._drain(pubsub):
                     return
-            except (RedisConnectionError, RedisTimeoutError, OSError, QlessConnectionError):
+            except _lost(OSError, QlessConnectionError):
                 self.subscribed.clear()
                 if self._stopping.is_set():
                     return

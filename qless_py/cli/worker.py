@@ -94,10 +94,10 @@ def worker(ctx: click.Context, queues: tuple[str, ...], processes: int | None, t
 
 def _check_url(target: str) -> str:
     """A bad URL is a usage error now, not a crash loop of children later."""
-    import redis
+    from qless_py.resp import Endpoint
 
     try:
-        redis.Redis.from_url(target).close()
+        Endpoint.from_url(target)
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--url") from exc
     return target
@@ -119,30 +119,22 @@ def _make_worker(target: str, name: str | None, count: int, index: int,
                  socket_timeout: float, queues: tuple[str, ...], workdir: str | None,
                  settings: dict[str, Any]) -> Worker:
     """The worker of one process, with its own client (called after the fork)."""
-    import redis
-    from redis.backoff import NoBackoff
-    from redis.retry import Retry
-
     from qless_py import Client
     from qless_py.workers import Worker
 
-    # No automatic retries (a write must not run twice); a timeout so that a frozen server
-    # shows up as a connection error the worker logs and backs off from.
-    conn = redis.Redis.from_url(target, retry=Retry(NoBackoff(), 0),
-                                socket_timeout=socket_timeout,
-                                socket_connect_timeout=socket_timeout)
-    client = Client(target, worker_name=_child_name(name, count, index), redis_client=conn)
+    # A timeout so that a frozen server shows up as a connection error the worker logs and
+    # backs off from. The worker's client never imports redis-py (see qless_py.resp).
+    client = Client(target, worker_name=_child_name(name, count, index),
+                    socket_timeout=socket_timeout)
     return Worker(client, list(queues), workdir=workdir, **settings)
 
 
 def _warm_up() -> None:
     """Import, once and before the fork, what every child would import on its first steps.
 
-    Children then reach their first pop sooner: the built script, the idna codec that
-    ``getaddrinfo`` uses for host names (with stringprep and unicodedata), and the parser
-    that redis-py's version lookup for ``CLIENT SETINFO`` uses.
+    Children then reach their first pop sooner: the built script, and the idna codec that
+    ``getaddrinfo`` uses for host names (with stringprep and unicodedata).
     """
-    import email.parser  # noqa: F401
     import encodings.idna  # noqa: F401
 
     import qless_py.lua  # noqa: F401

@@ -26,6 +26,7 @@ from typing import Any
 
 from qless_py import QlessError
 from qless_py.reservers import ORDERS, make_reserver
+from qless_py.resp import Transport
 from qless_py.workers.giveback import give_back
 from qless_py.workers.held import Held, HeldJobs
 from qless_py.workers.jobrun import Workdir
@@ -83,7 +84,9 @@ class Worker:
         if interval <= 0:
             raise ValueError("interval must be positive")
         self.client = client
-        client.core.direct_writes = True  # one system call less per core call (core._write)
+        # Core calls and the worker's own reads go through qless_py.resp, not redis-py.
+        client.core.go_direct(client.endpoint())
+        self.transport: Transport = client.core.transport
         self.name: str = client.worker_name
         self.queue_names = list(queues)
         self.threads, self.order, self.interval = threads, order, interval
@@ -218,7 +221,7 @@ class Worker:
         return tempfile.mkdtemp(prefix="qless-py-")
 
     def _start_listener(self) -> None:
-        self._listener = Listener(self.client.redis, self.queue_names, self.name,
+        self._listener = Listener(self.transport, self.queue_names, self.name,
                                   on_wake=lambda queue: self.waker.notify_one(),
                                   on_notice=self._on_notice,
                                   on_reconnect=self.waker.notify,
@@ -241,7 +244,7 @@ class Worker:
 
     def _still_ours(self, jid: str) -> bool:
         try:
-            state, owner = self.client.redis.hmget(f"ql:j:{jid}", "state", "worker")
+            state, owner = self.transport.call("HMGET", f"ql:j:{jid}", "state", "worker")
         except Exception:  # cannot tell: assume the notice is right
             return False
         return bool(state == b"running" and owner == self.name.encode())

@@ -11,10 +11,8 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-import redis
-from redis.exceptions import NoScriptError, WatchError
-
 from qless_py import clock
+from qless_py.resp import ConnectionFailed, ReplyError
 
 log = logging.getLogger("qless_py.worker")
 
@@ -24,31 +22,42 @@ def _text(value: Any) -> str:
 
 
 def give_back(client: Any, jid: str, worker: str, attempts: int = 5) -> bool:
-    """Put ``jid`` back into its queue if ``worker`` still holds it; True if it was."""
+    """Put ``jid`` back into its queue if ``worker`` still holds it; True if it was.
+
+    Runs on this thread's direct connection (the client's core must be direct, as a
+    worker's is). Connection errors propagate as ``ConnectionFailed``."""
     key = f"ql:j:{jid}"
     core = client.core
+    conn = core.transport.connection()
+    conn.stale()
     for _ in range(attempts):
-        with client.redis.pipeline(transaction=True) as pipe:
-            try:
-                pipe.watch(key)
-                state, owner, queue, klass, data = pipe.hmget(
-                    key, "state", "worker", "queue", "klass", "data")
-                if _text(state) != "running" or _text(owner) != worker:
-                    return False
-                pipe.multi()
-                pipe.evalsha(core.sha, 0, "put", clock.now(), worker, queue, jid, klass,
-                             data, 0)
-                pipe.execute()
-                return True
-            except WatchError:  # a heartbeat or the handler changed it: look again
-                continue
-            except NoScriptError:
+        try:
+            conn.call("WATCH", key)
+            state, owner, queue, klass, data = conn.call(
+                "HMGET", key, "state", "worker", "queue", "klass", "data")
+            if _text(state) != "running" or _text(owner) != worker:
+                conn.call("UNWATCH")
+                return False
+            replies = conn.pipeline([
+                ["MULTI"],
+                ["EVALSHA", core.sha, 0, "put", clock.now(), worker, queue, jid, klass, data, 0],
+                ["EXEC"]])
+        except ConnectionFailed:
+            raise
+        except BaseException:
+            conn.close()  # WATCH state unknown: start afresh
+            raise
+        result = replies[-1]
+        if result is None:  # a heartbeat or the handler changed it: look again
+            continue
+        if isinstance(result, ReplyError):
+            raise result
+        error = result[0] if isinstance(result, list) and result else None
+        if isinstance(error, ReplyError):
+            if str(error).startswith("NOSCRIPT"):
                 core.load()
                 continue
-            except redis.ResponseError as exc:
-                if "NOSCRIPT" in str(exc):
-                    core.load()
-                    continue
-                raise
+            raise error
+        return True
     log.warning("could not give %s back after %d attempts", jid, attempts)
     return False

@@ -17,7 +17,7 @@ import uuid
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import redis
+from qless_py.resp import NOTHING, Connection, ConnectionFailed, ReplyError, Transport, pack
 
 log = logging.getLogger("qless_py.worker")
 
@@ -55,12 +55,12 @@ class Listener:
     the subscription was re-established (wake-ups may have been missed meanwhile).
     """
 
-    def __init__(self, conn: redis.Redis, queues: Sequence[str], worker: str, *,
+    def __init__(self, transport: Transport, queues: Sequence[str], worker: str, *,
                  on_wake: Callable[[str], None],
                  on_notice: Callable[[str, str], None],
                  on_reconnect: Callable[[], None],
                  on_schedule: Callable[[], None] | None = None) -> None:
-        self._conn = conn
+        self._transport = transport
         self._on_schedule = on_schedule
         self._prefixes = _disjoint([f"ql:q:{q}{suffix}" for q in queues
                                     for suffix in ("-scheduled", "-recur")])
@@ -93,21 +93,17 @@ class Listener:
         self._stop.set()
         if self._thread.is_alive():
             with contextlib.suppress(Exception):
-                self._conn.publish(self._stop_channel, b"stop")
+                self._transport.call("PUBLISH", self._stop_channel, b"stop")
             self._thread.join(timeout)
 
     def _run(self) -> None:
         delay = 0.1
         first = True
         while not self._stop.is_set():
-            pubsub = self._conn.pubsub(ignore_subscribe_messages=False)  # type: ignore[no-untyped-call]
-            # RESP2 on purpose: invalidations then arrive as ordinary pub/sub messages
-            pool = self._conn.connection_pool
-            conn: Any = pool.connection_class(**{**pool.connection_kwargs, "protocol": 2})
-            pubsub.connection = conn
+            conn = self._transport.new_connection()
             try:
                 tracked = self._on_schedule is not None and self._track(conn)
-                self._subscribe(pubsub, [INVALIDATE] if tracked else [])
+                self._subscribe(conn, [INVALIDATE] if tracked else [])
                 if not first:
                     log.warning("listener: subscribed again")
                 # Runners may have found nothing and gone to sleep before the subscription
@@ -115,8 +111,8 @@ class Listener:
                 # so every runner pops once more.
                 self._on_reconnect()
                 first, delay = False, 0.1
-                self._pump(pubsub)
-            except (redis.ConnectionError, redis.TimeoutError, OSError) as exc:
+                self._pump(conn)
+            except (ConnectionFailed, OSError) as exc:
                 self._subscribed.clear()
                 log.warning("listener: connection problem (%s); retrying in %.1fs", exc, delay)
                 self._stop.wait(delay)
@@ -127,13 +123,9 @@ class Listener:
                 self._stop.wait(delay)
                 delay = min(delay * 2, 5.0)
             finally:
-                with contextlib.suppress(Exception):  # closing a dead socket
-                    conn.disconnect()
-                pubsub.connection = None  # ours, not the pool's
-                with contextlib.suppress(Exception):
-                    pubsub.close()
+                conn.close()
 
-    def _track(self, conn: Any) -> bool:
+    def _track(self, conn: Connection) -> bool:
         """Ask the server to tell this connection when a scheduled or recur set changes.
 
         Client-side-caching invalidations in broadcast mode (Redis/Valkey 6+), redirected to
@@ -142,59 +134,66 @@ class Listener:
         sends the key name on ``__redis__:invalidate``. Without it such jobs are found at the
         next safety check; with it the worker re-reads its due times at once.
         """
-        conn.send_command("CLIENT", "ID")
-        client_id = conn.read_response()
+        client_id = conn.call("CLIENT", "ID")
         args: list[Any] = ["CLIENT", "TRACKING", "ON", "REDIRECT", client_id, "BCAST"]
         for prefix in self._prefixes:
             args += ["PREFIX", prefix]
-        conn.send_command(*args)
         try:
-            conn.read_response()
-        except redis.ResponseError as exc:
+            conn.call(*args)
+        except ReplyError as exc:
             log.info("listener: no key tracking (%s); new schedules are found at the "
                      "next safety check", exc)
             return False
         self.tracking = True
         return True
 
-    def _subscribe(self, pubsub: Any, extra: list[str]) -> None:
+    def _subscribe(self, conn: Connection, extra: list[str]) -> None:
         channels = self._channels + extra
-        pubsub.subscribe(*channels)
+        conn.send(pack(["SUBSCRIBE", *channels]))
         pending = set(channels)
         deadline = time.monotonic() + 10.0
         while pending and not self._stop.is_set():
             if time.monotonic() > deadline:
-                raise redis.TimeoutError("no subscribe confirmation")
-            message = pubsub.get_message(timeout=0.5)
-            if message is None:
+                raise ConnectionFailed("no subscribe confirmation")
+            message = conn.read(timeout=0.5)
+            if message is NOTHING:
                 continue
-            if message["type"] == "subscribe":
-                pending.discard(_text(message["channel"]))
+            if _kind(message) == "subscribe":
+                pending.discard(_text(message[1]))
             else:
                 self._dispatch(message)
         self._subscribed.set()
 
-    def _pump(self, pubsub: Any) -> None:
+    def _pump(self, conn: Connection) -> None:
         while not self._stop.is_set():
-            message = pubsub.get_message(timeout=IDLE_PING)
-            if message is not None:
+            message = conn.read(timeout=IDLE_PING)
+            if message is not NOTHING:
                 self._dispatch(message)
             else:  # a long silence: make sure the connection is still alive
-                pubsub.ping()
+                conn.send(pack(["PING"]))
 
-    def _dispatch(self, message: dict[str, Any]) -> None:
-        if message.get("type") != "message":
-            return
-        channel = _text(message["channel"])
+    def _dispatch(self, message: Any) -> None:
+        if isinstance(message, ReplyError):
+            raise ConnectionFailed(f"subscription refused: {message}")
+        if _kind(message) != "message":
+            return  # subscribe confirmations, pongs
+        channel = _text(message[1])
         if channel == self._worker_channel:
             try:
-                notice = json.loads(_text(message["data"]))
+                notice = json.loads(_text(message[2]))
                 jid, event = str(notice["jid"]), str(notice["event"])
             except (ValueError, KeyError, TypeError):
-                log.warning("listener: unreadable notice %r", message["data"])
+                log.warning("listener: unreadable notice %r", message[2])
                 return
             self._on_notice(jid, event)
         elif channel.startswith(WAKE_PREFIX):
             self._on_wake(channel[len(WAKE_PREFIX):])
         elif channel == INVALIDATE and self._on_schedule is not None:
             self._on_schedule()
+
+
+def _kind(message: Any) -> str:
+    """The type of a pub/sub push (``message``, ``subscribe``, ``pong``...), or ''."""
+    if isinstance(message, list) and message and isinstance(message[0], bytes):
+        return message[0].decode("ascii", "replace")
+    return ""

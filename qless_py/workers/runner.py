@@ -199,13 +199,11 @@ class Runner:
     def _next_due(self) -> float | None:
         """Earliest of the lowest scores of the scheduled, locks and recur sets (one trip)."""
         try:
-            pipe = self.w.client.redis.pipeline(transaction=False)
-            for name in self.w.queue_names:
-                for suffix in ("-scheduled", "-locks", "-recur"):
-                    pipe.zrange(f"ql:q:{name}{suffix}", 0, 0, withscores=True)
-            replies = pipe.execute()
+            replies = self.w.transport.pipeline([
+                ["ZRANGE", f"ql:q:{name}{suffix}", 0, 0, "WITHSCORES"]
+                for name in self.w.queue_names for suffix in ("-scheduled", "-locks", "-recur")])
         except Exception as exc:  # connection trouble: the interval is the safety net
             log.debug("could not read due times: %s", exc)
             return None
-        scores = [float(reply[0][1]) for reply in replies if reply]
+        scores = [float(reply[1]) for reply in replies if isinstance(reply, list) and reply]
         return min(scores) if scores else None

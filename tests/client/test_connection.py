@@ -248,12 +248,11 @@ def test_pop_and_complete_work_after_a_server_restart(private_server) -> None:  
 
 
 def test_a_complete_larger_than_the_socket_buffer_is_written_whole(server_url: str) -> None:
-    # A worker's calls are written with one write() when they fit the socket buffer; a
-    # bigger command is finished by sendall, and must reach the server byte for byte. With
-    # a socket timeout (as workers use) the socket is non-blocking, so the write is short.
-    conn = redis.Redis.from_url(server_url, socket_timeout=10)
-    client = Client(server_url, worker_name="w", redis_client=conn)
-    client.core.direct_writes = True  # as a Worker sets it
+    # A worker's calls are written with one write() on a blocking socket whose timeout the
+    # kernel enforces; a command bigger than the socket buffer may be written short, is
+    # finished by sendall, and must reach the server byte for byte.
+    client = Client(server_url, worker_name="w", socket_timeout=10)
+    client.core.go_direct(client.endpoint())  # as a Worker does
     queue = client.queues["q"]
     queue.put("x.Y", {}, jid="big")
     job = queue.pop()
@@ -266,7 +265,7 @@ def test_a_complete_larger_than_the_socket_buffer_is_written_whole(server_url: s
     client.close()
 
 
-def test_plain_clients_send_through_redis_py_and_workers_write_directly(
+def test_plain_clients_send_through_redis_py_and_workers_do_not(
         server_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     # Tools that wrap redis-py's send_packed_command (the shared benchmark harness counts
     # round trips that way) must see a plain client's calls; a Worker opts out for speed.
@@ -291,7 +290,7 @@ def test_plain_clients_send_through_redis_py_and_workers_write_directly(
     assert job is not None and job.complete() == "complete"
     assert len(sent) == 3
     Worker(client, ["q"])
-    assert client.core.direct_writes
+    assert client.core.transport is not None
     client.queues["q"].put("x.Y", {}, jid="b")
     job = client.queues["q"].pop()
     assert job is not None and job.complete() == "complete"

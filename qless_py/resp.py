@@ -1,0 +1,339 @@
+"""A small RESP2 connection for a worker's own traffic: core calls, pub/sub, a few reads.
+
+Workers do not go through redis-py, for two measured reasons (docs/performance.md):
+
+- Start-up. Importing redis-py takes about 0.1 s (it imports its asyncio, cluster and
+  telemetry layers up front), most of a worker's time from spawn to its first job. This
+  module needs only ``socket`` and ``hiredis`` (a dependency of ``redis[hiredis]``).
+- Per call. A socket with a timeout polls before every send and every receive; here the
+  socket stays blocking and the kernel enforces the timeout (``SO_RCVTIMEO``), so a call
+  is one ``write`` and one ``recv``.
+
+Plain clients keep redis-py (``client.redis``); see ``qless_py.core`` for who uses what.
+Replies are hiredis's: ``bytes``, ``int``, lists, ``None``; an error reply is returned or
+raised as :class:`ReplyError`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import select
+import socket
+import struct
+import threading
+import weakref
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import parse_qs, unquote, urlsplit
+
+import hiredis
+
+Arg = str | bytes | int | float
+
+
+class RespError(Exception):
+    """Base of this module's errors."""
+
+
+class ConnectionFailed(RespError):
+    """The connection could not be made, broke, or timed out; it has been closed."""
+
+
+class ReplyError(RespError):
+    """An error reply from the server (the command was refused or failed)."""
+
+
+# Counts forks, so that a child notices the per-thread connections it inherited without a
+# getpid() system call per command.
+_forks = 0
+
+
+def _count_fork() -> None:
+    global _forks
+    _forks += 1
+
+
+os.register_at_fork(after_in_child=_count_fork)
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """Where and how to connect: the parts of a redis URL this module honours."""
+
+    host: str = "127.0.0.1"
+    port: int = 6379
+    path: str | None = None  # a unix socket
+    db: int = 0
+    username: str | None = None
+    password: str | None = None
+    tls: bool = False
+    tls_verify: bool = True
+    timeout: float | None = None  # each read and write; None waits forever
+    connect_timeout: float | None = None
+
+    @classmethod
+    def from_url(cls, url: str, timeout: float | None = None) -> Endpoint:
+        """Parse ``redis://``, ``rediss://`` or ``unix://`` as redis-py does.
+
+        ``redis://[[user]:password@]host[:port][/db]``, ``unix://[[user]:password@]/path``;
+        ``?db=``, ``?password=``, ``?socket_timeout=``, ``?socket_connect_timeout=`` and
+        ``?ssl_cert_reqs=none`` are read; other options are ignored. Raises ValueError.
+        """
+        parts = urlsplit(url)
+        scheme = parts.scheme.lower()
+        if scheme not in ("redis", "rediss", "unix"):
+            raise ValueError(
+                "Redis URL must specify one of the following schemes "
+                "(redis://, rediss://, unix://)")
+        query = {k: v[-1] for k, v in parse_qs(parts.query).items() if v}
+        username = unquote(parts.username) if parts.username else None
+        password = unquote(parts.password) if parts.password else query.get("password")
+        db = int(query.get("db", 0))
+        if scheme == "unix":
+            if not parts.path:
+                raise ValueError("unix:// URL needs a socket path")
+            path, host, port = unquote(parts.path), "", 0
+        else:
+            path, host = None, unquote(parts.hostname) if parts.hostname else "localhost"
+            port = parts.port or 6379
+            if parts.path and parts.path != "/" and "db" not in query:
+                db = int(parts.path.lstrip("/"))
+        sock_timeout = float(query["socket_timeout"]) if "socket_timeout" in query else timeout
+        connect = (float(query["socket_connect_timeout"])
+                   if "socket_connect_timeout" in query else sock_timeout)
+        return cls(host=host, port=port, path=path, db=db, username=username,
+                   password=password, tls=scheme == "rediss",
+                   tls_verify=query.get("ssl_cert_reqs", "required").lower() != "none",
+                   timeout=sock_timeout, connect_timeout=connect)
+
+    def __str__(self) -> str:
+        where = self.path if self.path else f"{self.host}:{self.port}"
+        return f"{'rediss' if self.tls else 'redis'} {where} db {self.db}"
+
+
+def encode_arg(value: Arg) -> bytes:
+    """A command argument as bytes, formatted the way redis-py would."""
+    if type(value) is str:
+        return value.encode()
+    if type(value) is bytes:
+        return value
+    if type(value) is float:
+        return repr(value).encode()
+    if type(value) is int:
+        return str(value).encode()
+    raise TypeError(f"command arguments are str, bytes, int or float, not "
+                    f"{type(value).__name__}")
+
+
+def bulk(value: Arg) -> bytes:
+    """One RESP bulk string."""
+    data = encode_arg(value)
+    return b"$%d\r\n%s\r\n" % (len(data), data)
+
+
+def pack(args: Sequence[Arg]) -> bytes:
+    """One command in RESP."""
+    return b"*%d\r\n" % len(args) + b"".join([bulk(arg) for arg in args])
+
+
+class Connection:
+    """One server connection; connects on first use and again after it was closed.
+
+    Not thread-safe: a thread uses its own (see :class:`Transport`).
+    """
+
+    def __init__(self, endpoint: Endpoint) -> None:
+        self.endpoint = endpoint
+        self._sock: socket.socket | None = None
+        self._fd = -1
+        self._reader: Any = None
+        self._made_in = _forks
+
+    @property
+    def connected(self) -> bool:
+        return self._sock is not None
+
+    def connect(self) -> None:
+        ep = self.endpoint
+        try:
+            if ep.path:
+                sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                sock.settimeout(ep.connect_timeout)
+                sock.connect(ep.path)
+            else:
+                sock = socket.create_connection((ep.host, ep.port), timeout=ep.connect_timeout)
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            if ep.tls:
+                sock = _wrap_tls(sock, ep)
+                sock.settimeout(ep.timeout)  # TLS reads and writes poll; correctness first
+            else:
+                sock.settimeout(None)
+                if ep.timeout:
+                    whole = int(ep.timeout)
+                    limit = struct.pack("ll", whole, int((ep.timeout - whole) * 1e6))
+                    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, limit)
+                    sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, limit)
+        except OSError as exc:
+            raise ConnectionFailed(f"Error connecting to {ep}: {exc}") from exc
+        self._sock, self._fd = sock, (-1 if ep.tls else sock.fileno())
+        self._made_in = _forks
+        self._reader = hiredis.Reader(replyError=ReplyError)
+        hello: list[list[Arg]] = []
+        if ep.password is not None:
+            hello.append(["AUTH", ep.username, ep.password] if ep.username
+                         else ["AUTH", ep.password])
+        if ep.db:
+            hello.append(["SELECT", ep.db])
+        if hello:
+            for reply in self.pipeline(hello):
+                if isinstance(reply, ReplyError):
+                    self.close()
+                    raise reply
+
+    def close(self, shutdown: bool = True) -> None:
+        """Close the socket. ``shutdown`` (as redis-py does) ends the connection for the
+        server at once; it is skipped in a forked child, where the socket is shared with
+        the parent that made it."""
+        sock, self._sock, self._fd = self._sock, None, -1
+        if sock is not None:
+            if shutdown and self._made_in == _forks:
+                with contextlib.suppress(OSError):
+                    sock.shutdown(socket.SHUT_RDWR)
+            with contextlib.suppress(OSError):
+                sock.close()
+
+    def __del__(self) -> None:
+        self.close(shutdown=False)
+
+    def stale(self) -> bool:
+        """True (and closed) when the server closed the connection or sent something
+        unasked: a reply can then not be trusted to belong to the next command."""
+        sock = self._sock
+        if sock is not None and select.select([sock], [], [], 0)[0]:
+            self.close()
+            return True
+        return False
+
+    def send(self, data: bytes) -> None:
+        if self._sock is None:
+            self.connect()
+        sock = self._sock
+        assert sock is not None
+        try:
+            sent = os.write(self._fd, data) if self._fd >= 0 else 0
+            if sent < len(data):
+                sock.sendall(data[sent:])
+        except OSError as exc:
+            self.close()
+            reason = "Timeout writing to socket" if isinstance(
+                exc, (BlockingIOError, TimeoutError)) else f"Error writing to socket: {exc}"
+            raise ConnectionFailed(f"{reason} ({self.endpoint})") from exc
+
+    def read(self, timeout: float | None = -1.0) -> Any:
+        """The next reply. ``timeout`` >= 0: wait at most that long and return the
+        ``NOTHING`` marker if no reply came; the default waits as the endpoint says."""
+        reader = self._reader
+        sock = self._sock
+        if sock is None or reader is None:
+            raise ConnectionFailed(f"not connected ({self.endpoint})")
+        while True:
+            reply = reader.gets()
+            if reply is not False:
+                return reply
+            if timeout is not None and timeout >= 0 and not _pending(sock) and \
+                    not select.select([sock], [], [], timeout)[0]:
+                return NOTHING
+            try:
+                data = sock.recv(65536)
+            except OSError as exc:
+                self.close()
+                reason = "Timeout reading from socket" if isinstance(
+                    exc, (BlockingIOError, TimeoutError)) else f"Error reading from socket: {exc}"
+                raise ConnectionFailed(f"{reason} ({self.endpoint})") from exc
+            if not data:
+                self.close()
+                raise ConnectionFailed(f"Connection closed by server ({self.endpoint})")
+            reader.feed(data)
+
+    def call(self, *args: Arg) -> Any:
+        """Send one command and return its reply; an error reply is raised."""
+        self.send(pack(args))
+        reply = self.read()
+        if isinstance(reply, ReplyError):
+            raise reply
+        return reply
+
+    def pipeline(self, commands: Sequence[Sequence[Arg]]) -> list[Any]:
+        """Send the commands in one write; their replies in order (errors as objects)."""
+        self.send(b"".join([pack(args) for args in commands]))
+        return [self.read() for _ in commands]
+
+
+class _Nothing:
+    def __repr__(self) -> str:
+        return "NOTHING"
+
+
+NOTHING: Any = _Nothing()
+"""What :meth:`Connection.read` returns when its timeout passed without a reply."""
+
+
+def _pending(sock: socket.socket) -> bool:
+    """TLS may hold decrypted bytes that select() cannot see."""
+    pending = getattr(sock, "pending", None)
+    return bool(pending and pending())
+
+
+def _wrap_tls(sock: socket.socket, ep: Endpoint) -> socket.socket:
+    import ssl  # only TLS users pay for the import
+
+    context = ssl.create_default_context()
+    if not ep.tls_verify:
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE
+    return context.wrap_socket(sock, server_hostname=ep.host)
+
+
+class Transport:
+    """Connections to one endpoint: one per thread (and per forked process)."""
+
+    def __init__(self, endpoint: Endpoint) -> None:
+        self.endpoint = endpoint
+        self._local = threading.local()
+        self._all: weakref.WeakSet[Connection] = weakref.WeakSet()
+        self._lock = threading.Lock()
+
+    def connection(self) -> Connection:
+        """This thread's connection; a fresh one after a fork."""
+        local = self._local
+        conn: Connection | None = getattr(local, "conn", None)
+        if conn is None or local.forks != _forks:
+            conn = self.new_connection()
+            local.conn, local.forks = conn, _forks
+        return conn
+
+    def new_connection(self) -> Connection:
+        """A connection of its own (for a subscriber, say); closed by :meth:`close` too."""
+        conn = Connection(self.endpoint)
+        with self._lock:
+            self._all.add(conn)
+        return conn
+
+    def call(self, *args: Arg) -> Any:
+        """One command on this thread's connection (checked for staleness first)."""
+        conn = self.connection()
+        conn.stale()
+        return conn.call(*args)
+
+    def pipeline(self, commands: Sequence[Sequence[Arg]]) -> list[Any]:
+        conn = self.connection()
+        conn.stale()
+        return conn.pipeline(commands)
+
+    def close(self) -> None:
+        with self._lock:
+            conns = list(self._all)
+        for conn in conns:
+            conn.close()

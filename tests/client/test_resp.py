@@ -1,0 +1,191 @@
+"""qless_py.resp, the workers' own RESP connection, against real servers."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from typing import Any
+
+import pytest
+import redis
+
+from qless_py import Client
+from qless_py.resp import (
+    NOTHING,
+    Connection,
+    ConnectionFailed,
+    Endpoint,
+    ReplyError,
+    Transport,
+    pack,
+)
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+@pytest.mark.parametrize(("url", "expected"), [
+    ("redis://localhost", Endpoint(host="localhost")),
+    ("redis://10.0.0.2:6400/3", Endpoint(host="10.0.0.2", port=6400, db=3)),
+    ("redis://:s%40cret@h:1/0", Endpoint(host="h", port=1, password="s@cret")),
+    ("redis://alice:pw@h/2", Endpoint(host="h", db=2, username="alice", password="pw")),
+    ("redis://h/1?db=4&socket_timeout=2.5",
+     Endpoint(host="h", db=4, timeout=2.5, connect_timeout=2.5)),
+    ("rediss://h:7000/0?ssl_cert_reqs=none",
+     Endpoint(host="h", port=7000, tls=True, tls_verify=False)),
+    ("unix:///tmp/r.sock?db=5&password=x",
+     Endpoint(host="", port=0, path="/tmp/r.sock", db=5, password="x")),
+])
+def test_urls_parse_as_redis_py_reads_them(url: str, expected: Endpoint) -> None:
+    assert Endpoint.from_url(url) == expected
+    # the same URL gives redis-py the same place to connect to
+    kwargs = redis.Redis.from_url(url).connection_pool.connection_kwargs
+    assert kwargs.get("db", 0) == expected.db
+    assert kwargs.get("password") == expected.password
+    assert kwargs.get("path", None) == expected.path
+
+
+@pytest.mark.parametrize("url", ["http://h", "h:6379", "unix://"])
+def test_bad_urls_are_refused(url: str) -> None:
+    with pytest.raises(ValueError):
+        Endpoint.from_url(url)
+
+
+def test_timeout_argument_is_the_default_for_both_timeouts() -> None:
+    ep = Endpoint.from_url("redis://h", timeout=3.0)
+    assert (ep.timeout, ep.connect_timeout) == (3.0, 3.0)
+
+
+def test_calls_pipelines_and_error_replies(server_url: str) -> None:
+    conn = Connection(Endpoint.from_url(server_url))
+    assert conn.call("SET", "k", "v") == b"OK"
+    assert conn.call("GET", "k") == b"v"
+    assert conn.call("INCRBYFLOAT", "n", 1.5) == b"1.5"
+    with pytest.raises(ReplyError, match="WRONGTYPE"):
+        conn.call("LPUSH", "k", "x")
+    replies = conn.pipeline([["GET", "k"], ["HGET", "k", "f"], ["GET", "missing"]])
+    assert replies[0] == b"v" and isinstance(replies[1], ReplyError) and replies[2] is None
+    assert conn.call("GET", "k") == b"v"  # the stream stayed in step after the errors
+    conn.close()
+
+
+def test_large_values_cross_the_socket_whole(server_url: str) -> None:
+    conn = Connection(Endpoint.from_url(server_url, timeout=10))
+    blob = os.urandom(4 * 1024 * 1024)
+    assert conn.call("SET", "big", blob) == b"OK"
+    assert conn.call("GET", "big") == blob
+    conn.close()
+
+
+def test_read_with_a_timeout_returns_nothing_when_no_reply_comes(server_url: str) -> None:
+    conn = Connection(Endpoint.from_url(server_url))
+    conn.send(pack(["SUBSCRIBE", "ch"]))
+    assert conn.read()[0] == b"subscribe"
+    assert conn.read(timeout=0.05) is NOTHING
+    redis.Redis.from_url(server_url).publish("ch", "hello")
+    assert conn.read(timeout=5) == [b"message", b"ch", b"hello"]
+    conn.close()
+
+
+def test_a_frozen_server_times_out_and_a_restarted_one_is_reached_again(
+        private_server: Any) -> None:
+    server = private_server("valkey", appendonly=True)
+    conn = Connection(Endpoint.from_url(server.url, timeout=0.3))
+    assert conn.call("PING") == b"PONG"
+    server.signal(signal.SIGSTOP)
+    try:
+        started = time.monotonic()
+        with pytest.raises(ConnectionFailed, match="Timeout reading"):
+            conn.call("PING")
+        assert time.monotonic() - started < 3
+        assert not conn.connected  # a reply may still come: the stream is not reused
+    finally:
+        server.signal(signal.SIGCONT)
+    assert conn.call("PING") == b"PONG"  # connects again on use
+    server.restart()
+    assert conn.stale()  # the restart closed it; found before anything is sent
+    assert conn.call("PING") == b"PONG"
+    conn.close()
+
+
+def test_closed_by_the_server_is_a_connection_error(server_url: str) -> None:
+    conn = Connection(Endpoint.from_url(server_url))
+    conn.call("CLIENT", "SETNAME", "to-kill")
+    redis.Redis.from_url(server_url).client_kill_filter(_type=None, skipme=True)
+    with pytest.raises(ConnectionFailed):
+        conn.call("PING")
+    assert conn.call("PING") == b"PONG"
+
+
+def test_password_user_and_database_are_sent_on_connect(private_server: Any) -> None:
+    server = private_server("valkey")
+    admin = redis.Redis.from_url(server.url)
+    admin.execute_command("ACL", "SETUSER", "alice", "on", ">pw", "~*", "&*", "+@all")
+    admin.config_set("requirepass", "secret")
+    admin = redis.Redis.from_url(server.url, password="secret")
+    admin.select(3)
+    admin.set("where", "three")
+    path = server.url[len("unix://"):]
+    conn = Connection(Endpoint(path=path, password="secret", db=3))
+    assert conn.call("GET", "where") == b"three"
+    conn = Connection(Endpoint(path=path, username="alice", password="pw", db=3))
+    assert conn.call("ACL", "WHOAMI") == b"alice"
+    bad = Connection(Endpoint(path=path, password="wrong"))
+    with pytest.raises(ReplyError):
+        bad.call("PING")
+    assert not bad.connected
+    admin.config_set("requirepass", "")
+
+
+def test_each_thread_has_its_own_connection_and_a_fork_gets_a_new_one(
+        server_url: str) -> None:
+    import threading
+
+    transport = Transport(Endpoint.from_url(server_url))
+    mine = transport.connection()
+    assert transport.connection() is mine
+    seen: list[Connection] = []
+    thread = threading.Thread(target=lambda: seen.append(transport.connection()))
+    thread.start()
+    thread.join()
+    assert seen[0] is not mine
+    assert transport.call("PING") == b"PONG"
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child reports through the pipe
+        ok = transport.connection() is not mine and transport.call("PING") == b"PONG"
+        os.write(write, b"1" if ok else b"0")
+        os._exit(0)
+    os.waitpid(pid, 0)
+    assert os.read(read, 1) == b"1"
+    assert transport.call("PING") == b"PONG"  # the parent's connection survived the child
+    transport.close()
+    assert not mine.connected
+
+
+def test_a_worker_never_imports_redis_py(server_url: str) -> None:
+    # redis-py's import is most of a worker's start-up; the worker path must not need it.
+    code = (
+        "import sys\n"
+        "from qless_py import Client\n"
+        "from qless_py.workers import Worker\n"
+        "import qless_py.cli.worker\n"
+        "class Job:\n"
+        "    @staticmethod\n"
+        "    def process(job):\n"
+        "        pass\n"
+        f"client = Client({server_url!r}, worker_name='w')\n"
+        "worker = Worker(client, ['q'], burst=True, handle_signals=False)\n"
+        "client.queues['q'].put('__main__.Job', {}, jid='j')\n"
+        "worker.run()\n"
+        "print(client.jobs['j'].state, 'redis' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                         text=True, timeout=60, check=True)
+    assert out.stdout.strip() == "complete False"
+    # and a plain client works as before, importing it on first use
+    client = Client(server_url)
+    client.queues["q"].put("x.Y", {}, jid="a")
+    assert client.jobs["a"] is not None and "redis" in sys.modules
