@@ -32,7 +32,6 @@ from qless_py.resp import (
     Transport,
     bulk,
     encode_arg,
-    pack,
 )
 
 ScriptRunner = Callable[..., Any]
@@ -86,10 +85,6 @@ def _translate_redis_error(exc: Exception) -> Exception | None:
     if isinstance(exc, refused):
         return ReplyError(str(exc))
     return None
-
-
-def _is_noscript(err: ReplyError) -> bool:
-    return str(err).startswith("NOSCRIPT")
 
 
 class LuaCore:
@@ -152,7 +147,7 @@ class LuaCore:
         try:
             return self._once(argv)
         except ReplyError as exc:
-            if not _is_noscript(exc):
+            if not exc.noscript:
                 raise
         self.load()
         return self._once(argv)
@@ -160,15 +155,7 @@ class LuaCore:
     def _once(self, argv: list[Any]) -> Any:
         transport = self.transport
         if transport is not None:
-            conn = transport.connection()
-            # EOF or stray bytes: the server closed it (a restart, say) or the stream broke.
-            # Found before sending, so the call is not left in doubt.
-            conn.stale()
-            conn.send(pack(["EVALSHA", self.sha, 0, *argv]))
-            reply = conn.read()
-            if isinstance(reply, ReplyError):
-                raise reply
-            return reply
+            return transport.call("EVALSHA", self.sha, 0, *argv)
         try:
             if self._runner is not None:
                 return self._runner(keys=[], args=argv)
@@ -239,7 +226,7 @@ class LuaCore:
             replies = self._send(b"".join(parts), len(pending))
             again: list[int] = []
             for i, reply in zip(pending, replies, strict=True):
-                if isinstance(reply, ReplyError) and _is_noscript(reply) and attempt == 0:
+                if isinstance(reply, ReplyError) and reply.noscript and attempt == 0:
                     again.append(i)
                 elif isinstance(reply, ReplyError):
                     results[i] = error_from_reply(str(reply), _command_name(calls[i][0]))
@@ -255,10 +242,7 @@ class LuaCore:
         """Write pre-packed commands on one connection and read ``count`` replies."""
         try:
             if self.transport is not None:
-                conn = self.transport.connection()
-                conn.stale()
-                conn.send(payload)
-                return [conn.read() for _ in range(count)]
+                return self.transport.ready().exchange(payload, count)
             return self._redis_send(payload, count)
         except ConnectionFailed as exc:
             raise QlessConnectionError(

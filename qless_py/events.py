@@ -36,7 +36,6 @@ _RECONNECT_DELAY = 0.05
 _RECONNECT_MAX = 1.0
 
 
-
 def _lost(*more: type[Exception]) -> tuple[type[Exception], ...]:
     """redis-py's connection errors and ``more`` (imported late: ``import qless_py`` stays
     light)."""
@@ -44,6 +43,7 @@ def _lost(*more: type[Exception]) -> tuple[type[Exception], ...]:
     from redis.exceptions import TimeoutError as RedisTimeoutError
 
     return (RedisConnectionError, RedisTimeoutError, *more)
+
 
 class Events:
     """Listens on the core's channels in a background thread."""

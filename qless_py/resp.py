@@ -44,6 +44,11 @@ class ConnectionFailed(RespError):
 class ReplyError(RespError):
     """An error reply from the server (the command was refused or failed)."""
 
+    @property
+    def noscript(self) -> bool:
+        """The server does not have the script: the EVALSHA did not run."""
+        return str(self).startswith("NOSCRIPT")
+
 
 # Counts forks, so that a child notices the per-thread connections it inherited without a
 # getpid() system call per command.
@@ -267,8 +272,12 @@ class Connection:
 
     def pipeline(self, commands: Sequence[Sequence[Arg]]) -> list[Any]:
         """Send the commands in one write; their replies in order (errors as objects)."""
-        self.send(b"".join([pack(args) for args in commands]))
-        return [self.read() for _ in commands]
+        return self.exchange(b"".join([pack(args) for args in commands]), len(commands))
+
+    def exchange(self, payload: bytes, count: int) -> list[Any]:
+        """Send ``count`` commands already packed into ``payload``; their ``count`` replies."""
+        self.send(payload)
+        return [self.read() for _ in range(count)]
 
 
 class _Nothing:
@@ -321,16 +330,19 @@ class Transport:
             self._all.add(conn)
         return conn
 
-    def call(self, *args: Arg) -> Any:
-        """One command on this thread's connection (checked for staleness first)."""
+    def ready(self) -> Connection:
+        """This thread's connection, checked first: a connection the server closed (a
+        restart, say) is found before anything is sent, so no call is left in doubt."""
         conn = self.connection()
         conn.stale()
-        return conn.call(*args)
+        return conn
+
+    def call(self, *args: Arg) -> Any:
+        """One command on this thread's connection; an error reply is raised."""
+        return self.ready().call(*args)
 
     def pipeline(self, commands: Sequence[Sequence[Arg]]) -> list[Any]:
-        conn = self.connection()
-        conn.stale()
-        return conn.pipeline(commands)
+        return self.ready().pipeline(commands)
 
     def close(self) -> None:
         with self._lock:

@@ -28,8 +28,7 @@ def give_back(client: Any, jid: str, worker: str, attempts: int = 5) -> bool:
     worker's is). Connection errors propagate as ``ConnectionFailed``."""
     key = f"ql:j:{jid}"
     core = client.core
-    conn = core.transport.connection()
-    conn.stale()
+    conn = core.transport.ready()
     for _ in range(attempts):
         try:
             conn.call("WATCH", key)
@@ -54,7 +53,7 @@ def give_back(client: Any, jid: str, worker: str, attempts: int = 5) -> bool:
             raise result
         error = result[0] if isinstance(result, list) and result else None
         if isinstance(error, ReplyError):
-            if str(error).startswith("NOSCRIPT"):
+            if error.noscript:
                 core.load()
                 continue
             raise error
