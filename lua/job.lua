@@ -75,7 +75,9 @@ function Job.render_entry(text)
   local when, what, rest = text:match('^%[([%d%.eE+%-]+),("[^"\\]*")(.*)%]$')
   if when then
     if rest == '' or rest == ',{}' then return '{"when":' .. when .. ',"what":' .. what .. '}' end
-    if rest:sub(1, 2) == ',{' and rest:sub(-1) == '}' and not rest:find('"wh', 1, true) then
+    -- Only a flat extra object: braces inside could mean more values after it.
+    if rest:sub(1, 2) == ',{' and rest:sub(-1) == '}' and not rest:find('"wh', 1, true)
+        and not rest:sub(3, -2):find('[{}]') then
       return '{"when":' .. when .. ',"what":' .. what .. ',' .. rest:sub(3)
     end
   end
@@ -127,7 +129,8 @@ function Job.render(jid, f, tracked, no_dependencies, wrap)
   for i = 1, #hist do
     -- Inline fast path of Job.render_entry for the two shapes every command writes.
     local text = hist[i]
-    local when, what, inner = text:match('^%[(%d+),("[%w%-]*"),{(.*)}%]$')
+    -- A flat extra object only: braces inside could mean more values after it.
+    local when, what, inner = text:match('^%[(%d+),("[%w%-]*"),{([^{}]*)}%]$')
     if when and not inner:find('"wh', 1, true) then
       if inner == '' then
         hist[i] = '{"when":' .. when .. ',"what":' .. what .. '}'
@@ -242,7 +245,10 @@ function Job.expire_completed(now)
     for _, j in ipairs(old) do Job.delete(j) end
     rcall('ZREM', key.completed, unpack(old))
   end
-  local excess = rcall('ZCARD', key.completed) - keep
+  -- ZRANGE 0 .. -N-1: everything but the newest N; a negative N reaches only the -N oldest.
+  local card = rcall('ZCARD', key.completed)
+  local excess = card - keep
+  if keep < 0 then excess = card < -keep and card or -keep end
   if excess > 0 then
     if excess > 100 then excess = 100 end
     for _, j in ipairs(rcall('ZRANGE', key.completed, 0, excess - 1)) do Job.delete(j) end

@@ -1,10 +1,11 @@
 -- Queues: pop, peek, counts, listings, pause, and the shared P-PROMOTE / P-RECLAIM steps.
 
--- Call a variadic Redis command on ARGV[first..] in chunks (no unpack() ceiling). With no
--- names at all Redis raises its own arity error, as the reference does.
+-- Call a variadic Redis command on ARGV[first..] in chunks (no unpack() ceiling).
 function Queue.with_names(cmd, k, first)
   local n = #A
-  if n < first then return rcall(cmd, k) end
+  -- The reference leaves this to Redis's arity check; its wording differs between servers
+  -- (Valkey drops "Redis"), so the protocol's phrase is raised here, before any write.
+  if n < first then fail('Wrong number of args calling Redis command from script') end
   for i = first, n, 1000 do
     local j = i + 999
     if j > n then j = n end
@@ -48,8 +49,10 @@ function Queue.exhausted(now, queue, jid, f)
   rcall('ZREM', key.queue .. queue .. key.work, jid)
   rcall('ZREM', key.queue .. queue .. key.locks, jid)
   rcall('ZREM', key.queue .. queue .. key.scheduled, jid)
+  -- The group names the job's own queue, the message the queue being popped (they differ
+  -- after a retry into another queue).
   local group = 'failed-retries-' .. jq
-  local message = 'Job exhausted retries in queue "' .. jq .. '"'
+  local message = 'Job exhausted retries in queue "' .. queue .. '"'
   Job.hist(jid, now, 'failed', { group = group }, f[4] or false)
   Job.park_failed(jid, group, { group = group, message = message, when = now, worker = '' })
   Job.notify(jid, 'failed')

@@ -557,7 +557,10 @@ local function define(lazy_t, lazy_k)
         for _, j in ipairs(old) do M.Job_delete(j) end
         rcall('ZREM', 'ql:completed', unpack(old))
       end
-      local excess = rcall('ZCARD', 'ql:completed') - keep
+      -- ZRANGE 0 .. -N-1: everything but the newest N; a negative N reaches only the -N oldest.
+      local card = rcall('ZCARD', 'ql:completed')
+      local excess = card - keep
+      if keep < 0 then excess = card < -keep and card or -keep end
       if excess > 0 then
         if excess > 100 then excess = 100 end
         for _, j in ipairs(rcall('ZRANGE', 'ql:completed', 0, excess - 1)) do M.Job_delete(j) end
@@ -616,7 +619,8 @@ local function define(lazy_t, lazy_k)
       for i = 1, #hist do
         -- Inline fast path of M.Job_render_entry for the two shapes every command writes.
         local text = hist[i]
-        local when, what, inner = text:match('^%[(%d+),("[%w%-]*"),{(.*)}%]$')
+        -- A flat extra object only: braces inside could mean more values after it.
+        local when, what, inner = text:match('^%[(%d+),("[%w%-]*"),{([^{}]*)}%]$')
         if when and not inner:find('"wh', 1, true) then
           if inner == '' then
             hist[i] = '{"when":' .. when .. ',"what":' .. what .. '}'
@@ -665,7 +669,9 @@ local function define(lazy_t, lazy_k)
       local when, what, rest = text:match('^%[([%d%.eE+%-]+),("[^"\\]*")(.*)%]$')
       if when then
         if rest == '' or rest == ',{}' then return '{"when":' .. when .. ',"what":' .. what .. '}' end
-        if rest:sub(1, 2) == ',{' and rest:sub(-1) == '}' and not rest:find('"wh', 1, true) then
+        -- Only a flat extra object: braces inside could mean more values after it.
+        if rest:sub(1, 2) == ',{' and rest:sub(-1) == '}' and not rest:find('"wh', 1, true)
+            and not rest:sub(3, -2):find('[{}]') then
           return '{"when":' .. when .. ',"what":' .. what .. ',' .. rest:sub(3)
         end
       end
@@ -953,7 +959,9 @@ local function define(lazy_t, lazy_k)
         local s = floor(tonumber(due[i + 1]))
         local interval = tonumber(r[6]) or 0
         local backlog = tonumber(r[7]) or 0
-        if backlog ~= 0 and interval > 0 then
+        -- Literal arithmetic, as the protocol gives it: an interval of 0 (recur.update does not
+        -- check it) makes the skip-ahead nan, and then nothing spawns.
+        if backlog ~= 0 then
           local n = (now - s) / interval
           if n > backlog then s = s + math.ceil(n - backlog) * interval end
         end
@@ -1496,11 +1504,12 @@ local function define(lazy_t, lazy_k)
       return nil
     end
   elseif lazy_k == 'Queue_with_names' then
-    -- Call a variadic Redis command on ARGV[first..] in chunks (no unpack() ceiling). With no
-    -- names at all Redis raises its own arity error, as the reference does.
+    -- Call a variadic Redis command on ARGV[first..] in chunks (no unpack() ceiling).
     lazy_f = function(cmd, k, first)
       local n = #A
-      if n < first then return rcall(cmd, k) end
+      -- The reference leaves this to Redis's arity check; its wording differs between servers
+      -- (Valkey drops "Redis"), so the protocol's phrase is raised here, before any write.
+      if n < first then M.P_fail('Wrong number of args calling Redis command from script') end
       for i = first, n, 1000 do
         local j = i + 999
         if j > n then j = n end
@@ -1523,8 +1532,10 @@ local function define(lazy_t, lazy_k)
       rcall('ZREM', 'ql:q:' .. queue .. '-work', jid)
       rcall('ZREM', 'ql:q:' .. queue .. '-locks', jid)
       rcall('ZREM', 'ql:q:' .. queue .. '-scheduled', jid)
+      -- The group names the job's own queue, the message the queue being popped (they differ
+      -- after a retry into another queue).
       local group = 'failed-retries-' .. jq
-      local message = 'Job exhausted retries in queue "' .. jq .. '"'
+      local message = 'Job exhausted retries in queue "' .. queue .. '"'
       M.Job_hist(jid, now, 'failed', { group = group }, f[4] or false)
       M.Job_park_failed(jid, group, { group = group, message = message, when = now, worker = '' })
       M.Job_notify(jid, 'failed')
