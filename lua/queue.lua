@@ -70,32 +70,42 @@ function Queue.reclaim(now, queue, expired)
   local lk = key.queue .. queue .. key.locks
   local grace = config_number('grace-period', 10)
   for _, jid in ipairs(expired) do
-    local jk = key.job .. jid
-    local f = rcall('HMGET', jk, 'worker', 'grace', 'queue', 'history')
-    rcall('ZREM', key.worker .. (f[1] or '') .. key.jobs, jid)
-    local sent = f[2] == '1'
-    if not sent or grace <= 0 then
-      Job.notify(jid, 'stalled')
-      Job.hist(jid, now, 'timed-out', nil, f[4] or false)
-      f[4] = false
-      rcall('HSET', jk, 'grace', 1)
-      local msg = encode({ jid = jid, event = 'lock_lost', worker = f[1] })
-      rcall('PUBLISH', key.worker .. (f[1] or ''), msg)
-      rcall('PUBLISH', key.channel .. 'log', msg)
-      rcall('ZADD', lk, now + grace, jid)
-      Stats.count(now, now, queue, 'retries', 1)
-    end
-    if sent or grace <= 0 then
-      rcall('HDEL', jk, 'grace')
-      local remaining = tonumber(rcall('HINCRBYFLOAT', jk, 'remaining', -1))
-      if remaining >= 0 then
-        out[#out + 1] = jid
-      else
-        Queue.exhausted(now, queue, jid, f)
-      end
+    local f = rcall('HMGET', key.job .. jid, 'worker', 'grace', 'queue', 'history', 'jid')
+    if f[5] then
+      if Queue.reclaim_one(now, queue, lk, grace, jid, f) then out[#out + 1] = jid end
+    else
+      -- The job is gone (cancelled after a retry into another queue, whose locks set
+      -- cancel does not clean): drop the dangling lock, as pop drops a dangling work entry.
+      rcall('ZREM', lk, jid)
     end
   end
   return out
+end
+
+-- P-RECLAIM for one expired lock; `f` is the job's worker, grace, queue, history. True when
+-- the job may be handed out again.
+function Queue.reclaim_one(now, queue, lk, grace, jid, f)
+  local jk = key.job .. jid
+  rcall('ZREM', key.worker .. (f[1] or '') .. key.jobs, jid)
+  local sent = f[2] == '1'
+  if not sent or grace <= 0 then
+    Job.notify(jid, 'stalled')
+    Job.hist(jid, now, 'timed-out', nil, f[4] or false)
+    f[4] = false
+    rcall('HSET', jk, 'grace', 1)
+    local msg = encode({ jid = jid, event = 'lock_lost', worker = f[1] })
+    rcall('PUBLISH', key.worker .. (f[1] or ''), msg)
+    rcall('PUBLISH', key.channel .. 'log', msg)
+    rcall('ZADD', lk, now + grace, jid)
+    Stats.count(now, now, queue, 'retries', 1)
+  end
+  if sent or grace <= 0 then
+    rcall('HDEL', jk, 'grace')
+    local remaining = tonumber(rcall('HINCRBYFLOAT', jk, 'remaining', -1))
+    if remaining >= 0 then return true end
+    Queue.exhausted(now, queue, jid, f)
+  end
+  return false
 end
 
 -- Render a list of jids as a JSON array of job objects, skipping missing jobs.

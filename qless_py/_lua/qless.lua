@@ -137,6 +137,7 @@ local wake = {}
 
 
 
+
 -- ==== failure.lua ====
 -- Failure groups: failed (overview and pages) and unfail.
 
@@ -859,29 +860,13 @@ local function define(lazy_t, lazy_k)
       local lk = 'ql:q:' .. queue .. '-locks'
       local grace = M.P_config_number('grace-period', 10)
       for _, jid in ipairs(expired) do
-        local jk = 'ql:j:' .. jid
-        local f = rcall('HMGET', jk, 'worker', 'grace', 'queue', 'history')
-        rcall('ZREM', 'ql:w:' .. (f[1] or '') .. ':jobs', jid)
-        local sent = f[2] == '1'
-        if not sent or grace <= 0 then
-          M.Job_notify(jid, 'stalled')
-          M.Job_hist(jid, now, 'timed-out', nil, f[4] or false)
-          f[4] = false
-          rcall('HSET', jk, 'grace', 1)
-          local msg = encode({ jid = jid, event = 'lock_lost', worker = f[1] })
-          rcall('PUBLISH', 'ql:w:' .. (f[1] or ''), msg)
-          rcall('PUBLISH', 'ql:' .. 'log', msg)
-          rcall('ZADD', lk, now + grace, jid)
-          M.Stats_count(now, now, queue, 'retries', 1)
-        end
-        if sent or grace <= 0 then
-          rcall('HDEL', jk, 'grace')
-          local remaining = tonumber(rcall('HINCRBYFLOAT', jk, 'remaining', -1))
-          if remaining >= 0 then
-            out[#out + 1] = jid
-          else
-            M.Queue_exhausted(now, queue, jid, f)
-          end
+        local f = rcall('HMGET', 'ql:j:' .. jid, 'worker', 'grace', 'queue', 'history', 'jid')
+        if f[5] then
+          if M.Queue_reclaim_one(now, queue, lk, grace, jid, f) then out[#out + 1] = jid end
+        else
+          -- The job is gone (cancelled after a retry into another queue, whose locks set
+          -- cancel does not clean): drop the dangling lock, as pop drops a dangling work entry.
+          rcall('ZREM', lk, jid)
         end
       end
       return out
@@ -1543,6 +1528,32 @@ local function define(lazy_t, lazy_k)
         worker = f[1], message = message }))
       M.Stats_count(now, now, queue, 'failures', 1, 'failed', 1)
       M.Job_left_running(queue)
+    end
+  elseif lazy_k == 'Queue_reclaim_one' then
+    -- P-RECLAIM for one expired lock; `f` is the job's worker, grace, queue, history. True when
+    -- the job may be handed out again.
+    lazy_f = function(now, queue, lk, grace, jid, f)
+      local jk = 'ql:j:' .. jid
+      rcall('ZREM', 'ql:w:' .. (f[1] or '') .. ':jobs', jid)
+      local sent = f[2] == '1'
+      if not sent or grace <= 0 then
+        M.Job_notify(jid, 'stalled')
+        M.Job_hist(jid, now, 'timed-out', nil, f[4] or false)
+        f[4] = false
+        rcall('HSET', jk, 'grace', 1)
+        local msg = encode({ jid = jid, event = 'lock_lost', worker = f[1] })
+        rcall('PUBLISH', 'ql:w:' .. (f[1] or ''), msg)
+        rcall('PUBLISH', 'ql:' .. 'log', msg)
+        rcall('ZADD', lk, now + grace, jid)
+        M.Stats_count(now, now, queue, 'retries', 1)
+      end
+      if sent or grace <= 0 then
+        rcall('HDEL', jk, 'grace')
+        local remaining = tonumber(rcall('HINCRBYFLOAT', jk, 'remaining', -1))
+        if remaining >= 0 then return true end
+        M.Queue_exhausted(now, queue, jid, f)
+      end
+      return false
     end
   elseif lazy_k == 'Queue_render' then
     -- Render a list of jids as a JSON array of job objects, skipping missing jobs.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.core.support import DAY, T0, Core
+from tests.core.support import DAY, T0, Core, EventRecorder
 
 DAY0 = int(T0 // DAY * DAY)
 
@@ -162,3 +162,18 @@ def test_reclaimed_jobs_come_before_work(core: Core) -> None:
     core.put("b", T0 + 1, "q", "priority", 50)
     got = core.pop("q", "w2", 2, now=T0 + 61)
     assert [j["jid"] for j in got] == ["a", "b"]
+
+
+def test_dangling_lock_of_a_cancelled_job_is_dropped(core: Core, events: EventRecorder) -> None:
+    # retry into another queue keeps the job's `queue` field (a protocol quirk), so cancel
+    # cleans the old queue's sets and leaves the new queue's lock behind
+    running(core, "a", "w1", T0)
+    core("retry", T0 + 1, "a", "q2", "w1", 0)
+    assert [j["jid"] for j in core.pop("q2", "w2", 1, now=T0 + 2)] == ["a"]
+    assert core("cancel", T0 + 3, "a") == [b"a"]
+    assert [m for m, _ in core.zset("ql:q:q2-locks")] == ["a"]
+    with events.record() as got:
+        assert core("pop", T0 + 100, "q2", "w3", 1) == b"{}"
+    assert got == []
+    assert core.zset("ql:q:q2-locks") == []
+    assert core.conn.keys("ql:j:a*") == [] and core.conn.keys("ql:f:*") == []
