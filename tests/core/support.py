@@ -259,3 +259,11 @@ def populate(core: Core, now: float = T0) -> dict[str, str]:
         "failed": "fail1",
         "complete": "done1",
     }
+
+
+def running(
+    core: Core, jid: str = "a", worker: str = "w", now: float = T0, *opts: Arg, queue: str = "q"
+) -> None:
+    """Put ``jid`` (with put options ``opts``) and pop it as ``worker``: a running job."""
+    core.put(jid, now, queue, *opts)
+    assert core.pop(queue, worker, 1, now=now)[0]["jid"] == jid

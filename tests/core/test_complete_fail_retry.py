@@ -4,17 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.core.support import DAY, T0, Core
+from tests.core.support import DAY, T0, Core, running
 
 DAY0 = int(T0 // DAY * DAY)
-
-
-def running(
-    core: Core, jid: str = "a", queue: str = "q", worker: str = "w", now: float = T0, *opts: object
-) -> None:
-    core.put(jid, now, queue, *opts)  # type: ignore[arg-type]
-    got = core.pop(queue, worker, 1, now=now)
-    assert got[0]["jid"] == jid
 
 
 def test_complete_final(core: Core) -> None:
@@ -136,7 +128,7 @@ def test_complete_not_running(core: Core) -> None:
 
 
 def test_fail(core: Core) -> None:
-    running(core, "a", "q", "w", T0, "tags", '["t"]')
+    running(core, "a", "w", T0, "tags", '["t"]')
     assert core("fail", T0 + 3.7, "a", "w", "grp", "bad thing", '{"k": [], "u": "a/b"}') == b"a"
     job = core.job("a")
     assert job["state"] == "failed" and job["worker"] == "" and job["queue"] == "q"
@@ -199,7 +191,7 @@ def test_fail_not_running(core: Core) -> None:
 
 
 def test_retry_gives_back(core: Core) -> None:
-    running(core, "a", "q", "w", T0, "retries", 2)
+    running(core, "a", "w", T0, "retries", 2)
     assert core("retry", T0 + 5, "a", "q", "w") == 1
     job = core.job("a")
     assert job["state"] == "waiting" and job["remaining"] == 1
@@ -229,7 +221,7 @@ def test_retry_with_group_and_message_stores_failure(core: Core) -> None:
 
 
 def test_retry_exhaustion_without_message(core: Core) -> None:
-    running(core, "a", "q", "w", T0, "retries", 0)
+    running(core, "a", "w", T0, "retries", 0)
     assert core("retry", T0 + 5.25, "a", "q", "w") == -1
     job = core.job("a")
     assert job["state"] == "failed" and job["worker"] == ""
@@ -251,7 +243,7 @@ def test_retry_exhaustion_without_message(core: Core) -> None:
 
 
 def test_retry_exhaustion_with_group_and_message(core: Core) -> None:
-    running(core, "a", "q", "w", T0, "retries", 0)
+    running(core, "a", "w", T0, "retries", 0)
     core("retry", T0 + 5.25, "a", "q", "w", 0, "mygroup", "why")
     job = core.job("a")
     assert job["failure"] == {

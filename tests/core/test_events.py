@@ -4,14 +4,7 @@ from __future__ import annotations
 
 import redis
 
-from tests.core.support import T0, Core, EventRecorder, decoded
-
-
-def running(
-    core: Core, jid: str = "a", worker: str = "w", queue: str = "q", now: float = T0
-) -> None:
-    core.put(jid, now, queue)
-    assert core.pop(queue, worker, 1, now=now)[0]["jid"] == jid
+from tests.core.support import T0, Core, EventRecorder, decoded, running
 
 
 def test_put_event(core: Core, events: EventRecorder) -> None:

@@ -4,14 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.core.support import DAY, T0, Core, EventRecorder
+from tests.core.support import DAY, T0, Core, EventRecorder, running
 
 DAY0 = int(T0 // DAY * DAY)
-
-
-def running(core: Core, jid: str = "a", worker: str = "w", now: float = T0, *opts: object) -> None:
-    core.put(jid, now, "q", *opts)  # type: ignore[arg-type]
-    assert core.pop("q", worker, 1, now=now)[0]["jid"] == jid
 
 
 def test_heartbeat_extends_lock_and_replies_integer(core: Core) -> None:

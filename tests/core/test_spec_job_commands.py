@@ -11,17 +11,9 @@ from typing import Any
 
 import pytest
 
-from tests.core.support import DAY, T0, Core, EventRecorder, decoded
+from tests.core.support import DAY, T0, Core, EventRecorder, decoded, running
 
 DAY0 = int(T0 // DAY * DAY)
-
-
-def running(
-    core: Core, jid: str = "a", queue: str = "q", worker: str = "w", now: float = T0, *opts: object
-) -> None:
-    core.put(jid, now, queue, *opts)  # type: ignore[arg-type]
-    got = core.pop(queue, worker, 1, now=now)
-    assert got[0]["jid"] == jid
 
 
 def raw_history(core: Core, jid: str) -> list[str]:
@@ -162,7 +154,7 @@ def test_put_self_dependency_on_new_job(core: Core) -> None:
 
 
 def test_put_lock_lost_to_worker_left_by_retry(core: Core, events: EventRecorder) -> None:
-    running(core, "a", "q", "w1")
+    running(core, "a", "w1")
     core("retry", T0 + 1, "a", "q", "w1")  # waiting, but worker w1 is kept (quirk)
     core.conn.zadd("ql:w:w1:jobs", {"a": 1})  # an entry the put must remove
     with events.record() as msgs:
@@ -179,7 +171,7 @@ def test_put_lock_lost_to_worker_left_by_retry(core: Core, events: EventRecorder
 def test_put_same_worker_removes_job_from_its_set_silently(
     core: Core, events: EventRecorder
 ) -> None:
-    running(core, "a", "q", "w1")
+    running(core, "a", "w1")
     with events.record() as msgs:
         core.put("a", T0 + 2, "q", worker="w1")
     assert [c for c, _ in msgs] == ["ql:log"]
@@ -187,7 +179,7 @@ def test_put_same_worker_removes_job_from_its_set_silently(
 
 
 def test_put_failed_job_decrement_uses_day_of_failure_when(core: Core) -> None:
-    running(core, "a", "q", "w")
+    running(core, "a", "w")
     core("fail", T0 + 5, "a", "w", "g", "m")
     core.put("a", T0 + 3 * DAY, "q2")
     assert core.conn.hget(f"ql:s:stats:{DAY0}:q2", "failed") == b"-1"
@@ -196,9 +188,9 @@ def test_put_failed_job_decrement_uses_day_of_failure_when(core: Core) -> None:
 
 
 def test_put_failed_group_kept_while_other_jobs_remain(core: Core) -> None:
-    running(core, "a", "q", "w")
+    running(core, "a", "w")
     core("fail", T0 + 5, "a", "w", "g", "m")
-    running(core, "b", "q", "w", T0 + 6)
+    running(core, "b", "w", T0 + 6)
     core("fail", T0 + 7, "b", "w", "g", "m")
     core.put("a", T0 + 8, "q")
     assert core.conn.lrange("ql:f:g", 0, -1) == [b"b"] and core.members("ql:failures") == {"g"}
@@ -272,7 +264,7 @@ def test_pop_count_zero_with_expired_lock_reclaims_nothing(core: Core) -> None:
 
 def test_reclaim_courtesy_step_writes(core: Core, events: EventRecorder) -> None:
     core("config.set", T0, "grace-period", 10)
-    running(core, "a", "q", "w1")
+    running(core, "a", "w1")
     core("track", T0, "track", "a")
     with events.record() as msgs:
         assert core("pop", T0 + 61, "q", "w2", 1) == b"{}"
@@ -289,7 +281,7 @@ def test_reclaim_courtesy_step_writes(core: Core, events: EventRecorder) -> None
 
 def test_reclaim_invalidation_step_only_after_grace(core: Core, events: EventRecorder) -> None:
     core("config.set", T0, "grace-period", 10)
-    running(core, "a", "q", "w1")
+    running(core, "a", "w1")
     core("pop", T0 + 61, "q", "w2", 1)
     with events.record() as msgs:
         [job] = core.pop("q", "w2", 1, now=T0 + 72)
@@ -302,7 +294,7 @@ def test_reclaim_invalidation_step_only_after_grace(core: Core, events: EventRec
 
 def test_reclaim_negative_grace_does_both_steps(core: Core, events: EventRecorder) -> None:
     core("config.set", T0, "grace-period", -5)
-    running(core, "a", "q", "w1")
+    running(core, "a", "w1")
     with events.record() as msgs:
         [job] = core.pop("q", "w2", 1, now=T0 + 61)
     assert [c for c, _ in msgs] == ["ql:w:w1", "ql:log"]
@@ -313,7 +305,7 @@ def test_reclaim_negative_grace_does_both_steps(core: Core, events: EventRecorde
 
 def test_reclaim_exhaustion_writes(core: Core, events: EventRecorder) -> None:
     core("config.set", T0, "grace-period", 0)
-    running(core, "a", "q", "w1", T0, "retries", 0)
+    running(core, "a", "w1", T0, "retries", 0)
     now = T0 + 61.75
     with events.record() as msgs:
         assert core("pop", now, "q", "w2", 1) == b"{}"
@@ -394,7 +386,7 @@ def test_heartbeat_not_running_names_state(core: Core) -> None:
 
 
 def test_heartbeat_empty_worker_on_running_job_refused(core: Core) -> None:
-    running(core, "a", "q", "")
+    running(core, "a", "")
     core.rejects("Heartbeat(): Job a given out to another worker: ", "heartbeat", T0, "a", "")
 
 
@@ -483,7 +475,7 @@ def test_complete_stores_data_verbatim_and_history_text(core: Core) -> None:
 
 
 def test_complete_next_resets_fields(core: Core) -> None:
-    running(core, "a", "q", "w", T0, "retries", 3)
+    running(core, "a", "w", T0, "retries", 3)
     core("retry", T0 + 1, "a", "q", "w", 0, "g", "m")  # remaining 2, failure stored
     core.pop("q", "w", 1, now=T0 + 2)
     core.conn.hset("ql:j:a", "remaining", 1)
@@ -637,7 +629,7 @@ def test_retry_not_running_names_state(core: Core) -> None:
 
 
 def test_retry_waiting_path_writes(core: Core) -> None:
-    running(core, "a", "q", "w", T0, "priority", 2)
+    running(core, "a", "w", T0, "priority", 2)
     core.conn.hset("ql:j:a", "grace", 1)
     assert core("retry", T0 + 3, "a", "q", "w") == 4
     h = fields(core, "a")
@@ -650,7 +642,7 @@ def test_retry_waiting_path_writes(core: Core) -> None:
 
 
 def test_retry_exhaustion_with_message_only_uses_default_group(core: Core) -> None:
-    running(core, "a", "q", "w", T0, "retries", 0)
+    running(core, "a", "w", T0, "retries", 0)
     now = T0 + 4.5
     assert core("retry", now, "a", "q", "w", 0, "failed-retries-q", "oops") == -1
     assert json.loads(core.hget("ql:j:a", "failure") or "") == {
@@ -662,7 +654,7 @@ def test_retry_exhaustion_with_message_only_uses_default_group(core: Core) -> No
 
 
 def test_retry_exhaustion_writes(core: Core, events: EventRecorder) -> None:
-    running(core, "a", "q", "w", T0, "retries", 0)
+    running(core, "a", "w", T0, "retries", 0)
     core("track", T0, "track", "a")
     now = T0 + 4.5
     with events.record() as msgs:
@@ -684,7 +676,7 @@ def test_retry_exhaustion_writes(core: Core, events: EventRecorder) -> None:
 
 
 def test_retry_into_other_queue_keeps_queue_field(core: Core) -> None:
-    running(core, "a", "q", "w")
+    running(core, "a", "w")
     assert core("retry", T0 + 1, "a", "other", "w", 10) == 4
     assert core.zset("ql:q:other-scheduled") == [("a", T0 + 11)]
     assert core.hget("ql:j:a", "queue") == "q" and core.hget("ql:j:a", "state") == "scheduled"
@@ -692,7 +684,7 @@ def test_retry_into_other_queue_keeps_queue_field(core: Core) -> None:
 
 
 def test_retry_exhaustion_other_queue_group_and_message_differ(core: Core) -> None:
-    running(core, "a", "q", "w", T0, "retries", 0)
+    running(core, "a", "w", T0, "retries", 0)
     core("retry", T0 + 1, "a", "other", "w")
     f = json.loads(core.hget("ql:j:a", "failure") or "")
     assert f["group"] == "failed-retries-other"
@@ -704,7 +696,7 @@ def test_retry_exhaustion_other_queue_group_and_message_differ(core: Core) -> No
 
 
 def test_timeout_writes_and_reply(core: Core, events: EventRecorder) -> None:
-    running(core, "a", "q", "w", T0, "priority", 5)
+    running(core, "a", "w", T0, "priority", 5)
     with events.record() as msgs:
         assert core("timeout", T0 + 2.5, "a") is None
     lost = {"jid": "a", "event": "lock_lost", "worker": "w"}
@@ -730,7 +722,7 @@ def test_timeout_missing_queue_field_means_missing(core: Core) -> None:
 
 
 def test_timed_out_job_pops_first_and_can_be_repopped(core: Core) -> None:
-    running(core, "a", "q", "w", T0 - 1)
+    running(core, "a", "w", T0 - 1)
     core.put("hi", T0, "q", "priority", 100)
     core("timeout", T0, "a")
     got = core.pop("q", "w2", 1, now=T0 + 1)
@@ -755,7 +747,7 @@ def test_cancel_no_jids_empty_array(core: Core) -> None:
 
 
 def test_cancel_failed_job_decrements_day_of_failure(core: Core) -> None:
-    running(core, "a", "q", "w")
+    running(core, "a", "w")
     core("fail", T0 + 5, "a", "w", "g", "m")
     core.conn.hset(f"ql:s:stats:{DAY0}:q", "failed", 7)
     core("cancel", T0 + 3 * DAY, "a")
@@ -801,7 +793,7 @@ def test_depends_state_checked_before_bad_subcommand(core: Core) -> None:
 def test_depends_on_ignores_complete_and_unknown(core: Core) -> None:
     core.put("b")
     core.put("a", T0, "q", "depends", '["b"]')
-    running(core, "c", "q2")
+    running(core, "c", queue="q2")
     core("complete", T0, "c", "w", "q2", "{}")
     assert core("depends", T0, "a", "on", "c", "zz", "a") == 1
     assert core.members("ql:j:a-dependencies") == {"b", "a"}  # self-link allowed
@@ -860,7 +852,7 @@ def test_priority_on_complete_and_timed_out_jobs(core: Core) -> None:
     core("timeout", T0, "a")
     core("priority", T0, "a", 2)
     assert core.zset("ql:q:q-work") == [("a", 2.0)]  # +inf position lost
-    running(core, "b", "q2")
+    running(core, "b", queue="q2")
     core("complete", T0, "b", "w", "q2", "{}")
     core("priority", T0, "b", 9)
     assert core.hget("ql:j:b", "priority") == "9"
@@ -948,7 +940,7 @@ def test_reclaim_exhaustion_message_names_popping_queue(core: Core, events: Even
     # 4.2 step 4: group = failed-retries-<job's queue>, message names <queue> (the queue whose
     # locks are reclaimed), stats under <queue>. They differ after `retry` into another queue.
     core("config.set", T0, "grace-period", 0)
-    running(core, "a", "q", "w1", T0, "retries", 1)
+    running(core, "a", "w1", T0, "retries", 1)
     assert core("retry", T0 + 1, "a", "other", "w1") == 0  # waiting in `other`, queue field q
     [job] = core.pop("other", "w2", 1, now=T0 + 2)
     assert job["jid"] == "a"
@@ -975,10 +967,10 @@ def test_expire_completed_negative_count_uses_literal_rank_range(core: Core) -> 
     # 4.7 step 3: the jids of ZRANGE ql:completed 0 (-N-1) are deleted. With N = -1 that is the
     # range 0..0: only the oldest completed job goes, not all of them.
     for i, jid in enumerate(["c1", "c2", "c3"]):
-        running(core, jid, "q", "w", T0 + i)
+        running(core, jid, "w", T0 + i)
         core("complete", T0 + i + 0.5, jid, "w", "q", "{}")
     core("config.set", T0, "jobs-history-count", -1)
-    running(core, "c4", "q", "w", T0 + 10)
+    running(core, "c4", "w", T0 + 10)
     core("complete", T0 + 11, "c4", "w", "q", "{}")
     assert [j for j, _ in core.zset("ql:completed")] == ["c2", "c3", "c4"]
     assert core("get", T0, "c1") is None

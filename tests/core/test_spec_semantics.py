@@ -11,14 +11,9 @@ from typing import Any
 
 import pytest
 
-from tests.core.support import DAY, T0, Core, EventRecorder, as_list, decoded
+from tests.core.support import DAY, T0, Core, EventRecorder, as_list, decoded, running
 
 DAY0 = int(T0 // DAY * DAY)
-
-
-def running(core: Core, jid: str = "a", worker: str = "w", now: float = T0, *opts: object) -> None:
-    core.put(jid, now, "q", *opts)  # type: ignore[arg-type]
-    assert core.pop("q", worker, 1, now=now)[0]["jid"] == jid
 
 
 def wait_stats(core: Core, date: float = T0, queue: str = "q") -> Any:
