@@ -878,30 +878,6 @@ def test_priority_scheduled_job_field_only(core: Core) -> None:
 # --------------------------------------------------------------------------- shared procedures
 
 
-def test_history_cap_keeps_first_and_newest(core: Core) -> None:
-    core("config.set", T0, "max-job-history", 3)
-    core.put("a", T0)
-    for i in range(1, 5):
-        core("log", T0 + i, "a", f"m{i}")
-    assert [h[1] for h in core.history("a")] == ["put", "m3", "m4"]
-
-
-def test_history_cap_one_keeps_two(core: Core) -> None:
-    core("config.set", T0, "max-job-history", 1)
-    core.put("a", T0)
-    for i in range(1, 5):
-        core("log", T0 + i, "a", f"m{i}")
-    assert [h[1] for h in core.history("a")] == ["put", "m4"]
-
-
-def test_history_cap_two_keeps_everything(core: Core) -> None:
-    core("config.set", T0, "max-job-history", 2)
-    core.put("a", T0)
-    for i in range(1, 5):
-        core("log", T0 + i, "a", f"m{i}")
-    assert len(core.history("a")) == 5
-
-
 def test_legacy_history_migrated_before_append(core: Core) -> None:
     core.put("a", T0)
     core.conn.delete("ql:j:a-history")

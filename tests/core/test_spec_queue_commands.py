@@ -311,12 +311,6 @@ def test_queue_forget_keeps_everything_else(core: Core) -> None:
 # --------------------------------------------------------------------------- 3.23 stats
 
 
-def test_stats_errors(populated: Core) -> None:
-    populated.rejects("Queue(): no queue name provided", "stats", T0)
-    populated.rejects('Stats(): Arg "date" missing or not a number: nil', "stats", T0, "q")
-    populated.rejects('Stats(): Arg "date" missing or not a number: soon', "stats", T0, "q", "soon")
-
-
 def test_stats_date_bin_is_floored_day(core: Core) -> None:
     core.conn.hset(f"ql:s:stats:{DAY0}:q", mapping={"retries": 2, "failed": -1, "failures": 4})
     for date in (DAY0, DAY0 + 0.5, DAY0 + DAY - 1):
