@@ -247,8 +247,7 @@ function Job.expire_completed(now)
   end
   -- ZRANGE 0 .. -N-1: everything but the newest N; a negative N reaches only the -N oldest.
   local card = rcall('ZCARD', key.completed)
-  local excess = card - keep
-  if keep < 0 then excess = card < -keep and card or -keep end
+  local excess = keep >= 0 and card - keep or math.min(card, -keep)
   if excess > 0 then
     if excess > 100 then excess = 100 end
     for _, j in ipairs(rcall('ZRANGE', key.completed, 0, excess - 1)) do Job.delete(j) end

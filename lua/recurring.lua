@@ -17,8 +17,8 @@ function Recur.spawn(now, queue, limit, due)
     local s = floor(tonumber(due[i + 1]))
     local interval = tonumber(r[6]) or 0
     local backlog = tonumber(r[7]) or 0
-    -- Literal arithmetic, as the protocol gives it: an interval of 0 (recur.update does not
-    -- check it) makes the skip-ahead nan, and then nothing spawns.
+    -- Literal arithmetic, as the protocol gives it: with an interval of 0 (recur.update does
+    -- not check it) and a slot in the past, the skipped-ahead slot is nan and nothing spawns.
     if backlog ~= 0 then
       local n = (now - s) / interval
       if n > backlog then s = s + math.ceil(n - backlog) * interval end

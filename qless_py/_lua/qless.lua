@@ -560,8 +560,7 @@ local function define(lazy_t, lazy_k)
       end
       -- ZRANGE 0 .. -N-1: everything but the newest N; a negative N reaches only the -N oldest.
       local card = rcall('ZCARD', 'ql:completed')
-      local excess = card - keep
-      if keep < 0 then excess = card < -keep and card or -keep end
+      local excess = keep >= 0 and card - keep or math.min(card, -keep)
       if excess > 0 then
         if excess > 100 then excess = 100 end
         for _, j in ipairs(rcall('ZRANGE', 'ql:completed', 0, excess - 1)) do M.Job_delete(j) end
@@ -944,8 +943,8 @@ local function define(lazy_t, lazy_k)
         local s = floor(tonumber(due[i + 1]))
         local interval = tonumber(r[6]) or 0
         local backlog = tonumber(r[7]) or 0
-        -- Literal arithmetic, as the protocol gives it: an interval of 0 (recur.update does not
-        -- check it) makes the skip-ahead nan, and then nothing spawns.
+        -- Literal arithmetic, as the protocol gives it: with an interval of 0 (recur.update does
+        -- not check it) and a slot in the past, the skipped-ahead slot is nan and nothing spawns.
         if backlog ~= 0 then
           local n = (now - s) / interval
           if n > backlog then s = s + math.ceil(n - backlog) * interval end
