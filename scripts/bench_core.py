@@ -220,7 +220,7 @@ def main() -> None:
     parser.add_argument("--interleaved", action="store_true",
                         help="put, pop and complete each job in turn (total only)")
     parser.add_argument("--script", type=Path,
-                        help="benchmark another core script instead of qless_py's")
+                        help="benchmark another core script instead of qless_py's (also as 'ours' in --versus)")
     parser.add_argument("--legacy-put", action="store_true",
                         help="put without the worker argument (old qless-core scripts)")
     parser.add_argument("--binary", type=Path, help="server binary to run instead")
@@ -240,7 +240,8 @@ def main() -> None:
         print(f"server: {args.server} {version}")
         if args.versus:
             LEGACY_PUT = False
-            result = versus(conn, lua.SOURCE, args.versus.read_bytes(), args.rounds)
+            ours = args.script.read_bytes() if args.script else lua.SOURCE
+            result = versus(conn, ours, args.versus.read_bytes(), args.rounds)
         elif args.pop_scaling:
             result = pop_scaling(conn, 1000, args.large, args.pops)
         else:
