@@ -175,24 +175,23 @@ function Queue.pop(now)
   if #jids == 0 then return '{}' end
   local wjk, tstr = key.worker .. worker .. key.jobs, time_text(now)
   local wentry = '{"worker":' .. encode(worker) .. '}'
+  if #jids == 1 then
+    -- One job (the common case): its writes in place, without the batch bookkeeping below.
+    local jid = jids[1]
+    local f, tracked = Queue.hand_out(now, jid, worker, expires, tstr, wentry, special)
+    if not f then return '{}' end
+    Stats.sample(now, 'wait', queue, now - (tonumber(f[F_TIME]) or now))
+    rcall('ZADD', wjk, expires, jid)
+    rcall('ZADD', lk, expires, jid)
+    return Job.render(jid, f, tracked, true, true)
+  end
   local popped, waits, scored = {}, {}, {}
   for _, jid in ipairs(jids) do
-    -- Job.fetch's layout, without reading the three fields pop overwrites (state, worker,
-    -- expires): every field read costs a scan of the job hash and a reply string.
-    local g = rcall('HMGET', key.job .. jid, 'jid', 'klass', 'queue', 'priority', 'retries',
-      'remaining', 'data', 'tags', 'failure', 'spawned_from_jid', 'history', 'time')
-    if g[1] then
-      local f = { g[1], g[2], 'running', g[3], worker, g[4], expires, g[5], g[6], g[7], g[8],
-        g[9], g[10], g[11], g[12] }
-      Job.hist(jid, now, 'popped', wentry, f[F_HISTORY] or false)
-      f[F_HISTORY] = false
+    local f, tracked = Queue.hand_out(now, jid, worker, expires, tstr, wentry, special)
+    if f then
       waits[#waits + 1] = now - (tonumber(f[F_TIME]) or now)
       scored[#scored + 1] = expires
       scored[#scored + 1] = jid
-      rcall('HMSET', key.job .. jid, 'time', tstr, 'worker', worker, 'expires', expires,
-        'state', 'running')
-      local tracked = special and rcall('ZSCORE', key.tracked, jid) ~= false
-      if tracked then rcall('PUBLISH', key.channel .. 'popped', jid) end
       popped[#popped + 1] = { jid, f, tracked }
     end
   end
@@ -209,6 +208,26 @@ function Queue.pop(now)
   local parts = {}
   for i, p in ipairs(popped) do parts[i] = Job.render(p[1], p[2], p[3], true) end
   return jlist(parts)
+end
+
+-- Hand job `jid` to `worker` (pop's per-job writes: history, job fields, the tracked
+-- ql:popped event). Returns the job's fields in Job.fetch's layout (as they were before
+-- this pop, apart from state, worker and expires) and whether it is tracked; nil when the
+-- job hash is gone.
+function Queue.hand_out(now, jid, worker, expires, tstr, wentry, special)
+  -- Job.fetch's layout, without reading the three fields pop overwrites (state, worker,
+  -- expires): every field read costs a scan of the job hash and a reply string.
+  local g = rcall('HMGET', key.job .. jid, 'jid', 'klass', 'queue', 'priority', 'retries',
+    'remaining', 'data', 'tags', 'failure', 'spawned_from_jid', 'history', 'time')
+  if not g[1] then return nil end
+  local f = { g[1], g[2], 'running', g[3], worker, g[4], expires, g[5], g[6], g[7], g[8],
+    g[9], g[10], false, g[12] }
+  Job.hist(jid, now, 'popped', wentry, g[11] or false)
+  rcall('HMSET', key.job .. jid, 'time', tstr, 'worker', worker, 'expires', expires,
+    'state', 'running')
+  local tracked = special and rcall('ZSCORE', key.tracked, jid) ~= false
+  if tracked then rcall('PUBLISH', key.channel .. 'popped', jid) end
+  return f, tracked
 end
 
 -- peek <now> <queue> <count>

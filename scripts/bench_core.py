@@ -220,7 +220,8 @@ def main() -> None:
     parser.add_argument("--interleaved", action="store_true",
                         help="put, pop and complete each job in turn (total only)")
     parser.add_argument("--script", type=Path,
-                        help="benchmark another core script instead of qless_py's (also as 'ours' in --versus)")
+                        help="benchmark another core script instead of qless_py's "
+                        "(also the 'ours' side of --versus)")
     parser.add_argument("--legacy-put", action="store_true",
                         help="put without the worker argument (old qless-core scripts)")
     parser.add_argument("--binary", type=Path, help="server binary to run instead")

@@ -138,6 +138,7 @@ local wake = {}
 
 
 
+
 -- ==== failure.lua ====
 -- Failure groups: failed (overview and pages) and unfail.
 
@@ -815,24 +816,23 @@ local function define(lazy_t, lazy_k)
       if #jids == 0 then return '{}' end
       local wjk, tstr = 'ql:w:' .. worker .. ':jobs', M.P_time_text(now)
       local wentry = '{"worker":' .. encode(worker) .. '}'
+      if #jids == 1 then
+        -- One job (the common case): its writes in place, without the batch bookkeeping below.
+        local jid = jids[1]
+        local f, tracked = M.Queue_hand_out(now, jid, worker, expires, tstr, wentry, special)
+        if not f then return '{}' end
+        M.Stats_sample(now, 'wait', queue, now - (tonumber(f[15]) or now))
+        rcall('ZADD', wjk, expires, jid)
+        rcall('ZADD', lk, expires, jid)
+        return M.Job_render(jid, f, tracked, true, true)
+      end
       local popped, waits, scored = {}, {}, {}
       for _, jid in ipairs(jids) do
-        -- M.Job_fetch's layout, without reading the three fields pop overwrites (state, worker,
-        -- expires): every field read costs a scan of the job hash and a reply string.
-        local g = rcall('HMGET', 'ql:j:' .. jid, 'jid', 'klass', 'queue', 'priority', 'retries',
-          'remaining', 'data', 'tags', 'failure', 'spawned_from_jid', 'history', 'time')
-        if g[1] then
-          local f = { g[1], g[2], 'running', g[3], worker, g[4], expires, g[5], g[6], g[7], g[8],
-            g[9], g[10], g[11], g[12] }
-          M.Job_hist(jid, now, 'popped', wentry, f[14] or false)
-          f[14] = false
+        local f, tracked = M.Queue_hand_out(now, jid, worker, expires, tstr, wentry, special)
+        if f then
           waits[#waits + 1] = now - (tonumber(f[15]) or now)
           scored[#scored + 1] = expires
           scored[#scored + 1] = jid
-          rcall('HMSET', 'ql:j:' .. jid, 'time', tstr, 'worker', worker, 'expires', expires,
-            'state', 'running')
-          local tracked = special and rcall('ZSCORE', 'ql:tracked', jid) ~= false
-          if tracked then rcall('PUBLISH', 'ql:' .. 'popped', jid) end
           popped[#popped + 1] = { jid, f, tracked }
         end
       end
@@ -1569,6 +1569,26 @@ local function define(lazy_t, lazy_k)
         jids[#jids + 1] = jid
       end
     end
+  elseif lazy_k == 'Queue_hand_out' then
+    -- Hand job `jid` to `worker` (pop's per-job writes: history, job fields, the tracked
+    -- ql:popped event). Returns the job's fields in M.Job_fetch's layout (as they were before
+    -- this pop, apart from state, worker and expires) and whether it is tracked; nil when the
+    -- job hash is gone.
+    lazy_f = function(now, jid, worker, expires, tstr, wentry, special)
+      -- M.Job_fetch's layout, without reading the three fields pop overwrites (state, worker,
+      -- expires): every field read costs a scan of the job hash and a reply string.
+      local g = rcall('HMGET', 'ql:j:' .. jid, 'jid', 'klass', 'queue', 'priority', 'retries',
+        'remaining', 'data', 'tags', 'failure', 'spawned_from_jid', 'history', 'time')
+      if not g[1] then return nil end
+      local f = { g[1], g[2], 'running', g[3], worker, g[4], expires, g[5], g[6], g[7], g[8],
+        g[9], g[10], false, g[12] }
+      M.Job_hist(jid, now, 'popped', wentry, g[11] or false)
+      rcall('HMSET', 'ql:j:' .. jid, 'time', tstr, 'worker', worker, 'expires', expires,
+        'state', 'running')
+      local tracked = special and rcall('ZSCORE', 'ql:tracked', jid) ~= false
+      if tracked then rcall('PUBLISH', 'ql:' .. 'popped', jid) end
+      return f, tracked
+    end
   elseif lazy_k == 'Queue_peek' then
     -- peek <now> <queue> <count>
     -- Reply: JSON array of job objects: expired locks first, then the work set ({} when none).
@@ -2123,6 +2143,873 @@ local function define(lazy_t, lazy_k)
   end
   if lazy_f ~= nil then lazy_t[lazy_k] = lazy_f end
   return lazy_f
+end
+
+-- The common path of the busiest commands: their functions are made here in one
+-- table constructor (copies of define()'s branches), not one define() call each.
+if A[1] == 'put' then
+  M = {
+    Api_put = function(now, requeue)
+      local worker, queue, jid, klass, data, delay_s = A[3], A[4], A[5], A[6], A[7], A[8]
+      if requeue then
+        if jid == nil then M.P_fail('Job(): no jid provided') end
+        if rcall('EXISTS', 'ql:j:' .. jid) == 0 then M.P_fail('Requeue(): Job ' .. jid .. ' does not exist') end
+      end
+      if queue == nil then M.P_fail('Queue(): no queue name provided') end
+      if jid == nil then M.P_fail('Put(): Arg "jid" missing') end
+      if klass == nil then M.P_fail('Put(): Arg "klass" missing') end
+      if data ~= '{}' and decode(data) == false then
+        M.P_fail('Put(): Arg "data" missing or not JSON: ' .. tostring(data))
+      end
+      local delay = M.P_num(delay_s)
+      if delay == nil then M.P_fail('Put(): Arg "delay" not a number: ' .. tostring(delay_s)) end
+      local n = #A
+      if (n - 8) % 2 == 1 then M.P_fail('Odd number of additional args') end
+      local opts = n > 8 and M.Job_options(9, n) or {}
+      local f = rcall('HMGET', 'ql:j:' .. jid, 'jid', 'state', 'queue', 'worker', 'priority', 'retries',
+        'tags', 'failure', 'history')
+
+      local retries = tonumber(f[6]) or 5
+      if opts.retries ~= nil then
+        retries = M.P_num(opts.retries)
+        if retries == nil then M.P_fail('Put(): Arg "retries" not a number: ' .. opts.retries) end
+      end
+      local old_tags = f[7] and M.Job_tag_list(f[7]) or {}
+      local tags = old_tags
+      if opts.tags ~= nil then
+        tags = M.P_string_list(decode(opts.tags))
+        if tags == nil then M.P_fail('Put(): Arg "tags" not JSON' .. opts.tags) end
+      end
+      local priority = tonumber(f[5]) or 0
+      if opts.priority ~= nil then
+        priority = M.P_num(opts.priority)
+        if priority == nil then M.P_fail('Put(): Arg "priority" not a number' .. opts.priority) end
+      end
+      local depends = {}
+      if opts.depends ~= nil then
+        depends = M.P_string_list(decode(opts.depends))
+        if depends == nil then M.P_fail('Put(): Arg "depends" not JSON: ' .. opts.depends) end
+      end
+
+      local jk, tagk = 'ql:j:' .. jid, 'ql:tags'
+      if f[7] then
+        for _, t in ipairs(old_tags) do
+          rcall('ZREM', 'ql:t:' .. t, jid)
+          rcall('ZINCRBY', tagk, -1, t)
+        end
+      end
+      local depk = 'ql:j:' .. jid .. '-dependencies'
+      if #depends > 0 then
+        local wanted = {}
+        for _, d in ipairs(depends) do wanted[d] = true end
+        for _, d in ipairs(rcall('SMEMBERS', depk)) do
+          if not wanted[d] then
+            rcall('SREM', depk, d)
+            rcall('SREM', 'ql:j:' .. d .. '-dependents', jid)
+          end
+        end
+      end
+      rcall('PUBLISH', 'ql:' .. 'log',
+        '{"jid":' .. encode(jid) .. ',"event":"put","queue":' .. encode(queue) .. '}')
+      M.Job_hist(jid, now, 'put', '{"q":' .. encode(queue) .. '}', f[9] or false)
+      local old_queue, old_state, old_worker = f[3], f[2], f[4]
+      if old_queue then
+        rcall('ZREM', 'ql:q:' .. old_queue .. '-work', jid)
+        rcall('ZREM', 'ql:q:' .. old_queue .. '-locks', jid)
+        rcall('ZREM', 'ql:q:' .. old_queue .. '-depends', jid)
+        rcall('ZREM', 'ql:q:' .. old_queue .. '-scheduled', jid)
+        if old_state == 'running' then M.Job_left_running(old_queue) end
+      end
+      if old_worker and old_worker ~= '' then
+        rcall('ZREM', 'ql:w:' .. old_worker .. ':jobs', jid)
+        if old_worker ~= worker then
+          local msg = encode({ jid = jid, event = 'lock_lost', worker = old_worker })
+          rcall('PUBLISH', 'ql:w:' .. old_worker, msg)
+          rcall('PUBLISH', 'ql:' .. 'log', msg)
+        end
+      end
+      if old_state == 'complete' then rcall('ZREM', 'ql:completed', jid) end
+      for _, t in ipairs(tags) do
+        rcall('ZADD', 'ql:t:' .. t, now, jid)
+        rcall('ZINCRBY', tagk, 1, t)
+      end
+      if old_state == 'failed' then
+        local failure = M.Stats_unfailed(now, f[8], queue)
+        if failure then M.Job_unlist_failure(jid, failure.group) end
+      end
+      for _, d in ipairs(depends) do
+        if d == jid then
+          rcall('SADD', depk, d)
+          rcall('SADD', 'ql:j:' .. d .. '-dependents', jid)
+        else
+          M.Job_link(jid, d)
+        end
+      end
+      local has_deps = (f[1] or f[2] or #depends > 0) and rcall('SCARD', depk) > 0
+      local state = 'waiting'
+      if has_deps then
+        state = 'depends'
+      elseif delay > 0 then
+        state = 'scheduled'
+      end
+      local retries_v = retries == 5 and '5' or retries
+      local priority_v = (priority == 0 and 1 / priority > 0) and '0' or priority
+      rcall('HMSET', jk, 'jid', jid, 'klass', klass, 'data', data, 'priority', priority_v,
+        'tags', #tags == 0 and '{}' or encode(tags), 'state', state, 'worker', '', 'expires', '0', 'queue', queue, 'retries', retries_v,
+        'remaining', retries_v, 'time', M.P_time_text(now))
+      if has_deps then
+        rcall('ZADD', 'ql:q:' .. queue .. '-depends', now, jid)
+        if delay > 0 then rcall('HSET', jk, 'scheduled', now + delay) end
+      elseif delay > 0 then
+        rcall('ZADD', 'ql:q:' .. queue .. '-scheduled', now + delay, jid)
+      else
+        rcall('ZADD', 'ql:q:' .. queue .. '-work', M.P_work_score(priority, now), jid)
+        wake[queue] = true
+      end
+      rcall('ZADD', 'ql:queues', 'NX', now, queue)
+      if rcall('ZSCORE', 'ql:tracked', jid) then rcall('PUBLISH', 'ql:' .. 'put', jid) end
+      return jid
+    end,
+    P_num = function(v)
+      local n = tonumber(v)
+      if n and n == n and n ~= huge and n ~= -huge then return n end
+      return nil
+    end,
+    Job_options = function(first, last)
+      local opts = {}
+      for i = first, last - 1, 2 do opts[A[i]] = A[i + 1] end
+      return opts
+    end,
+    Job_hist = function(jid, when, what, extra, legacy)
+      if legacy == nil then legacy = rcall('HGET', 'ql:j:' .. jid, 'history') end
+      if legacy then M.Job_migrate(jid, legacy) end
+      local entry
+      if extra == nil then
+        entry = '[' .. floor(when) .. ',' .. encode(what) .. ']'
+      else
+        if type(extra) ~= 'string' then extra = encode(extra) end
+        entry = '[' .. floor(when) .. ',' .. encode(what) .. ',' .. extra .. ']'
+      end
+      local hk = 'ql:j:' .. jid .. '-history'
+      local len = rcall('RPUSH', hk, entry)
+      if len < 3 then return end
+      local cap = floor(M.P_config_number('max-job-history', 100))
+      if cap >= 3 then
+        if len > cap then
+          local first = rcall('LPOP', hk)
+          rcall('LTRIM', hk, 1 - cap, -1)
+          rcall('LPUSH', hk, first)
+        end
+      elseif cap == 1 and len >= 3 then
+        local first = rcall('LPOP', hk)
+        rcall('LPOP', hk)
+        rcall('LPUSH', hk, first)
+      end
+    end,
+    P_time_text = function(t) return format('%.20f', t) end,
+    P_work_score = function(priority, t) return priority - (t / 10000000000) end,
+  }
+elseif A[1] == 'pop' then
+  M = {
+    Api_pop = function(now)
+      local queue, worker, count_s = A[3], A[4], A[5]
+      if queue == nil then M.P_fail('Queue(): no queue name provided') end
+      if worker == nil then M.P_fail('Pop(): Arg "worker" missing') end
+      local count = M.P_num(count_s)
+      if count == nil then M.P_fail('Pop(): Arg "count" missing or not a number: ' .. tostring(count_s)) end
+      count = floor(count)
+      local rk, sk = 'ql:q:' .. queue .. '-recur', 'ql:q:' .. queue .. '-scheduled'
+      local special = rcall('EXISTS', 'ql:config', 'ql:paused_queues', rk, sk, 'ql:tracked') > 0
+      local expires, maxc = now + 60, 0
+      if special then
+        local c = rcall('HMGET', 'ql:config', queue .. '-heartbeat', 'heartbeat',
+          queue .. '-max-concurrency')
+        expires = now + (M.P_num(c[1]) or M.P_num(c[2]) or 60)
+        if rcall('SISMEMBER', 'ql:paused_queues', queue) == 1 then return '{}' end
+        maxc = M.P_num(c[3]) or 0
+      end
+      rcall('ZADD', 'ql:workers', now, worker)
+      local lk = 'ql:q:' .. queue .. '-locks'
+      if maxc > 0 then
+        local allowed = floor(maxc - rcall('ZCOUNT', lk, now, '+inf'))
+        if count > allowed then count = allowed end
+      end
+      if count <= 0 then return '{}' end
+      local jids = {}
+      local expired = rcall('ZRANGEBYSCORE', lk, '-inf', now, 'LIMIT', '0', count)
+      if #expired > 0 then jids = M.Queue_reclaim(now, queue, expired) end
+      local want = count - #jids
+      if want > 0 then
+        if special then
+          local due = rcall('ZRANGEBYSCORE', rk, 0, now, 'WITHSCORES', 'LIMIT', 0, want)
+          if #due > 0 then M.Recur_spawn(now, queue, want, due) end
+          due = rcall('ZRANGEBYSCORE', sk, 0, now, 'LIMIT', 0, want)
+          if #due > 0 then M.Queue_promote(now, queue, want, due) end
+        end
+        local top = rcall('ZPOPMAX', 'ql:q:' .. queue .. '-work', want)
+        for i = 1, #top, 2 do jids[#jids + 1] = top[i] end
+      end
+      if #jids == 0 then return '{}' end
+      local wjk, tstr = 'ql:w:' .. worker .. ':jobs', M.P_time_text(now)
+      local wentry = '{"worker":' .. encode(worker) .. '}'
+      if #jids == 1 then
+        local jid = jids[1]
+        local f, tracked = M.Queue_hand_out(now, jid, worker, expires, tstr, wentry, special)
+        if not f then return '{}' end
+        M.Stats_sample(now, 'wait', queue, now - (tonumber(f[15]) or now))
+        rcall('ZADD', wjk, expires, jid)
+        rcall('ZADD', lk, expires, jid)
+        return M.Job_render(jid, f, tracked, true, true)
+      end
+      local popped, waits, scored = {}, {}, {}
+      for _, jid in ipairs(jids) do
+        local f, tracked = M.Queue_hand_out(now, jid, worker, expires, tstr, wentry, special)
+        if f then
+          waits[#waits + 1] = now - (tonumber(f[15]) or now)
+          scored[#scored + 1] = expires
+          scored[#scored + 1] = jid
+          popped[#popped + 1] = { jid, f, tracked }
+        end
+      end
+      if #popped == 0 then return '{}' end
+      M.Stats_samples(now, 'wait', queue, waits)
+      M.Queue_zadd_pairs(wjk, scored)
+      M.Queue_zadd_pairs(lk, scored)
+      if #popped == 1 then
+        local p = popped[1]
+        return M.Job_render(p[1], p[2], p[3], true, true)
+      end
+      local parts = {}
+      for i, p in ipairs(popped) do parts[i] = M.Job_render(p[1], p[2], p[3], true) end
+      return M.P_jlist(parts)
+    end,
+    P_num = function(v)
+      local n = tonumber(v)
+      if n and n == n and n ~= huge and n ~= -huge then return n end
+      return nil
+    end,
+    P_time_text = function(t) return format('%.20f', t) end,
+    Queue_hand_out = function(now, jid, worker, expires, tstr, wentry, special)
+      local g = rcall('HMGET', 'ql:j:' .. jid, 'jid', 'klass', 'queue', 'priority', 'retries',
+        'remaining', 'data', 'tags', 'failure', 'spawned_from_jid', 'history', 'time')
+      if not g[1] then return nil end
+      local f = { g[1], g[2], 'running', g[3], worker, g[4], expires, g[5], g[6], g[7], g[8],
+        g[9], g[10], false, g[12] }
+      M.Job_hist(jid, now, 'popped', wentry, g[11] or false)
+      rcall('HMSET', 'ql:j:' .. jid, 'time', tstr, 'worker', worker, 'expires', expires,
+        'state', 'running')
+      local tracked = special and rcall('ZSCORE', 'ql:tracked', jid) ~= false
+      if tracked then rcall('PUBLISH', 'ql:' .. 'popped', jid) end
+      return f, tracked
+    end,
+    Job_hist = function(jid, when, what, extra, legacy)
+      if legacy == nil then legacy = rcall('HGET', 'ql:j:' .. jid, 'history') end
+      if legacy then M.Job_migrate(jid, legacy) end
+      local entry
+      if extra == nil then
+        entry = '[' .. floor(when) .. ',' .. encode(what) .. ']'
+      else
+        if type(extra) ~= 'string' then extra = encode(extra) end
+        entry = '[' .. floor(when) .. ',' .. encode(what) .. ',' .. extra .. ']'
+      end
+      local hk = 'ql:j:' .. jid .. '-history'
+      local len = rcall('RPUSH', hk, entry)
+      if len < 3 then return end
+      local cap = floor(M.P_config_number('max-job-history', 100))
+      if cap >= 3 then
+        if len > cap then
+          local first = rcall('LPOP', hk)
+          rcall('LTRIM', hk, 1 - cap, -1)
+          rcall('LPUSH', hk, first)
+        end
+      elseif cap == 1 and len >= 3 then
+        local first = rcall('LPOP', hk)
+        rcall('LPOP', hk)
+        rcall('LPUSH', hk, first)
+      end
+    end,
+    Stats_sample = function(now, kind, queue, v)
+      local day = M.P_day_of(now)
+      local k = M.P_stats_key(kind, day, queue)
+      local bin = M.Stats_bin(v)
+      local cur = rcall('HMGET', k, 'total', 'mean', 'vk', bin)
+      local total, mean, vk = M.Stats_step(tonumber(cur[1]), tonumber(cur[2]), tonumber(cur[3]), v)
+      rcall('HMSET', k, 'total', total, 'mean', mean, 'vk', vk, bin, (tonumber(cur[4]) or 0) + 1)
+      if total == 1 then M.Stats_expire(k, now, day) end
+    end,
+    P_day_of = function(t) return t - (t % 86400) end,
+    P_stats_key = function(kind, day, queue) return 'ql:s:' .. kind .. ':' .. day .. ':' .. queue end,
+    Stats_bin = function(v)
+      local f = floor(v)
+      if f < 60 then return 's' .. f end
+      if f < 3600 then return 'm' .. floor(f / 60) end
+      if f < 86400 then return 'h' .. floor(f / 3600) end
+      return 'd' .. floor(f / 86400)
+    end,
+    Stats_step = function(total, mean, vk, v)
+      if total == nil then return 1, v, 0 end
+      mean, vk = mean or 0, vk or 0
+      total = total + 1
+      local old = mean
+      mean = old + (v - old) / total
+      return total, mean, vk + (v - mean) * (v - old)
+    end,
+    Stats_expire = function(k, now, day)
+      local ttl = M.Stats_ttl(now, day)
+      if ttl < 1 then ttl = 1 end
+      rcall('EXPIRE', k, ttl)
+    end,
+    Stats_ttl = function(now, day)
+      local days = M.P_config_number('stats-history', 30)
+      return math.ceil(day + 86400 * days - now)
+    end,
+    P_config_number = function(name, fallback)
+      return M.P_num(M.P_config_raw(name)) or fallback
+    end,
+    P_config_raw = function(name)
+      local v = cfg[name]
+      if v == nil then
+        v = rcall('HGET', 'ql:config', name)
+        cfg[name] = v
+      end
+      return v
+    end,
+    Job_render = function(jid, f, tracked, no_dependencies, wrap)
+      if not f then f = M.Job_fetch(jid) end
+      if not f[1] then return nil end
+      if f[14] then
+        M.Job_migrate(jid, f[14])
+        f[14] = false
+      end
+      if tracked == nil then tracked = rcall('ZSCORE', 'ql:tracked', jid) ~= false end
+      local hist = rcall('LRANGE', 'ql:j:' .. jid .. '-history', '0', '-1')
+      for i = 1, #hist do
+        local text = hist[i]
+        local when, what, inner = text:match('^%[(%d+),("[%w%-]*"),{([^{}]*)}%]$')
+        if when and not inner:find('"wh', 1, true) then
+          if inner == '' then
+            hist[i] = '{"when":' .. when .. ',"what":' .. what .. '}'
+          else
+            hist[i] = '{"when":' .. when .. ',"what":' .. what .. ',' .. inner .. '}'
+          end
+        else
+          when, what = text:match('^%[(%d+),("[%w%-]*")%]$')
+          if when then
+            hist[i] = '{"when":' .. when .. ',"what":' .. what .. '}'
+          else
+            hist[i] = M.Job_render_entry(text)
+          end
+        end
+      end
+      local jk = 'ql:j:' .. jid
+      local dependents = rcall('SMEMBERS', jk .. '-dependents')
+      local dependencies = '{}'
+      if not no_dependencies then
+        dependencies = M.Job_encoded_members(rcall('SMEMBERS', jk .. '-dependencies'))
+      end
+      local priority, retries, remaining = tonumber(f[6]), tonumber(f[8]),
+        tonumber(f[9])
+      priority = priority and ',"priority":' .. encode(priority) or ''
+      retries = retries and ',"retries":' .. encode(retries) or ''
+      remaining = remaining and ',"remaining":' .. encode(floor(remaining)) or ''
+      return (wrap and '[{"jid":' or '{"jid":') .. encode(f[1]) .. ',"klass":' .. M.P_jstr(f[2]) ..
+        ',"state":' .. M.P_jstr(f[3]) .. ',"queue":' .. M.P_jstr(f[4]) ..
+        ',"worker":' .. encode(f[5] or '') .. ',"tracked":' .. (tracked and 'true' or 'false') ..
+        ',"expires":' .. encode(tonumber(f[7]) or 0) .. ',"data":' .. M.P_jstr(f[10]) ..
+        ',"tags":' .. (f[11] == '{}' and '{}' or M.Job_stored_list(f[11])) ..
+        ',"failure":' .. (f[12] == '{}' and '{}' or M.Job_stored_list(f[12])) ..
+        ',"spawned_from_jid":' .. M.P_jstr(f[13]) .. ',"history":' .. M.P_jlist(hist) ..
+        ',"dependents":' .. (#dependents == 0 and '{}' or M.Job_encoded_members(dependents)) ..
+        ',"dependencies":' .. dependencies .. priority .. retries .. remaining ..
+        (wrap and '}]' or '}')
+    end,
+    P_jstr = function(v)
+      if v == false or v == nil then return 'false' end
+      return encode(v)
+    end,
+    Job_stored_list = function(text)
+      if not text or text == '{}' or text == '[]' then return '{}' end
+      local ok, v = pcall(decode, text)
+      if not ok or type(v) ~= 'table' then return '{}' end
+      return encode(v)
+    end,
+    P_jlist = function(parts)
+      if #parts == 0 then return '{}' end
+      return '[' .. concat(parts, ',') .. ']'
+    end,
+    Stats_samples = function(now, kind, queue, vs)
+      if #vs == 1 or #vs > 1000 then
+        for _, v in ipairs(vs) do M.Stats_sample(now, kind, queue, v) end
+        return
+      end
+      local day = M.P_day_of(now)
+      local k = M.P_stats_key(kind, day, queue)
+      local fields, slot, bins = { 'total', 'mean', 'vk' }, {}, {}
+      for i, v in ipairs(vs) do
+        local bin = M.Stats_bin(v)
+        bins[i] = bin
+        if not slot[bin] then
+          fields[#fields + 1] = bin
+          slot[bin] = #fields
+        end
+      end
+      local cur = rcall('HMGET', k, unpack(fields))
+      local total, mean, vk = tonumber(cur[1]), tonumber(cur[2]), tonumber(cur[3])
+      local fresh = false
+      for _, v in ipairs(vs) do
+        total, mean, vk = M.Stats_step(total, mean, vk, v)
+        if total == 1 then fresh = true end
+      end
+      local counts = {}
+      for _, bin in ipairs(bins) do counts[bin] = (counts[bin] or tonumber(cur[slot[bin]]) or 0) + 1 end
+      local args = { 'total', total, 'mean', mean, 'vk', vk }
+      for i = 4, #fields do
+        args[#args + 1] = fields[i]
+        args[#args + 1] = counts[fields[i]]
+      end
+      rcall('HMSET', k, unpack(args))
+      if fresh then M.Stats_expire(k, now, day) end
+    end,
+    Queue_zadd_pairs = function(k, flat)
+      for i = 1, #flat, 2000 do
+        local j = i + 1999
+        if j > #flat then j = #flat end
+        rcall('ZADD', k, unpack(flat, i, j))
+      end
+    end,
+  }
+elseif A[1] == 'complete' then
+  M = {
+    Api_complete = function(now)
+      local jid, worker, queue, data = A[3], A[4], A[5], A[6]
+      if jid == nil then M.P_fail('Job(): no jid provided') end
+      if worker == nil then M.P_fail('Complete(): Arg "worker" missing') end
+      if queue == nil then M.P_fail('Complete(): Arg "queue" missing') end
+      if data ~= '{}' and decode(data) == false then
+        M.P_fail('Complete(): Arg "data" missing or not JSON: ' .. tostring(data))
+      end
+      local opts = #A > 7 and M.Job_options(7, #A) or {}
+      local nextq, delay, depends = opts.next, 0, nil
+      if opts.delay ~= nil then
+        delay = M.P_num(opts.delay)
+        if delay == nil then M.P_fail('assertion failed!') end
+      end
+      if opts.depends ~= nil then
+        depends = M.P_string_list(decode(opts.depends))
+        if depends == nil then M.P_fail('Complete(): Arg "depends" not JSON: ' .. opts.depends) end
+      end
+      if opts.delay ~= nil and nextq == nil then
+        M.P_fail('Complete(): "delay" cannot be used without a "next".')
+      end
+      if depends ~= nil and nextq == nil then
+        M.P_fail('Complete(): "depends" cannot be used without a "next".')
+      end
+      local f = rcall('HMGET', 'ql:j:' .. jid, 'state', 'worker', 'queue', 'history', 'time', 'retries',
+        'priority')
+      local state = f[1]
+      if not state then M.P_fail('Complete(): Job ' .. jid .. ' does not exist') end
+      if state ~= 'running' then
+        M.P_fail('Complete(): Job ' .. jid .. ' is not currently running: ' .. state)
+      end
+      if f[2] ~= worker then
+        M.P_fail('Complete(): Job ' .. jid .. ' has been handed out to another worker: ' .. tostring(f[2]))
+      end
+      if f[3] ~= queue then
+        M.P_fail('Complete(): Job ' .. jid .. ' running in another queue: ' .. tostring(f[3]))
+      end
+
+      local special = rcall('EXISTS', 'ql:config', 'ql:tracked', 'ql:j:' .. jid .. '-dependents') > 0
+      if special then
+        M.P_config_prefetch('max-job-history', 'jobs-history', 'jobs-history-count',
+          queue .. '-max-concurrency')
+      else
+        cfg['max-job-history'], cfg['jobs-history'], cfg['jobs-history-count'] = false, false, false
+        cfg[queue .. '-max-concurrency'] = false
+      end
+      local jk = 'ql:j:' .. jid
+      M.Job_hist(jid, now, 'done', nil, f[4] or false)
+      rcall('ZREM', 'ql:q:' .. queue .. '-locks', jid)
+      M.Stats_sample(now, 'run', queue, now - (tonumber(f[5]) or now))
+      rcall('ZREM', 'ql:w:' .. worker .. ':jobs', jid)
+      if special and rcall('ZSCORE', 'ql:tracked', jid) then
+        rcall('PUBLISH', 'ql:' .. 'completed', jid)
+      end
+      if M.P_config_number(queue .. '-max-concurrency', 0) > 0 then wake[queue] = true end
+      local retries = f[6] or 0
+      if nextq ~= nil then
+        rcall('PUBLISH', 'ql:' .. 'log',
+          encode({ jid = jid, event = 'advanced', queue = queue, to = nextq }))
+        M.Job_hist(jid, now, 'put', '{"q":' .. encode(nextq) .. '}', false)
+        rcall('ZADD', 'ql:queues', 'NX', now, nextq)
+        rcall('HMSET', jk, 'data', data, 'time', M.P_time_text(now), 'state', 'waiting', 'worker', '',
+          'failure', '{}', 'queue', nextq, 'expires', '0', 'remaining', retries)
+        if delay > 0 and (depends == nil or #depends == 0) then
+          rcall('ZADD', 'ql:q:' .. nextq .. '-scheduled', now + delay, jid)
+          return 'scheduled'
+        end
+        local linked = 0
+        for _, d in ipairs(depends or {}) do
+          if M.Job_link(jid, d) then linked = linked + 1 end
+        end
+        if linked > 0 then
+          rcall('ZADD', 'ql:q:' .. nextq .. '-depends', now, jid)
+          rcall('HSET', jk, 'state', 'depends')
+          if delay > 0 then rcall('HSET', jk, 'scheduled', now + delay) end
+          return 'depends'
+        end
+        M.Job_enqueue(nextq, jid, tonumber(f[7]) or 0, now)
+        return 'waiting'
+      end
+      rcall('PUBLISH', 'ql:' .. 'log',
+        '{"jid":' .. encode(jid) .. ',"event":"completed","queue":' .. encode(queue) .. '}')
+      rcall('HMSET', jk, 'data', data, 'time', M.P_time_text(now), 'state', 'complete', 'worker', '',
+        'failure', '{}', 'queue', '', 'expires', '0', 'remaining', retries)
+      rcall('ZADD', 'ql:completed', now, jid)
+      M.Job_expire_completed(now)
+      if special then
+        local dependents = rcall('SMEMBERS', 'ql:j:' .. jid .. '-dependents')
+        if #dependents > 0 then M.Job_release_dependents(now, jid, dependents) end
+      end
+      return 'complete'
+    end,
+    P_num = function(v)
+      local n = tonumber(v)
+      if n and n == n and n ~= huge and n ~= -huge then return n end
+      return nil
+    end,
+    Job_options = function(first, last)
+      local opts = {}
+      for i = first, last - 1, 2 do opts[A[i]] = A[i + 1] end
+      return opts
+    end,
+    Job_hist = function(jid, when, what, extra, legacy)
+      if legacy == nil then legacy = rcall('HGET', 'ql:j:' .. jid, 'history') end
+      if legacy then M.Job_migrate(jid, legacy) end
+      local entry
+      if extra == nil then
+        entry = '[' .. floor(when) .. ',' .. encode(what) .. ']'
+      else
+        if type(extra) ~= 'string' then extra = encode(extra) end
+        entry = '[' .. floor(when) .. ',' .. encode(what) .. ',' .. extra .. ']'
+      end
+      local hk = 'ql:j:' .. jid .. '-history'
+      local len = rcall('RPUSH', hk, entry)
+      if len < 3 then return end
+      local cap = floor(M.P_config_number('max-job-history', 100))
+      if cap >= 3 then
+        if len > cap then
+          local first = rcall('LPOP', hk)
+          rcall('LTRIM', hk, 1 - cap, -1)
+          rcall('LPUSH', hk, first)
+        end
+      elseif cap == 1 and len >= 3 then
+        local first = rcall('LPOP', hk)
+        rcall('LPOP', hk)
+        rcall('LPUSH', hk, first)
+      end
+    end,
+    P_config_number = function(name, fallback)
+      return M.P_num(M.P_config_raw(name)) or fallback
+    end,
+    P_config_raw = function(name)
+      local v = cfg[name]
+      if v == nil then
+        v = rcall('HGET', 'ql:config', name)
+        cfg[name] = v
+      end
+      return v
+    end,
+    Stats_sample = function(now, kind, queue, v)
+      local day = M.P_day_of(now)
+      local k = M.P_stats_key(kind, day, queue)
+      local bin = M.Stats_bin(v)
+      local cur = rcall('HMGET', k, 'total', 'mean', 'vk', bin)
+      local total, mean, vk = M.Stats_step(tonumber(cur[1]), tonumber(cur[2]), tonumber(cur[3]), v)
+      rcall('HMSET', k, 'total', total, 'mean', mean, 'vk', vk, bin, (tonumber(cur[4]) or 0) + 1)
+      if total == 1 then M.Stats_expire(k, now, day) end
+    end,
+    P_day_of = function(t) return t - (t % 86400) end,
+    P_stats_key = function(kind, day, queue) return 'ql:s:' .. kind .. ':' .. day .. ':' .. queue end,
+    Stats_bin = function(v)
+      local f = floor(v)
+      if f < 60 then return 's' .. f end
+      if f < 3600 then return 'm' .. floor(f / 60) end
+      if f < 86400 then return 'h' .. floor(f / 3600) end
+      return 'd' .. floor(f / 86400)
+    end,
+    Stats_step = function(total, mean, vk, v)
+      if total == nil then return 1, v, 0 end
+      mean, vk = mean or 0, vk or 0
+      total = total + 1
+      local old = mean
+      mean = old + (v - old) / total
+      return total, mean, vk + (v - mean) * (v - old)
+    end,
+    Stats_expire = function(k, now, day)
+      local ttl = M.Stats_ttl(now, day)
+      if ttl < 1 then ttl = 1 end
+      rcall('EXPIRE', k, ttl)
+    end,
+    Stats_ttl = function(now, day)
+      local days = M.P_config_number('stats-history', 30)
+      return math.ceil(day + 86400 * days - now)
+    end,
+    P_time_text = function(t) return format('%.20f', t) end,
+    Job_expire_completed = function(now)
+      local age = M.P_config_number('jobs-history', 604800)
+      local keep = floor(M.P_config_number('jobs-history-count', 50000))
+      local old = rcall('ZRANGEBYSCORE', 'ql:completed', '0', now - age, 'LIMIT', '0', '100')
+      if #old > 0 then
+        for _, j in ipairs(old) do M.Job_delete(j) end
+        rcall('ZREM', 'ql:completed', unpack(old))
+      end
+      local card = rcall('ZCARD', 'ql:completed')
+      local excess = keep >= 0 and card - keep or math.min(card, -keep)
+      if excess > 0 then
+        if excess > 100 then excess = 100 end
+        for _, j in ipairs(rcall('ZRANGE', 'ql:completed', 0, excess - 1)) do M.Job_delete(j) end
+        rcall('ZREMRANGEBYRANK', 'ql:completed', 0, excess - 1)
+      end
+    end,
+    Job_enqueue = function(queue, jid, priority, t)
+      rcall('ZADD', 'ql:q:' .. queue .. '-work', M.P_work_score(priority, t), jid)
+      wake[queue] = true
+    end,
+    P_work_score = function(priority, t) return priority - (t / 10000000000) end,
+  }
+elseif A[1] == 'heartbeat' then
+  M = {
+    Api_heartbeat = function(now)
+      local jid, worker, data = A[3], A[4], A[5]
+      if jid == nil then M.P_fail('Job(): no jid provided') end
+      if worker == nil then M.P_fail('Heatbeat(): Arg "worker" missing') end
+      local decoded
+      if data ~= nil then decoded = decode(data) end
+      local f = rcall('HMGET', 'ql:j:' .. jid, 'worker', 'state', 'queue')
+      local queue = f[3] or ''
+      local expires = now + M.P_config_heartbeat(queue)
+      if not f[1] then M.P_fail('Heartbeat(): Job ' .. jid .. ' does not exist') end
+      if f[2] ~= 'running' then
+        M.P_fail('Heartbeat(): Job ' .. jid .. ' not currently running: ' .. tostring(f[2]))
+      end
+      if f[1] ~= worker or f[1] == '' then
+        M.P_fail('Heartbeat(): Job ' .. jid .. ' given out to another worker: ' .. f[1])
+      end
+      local jk = 'ql:j:' .. jid
+      if decoded ~= nil and decoded ~= false then
+        rcall('HMSET', jk, 'expires', expires, 'worker', worker, 'data', encode(decoded))
+      else
+        rcall('HMSET', jk, 'expires', expires, 'worker', worker)
+      end
+      rcall('ZADD', 'ql:w:' .. worker .. ':jobs', expires, jid)
+      rcall('ZADD', 'ql:workers', now, worker)
+      rcall('ZADD', 'ql:q:' .. queue .. '-locks', expires, jid)
+      return expires
+    end,
+    P_num = function(v)
+      local n = tonumber(v)
+      if n and n == n and n ~= huge and n ~= -huge then return n end
+      return nil
+    end,
+    P_config_heartbeat = function(queue)
+      return M.P_num(M.P_config_raw(queue .. '-heartbeat')) or M.P_config_number('heartbeat', 60)
+    end,
+    P_config_raw = function(name)
+      local v = cfg[name]
+      if v == nil then
+        v = rcall('HGET', 'ql:config', name)
+        cfg[name] = v
+      end
+      return v
+    end,
+    P_config_number = function(name, fallback)
+      return M.P_num(M.P_config_raw(name)) or fallback
+    end,
+  }
+elseif A[1] == 'fail' then
+  M = {
+    Api_fail = function(now)
+      local jid, worker, group, message, data = A[3], A[4], A[5], A[6], A[7]
+      if jid == nil then M.P_fail('Job(): no jid provided') end
+      if worker == nil then M.P_fail('Fail(): Arg "worker" missing') end
+      if group == nil then M.P_fail('Fail(): Arg "group" missing') end
+      if message == nil then M.P_fail('Fail(): Arg "message" missing') end
+      local decoded
+      if data ~= nil then decoded = decode(data) end
+      local f = rcall('HMGET', 'ql:j:' .. jid, 'state', 'worker', 'queue', 'history')
+      local state, queue = f[1], f[3]
+      if not state then M.P_fail('Fail(): Job ' .. jid .. 'does not exist') end
+      if state ~= 'running' then M.P_fail('Fail(): Job ' .. jid .. 'not currently running: ' .. state) end
+      if f[2] ~= worker then
+        M.P_fail('Fail(): Job ' .. jid .. ' running with another worker: ' .. tostring(f[2]))
+      end
+      queue = queue or ''
+      rcall('PUBLISH', 'ql:' .. 'log', encode({ jid = jid, event = 'failed', worker = worker,
+        group = group, message = message }))
+      M.Job_notify(jid, 'failed')
+      rcall('ZREM', 'ql:w:' .. worker .. ':jobs', jid)
+      M.Job_hist(jid, now, 'failed', { worker = worker, group = group }, f[4] or false)
+      M.Stats_count(now, now, queue, 'failures', 1, 'failed', 1)
+      rcall('ZREM', 'ql:q:' .. queue .. '-locks', jid)
+      M.Job_left_running(queue)
+      if decoded ~= nil and decoded ~= false then rcall('HSET', 'ql:j:' .. jid, 'data', encode(decoded)) end
+      M.Job_park_failed(jid, group,
+        { group = group, message = message, when = floor(now), worker = worker })
+      return jid
+    end,
+    P_num = function(v)
+      local n = tonumber(v)
+      if n and n == n and n ~= huge and n ~= -huge then return n end
+      return nil
+    end,
+    Job_notify = function(jid, channel, tracked)
+      if tracked == nil then tracked = M.Job_is_tracked(jid) end
+      if tracked then rcall('PUBLISH', 'ql:' .. channel, jid) end
+    end,
+    Job_is_tracked = function(jid) return rcall('ZSCORE', 'ql:tracked', jid) ~= false end,
+    Job_hist = function(jid, when, what, extra, legacy)
+      if legacy == nil then legacy = rcall('HGET', 'ql:j:' .. jid, 'history') end
+      if legacy then M.Job_migrate(jid, legacy) end
+      local entry
+      if extra == nil then
+        entry = '[' .. floor(when) .. ',' .. encode(what) .. ']'
+      else
+        if type(extra) ~= 'string' then extra = encode(extra) end
+        entry = '[' .. floor(when) .. ',' .. encode(what) .. ',' .. extra .. ']'
+      end
+      local hk = 'ql:j:' .. jid .. '-history'
+      local len = rcall('RPUSH', hk, entry)
+      if len < 3 then return end
+      local cap = floor(M.P_config_number('max-job-history', 100))
+      if cap >= 3 then
+        if len > cap then
+          local first = rcall('LPOP', hk)
+          rcall('LTRIM', hk, 1 - cap, -1)
+          rcall('LPUSH', hk, first)
+        end
+      elseif cap == 1 and len >= 3 then
+        local first = rcall('LPOP', hk)
+        rcall('LPOP', hk)
+        rcall('LPUSH', hk, first)
+      end
+    end,
+    P_config_number = function(name, fallback)
+      return M.P_num(M.P_config_raw(name)) or fallback
+    end,
+    P_config_raw = function(name)
+      local v = cfg[name]
+      if v == nil then
+        v = rcall('HGET', 'ql:config', name)
+        cfg[name] = v
+      end
+      return v
+    end,
+    Stats_count = function(now, when, queue, field, by, field2, by2)
+      local day = M.P_day_of(when)
+      local k = M.P_stats_key('stats', day, queue)
+      rcall('HINCRBY', k, field, by)
+      if field2 then rcall('HINCRBY', k, field2, by2) end
+      M.Stats_expire(k, now, day)
+    end,
+    P_day_of = function(t) return t - (t % 86400) end,
+    P_stats_key = function(kind, day, queue) return 'ql:s:' .. kind .. ':' .. day .. ':' .. queue end,
+    Stats_expire = function(k, now, day)
+      local ttl = M.Stats_ttl(now, day)
+      if ttl < 1 then ttl = 1 end
+      rcall('EXPIRE', k, ttl)
+    end,
+    Stats_ttl = function(now, day)
+      local days = M.P_config_number('stats-history', 30)
+      return math.ceil(day + 86400 * days - now)
+    end,
+    Job_left_running = function(queue)
+      if queue and M.P_config_number(queue .. '-max-concurrency', 0) > 0 then wake[queue] = true end
+    end,
+    Job_park_failed = function(jid, group, failure)
+      rcall('HMSET', 'ql:j:' .. jid, 'state', 'failed', 'worker', '', 'expires', '',
+        'failure', encode(failure))
+      rcall('SADD', 'ql:failures', group)
+      rcall('LPUSH', 'ql:f:' .. group, jid)
+    end,
+  }
+elseif A[1] == 'retry' then
+  M = {
+    Api_retry = function(now)
+      local jid, queue, worker, delay_s, group, message = A[3], A[4], A[5], A[6], A[7], A[8]
+      if jid == nil then M.P_fail('Job(): no jid provided') end
+      if queue == nil then M.P_fail('Retry(): Arg "queue" missing') end
+      if worker == nil then M.P_fail('Retry(): Arg "worker" missing') end
+      local delay = 0
+      if delay_s ~= nil then
+        delay = M.P_num(delay_s)
+        if delay == nil then M.P_fail('Retry(): Arg "delay" not a number: ' .. delay_s) end
+      end
+      local f = rcall('HMGET', 'ql:j:' .. jid, 'state', 'worker', 'queue', 'priority', 'history')
+      local state = f[1]
+      if not state then M.P_fail('Retry(): Job ' .. jid .. ' does not exist') end
+      if state ~= 'running' then M.P_fail('Retry(): Job ' .. jid .. ' is not currently running: ' .. state) end
+      if f[2] ~= worker then
+        M.P_fail('Retry(): Job ' .. jid .. ' has been given to another worker: ' .. tostring(f[2]))
+      end
+      local jk = 'ql:j:' .. jid
+      local remaining = tonumber(rcall('HINCRBYFLOAT', jk, 'remaining', -1))
+      rcall('HDEL', jk, 'grace')
+      rcall('ZREM', 'ql:q:' .. (f[3] or '') .. '-locks', jid)
+      rcall('ZREM', 'ql:w:' .. worker .. ':jobs', jid)
+      M.Job_left_running(f[3])
+      if remaining < 0 then
+        group = group or ('failed-retries-' .. queue)
+        M.Job_hist(jid, now, 'failed', { group = group }, f[5] or false)
+        local failure
+        if message ~= nil then
+          failure = { group = group, message = message, when = floor(now), worker = worker }
+        else
+          failure = { group = group, worker = '', when = now,
+            message = 'Job exhausted retries in queue "' .. tostring(f[3]) .. '"' }
+        end
+        M.Job_notify(jid, 'failed')
+        M.Job_park_failed(jid, group, failure)
+        M.Stats_count(now, now, queue, 'failures', 1, 'failed', 1)
+      else
+        if delay > 0 then
+          rcall('ZADD', 'ql:q:' .. queue .. '-scheduled', now + delay, jid)
+          rcall('HSET', jk, 'state', 'scheduled')
+        else
+          M.Job_enqueue(queue, jid, tonumber(f[4]) or 0, now)
+          rcall('HSET', jk, 'state', 'waiting')
+        end
+        if group ~= nil and message ~= nil then
+          rcall('HSET', jk, 'failure',
+            encode({ group = group, message = message, when = floor(now), worker = worker }))
+        end
+      end
+      return floor(remaining)
+    end,
+    P_num = function(v)
+      local n = tonumber(v)
+      if n and n == n and n ~= huge and n ~= -huge then return n end
+      return nil
+    end,
+    Job_left_running = function(queue)
+      if queue and M.P_config_number(queue .. '-max-concurrency', 0) > 0 then wake[queue] = true end
+    end,
+    P_config_number = function(name, fallback)
+      return M.P_num(M.P_config_raw(name)) or fallback
+    end,
+    P_config_raw = function(name)
+      local v = cfg[name]
+      if v == nil then
+        v = rcall('HGET', 'ql:config', name)
+        cfg[name] = v
+      end
+      return v
+    end,
+    Job_enqueue = function(queue, jid, priority, t)
+      rcall('ZADD', 'ql:q:' .. queue .. '-work', M.P_work_score(priority, t), jid)
+      wake[queue] = true
+    end,
+    P_work_score = function(priority, t) return priority - (t / 10000000000) end,
+  }
 end
 setmetatable(M, { __index = define })
 

@@ -73,3 +73,42 @@ def test_key_names_are_spelled_only_in_the_prelude() -> None:
                 if not line.lstrip().startswith("--")]
         for line in code:
             assert not re.search(r"'ql:[a-z]+:", line), f"{source.name}: {line.strip()}"
+
+
+TRACE_AT = "local function define(lazy_t, lazy_k)\n"
+T = 1_700_000_000.25
+
+
+def traced_script() -> bytes:
+    """The artifact, changed to return the names define() created instead of its reply."""
+    text = lua.SOURCE.decode()
+    assert TRACE_AT in text and text.endswith("return main()\n")
+    text = text.replace(TRACE_AT, "local lazy_trace = {}\n" + TRACE_AT
+                        + "  lazy_trace[#lazy_trace + 1] = lazy_k\n", 1)
+    return (text[:-len("return main()\n")] + "main()\nreturn lazy_trace\n").encode()
+
+
+def test_eager_commands_define_nothing_lazily_on_their_common_path(
+        redis_conn: redis.Redis) -> None:
+    # scripts/build_lua.py builds these commands' functions up front (EAGER); a function
+    # their common path uses but the list lacks would be created lazily, and show up here.
+    script = traced_script()
+
+    def lazy(*args: object) -> list[bytes]:
+        return list(redis_conn.eval(script, 0, *args))
+
+    assert lazy("put", T, "w", "q", "a", "K", "{}", 0) == []
+    for jid in "bcdefg":
+        assert lazy("put", T, "w", "q", jid, "K", '{"n":1}', 0, "priority", -1) == []
+    assert lazy("pop", T + 1, "q", "w", 1) == []      # first wait sample of the day
+    assert lazy("pop", T + 2, "q", "w", 1) == []
+    assert lazy("pop", T + 3, "q", "w", 5) == []      # a batch: all the rest
+    assert lazy("heartbeat", T + 4, "a", "w", "{}") == []
+    assert lazy("complete", T + 5, "a", "w", "q", "{}") == []  # first run sample
+    assert lazy("complete", T + 6, "b", "w", "q", '{"n":2}') == []
+    assert lazy("complete", T + 7, "c", "w", "q", "{}", "next", "q2") == []
+    assert lazy("fail", T + 8, "d", "w", "group", "message", "{}") == []
+    assert lazy("retry", T + 9, "e", "q", "w", 0, "group", "message") == []
+    # A command outside the list still works, through define().
+    assert lazy("get", T, "a") == [b"Api_get", b"Job_get", b"P_num", b"Job_render",
+                                   b"Job_fetch", b"Job_encoded_members", b"P_jlist", b"P_jstr"]
