@@ -2454,26 +2454,6 @@ elseif A[1] == 'pop' then
       mean = old + (v - old) / total
       return total, mean, vk + (v - mean) * (v - old)
     end,
-    Stats_expire = function(k, now, day)
-      local ttl = M.Stats_ttl(now, day)
-      if ttl < 1 then ttl = 1 end
-      rcall('EXPIRE', k, ttl)
-    end,
-    Stats_ttl = function(now, day)
-      local days = M.P_config_number('stats-history', 30)
-      return math.ceil(day + 86400 * days - now)
-    end,
-    P_config_number = function(name, fallback)
-      return M.P_num(M.P_config_raw(name)) or fallback
-    end,
-    P_config_raw = function(name)
-      local v = cfg[name]
-      if v == nil then
-        v = rcall('HGET', 'ql:config', name)
-        cfg[name] = v
-      end
-      return v
-    end,
     Job_render = function(jid, f, tracked, no_dependencies, wrap)
       if not f then f = M.Job_fetch(jid) end
       if not f[1] then return nil end
@@ -2536,46 +2516,6 @@ elseif A[1] == 'pop' then
     P_jlist = function(parts)
       if #parts == 0 then return '{}' end
       return '[' .. concat(parts, ',') .. ']'
-    end,
-    Stats_samples = function(now, kind, queue, vs)
-      if #vs == 1 or #vs > 1000 then
-        for _, v in ipairs(vs) do M.Stats_sample(now, kind, queue, v) end
-        return
-      end
-      local day = M.P_day_of(now)
-      local k = M.P_stats_key(kind, day, queue)
-      local fields, slot, bins = { 'total', 'mean', 'vk' }, {}, {}
-      for i, v in ipairs(vs) do
-        local bin = M.Stats_bin(v)
-        bins[i] = bin
-        if not slot[bin] then
-          fields[#fields + 1] = bin
-          slot[bin] = #fields
-        end
-      end
-      local cur = rcall('HMGET', k, unpack(fields))
-      local total, mean, vk = tonumber(cur[1]), tonumber(cur[2]), tonumber(cur[3])
-      local fresh = false
-      for _, v in ipairs(vs) do
-        total, mean, vk = M.Stats_step(total, mean, vk, v)
-        if total == 1 then fresh = true end
-      end
-      local counts = {}
-      for _, bin in ipairs(bins) do counts[bin] = (counts[bin] or tonumber(cur[slot[bin]]) or 0) + 1 end
-      local args = { 'total', total, 'mean', mean, 'vk', vk }
-      for i = 4, #fields do
-        args[#args + 1] = fields[i]
-        args[#args + 1] = counts[fields[i]]
-      end
-      rcall('HMSET', k, unpack(args))
-      if fresh then M.Stats_expire(k, now, day) end
-    end,
-    Queue_zadd_pairs = function(k, flat)
-      for i = 1, #flat, 2000 do
-        local j = i + 1999
-        if j > #flat then j = #flat end
-        rcall('ZADD', k, unpack(flat, i, j))
-      end
     end,
   }
 elseif A[1] == 'complete' then
@@ -2744,15 +2684,6 @@ elseif A[1] == 'complete' then
       local old = mean
       mean = old + (v - old) / total
       return total, mean, vk + (v - mean) * (v - old)
-    end,
-    Stats_expire = function(k, now, day)
-      local ttl = M.Stats_ttl(now, day)
-      if ttl < 1 then ttl = 1 end
-      rcall('EXPIRE', k, ttl)
-    end,
-    Stats_ttl = function(now, day)
-      local days = M.P_config_number('stats-history', 30)
-      return math.ceil(day + 86400 * days - now)
     end,
     P_time_text = function(t) return format('%.20f', t) end,
     Job_expire_completed = function(now)
