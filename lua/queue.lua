@@ -175,36 +175,31 @@ function Queue.pop(now)
   if #jids == 0 then return '{}' end
   local wjk, tstr = key.worker .. worker .. key.jobs, time_text(now)
   local wentry = '{"worker":' .. encode(worker) .. '}'
-  if #jids == 1 then
-    -- One job (the common case): its writes in place, without the batch bookkeeping below.
-    local jid = jids[1]
+  local popped = {}
+  for _, jid in ipairs(jids) do
     local f, tracked = Queue.hand_out(now, jid, worker, expires, tstr, wentry, special)
-    if not f then return '{}' end
+    if f then popped[#popped + 1] = { jid, f, tracked } end
+  end
+  if #popped == 0 then return '{}' end
+  if #popped == 1 then
+    -- One job (the common case): its writes in place, without the batch lists below.
+    local jid, f = popped[1][1], popped[1][2]
     Stats.sample(now, 'wait', queue, now - (tonumber(f[F_TIME]) or now))
     rcall('ZADD', wjk, expires, jid)
     rcall('ZADD', lk, expires, jid)
-    return Job.render(jid, f, tracked, true, true)
+    return Job.render(jid, f, popped[1][3], true, true)
   end
-  local popped, waits, scored = {}, {}, {}
-  for _, jid in ipairs(jids) do
-    local f, tracked = Queue.hand_out(now, jid, worker, expires, tstr, wentry, special)
-    if f then
-      waits[#waits + 1] = now - (tonumber(f[F_TIME]) or now)
-      scored[#scored + 1] = expires
-      scored[#scored + 1] = jid
-      popped[#popped + 1] = { jid, f, tracked }
-    end
-  end
-  if #popped == 0 then return '{}' end
   -- The wait samples and the two lock sets are written once for the whole batch: the same
   -- values as one write per job (samples in pop order), in two calls per set fewer per job.
+  local waits, scored = {}, {}
+  for i, p in ipairs(popped) do
+    waits[i] = now - (tonumber(p[2][F_TIME]) or now)
+    scored[2 * i - 1] = expires
+    scored[2 * i] = p[1]
+  end
   Stats.samples(now, 'wait', queue, waits)
   Queue.zadd_pairs(wjk, scored)
   Queue.zadd_pairs(lk, scored)
-  if #popped == 1 then
-    local p = popped[1]
-    return Job.render(p[1], p[2], p[3], true, true)
-  end
   local parts = {}
   for i, p in ipairs(popped) do parts[i] = Job.render(p[1], p[2], p[3], true) end
   return jlist(parts)

@@ -54,9 +54,9 @@ end
 -- P-STAT for the samples `vs` of one pop, in order: one read and one write of the hash
 -- instead of two calls per sample, with the same arithmetic, so the same stored values.
 function Stats.samples(now, kind, queue, vs)
-  -- One sample needs none of the bookkeeping below; more than a call may carry (histogram
-  -- fields) go one by one.
-  if #vs == 1 or #vs > 1000 then
+  -- More samples than a call may carry (histogram fields) go one by one. (Pop records a
+  -- single sample with Stats.sample itself.)
+  if #vs > 1000 then
     for _, v in ipairs(vs) do Stats.sample(now, kind, queue, v) end
     return
   end

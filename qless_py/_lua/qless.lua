@@ -816,36 +816,31 @@ local function define(lazy_t, lazy_k)
       if #jids == 0 then return '{}' end
       local wjk, tstr = 'ql:w:' .. worker .. ':jobs', M.P_time_text(now)
       local wentry = '{"worker":' .. encode(worker) .. '}'
-      if #jids == 1 then
-        -- One job (the common case): its writes in place, without the batch bookkeeping below.
-        local jid = jids[1]
+      local popped = {}
+      for _, jid in ipairs(jids) do
         local f, tracked = M.Queue_hand_out(now, jid, worker, expires, tstr, wentry, special)
-        if not f then return '{}' end
+        if f then popped[#popped + 1] = { jid, f, tracked } end
+      end
+      if #popped == 0 then return '{}' end
+      if #popped == 1 then
+        -- One job (the common case): its writes in place, without the batch lists below.
+        local jid, f = popped[1][1], popped[1][2]
         M.Stats_sample(now, 'wait', queue, now - (tonumber(f[15]) or now))
         rcall('ZADD', wjk, expires, jid)
         rcall('ZADD', lk, expires, jid)
-        return M.Job_render(jid, f, tracked, true, true)
+        return M.Job_render(jid, f, popped[1][3], true, true)
       end
-      local popped, waits, scored = {}, {}, {}
-      for _, jid in ipairs(jids) do
-        local f, tracked = M.Queue_hand_out(now, jid, worker, expires, tstr, wentry, special)
-        if f then
-          waits[#waits + 1] = now - (tonumber(f[15]) or now)
-          scored[#scored + 1] = expires
-          scored[#scored + 1] = jid
-          popped[#popped + 1] = { jid, f, tracked }
-        end
-      end
-      if #popped == 0 then return '{}' end
       -- The wait samples and the two lock sets are written once for the whole batch: the same
       -- values as one write per job (samples in pop order), in two calls per set fewer per job.
+      local waits, scored = {}, {}
+      for i, p in ipairs(popped) do
+        waits[i] = now - (tonumber(p[2][15]) or now)
+        scored[2 * i - 1] = expires
+        scored[2 * i] = p[1]
+      end
       M.Stats_samples(now, 'wait', queue, waits)
       M.Queue_zadd_pairs(wjk, scored)
       M.Queue_zadd_pairs(lk, scored)
-      if #popped == 1 then
-        local p = popped[1]
-        return M.Job_render(p[1], p[2], p[3], true, true)
-      end
       local parts = {}
       for i, p in ipairs(popped) do parts[i] = M.Job_render(p[1], p[2], p[3], true) end
       return M.P_jlist(parts)
@@ -1057,9 +1052,9 @@ local function define(lazy_t, lazy_k)
     -- P-STAT for the samples `vs` of one pop, in order: one read and one write of the hash
     -- instead of two calls per sample, with the same arithmetic, so the same stored values.
     lazy_f = function(now, kind, queue, vs)
-      -- One sample needs none of the bookkeeping below; more than a call may carry (histogram
-      -- fields) go one by one.
-      if #vs == 1 or #vs > 1000 then
+      -- More samples than a call may carry (histogram fields) go one by one. (Pop records a
+      -- single sample with M.Stats_sample itself.)
+      if #vs > 1000 then
         for _, v in ipairs(vs) do M.Stats_sample(now, kind, queue, v) end
         return
       end
@@ -2352,33 +2347,28 @@ elseif A[1] == 'pop' then
       if #jids == 0 then return '{}' end
       local wjk, tstr = 'ql:w:' .. worker .. ':jobs', M.P_time_text(now)
       local wentry = '{"worker":' .. encode(worker) .. '}'
-      if #jids == 1 then
-        local jid = jids[1]
+      local popped = {}
+      for _, jid in ipairs(jids) do
         local f, tracked = M.Queue_hand_out(now, jid, worker, expires, tstr, wentry, special)
-        if not f then return '{}' end
+        if f then popped[#popped + 1] = { jid, f, tracked } end
+      end
+      if #popped == 0 then return '{}' end
+      if #popped == 1 then
+        local jid, f = popped[1][1], popped[1][2]
         M.Stats_sample(now, 'wait', queue, now - (tonumber(f[15]) or now))
         rcall('ZADD', wjk, expires, jid)
         rcall('ZADD', lk, expires, jid)
-        return M.Job_render(jid, f, tracked, true, true)
+        return M.Job_render(jid, f, popped[1][3], true, true)
       end
-      local popped, waits, scored = {}, {}, {}
-      for _, jid in ipairs(jids) do
-        local f, tracked = M.Queue_hand_out(now, jid, worker, expires, tstr, wentry, special)
-        if f then
-          waits[#waits + 1] = now - (tonumber(f[15]) or now)
-          scored[#scored + 1] = expires
-          scored[#scored + 1] = jid
-          popped[#popped + 1] = { jid, f, tracked }
-        end
+      local waits, scored = {}, {}
+      for i, p in ipairs(popped) do
+        waits[i] = now - (tonumber(p[2][15]) or now)
+        scored[2 * i - 1] = expires
+        scored[2 * i] = p[1]
       end
-      if #popped == 0 then return '{}' end
       M.Stats_samples(now, 'wait', queue, waits)
       M.Queue_zadd_pairs(wjk, scored)
       M.Queue_zadd_pairs(lk, scored)
-      if #popped == 1 then
-        local p = popped[1]
-        return M.Job_render(p[1], p[2], p[3], true, true)
-      end
       local parts = {}
       for i, p in ipairs(popped) do parts[i] = M.Job_render(p[1], p[2], p[3], true) end
       return M.P_jlist(parts)
