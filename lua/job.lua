@@ -477,9 +477,16 @@ function Job.complete(now)
     fail('Complete(): Job ' .. jid .. ' running in another queue: ' .. tostring(f[3]))
   end
 
-  -- One EXISTS answers the common case (no config, nothing tracked, no dependents) and
-  -- saves the three reads it would otherwise take.
-  local special = rcall('EXISTS', key.config, key.tracked, key.job .. jid .. key.dependents) > 0
+  -- One EXISTS answers the common case and saves the reads and writes it would otherwise
+  -- take. EXISTS counts a key once per mention, so its reply is a bit set: 1 = the work
+  -- set exists, 2 = the scheduled set exists, 4 or more = config, a tracked job or this
+  -- job's dependents exist. The job is removed from the queue's work and scheduled sets
+  -- (as well as its locks) only when they exist: a running job is listed there only
+  -- after the retry-into-another-queue quirk (see Queue.unlist).
+  local wk, sk = key.queue .. queue .. key.work, key.queue .. queue .. key.scheduled
+  local ck, tk, dk = key.config, key.tracked, key.job .. jid .. key.dependents
+  local probe = rcall('EXISTS', wk, sk, sk, ck, ck, ck, ck, tk, tk, tk, tk, dk, dk, dk, dk)
+  local special = probe >= 4
   if special then
     config_prefetch('max-job-history', 'jobs-history', 'jobs-history-count',
       queue .. '-max-concurrency')
@@ -489,8 +496,9 @@ function Job.complete(now)
   end
   local jk = key.job .. jid
   Job.hist(jid, now, 'done', nil, f[4] or false)
-  -- A running job is only in its queue's locks set (pop took it out of the work set).
   rcall('ZREM', key.queue .. queue .. key.locks, jid)
+  if probe % 2 == 1 then rcall('ZREM', wk, jid) end
+  if probe % 4 >= 2 then rcall('ZREM', sk, jid) end
   Stats.sample(now, 'run', queue, now - (tonumber(f[5]) or now))
   rcall('ZREM', key.worker .. worker .. key.jobs, jid)
   if special and rcall('ZSCORE', key.tracked, jid) then
@@ -563,7 +571,7 @@ function Job.fail(now)
   rcall('ZREM', key.worker .. worker .. key.jobs, jid)
   Job.hist(jid, now, 'failed', { worker = worker, group = group }, f[4] or false)
   Stats.count(now, now, queue, 'failures', 1, 'failed', 1)
-  rcall('ZREM', key.queue .. queue .. key.locks, jid)
+  Queue.unlist(queue, jid)
   Job.left_running(queue)
   if decoded ~= nil and decoded ~= false then rcall('HSET', key.job .. jid, 'data', encode(decoded)) end
   Job.park_failed(jid, group,

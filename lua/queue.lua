@@ -43,12 +43,21 @@ function Queue.promote(now, queue, limit, due)
   end
 end
 
--- Lock expiry that exhausted the job's retries: fail it (protocol 4.2).
-function Queue.exhausted(now, queue, jid, f)
-  local jq = f[3] or queue
+-- Remove `jid` from the queue's work, locks and scheduled sets (fail, lock expiry that
+-- exhausts the retries; complete does the same with a probe first). A running job is
+-- normally in the locks set only. It can also sit in the other two after a retry into
+-- another queue: the lock left behind there expires and is reclaimed, handing out a job
+-- that is still listed in its own queue (see complete).
+function Queue.unlist(queue, jid)
   rcall('ZREM', key.queue .. queue .. key.work, jid)
   rcall('ZREM', key.queue .. queue .. key.locks, jid)
   rcall('ZREM', key.queue .. queue .. key.scheduled, jid)
+end
+
+-- Lock expiry that exhausted the job's retries: fail it (protocol 4.2).
+function Queue.exhausted(now, queue, jid, f)
+  local jq = f[3] or queue
+  Queue.unlist(queue, jid)
   -- The group names the job's own queue, the message the queue being popped (they differ
   -- after a retry into another queue).
   local group = 'failed-retries-' .. jq
@@ -159,6 +168,7 @@ function Queue.pop(now)
   local jids = {}
   local expired = rcall('ZRANGEBYSCORE', lk, '-inf', now, 'LIMIT', '0', count)
   if #expired > 0 then jids = Queue.reclaim(now, queue, expired) end
+  local reclaimed = #jids
   local want = count - #jids
   if want > 0 then
     if special then
@@ -173,6 +183,11 @@ function Queue.pop(now)
     for i = 1, #top, 2 do jids[#jids + 1] = top[i] end
   end
   if #jids == 0 then return '{}' end
+  -- Every handed-out jid leaves the work set (step 10). ZPOPMAX took its own; a reclaimed
+  -- job is normally not in the work set, but can be (see Queue.unlist).
+  if reclaimed > 0 then
+    rcall('ZREM', key.queue .. queue .. key.work, unpack(jids, 1, reclaimed))
+  end
   local wjk, tstr = key.worker .. worker .. key.jobs, time_text(now)
   local wentry = '{"worker":' .. encode(worker) .. '}'
   local popped = {}

@@ -109,7 +109,7 @@ EAGER: dict[str, list[str]] = {
     "fail": [
         "Job.fail", "P.num", "Job.notify", "Job.is_tracked", "Job.hist", "P.config_number",
         "P.config_raw", "Stats.count", "P.day_of", "P.stats_key", "Stats.expire", "Stats.ttl",
-        "Job.left_running", "Job.park_failed",
+        "Job.left_running", "Job.park_failed", "Queue.unlist",
     ],
     "retry": [
         "Job.retry", "P.num", "Job.left_running", "P.config_number", "P.config_raw",

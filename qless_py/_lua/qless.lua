@@ -139,6 +139,7 @@ local wake = {}
 
 
 
+
 -- ==== failure.lua ====
 -- Failure groups: failed (overview and pages) and unfail.
 
@@ -486,9 +487,16 @@ local function define(lazy_t, lazy_k)
         M.P_fail('Complete(): Job ' .. jid .. ' running in another queue: ' .. tostring(f[3]))
       end
 
-      -- One EXISTS answers the common case (no config, nothing tracked, no dependents) and
-      -- saves the three reads it would otherwise take.
-      local special = rcall('EXISTS', 'ql:config', 'ql:tracked', 'ql:j:' .. jid .. '-dependents') > 0
+      -- One EXISTS answers the common case and saves the reads and writes it would otherwise
+      -- take. EXISTS counts a key once per mention, so its reply is a bit set: 1 = the work
+      -- set exists, 2 = the scheduled set exists, 4 or more = config, a tracked job or this
+      -- job's dependents exist. The job is removed from the queue's work and scheduled sets
+      -- (as well as its locks) only when they exist: a running job is listed there only
+      -- after the retry-into-another-queue quirk (see M.Queue_unlist).
+      local wk, sk = 'ql:q:' .. queue .. '-work', 'ql:q:' .. queue .. '-scheduled'
+      local ck, tk, dk = 'ql:config', 'ql:tracked', 'ql:j:' .. jid .. '-dependents'
+      local probe = rcall('EXISTS', wk, sk, sk, ck, ck, ck, ck, tk, tk, tk, tk, dk, dk, dk, dk)
+      local special = probe >= 4
       if special then
         M.P_config_prefetch('max-job-history', 'jobs-history', 'jobs-history-count',
           queue .. '-max-concurrency')
@@ -498,8 +506,9 @@ local function define(lazy_t, lazy_k)
       end
       local jk = 'ql:j:' .. jid
       M.Job_hist(jid, now, 'done', nil, f[4] or false)
-      -- A running job is only in its queue's locks set (pop took it out of the work set).
       rcall('ZREM', 'ql:q:' .. queue .. '-locks', jid)
+      if probe % 2 == 1 then rcall('ZREM', wk, jid) end
+      if probe % 4 >= 2 then rcall('ZREM', sk, jid) end
       M.Stats_sample(now, 'run', queue, now - (tonumber(f[5]) or now))
       rcall('ZREM', 'ql:w:' .. worker .. ':jobs', jid)
       if special and rcall('ZSCORE', 'ql:tracked', jid) then
@@ -800,6 +809,7 @@ local function define(lazy_t, lazy_k)
       local jids = {}
       local expired = rcall('ZRANGEBYSCORE', lk, '-inf', now, 'LIMIT', '0', count)
       if #expired > 0 then jids = M.Queue_reclaim(now, queue, expired) end
+      local reclaimed = #jids
       local want = count - #jids
       if want > 0 then
         if special then
@@ -814,6 +824,11 @@ local function define(lazy_t, lazy_k)
         for i = 1, #top, 2 do jids[#jids + 1] = top[i] end
       end
       if #jids == 0 then return '{}' end
+      -- Every handed-out jid leaves the work set (step 10). ZPOPMAX took its own; a reclaimed
+      -- job is normally not in the work set, but can be (see M.Queue_unlist).
+      if reclaimed > 0 then
+        rcall('ZREM', 'ql:q:' .. queue .. '-work', unpack(jids, 1, reclaimed))
+      end
       local wjk, tstr = 'ql:w:' .. worker .. ':jobs', M.P_time_text(now)
       local wentry = '{"worker":' .. encode(worker) .. '}'
       local popped = {}
@@ -1235,7 +1250,7 @@ local function define(lazy_t, lazy_k)
       rcall('ZREM', 'ql:w:' .. worker .. ':jobs', jid)
       M.Job_hist(jid, now, 'failed', { worker = worker, group = group }, f[4] or false)
       M.Stats_count(now, now, queue, 'failures', 1, 'failed', 1)
-      rcall('ZREM', 'ql:q:' .. queue .. '-locks', jid)
+      M.Queue_unlist(queue, jid)
       M.Job_left_running(queue)
       if decoded ~= nil and decoded ~= false then rcall('HSET', 'ql:j:' .. jid, 'data', encode(decoded)) end
       M.Job_park_failed(jid, group,
@@ -1504,13 +1519,22 @@ local function define(lazy_t, lazy_k)
         rcall('ZADD', k, unpack(flat, i, j))
       end
     end
+  elseif lazy_k == 'Queue_unlist' then
+    -- Remove `jid` from the queue's work, locks and scheduled sets (fail, lock expiry that
+    -- exhausts the retries; complete does the same with a probe first). A running job is
+    -- normally in the locks set only. It can also sit in the other two after a retry into
+    -- another queue: the lock left behind there expires and is reclaimed, handing out a job
+    -- that is still listed in its own queue (see complete).
+    lazy_f = function(queue, jid)
+      rcall('ZREM', 'ql:q:' .. queue .. '-work', jid)
+      rcall('ZREM', 'ql:q:' .. queue .. '-locks', jid)
+      rcall('ZREM', 'ql:q:' .. queue .. '-scheduled', jid)
+    end
   elseif lazy_k == 'Queue_exhausted' then
     -- Lock expiry that exhausted the job's retries: fail it (protocol 4.2).
     lazy_f = function(now, queue, jid, f)
       local jq = f[3] or queue
-      rcall('ZREM', 'ql:q:' .. queue .. '-work', jid)
-      rcall('ZREM', 'ql:q:' .. queue .. '-locks', jid)
-      rcall('ZREM', 'ql:q:' .. queue .. '-scheduled', jid)
+      M.Queue_unlist(queue, jid)
       -- The group names the job's own queue, the message the queue being popped (they differ
       -- after a retry into another queue).
       local group = 'failed-retries-' .. jq
@@ -2333,6 +2357,7 @@ elseif A[1] == 'pop' then
       local jids = {}
       local expired = rcall('ZRANGEBYSCORE', lk, '-inf', now, 'LIMIT', '0', count)
       if #expired > 0 then jids = M.Queue_reclaim(now, queue, expired) end
+      local reclaimed = #jids
       local want = count - #jids
       if want > 0 then
         if special then
@@ -2345,6 +2370,9 @@ elseif A[1] == 'pop' then
         for i = 1, #top, 2 do jids[#jids + 1] = top[i] end
       end
       if #jids == 0 then return '{}' end
+      if reclaimed > 0 then
+        rcall('ZREM', 'ql:q:' .. queue .. '-work', unpack(jids, 1, reclaimed))
+      end
       local wjk, tstr = 'ql:w:' .. worker .. ':jobs', M.P_time_text(now)
       local wentry = '{"worker":' .. encode(worker) .. '}'
       local popped = {}
@@ -2548,7 +2576,10 @@ elseif A[1] == 'complete' then
         M.P_fail('Complete(): Job ' .. jid .. ' running in another queue: ' .. tostring(f[3]))
       end
 
-      local special = rcall('EXISTS', 'ql:config', 'ql:tracked', 'ql:j:' .. jid .. '-dependents') > 0
+      local wk, sk = 'ql:q:' .. queue .. '-work', 'ql:q:' .. queue .. '-scheduled'
+      local ck, tk, dk = 'ql:config', 'ql:tracked', 'ql:j:' .. jid .. '-dependents'
+      local probe = rcall('EXISTS', wk, sk, sk, ck, ck, ck, ck, tk, tk, tk, tk, dk, dk, dk, dk)
+      local special = probe >= 4
       if special then
         M.P_config_prefetch('max-job-history', 'jobs-history', 'jobs-history-count',
           queue .. '-max-concurrency')
@@ -2559,6 +2590,8 @@ elseif A[1] == 'complete' then
       local jk = 'ql:j:' .. jid
       M.Job_hist(jid, now, 'done', nil, f[4] or false)
       rcall('ZREM', 'ql:q:' .. queue .. '-locks', jid)
+      if probe % 2 == 1 then rcall('ZREM', wk, jid) end
+      if probe % 4 >= 2 then rcall('ZREM', sk, jid) end
       M.Stats_sample(now, 'run', queue, now - (tonumber(f[5]) or now))
       rcall('ZREM', 'ql:w:' .. worker .. ':jobs', jid)
       if special and rcall('ZSCORE', 'ql:tracked', jid) then
@@ -2771,7 +2804,7 @@ elseif A[1] == 'fail' then
       rcall('ZREM', 'ql:w:' .. worker .. ':jobs', jid)
       M.Job_hist(jid, now, 'failed', { worker = worker, group = group }, f[4] or false)
       M.Stats_count(now, now, queue, 'failures', 1, 'failed', 1)
-      rcall('ZREM', 'ql:q:' .. queue .. '-locks', jid)
+      M.Queue_unlist(queue, jid)
       M.Job_left_running(queue)
       if decoded ~= nil and decoded ~= false then rcall('HSET', 'ql:j:' .. jid, 'data', encode(decoded)) end
       M.Job_park_failed(jid, group,
@@ -2851,6 +2884,11 @@ elseif A[1] == 'fail' then
         'failure', encode(failure))
       rcall('SADD', 'ql:failures', group)
       rcall('LPUSH', 'ql:f:' .. group, jid)
+    end,
+    Queue_unlist = function(queue, jid)
+      rcall('ZREM', 'ql:q:' .. queue .. '-work', jid)
+      rcall('ZREM', 'ql:q:' .. queue .. '-locks', jid)
+      rcall('ZREM', 'ql:q:' .. queue .. '-scheduled', jid)
     end,
   }
 elseif A[1] == 'retry' then
