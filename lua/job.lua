@@ -113,11 +113,9 @@ end
 
 -- The job object (protocol 2.10) as JSON text, or nil when the job has no `jid` field.
 -- `f` is a Job.fetch result when the caller has one; `tracked` is known or nil.
--- `no_dependencies` skips reading the dependencies set of a job that cannot have any (one
--- just popped: jobs with dependencies are never in the work set or running).
 -- `wrap` true renders a one-element JSON array instead (pop of one job), in the same
 -- concatenation.
-function Job.render(jid, f, tracked, no_dependencies, wrap)
+function Job.render(jid, f, tracked, wrap)
   if not f then f = Job.fetch(jid) end
   if not f[F_JID] then return nil end
   if f[F_HISTORY] then
@@ -146,12 +144,13 @@ function Job.render(jid, f, tracked, no_dependencies, wrap)
       end
     end
   end
+  -- Most jobs have neither dependents nor dependencies: one EXISTS tells (it counts a key
+  -- once per mention, so 1 = dependents, 2 = dependencies), and only existing sets are read.
   local jk = key.job .. jid
-  local dependents = rcall('SMEMBERS', jk .. key.dependents)
-  local dependencies = '{}'
-  if not no_dependencies then
-    dependencies = Job.encoded_members(rcall('SMEMBERS', jk .. key.dependencies))
-  end
+  local dtk, dck = jk .. key.dependents, jk .. key.dependencies
+  local sets = rcall('EXISTS', dtk, dck, dck)
+  local dependents = sets % 2 == 1 and rcall('SMEMBERS', dtk) or {}
+  local dependencies = sets >= 2 and Job.encoded_members(rcall('SMEMBERS', dck)) or '{}'
   -- Numbers absent from the hash are left out, as cjson leaves out nil values.
   local priority, retries, remaining = tonumber(f[F_PRIORITY]), tonumber(f[F_RETRIES]),
     tonumber(f[F_REMAINING])

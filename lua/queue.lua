@@ -202,7 +202,7 @@ function Queue.pop(now)
     Stats.sample(now, 'wait', queue, now - (tonumber(f[F_TIME]) or now))
     rcall('ZADD', wjk, expires, jid)
     rcall('ZADD', lk, expires, jid)
-    return Job.render(jid, f, popped[1][3], true, true)
+    return Job.render(jid, f, popped[1][3], true)
   end
   -- The wait samples and the two lock sets are written once for the whole batch: the same
   -- values as one write per job (samples in pop order), in two calls per set fewer per job.
@@ -216,7 +216,7 @@ function Queue.pop(now)
   Queue.zadd_pairs(wjk, scored)
   Queue.zadd_pairs(lk, scored)
   local parts = {}
-  for i, p in ipairs(popped) do parts[i] = Job.render(p[1], p[2], p[3], true) end
+  for i, p in ipairs(popped) do parts[i] = Job.render(p[1], p[2], p[3]) end
   return jlist(parts)
 end
 

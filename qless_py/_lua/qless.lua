@@ -613,11 +613,9 @@ local function define(lazy_t, lazy_k)
   elseif lazy_k == 'Job_render' then
     -- The job object (protocol 2.10) as JSON text, or nil when the job has no `jid` field.
     -- `f` is a M.Job_fetch result when the caller has one; `tracked` is known or nil.
-    -- `no_dependencies` skips reading the dependencies set of a job that cannot have any (one
-    -- just popped: jobs with dependencies are never in the work set or running).
     -- `wrap` true renders a one-element JSON array instead (pop of one job), in the same
     -- concatenation.
-    lazy_f = function(jid, f, tracked, no_dependencies, wrap)
+    lazy_f = function(jid, f, tracked, wrap)
       if not f then f = M.Job_fetch(jid) end
       if not f[1] then return nil end
       if f[14] then
@@ -646,12 +644,13 @@ local function define(lazy_t, lazy_k)
           end
         end
       end
+      -- Most jobs have neither dependents nor dependencies: one EXISTS tells (it counts a key
+      -- once per mention, so 1 = dependents, 2 = dependencies), and only existing sets are read.
       local jk = 'ql:j:' .. jid
-      local dependents = rcall('SMEMBERS', jk .. '-dependents')
-      local dependencies = '{}'
-      if not no_dependencies then
-        dependencies = M.Job_encoded_members(rcall('SMEMBERS', jk .. '-dependencies'))
-      end
+      local dtk, dck = jk .. '-dependents', jk .. '-dependencies'
+      local sets = rcall('EXISTS', dtk, dck, dck)
+      local dependents = sets % 2 == 1 and rcall('SMEMBERS', dtk) or {}
+      local dependencies = sets >= 2 and M.Job_encoded_members(rcall('SMEMBERS', dck)) or '{}'
       -- Numbers absent from the hash are left out, as cjson leaves out nil values.
       local priority, retries, remaining = tonumber(f[6]), tonumber(f[8]),
         tonumber(f[9])
@@ -843,7 +842,7 @@ local function define(lazy_t, lazy_k)
         M.Stats_sample(now, 'wait', queue, now - (tonumber(f[15]) or now))
         rcall('ZADD', wjk, expires, jid)
         rcall('ZADD', lk, expires, jid)
-        return M.Job_render(jid, f, popped[1][3], true, true)
+        return M.Job_render(jid, f, popped[1][3], true)
       end
       -- The wait samples and the two lock sets are written once for the whole batch: the same
       -- values as one write per job (samples in pop order), in two calls per set fewer per job.
@@ -857,7 +856,7 @@ local function define(lazy_t, lazy_k)
       M.Queue_zadd_pairs(wjk, scored)
       M.Queue_zadd_pairs(lk, scored)
       local parts = {}
-      for i, p in ipairs(popped) do parts[i] = M.Job_render(p[1], p[2], p[3], true) end
+      for i, p in ipairs(popped) do parts[i] = M.Job_render(p[1], p[2], p[3]) end
       return M.P_jlist(parts)
     end
   elseif lazy_k == 'Queue_reclaim' then
@@ -2386,7 +2385,7 @@ elseif A[1] == 'pop' then
         M.Stats_sample(now, 'wait', queue, now - (tonumber(f[15]) or now))
         rcall('ZADD', wjk, expires, jid)
         rcall('ZADD', lk, expires, jid)
-        return M.Job_render(jid, f, popped[1][3], true, true)
+        return M.Job_render(jid, f, popped[1][3], true)
       end
       local waits, scored = {}, {}
       for i, p in ipairs(popped) do
@@ -2398,7 +2397,7 @@ elseif A[1] == 'pop' then
       M.Queue_zadd_pairs(wjk, scored)
       M.Queue_zadd_pairs(lk, scored)
       local parts = {}
-      for i, p in ipairs(popped) do parts[i] = M.Job_render(p[1], p[2], p[3], true) end
+      for i, p in ipairs(popped) do parts[i] = M.Job_render(p[1], p[2], p[3]) end
       return M.P_jlist(parts)
     end,
     P_num = function(v)
@@ -2472,7 +2471,7 @@ elseif A[1] == 'pop' then
       mean = old + (v - old) / total
       return total, mean, vk + (v - mean) * (v - old)
     end,
-    Job_render = function(jid, f, tracked, no_dependencies, wrap)
+    Job_render = function(jid, f, tracked, wrap)
       if not f then f = M.Job_fetch(jid) end
       if not f[1] then return nil end
       if f[14] then
@@ -2500,11 +2499,10 @@ elseif A[1] == 'pop' then
         end
       end
       local jk = 'ql:j:' .. jid
-      local dependents = rcall('SMEMBERS', jk .. '-dependents')
-      local dependencies = '{}'
-      if not no_dependencies then
-        dependencies = M.Job_encoded_members(rcall('SMEMBERS', jk .. '-dependencies'))
-      end
+      local dtk, dck = jk .. '-dependents', jk .. '-dependencies'
+      local sets = rcall('EXISTS', dtk, dck, dck)
+      local dependents = sets % 2 == 1 and rcall('SMEMBERS', dtk) or {}
+      local dependencies = sets >= 2 and M.Job_encoded_members(rcall('SMEMBERS', dck)) or '{}'
       local priority, retries, remaining = tonumber(f[6]), tonumber(f[8]),
         tonumber(f[9])
       priority = priority and ',"priority":' .. encode(priority) or ''

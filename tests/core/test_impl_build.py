@@ -115,4 +115,4 @@ def test_eager_commands_define_nothing_lazily_on_their_common_path(
     assert lazy("retry", T + 9, "e", "q", "w", 0, "group", "message") == []
     # A command outside the list still works, through define().
     assert lazy("get", T, "a") == ["Api_get", "Job_get", "P_num", "Job_render", "Job_fetch",
-                                   "Job_encoded_members", "P_jlist", "P_jstr"]
+                                   "P_jstr", "P_jlist"]

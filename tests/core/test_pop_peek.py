@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import redis
 
-from tests.core.support import T0, Core
+from tests.core.support import T0, Core, running
 
 
 def jids(jobs: list[dict[str, object]]) -> list[object]:
@@ -179,3 +179,18 @@ def test_pop_corrupt_work_entry_does_not_break_queue(core: Core) -> None:
         return
     assert "a" in jids(got)
     assert "ghost" not in jids(got)
+
+
+def test_popped_job_shows_its_dependencies(core: Core) -> None:
+    # A job is normally never handed out with dependencies, but retry into another queue
+    # keeps its `queue` field (3.8 quirk): putting it back with a dependency cleans its own
+    # queue's sets and leaves the q2 work entry, which pop then takes. The job object must
+    # still list the dependency.
+    running(core, "a")
+    assert core("retry", T0 + 1, "a", "q2", "w") == 4
+    core.put("k", T0 + 2)
+    core.put("a", T0 + 3, "q", "depends", '["k"]')
+    assert core.job("a")["state"] == "depends"
+    popped = core.pop("q2", "w2", 1, now=T0 + 4)
+    assert [j["jid"] for j in popped] == ["a"]
+    assert popped[0]["dependencies"] == ["k"] and popped[0]["dependents"] == {}
