@@ -29,14 +29,16 @@ if cmd == 'pop' then
   rcall('ZADD', 'ql:w:' .. w .. ':jobs', now + 60, jid)
   rcall('ZADD', 'ql:q:' .. q .. '-locks', now + 60, jid)
   rcall('LRANGE', jk .. '-history', '0', '-1')
-  rcall('SMEMBERS', jk .. '-dependents')
+  rcall('EXISTS', jk .. '-dependents', jk .. '-dependencies', jk .. '-dependencies')
   return '[{"jid":"x"}]'
 end
 if cmd == 'complete' then
   local jid, w, q = A[3], A[4], A[5]
   local jk = 'ql:j:' .. jid
   rcall('HMGET', jk, 'state', 'worker', 'queue', 'history', 'time', 'retries', 'priority')
-  rcall('EXISTS', 'ql:config', 'ql:tracked', jk .. '-dependents')
+  local wk, sk, ck, tk, dk = 'ql:q:' .. q .. '-work', 'ql:q:' .. q .. '-scheduled', 'ql:config',
+    'ql:tracked', jk .. '-dependents'
+  rcall('EXISTS', wk, sk, sk, ck, ck, ck, ck, tk, tk, tk, tk, dk, dk, dk, dk)
   rcall('RPUSH', jk .. '-history', '[1700000020,"done"]')
   rcall('ZREM', 'ql:q:' .. q .. '-locks', jid)
   local sk = 'ql:s:run:1699920000:' .. q
