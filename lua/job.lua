@@ -478,12 +478,11 @@ function Job.complete(now)
 
   -- One EXISTS answers the common case and saves the reads and writes it would otherwise
   -- take. EXISTS counts a key once per mention, so its reply is a bit set: 1 = the work
-  -- set exists, 2 = the scheduled set exists, 4 or more = config, a tracked job or this
-  -- job's dependents exist. The job is removed from the queue's work and scheduled sets
-  -- (as well as its locks) only when they exist: a running job is listed there only
-  -- after the retry-into-another-queue quirk (see Queue.unlist).
+  -- set exists, 2 = the scheduled set exists (Queue.unlist skips the sets that do not),
+  -- 4 or more = config, a tracked job or this job's dependents exist.
+  local jk = key.job .. jid
   local wk, sk = key.queue .. queue .. key.work, key.queue .. queue .. key.scheduled
-  local ck, tk, dk = key.config, key.tracked, key.job .. jid .. key.dependents
+  local ck, tk, dk = key.config, key.tracked, jk .. key.dependents
   local probe = rcall('EXISTS', wk, sk, sk, ck, ck, ck, ck, tk, tk, tk, tk, dk, dk, dk, dk)
   local special = probe >= 4
   if special then
@@ -493,11 +492,8 @@ function Job.complete(now)
     cfg['max-job-history'], cfg['jobs-history'], cfg['jobs-history-count'] = false, false, false
     cfg[queue .. '-max-concurrency'] = false
   end
-  local jk = key.job .. jid
   Job.hist(jid, now, 'done', nil, f[4] or false)
-  rcall('ZREM', key.queue .. queue .. key.locks, jid)
-  if probe % 2 == 1 then rcall('ZREM', wk, jid) end
-  if probe % 4 >= 2 then rcall('ZREM', sk, jid) end
+  Queue.unlist(queue, jid, probe)
   Stats.sample(now, 'run', queue, now - (tonumber(f[5]) or now))
   rcall('ZREM', key.worker .. worker .. key.jobs, jid)
   if special and rcall('ZSCORE', key.tracked, jid) then
@@ -536,7 +532,7 @@ function Job.complete(now)
   rcall('ZADD', key.completed, now, jid)
   Job.expire_completed(now)
   if special then
-    local dependents = rcall('SMEMBERS', key.job .. jid .. key.dependents)
+    local dependents = rcall('SMEMBERS', dk)
     if #dependents > 0 then Job.release_dependents(now, jid, dependents) end
   end
   return 'complete'

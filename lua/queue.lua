@@ -43,15 +43,17 @@ function Queue.promote(now, queue, limit, due)
   end
 end
 
--- Remove `jid` from the queue's work, locks and scheduled sets (fail, lock expiry that
--- exhausts the retries; complete does the same with a probe first). A running job is
--- normally in the locks set only. It can also sit in the other two after a retry into
--- another queue: the lock left behind there expires and is reclaimed, handing out a job
--- that is still listed in its own queue (see complete).
-function Queue.unlist(queue, jid)
-  rcall('ZREM', key.queue .. queue .. key.work, jid)
-  rcall('ZREM', key.queue .. queue .. key.locks, jid)
-  rcall('ZREM', key.queue .. queue .. key.scheduled, jid)
+-- Remove `jid` from the queue's work, locks and scheduled sets (complete, fail, lock expiry
+-- that exhausts the retries). A running job is normally in the locks set only. It can also
+-- sit in the other two after a retry into another queue: the lock left behind there
+-- expires and is reclaimed, handing out a job that is still listed in its own queue.
+-- `exist`, when the caller probed, is an EXISTS bit set (1 = the work set exists, 2 = the
+-- scheduled set exists), and a set that does not exist is skipped.
+function Queue.unlist(queue, jid, exist)
+  local qk = key.queue .. queue
+  rcall('ZREM', qk .. key.locks, jid)
+  if not exist or exist % 2 == 1 then rcall('ZREM', qk .. key.work, jid) end
+  if not exist or exist % 4 >= 2 then rcall('ZREM', qk .. key.scheduled, jid) end
 end
 
 -- Lock expiry that exhausted the job's retries: fail it (protocol 4.2).

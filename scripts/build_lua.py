@@ -101,7 +101,7 @@ EAGER: dict[str, list[str]] = {
     "complete": [
         "Job.complete", "P.num", "Job.options", "Job.hist", "P.config_number", "P.config_raw",
         "Stats.sample", "P.day_of", "P.stats_key", "Stats.bin", "Stats.step", "P.time_text",
-        "Job.expire_completed", "Job.enqueue", "P.work_score",
+        "Job.expire_completed", "Job.enqueue", "P.work_score", "Queue.unlist",
     ],
     "heartbeat": [
         "Job.heartbeat", "P.num", "P.config_heartbeat", "P.config_raw", "P.config_number",

@@ -489,12 +489,11 @@ local function define(lazy_t, lazy_k)
 
       -- One EXISTS answers the common case and saves the reads and writes it would otherwise
       -- take. EXISTS counts a key once per mention, so its reply is a bit set: 1 = the work
-      -- set exists, 2 = the scheduled set exists, 4 or more = config, a tracked job or this
-      -- job's dependents exist. The job is removed from the queue's work and scheduled sets
-      -- (as well as its locks) only when they exist: a running job is listed there only
-      -- after the retry-into-another-queue quirk (see M.Queue_unlist).
+      -- set exists, 2 = the scheduled set exists (M.Queue_unlist skips the sets that do not),
+      -- 4 or more = config, a tracked job or this job's dependents exist.
+      local jk = 'ql:j:' .. jid
       local wk, sk = 'ql:q:' .. queue .. '-work', 'ql:q:' .. queue .. '-scheduled'
-      local ck, tk, dk = 'ql:config', 'ql:tracked', 'ql:j:' .. jid .. '-dependents'
+      local ck, tk, dk = 'ql:config', 'ql:tracked', jk .. '-dependents'
       local probe = rcall('EXISTS', wk, sk, sk, ck, ck, ck, ck, tk, tk, tk, tk, dk, dk, dk, dk)
       local special = probe >= 4
       if special then
@@ -504,11 +503,8 @@ local function define(lazy_t, lazy_k)
         cfg['max-job-history'], cfg['jobs-history'], cfg['jobs-history-count'] = false, false, false
         cfg[queue .. '-max-concurrency'] = false
       end
-      local jk = 'ql:j:' .. jid
       M.Job_hist(jid, now, 'done', nil, f[4] or false)
-      rcall('ZREM', 'ql:q:' .. queue .. '-locks', jid)
-      if probe % 2 == 1 then rcall('ZREM', wk, jid) end
-      if probe % 4 >= 2 then rcall('ZREM', sk, jid) end
+      M.Queue_unlist(queue, jid, probe)
       M.Stats_sample(now, 'run', queue, now - (tonumber(f[5]) or now))
       rcall('ZREM', 'ql:w:' .. worker .. ':jobs', jid)
       if special and rcall('ZSCORE', 'ql:tracked', jid) then
@@ -547,7 +543,7 @@ local function define(lazy_t, lazy_k)
       rcall('ZADD', 'ql:completed', now, jid)
       M.Job_expire_completed(now)
       if special then
-        local dependents = rcall('SMEMBERS', 'ql:j:' .. jid .. '-dependents')
+        local dependents = rcall('SMEMBERS', dk)
         if #dependents > 0 then M.Job_release_dependents(now, jid, dependents) end
       end
       return 'complete'
@@ -1519,15 +1515,17 @@ local function define(lazy_t, lazy_k)
       end
     end
   elseif lazy_k == 'Queue_unlist' then
-    -- Remove `jid` from the queue's work, locks and scheduled sets (fail, lock expiry that
-    -- exhausts the retries; complete does the same with a probe first). A running job is
-    -- normally in the locks set only. It can also sit in the other two after a retry into
-    -- another queue: the lock left behind there expires and is reclaimed, handing out a job
-    -- that is still listed in its own queue (see complete).
-    lazy_f = function(queue, jid)
-      rcall('ZREM', 'ql:q:' .. queue .. '-work', jid)
-      rcall('ZREM', 'ql:q:' .. queue .. '-locks', jid)
-      rcall('ZREM', 'ql:q:' .. queue .. '-scheduled', jid)
+    -- Remove `jid` from the queue's work, locks and scheduled sets (complete, fail, lock expiry
+    -- that exhausts the retries). A running job is normally in the locks set only. It can also
+    -- sit in the other two after a retry into another queue: the lock left behind there
+    -- expires and is reclaimed, handing out a job that is still listed in its own queue.
+    -- `exist`, when the caller probed, is an EXISTS bit set (1 = the work set exists, 2 = the
+    -- scheduled set exists), and a set that does not exist is skipped.
+    lazy_f = function(queue, jid, exist)
+      local qk = 'ql:q:' .. queue
+      rcall('ZREM', qk .. '-locks', jid)
+      if not exist or exist % 2 == 1 then rcall('ZREM', qk .. '-work', jid) end
+      if not exist or exist % 4 >= 2 then rcall('ZREM', qk .. '-scheduled', jid) end
     end
   elseif lazy_k == 'Queue_exhausted' then
     -- Lock expiry that exhausted the job's retries: fail it (protocol 4.2).
@@ -2574,8 +2572,9 @@ elseif A[1] == 'complete' then
         M.P_fail('Complete(): Job ' .. jid .. ' running in another queue: ' .. tostring(f[3]))
       end
 
+      local jk = 'ql:j:' .. jid
       local wk, sk = 'ql:q:' .. queue .. '-work', 'ql:q:' .. queue .. '-scheduled'
-      local ck, tk, dk = 'ql:config', 'ql:tracked', 'ql:j:' .. jid .. '-dependents'
+      local ck, tk, dk = 'ql:config', 'ql:tracked', jk .. '-dependents'
       local probe = rcall('EXISTS', wk, sk, sk, ck, ck, ck, ck, tk, tk, tk, tk, dk, dk, dk, dk)
       local special = probe >= 4
       if special then
@@ -2585,11 +2584,8 @@ elseif A[1] == 'complete' then
         cfg['max-job-history'], cfg['jobs-history'], cfg['jobs-history-count'] = false, false, false
         cfg[queue .. '-max-concurrency'] = false
       end
-      local jk = 'ql:j:' .. jid
       M.Job_hist(jid, now, 'done', nil, f[4] or false)
-      rcall('ZREM', 'ql:q:' .. queue .. '-locks', jid)
-      if probe % 2 == 1 then rcall('ZREM', wk, jid) end
-      if probe % 4 >= 2 then rcall('ZREM', sk, jid) end
+      M.Queue_unlist(queue, jid, probe)
       M.Stats_sample(now, 'run', queue, now - (tonumber(f[5]) or now))
       rcall('ZREM', 'ql:w:' .. worker .. ':jobs', jid)
       if special and rcall('ZSCORE', 'ql:tracked', jid) then
@@ -2628,7 +2624,7 @@ elseif A[1] == 'complete' then
       rcall('ZADD', 'ql:completed', now, jid)
       M.Job_expire_completed(now)
       if special then
-        local dependents = rcall('SMEMBERS', 'ql:j:' .. jid .. '-dependents')
+        local dependents = rcall('SMEMBERS', dk)
         if #dependents > 0 then M.Job_release_dependents(now, jid, dependents) end
       end
       return 'complete'
@@ -2728,6 +2724,12 @@ elseif A[1] == 'complete' then
       wake[queue] = true
     end,
     P_work_score = function(priority, t) return priority - (t / 10000000000) end,
+    Queue_unlist = function(queue, jid, exist)
+      local qk = 'ql:q:' .. queue
+      rcall('ZREM', qk .. '-locks', jid)
+      if not exist or exist % 2 == 1 then rcall('ZREM', qk .. '-work', jid) end
+      if not exist or exist % 4 >= 2 then rcall('ZREM', qk .. '-scheduled', jid) end
+    end,
   }
 elseif A[1] == 'heartbeat' then
   M = {
@@ -2883,10 +2885,11 @@ elseif A[1] == 'fail' then
       rcall('SADD', 'ql:failures', group)
       rcall('LPUSH', 'ql:f:' .. group, jid)
     end,
-    Queue_unlist = function(queue, jid)
-      rcall('ZREM', 'ql:q:' .. queue .. '-work', jid)
-      rcall('ZREM', 'ql:q:' .. queue .. '-locks', jid)
-      rcall('ZREM', 'ql:q:' .. queue .. '-scheduled', jid)
+    Queue_unlist = function(queue, jid, exist)
+      local qk = 'ql:q:' .. queue
+      rcall('ZREM', qk .. '-locks', jid)
+      if not exist or exist % 2 == 1 then rcall('ZREM', qk .. '-work', jid) end
+      if not exist or exist % 4 >= 2 then rcall('ZREM', qk .. '-scheduled', jid) end
     end,
   }
 elseif A[1] == 'retry' then

@@ -276,17 +276,22 @@ def test_retry_not_running(core: Core) -> None:
     core.rejects("Retry(): Job a is not currently running: waiting", "retry", T0, "a", "q", "w")
 
 
-def _reclaimed_while_listed(core: Core, delay: int = 0) -> float:
-    """A job handed out again while still listed in its own queue (protocol-legal calls).
-
-    retry into another queue keeps the job's `queue` field (3.8 quirk), so the second
-    retry cleans the locks set of `q`, not of `q2`: the lock left in q2 later expires and
-    pop on q2 reclaims the job for w2, while the job also waits (or is scheduled) in `q`.
-    Returns the time of the reclaiming pop.
-    """
+def _retried_into_q2(core: Core) -> None:
+    """Job `a` of queue `q` retried into `q2` and popped there by `w`: it keeps its `queue`
+    field (3.8 quirk), so a later retry cleans the locks set of `q`, not the lock in q2."""
     running(core)
     assert core("retry", T0 + 1, "a", "q2", "w") == 4
     assert core.pop("q2", "w", 1, now=T0 + 2)[0]["jid"] == "a"
+
+
+def _reclaimed_while_listed(core: Core, delay: int = 0) -> float:
+    """A job handed out again while still listed in its own queue (protocol-legal calls).
+
+    After a retry back into `q`, the lock left in q2 later expires and pop on q2 reclaims
+    the job for w2, while the job also waits (or is scheduled) in `q`. Returns the time of
+    the reclaiming pop.
+    """
+    _retried_into_q2(core)
     assert core("retry", T0 + 3, "a", "q", "w", delay) == 3
     assert core.pop("q2", "w2", 1, now=T0 + 100) == []  # courtesy step: lock + grace
     assert core.pop("q2", "w2", 1, now=T0 + 200)[0]["jid"] == "a"
@@ -296,33 +301,24 @@ def _reclaimed_while_listed(core: Core, delay: int = 0) -> float:
 
 
 @pytest.mark.parametrize("delay", [0, 50])
-def test_complete_removes_the_job_from_its_queues_work_and_scheduled_sets(
-        core: Core, delay: int) -> None:
-    # Protocol 3.6, effect 3: work, locks and scheduled sets, not only the locks. Without
-    # it the completed job would be popped (and run) a second time.
+@pytest.mark.parametrize(("finish", "reply", "state"), [
+    (("complete", "a", "w2", "q", "{}"), b"complete", "complete"),
+    (("fail", "a", "w2", "g", "boom"), b"a", "failed"),
+])
+def test_complete_and_fail_remove_the_job_from_its_queues_work_and_scheduled_sets(
+        core: Core, delay: int, finish: tuple[str, ...], reply: bytes, state: str) -> None:
+    # Protocol 3.6 effect 3 and 3.7 effect 6: work, locks and scheduled sets, not only the
+    # locks. Without it the finished job would be popped (and run) a second time.
     now = _reclaimed_while_listed(core, delay)
-    assert core("complete", now + 1, "a", "w2", "q", "{}") == b"complete"
+    assert core(finish[0], now + 1, *finish[1:]) == reply
     assert core.zset("ql:q:q-work") == [] and core.zset("ql:q:q-scheduled") == []
     assert core.pop("q", "w3", 5, now=now + 1000) == []
-    assert core.job("a")["state"] == "complete"
-
-
-@pytest.mark.parametrize("delay", [0, 50])
-def test_fail_removes_the_job_from_its_queues_work_and_scheduled_sets(
-        core: Core, delay: int) -> None:
-    # Protocol 3.7, effect 6.
-    now = _reclaimed_while_listed(core, delay)
-    assert core("fail", now + 1, "a", "w2", "g", "boom") == b"a"
-    assert core.zset("ql:q:q-work") == [] and core.zset("ql:q:q-scheduled") == []
-    assert core.pop("q", "w3", 5, now=now + 1000) == []
-    assert core.job("a")["state"] == "failed"
+    assert core.job("a")["state"] == state
 
 
 def test_pop_removes_a_reclaimed_job_from_the_work_set(core: Core) -> None:
     # Protocol 3.3, step 10: every handed-out jid leaves the work set, reclaimed ones too.
-    running(core)
-    assert core("retry", T0 + 1, "a", "q2", "w") == 4
-    assert core.pop("q2", "w", 1, now=T0 + 2)[0]["jid"] == "a"
+    _retried_into_q2(core)
     # Back into q2's work set while its q2 lock stays (the retry cleaned q's locks).
     assert core("retry", T0 + 3, "a", "q2", "w") == 3
     assert [j for j, _ in core.zset("ql:q:q2-locks")] == ["a"]
