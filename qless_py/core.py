@@ -116,11 +116,12 @@ class LuaCore:
     def runner(self, runner: ScriptRunner) -> None:
         self._runner = None if runner is self._script else runner
 
-    def go_direct(self, endpoint: Endpoint) -> None:
-        """Send every core call through :mod:`qless_py.resp` to ``endpoint``."""
+    def go_direct(self, endpoint: Endpoint, spin: float = 0.0) -> None:
+        """Send every core call through :mod:`qless_py.resp` to ``endpoint``, waiting up
+        to ``spin`` seconds awake for each reply before blocking."""
         if self.transport is not None:
             self.transport.close()
-        self.transport = Transport(endpoint)
+        self.transport = Transport(endpoint, spin)
 
     def call(self, command: str, *args: Arg) -> Any:
         """Run one core command; replies come back as ``str``/``int``/lists/None."""

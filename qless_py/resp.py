@@ -8,6 +8,11 @@ Workers do not go through redis-py, for two measured reasons (docs/performance.m
 - Per call. A socket with a timeout polls before every send and every receive; here the
   socket stays blocking and the kernel enforces the timeout (``SO_RCVTIMEO``), so a call
   is one ``write`` and one ``recv``.
+- Waiting for a reply. A connection may first spin for a reply (``spin`` seconds of
+  non-blocking reads, yielding the CPU between them) before it blocks: a thread that
+  sleeps in ``recv`` is woken by the kernel when the reply lands, and on a virtual machine
+  that wake-up can cost more than the command itself (docs/performance.md, "Seventh
+  session"). Only replies to commands spin; reads with a timeout (pub/sub) never do.
 
 Plain clients keep redis-py (``client.redis``); see ``qless_py.core`` for who uses what.
 Replies are hiredis's: ``bytes``, ``int``, lists, ``None``; an error reply is returned or
@@ -22,6 +27,7 @@ import select
 import socket
 import struct
 import threading
+import time
 import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -149,12 +155,14 @@ class Connection:
     Not thread-safe: a thread uses its own (see :class:`Transport`).
     """
 
-    def __init__(self, endpoint: Endpoint) -> None:
+    def __init__(self, endpoint: Endpoint, spin: float = 0.0) -> None:
         self.endpoint = endpoint
         self._sock: socket.socket | None = None
         self._fd = -1
         self._reader: Any = None
         self._made_in = _forks
+        self.spin_ns = int(spin * 1e9)  # how long a reply is waited for before blocking
+        self.spin_hits = self.spin_misses = 0  # replies caught spinning / slept for
 
     @property
     def connected(self) -> bool:
@@ -251,7 +259,10 @@ class Connection:
                     not select.select([sock], [], [], timeout)[0]:
                 return NOTHING
             try:
-                data = sock.recv(65536)
+                data = self._spin(sock) if self.spin_ns and timeout == -1.0 and \
+                    self._fd >= 0 else None
+                if data is None:
+                    data = sock.recv(65536)
             except OSError as exc:
                 self.close()
                 reason = "Timeout reading from socket" if isinstance(
@@ -261,6 +272,26 @@ class Connection:
                 self.close()
                 raise ConnectionFailed(f"Connection closed by server ({self.endpoint})")
             reader.feed(data)
+
+    def _spin(self, sock: socket.socket) -> bytes | None:
+        """What arrives within ``spin_ns`` (b"" if the server closed), else None.
+
+        Non-blocking reads with ``sched_yield`` between them: a process that is runnable
+        on this CPU (the server, on a small machine) runs first, and this thread stays
+        awake for a reply that is microseconds away instead of sleeping and being woken.
+        """
+        deadline = _clock_ns() + self.spin_ns
+        while True:
+            try:
+                data = sock.recv(65536, _NOWAIT)
+            except BlockingIOError:
+                if _clock_ns() > deadline:
+                    self.spin_misses += 1
+                    return None
+                _yield()
+                continue
+            self.spin_hits += 1
+            return data
 
     def call(self, *args: Arg) -> Any:
         """Send one command and return its reply; an error reply is raised."""
@@ -286,6 +317,10 @@ class _Nothing:
 
 
 NOTHING: Any = _Nothing()
+
+_clock_ns = time.monotonic_ns
+_yield = getattr(os, "sched_yield", lambda: None)
+_NOWAIT = socket.MSG_DONTWAIT
 """What :meth:`Connection.read` returns when its timeout passed without a reply."""
 
 
@@ -306,10 +341,15 @@ def _wrap_tls(sock: socket.socket, ep: Endpoint) -> socket.socket:
 
 
 class Transport:
-    """Connections to one endpoint: one per thread (and per forked process)."""
+    """Connections to one endpoint: one per thread (and per forked process).
 
-    def __init__(self, endpoint: Endpoint) -> None:
+    ``spin`` (seconds) is how long the per-thread connections wait for a reply awake
+    before they block (see :meth:`Connection._spin`); subscribers never spin.
+    """
+
+    def __init__(self, endpoint: Endpoint, spin: float = 0.0) -> None:
         self.endpoint = endpoint
+        self.spin = spin
         self._local = threading.local()
         self._all: weakref.WeakSet[Connection] = weakref.WeakSet()
         self._lock = threading.Lock()
@@ -320,6 +360,7 @@ class Transport:
         conn: Connection | None = getattr(local, "conn", None)
         if conn is None or local.forks != _forks:
             conn = self.new_connection()
+            conn.spin_ns = int(self.spin * 1e9)
             local.conn, local.forks = conn, _forks
         return conn
 

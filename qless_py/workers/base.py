@@ -38,6 +38,9 @@ from qless_py.workers.signals import NUDGE, SignalPipe
 log = logging.getLogger("qless_py.worker")
 
 MAX_BATCH = 16
+# Seconds a runner waits awake for a command's reply before it sleeps in recv (see
+# qless_py.resp): a sleeping thread's wake-up can cost more than the command.
+SPIN = 0.0003
 
 
 @dataclass
@@ -67,7 +70,8 @@ class Worker:
     jobs. ``isolated=True`` (set by the forking supervisor in its children) lets a process
     end itself when a job whose lock was lost does not stop within ``lost_grace`` seconds.
     ``run()`` returns an exit code: 0 done, 3 recycled after ``max_jobs``, 4 abandoned a
-    lost job that would not stop.
+    lost job that would not stop. ``spin`` is how long (seconds) a thread waits awake for
+    a reply from the server before it sleeps; 0 always sleeps at once.
     """
 
     EXIT_DONE, EXIT_RECYCLE, EXIT_STUCK = 0, 3, 4
@@ -76,16 +80,19 @@ class Worker:
                  order: str = "ordered", interval: float = 5.0, workdir: str | None = None,
                  max_jobs: int = 0, resume: bool = False, burst: bool = False,
                  isolated: bool = False, lost_grace: float = 5.0, stop_grace: float = 2.0,
-                 handle_signals: bool | None = None, max_batch: int = MAX_BATCH) -> None:
+                 handle_signals: bool | None = None, max_batch: int = MAX_BATCH,
+                 spin: float = SPIN) -> None:
         if not queues:
             raise ValueError("a worker needs at least one queue")
         if threads < 1:
             raise ValueError("threads must be at least 1")
         if interval <= 0:
             raise ValueError("interval must be positive")
+        if not 0 <= spin <= 0.1:
+            raise ValueError("spin must be between 0 and 0.1 seconds")
         self.client = client
         # Core calls and the worker's own reads go through qless_py.resp, not redis-py.
-        client.core.go_direct(client.endpoint())
+        client.core.go_direct(client.endpoint(), spin)
         self.transport: Transport = client.core.transport
         self.name: str = client.worker_name
         self.queue_names = list(queues)
@@ -121,8 +128,9 @@ class Worker:
             self.pipe.install()
         old_cwd = os.getcwd()
         root = self._make_root()
-        log.info("worker %s: queues %s, %d thread(s), order %s", self.name,
-                 ",".join(self.queue_names), self.threads, self.order)
+        log.info("worker %s: queues %s, %d thread(s), order %s, spin %d us", self.name,
+                 ",".join(self.queue_names), self.threads, self.order,
+                 round(self.transport.spin * 1e6))
         try:
             self._start_listener()
             if self.resume:

@@ -58,8 +58,9 @@ def test_timeout_argument_is_the_default_for_both_timeouts() -> None:
     assert (ep.timeout, ep.connect_timeout) == (3.0, 3.0)
 
 
-def test_calls_pipelines_and_error_replies(server_url: str) -> None:
-    conn = Connection(Endpoint.from_url(server_url))
+@pytest.mark.parametrize("spin", [0.0, 0.05])
+def test_calls_pipelines_and_error_replies(server_url: str, spin: float) -> None:
+    conn = Connection(Endpoint.from_url(server_url), spin=spin)
     assert conn.call("SET", "k", "v") == b"OK"
     assert conn.call("GET", "k") == b"v"
     assert conn.call("INCRBYFLOAT", "n", 1.5) == b"1.5"
@@ -71,8 +72,9 @@ def test_calls_pipelines_and_error_replies(server_url: str) -> None:
     conn.close()
 
 
-def test_large_values_cross_the_socket_whole(server_url: str) -> None:
-    conn = Connection(Endpoint.from_url(server_url, timeout=10))
+@pytest.mark.parametrize("spin", [0.0, 0.05])
+def test_large_values_cross_the_socket_whole(server_url: str, spin: float) -> None:
+    conn = Connection(Endpoint.from_url(server_url, timeout=10), spin=spin)
     blob = os.urandom(4 * 1024 * 1024)
     assert conn.call("SET", "big", blob) == b"OK"
     assert conn.call("GET", "big") == blob
@@ -110,13 +112,46 @@ def test_a_frozen_server_times_out_and_a_restarted_one_is_reached_again(
     conn.close()
 
 
-def test_closed_by_the_server_is_a_connection_error(server_url: str) -> None:
-    conn = Connection(Endpoint.from_url(server_url))
+@pytest.mark.parametrize("spin", [0.0, 0.05])
+def test_closed_by_the_server_is_a_connection_error(server_url: str, spin: float) -> None:
+    conn = Connection(Endpoint.from_url(server_url), spin=spin)
     conn.call("CLIENT", "SETNAME", "to-kill")
     redis.Redis.from_url(server_url).client_kill_filter(_type=None, skipme=True)
     with pytest.raises(ConnectionFailed):
         conn.call("PING")
     assert conn.call("PING") == b"PONG"
+
+
+def test_a_spinning_connection_catches_quick_replies_awake_and_sleeps_for_slow_ones(
+        server_url: str) -> None:
+    conn = Connection(Endpoint.from_url(server_url), spin=0.05)
+    assert conn.call("PING") == b"PONG"  # connects (AUTH/SELECT replies spin too, if any)
+    hits = conn.spin_hits
+    assert conn.call("PING") == b"PONG"
+    assert (conn.spin_hits, conn.spin_misses) == (hits + 1, 0)
+    conn.spin_ns = int(0.005 * 1e9)
+    # BLPOP answers after 0.2 s: the spin gives up and the blocking read gets the reply
+    assert conn.call("BLPOP", "empty-list", "0.2") is None
+    assert conn.spin_misses == 1
+    assert conn.call("PING") == b"PONG"  # still in step
+    transport = Transport(Endpoint.from_url(server_url), spin=0.05)
+    assert transport.connection().spin_ns == 50_000_000
+    assert transport.new_connection().spin_ns == 0  # subscribers never spin
+    still = Connection(Endpoint.from_url(server_url))
+    assert still.call("PING") == b"PONG"
+    assert (still.spin_hits, still.spin_misses) == (0, 0)
+    for c in (conn, still):
+        c.close()
+    transport.close()
+
+
+def test_reads_with_a_timeout_never_spin(server_url: str) -> None:
+    conn = Connection(Endpoint.from_url(server_url), spin=0.05)
+    conn.send(pack(["SUBSCRIBE", "ch"]))
+    assert conn.read(timeout=5)[0] == b"subscribe"
+    assert conn.read(timeout=0.01) is NOTHING
+    assert (conn.spin_hits, conn.spin_misses) == (0, 0)
+    conn.close()
 
 
 def test_password_user_and_database_are_sent_on_connect(private_server: Any) -> None:

@@ -95,3 +95,17 @@ def test_resume_lets_a_restarted_child_take_back_its_jobs_at_once(
     assert "resuming 1 job(s)" in worker.log
     worker.signal(signal.SIGTERM)
     assert worker.wait(15) == 0
+
+
+def test_spin_option_reaches_the_worker_and_bad_values_are_refused(
+        server_url: str, client: Client, cli_worker: Start) -> None:
+    jid = client.queues["q"].put(jobs.Noop, {})
+    worker = cli_worker("-q", "q", "--processes", "0", "--url", server_url, "--burst",
+                        "--spin-us", "0")
+    assert worker.wait(30) == 0
+    assert "spin 0 us" in worker.log
+    job = client.jobs[jid]
+    assert job is not None and job.state == "complete"
+    bad = cli_worker("-q", "q", "--processes", "0", "--url", server_url, "--spin-us", "-1")
+    assert bad.wait(30) == 2
+    assert "--spin-us" in bad.log and "Traceback" not in bad.log

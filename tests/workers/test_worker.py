@@ -178,6 +178,22 @@ def test_bad_arguments_are_refused(server_url: str) -> None:
         Worker(c, ["q"], threads=0)
     with pytest.raises(ValueError, match="unknown queue order"):
         Worker(c, ["q"], order="random")
+    with pytest.raises(ValueError, match="spin"):
+        Worker(c, ["q"], spin=0.5)
+    with pytest.raises(ValueError, match="spin"):
+        Worker(c, ["q"], spin=-0.001)
+    c.close()
+
+
+def test_spin_reaches_the_runner_connections(server_url: str, client: Client) -> None:
+    client.queues["q"].put(jobs.Noop, {})
+    c = Client(server_url, worker_name="spinner")
+    worker = Worker(c, ["q"], burst=True, spin=0.05, handle_signals=False)
+    assert worker.transport.spin == 0.05
+    assert worker.run() == 0
+    conn = worker.transport.connection()  # this thread's; the runner thread had its own
+    assert conn.spin_ns == 50_000_000
+    assert client.queues["q"].counts["waiting"] == 0
     c.close()
 
 
