@@ -7,13 +7,13 @@ Reading recognises the envelope whatever codec the reading client was created wi
 
 from __future__ import annotations
 
-import base64
 import json
 from typing import Any, Literal
 
-import msgpack
-
 from qless_py.errors import CodecError
+
+# msgpack and base64 are imported on first use: most data is JSON, and a worker's
+# start-up pays for every import before its first job.
 
 CodecName = Literal["json", "msgpack"]
 ENVELOPE_KEY = "_qless_codec"
@@ -41,6 +41,10 @@ def encode(data: Any, codec: str = "json") -> str:
                 f"job data is not JSON-serialisable ({exc}); use codec='msgpack' for bytes"
             ) from exc
     if codec == "msgpack":
+        import base64
+
+        import msgpack
+
         try:
             packed = msgpack.packb(data, use_bin_type=True)
         except (TypeError, ValueError, OverflowError) as exc:
@@ -64,6 +68,10 @@ def decode(text: str | bytes) -> tuple[Any, CodecName]:
         and value.get(ENVELOPE_KEY) == "msgpack"
         and isinstance(value.get("b64"), str)
     ):
+        import base64
+
+        import msgpack
+
         try:
             raw = base64.b64decode(value["b64"], validate=True)
             return msgpack.unpackb(raw, raw=False, strict_map_key=False), "msgpack"

@@ -18,7 +18,6 @@ Two ways to the server:
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -93,7 +92,9 @@ class LuaCore:
     def __init__(self, redis: Callable[[], Any], source: bytes) -> None:
         self._get_redis = redis
         self.source = source
-        self.sha: str = hashlib.sha1(source).hexdigest()
+        from qless_py.lua import sha1_hex  # the script's module; it is read on first use
+
+        self.sha: str = sha1_hex(source)
         self._script: Any = None
         self._runner: ScriptRunner | None = None  # a benchmark may bind calls to a pipeline
         # Set by go_direct (workers): core calls then use qless_py.resp, not redis-py.
