@@ -15,11 +15,13 @@ import redis
 from qless_py import Client
 from qless_py.resp import (
     NOTHING,
+    Arg,
     Connection,
     ConnectionFailed,
     Endpoint,
     ReplyError,
     Transport,
+    bulk,
     pack,
 )
 
@@ -56,6 +58,15 @@ def test_bad_urls_are_refused(url: str) -> None:
 def test_timeout_argument_is_the_default_for_both_timeouts() -> None:
     ep = Endpoint.from_url("redis://h", timeout=3.0)
     assert (ep.timeout, ep.connect_timeout) == (3.0, 3.0)
+
+
+def test_pack_gives_the_bytes_of_bulk_for_every_argument_type() -> None:
+    args: list[Arg] = ["EVALSHA", b"\x00\xff", 0, -5, 2**70, 0.1, 1e20, 1e-7, -0.0,
+                       1700000000.123456, "\u00e9", ""]
+    assert pack(args) == b"*%d\r\n" % len(args) + b"".join(bulk(a) for a in args)
+    assert pack(tuple(args)) == pack(args)
+    with pytest.raises(TypeError, match="str, bytes, int or float, not bool"):
+        pack(["SET", "k", True])
 
 
 @pytest.mark.parametrize("spin", [0.0, 0.05])
