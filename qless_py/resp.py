@@ -170,6 +170,8 @@ class Connection:
         self._made_in = _forks
         self.spin_ns = int(spin * 1e9)  # how long a reply is waited for before blocking
         self.spin_hits = self.spin_misses = 0  # replies caught spinning / slept for
+        self._miss_streak = 0  # spins in a row that caught nothing
+        self._rest = 0  # reads left that sleep at once after too many missed spins
 
     @property
     def connected(self) -> bool:
@@ -266,8 +268,12 @@ class Connection:
                     not select.select([sock], [], [], timeout)[0]:
                 return NOTHING
             try:
-                data = self._spin(sock) if self.spin_ns and timeout == -1.0 and \
-                    self._fd >= 0 else None
+                data = None
+                if self.spin_ns and timeout == -1.0 and self._fd >= 0:
+                    if self._rest:
+                        self._rest -= 1
+                    else:
+                        data = self._spin(sock)
                 if data is None:
                     data = sock.recv(65536)
             except OSError as exc:
@@ -286,6 +292,9 @@ class Connection:
         Non-blocking reads with ``sched_yield`` between them: a process that is runnable
         on this CPU (the server, on a small machine) runs first, and this thread stays
         awake for a reply that is microseconds away instead of sleeping and being woken.
+        Spinning only pays when replies come that fast: after ``SPIN_MISSES`` spins in a
+        row that caught nothing (a distant server, slow commands), the next ``SPIN_REST``
+        reads sleep at once, and then spinning is tried again.
         """
         deadline = _clock_ns() + self.spin_ns
         while True:
@@ -294,10 +303,14 @@ class Connection:
             except BlockingIOError:
                 if _clock_ns() > deadline:
                     self.spin_misses += 1
+                    self._miss_streak += 1
+                    if self._miss_streak >= SPIN_MISSES:
+                        self._miss_streak, self._rest = 0, SPIN_REST
                     return None
                 _yield()
                 continue
             self.spin_hits += 1
+            self._miss_streak = 0
             return data
 
     def call(self, *args: Arg) -> Any:
@@ -325,6 +338,7 @@ class _Nothing:
 
 NOTHING: Any = _Nothing()
 
+SPIN_MISSES, SPIN_REST = 8, 256  # see Connection._spin
 _clock_ns = time.monotonic_ns
 _yield = getattr(os, "sched_yield", lambda: None)
 _NOWAIT = socket.MSG_DONTWAIT

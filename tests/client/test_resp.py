@@ -15,6 +15,8 @@ import redis
 from qless_py import Client
 from qless_py.resp import (
     NOTHING,
+    SPIN_MISSES,
+    SPIN_REST,
     Arg,
     Connection,
     ConnectionFailed,
@@ -154,6 +156,21 @@ def test_a_spinning_connection_catches_quick_replies_awake_and_sleeps_for_slow_o
     for c in (conn, still):
         c.close()
     transport.close()
+
+
+def test_spinning_rests_after_a_run_of_misses_and_then_tries_again(server_url: str) -> None:
+    # a server whose replies never come within the spin (far away, or slow commands)
+    # must not cost a spin on every call
+    conn = Connection(Endpoint.from_url(server_url), spin=0.005)
+    for _ in range(SPIN_MISSES):
+        assert conn.call("BLPOP", "empty-list", "0.05") is None
+    assert conn.spin_misses == SPIN_MISSES
+    for _ in range(SPIN_REST):
+        assert conn.call("PING") == b"PONG"
+    assert (conn.spin_hits, conn.spin_misses) == (0, SPIN_MISSES)  # slept at once
+    assert conn.call("PING") == b"PONG"
+    assert conn.spin_hits == 1  # spinning again
+    conn.close()
 
 
 def test_reads_with_a_timeout_never_spin(server_url: str) -> None:
