@@ -47,6 +47,8 @@ SPIN = 0.0003
 class Stats:
     jobs: int = 0
     outcomes: dict[str, int] = field(default_factory=dict)
+    spin_hits: int = 0  # replies the runner threads caught while spinning
+    spin_misses: int = 0  # spins that ended without one
 
     def count(self, outcome: str) -> None:
         self.jobs += 1
@@ -152,8 +154,10 @@ class Worker:
                 os.chdir(old_cwd)
             if self._own_root:
                 shutil.rmtree(root, ignore_errors=True)
-        log.info("worker %s: exiting after %d job(s) %s", self.name, self.stats.jobs,
-                 self.stats.outcomes)
+        stats = self.stats
+        log.info("worker %s: exiting after %d job(s) %s; replies caught spinning: %d of %d",
+                 self.name, stats.jobs, stats.outcomes, stats.spin_hits,
+                 stats.spin_hits + stats.spin_misses)
         return self._exit_code
 
     def stop(self, how: str = "now") -> None:
@@ -335,8 +339,11 @@ class Worker:
             log.exception("runner %d crashed", index)
         finally:
             workdir.remove()
+            conn = self.transport.connection()  # this runner thread's
             with self._lock:
                 self._active -= 1
+                self.stats.spin_hits += conn.spin_hits
+                self.stats.spin_misses += conn.spin_misses
             self.pipe.nudge()
 
     def _count(self, outcome: str) -> None:

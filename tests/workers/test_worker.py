@@ -194,6 +194,14 @@ def test_spin_reaches_the_runner_connections(server_url: str, client: Client) ->
     conn = worker.transport.connection()  # this thread's; the runner thread had its own
     assert conn.spin_ns == 50_000_000
     assert client.queues["q"].counts["waiting"] == 0
+    # the runner's pops and its complete were answered while it spun (50 ms is plenty)
+    assert worker.stats.spin_hits >= 2 and worker.stats.spin_misses == 0
+    c.close()
+    c = Client(server_url, worker_name="sleeper")
+    client.queues["q"].put(jobs.Noop, {})
+    worker = Worker(c, ["q"], burst=True, spin=0, handle_signals=False)
+    assert worker.run() == 0
+    assert (worker.stats.spin_hits, worker.stats.spin_misses) == (0, 0)
     c.close()
 
 
