@@ -26,6 +26,20 @@ def fields(core: Core, jid: str) -> dict[str, str]:
     return {bytes(k).decode(): bytes(v).decode() for k, v in raw.items()}
 
 
+def assert_exhausted_in_q(core: Core, jid: str, now: float) -> None:
+    """The job's state after its retries ran out in queue q (lock expiry or retry)."""
+    h = fields(core, jid)
+    assert h["state"] == "failed" and h["worker"] == "" and h["expires"] == ""
+    assert h["remaining"] == "-1"
+    assert json.loads(h["failure"]) == {
+        "group": "failed-retries-q",
+        "worker": "",
+        "message": 'Job exhausted retries in queue "q"',
+        "when": now,
+    }
+    assert raw_history(core, jid)[-1] == f'[{int(now)},"failed",{{"group":"failed-retries-q"}}]'
+
+
 # --------------------------------------------------------------------------- put / requeue
 
 
@@ -318,16 +332,7 @@ def test_reclaim_exhaustion_writes(core: Core, events: EventRecorder) -> None:
     }
     lost = {"jid": "a", "event": "lock_lost", "worker": "w1"}
     assert decoded(msgs) == [("ql:w:w1", lost), ("ql:log", lost), ("ql:log", msg)]
-    h = fields(core, "a")
-    assert h["state"] == "failed" and h["worker"] == "" and h["expires"] == ""
-    assert h["remaining"] == "-1"
-    assert json.loads(h["failure"]) == {
-        "group": "failed-retries-q",
-        "worker": "",
-        "message": 'Job exhausted retries in queue "q"',
-        "when": now,
-    }
-    assert raw_history(core, "a")[-1] == f'[{int(now)},"failed",{{"group":"failed-retries-q"}}]'
+    assert_exhausted_in_q(core, "a", now)
     assert core.conn.lrange("ql:f:failed-retries-q", 0, -1) == [b"a"]
     assert core.zset("ql:q:q-locks") == [] and core.zset("ql:w:w2:jobs") == []
     st = core.conn.hgetall(f"ql:s:stats:{DAY0}:q")
@@ -660,16 +665,7 @@ def test_retry_exhaustion_writes(core: Core, events: EventRecorder) -> None:
     with events.record() as msgs:
         assert core("retry", now, "a", "q", "w") == -1
     assert msgs == [("ql:failed", "a")]
-    h = fields(core, "a")
-    assert h["state"] == "failed" and h["worker"] == "" and h["expires"] == ""
-    assert h["remaining"] == "-1"
-    assert json.loads(h["failure"]) == {
-        "group": "failed-retries-q",
-        "worker": "",
-        "when": now,
-        "message": 'Job exhausted retries in queue "q"',
-    }
-    assert raw_history(core, "a")[-1] == f'[{int(now)},"failed",{{"group":"failed-retries-q"}}]'
+    assert_exhausted_in_q(core, "a", now)
     st = core.conn.hgetall(f"ql:s:stats:{DAY0}:q")
     assert st[b"failures"] == b"1" and st[b"failed"] == b"1"
     assert core.zset("ql:q:q-work") == [] and core.zset("ql:q:q-locks") == []
