@@ -380,14 +380,14 @@ class Transport:
         local = self._local
         conn: Connection | None = getattr(local, "conn", None)
         if conn is None or local.forks != _forks:
-            conn = self.new_connection()
-            conn.spin_ns = int(self.spin * 1e9)
+            conn = self.new_connection(self.spin)
             local.conn, local.forks = conn, _forks
         return conn
 
-    def new_connection(self) -> Connection:
-        """A connection of its own (for a subscriber, say); closed by :meth:`close` too."""
-        conn = Connection(self.endpoint)
+    def new_connection(self, spin: float = 0.0) -> Connection:
+        """A connection of its own (for a subscriber, say: it never spins unless told to);
+        closed by :meth:`close` too."""
+        conn = Connection(self.endpoint, spin)
         with self._lock:
             self._all.add(conn)
         return conn
