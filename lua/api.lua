@@ -39,7 +39,6 @@ Api['worker.deregister'] = Worker.deregister
 Api['queue.forget'] = Queue.forget
 
 -- Dispatch in the protocol's order, then wake workers of queues that gained poppable work.
--- Wake-up extension: PUBLISH <queue> on qlpy:wake:<queue>, only when someone listens.
 local function main()
   if #KEYS > 0 then fail('No Keys should be provided') end
   local cmd = A[1]
@@ -50,10 +49,7 @@ local function main()
   local now = num(A[2])
   if now == nil then fail('Arg "now" missing or not a number: nil') end
   local result = command(now)
-  for q in pairs(wake) do
-    local wk = key.wake .. q
-    if rcall('PUBSUB', 'NUMSUB', wk)[2] > 0 then rcall('PUBLISH', wk, q) end
-  end
+  wake_workers()
   return result
 end
 

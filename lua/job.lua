@@ -52,7 +52,8 @@ function Job.hist(jid, when, what, extra, legacy)
   local len = rcall('RPUSH', hk, entry)
   -- No cap trims a list of two entries or fewer, so the config is read only beyond that.
   if len < 3 then return end
-  local cap = floor(config_number('max-job-history', 100))
+  local cap = config_number('max-job-history', 100)
+  cap = floor(cap)
   if cap >= 3 then
     if len > cap then
       local first = rcall('LPOP', hk)
@@ -157,14 +158,27 @@ function Job.render(jid, f, tracked, wrap)
   priority = priority and ',"priority":' .. encode(priority) or ''
   retries = retries and ',"retries":' .. encode(retries) or ''
   remaining = remaining and ',"remaining":' .. encode(floor(remaining)) or ''
-  -- One concatenation expression: Lua builds the result in a single step.
-  return (wrap and '[{"jid":' or '{"jid":') .. encode(f[F_JID]) .. ',"klass":' .. jstr(f[F_KLASS]) ..
-    ',"state":' .. jstr(f[F_STATE]) .. ',"queue":' .. jstr(f[F_QUEUE]) ..
+  -- Every part as a statement of its own, so that the build can inline the helpers into
+  -- pop's common path; then one concatenation expression builds the result in one step.
+  local klass = jstr(f[F_KLASS])
+  local state = jstr(f[F_STATE])
+  local queue = jstr(f[F_QUEUE])
+  local data = jstr(f[F_DATA])
+  local spawned = jstr(f[F_SPAWNED])
+  local history = jlist(hist)
+  local tags, failure = f[F_TAGS], f[F_FAILURE]
+  if tags ~= '{}' then
+    tags = Job.stored_list(tags)
+  end
+  if failure ~= '{}' then
+    failure = Job.stored_list(failure)
+  end
+  return (wrap and '[{"jid":' or '{"jid":') .. encode(f[F_JID]) .. ',"klass":' .. klass ..
+    ',"state":' .. state .. ',"queue":' .. queue ..
     ',"worker":' .. encode(f[F_WORKER] or '') .. ',"tracked":' .. (tracked and 'true' or 'false') ..
-    ',"expires":' .. encode(tonumber(f[F_EXPIRES]) or 0) .. ',"data":' .. jstr(f[F_DATA]) ..
-    ',"tags":' .. (f[F_TAGS] == '{}' and '{}' or Job.stored_list(f[F_TAGS])) ..
-    ',"failure":' .. (f[F_FAILURE] == '{}' and '{}' or Job.stored_list(f[F_FAILURE])) ..
-    ',"spawned_from_jid":' .. jstr(f[F_SPAWNED]) .. ',"history":' .. jlist(hist) ..
+    ',"expires":' .. encode(tonumber(f[F_EXPIRES]) or 0) .. ',"data":' .. data ..
+    ',"tags":' .. tags .. ',"failure":' .. failure ..
+    ',"spawned_from_jid":' .. spawned .. ',"history":' .. history ..
     ',"dependents":' .. (#dependents == 0 and '{}' or Job.encoded_members(dependents)) ..
     ',"dependencies":' .. dependencies .. priority .. retries .. remaining ..
     (wrap and '}]' or '}')
@@ -182,7 +196,9 @@ function Job.is_tracked(jid) return rcall('ZSCORE', key.tracked, jid) ~= false e
 
 -- Publish `payload` on ql:<channel> when the job is tracked.
 function Job.notify(jid, channel, tracked)
-  if tracked == nil then tracked = Job.is_tracked(jid) end
+  if tracked == nil then
+    tracked = Job.is_tracked(jid)
+  end
   if tracked then rcall('PUBLISH', key.channel .. channel, jid) end
 end
 
@@ -199,13 +215,16 @@ end
 
 -- P-WORK: make `jid` waiting in `queue` as of time `t`, and wake that queue's workers.
 function Job.enqueue(queue, jid, priority, t)
-  rcall('ZADD', key.queue .. queue .. key.work, work_score(priority, t), jid)
+  local score = work_score(priority, t)
+  rcall('ZADD', key.queue .. queue .. key.work, score, jid)
   wake[queue] = true
 end
 
 -- A running job leaving `queue` frees a slot when the queue has a concurrency cap.
 function Job.left_running(queue)
-  if queue and config_number(queue .. '-max-concurrency', 0) > 0 then wake[queue] = true end
+  if not queue then return end
+  local cap = config_number(queue .. '-max-concurrency', 0)
+  if cap > 0 then wake[queue] = true end
 end
 
 -- Remove a job from a failure group (and the group from ql:failures when it empties).
@@ -238,7 +257,8 @@ end
 -- most 100 beyond `jobs-history-count` per call (the reference deletes all at once).
 function Job.expire_completed(now)
   local age = config_number('jobs-history', 604800)
-  local keep = floor(config_number('jobs-history-count', 50000))
+  local keep = config_number('jobs-history-count', 50000)
+  keep = floor(keep)
   local old = rcall('ZRANGEBYSCORE', key.completed, '0', now - age, 'LIMIT', '0', '100')
   if #old > 0 then
     for _, j in ipairs(old) do Job.delete(j) end
@@ -314,7 +334,7 @@ function Job.put(now, requeue)
   local n = #A
   if (n - 8) % 2 == 1 then fail('Odd number of additional args') end
   -- No options (the common case): no table.
-  local opts = n > 8 and Job.options(9, n) or {}
+  local opts = Job.options(9, n)
   -- 1 jid, 2 state, 3 queue, 4 worker, 5 priority, 6 retries, 7 tags, 8 failure, 9 history
   local f = rcall('HMGET', key.job .. jid, 'jid', 'state', 'queue', 'worker', 'priority', 'retries',
     'tags', 'failure', 'history')
@@ -409,16 +429,18 @@ function Job.put(now, requeue)
   -- (about 0.2 us each), and these texts are what it would write (-0 stays a number).
   local retries_v = retries == 5 and '5' or retries
   local priority_v = (priority == 0 and 1 / priority > 0) and '0' or priority
+  local tstr = time_text(now)
   rcall('HMSET', jk, 'jid', jid, 'klass', klass, 'data', data, 'priority', priority_v,
     'tags', #tags == 0 and '{}' or encode(tags), 'state', state, 'worker', '', 'expires', '0', 'queue', queue, 'retries', retries_v,
-    'remaining', retries_v, 'time', time_text(now))
+    'remaining', retries_v, 'time', tstr)
   if has_deps then
     rcall('ZADD', key.queue .. queue .. key.depends, now, jid)
     if delay > 0 then rcall('HSET', jk, 'scheduled', now + delay) end
   elseif delay > 0 then
     rcall('ZADD', key.queue .. queue .. key.scheduled, now + delay, jid)
   else
-    rcall('ZADD', key.queue .. queue .. key.work, work_score(priority, now), jid)
+    local score = work_score(priority, now)
+    rcall('ZADD', key.queue .. queue .. key.work, score, jid)
     wake[queue] = true
   end
   rcall('ZADD', key.queues, 'NX', now, queue)
@@ -446,7 +468,7 @@ function Job.complete(now)
   if data ~= '{}' and decode(data) == false then
     fail('Complete(): Arg "data" missing or not JSON: ' .. tostring(data))
   end
-  local opts = #A > 7 and Job.options(7, #A) or {}
+  local opts = Job.options(7, #A)
   local nextq, delay, depends = opts.next, 0, nil
   if opts.delay ~= nil then
     delay = num(opts.delay)
@@ -499,14 +521,16 @@ function Job.complete(now)
   if special and rcall('ZSCORE', key.tracked, jid) then
     rcall('PUBLISH', key.channel .. 'completed', jid)
   end
-  if config_number(queue .. '-max-concurrency', 0) > 0 then wake[queue] = true end
+  local cap = config_number(queue .. '-max-concurrency', 0)
+  if cap > 0 then wake[queue] = true end
   local retries = f[6] or 0
   if nextq ~= nil then
     rcall('PUBLISH', key.channel .. 'log',
       encode({ jid = jid, event = 'advanced', queue = queue, to = nextq }))
     Job.hist(jid, now, 'put', '{"q":' .. encode(nextq) .. '}', false)
     rcall('ZADD', key.queues, 'NX', now, nextq)
-    rcall('HMSET', jk, 'data', data, 'time', time_text(now), 'state', 'waiting', 'worker', '',
+    local tstr = time_text(now)
+    rcall('HMSET', jk, 'data', data, 'time', tstr, 'state', 'waiting', 'worker', '',
       'failure', '{}', 'queue', nextq, 'expires', '0', 'remaining', retries)
     if delay > 0 and (depends == nil or #depends == 0) then
       rcall('ZADD', key.queue .. nextq .. key.scheduled, now + delay, jid)
@@ -527,7 +551,8 @@ function Job.complete(now)
   end
   rcall('PUBLISH', key.channel .. 'log',
     '{"jid":' .. encode(jid) .. ',"event":"completed","queue":' .. encode(queue) .. '}')
-  rcall('HMSET', jk, 'data', data, 'time', time_text(now), 'state', 'complete', 'worker', '',
+  local tstr = time_text(now)
+  rcall('HMSET', jk, 'data', data, 'time', tstr, 'state', 'complete', 'worker', '',
     'failure', '{}', 'queue', '', 'expires', '0', 'remaining', retries)
   rcall('ZADD', key.completed, now, jid)
   Job.expire_completed(now)
@@ -646,7 +671,8 @@ function Job.heartbeat(now)
   if data ~= nil then decoded = decode(data) end
   local f = rcall('HMGET', key.job .. jid, 'worker', 'state', 'queue')
   local queue = f[3] or ''
-  local expires = now + config_heartbeat(queue)
+  local lock = config_heartbeat(queue)
+  local expires = now + lock
   if not f[1] then fail('Heartbeat(): Job ' .. jid .. ' does not exist') end
   if f[2] ~= 'running' then
     fail('Heartbeat(): Job ' .. jid .. ' not currently running: ' .. tostring(f[2]))

@@ -105,10 +105,25 @@ end
 -- Numeric config value: the stored value when it parses as a finite number, else `fallback`.
 -- A stored value that is not a number falls back too (the reference would fail later).
 local function config_number(name, fallback)
-  return num(config_raw(name)) or fallback
+  local raw = config_raw(name)
+  local n = num(raw)
+  if n == nil then return fallback end
+  return n
 end
 
 -- Lock length for a queue: <queue>-heartbeat, else heartbeat, else 60.
 local function config_heartbeat(queue)
-  return num(config_raw(queue .. '-heartbeat')) or config_number('heartbeat', 60)
+  local raw = config_raw(queue .. '-heartbeat')
+  local n = num(raw)
+  if n ~= nil then return n end
+  return config_number('heartbeat', 60)
+end
+
+-- Wake-up extension: after a command, PUBLISH <queue> on qlpy:wake:<queue> for each queue
+-- that gained poppable work, only when someone listens.
+local function wake_workers()
+  for q in pairs(wake) do
+    local wk = key.wake .. q
+    if rcall('PUBSUB', 'NUMSUB', wk)[2] > 0 then rcall('PUBLISH', wk, q) end
+  end
 end

@@ -190,7 +190,8 @@ function Queue.pop(now)
   if reclaimed > 0 then
     rcall('ZREM', key.queue .. queue .. key.work, unpack(jids, 1, reclaimed))
   end
-  local wjk, tstr = key.worker .. worker .. key.jobs, time_text(now)
+  local wjk = key.worker .. worker .. key.jobs
+  local tstr = time_text(now)
   local wentry = '{"worker":' .. encode(worker) .. '}'
   local popped = {}
   for _, jid in ipairs(jids) do
@@ -218,7 +219,10 @@ function Queue.pop(now)
   Queue.zadd_pairs(wjk, scored)
   Queue.zadd_pairs(lk, scored)
   local parts = {}
-  for i, p in ipairs(popped) do parts[i] = Job.render(p[1], p[2], p[3]) end
+  for i, p in ipairs(popped) do
+    local text = Job.render(p[1], p[2], p[3])
+    parts[i] = text
+  end
   return jlist(parts)
 end
 

@@ -43,6 +43,8 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from lua_inline import InlineError, Inliner, parse_function
+
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = ROOT / "lua"
 ARTIFACT = ROOT / "qless_py" / "_lua" / "qless.lua"
@@ -79,43 +81,23 @@ HOT = [
     "Recur.spawn",
 ]
 
-# Commands whose common path gets its functions from one table constructor, built before
-# dispatch, instead of one define() call each (a metamethod call, a walk down the chain, a
-# table insert that regrows M several times per call).
-# Each list is the trace of define() calls in the command's common case. Rarer needs stay
-# lazy: the first statistics sample of a day (the hash's expiry) and batch pops (paid once
-# per batch). Keep each list at 16 names or fewer: the constructor then allocates 16 hash
-# slots, not 32, and every call pays for its allocations again in garbage collection.
-# Measured with `scripts/bench_core.py --versus` on Redis 6.2.5: the lists cut a lifecycle
-# by 1.7 µs; trimming pop's list from 20 names to 14 and complete's from 17 to 15 cut
-# another 3.2-3.9 µs.
+# Commands whose common path runs as straight code in the script body: before dispatch, the
+# build copies the command's function into the body, and into that copy every statement
+# call of a function in INLINE (see scripts/lua_inline.py). Those paths then create no
+# closure and no lazy definition at all; what the copies leave as calls (rarer paths, calls
+# inside expressions) still goes through define().
 # tests/core/test_impl_build.py runs these paths on a build that records lazy definitions,
-# so a list that falls behind the code fails a test.
-EAGER: dict[str, list[str]] = {
-    "put": ["Job.put", "P.num", "Job.options", "Job.hist", "P.time_text", "P.work_score"],
-    "pop": [
-        "Queue.pop", "P.num", "P.time_text", "Queue.hand_out", "Job.hist", "Stats.sample",
-        "P.day_of", "P.stats_key", "Stats.bin", "Stats.step", "Job.render", "P.jstr",
-        "Job.stored_list", "P.jlist",
-    ],
-    "complete": [
-        "Job.complete", "P.num", "Job.options", "Job.hist", "P.config_number", "P.config_raw",
-        "Stats.sample", "P.day_of", "P.stats_key", "Stats.bin", "Stats.step", "P.time_text",
-        "Job.expire_completed", "Job.enqueue", "P.work_score", "Queue.unlist",
-    ],
-    "heartbeat": [
-        "Job.heartbeat", "P.num", "P.config_heartbeat", "P.config_raw", "P.config_number",
-    ],
-    "fail": [
-        "Job.fail", "P.num", "Job.notify", "Job.is_tracked", "Job.hist", "P.config_number",
-        "P.config_raw", "Stats.count", "P.day_of", "P.stats_key", "Stats.expire", "Stats.ttl",
-        "Job.left_running", "Job.park_failed", "Queue.unlist",
-    ],
-    "retry": [
-        "Job.retry", "P.num", "Job.left_running", "P.config_number", "P.config_raw",
-        "Job.enqueue", "P.work_score",
-    ],
-}
+# so a call that falls out of INLINE, or a path that stops being inlined, fails a test.
+INLINED_COMMANDS = ["put", "pop", "complete", "heartbeat", "fail", "retry"]
+INLINE = [
+    "P.num", "P.time_text", "P.work_score", "P.day_of", "P.stats_key", "P.config_number",
+    "P.config_raw", "P.config_heartbeat", "P.jstr", "P.jlist", "P.wake_workers",
+    "Job.put", "Job.complete", "Job.heartbeat", "Job.fail", "Job.retry", "Queue.pop",
+    "Job.options", "Job.hist", "Job.render", "Job.stored_list", "Job.enqueue",
+    "Job.expire_completed", "Job.notify", "Job.is_tracked", "Job.left_running",
+    "Job.park_failed", "Queue.hand_out", "Queue.unlist", "Stats.sample", "Stats.bin",
+    "Stats.step", "Stats.count", "Stats.samples", "Queue.zadd_pairs",
+]
 
 KEY_TABLE = re.compile(r"^local key = \{\n(.*?)\n\}\n", re.S | re.M)
 KEY_FIELD = re.compile(r"(\w+) = ('[^'\\]*')")
@@ -239,40 +221,59 @@ def define(modules: dict[str, Module]) -> list[str]:
         "  if lazy_f ~= nil then lazy_t[lazy_k] = lazy_f end",
         "  return lazy_f",
         "end",
-        *eager(modules),
         "setmetatable(M, { __index = define })",
+        *inlined(modules),
     ]
     return out
 
 
-def eager(modules: dict[str, Module]) -> list[str]:
-    """The EAGER commands' functions, created in one table constructor per command."""
-    bodies = {f"{m.name}.{fname}": body for m in modules.values() for fname, body in m.entries}
+def make_inliner(modules: dict[str, Module]) -> Inliner:
+    """An Inliner that knows the INLINE functions, in their flattened form."""
+    bodies = {f"{m.name}_{fname}": body for m in modules.values() for fname, body in m.entries}
+    functions = {}
+    for dotted in INLINE:
+        flat = dotted.replace(".", "_")
+        if flat not in bodies:
+            raise BuildError(f"INLINE names unknown function {dotted}")
+        code = flatten(call_helpers("\n".join(bodies[flat]), modules), list(modules))
+        try:
+            functions[flat] = parse_function(flat, code.split("\n"))
+        except InlineError as exc:
+            raise BuildError(str(exc)) from exc
+    return Inliner(functions)
+
+
+def inlined(modules: dict[str, Module]) -> list[str]:
+    """INLINED_COMMANDS' common paths, as straight code before the dispatcher."""
+    bodies = {f"{m.name}_{fname}": body for m in modules.values() for fname, body in m.entries}
+    inliner = make_inliner(modules)
     out = [
         "",
-        "-- The common path of the busiest commands: their functions are made here in one",
-        "-- table constructor (copies of define()'s branches), not one define() call each.",
+        "-- ==== inlined common paths (generated by scripts/build_lua.py) ====",
+        "-- The busiest commands run here as straight code: their functions, and the functions",
+        "-- their common path calls, copied in by scripts/lua_inline.py. Anything else, and",
+        "-- every error, goes through main() below or through define().",
     ]
-    for n, (command, names) in enumerate(EAGER.items()):
-        api = bodies.get(f"Api.{command}")
-        target = re.fullmatch(r"lazy_f = (\w+\.\w+)", api[-1]) if api else None
-        if target is None or target.group(1) != names[0]:
-            raise BuildError(f"EAGER[{command!r}] must start with the command's function")
-        if len(names) > 16:
-            raise BuildError(f"EAGER[{command!r}] has {len(names)} names; keep it to 16")
-        out += [f"{'if' if n == 0 else 'elseif'} A[1] == '{command}' then", "  M = {"]
-        for i, name in enumerate(names):
-            if name not in bodies:
-                raise BuildError(f"EAGER[{command!r}] names unknown function {name}")
-            code = [line for line in bodies[name] if not line.lstrip().startswith("--")]
-            flat = f"Api_{command}" if i == 0 else name.replace(".", "_")
-            if not code[0].startswith("lazy_f = function("):
-                raise BuildError(f"EAGER[{command!r}]: {name} is not a function")
-            code = [flat + code[0][len("lazy_f"):], *code[1:]]
-            code[-1] += ","
-            out += indent(code, "    ")
-        out.append("  }")
-    out.append("end")
+    for command in INLINED_COMMANDS:
+        api = bodies.get(f"Api_{command}")
+        target = re.fullmatch(r"lazy_f = (\w+)\.(\w+)", api[-1]) if api else None
+        if target is None or f"{target.group(1)}_{target.group(2)}" not in inliner.functions:
+            raise BuildError(f"the function of command {command!r} is not in INLINE")
+        fn = f"{target.group(1)}_{target.group(2)}"
+        code = "\n".join([
+            f"if A[1] == '{command}' and #KEYS == 0 and #A >= 2 then",
+            "  local now = M.P_num(A[2])",
+            "  if now ~= nil then",
+            f"    local result = M.{fn}(now)",
+            "    M.P_wake_workers()",
+            "    return result",
+            "  end",
+            "end",
+        ])
+        try:
+            out.append(inliner.expand(code))
+        except InlineError as exc:
+            raise BuildError(f"inlining {command!r}: {exc}") from exc
     return out
 
 
@@ -354,8 +355,15 @@ def build() -> str:
             if (module.name, fname) in seen:
                 raise BuildError(f"{module.name}.{fname} is defined twice")
             seen.add((module.name, fname))
-    lines = [*head, *define(modules), "", "-- ==== api.lua (dispatcher) ====", *tail]
-    return flatten(call_helpers("\n".join(lines) + "\n", modules), list(modules))
+    lines = [*head, *define(modules)]
+    text = flatten(call_helpers("\n".join(lines) + "\n", modules), list(modules))
+    # The dispatcher's own helper calls (the number check, the wake-up) are inlined too.
+    dispatcher = flatten(call_helpers("\n".join(tail) + "\n", modules), list(modules))
+    try:
+        dispatcher = make_inliner(modules).expand(dispatcher)
+    except InlineError as exc:
+        raise BuildError(f"inlining the dispatcher: {exc}") from exc
+    return text + "\n-- ==== api.lua (dispatcher) ====\n" + dispatcher
 
 
 def call_helpers(text: str, modules: dict[str, Module]) -> str:

@@ -51,6 +51,7 @@ local wake = {}
 
 
 
+
 -- ==== config.lua ====
 -- Configuration: ql:config overrides over built-in defaults (protocol section 7).
 
@@ -226,7 +227,10 @@ local function define(lazy_t, lazy_k)
     -- Numeric config value: the stored value when it parses as a finite number, else `fallback`.
     -- A stored value that is not a number falls back too (the reference would fail later).
     lazy_f = function(name, fallback)
-      return M.P_num(M.P_config_raw(name)) or fallback
+      local raw = M.P_config_raw(name)
+      local n = M.P_num(raw)
+      if n == nil then return fallback end
+      return n
     end
   elseif lazy_k == 'P_config_raw' then
     -- Stored value of a config field (string) or false, cached for this call.
@@ -279,7 +283,7 @@ local function define(lazy_t, lazy_k)
       local n = #A
       if (n - 8) % 2 == 1 then M.P_fail('Odd number of additional args') end
       -- No options (the common case): no table.
-      local opts = n > 8 and M.Job_options(9, n) or {}
+      local opts = M.Job_options(9, n)
       -- 1 jid, 2 state, 3 queue, 4 worker, 5 priority, 6 retries, 7 tags, 8 failure, 9 history
       local f = rcall('HMGET', 'ql:j:' .. jid, 'jid', 'state', 'queue', 'worker', 'priority', 'retries',
         'tags', 'failure', 'history')
@@ -374,16 +378,18 @@ local function define(lazy_t, lazy_k)
       -- (about 0.2 us each), and these texts are what it would write (-0 stays a number).
       local retries_v = retries == 5 and '5' or retries
       local priority_v = (priority == 0 and 1 / priority > 0) and '0' or priority
+      local tstr = M.P_time_text(now)
       rcall('HMSET', jk, 'jid', jid, 'klass', klass, 'data', data, 'priority', priority_v,
         'tags', #tags == 0 and '{}' or encode(tags), 'state', state, 'worker', '', 'expires', '0', 'queue', queue, 'retries', retries_v,
-        'remaining', retries_v, 'time', M.P_time_text(now))
+        'remaining', retries_v, 'time', tstr)
       if has_deps then
         rcall('ZADD', 'ql:q:' .. queue .. '-depends', now, jid)
         if delay > 0 then rcall('HSET', jk, 'scheduled', now + delay) end
       elseif delay > 0 then
         rcall('ZADD', 'ql:q:' .. queue .. '-scheduled', now + delay, jid)
       else
-        rcall('ZADD', 'ql:q:' .. queue .. '-work', M.P_work_score(priority, now), jid)
+        local score = M.P_work_score(priority, now)
+        rcall('ZADD', 'ql:q:' .. queue .. '-work', score, jid)
         wake[queue] = true
       end
       rcall('ZADD', 'ql:queues', 'NX', now, queue)
@@ -411,7 +417,8 @@ local function define(lazy_t, lazy_k)
       local len = rcall('RPUSH', hk, entry)
       -- No cap trims a list of two entries or fewer, so the config is read only beyond that.
       if len < 3 then return end
-      local cap = floor(M.P_config_number('max-job-history', 100))
+      local cap = M.P_config_number('max-job-history', 100)
+      cap = floor(cap)
       if cap >= 3 then
         if len > cap then
           local first = rcall('LPOP', hk)
@@ -428,7 +435,9 @@ local function define(lazy_t, lazy_k)
   elseif lazy_k == 'Job_notify' then
     -- Publish `payload` on ql:<channel> when the job is tracked.
     lazy_f = function(jid, channel, tracked)
-      if tracked == nil then tracked = M.Job_is_tracked(jid) end
+      if tracked == nil then
+        tracked = M.Job_is_tracked(jid)
+      end
       if tracked then rcall('PUBLISH', 'ql:' .. channel, jid) end
     end
   elseif lazy_k == 'Job_is_tracked' then
@@ -436,7 +445,8 @@ local function define(lazy_t, lazy_k)
   elseif lazy_k == 'Job_enqueue' then
     -- P-WORK: make `jid` waiting in `queue` as of time `t`, and wake that queue's workers.
     lazy_f = function(queue, jid, priority, t)
-      rcall('ZADD', 'ql:q:' .. queue .. '-work', M.P_work_score(priority, t), jid)
+      local score = M.P_work_score(priority, t)
+      rcall('ZADD', 'ql:q:' .. queue .. '-work', score, jid)
       wake[queue] = true
     end
   elseif lazy_k == 'Job_complete' then
@@ -457,7 +467,7 @@ local function define(lazy_t, lazy_k)
       if data ~= '{}' and decode(data) == false then
         M.P_fail('Complete(): Arg "data" missing or not JSON: ' .. tostring(data))
       end
-      local opts = #A > 7 and M.Job_options(7, #A) or {}
+      local opts = M.Job_options(7, #A)
       local nextq, delay, depends = opts.next, 0, nil
       if opts.delay ~= nil then
         delay = M.P_num(opts.delay)
@@ -510,14 +520,16 @@ local function define(lazy_t, lazy_k)
       if special and rcall('ZSCORE', 'ql:tracked', jid) then
         rcall('PUBLISH', 'ql:' .. 'completed', jid)
       end
-      if M.P_config_number(queue .. '-max-concurrency', 0) > 0 then wake[queue] = true end
+      local cap = M.P_config_number(queue .. '-max-concurrency', 0)
+      if cap > 0 then wake[queue] = true end
       local retries = f[6] or 0
       if nextq ~= nil then
         rcall('PUBLISH', 'ql:' .. 'log',
           encode({ jid = jid, event = 'advanced', queue = queue, to = nextq }))
         M.Job_hist(jid, now, 'put', '{"q":' .. encode(nextq) .. '}', false)
         rcall('ZADD', 'ql:queues', 'NX', now, nextq)
-        rcall('HMSET', jk, 'data', data, 'time', M.P_time_text(now), 'state', 'waiting', 'worker', '',
+        local tstr = M.P_time_text(now)
+        rcall('HMSET', jk, 'data', data, 'time', tstr, 'state', 'waiting', 'worker', '',
           'failure', '{}', 'queue', nextq, 'expires', '0', 'remaining', retries)
         if delay > 0 and (depends == nil or #depends == 0) then
           rcall('ZADD', 'ql:q:' .. nextq .. '-scheduled', now + delay, jid)
@@ -538,7 +550,8 @@ local function define(lazy_t, lazy_k)
       end
       rcall('PUBLISH', 'ql:' .. 'log',
         '{"jid":' .. encode(jid) .. ',"event":"completed","queue":' .. encode(queue) .. '}')
-      rcall('HMSET', jk, 'data', data, 'time', M.P_time_text(now), 'state', 'complete', 'worker', '',
+      local tstr = M.P_time_text(now)
+      rcall('HMSET', jk, 'data', data, 'time', tstr, 'state', 'complete', 'worker', '',
         'failure', '{}', 'queue', '', 'expires', '0', 'remaining', retries)
       rcall('ZADD', 'ql:completed', now, jid)
       M.Job_expire_completed(now)
@@ -551,14 +564,17 @@ local function define(lazy_t, lazy_k)
   elseif lazy_k == 'Job_left_running' then
     -- A running job leaving `queue` frees a slot when the queue has a concurrency cap.
     lazy_f = function(queue)
-      if queue and M.P_config_number(queue .. '-max-concurrency', 0) > 0 then wake[queue] = true end
+      if not queue then return end
+      local cap = M.P_config_number(queue .. '-max-concurrency', 0)
+      if cap > 0 then wake[queue] = true end
     end
   elseif lazy_k == 'Job_expire_completed' then
     -- P-EXPIRE-COMPLETED, in bounded batches: at most 100 jobs older than `jobs-history` and at
     -- most 100 beyond `jobs-history-count` per call (the reference deletes all at once).
     lazy_f = function(now)
       local age = M.P_config_number('jobs-history', 604800)
-      local keep = floor(M.P_config_number('jobs-history-count', 50000))
+      local keep = M.P_config_number('jobs-history-count', 50000)
+      keep = floor(keep)
       local old = rcall('ZRANGEBYSCORE', 'ql:completed', '0', now - age, 'LIMIT', '0', '100')
       if #old > 0 then
         for _, j in ipairs(old) do M.Job_delete(j) end
@@ -653,14 +669,27 @@ local function define(lazy_t, lazy_k)
       priority = priority and ',"priority":' .. encode(priority) or ''
       retries = retries and ',"retries":' .. encode(retries) or ''
       remaining = remaining and ',"remaining":' .. encode(floor(remaining)) or ''
-      -- One concatenation expression: Lua builds the result in a single step.
-      return (wrap and '[{"jid":' or '{"jid":') .. encode(f[1]) .. ',"klass":' .. M.P_jstr(f[2]) ..
-        ',"state":' .. M.P_jstr(f[3]) .. ',"queue":' .. M.P_jstr(f[4]) ..
+      -- Every part as a statement of its own, so that the build can inline the helpers into
+      -- pop's common path; then one concatenation expression builds the result in one step.
+      local klass = M.P_jstr(f[2])
+      local state = M.P_jstr(f[3])
+      local queue = M.P_jstr(f[4])
+      local data = M.P_jstr(f[10])
+      local spawned = M.P_jstr(f[13])
+      local history = M.P_jlist(hist)
+      local tags, failure = f[11], f[12]
+      if tags ~= '{}' then
+        tags = M.Job_stored_list(tags)
+      end
+      if failure ~= '{}' then
+        failure = M.Job_stored_list(failure)
+      end
+      return (wrap and '[{"jid":' or '{"jid":') .. encode(f[1]) .. ',"klass":' .. klass ..
+        ',"state":' .. state .. ',"queue":' .. queue ..
         ',"worker":' .. encode(f[5] or '') .. ',"tracked":' .. (tracked and 'true' or 'false') ..
-        ',"expires":' .. encode(tonumber(f[7]) or 0) .. ',"data":' .. M.P_jstr(f[10]) ..
-        ',"tags":' .. (f[11] == '{}' and '{}' or M.Job_stored_list(f[11])) ..
-        ',"failure":' .. (f[12] == '{}' and '{}' or M.Job_stored_list(f[12])) ..
-        ',"spawned_from_jid":' .. M.P_jstr(f[13]) .. ',"history":' .. M.P_jlist(hist) ..
+        ',"expires":' .. encode(tonumber(f[7]) or 0) .. ',"data":' .. data ..
+        ',"tags":' .. tags .. ',"failure":' .. failure ..
+        ',"spawned_from_jid":' .. spawned .. ',"history":' .. history ..
         ',"dependents":' .. (#dependents == 0 and '{}' or M.Job_encoded_members(dependents)) ..
         ',"dependencies":' .. dependencies .. priority .. retries .. remaining ..
         (wrap and '}]' or '}')
@@ -741,7 +770,8 @@ local function define(lazy_t, lazy_k)
       if data ~= nil then decoded = decode(data) end
       local f = rcall('HMGET', 'ql:j:' .. jid, 'worker', 'state', 'queue')
       local queue = f[3] or ''
-      local expires = now + M.P_config_heartbeat(queue)
+      local lock = M.P_config_heartbeat(queue)
+      local expires = now + lock
       if not f[1] then M.P_fail('Heartbeat(): Job ' .. jid .. ' does not exist') end
       if f[2] ~= 'running' then
         M.P_fail('Heartbeat(): Job ' .. jid .. ' not currently running: ' .. tostring(f[2]))
@@ -824,7 +854,8 @@ local function define(lazy_t, lazy_k)
       if reclaimed > 0 then
         rcall('ZREM', 'ql:q:' .. queue .. '-work', unpack(jids, 1, reclaimed))
       end
-      local wjk, tstr = 'ql:w:' .. worker .. ':jobs', M.P_time_text(now)
+      local wjk = 'ql:w:' .. worker .. ':jobs'
+      local tstr = M.P_time_text(now)
       local wentry = '{"worker":' .. encode(worker) .. '}'
       local popped = {}
       for _, jid in ipairs(jids) do
@@ -852,7 +883,10 @@ local function define(lazy_t, lazy_k)
       M.Queue_zadd_pairs(wjk, scored)
       M.Queue_zadd_pairs(lk, scored)
       local parts = {}
-      for i, p in ipairs(popped) do parts[i] = M.Job_render(p[1], p[2], p[3]) end
+      for i, p in ipairs(popped) do
+        local text = M.Job_render(p[1], p[2], p[3])
+        parts[i] = text
+      end
       return M.P_jlist(parts)
     end
   elseif lazy_k == 'Queue_reclaim' then
@@ -989,7 +1023,19 @@ local function define(lazy_t, lazy_k)
   elseif lazy_k == 'P_config_heartbeat' then
     -- Lock length for a queue: <queue>-heartbeat, else heartbeat, else 60.
     lazy_f = function(queue)
-      return M.P_num(M.P_config_raw(queue .. '-heartbeat')) or M.P_config_number('heartbeat', 60)
+      local raw = M.P_config_raw(queue .. '-heartbeat')
+      local n = M.P_num(raw)
+      if n ~= nil then return n end
+      return M.P_config_number('heartbeat', 60)
+    end
+  elseif lazy_k == 'P_wake_workers' then
+    -- Wake-up extension: after a command, PUBLISH <queue> on qlpy:wake:<queue> for each queue
+    -- that gained poppable work, only when someone listens.
+    lazy_f = function()
+      for q in pairs(wake) do
+        local wk = 'qlpy:wake:' .. q
+        if rcall('PUBSUB', 'NUMSUB', wk)[2] > 0 then rcall('PUBLISH', wk, q) end
+      end
     end
   elseif lazy_k == 'Config_defaults' then
     -- The listed defaults: reported by config.get and returned for unset keys.
@@ -2160,823 +2206,1743 @@ local function define(lazy_t, lazy_k)
   if lazy_f ~= nil then lazy_t[lazy_k] = lazy_f end
   return lazy_f
 end
-
--- The common path of the busiest commands: their functions are made here in one
--- table constructor (copies of define()'s branches), not one define() call each.
-if A[1] == 'put' then
-  M = {
-    Api_put = function(now, requeue)
-      local worker, queue, jid, klass, data, delay_s = A[3], A[4], A[5], A[6], A[7], A[8]
-      if requeue then
-        if jid == nil then M.P_fail('Job(): no jid provided') end
-        if rcall('EXISTS', 'ql:j:' .. jid) == 0 then M.P_fail('Requeue(): Job ' .. jid .. ' does not exist') end
-      end
-      if queue == nil then M.P_fail('Queue(): no queue name provided') end
-      if jid == nil then M.P_fail('Put(): Arg "jid" missing') end
-      if klass == nil then M.P_fail('Put(): Arg "klass" missing') end
-      if data ~= '{}' and decode(data) == false then
-        M.P_fail('Put(): Arg "data" missing or not JSON: ' .. tostring(data))
-      end
-      local delay = M.P_num(delay_s)
-      if delay == nil then M.P_fail('Put(): Arg "delay" not a number: ' .. tostring(delay_s)) end
-      local n = #A
-      if (n - 8) % 2 == 1 then M.P_fail('Odd number of additional args') end
-      local opts = n > 8 and M.Job_options(9, n) or {}
-      local f = rcall('HMGET', 'ql:j:' .. jid, 'jid', 'state', 'queue', 'worker', 'priority', 'retries',
-        'tags', 'failure', 'history')
-
-      local retries = tonumber(f[6]) or 5
-      if opts.retries ~= nil then
-        retries = M.P_num(opts.retries)
-        if retries == nil then M.P_fail('Put(): Arg "retries" not a number: ' .. opts.retries) end
-      end
-      local old_tags = f[7] and M.Job_tag_list(f[7]) or {}
-      local tags = old_tags
-      if opts.tags ~= nil then
-        tags = M.P_string_list(decode(opts.tags))
-        if tags == nil then M.P_fail('Put(): Arg "tags" not JSON' .. opts.tags) end
-      end
-      local priority = tonumber(f[5]) or 0
-      if opts.priority ~= nil then
-        priority = M.P_num(opts.priority)
-        if priority == nil then M.P_fail('Put(): Arg "priority" not a number' .. opts.priority) end
-      end
-      local depends = {}
-      if opts.depends ~= nil then
-        depends = M.P_string_list(decode(opts.depends))
-        if depends == nil then M.P_fail('Put(): Arg "depends" not JSON: ' .. opts.depends) end
-      end
-
-      local jk, tagk = 'ql:j:' .. jid, 'ql:tags'
-      if f[7] then
-        for _, t in ipairs(old_tags) do
-          rcall('ZREM', 'ql:t:' .. t, jid)
-          rcall('ZINCRBY', tagk, -1, t)
-        end
-      end
-      local depk = 'ql:j:' .. jid .. '-dependencies'
-      if #depends > 0 then
-        local wanted = {}
-        for _, d in ipairs(depends) do wanted[d] = true end
-        for _, d in ipairs(rcall('SMEMBERS', depk)) do
-          if not wanted[d] then
-            rcall('SREM', depk, d)
-            rcall('SREM', 'ql:j:' .. d .. '-dependents', jid)
-          end
-        end
-      end
-      rcall('PUBLISH', 'ql:' .. 'log',
-        '{"jid":' .. encode(jid) .. ',"event":"put","queue":' .. encode(queue) .. '}')
-      M.Job_hist(jid, now, 'put', '{"q":' .. encode(queue) .. '}', f[9] or false)
-      local old_queue, old_state, old_worker = f[3], f[2], f[4]
-      if old_queue then
-        rcall('ZREM', 'ql:q:' .. old_queue .. '-work', jid)
-        rcall('ZREM', 'ql:q:' .. old_queue .. '-locks', jid)
-        rcall('ZREM', 'ql:q:' .. old_queue .. '-depends', jid)
-        rcall('ZREM', 'ql:q:' .. old_queue .. '-scheduled', jid)
-        if old_state == 'running' then M.Job_left_running(old_queue) end
-      end
-      if old_worker and old_worker ~= '' then
-        rcall('ZREM', 'ql:w:' .. old_worker .. ':jobs', jid)
-        if old_worker ~= worker then
-          local msg = encode({ jid = jid, event = 'lock_lost', worker = old_worker })
-          rcall('PUBLISH', 'ql:w:' .. old_worker, msg)
-          rcall('PUBLISH', 'ql:' .. 'log', msg)
-        end
-      end
-      if old_state == 'complete' then rcall('ZREM', 'ql:completed', jid) end
-      for _, t in ipairs(tags) do
-        rcall('ZADD', 'ql:t:' .. t, now, jid)
-        rcall('ZINCRBY', tagk, 1, t)
-      end
-      if old_state == 'failed' then
-        local failure = M.Stats_unfailed(now, f[8], queue)
-        if failure then M.Job_unlist_failure(jid, failure.group) end
-      end
-      for _, d in ipairs(depends) do
-        if d == jid then
-          rcall('SADD', depk, d)
-          rcall('SADD', 'ql:j:' .. d .. '-dependents', jid)
-        else
-          M.Job_link(jid, d)
-        end
-      end
-      local has_deps = (f[1] or f[2] or #depends > 0) and rcall('SCARD', depk) > 0
-      local state = 'waiting'
-      if has_deps then
-        state = 'depends'
-      elseif delay > 0 then
-        state = 'scheduled'
-      end
-      local retries_v = retries == 5 and '5' or retries
-      local priority_v = (priority == 0 and 1 / priority > 0) and '0' or priority
-      rcall('HMSET', jk, 'jid', jid, 'klass', klass, 'data', data, 'priority', priority_v,
-        'tags', #tags == 0 and '{}' or encode(tags), 'state', state, 'worker', '', 'expires', '0', 'queue', queue, 'retries', retries_v,
-        'remaining', retries_v, 'time', M.P_time_text(now))
-      if has_deps then
-        rcall('ZADD', 'ql:q:' .. queue .. '-depends', now, jid)
-        if delay > 0 then rcall('HSET', jk, 'scheduled', now + delay) end
-      elseif delay > 0 then
-        rcall('ZADD', 'ql:q:' .. queue .. '-scheduled', now + delay, jid)
-      else
-        rcall('ZADD', 'ql:q:' .. queue .. '-work', M.P_work_score(priority, now), jid)
-        wake[queue] = true
-      end
-      rcall('ZADD', 'ql:queues', 'NX', now, queue)
-      if rcall('ZSCORE', 'ql:tracked', jid) then rcall('PUBLISH', 'ql:' .. 'put', jid) end
-      return jid
-    end,
-    P_num = function(v)
-      local n = tonumber(v)
-      if n and n == n and n ~= huge and n ~= -huge then return n end
-      return nil
-    end,
-    Job_options = function(first, last)
-      local opts = {}
-      for i = first, last - 1, 2 do opts[A[i]] = A[i + 1] end
-      return opts
-    end,
-    Job_hist = function(jid, when, what, extra, legacy)
-      if legacy == nil then legacy = rcall('HGET', 'ql:j:' .. jid, 'history') end
-      if legacy then M.Job_migrate(jid, legacy) end
-      local entry
-      if extra == nil then
-        entry = '[' .. floor(when) .. ',' .. encode(what) .. ']'
-      else
-        if type(extra) ~= 'string' then extra = encode(extra) end
-        entry = '[' .. floor(when) .. ',' .. encode(what) .. ',' .. extra .. ']'
-      end
-      local hk = 'ql:j:' .. jid .. '-history'
-      local len = rcall('RPUSH', hk, entry)
-      if len < 3 then return end
-      local cap = floor(M.P_config_number('max-job-history', 100))
-      if cap >= 3 then
-        if len > cap then
-          local first = rcall('LPOP', hk)
-          rcall('LTRIM', hk, 1 - cap, -1)
-          rcall('LPUSH', hk, first)
-        end
-      elseif cap == 1 and len >= 3 then
-        local first = rcall('LPOP', hk)
-        rcall('LPOP', hk)
-        rcall('LPUSH', hk, first)
-      end
-    end,
-    P_time_text = function(t) return format('%.20f', t) end,
-    P_work_score = function(priority, t) return priority - (t / 10000000000) end,
-  }
-elseif A[1] == 'pop' then
-  M = {
-    Api_pop = function(now)
-      local queue, worker, count_s = A[3], A[4], A[5]
-      if queue == nil then M.P_fail('Queue(): no queue name provided') end
-      if worker == nil then M.P_fail('Pop(): Arg "worker" missing') end
-      local count = M.P_num(count_s)
-      if count == nil then M.P_fail('Pop(): Arg "count" missing or not a number: ' .. tostring(count_s)) end
-      count = floor(count)
-      local rk, sk = 'ql:q:' .. queue .. '-recur', 'ql:q:' .. queue .. '-scheduled'
-      local special = rcall('EXISTS', 'ql:config', 'ql:paused_queues', rk, sk, 'ql:tracked') > 0
-      local expires, maxc = now + 60, 0
-      if special then
-        local c = rcall('HMGET', 'ql:config', queue .. '-heartbeat', 'heartbeat',
-          queue .. '-max-concurrency')
-        expires = now + (M.P_num(c[1]) or M.P_num(c[2]) or 60)
-        if rcall('SISMEMBER', 'ql:paused_queues', queue) == 1 then return '{}' end
-        maxc = M.P_num(c[3]) or 0
-      end
-      rcall('ZADD', 'ql:workers', now, worker)
-      local lk = 'ql:q:' .. queue .. '-locks'
-      if maxc > 0 then
-        local allowed = floor(maxc - rcall('ZCOUNT', lk, now, '+inf'))
-        if count > allowed then count = allowed end
-      end
-      if count <= 0 then return '{}' end
-      local jids = {}
-      local expired = rcall('ZRANGEBYSCORE', lk, '-inf', now, 'LIMIT', '0', count)
-      if #expired > 0 then jids = M.Queue_reclaim(now, queue, expired) end
-      local reclaimed = #jids
-      local want = count - #jids
-      if want > 0 then
-        if special then
-          local due = rcall('ZRANGEBYSCORE', rk, 0, now, 'WITHSCORES', 'LIMIT', 0, want)
-          if #due > 0 then M.Recur_spawn(now, queue, want, due) end
-          due = rcall('ZRANGEBYSCORE', sk, 0, now, 'LIMIT', 0, want)
-          if #due > 0 then M.Queue_promote(now, queue, want, due) end
-        end
-        local top = rcall('ZPOPMAX', 'ql:q:' .. queue .. '-work', want)
-        for i = 1, #top, 2 do jids[#jids + 1] = top[i] end
-      end
-      if #jids == 0 then return '{}' end
-      if reclaimed > 0 then
-        rcall('ZREM', 'ql:q:' .. queue .. '-work', unpack(jids, 1, reclaimed))
-      end
-      local wjk, tstr = 'ql:w:' .. worker .. ':jobs', M.P_time_text(now)
-      local wentry = '{"worker":' .. encode(worker) .. '}'
-      local popped = {}
-      for _, jid in ipairs(jids) do
-        local f, tracked = M.Queue_hand_out(now, jid, worker, expires, tstr, wentry, special)
-        if f then popped[#popped + 1] = { jid, f, tracked } end
-      end
-      if #popped == 0 then return '{}' end
-      if #popped == 1 then
-        local jid, f = popped[1][1], popped[1][2]
-        M.Stats_sample(now, 'wait', queue, now - (tonumber(f[15]) or now))
-        rcall('ZADD', wjk, expires, jid)
-        rcall('ZADD', lk, expires, jid)
-        return M.Job_render(jid, f, popped[1][3], true)
-      end
-      local waits, scored = {}, {}
-      for i, p in ipairs(popped) do
-        waits[i] = now - (tonumber(p[2][15]) or now)
-        scored[2 * i - 1] = expires
-        scored[2 * i] = p[1]
-      end
-      M.Stats_samples(now, 'wait', queue, waits)
-      M.Queue_zadd_pairs(wjk, scored)
-      M.Queue_zadd_pairs(lk, scored)
-      local parts = {}
-      for i, p in ipairs(popped) do parts[i] = M.Job_render(p[1], p[2], p[3]) end
-      return M.P_jlist(parts)
-    end,
-    P_num = function(v)
-      local n = tonumber(v)
-      if n and n == n and n ~= huge and n ~= -huge then return n end
-      return nil
-    end,
-    P_time_text = function(t) return format('%.20f', t) end,
-    Queue_hand_out = function(now, jid, worker, expires, tstr, wentry, special)
-      local g = rcall('HMGET', 'ql:j:' .. jid, 'jid', 'klass', 'queue', 'priority', 'retries',
-        'remaining', 'data', 'tags', 'failure', 'spawned_from_jid', 'history', 'time')
-      if not g[1] then return nil end
-      local f = { g[1], g[2], 'running', g[3], worker, g[4], expires, g[5], g[6], g[7], g[8],
-        g[9], g[10], false, g[12] }
-      M.Job_hist(jid, now, 'popped', wentry, g[11] or false)
-      rcall('HMSET', 'ql:j:' .. jid, 'time', tstr, 'worker', worker, 'expires', expires,
-        'state', 'running')
-      local tracked = special and rcall('ZSCORE', 'ql:tracked', jid) ~= false
-      if tracked then rcall('PUBLISH', 'ql:' .. 'popped', jid) end
-      return f, tracked
-    end,
-    Job_hist = function(jid, when, what, extra, legacy)
-      if legacy == nil then legacy = rcall('HGET', 'ql:j:' .. jid, 'history') end
-      if legacy then M.Job_migrate(jid, legacy) end
-      local entry
-      if extra == nil then
-        entry = '[' .. floor(when) .. ',' .. encode(what) .. ']'
-      else
-        if type(extra) ~= 'string' then extra = encode(extra) end
-        entry = '[' .. floor(when) .. ',' .. encode(what) .. ',' .. extra .. ']'
-      end
-      local hk = 'ql:j:' .. jid .. '-history'
-      local len = rcall('RPUSH', hk, entry)
-      if len < 3 then return end
-      local cap = floor(M.P_config_number('max-job-history', 100))
-      if cap >= 3 then
-        if len > cap then
-          local first = rcall('LPOP', hk)
-          rcall('LTRIM', hk, 1 - cap, -1)
-          rcall('LPUSH', hk, first)
-        end
-      elseif cap == 1 and len >= 3 then
-        local first = rcall('LPOP', hk)
-        rcall('LPOP', hk)
-        rcall('LPUSH', hk, first)
-      end
-    end,
-    Stats_sample = function(now, kind, queue, v)
-      local day = M.P_day_of(now)
-      local k = M.P_stats_key(kind, day, queue)
-      local bin = M.Stats_bin(v)
-      local cur = rcall('HMGET', k, 'total', 'mean', 'vk', bin)
-      local total, mean, vk = M.Stats_step(tonumber(cur[1]), tonumber(cur[2]), tonumber(cur[3]), v)
-      rcall('HMSET', k, 'total', total, 'mean', mean, 'vk', vk, bin, (tonumber(cur[4]) or 0) + 1)
-      if total == 1 then M.Stats_expire(k, now, day) end
-    end,
-    P_day_of = function(t) return t - (t % 86400) end,
-    P_stats_key = function(kind, day, queue) return 'ql:s:' .. kind .. ':' .. day .. ':' .. queue end,
-    Stats_bin = function(v)
-      local f = floor(v)
-      if f < 60 then return 's' .. f end
-      if f < 3600 then return 'm' .. floor(f / 60) end
-      if f < 86400 then return 'h' .. floor(f / 3600) end
-      return 'd' .. floor(f / 86400)
-    end,
-    Stats_step = function(total, mean, vk, v)
-      if total == nil then return 1, v, 0 end
-      mean, vk = mean or 0, vk or 0
-      total = total + 1
-      local old = mean
-      mean = old + (v - old) / total
-      return total, mean, vk + (v - mean) * (v - old)
-    end,
-    Job_render = function(jid, f, tracked, wrap)
-      if not f then f = M.Job_fetch(jid) end
-      if not f[1] then return nil end
-      if f[14] then
-        M.Job_migrate(jid, f[14])
-        f[14] = false
-      end
-      if tracked == nil then tracked = rcall('ZSCORE', 'ql:tracked', jid) ~= false end
-      local hist = rcall('LRANGE', 'ql:j:' .. jid .. '-history', '0', '-1')
-      for i = 1, #hist do
-        local text = hist[i]
-        local when, what, inner = text:match('^%[(%d+),("[%w%-]*"),{([^{}]*)}%]$')
-        if when and not inner:find('"wh', 1, true) then
-          if inner == '' then
-            hist[i] = '{"when":' .. when .. ',"what":' .. what .. '}'
-          else
-            hist[i] = '{"when":' .. when .. ',"what":' .. what .. ',' .. inner .. '}'
-          end
-        else
-          when, what = text:match('^%[(%d+),("[%w%-]*")%]$')
-          if when then
-            hist[i] = '{"when":' .. when .. ',"what":' .. what .. '}'
-          else
-            hist[i] = M.Job_render_entry(text)
-          end
-        end
-      end
-      local jk = 'ql:j:' .. jid
-      local dtk, dck = jk .. '-dependents', jk .. '-dependencies'
-      local sets = rcall('EXISTS', dtk, dck, dck)
-      local dependents = sets % 2 == 1 and rcall('SMEMBERS', dtk) or {}
-      local dependencies = sets >= 2 and M.Job_encoded_members(rcall('SMEMBERS', dck)) or '{}'
-      local priority, retries, remaining = tonumber(f[6]), tonumber(f[8]),
-        tonumber(f[9])
-      priority = priority and ',"priority":' .. encode(priority) or ''
-      retries = retries and ',"retries":' .. encode(retries) or ''
-      remaining = remaining and ',"remaining":' .. encode(floor(remaining)) or ''
-      return (wrap and '[{"jid":' or '{"jid":') .. encode(f[1]) .. ',"klass":' .. M.P_jstr(f[2]) ..
-        ',"state":' .. M.P_jstr(f[3]) .. ',"queue":' .. M.P_jstr(f[4]) ..
-        ',"worker":' .. encode(f[5] or '') .. ',"tracked":' .. (tracked and 'true' or 'false') ..
-        ',"expires":' .. encode(tonumber(f[7]) or 0) .. ',"data":' .. M.P_jstr(f[10]) ..
-        ',"tags":' .. (f[11] == '{}' and '{}' or M.Job_stored_list(f[11])) ..
-        ',"failure":' .. (f[12] == '{}' and '{}' or M.Job_stored_list(f[12])) ..
-        ',"spawned_from_jid":' .. M.P_jstr(f[13]) .. ',"history":' .. M.P_jlist(hist) ..
-        ',"dependents":' .. (#dependents == 0 and '{}' or M.Job_encoded_members(dependents)) ..
-        ',"dependencies":' .. dependencies .. priority .. retries .. remaining ..
-        (wrap and '}]' or '}')
-    end,
-    P_jstr = function(v)
-      if v == false or v == nil then return 'false' end
-      return encode(v)
-    end,
-    Job_stored_list = function(text)
-      if not text or text == '{}' or text == '[]' then return '{}' end
-      local ok, v = pcall(decode, text)
-      if not ok or type(v) ~= 'table' then return '{}' end
-      return encode(v)
-    end,
-    P_jlist = function(parts)
-      if #parts == 0 then return '{}' end
-      return '[' .. concat(parts, ',') .. ']'
-    end,
-  }
-elseif A[1] == 'complete' then
-  M = {
-    Api_complete = function(now)
-      local jid, worker, queue, data = A[3], A[4], A[5], A[6]
-      if jid == nil then M.P_fail('Job(): no jid provided') end
-      if worker == nil then M.P_fail('Complete(): Arg "worker" missing') end
-      if queue == nil then M.P_fail('Complete(): Arg "queue" missing') end
-      if data ~= '{}' and decode(data) == false then
-        M.P_fail('Complete(): Arg "data" missing or not JSON: ' .. tostring(data))
-      end
-      local opts = #A > 7 and M.Job_options(7, #A) or {}
-      local nextq, delay, depends = opts.next, 0, nil
-      if opts.delay ~= nil then
-        delay = M.P_num(opts.delay)
-        if delay == nil then M.P_fail('assertion failed!') end
-      end
-      if opts.depends ~= nil then
-        depends = M.P_string_list(decode(opts.depends))
-        if depends == nil then M.P_fail('Complete(): Arg "depends" not JSON: ' .. opts.depends) end
-      end
-      if opts.delay ~= nil and nextq == nil then
-        M.P_fail('Complete(): "delay" cannot be used without a "next".')
-      end
-      if depends ~= nil and nextq == nil then
-        M.P_fail('Complete(): "depends" cannot be used without a "next".')
-      end
-      local f = rcall('HMGET', 'ql:j:' .. jid, 'state', 'worker', 'queue', 'history', 'time', 'retries',
-        'priority')
-      local state = f[1]
-      if not state then M.P_fail('Complete(): Job ' .. jid .. ' does not exist') end
-      if state ~= 'running' then
-        M.P_fail('Complete(): Job ' .. jid .. ' is not currently running: ' .. state)
-      end
-      if f[2] ~= worker then
-        M.P_fail('Complete(): Job ' .. jid .. ' has been handed out to another worker: ' .. tostring(f[2]))
-      end
-      if f[3] ~= queue then
-        M.P_fail('Complete(): Job ' .. jid .. ' running in another queue: ' .. tostring(f[3]))
-      end
-
-      local jk = 'ql:j:' .. jid
-      local wk, sk = 'ql:q:' .. queue .. '-work', 'ql:q:' .. queue .. '-scheduled'
-      local ck, tk, dk = 'ql:config', 'ql:tracked', jk .. '-dependents'
-      local probe = rcall('EXISTS', wk, sk, sk, ck, ck, ck, ck, tk, tk, tk, tk, dk, dk, dk, dk)
-      local special = probe >= 4
-      if special then
-        M.P_config_prefetch('max-job-history', 'jobs-history', 'jobs-history-count',
-          queue .. '-max-concurrency')
-      else
-        cfg['max-job-history'], cfg['jobs-history'], cfg['jobs-history-count'] = false, false, false
-        cfg[queue .. '-max-concurrency'] = false
-      end
-      M.Job_hist(jid, now, 'done', nil, f[4] or false)
-      M.Queue_unlist(queue, jid, probe)
-      M.Stats_sample(now, 'run', queue, now - (tonumber(f[5]) or now))
-      rcall('ZREM', 'ql:w:' .. worker .. ':jobs', jid)
-      if special and rcall('ZSCORE', 'ql:tracked', jid) then
-        rcall('PUBLISH', 'ql:' .. 'completed', jid)
-      end
-      if M.P_config_number(queue .. '-max-concurrency', 0) > 0 then wake[queue] = true end
-      local retries = f[6] or 0
-      if nextq ~= nil then
-        rcall('PUBLISH', 'ql:' .. 'log',
-          encode({ jid = jid, event = 'advanced', queue = queue, to = nextq }))
-        M.Job_hist(jid, now, 'put', '{"q":' .. encode(nextq) .. '}', false)
-        rcall('ZADD', 'ql:queues', 'NX', now, nextq)
-        rcall('HMSET', jk, 'data', data, 'time', M.P_time_text(now), 'state', 'waiting', 'worker', '',
-          'failure', '{}', 'queue', nextq, 'expires', '0', 'remaining', retries)
-        if delay > 0 and (depends == nil or #depends == 0) then
-          rcall('ZADD', 'ql:q:' .. nextq .. '-scheduled', now + delay, jid)
-          return 'scheduled'
-        end
-        local linked = 0
-        for _, d in ipairs(depends or {}) do
-          if M.Job_link(jid, d) then linked = linked + 1 end
-        end
-        if linked > 0 then
-          rcall('ZADD', 'ql:q:' .. nextq .. '-depends', now, jid)
-          rcall('HSET', jk, 'state', 'depends')
-          if delay > 0 then rcall('HSET', jk, 'scheduled', now + delay) end
-          return 'depends'
-        end
-        M.Job_enqueue(nextq, jid, tonumber(f[7]) or 0, now)
-        return 'waiting'
-      end
-      rcall('PUBLISH', 'ql:' .. 'log',
-        '{"jid":' .. encode(jid) .. ',"event":"completed","queue":' .. encode(queue) .. '}')
-      rcall('HMSET', jk, 'data', data, 'time', M.P_time_text(now), 'state', 'complete', 'worker', '',
-        'failure', '{}', 'queue', '', 'expires', '0', 'remaining', retries)
-      rcall('ZADD', 'ql:completed', now, jid)
-      M.Job_expire_completed(now)
-      if special then
-        local dependents = rcall('SMEMBERS', dk)
-        if #dependents > 0 then M.Job_release_dependents(now, jid, dependents) end
-      end
-      return 'complete'
-    end,
-    P_num = function(v)
-      local n = tonumber(v)
-      if n and n == n and n ~= huge and n ~= -huge then return n end
-      return nil
-    end,
-    Job_options = function(first, last)
-      local opts = {}
-      for i = first, last - 1, 2 do opts[A[i]] = A[i + 1] end
-      return opts
-    end,
-    Job_hist = function(jid, when, what, extra, legacy)
-      if legacy == nil then legacy = rcall('HGET', 'ql:j:' .. jid, 'history') end
-      if legacy then M.Job_migrate(jid, legacy) end
-      local entry
-      if extra == nil then
-        entry = '[' .. floor(when) .. ',' .. encode(what) .. ']'
-      else
-        if type(extra) ~= 'string' then extra = encode(extra) end
-        entry = '[' .. floor(when) .. ',' .. encode(what) .. ',' .. extra .. ']'
-      end
-      local hk = 'ql:j:' .. jid .. '-history'
-      local len = rcall('RPUSH', hk, entry)
-      if len < 3 then return end
-      local cap = floor(M.P_config_number('max-job-history', 100))
-      if cap >= 3 then
-        if len > cap then
-          local first = rcall('LPOP', hk)
-          rcall('LTRIM', hk, 1 - cap, -1)
-          rcall('LPUSH', hk, first)
-        end
-      elseif cap == 1 and len >= 3 then
-        local first = rcall('LPOP', hk)
-        rcall('LPOP', hk)
-        rcall('LPUSH', hk, first)
-      end
-    end,
-    P_config_number = function(name, fallback)
-      return M.P_num(M.P_config_raw(name)) or fallback
-    end,
-    P_config_raw = function(name)
-      local v = cfg[name]
-      if v == nil then
-        v = rcall('HGET', 'ql:config', name)
-        cfg[name] = v
-      end
-      return v
-    end,
-    Stats_sample = function(now, kind, queue, v)
-      local day = M.P_day_of(now)
-      local k = M.P_stats_key(kind, day, queue)
-      local bin = M.Stats_bin(v)
-      local cur = rcall('HMGET', k, 'total', 'mean', 'vk', bin)
-      local total, mean, vk = M.Stats_step(tonumber(cur[1]), tonumber(cur[2]), tonumber(cur[3]), v)
-      rcall('HMSET', k, 'total', total, 'mean', mean, 'vk', vk, bin, (tonumber(cur[4]) or 0) + 1)
-      if total == 1 then M.Stats_expire(k, now, day) end
-    end,
-    P_day_of = function(t) return t - (t % 86400) end,
-    P_stats_key = function(kind, day, queue) return 'ql:s:' .. kind .. ':' .. day .. ':' .. queue end,
-    Stats_bin = function(v)
-      local f = floor(v)
-      if f < 60 then return 's' .. f end
-      if f < 3600 then return 'm' .. floor(f / 60) end
-      if f < 86400 then return 'h' .. floor(f / 3600) end
-      return 'd' .. floor(f / 86400)
-    end,
-    Stats_step = function(total, mean, vk, v)
-      if total == nil then return 1, v, 0 end
-      mean, vk = mean or 0, vk or 0
-      total = total + 1
-      local old = mean
-      mean = old + (v - old) / total
-      return total, mean, vk + (v - mean) * (v - old)
-    end,
-    P_time_text = function(t) return format('%.20f', t) end,
-    Job_expire_completed = function(now)
-      local age = M.P_config_number('jobs-history', 604800)
-      local keep = floor(M.P_config_number('jobs-history-count', 50000))
-      local old = rcall('ZRANGEBYSCORE', 'ql:completed', '0', now - age, 'LIMIT', '0', '100')
-      if #old > 0 then
-        for _, j in ipairs(old) do M.Job_delete(j) end
-        rcall('ZREM', 'ql:completed', unpack(old))
-      end
-      local card = rcall('ZCARD', 'ql:completed')
-      local excess = keep >= 0 and card - keep or math.min(card, -keep)
-      if excess > 0 then
-        if excess > 100 then excess = 100 end
-        for _, j in ipairs(rcall('ZRANGE', 'ql:completed', 0, excess - 1)) do M.Job_delete(j) end
-        rcall('ZREMRANGEBYRANK', 'ql:completed', 0, excess - 1)
-      end
-    end,
-    Job_enqueue = function(queue, jid, priority, t)
-      rcall('ZADD', 'ql:q:' .. queue .. '-work', M.P_work_score(priority, t), jid)
-      wake[queue] = true
-    end,
-    P_work_score = function(priority, t) return priority - (t / 10000000000) end,
-    Queue_unlist = function(queue, jid, exist)
-      local qk = 'ql:q:' .. queue
-      rcall('ZREM', qk .. '-locks', jid)
-      if not exist or exist % 2 == 1 then rcall('ZREM', qk .. '-work', jid) end
-      if not exist or exist % 4 >= 2 then rcall('ZREM', qk .. '-scheduled', jid) end
-    end,
-  }
-elseif A[1] == 'heartbeat' then
-  M = {
-    Api_heartbeat = function(now)
-      local jid, worker, data = A[3], A[4], A[5]
-      if jid == nil then M.P_fail('Job(): no jid provided') end
-      if worker == nil then M.P_fail('Heatbeat(): Arg "worker" missing') end
-      local decoded
-      if data ~= nil then decoded = decode(data) end
-      local f = rcall('HMGET', 'ql:j:' .. jid, 'worker', 'state', 'queue')
-      local queue = f[3] or ''
-      local expires = now + M.P_config_heartbeat(queue)
-      if not f[1] then M.P_fail('Heartbeat(): Job ' .. jid .. ' does not exist') end
-      if f[2] ~= 'running' then
-        M.P_fail('Heartbeat(): Job ' .. jid .. ' not currently running: ' .. tostring(f[2]))
-      end
-      if f[1] ~= worker or f[1] == '' then
-        M.P_fail('Heartbeat(): Job ' .. jid .. ' given out to another worker: ' .. f[1])
-      end
-      local jk = 'ql:j:' .. jid
-      if decoded ~= nil and decoded ~= false then
-        rcall('HMSET', jk, 'expires', expires, 'worker', worker, 'data', encode(decoded))
-      else
-        rcall('HMSET', jk, 'expires', expires, 'worker', worker)
-      end
-      rcall('ZADD', 'ql:w:' .. worker .. ':jobs', expires, jid)
-      rcall('ZADD', 'ql:workers', now, worker)
-      rcall('ZADD', 'ql:q:' .. queue .. '-locks', expires, jid)
-      return expires
-    end,
-    P_num = function(v)
-      local n = tonumber(v)
-      if n and n == n and n ~= huge and n ~= -huge then return n end
-      return nil
-    end,
-    P_config_heartbeat = function(queue)
-      return M.P_num(M.P_config_raw(queue .. '-heartbeat')) or M.P_config_number('heartbeat', 60)
-    end,
-    P_config_raw = function(name)
-      local v = cfg[name]
-      if v == nil then
-        v = rcall('HGET', 'ql:config', name)
-        cfg[name] = v
-      end
-      return v
-    end,
-    P_config_number = function(name, fallback)
-      return M.P_num(M.P_config_raw(name)) or fallback
-    end,
-  }
-elseif A[1] == 'fail' then
-  M = {
-    Api_fail = function(now)
-      local jid, worker, group, message, data = A[3], A[4], A[5], A[6], A[7]
-      if jid == nil then M.P_fail('Job(): no jid provided') end
-      if worker == nil then M.P_fail('Fail(): Arg "worker" missing') end
-      if group == nil then M.P_fail('Fail(): Arg "group" missing') end
-      if message == nil then M.P_fail('Fail(): Arg "message" missing') end
-      local decoded
-      if data ~= nil then decoded = decode(data) end
-      local f = rcall('HMGET', 'ql:j:' .. jid, 'state', 'worker', 'queue', 'history')
-      local state, queue = f[1], f[3]
-      if not state then M.P_fail('Fail(): Job ' .. jid .. 'does not exist') end
-      if state ~= 'running' then M.P_fail('Fail(): Job ' .. jid .. 'not currently running: ' .. state) end
-      if f[2] ~= worker then
-        M.P_fail('Fail(): Job ' .. jid .. ' running with another worker: ' .. tostring(f[2]))
-      end
-      queue = queue or ''
-      rcall('PUBLISH', 'ql:' .. 'log', encode({ jid = jid, event = 'failed', worker = worker,
-        group = group, message = message }))
-      M.Job_notify(jid, 'failed')
-      rcall('ZREM', 'ql:w:' .. worker .. ':jobs', jid)
-      M.Job_hist(jid, now, 'failed', { worker = worker, group = group }, f[4] or false)
-      M.Stats_count(now, now, queue, 'failures', 1, 'failed', 1)
-      M.Queue_unlist(queue, jid)
-      M.Job_left_running(queue)
-      if decoded ~= nil and decoded ~= false then rcall('HSET', 'ql:j:' .. jid, 'data', encode(decoded)) end
-      M.Job_park_failed(jid, group,
-        { group = group, message = message, when = floor(now), worker = worker })
-      return jid
-    end,
-    P_num = function(v)
-      local n = tonumber(v)
-      if n and n == n and n ~= huge and n ~= -huge then return n end
-      return nil
-    end,
-    Job_notify = function(jid, channel, tracked)
-      if tracked == nil then tracked = M.Job_is_tracked(jid) end
-      if tracked then rcall('PUBLISH', 'ql:' .. channel, jid) end
-    end,
-    Job_is_tracked = function(jid) return rcall('ZSCORE', 'ql:tracked', jid) ~= false end,
-    Job_hist = function(jid, when, what, extra, legacy)
-      if legacy == nil then legacy = rcall('HGET', 'ql:j:' .. jid, 'history') end
-      if legacy then M.Job_migrate(jid, legacy) end
-      local entry
-      if extra == nil then
-        entry = '[' .. floor(when) .. ',' .. encode(what) .. ']'
-      else
-        if type(extra) ~= 'string' then extra = encode(extra) end
-        entry = '[' .. floor(when) .. ',' .. encode(what) .. ',' .. extra .. ']'
-      end
-      local hk = 'ql:j:' .. jid .. '-history'
-      local len = rcall('RPUSH', hk, entry)
-      if len < 3 then return end
-      local cap = floor(M.P_config_number('max-job-history', 100))
-      if cap >= 3 then
-        if len > cap then
-          local first = rcall('LPOP', hk)
-          rcall('LTRIM', hk, 1 - cap, -1)
-          rcall('LPUSH', hk, first)
-        end
-      elseif cap == 1 and len >= 3 then
-        local first = rcall('LPOP', hk)
-        rcall('LPOP', hk)
-        rcall('LPUSH', hk, first)
-      end
-    end,
-    P_config_number = function(name, fallback)
-      return M.P_num(M.P_config_raw(name)) or fallback
-    end,
-    P_config_raw = function(name)
-      local v = cfg[name]
-      if v == nil then
-        v = rcall('HGET', 'ql:config', name)
-        cfg[name] = v
-      end
-      return v
-    end,
-    Stats_count = function(now, when, queue, field, by, field2, by2)
-      local day = M.P_day_of(when)
-      local k = M.P_stats_key('stats', day, queue)
-      rcall('HINCRBY', k, field, by)
-      if field2 then rcall('HINCRBY', k, field2, by2) end
-      M.Stats_expire(k, now, day)
-    end,
-    P_day_of = function(t) return t - (t % 86400) end,
-    P_stats_key = function(kind, day, queue) return 'ql:s:' .. kind .. ':' .. day .. ':' .. queue end,
-    Stats_expire = function(k, now, day)
-      local ttl = M.Stats_ttl(now, day)
-      if ttl < 1 then ttl = 1 end
-      rcall('EXPIRE', k, ttl)
-    end,
-    Stats_ttl = function(now, day)
-      local days = M.P_config_number('stats-history', 30)
-      return math.ceil(day + 86400 * days - now)
-    end,
-    Job_left_running = function(queue)
-      if queue and M.P_config_number(queue .. '-max-concurrency', 0) > 0 then wake[queue] = true end
-    end,
-    Job_park_failed = function(jid, group, failure)
-      rcall('HMSET', 'ql:j:' .. jid, 'state', 'failed', 'worker', '', 'expires', '',
-        'failure', encode(failure))
-      rcall('SADD', 'ql:failures', group)
-      rcall('LPUSH', 'ql:f:' .. group, jid)
-    end,
-    Queue_unlist = function(queue, jid, exist)
-      local qk = 'ql:q:' .. queue
-      rcall('ZREM', qk .. '-locks', jid)
-      if not exist or exist % 2 == 1 then rcall('ZREM', qk .. '-work', jid) end
-      if not exist or exist % 4 >= 2 then rcall('ZREM', qk .. '-scheduled', jid) end
-    end,
-  }
-elseif A[1] == 'retry' then
-  M = {
-    Api_retry = function(now)
-      local jid, queue, worker, delay_s, group, message = A[3], A[4], A[5], A[6], A[7], A[8]
-      if jid == nil then M.P_fail('Job(): no jid provided') end
-      if queue == nil then M.P_fail('Retry(): Arg "queue" missing') end
-      if worker == nil then M.P_fail('Retry(): Arg "worker" missing') end
-      local delay = 0
-      if delay_s ~= nil then
-        delay = M.P_num(delay_s)
-        if delay == nil then M.P_fail('Retry(): Arg "delay" not a number: ' .. delay_s) end
-      end
-      local f = rcall('HMGET', 'ql:j:' .. jid, 'state', 'worker', 'queue', 'priority', 'history')
-      local state = f[1]
-      if not state then M.P_fail('Retry(): Job ' .. jid .. ' does not exist') end
-      if state ~= 'running' then M.P_fail('Retry(): Job ' .. jid .. ' is not currently running: ' .. state) end
-      if f[2] ~= worker then
-        M.P_fail('Retry(): Job ' .. jid .. ' has been given to another worker: ' .. tostring(f[2]))
-      end
-      local jk = 'ql:j:' .. jid
-      local remaining = tonumber(rcall('HINCRBYFLOAT', jk, 'remaining', -1))
-      rcall('HDEL', jk, 'grace')
-      rcall('ZREM', 'ql:q:' .. (f[3] or '') .. '-locks', jid)
-      rcall('ZREM', 'ql:w:' .. worker .. ':jobs', jid)
-      M.Job_left_running(f[3])
-      if remaining < 0 then
-        group = group or ('failed-retries-' .. queue)
-        M.Job_hist(jid, now, 'failed', { group = group }, f[5] or false)
-        local failure
-        if message ~= nil then
-          failure = { group = group, message = message, when = floor(now), worker = worker }
-        else
-          failure = { group = group, worker = '', when = now,
-            message = 'Job exhausted retries in queue "' .. tostring(f[3]) .. '"' }
-        end
-        M.Job_notify(jid, 'failed')
-        M.Job_park_failed(jid, group, failure)
-        M.Stats_count(now, now, queue, 'failures', 1, 'failed', 1)
-      else
-        if delay > 0 then
-          rcall('ZADD', 'ql:q:' .. queue .. '-scheduled', now + delay, jid)
-          rcall('HSET', jk, 'state', 'scheduled')
-        else
-          M.Job_enqueue(queue, jid, tonumber(f[4]) or 0, now)
-          rcall('HSET', jk, 'state', 'waiting')
-        end
-        if group ~= nil and message ~= nil then
-          rcall('HSET', jk, 'failure',
-            encode({ group = group, message = message, when = floor(now), worker = worker }))
-        end
-      end
-      return floor(remaining)
-    end,
-    P_num = function(v)
-      local n = tonumber(v)
-      if n and n == n and n ~= huge and n ~= -huge then return n end
-      return nil
-    end,
-    Job_left_running = function(queue)
-      if queue and M.P_config_number(queue .. '-max-concurrency', 0) > 0 then wake[queue] = true end
-    end,
-    P_config_number = function(name, fallback)
-      return M.P_num(M.P_config_raw(name)) or fallback
-    end,
-    P_config_raw = function(name)
-      local v = cfg[name]
-      if v == nil then
-        v = rcall('HGET', 'ql:config', name)
-        cfg[name] = v
-      end
-      return v
-    end,
-    Job_enqueue = function(queue, jid, priority, t)
-      rcall('ZADD', 'ql:q:' .. queue .. '-work', M.P_work_score(priority, t), jid)
-      wake[queue] = true
-    end,
-    P_work_score = function(priority, t) return priority - (t / 10000000000) end,
-  }
-end
 setmetatable(M, { __index = define })
+
+-- ==== inlined common paths (generated by scripts/build_lua.py) ====
+-- The busiest commands run here as straight code: their functions, and the functions
+-- their common path calls, copied in by scripts/lua_inline.py. Anything else, and
+-- every error, goes through main() below or through define().
+if A[1] == 'put' and #KEYS == 0 and #A >= 2 then
+  local now
+  local inl_1
+  repeat  -- inlined P_num
+    local v = A[2]
+      local n = tonumber(v)
+      if n and n == n and n ~= huge and n ~= -huge then do inl_1 = n break end end
+      do inl_1 = nil break end
+  until true
+  now = inl_1
+  if now ~= nil then
+    local result
+    local inl_2
+    repeat  -- inlined Job_put
+      local now, requeue = now
+        local worker, queue, jid, klass, data, delay_s = A[3], A[4], A[5], A[6], A[7], A[8]
+        if requeue then
+          if jid == nil then M.P_fail('Job(): no jid provided') end
+          if rcall('EXISTS', 'ql:j:' .. jid) == 0 then M.P_fail('Requeue(): Job ' .. jid .. ' does not exist') end
+        end
+        if queue == nil then M.P_fail('Queue(): no queue name provided') end
+        if jid == nil then M.P_fail('Put(): Arg "jid" missing') end
+        if klass == nil then M.P_fail('Put(): Arg "klass" missing') end
+        if data ~= '{}' and decode(data) == false then
+          M.P_fail('Put(): Arg "data" missing or not JSON: ' .. tostring(data))
+        end
+        local delay
+        local inl_3
+        repeat  -- inlined P_num
+          local v = delay_s
+            local n = tonumber(v)
+            if n and n == n and n ~= huge and n ~= -huge then do inl_3 = n break end end
+            do inl_3 = nil break end
+        until true
+        delay = inl_3
+        if delay == nil then M.P_fail('Put(): Arg "delay" not a number: ' .. tostring(delay_s)) end
+        local n = #A
+        if (n - 8) % 2 == 1 then M.P_fail('Odd number of additional args') end
+        local opts
+        local inl_4
+        repeat  -- inlined Job_options
+          local first, last = 9, n
+            local opts = {}
+            for i = first, last - 1, 2 do opts[A[i]] = A[i + 1] end
+            do inl_4 = opts break end
+        until true
+        opts = inl_4
+        local f = rcall('HMGET', 'ql:j:' .. jid, 'jid', 'state', 'queue', 'worker', 'priority', 'retries',
+          'tags', 'failure', 'history')
+
+        local retries = tonumber(f[6]) or 5
+        if opts.retries ~= nil then
+          local inl_5
+          repeat  -- inlined P_num
+            local v = opts.retries
+              local n = tonumber(v)
+              if n and n == n and n ~= huge and n ~= -huge then do inl_5 = n break end end
+              do inl_5 = nil break end
+          until true
+          retries = inl_5
+          if retries == nil then M.P_fail('Put(): Arg "retries" not a number: ' .. opts.retries) end
+        end
+        local old_tags = f[7] and M.Job_tag_list(f[7]) or {}
+        local tags = old_tags
+        if opts.tags ~= nil then
+          tags = M.P_string_list(decode(opts.tags))
+          if tags == nil then M.P_fail('Put(): Arg "tags" not JSON' .. opts.tags) end
+        end
+        local priority = tonumber(f[5]) or 0
+        if opts.priority ~= nil then
+          local inl_6
+          repeat  -- inlined P_num
+            local v = opts.priority
+              local n = tonumber(v)
+              if n and n == n and n ~= huge and n ~= -huge then do inl_6 = n break end end
+              do inl_6 = nil break end
+          until true
+          priority = inl_6
+          if priority == nil then M.P_fail('Put(): Arg "priority" not a number' .. opts.priority) end
+        end
+        local depends = {}
+        if opts.depends ~= nil then
+          depends = M.P_string_list(decode(opts.depends))
+          if depends == nil then M.P_fail('Put(): Arg "depends" not JSON: ' .. opts.depends) end
+        end
+
+        local jk, tagk = 'ql:j:' .. jid, 'ql:tags'
+        if f[7] then
+          for _, t in ipairs(old_tags) do
+            rcall('ZREM', 'ql:t:' .. t, jid)
+            rcall('ZINCRBY', tagk, -1, t)
+          end
+        end
+        local depk = 'ql:j:' .. jid .. '-dependencies'
+        if #depends > 0 then
+          local wanted = {}
+          for _, d in ipairs(depends) do wanted[d] = true end
+          for _, d in ipairs(rcall('SMEMBERS', depk)) do
+            if not wanted[d] then
+              rcall('SREM', depk, d)
+              rcall('SREM', 'ql:j:' .. d .. '-dependents', jid)
+            end
+          end
+        end
+        rcall('PUBLISH', 'ql:' .. 'log',
+          '{"jid":' .. encode(jid) .. ',"event":"put","queue":' .. encode(queue) .. '}')
+        repeat  -- inlined Job_hist
+          local jid, when, what, extra, legacy = jid, now, 'put', '{"q":' .. encode(queue) .. '}', f[9] or false
+            if legacy == nil then legacy = rcall('HGET', 'ql:j:' .. jid, 'history') end
+            if legacy then M.Job_migrate(jid, legacy) end
+            local entry
+            if extra == nil then
+              entry = '[' .. floor(when) .. ',' .. encode(what) .. ']'
+            else
+              if type(extra) ~= 'string' then extra = encode(extra) end
+              entry = '[' .. floor(when) .. ',' .. encode(what) .. ',' .. extra .. ']'
+            end
+            local hk = 'ql:j:' .. jid .. '-history'
+            local len = rcall('RPUSH', hk, entry)
+            if len < 3 then do break end end
+            local cap
+            local inl_7
+            repeat  -- inlined P_config_number
+              local name, fallback = 'max-job-history', 100
+                local raw
+                local inl_8
+                repeat  -- inlined P_config_raw
+                  local name = name
+                    local v = cfg[name]
+                    if v == nil then
+                      v = rcall('HGET', 'ql:config', name)
+                      cfg[name] = v
+                    end
+                    do inl_8 = v break end
+                until true
+                raw = inl_8
+                local n
+                local inl_9
+                repeat  -- inlined P_num
+                  local v = raw
+                    local n = tonumber(v)
+                    if n and n == n and n ~= huge and n ~= -huge then do inl_9 = n break end end
+                    do inl_9 = nil break end
+                until true
+                n = inl_9
+                if n == nil then do inl_7 = fallback break end end
+                do inl_7 = n break end
+            until true
+            cap = inl_7
+            cap = floor(cap)
+            if cap >= 3 then
+              if len > cap then
+                local first = rcall('LPOP', hk)
+                rcall('LTRIM', hk, 1 - cap, -1)
+                rcall('LPUSH', hk, first)
+              end
+            elseif cap == 1 and len >= 3 then
+              local first = rcall('LPOP', hk)
+              rcall('LPOP', hk)
+              rcall('LPUSH', hk, first)
+            end
+        until true
+        local old_queue, old_state, old_worker = f[3], f[2], f[4]
+        if old_queue then
+          rcall('ZREM', 'ql:q:' .. old_queue .. '-work', jid)
+          rcall('ZREM', 'ql:q:' .. old_queue .. '-locks', jid)
+          rcall('ZREM', 'ql:q:' .. old_queue .. '-depends', jid)
+          rcall('ZREM', 'ql:q:' .. old_queue .. '-scheduled', jid)
+          if old_state == 'running' then M.Job_left_running(old_queue) end
+        end
+        if old_worker and old_worker ~= '' then
+          rcall('ZREM', 'ql:w:' .. old_worker .. ':jobs', jid)
+          if old_worker ~= worker then
+            local msg = encode({ jid = jid, event = 'lock_lost', worker = old_worker })
+            rcall('PUBLISH', 'ql:w:' .. old_worker, msg)
+            rcall('PUBLISH', 'ql:' .. 'log', msg)
+          end
+        end
+        if old_state == 'complete' then rcall('ZREM', 'ql:completed', jid) end
+        for _, t in ipairs(tags) do
+          rcall('ZADD', 'ql:t:' .. t, now, jid)
+          rcall('ZINCRBY', tagk, 1, t)
+        end
+        if old_state == 'failed' then
+          local failure = M.Stats_unfailed(now, f[8], queue)
+          if failure then M.Job_unlist_failure(jid, failure.group) end
+        end
+        for _, d in ipairs(depends) do
+          if d == jid then
+            rcall('SADD', depk, d)
+            rcall('SADD', 'ql:j:' .. d .. '-dependents', jid)
+          else
+            M.Job_link(jid, d)
+          end
+        end
+        local has_deps = (f[1] or f[2] or #depends > 0) and rcall('SCARD', depk) > 0
+        local state = 'waiting'
+        if has_deps then
+          state = 'depends'
+        elseif delay > 0 then
+          state = 'scheduled'
+        end
+        local retries_v = retries == 5 and '5' or retries
+        local priority_v = (priority == 0 and 1 / priority > 0) and '0' or priority
+        local tstr
+        local inl_10
+        repeat  -- inlined P_time_text
+          local t = now
+          do inl_10 = format('%.20f', t) break end
+        until true
+        tstr = inl_10
+        rcall('HMSET', jk, 'jid', jid, 'klass', klass, 'data', data, 'priority', priority_v,
+          'tags', #tags == 0 and '{}' or encode(tags), 'state', state, 'worker', '', 'expires', '0', 'queue', queue, 'retries', retries_v,
+          'remaining', retries_v, 'time', tstr)
+        if has_deps then
+          rcall('ZADD', 'ql:q:' .. queue .. '-depends', now, jid)
+          if delay > 0 then rcall('HSET', jk, 'scheduled', now + delay) end
+        elseif delay > 0 then
+          rcall('ZADD', 'ql:q:' .. queue .. '-scheduled', now + delay, jid)
+        else
+          local score
+          local inl_11
+          repeat  -- inlined P_work_score
+            local priority, t = priority, now
+            do inl_11 = priority - (t / 10000000000) break end
+          until true
+          score = inl_11
+          rcall('ZADD', 'ql:q:' .. queue .. '-work', score, jid)
+          wake[queue] = true
+        end
+        rcall('ZADD', 'ql:queues', 'NX', now, queue)
+        if rcall('ZSCORE', 'ql:tracked', jid) then rcall('PUBLISH', 'ql:' .. 'put', jid) end
+        do inl_2 = jid break end
+    until true
+    result = inl_2
+    repeat  -- inlined P_wake_workers
+        for q in pairs(wake) do
+          local wk = 'qlpy:wake:' .. q
+          if rcall('PUBSUB', 'NUMSUB', wk)[2] > 0 then rcall('PUBLISH', wk, q) end
+        end
+    until true
+    return result
+  end
+end
+if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
+  local now
+  local inl_12
+  repeat  -- inlined P_num
+    local v = A[2]
+      local n = tonumber(v)
+      if n and n == n and n ~= huge and n ~= -huge then do inl_12 = n break end end
+      do inl_12 = nil break end
+  until true
+  now = inl_12
+  if now ~= nil then
+    local result
+    local inl_13
+    repeat  -- inlined Queue_pop
+      local now = now
+        local queue, worker, count_s = A[3], A[4], A[5]
+        if queue == nil then M.P_fail('Queue(): no queue name provided') end
+        if worker == nil then M.P_fail('Pop(): Arg "worker" missing') end
+        local count
+        local inl_14
+        repeat  -- inlined P_num
+          local v = count_s
+            local n = tonumber(v)
+            if n and n == n and n ~= huge and n ~= -huge then do inl_14 = n break end end
+            do inl_14 = nil break end
+        until true
+        count = inl_14
+        if count == nil then M.P_fail('Pop(): Arg "count" missing or not a number: ' .. tostring(count_s)) end
+        count = floor(count)
+        local rk, sk = 'ql:q:' .. queue .. '-recur', 'ql:q:' .. queue .. '-scheduled'
+        local special = rcall('EXISTS', 'ql:config', 'ql:paused_queues', rk, sk, 'ql:tracked') > 0
+        local expires, maxc = now + 60, 0
+        if special then
+          local c = rcall('HMGET', 'ql:config', queue .. '-heartbeat', 'heartbeat',
+            queue .. '-max-concurrency')
+          expires = now + (M.P_num(c[1]) or M.P_num(c[2]) or 60)
+          if rcall('SISMEMBER', 'ql:paused_queues', queue) == 1 then do inl_13 = '{}' break end end
+          maxc = M.P_num(c[3]) or 0
+        end
+        rcall('ZADD', 'ql:workers', now, worker)
+        local lk = 'ql:q:' .. queue .. '-locks'
+        if maxc > 0 then
+          local allowed = floor(maxc - rcall('ZCOUNT', lk, now, '+inf'))
+          if count > allowed then count = allowed end
+        end
+        if count <= 0 then do inl_13 = '{}' break end end
+        local jids = {}
+        local expired = rcall('ZRANGEBYSCORE', lk, '-inf', now, 'LIMIT', '0', count)
+        if #expired > 0 then jids = M.Queue_reclaim(now, queue, expired) end
+        local reclaimed = #jids
+        local want = count - #jids
+        if want > 0 then
+          if special then
+            local due = rcall('ZRANGEBYSCORE', rk, 0, now, 'WITHSCORES', 'LIMIT', 0, want)
+            if #due > 0 then M.Recur_spawn(now, queue, want, due) end
+            due = rcall('ZRANGEBYSCORE', sk, 0, now, 'LIMIT', 0, want)
+            if #due > 0 then M.Queue_promote(now, queue, want, due) end
+          end
+          local top = rcall('ZPOPMAX', 'ql:q:' .. queue .. '-work', want)
+          for i = 1, #top, 2 do jids[#jids + 1] = top[i] end
+        end
+        if #jids == 0 then do inl_13 = '{}' break end end
+        if reclaimed > 0 then
+          rcall('ZREM', 'ql:q:' .. queue .. '-work', unpack(jids, 1, reclaimed))
+        end
+        local wjk = 'ql:w:' .. worker .. ':jobs'
+        local tstr
+        local inl_15
+        repeat  -- inlined P_time_text
+          local t = now
+          do inl_15 = format('%.20f', t) break end
+        until true
+        tstr = inl_15
+        local wentry = '{"worker":' .. encode(worker) .. '}'
+        local popped = {}
+        for _, jid in ipairs(jids) do
+          local f, tracked
+          local inl_16, inl_17
+          repeat  -- inlined Queue_hand_out
+            local now, jid, worker, expires, tstr, wentry, special = now, jid, worker, expires, tstr, wentry, special
+              local g = rcall('HMGET', 'ql:j:' .. jid, 'jid', 'klass', 'queue', 'priority', 'retries',
+                'remaining', 'data', 'tags', 'failure', 'spawned_from_jid', 'history', 'time')
+              if not g[1] then do inl_16, inl_17 = nil break end end
+              local f = { g[1], g[2], 'running', g[3], worker, g[4], expires, g[5], g[6], g[7], g[8],
+                g[9], g[10], false, g[12] }
+              repeat  -- inlined Job_hist
+                local jid, when, what, extra, legacy = jid, now, 'popped', wentry, g[11] or false
+                  if legacy == nil then legacy = rcall('HGET', 'ql:j:' .. jid, 'history') end
+                  if legacy then M.Job_migrate(jid, legacy) end
+                  local entry
+                  if extra == nil then
+                    entry = '[' .. floor(when) .. ',' .. encode(what) .. ']'
+                  else
+                    if type(extra) ~= 'string' then extra = encode(extra) end
+                    entry = '[' .. floor(when) .. ',' .. encode(what) .. ',' .. extra .. ']'
+                  end
+                  local hk = 'ql:j:' .. jid .. '-history'
+                  local len = rcall('RPUSH', hk, entry)
+                  if len < 3 then do break end end
+                  local cap
+                  local inl_18
+                  repeat  -- inlined P_config_number
+                    local name, fallback = 'max-job-history', 100
+                      local raw
+                      local inl_19
+                      repeat  -- inlined P_config_raw
+                        local name = name
+                          local v = cfg[name]
+                          if v == nil then
+                            v = rcall('HGET', 'ql:config', name)
+                            cfg[name] = v
+                          end
+                          do inl_19 = v break end
+                      until true
+                      raw = inl_19
+                      local n
+                      local inl_20
+                      repeat  -- inlined P_num
+                        local v = raw
+                          local n = tonumber(v)
+                          if n and n == n and n ~= huge and n ~= -huge then do inl_20 = n break end end
+                          do inl_20 = nil break end
+                      until true
+                      n = inl_20
+                      if n == nil then do inl_18 = fallback break end end
+                      do inl_18 = n break end
+                  until true
+                  cap = inl_18
+                  cap = floor(cap)
+                  if cap >= 3 then
+                    if len > cap then
+                      local first = rcall('LPOP', hk)
+                      rcall('LTRIM', hk, 1 - cap, -1)
+                      rcall('LPUSH', hk, first)
+                    end
+                  elseif cap == 1 and len >= 3 then
+                    local first = rcall('LPOP', hk)
+                    rcall('LPOP', hk)
+                    rcall('LPUSH', hk, first)
+                  end
+              until true
+              rcall('HMSET', 'ql:j:' .. jid, 'time', tstr, 'worker', worker, 'expires', expires,
+                'state', 'running')
+              local tracked = special and rcall('ZSCORE', 'ql:tracked', jid) ~= false
+              if tracked then rcall('PUBLISH', 'ql:' .. 'popped', jid) end
+              do inl_16, inl_17 = f, tracked break end
+          until true
+          f, tracked = inl_16, inl_17
+          if f then popped[#popped + 1] = { jid, f, tracked } end
+        end
+        if #popped == 0 then do inl_13 = '{}' break end end
+        if #popped == 1 then
+          local jid, f = popped[1][1], popped[1][2]
+          repeat  -- inlined Stats_sample
+            local now, kind, queue, v = now, 'wait', queue, now - (tonumber(f[15]) or now)
+              local day
+              local inl_21
+              repeat  -- inlined P_day_of
+                local t = now
+                do inl_21 = t - (t % 86400) break end
+              until true
+              day = inl_21
+              local k
+              local inl_22
+              repeat  -- inlined P_stats_key
+                local kind, day, queue = kind, day, queue
+                do inl_22 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
+              until true
+              k = inl_22
+              local bin
+              local inl_23
+              repeat  -- inlined Stats_bin
+                local v = v
+                  local f = floor(v)
+                  if f < 60 then do inl_23 = 's' .. f break end end
+                  if f < 3600 then do inl_23 = 'm' .. floor(f / 60) break end end
+                  if f < 86400 then do inl_23 = 'h' .. floor(f / 3600) break end end
+                  do inl_23 = 'd' .. floor(f / 86400) break end
+              until true
+              bin = inl_23
+              local cur = rcall('HMGET', k, 'total', 'mean', 'vk', bin)
+              local total, mean, vk
+              local inl_24, inl_25, inl_26
+              repeat  -- inlined Stats_step
+                local total, mean, vk, v = tonumber(cur[1]), tonumber(cur[2]), tonumber(cur[3]), v
+                  if total == nil then do inl_24, inl_25, inl_26 = 1, v, 0 break end end
+                  mean, vk = mean or 0, vk or 0
+                  total = total + 1
+                  local old = mean
+                  mean = old + (v - old) / total
+                  do inl_24, inl_25, inl_26 = total, mean, vk + (v - mean) * (v - old) break end
+              until true
+              total, mean, vk = inl_24, inl_25, inl_26
+              rcall('HMSET', k, 'total', total, 'mean', mean, 'vk', vk, bin, (tonumber(cur[4]) or 0) + 1)
+              if total == 1 then M.Stats_expire(k, now, day) end
+          until true
+          rcall('ZADD', wjk, expires, jid)
+          rcall('ZADD', lk, expires, jid)
+          local inl_27
+          local inl_28
+          repeat  -- inlined Job_render
+            local jid, f, tracked, wrap = jid, f, popped[1][3], true
+              if not f then f = M.Job_fetch(jid) end
+              if not f[1] then do inl_28 = nil break end end
+              if f[14] then
+                M.Job_migrate(jid, f[14])
+                f[14] = false
+              end
+              if tracked == nil then tracked = rcall('ZSCORE', 'ql:tracked', jid) ~= false end
+              local hist = rcall('LRANGE', 'ql:j:' .. jid .. '-history', '0', '-1')
+              for i = 1, #hist do
+                local text = hist[i]
+                local when, what, inner = text:match('^%[(%d+),("[%w%-]*"),{([^{}]*)}%]$')
+                if when and not inner:find('"wh', 1, true) then
+                  if inner == '' then
+                    hist[i] = '{"when":' .. when .. ',"what":' .. what .. '}'
+                  else
+                    hist[i] = '{"when":' .. when .. ',"what":' .. what .. ',' .. inner .. '}'
+                  end
+                else
+                  when, what = text:match('^%[(%d+),("[%w%-]*")%]$')
+                  if when then
+                    hist[i] = '{"when":' .. when .. ',"what":' .. what .. '}'
+                  else
+                    hist[i] = M.Job_render_entry(text)
+                  end
+                end
+              end
+              local jk = 'ql:j:' .. jid
+              local dtk, dck = jk .. '-dependents', jk .. '-dependencies'
+              local sets = rcall('EXISTS', dtk, dck, dck)
+              local dependents = sets % 2 == 1 and rcall('SMEMBERS', dtk) or {}
+              local dependencies = sets >= 2 and M.Job_encoded_members(rcall('SMEMBERS', dck)) or '{}'
+              local priority, retries, remaining = tonumber(f[6]), tonumber(f[8]),
+                tonumber(f[9])
+              priority = priority and ',"priority":' .. encode(priority) or ''
+              retries = retries and ',"retries":' .. encode(retries) or ''
+              remaining = remaining and ',"remaining":' .. encode(floor(remaining)) or ''
+              local klass
+              local inl_29
+              repeat  -- inlined P_jstr
+                local v = f[2]
+                  if v == false or v == nil then do inl_29 = 'false' break end end
+                  do inl_29 = encode(v) break end
+              until true
+              klass = inl_29
+              local state
+              local inl_30
+              repeat  -- inlined P_jstr
+                local v = f[3]
+                  if v == false or v == nil then do inl_30 = 'false' break end end
+                  do inl_30 = encode(v) break end
+              until true
+              state = inl_30
+              local queue
+              local inl_31
+              repeat  -- inlined P_jstr
+                local v = f[4]
+                  if v == false or v == nil then do inl_31 = 'false' break end end
+                  do inl_31 = encode(v) break end
+              until true
+              queue = inl_31
+              local data
+              local inl_32
+              repeat  -- inlined P_jstr
+                local v = f[10]
+                  if v == false or v == nil then do inl_32 = 'false' break end end
+                  do inl_32 = encode(v) break end
+              until true
+              data = inl_32
+              local spawned
+              local inl_33
+              repeat  -- inlined P_jstr
+                local v = f[13]
+                  if v == false or v == nil then do inl_33 = 'false' break end end
+                  do inl_33 = encode(v) break end
+              until true
+              spawned = inl_33
+              local history
+              local inl_34
+              repeat  -- inlined P_jlist
+                local parts = hist
+                  if #parts == 0 then do inl_34 = '{}' break end end
+                  do inl_34 = '[' .. concat(parts, ',') .. ']' break end
+              until true
+              history = inl_34
+              local tags, failure = f[11], f[12]
+              if tags ~= '{}' then
+                local inl_35
+                repeat  -- inlined Job_stored_list
+                  local text = tags
+                    if not text or text == '{}' or text == '[]' then do inl_35 = '{}' break end end
+                    local ok, v = pcall(decode, text)
+                    if not ok or type(v) ~= 'table' then do inl_35 = '{}' break end end
+                    do inl_35 = encode(v) break end
+                until true
+                tags = inl_35
+              end
+              if failure ~= '{}' then
+                local inl_36
+                repeat  -- inlined Job_stored_list
+                  local text = failure
+                    if not text or text == '{}' or text == '[]' then do inl_36 = '{}' break end end
+                    local ok, v = pcall(decode, text)
+                    if not ok or type(v) ~= 'table' then do inl_36 = '{}' break end end
+                    do inl_36 = encode(v) break end
+                until true
+                failure = inl_36
+              end
+              do inl_28 = (wrap and '[{"jid":' or '{"jid":') .. encode(f[1]) .. ',"klass":' .. klass ..
+                ',"state":' .. state .. ',"queue":' .. queue ..
+                ',"worker":' .. encode(f[5] or '') .. ',"tracked":' .. (tracked and 'true' or 'false') ..
+                ',"expires":' .. encode(tonumber(f[7]) or 0) .. ',"data":' .. data ..
+                ',"tags":' .. tags .. ',"failure":' .. failure ..
+                ',"spawned_from_jid":' .. spawned .. ',"history":' .. history ..
+                ',"dependents":' .. (#dependents == 0 and '{}' or M.Job_encoded_members(dependents)) ..
+                ',"dependencies":' .. dependencies .. priority .. retries .. remaining ..
+                (wrap and '}]' or '}') break end
+          until true
+          inl_27 = inl_28
+          do inl_13 = inl_27 break end
+        end
+        local waits, scored = {}, {}
+        for i, p in ipairs(popped) do
+          waits[i] = now - (tonumber(p[2][15]) or now)
+          scored[2 * i - 1] = expires
+          scored[2 * i] = p[1]
+        end
+        repeat  -- inlined Stats_samples
+          local now, kind, queue, vs = now, 'wait', queue, waits
+            if #vs > 1000 then
+              for _, v in ipairs(vs) do M.Stats_sample(now, kind, queue, v) end
+              do break end
+            end
+            local day
+            local inl_37
+            repeat  -- inlined P_day_of
+              local t = now
+              do inl_37 = t - (t % 86400) break end
+            until true
+            day = inl_37
+            local k
+            local inl_38
+            repeat  -- inlined P_stats_key
+              local kind, day, queue = kind, day, queue
+              do inl_38 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
+            until true
+            k = inl_38
+            local fields, slot, bins = { 'total', 'mean', 'vk' }, {}, {}
+            for i, v in ipairs(vs) do
+              local bin
+              local inl_39
+              repeat  -- inlined Stats_bin
+                local v = v
+                  local f = floor(v)
+                  if f < 60 then do inl_39 = 's' .. f break end end
+                  if f < 3600 then do inl_39 = 'm' .. floor(f / 60) break end end
+                  if f < 86400 then do inl_39 = 'h' .. floor(f / 3600) break end end
+                  do inl_39 = 'd' .. floor(f / 86400) break end
+              until true
+              bin = inl_39
+              bins[i] = bin
+              if not slot[bin] then
+                fields[#fields + 1] = bin
+                slot[bin] = #fields
+              end
+            end
+            local cur = rcall('HMGET', k, unpack(fields))
+            local total, mean, vk = tonumber(cur[1]), tonumber(cur[2]), tonumber(cur[3])
+            local fresh = false
+            for _, v in ipairs(vs) do
+              local inl_40, inl_41, inl_42
+              repeat  -- inlined Stats_step
+                local total, mean, vk, v = total, mean, vk, v
+                  if total == nil then do inl_40, inl_41, inl_42 = 1, v, 0 break end end
+                  mean, vk = mean or 0, vk or 0
+                  total = total + 1
+                  local old = mean
+                  mean = old + (v - old) / total
+                  do inl_40, inl_41, inl_42 = total, mean, vk + (v - mean) * (v - old) break end
+              until true
+              total, mean, vk = inl_40, inl_41, inl_42
+              if total == 1 then fresh = true end
+            end
+            local counts = {}
+            for _, bin in ipairs(bins) do counts[bin] = (counts[bin] or tonumber(cur[slot[bin]]) or 0) + 1 end
+            local args = { 'total', total, 'mean', mean, 'vk', vk }
+            for i = 4, #fields do
+              args[#args + 1] = fields[i]
+              args[#args + 1] = counts[fields[i]]
+            end
+            rcall('HMSET', k, unpack(args))
+            if fresh then M.Stats_expire(k, now, day) end
+        until true
+        repeat  -- inlined Queue_zadd_pairs
+          local k, flat = wjk, scored
+            for i = 1, #flat, 2000 do
+              local j = i + 1999
+              if j > #flat then j = #flat end
+              rcall('ZADD', k, unpack(flat, i, j))
+            end
+        until true
+        repeat  -- inlined Queue_zadd_pairs
+          local k, flat = lk, scored
+            for i = 1, #flat, 2000 do
+              local j = i + 1999
+              if j > #flat then j = #flat end
+              rcall('ZADD', k, unpack(flat, i, j))
+            end
+        until true
+        local parts = {}
+        for i, p in ipairs(popped) do
+          local text
+          local inl_43
+          repeat  -- inlined Job_render
+            local jid, f, tracked, wrap = p[1], p[2], p[3]
+              if not f then f = M.Job_fetch(jid) end
+              if not f[1] then do inl_43 = nil break end end
+              if f[14] then
+                M.Job_migrate(jid, f[14])
+                f[14] = false
+              end
+              if tracked == nil then tracked = rcall('ZSCORE', 'ql:tracked', jid) ~= false end
+              local hist = rcall('LRANGE', 'ql:j:' .. jid .. '-history', '0', '-1')
+              for i = 1, #hist do
+                local text = hist[i]
+                local when, what, inner = text:match('^%[(%d+),("[%w%-]*"),{([^{}]*)}%]$')
+                if when and not inner:find('"wh', 1, true) then
+                  if inner == '' then
+                    hist[i] = '{"when":' .. when .. ',"what":' .. what .. '}'
+                  else
+                    hist[i] = '{"when":' .. when .. ',"what":' .. what .. ',' .. inner .. '}'
+                  end
+                else
+                  when, what = text:match('^%[(%d+),("[%w%-]*")%]$')
+                  if when then
+                    hist[i] = '{"when":' .. when .. ',"what":' .. what .. '}'
+                  else
+                    hist[i] = M.Job_render_entry(text)
+                  end
+                end
+              end
+              local jk = 'ql:j:' .. jid
+              local dtk, dck = jk .. '-dependents', jk .. '-dependencies'
+              local sets = rcall('EXISTS', dtk, dck, dck)
+              local dependents = sets % 2 == 1 and rcall('SMEMBERS', dtk) or {}
+              local dependencies = sets >= 2 and M.Job_encoded_members(rcall('SMEMBERS', dck)) or '{}'
+              local priority, retries, remaining = tonumber(f[6]), tonumber(f[8]),
+                tonumber(f[9])
+              priority = priority and ',"priority":' .. encode(priority) or ''
+              retries = retries and ',"retries":' .. encode(retries) or ''
+              remaining = remaining and ',"remaining":' .. encode(floor(remaining)) or ''
+              local klass
+              local inl_44
+              repeat  -- inlined P_jstr
+                local v = f[2]
+                  if v == false or v == nil then do inl_44 = 'false' break end end
+                  do inl_44 = encode(v) break end
+              until true
+              klass = inl_44
+              local state
+              local inl_45
+              repeat  -- inlined P_jstr
+                local v = f[3]
+                  if v == false or v == nil then do inl_45 = 'false' break end end
+                  do inl_45 = encode(v) break end
+              until true
+              state = inl_45
+              local queue
+              local inl_46
+              repeat  -- inlined P_jstr
+                local v = f[4]
+                  if v == false or v == nil then do inl_46 = 'false' break end end
+                  do inl_46 = encode(v) break end
+              until true
+              queue = inl_46
+              local data
+              local inl_47
+              repeat  -- inlined P_jstr
+                local v = f[10]
+                  if v == false or v == nil then do inl_47 = 'false' break end end
+                  do inl_47 = encode(v) break end
+              until true
+              data = inl_47
+              local spawned
+              local inl_48
+              repeat  -- inlined P_jstr
+                local v = f[13]
+                  if v == false or v == nil then do inl_48 = 'false' break end end
+                  do inl_48 = encode(v) break end
+              until true
+              spawned = inl_48
+              local history
+              local inl_49
+              repeat  -- inlined P_jlist
+                local parts = hist
+                  if #parts == 0 then do inl_49 = '{}' break end end
+                  do inl_49 = '[' .. concat(parts, ',') .. ']' break end
+              until true
+              history = inl_49
+              local tags, failure = f[11], f[12]
+              if tags ~= '{}' then
+                local inl_50
+                repeat  -- inlined Job_stored_list
+                  local text = tags
+                    if not text or text == '{}' or text == '[]' then do inl_50 = '{}' break end end
+                    local ok, v = pcall(decode, text)
+                    if not ok or type(v) ~= 'table' then do inl_50 = '{}' break end end
+                    do inl_50 = encode(v) break end
+                until true
+                tags = inl_50
+              end
+              if failure ~= '{}' then
+                local inl_51
+                repeat  -- inlined Job_stored_list
+                  local text = failure
+                    if not text or text == '{}' or text == '[]' then do inl_51 = '{}' break end end
+                    local ok, v = pcall(decode, text)
+                    if not ok or type(v) ~= 'table' then do inl_51 = '{}' break end end
+                    do inl_51 = encode(v) break end
+                until true
+                failure = inl_51
+              end
+              do inl_43 = (wrap and '[{"jid":' or '{"jid":') .. encode(f[1]) .. ',"klass":' .. klass ..
+                ',"state":' .. state .. ',"queue":' .. queue ..
+                ',"worker":' .. encode(f[5] or '') .. ',"tracked":' .. (tracked and 'true' or 'false') ..
+                ',"expires":' .. encode(tonumber(f[7]) or 0) .. ',"data":' .. data ..
+                ',"tags":' .. tags .. ',"failure":' .. failure ..
+                ',"spawned_from_jid":' .. spawned .. ',"history":' .. history ..
+                ',"dependents":' .. (#dependents == 0 and '{}' or M.Job_encoded_members(dependents)) ..
+                ',"dependencies":' .. dependencies .. priority .. retries .. remaining ..
+                (wrap and '}]' or '}') break end
+          until true
+          text = inl_43
+          parts[i] = text
+        end
+        local inl_52
+        local inl_53
+        repeat  -- inlined P_jlist
+          local parts = parts
+            if #parts == 0 then do inl_53 = '{}' break end end
+            do inl_53 = '[' .. concat(parts, ',') .. ']' break end
+        until true
+        inl_52 = inl_53
+        do inl_13 = inl_52 break end
+    until true
+    result = inl_13
+    repeat  -- inlined P_wake_workers
+        for q in pairs(wake) do
+          local wk = 'qlpy:wake:' .. q
+          if rcall('PUBSUB', 'NUMSUB', wk)[2] > 0 then rcall('PUBLISH', wk, q) end
+        end
+    until true
+    return result
+  end
+end
+if A[1] == 'complete' and #KEYS == 0 and #A >= 2 then
+  local now
+  local inl_54
+  repeat  -- inlined P_num
+    local v = A[2]
+      local n = tonumber(v)
+      if n and n == n and n ~= huge and n ~= -huge then do inl_54 = n break end end
+      do inl_54 = nil break end
+  until true
+  now = inl_54
+  if now ~= nil then
+    local result
+    local inl_55
+    repeat  -- inlined Job_complete
+      local now = now
+        local jid, worker, queue, data = A[3], A[4], A[5], A[6]
+        if jid == nil then M.P_fail('Job(): no jid provided') end
+        if worker == nil then M.P_fail('Complete(): Arg "worker" missing') end
+        if queue == nil then M.P_fail('Complete(): Arg "queue" missing') end
+        if data ~= '{}' and decode(data) == false then
+          M.P_fail('Complete(): Arg "data" missing or not JSON: ' .. tostring(data))
+        end
+        local opts
+        local inl_56
+        repeat  -- inlined Job_options
+          local first, last = 7, #A
+            local opts = {}
+            for i = first, last - 1, 2 do opts[A[i]] = A[i + 1] end
+            do inl_56 = opts break end
+        until true
+        opts = inl_56
+        local nextq, delay, depends = opts.next, 0, nil
+        if opts.delay ~= nil then
+          local inl_57
+          repeat  -- inlined P_num
+            local v = opts.delay
+              local n = tonumber(v)
+              if n and n == n and n ~= huge and n ~= -huge then do inl_57 = n break end end
+              do inl_57 = nil break end
+          until true
+          delay = inl_57
+          if delay == nil then M.P_fail('assertion failed!') end
+        end
+        if opts.depends ~= nil then
+          depends = M.P_string_list(decode(opts.depends))
+          if depends == nil then M.P_fail('Complete(): Arg "depends" not JSON: ' .. opts.depends) end
+        end
+        if opts.delay ~= nil and nextq == nil then
+          M.P_fail('Complete(): "delay" cannot be used without a "next".')
+        end
+        if depends ~= nil and nextq == nil then
+          M.P_fail('Complete(): "depends" cannot be used without a "next".')
+        end
+        local f = rcall('HMGET', 'ql:j:' .. jid, 'state', 'worker', 'queue', 'history', 'time', 'retries',
+          'priority')
+        local state = f[1]
+        if not state then M.P_fail('Complete(): Job ' .. jid .. ' does not exist') end
+        if state ~= 'running' then
+          M.P_fail('Complete(): Job ' .. jid .. ' is not currently running: ' .. state)
+        end
+        if f[2] ~= worker then
+          M.P_fail('Complete(): Job ' .. jid .. ' has been handed out to another worker: ' .. tostring(f[2]))
+        end
+        if f[3] ~= queue then
+          M.P_fail('Complete(): Job ' .. jid .. ' running in another queue: ' .. tostring(f[3]))
+        end
+
+        local jk = 'ql:j:' .. jid
+        local wk, sk = 'ql:q:' .. queue .. '-work', 'ql:q:' .. queue .. '-scheduled'
+        local ck, tk, dk = 'ql:config', 'ql:tracked', jk .. '-dependents'
+        local probe = rcall('EXISTS', wk, sk, sk, ck, ck, ck, ck, tk, tk, tk, tk, dk, dk, dk, dk)
+        local special = probe >= 4
+        if special then
+          M.P_config_prefetch('max-job-history', 'jobs-history', 'jobs-history-count',
+            queue .. '-max-concurrency')
+        else
+          cfg['max-job-history'], cfg['jobs-history'], cfg['jobs-history-count'] = false, false, false
+          cfg[queue .. '-max-concurrency'] = false
+        end
+        repeat  -- inlined Job_hist
+          local jid, when, what, extra, legacy = jid, now, 'done', nil, f[4] or false
+            if legacy == nil then legacy = rcall('HGET', 'ql:j:' .. jid, 'history') end
+            if legacy then M.Job_migrate(jid, legacy) end
+            local entry
+            if extra == nil then
+              entry = '[' .. floor(when) .. ',' .. encode(what) .. ']'
+            else
+              if type(extra) ~= 'string' then extra = encode(extra) end
+              entry = '[' .. floor(when) .. ',' .. encode(what) .. ',' .. extra .. ']'
+            end
+            local hk = 'ql:j:' .. jid .. '-history'
+            local len = rcall('RPUSH', hk, entry)
+            if len < 3 then do break end end
+            local cap
+            local inl_58
+            repeat  -- inlined P_config_number
+              local name, fallback = 'max-job-history', 100
+                local raw
+                local inl_59
+                repeat  -- inlined P_config_raw
+                  local name = name
+                    local v = cfg[name]
+                    if v == nil then
+                      v = rcall('HGET', 'ql:config', name)
+                      cfg[name] = v
+                    end
+                    do inl_59 = v break end
+                until true
+                raw = inl_59
+                local n
+                local inl_60
+                repeat  -- inlined P_num
+                  local v = raw
+                    local n = tonumber(v)
+                    if n and n == n and n ~= huge and n ~= -huge then do inl_60 = n break end end
+                    do inl_60 = nil break end
+                until true
+                n = inl_60
+                if n == nil then do inl_58 = fallback break end end
+                do inl_58 = n break end
+            until true
+            cap = inl_58
+            cap = floor(cap)
+            if cap >= 3 then
+              if len > cap then
+                local first = rcall('LPOP', hk)
+                rcall('LTRIM', hk, 1 - cap, -1)
+                rcall('LPUSH', hk, first)
+              end
+            elseif cap == 1 and len >= 3 then
+              local first = rcall('LPOP', hk)
+              rcall('LPOP', hk)
+              rcall('LPUSH', hk, first)
+            end
+        until true
+        repeat  -- inlined Queue_unlist
+          local queue, jid, exist = queue, jid, probe
+            local qk = 'ql:q:' .. queue
+            rcall('ZREM', qk .. '-locks', jid)
+            if not exist or exist % 2 == 1 then rcall('ZREM', qk .. '-work', jid) end
+            if not exist or exist % 4 >= 2 then rcall('ZREM', qk .. '-scheduled', jid) end
+        until true
+        repeat  -- inlined Stats_sample
+          local now, kind, queue, v = now, 'run', queue, now - (tonumber(f[5]) or now)
+            local day
+            local inl_61
+            repeat  -- inlined P_day_of
+              local t = now
+              do inl_61 = t - (t % 86400) break end
+            until true
+            day = inl_61
+            local k
+            local inl_62
+            repeat  -- inlined P_stats_key
+              local kind, day, queue = kind, day, queue
+              do inl_62 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
+            until true
+            k = inl_62
+            local bin
+            local inl_63
+            repeat  -- inlined Stats_bin
+              local v = v
+                local f = floor(v)
+                if f < 60 then do inl_63 = 's' .. f break end end
+                if f < 3600 then do inl_63 = 'm' .. floor(f / 60) break end end
+                if f < 86400 then do inl_63 = 'h' .. floor(f / 3600) break end end
+                do inl_63 = 'd' .. floor(f / 86400) break end
+            until true
+            bin = inl_63
+            local cur = rcall('HMGET', k, 'total', 'mean', 'vk', bin)
+            local total, mean, vk
+            local inl_64, inl_65, inl_66
+            repeat  -- inlined Stats_step
+              local total, mean, vk, v = tonumber(cur[1]), tonumber(cur[2]), tonumber(cur[3]), v
+                if total == nil then do inl_64, inl_65, inl_66 = 1, v, 0 break end end
+                mean, vk = mean or 0, vk or 0
+                total = total + 1
+                local old = mean
+                mean = old + (v - old) / total
+                do inl_64, inl_65, inl_66 = total, mean, vk + (v - mean) * (v - old) break end
+            until true
+            total, mean, vk = inl_64, inl_65, inl_66
+            rcall('HMSET', k, 'total', total, 'mean', mean, 'vk', vk, bin, (tonumber(cur[4]) or 0) + 1)
+            if total == 1 then M.Stats_expire(k, now, day) end
+        until true
+        rcall('ZREM', 'ql:w:' .. worker .. ':jobs', jid)
+        if special and rcall('ZSCORE', 'ql:tracked', jid) then
+          rcall('PUBLISH', 'ql:' .. 'completed', jid)
+        end
+        local cap
+        local inl_67
+        repeat  -- inlined P_config_number
+          local name, fallback = queue .. '-max-concurrency', 0
+            local raw
+            local inl_68
+            repeat  -- inlined P_config_raw
+              local name = name
+                local v = cfg[name]
+                if v == nil then
+                  v = rcall('HGET', 'ql:config', name)
+                  cfg[name] = v
+                end
+                do inl_68 = v break end
+            until true
+            raw = inl_68
+            local n
+            local inl_69
+            repeat  -- inlined P_num
+              local v = raw
+                local n = tonumber(v)
+                if n and n == n and n ~= huge and n ~= -huge then do inl_69 = n break end end
+                do inl_69 = nil break end
+            until true
+            n = inl_69
+            if n == nil then do inl_67 = fallback break end end
+            do inl_67 = n break end
+        until true
+        cap = inl_67
+        if cap > 0 then wake[queue] = true end
+        local retries = f[6] or 0
+        if nextq ~= nil then
+          rcall('PUBLISH', 'ql:' .. 'log',
+            encode({ jid = jid, event = 'advanced', queue = queue, to = nextq }))
+          repeat  -- inlined Job_hist
+            local jid, when, what, extra, legacy = jid, now, 'put', '{"q":' .. encode(nextq) .. '}', false
+              if legacy == nil then legacy = rcall('HGET', 'ql:j:' .. jid, 'history') end
+              if legacy then M.Job_migrate(jid, legacy) end
+              local entry
+              if extra == nil then
+                entry = '[' .. floor(when) .. ',' .. encode(what) .. ']'
+              else
+                if type(extra) ~= 'string' then extra = encode(extra) end
+                entry = '[' .. floor(when) .. ',' .. encode(what) .. ',' .. extra .. ']'
+              end
+              local hk = 'ql:j:' .. jid .. '-history'
+              local len = rcall('RPUSH', hk, entry)
+              if len < 3 then do break end end
+              local cap
+              local inl_70
+              repeat  -- inlined P_config_number
+                local name, fallback = 'max-job-history', 100
+                  local raw
+                  local inl_71
+                  repeat  -- inlined P_config_raw
+                    local name = name
+                      local v = cfg[name]
+                      if v == nil then
+                        v = rcall('HGET', 'ql:config', name)
+                        cfg[name] = v
+                      end
+                      do inl_71 = v break end
+                  until true
+                  raw = inl_71
+                  local n
+                  local inl_72
+                  repeat  -- inlined P_num
+                    local v = raw
+                      local n = tonumber(v)
+                      if n and n == n and n ~= huge and n ~= -huge then do inl_72 = n break end end
+                      do inl_72 = nil break end
+                  until true
+                  n = inl_72
+                  if n == nil then do inl_70 = fallback break end end
+                  do inl_70 = n break end
+              until true
+              cap = inl_70
+              cap = floor(cap)
+              if cap >= 3 then
+                if len > cap then
+                  local first = rcall('LPOP', hk)
+                  rcall('LTRIM', hk, 1 - cap, -1)
+                  rcall('LPUSH', hk, first)
+                end
+              elseif cap == 1 and len >= 3 then
+                local first = rcall('LPOP', hk)
+                rcall('LPOP', hk)
+                rcall('LPUSH', hk, first)
+              end
+          until true
+          rcall('ZADD', 'ql:queues', 'NX', now, nextq)
+          local tstr
+          local inl_73
+          repeat  -- inlined P_time_text
+            local t = now
+            do inl_73 = format('%.20f', t) break end
+          until true
+          tstr = inl_73
+          rcall('HMSET', jk, 'data', data, 'time', tstr, 'state', 'waiting', 'worker', '',
+            'failure', '{}', 'queue', nextq, 'expires', '0', 'remaining', retries)
+          if delay > 0 and (depends == nil or #depends == 0) then
+            rcall('ZADD', 'ql:q:' .. nextq .. '-scheduled', now + delay, jid)
+            do inl_55 = 'scheduled' break end
+          end
+          local linked = 0
+          for _, d in ipairs(depends or {}) do
+            if M.Job_link(jid, d) then linked = linked + 1 end
+          end
+          if linked > 0 then
+            rcall('ZADD', 'ql:q:' .. nextq .. '-depends', now, jid)
+            rcall('HSET', jk, 'state', 'depends')
+            if delay > 0 then rcall('HSET', jk, 'scheduled', now + delay) end
+            do inl_55 = 'depends' break end
+          end
+          repeat  -- inlined Job_enqueue
+            local queue, jid, priority, t = nextq, jid, tonumber(f[7]) or 0, now
+              local score
+              local inl_74
+              repeat  -- inlined P_work_score
+                local priority, t = priority, t
+                do inl_74 = priority - (t / 10000000000) break end
+              until true
+              score = inl_74
+              rcall('ZADD', 'ql:q:' .. queue .. '-work', score, jid)
+              wake[queue] = true
+          until true
+          do inl_55 = 'waiting' break end
+        end
+        rcall('PUBLISH', 'ql:' .. 'log',
+          '{"jid":' .. encode(jid) .. ',"event":"completed","queue":' .. encode(queue) .. '}')
+        local tstr
+        local inl_75
+        repeat  -- inlined P_time_text
+          local t = now
+          do inl_75 = format('%.20f', t) break end
+        until true
+        tstr = inl_75
+        rcall('HMSET', jk, 'data', data, 'time', tstr, 'state', 'complete', 'worker', '',
+          'failure', '{}', 'queue', '', 'expires', '0', 'remaining', retries)
+        rcall('ZADD', 'ql:completed', now, jid)
+        repeat  -- inlined Job_expire_completed
+          local now = now
+            local age
+            local inl_76
+            repeat  -- inlined P_config_number
+              local name, fallback = 'jobs-history', 604800
+                local raw
+                local inl_77
+                repeat  -- inlined P_config_raw
+                  local name = name
+                    local v = cfg[name]
+                    if v == nil then
+                      v = rcall('HGET', 'ql:config', name)
+                      cfg[name] = v
+                    end
+                    do inl_77 = v break end
+                until true
+                raw = inl_77
+                local n
+                local inl_78
+                repeat  -- inlined P_num
+                  local v = raw
+                    local n = tonumber(v)
+                    if n and n == n and n ~= huge and n ~= -huge then do inl_78 = n break end end
+                    do inl_78 = nil break end
+                until true
+                n = inl_78
+                if n == nil then do inl_76 = fallback break end end
+                do inl_76 = n break end
+            until true
+            age = inl_76
+            local keep
+            local inl_79
+            repeat  -- inlined P_config_number
+              local name, fallback = 'jobs-history-count', 50000
+                local raw
+                local inl_80
+                repeat  -- inlined P_config_raw
+                  local name = name
+                    local v = cfg[name]
+                    if v == nil then
+                      v = rcall('HGET', 'ql:config', name)
+                      cfg[name] = v
+                    end
+                    do inl_80 = v break end
+                until true
+                raw = inl_80
+                local n
+                local inl_81
+                repeat  -- inlined P_num
+                  local v = raw
+                    local n = tonumber(v)
+                    if n and n == n and n ~= huge and n ~= -huge then do inl_81 = n break end end
+                    do inl_81 = nil break end
+                until true
+                n = inl_81
+                if n == nil then do inl_79 = fallback break end end
+                do inl_79 = n break end
+            until true
+            keep = inl_79
+            keep = floor(keep)
+            local old = rcall('ZRANGEBYSCORE', 'ql:completed', '0', now - age, 'LIMIT', '0', '100')
+            if #old > 0 then
+              for _, j in ipairs(old) do M.Job_delete(j) end
+              rcall('ZREM', 'ql:completed', unpack(old))
+            end
+            local card = rcall('ZCARD', 'ql:completed')
+            local excess = keep >= 0 and card - keep or math.min(card, -keep)
+            if excess > 0 then
+              if excess > 100 then excess = 100 end
+              for _, j in ipairs(rcall('ZRANGE', 'ql:completed', 0, excess - 1)) do M.Job_delete(j) end
+              rcall('ZREMRANGEBYRANK', 'ql:completed', 0, excess - 1)
+            end
+        until true
+        if special then
+          local dependents = rcall('SMEMBERS', dk)
+          if #dependents > 0 then M.Job_release_dependents(now, jid, dependents) end
+        end
+        do inl_55 = 'complete' break end
+    until true
+    result = inl_55
+    repeat  -- inlined P_wake_workers
+        for q in pairs(wake) do
+          local wk = 'qlpy:wake:' .. q
+          if rcall('PUBSUB', 'NUMSUB', wk)[2] > 0 then rcall('PUBLISH', wk, q) end
+        end
+    until true
+    return result
+  end
+end
+if A[1] == 'heartbeat' and #KEYS == 0 and #A >= 2 then
+  local now
+  local inl_82
+  repeat  -- inlined P_num
+    local v = A[2]
+      local n = tonumber(v)
+      if n and n == n and n ~= huge and n ~= -huge then do inl_82 = n break end end
+      do inl_82 = nil break end
+  until true
+  now = inl_82
+  if now ~= nil then
+    local result
+    local inl_83
+    repeat  -- inlined Job_heartbeat
+      local now = now
+        local jid, worker, data = A[3], A[4], A[5]
+        if jid == nil then M.P_fail('Job(): no jid provided') end
+        if worker == nil then M.P_fail('Heatbeat(): Arg "worker" missing') end
+        local decoded
+        if data ~= nil then decoded = decode(data) end
+        local f = rcall('HMGET', 'ql:j:' .. jid, 'worker', 'state', 'queue')
+        local queue = f[3] or ''
+        local lock
+        local inl_84
+        repeat  -- inlined P_config_heartbeat
+          local queue = queue
+            local raw
+            local inl_85
+            repeat  -- inlined P_config_raw
+              local name = queue .. '-heartbeat'
+                local v = cfg[name]
+                if v == nil then
+                  v = rcall('HGET', 'ql:config', name)
+                  cfg[name] = v
+                end
+                do inl_85 = v break end
+            until true
+            raw = inl_85
+            local n
+            local inl_86
+            repeat  -- inlined P_num
+              local v = raw
+                local n = tonumber(v)
+                if n and n == n and n ~= huge and n ~= -huge then do inl_86 = n break end end
+                do inl_86 = nil break end
+            until true
+            n = inl_86
+            if n ~= nil then do inl_84 = n break end end
+            local inl_87
+            local inl_88
+            repeat  -- inlined P_config_number
+              local name, fallback = 'heartbeat', 60
+                local raw
+                local inl_89
+                repeat  -- inlined P_config_raw
+                  local name = name
+                    local v = cfg[name]
+                    if v == nil then
+                      v = rcall('HGET', 'ql:config', name)
+                      cfg[name] = v
+                    end
+                    do inl_89 = v break end
+                until true
+                raw = inl_89
+                local n
+                local inl_90
+                repeat  -- inlined P_num
+                  local v = raw
+                    local n = tonumber(v)
+                    if n and n == n and n ~= huge and n ~= -huge then do inl_90 = n break end end
+                    do inl_90 = nil break end
+                until true
+                n = inl_90
+                if n == nil then do inl_88 = fallback break end end
+                do inl_88 = n break end
+            until true
+            inl_87 = inl_88
+            do inl_84 = inl_87 break end
+        until true
+        lock = inl_84
+        local expires = now + lock
+        if not f[1] then M.P_fail('Heartbeat(): Job ' .. jid .. ' does not exist') end
+        if f[2] ~= 'running' then
+          M.P_fail('Heartbeat(): Job ' .. jid .. ' not currently running: ' .. tostring(f[2]))
+        end
+        if f[1] ~= worker or f[1] == '' then
+          M.P_fail('Heartbeat(): Job ' .. jid .. ' given out to another worker: ' .. f[1])
+        end
+        local jk = 'ql:j:' .. jid
+        if decoded ~= nil and decoded ~= false then
+          rcall('HMSET', jk, 'expires', expires, 'worker', worker, 'data', encode(decoded))
+        else
+          rcall('HMSET', jk, 'expires', expires, 'worker', worker)
+        end
+        rcall('ZADD', 'ql:w:' .. worker .. ':jobs', expires, jid)
+        rcall('ZADD', 'ql:workers', now, worker)
+        rcall('ZADD', 'ql:q:' .. queue .. '-locks', expires, jid)
+        do inl_83 = expires break end
+    until true
+    result = inl_83
+    repeat  -- inlined P_wake_workers
+        for q in pairs(wake) do
+          local wk = 'qlpy:wake:' .. q
+          if rcall('PUBSUB', 'NUMSUB', wk)[2] > 0 then rcall('PUBLISH', wk, q) end
+        end
+    until true
+    return result
+  end
+end
+if A[1] == 'fail' and #KEYS == 0 and #A >= 2 then
+  local now
+  local inl_91
+  repeat  -- inlined P_num
+    local v = A[2]
+      local n = tonumber(v)
+      if n and n == n and n ~= huge and n ~= -huge then do inl_91 = n break end end
+      do inl_91 = nil break end
+  until true
+  now = inl_91
+  if now ~= nil then
+    local result
+    local inl_92
+    repeat  -- inlined Job_fail
+      local now = now
+        local jid, worker, group, message, data = A[3], A[4], A[5], A[6], A[7]
+        if jid == nil then M.P_fail('Job(): no jid provided') end
+        if worker == nil then M.P_fail('Fail(): Arg "worker" missing') end
+        if group == nil then M.P_fail('Fail(): Arg "group" missing') end
+        if message == nil then M.P_fail('Fail(): Arg "message" missing') end
+        local decoded
+        if data ~= nil then decoded = decode(data) end
+        local f = rcall('HMGET', 'ql:j:' .. jid, 'state', 'worker', 'queue', 'history')
+        local state, queue = f[1], f[3]
+        if not state then M.P_fail('Fail(): Job ' .. jid .. 'does not exist') end
+        if state ~= 'running' then M.P_fail('Fail(): Job ' .. jid .. 'not currently running: ' .. state) end
+        if f[2] ~= worker then
+          M.P_fail('Fail(): Job ' .. jid .. ' running with another worker: ' .. tostring(f[2]))
+        end
+        queue = queue or ''
+        rcall('PUBLISH', 'ql:' .. 'log', encode({ jid = jid, event = 'failed', worker = worker,
+          group = group, message = message }))
+        repeat  -- inlined Job_notify
+          local jid, channel, tracked = jid, 'failed'
+            if tracked == nil then
+              local inl_93
+              repeat  -- inlined Job_is_tracked
+                local jid = jid
+                do inl_93 = rcall('ZSCORE', 'ql:tracked', jid) ~= false break end
+              until true
+              tracked = inl_93
+            end
+            if tracked then rcall('PUBLISH', 'ql:' .. channel, jid) end
+        until true
+        rcall('ZREM', 'ql:w:' .. worker .. ':jobs', jid)
+        repeat  -- inlined Job_hist
+          local jid, when, what, extra, legacy = jid, now, 'failed', { worker = worker, group = group }, f[4] or false
+            if legacy == nil then legacy = rcall('HGET', 'ql:j:' .. jid, 'history') end
+            if legacy then M.Job_migrate(jid, legacy) end
+            local entry
+            if extra == nil then
+              entry = '[' .. floor(when) .. ',' .. encode(what) .. ']'
+            else
+              if type(extra) ~= 'string' then extra = encode(extra) end
+              entry = '[' .. floor(when) .. ',' .. encode(what) .. ',' .. extra .. ']'
+            end
+            local hk = 'ql:j:' .. jid .. '-history'
+            local len = rcall('RPUSH', hk, entry)
+            if len < 3 then do break end end
+            local cap
+            local inl_94
+            repeat  -- inlined P_config_number
+              local name, fallback = 'max-job-history', 100
+                local raw
+                local inl_95
+                repeat  -- inlined P_config_raw
+                  local name = name
+                    local v = cfg[name]
+                    if v == nil then
+                      v = rcall('HGET', 'ql:config', name)
+                      cfg[name] = v
+                    end
+                    do inl_95 = v break end
+                until true
+                raw = inl_95
+                local n
+                local inl_96
+                repeat  -- inlined P_num
+                  local v = raw
+                    local n = tonumber(v)
+                    if n and n == n and n ~= huge and n ~= -huge then do inl_96 = n break end end
+                    do inl_96 = nil break end
+                until true
+                n = inl_96
+                if n == nil then do inl_94 = fallback break end end
+                do inl_94 = n break end
+            until true
+            cap = inl_94
+            cap = floor(cap)
+            if cap >= 3 then
+              if len > cap then
+                local first = rcall('LPOP', hk)
+                rcall('LTRIM', hk, 1 - cap, -1)
+                rcall('LPUSH', hk, first)
+              end
+            elseif cap == 1 and len >= 3 then
+              local first = rcall('LPOP', hk)
+              rcall('LPOP', hk)
+              rcall('LPUSH', hk, first)
+            end
+        until true
+        repeat  -- inlined Stats_count
+          local now, when, queue, field, by, field2, by2 = now, now, queue, 'failures', 1, 'failed', 1
+            local day
+            local inl_97
+            repeat  -- inlined P_day_of
+              local t = when
+              do inl_97 = t - (t % 86400) break end
+            until true
+            day = inl_97
+            local k
+            local inl_98
+            repeat  -- inlined P_stats_key
+              local kind, day, queue = 'stats', day, queue
+              do inl_98 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
+            until true
+            k = inl_98
+            rcall('HINCRBY', k, field, by)
+            if field2 then rcall('HINCRBY', k, field2, by2) end
+            M.Stats_expire(k, now, day)
+        until true
+        repeat  -- inlined Queue_unlist
+          local queue, jid, exist = queue, jid
+            local qk = 'ql:q:' .. queue
+            rcall('ZREM', qk .. '-locks', jid)
+            if not exist or exist % 2 == 1 then rcall('ZREM', qk .. '-work', jid) end
+            if not exist or exist % 4 >= 2 then rcall('ZREM', qk .. '-scheduled', jid) end
+        until true
+        repeat  -- inlined Job_left_running
+          local queue = queue
+            if not queue then do break end end
+            local cap
+            local inl_99
+            repeat  -- inlined P_config_number
+              local name, fallback = queue .. '-max-concurrency', 0
+                local raw
+                local inl_100
+                repeat  -- inlined P_config_raw
+                  local name = name
+                    local v = cfg[name]
+                    if v == nil then
+                      v = rcall('HGET', 'ql:config', name)
+                      cfg[name] = v
+                    end
+                    do inl_100 = v break end
+                until true
+                raw = inl_100
+                local n
+                local inl_101
+                repeat  -- inlined P_num
+                  local v = raw
+                    local n = tonumber(v)
+                    if n and n == n and n ~= huge and n ~= -huge then do inl_101 = n break end end
+                    do inl_101 = nil break end
+                until true
+                n = inl_101
+                if n == nil then do inl_99 = fallback break end end
+                do inl_99 = n break end
+            until true
+            cap = inl_99
+            if cap > 0 then wake[queue] = true end
+        until true
+        if decoded ~= nil and decoded ~= false then rcall('HSET', 'ql:j:' .. jid, 'data', encode(decoded)) end
+        repeat  -- inlined Job_park_failed
+          local jid, group, failure = jid, group, { group = group, message = message, when = floor(now), worker = worker }
+            rcall('HMSET', 'ql:j:' .. jid, 'state', 'failed', 'worker', '', 'expires', '',
+              'failure', encode(failure))
+            rcall('SADD', 'ql:failures', group)
+            rcall('LPUSH', 'ql:f:' .. group, jid)
+        until true
+        do inl_92 = jid break end
+    until true
+    result = inl_92
+    repeat  -- inlined P_wake_workers
+        for q in pairs(wake) do
+          local wk = 'qlpy:wake:' .. q
+          if rcall('PUBSUB', 'NUMSUB', wk)[2] > 0 then rcall('PUBLISH', wk, q) end
+        end
+    until true
+    return result
+  end
+end
+if A[1] == 'retry' and #KEYS == 0 and #A >= 2 then
+  local now
+  local inl_102
+  repeat  -- inlined P_num
+    local v = A[2]
+      local n = tonumber(v)
+      if n and n == n and n ~= huge and n ~= -huge then do inl_102 = n break end end
+      do inl_102 = nil break end
+  until true
+  now = inl_102
+  if now ~= nil then
+    local result
+    local inl_103
+    repeat  -- inlined Job_retry
+      local now = now
+        local jid, queue, worker, delay_s, group, message = A[3], A[4], A[5], A[6], A[7], A[8]
+        if jid == nil then M.P_fail('Job(): no jid provided') end
+        if queue == nil then M.P_fail('Retry(): Arg "queue" missing') end
+        if worker == nil then M.P_fail('Retry(): Arg "worker" missing') end
+        local delay = 0
+        if delay_s ~= nil then
+          local inl_104
+          repeat  -- inlined P_num
+            local v = delay_s
+              local n = tonumber(v)
+              if n and n == n and n ~= huge and n ~= -huge then do inl_104 = n break end end
+              do inl_104 = nil break end
+          until true
+          delay = inl_104
+          if delay == nil then M.P_fail('Retry(): Arg "delay" not a number: ' .. delay_s) end
+        end
+        local f = rcall('HMGET', 'ql:j:' .. jid, 'state', 'worker', 'queue', 'priority', 'history')
+        local state = f[1]
+        if not state then M.P_fail('Retry(): Job ' .. jid .. ' does not exist') end
+        if state ~= 'running' then M.P_fail('Retry(): Job ' .. jid .. ' is not currently running: ' .. state) end
+        if f[2] ~= worker then
+          M.P_fail('Retry(): Job ' .. jid .. ' has been given to another worker: ' .. tostring(f[2]))
+        end
+        local jk = 'ql:j:' .. jid
+        local remaining = tonumber(rcall('HINCRBYFLOAT', jk, 'remaining', -1))
+        rcall('HDEL', jk, 'grace')
+        rcall('ZREM', 'ql:q:' .. (f[3] or '') .. '-locks', jid)
+        rcall('ZREM', 'ql:w:' .. worker .. ':jobs', jid)
+        repeat  -- inlined Job_left_running
+          local queue = f[3]
+            if not queue then do break end end
+            local cap
+            local inl_105
+            repeat  -- inlined P_config_number
+              local name, fallback = queue .. '-max-concurrency', 0
+                local raw
+                local inl_106
+                repeat  -- inlined P_config_raw
+                  local name = name
+                    local v = cfg[name]
+                    if v == nil then
+                      v = rcall('HGET', 'ql:config', name)
+                      cfg[name] = v
+                    end
+                    do inl_106 = v break end
+                until true
+                raw = inl_106
+                local n
+                local inl_107
+                repeat  -- inlined P_num
+                  local v = raw
+                    local n = tonumber(v)
+                    if n and n == n and n ~= huge and n ~= -huge then do inl_107 = n break end end
+                    do inl_107 = nil break end
+                until true
+                n = inl_107
+                if n == nil then do inl_105 = fallback break end end
+                do inl_105 = n break end
+            until true
+            cap = inl_105
+            if cap > 0 then wake[queue] = true end
+        until true
+        if remaining < 0 then
+          group = group or ('failed-retries-' .. queue)
+          repeat  -- inlined Job_hist
+            local jid, when, what, extra, legacy = jid, now, 'failed', { group = group }, f[5] or false
+              if legacy == nil then legacy = rcall('HGET', 'ql:j:' .. jid, 'history') end
+              if legacy then M.Job_migrate(jid, legacy) end
+              local entry
+              if extra == nil then
+                entry = '[' .. floor(when) .. ',' .. encode(what) .. ']'
+              else
+                if type(extra) ~= 'string' then extra = encode(extra) end
+                entry = '[' .. floor(when) .. ',' .. encode(what) .. ',' .. extra .. ']'
+              end
+              local hk = 'ql:j:' .. jid .. '-history'
+              local len = rcall('RPUSH', hk, entry)
+              if len < 3 then do break end end
+              local cap
+              local inl_108
+              repeat  -- inlined P_config_number
+                local name, fallback = 'max-job-history', 100
+                  local raw
+                  local inl_109
+                  repeat  -- inlined P_config_raw
+                    local name = name
+                      local v = cfg[name]
+                      if v == nil then
+                        v = rcall('HGET', 'ql:config', name)
+                        cfg[name] = v
+                      end
+                      do inl_109 = v break end
+                  until true
+                  raw = inl_109
+                  local n
+                  local inl_110
+                  repeat  -- inlined P_num
+                    local v = raw
+                      local n = tonumber(v)
+                      if n and n == n and n ~= huge and n ~= -huge then do inl_110 = n break end end
+                      do inl_110 = nil break end
+                  until true
+                  n = inl_110
+                  if n == nil then do inl_108 = fallback break end end
+                  do inl_108 = n break end
+              until true
+              cap = inl_108
+              cap = floor(cap)
+              if cap >= 3 then
+                if len > cap then
+                  local first = rcall('LPOP', hk)
+                  rcall('LTRIM', hk, 1 - cap, -1)
+                  rcall('LPUSH', hk, first)
+                end
+              elseif cap == 1 and len >= 3 then
+                local first = rcall('LPOP', hk)
+                rcall('LPOP', hk)
+                rcall('LPUSH', hk, first)
+              end
+          until true
+          local failure
+          if message ~= nil then
+            failure = { group = group, message = message, when = floor(now), worker = worker }
+          else
+            failure = { group = group, worker = '', when = now,
+              message = 'Job exhausted retries in queue "' .. tostring(f[3]) .. '"' }
+          end
+          repeat  -- inlined Job_notify
+            local jid, channel, tracked = jid, 'failed'
+              if tracked == nil then
+                local inl_111
+                repeat  -- inlined Job_is_tracked
+                  local jid = jid
+                  do inl_111 = rcall('ZSCORE', 'ql:tracked', jid) ~= false break end
+                until true
+                tracked = inl_111
+              end
+              if tracked then rcall('PUBLISH', 'ql:' .. channel, jid) end
+          until true
+          repeat  -- inlined Job_park_failed
+            local jid, group, failure = jid, group, failure
+              rcall('HMSET', 'ql:j:' .. jid, 'state', 'failed', 'worker', '', 'expires', '',
+                'failure', encode(failure))
+              rcall('SADD', 'ql:failures', group)
+              rcall('LPUSH', 'ql:f:' .. group, jid)
+          until true
+          repeat  -- inlined Stats_count
+            local now, when, queue, field, by, field2, by2 = now, now, queue, 'failures', 1, 'failed', 1
+              local day
+              local inl_112
+              repeat  -- inlined P_day_of
+                local t = when
+                do inl_112 = t - (t % 86400) break end
+              until true
+              day = inl_112
+              local k
+              local inl_113
+              repeat  -- inlined P_stats_key
+                local kind, day, queue = 'stats', day, queue
+                do inl_113 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
+              until true
+              k = inl_113
+              rcall('HINCRBY', k, field, by)
+              if field2 then rcall('HINCRBY', k, field2, by2) end
+              M.Stats_expire(k, now, day)
+          until true
+        else
+          if delay > 0 then
+            rcall('ZADD', 'ql:q:' .. queue .. '-scheduled', now + delay, jid)
+            rcall('HSET', jk, 'state', 'scheduled')
+          else
+            repeat  -- inlined Job_enqueue
+              local queue, jid, priority, t = queue, jid, tonumber(f[4]) or 0, now
+                local score
+                local inl_114
+                repeat  -- inlined P_work_score
+                  local priority, t = priority, t
+                  do inl_114 = priority - (t / 10000000000) break end
+                until true
+                score = inl_114
+                rcall('ZADD', 'ql:q:' .. queue .. '-work', score, jid)
+                wake[queue] = true
+            until true
+            rcall('HSET', jk, 'state', 'waiting')
+          end
+          if group ~= nil and message ~= nil then
+            rcall('HSET', jk, 'failure',
+              encode({ group = group, message = message, when = floor(now), worker = worker }))
+          end
+        end
+        do inl_103 = floor(remaining) break end
+    until true
+    result = inl_103
+    repeat  -- inlined P_wake_workers
+        for q in pairs(wake) do
+          local wk = 'qlpy:wake:' .. q
+          if rcall('PUBSUB', 'NUMSUB', wk)[2] > 0 then rcall('PUBLISH', wk, q) end
+        end
+    until true
+    return result
+  end
+end
 
 -- ==== api.lua (dispatcher) ====
 
 -- Dispatch in the protocol's order, then wake workers of queues that gained poppable work.
--- Wake-up extension: PUBLISH <queue> on qlpy:wake:<queue>, only when someone listens.
 local function main()
   if #KEYS > 0 then M.P_fail('No Keys should be provided') end
   local cmd = A[1]
@@ -2984,13 +3950,23 @@ local function main()
   local command = M['Api_' .. cmd]
   if not command then M.P_fail('Unknown command ' .. cmd) end
   if #A < 2 then error("bad argument #1 to 'tonumber' (value expected)") end
-  local now = M.P_num(A[2])
+  local now
+  local inl_1
+  repeat  -- inlined P_num
+    local v = A[2]
+      local n = tonumber(v)
+      if n and n == n and n ~= huge and n ~= -huge then do inl_1 = n break end end
+      do inl_1 = nil break end
+  until true
+  now = inl_1
   if now == nil then M.P_fail('Arg "now" missing or not a number: nil') end
   local result = command(now)
-  for q in pairs(wake) do
-    local wk = 'qlpy:wake:' .. q
-    if rcall('PUBSUB', 'NUMSUB', wk)[2] > 0 then rcall('PUBLISH', wk, q) end
-  end
+  repeat  -- inlined P_wake_workers
+      for q in pairs(wake) do
+        local wk = 'qlpy:wake:' .. q
+        if rcall('PUBSUB', 'NUMSUB', wk)[2] > 0 then rcall('PUBLISH', wk, q) end
+      end
+  until true
   return result
 end
 

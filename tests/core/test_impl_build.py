@@ -29,7 +29,8 @@ def test_check_mode_reports_a_stale_artifact(tmp_path: Path) -> None:
     (copy / "scripts").mkdir(parents=True)
     (copy / "lua").mkdir()
     (copy / "qless_py" / "_lua").mkdir(parents=True)
-    (copy / "scripts" / "build_lua.py").write_text(BUILD.read_text())
+    for script in ("build_lua.py", "lua_inline.py"):
+        (copy / "scripts" / script).write_text((ROOT / "scripts" / script).read_text())
     for source in (ROOT / "lua").glob("*.lua"):
         (copy / "lua" / source.name).write_text(source.read_text())
     (copy / "qless_py" / "_lua" / "qless.lua").write_text(ARTIFACT.read_text() + "-- edited\n")
@@ -85,34 +86,36 @@ def traced_script() -> bytes:
     assert TRACE_AT in text and text.endswith("return main()\n")
     text = text.replace(TRACE_AT, "local lazy_trace = {}\n" + TRACE_AT
                         + "  lazy_trace[#lazy_trace + 1] = lazy_k\n", 1)
+    # The inlined commands return from their own block before main().
+    text, inlined = re.subn(r"(?m)^    return result$", "    return lazy_trace", text)
+    assert inlined == 6
     return (text[:-len("return main()\n")] + "main()\nreturn lazy_trace\n").encode()
 
 
-def test_eager_commands_define_nothing_lazily_on_their_common_path(
+def test_inlined_commands_create_no_function_on_their_common_path(
         redis_conn: redis.Redis) -> None:
-    # scripts/build_lua.py builds these commands' functions up front (EAGER); a function
-    # their common path uses but the list lacks would be created lazily, and show up here.
-    # What only the first sample of a day (the stats hash's expiry) or a batch pop needs
-    # stays lazy on purpose: it is paid once per day, or once per batch.
+    # scripts/build_lua.py copies these commands, and what their common path calls, into
+    # the script body (INLINE); a call the copy leaves as a call is defined lazily, and
+    # shows up here. What only the first sample of a day (the stats hash's expiry) needs
+    # stays a call on purpose: it is paid once per day.
     script = traced_script()
 
     def lazy(*args: object) -> list[str]:
         return [name.decode() for name in redis_conn.eval(script, 0, *args)]
 
-    first_sample = ["Stats_expire", "Stats_ttl"]
+    first_sample = ["Stats_expire", "Stats_ttl", "P_config_number", "P_config_raw", "P_num"]
     assert lazy("put", T, "w", "q", "a", "K", "{}", 0) == []
     for jid in "bcdefg":
         assert lazy("put", T, "w", "q", jid, "K", '{"n":1}', 0, "priority", -1) == []
-    assert lazy("pop", T + 1, "q", "w", 1) == [*first_sample, "P_config_number",
-                                               "P_config_raw"]
+    assert lazy("pop", T + 1, "q", "w", 1) == first_sample
     assert lazy("pop", T + 2, "q", "w", 1) == []
-    assert lazy("pop", T + 3, "q", "w", 5) == ["Stats_samples", "Queue_zadd_pairs"]
+    assert lazy("pop", T + 3, "q", "w", 5) == []
     assert lazy("heartbeat", T + 4, "a", "w", "{}") == []
     assert lazy("complete", T + 5, "a", "w", "q", "{}") == first_sample
     assert lazy("complete", T + 6, "b", "w", "q", '{"n":2}') == []
     assert lazy("complete", T + 7, "c", "w", "q", "{}", "next", "q2") == []
-    assert lazy("fail", T + 8, "d", "w", "group", "message", "{}") == []
+    assert lazy("fail", T + 8, "d", "w", "group", "message", "{}") == first_sample
     assert lazy("retry", T + 9, "e", "q", "w", 0, "group", "message") == []
     # A command outside the list still works, through define().
-    assert lazy("get", T, "a") == ["Api_get", "Job_get", "P_num", "Job_render", "Job_fetch",
-                                   "P_jstr", "P_jlist"]
+    assert lazy("get", T, "a") == ["Api_get", "Job_get", "Job_render", "Job_fetch", "P_jstr",
+                                   "P_jlist"]
