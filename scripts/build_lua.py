@@ -99,6 +99,8 @@ INLINE = [
     "Stats.step", "Stats.count", "Stats.samples", "Queue.zadd_pairs",
 ]
 
+ALIAS = re.compile(r"^local \w+(?:, \w+)* = [A-Za-z]+(?:\.\w+)?(?:, [A-Za-z]+(?:\.\w+)?)*$",
+                   re.M)
 KEY_TABLE = re.compile(r"^local key = \{\n(.*?)\n\}\n", re.S | re.M)
 KEY_FIELD = re.compile(r"(\w+) = ('[^'\\]*')")
 NUM_CONSTANTS = re.compile(
@@ -199,8 +201,15 @@ def indent(lines: list[str], prefix: str) -> list[str]:
     return [prefix + line if line else line for line in lines]
 
 
-def define(modules: dict[str, Module]) -> list[str]:
-    """The generated define(): one flat chain over every module function, hot ones first."""
+def define(modules: dict[str, Module], aliases: list[str]) -> list[str]:
+    """The generated define(): one flat chain over every module function, hot ones first.
+
+    ``aliases`` are the prelude's locals that only name globals (``local rcall =
+    redis.call``). define() declares them again: the closures it makes then capture
+    define's own locals, made only when something is defined, and define itself captures
+    just the per-call tables (``cfg``, ``wake``) instead of a dozen upvalues that every
+    call would pay for. ``M`` is define's first argument, and its own metatable.
+    """
     rank = {name: i for i, name in enumerate(HOT)}
     entries = [(f"{m.name}_{fname}", f"{m.name}.{fname}", body)
                for m in modules.values() for fname, body in m.entries]
@@ -211,6 +220,8 @@ def define(modules: dict[str, Module]) -> list[str]:
         "-- Module.name in the sources is M.Module_name here; define() creates it on its first",
         "-- use in this call.",
         "local function define(lazy_t, lazy_k)",
+        *indent(aliases, "  "),
+        "  local M = lazy_t",
         "  local lazy_f",
     ]
     for n, (flat, _, body) in enumerate(entries):
@@ -221,7 +232,8 @@ def define(modules: dict[str, Module]) -> list[str]:
         "  if lazy_f ~= nil then lazy_t[lazy_k] = lazy_f end",
         "  return lazy_f",
         "end",
-        "setmetatable(M, { __index = define })",
+        "M.__index = define",
+        "setmetatable(M, M)",
         *inlined(modules),
     ]
     return out
@@ -355,7 +367,10 @@ def build() -> str:
             if (module.name, fname) in seen:
                 raise BuildError(f"{module.name}.{fname} is defined twice")
             seen.add((module.name, fname))
-    lines = [*head, *define(modules)]
+    aliases = ALIAS.findall(texts["prelude.lua"])
+    if not aliases:
+        raise BuildError("prelude.lua declares no aliases of globals")
+    lines = [*head, *define(modules, aliases)]
     text = flatten(call_helpers("\n".join(lines) + "\n", modules), list(modules))
     # The dispatcher's own helper calls (the number check, the wake-up) are inlined too.
     dispatcher = flatten(call_helpers("\n".join(tail) + "\n", modules), list(modules))
