@@ -335,9 +335,19 @@ function Job.put(now, requeue)
   if (n - 8) % 2 == 1 then fail('Odd number of additional args') end
   -- No options (the common case): no table.
   local opts = Job.options(9, n)
+  -- One EXISTS tells whether the job exists (1) and whether any job is tracked (2): it
+  -- counts a key once per mention. A new job then needs no HMGET, and an empty ql:tracked
+  -- no ZSCORE.
+  local jk = key.job .. jid
+  local probe = rcall('EXISTS', jk, key.tracked, key.tracked)
   -- 1 jid, 2 state, 3 queue, 4 worker, 5 priority, 6 retries, 7 tags, 8 failure, 9 history
-  local f = rcall('HMGET', key.job .. jid, 'jid', 'state', 'queue', 'worker', 'priority', 'retries',
-    'tags', 'failure', 'history')
+  local f
+  if probe % 2 == 1 then
+    f = rcall('HMGET', jk, 'jid', 'state', 'queue', 'worker', 'priority', 'retries', 'tags',
+      'failure', 'history')
+  else
+    f = { false, false, false, false, false, false, false, false, false }
+  end
 
   local retries = tonumber(f[6]) or 5
   if opts.retries ~= nil then
@@ -362,7 +372,7 @@ function Job.put(now, requeue)
   end
 
   -- Writes begin here.
-  local jk, tagk = key.job .. jid, key.tags
+  local tagk = key.tags
   if f[7] then
     for _, t in ipairs(old_tags) do
       rcall('ZREM', key.tag .. t, jid)
@@ -444,7 +454,9 @@ function Job.put(now, requeue)
     wake[queue] = true
   end
   rcall('ZADD', key.queues, 'NX', now, queue)
-  if rcall('ZSCORE', key.tracked, jid) then rcall('PUBLISH', key.channel .. 'put', jid) end
+  if probe >= 2 and rcall('ZSCORE', key.tracked, jid) then
+    rcall('PUBLISH', key.channel .. 'put', jid)
+  end
   return jid
 end
 

@@ -1,5 +1,5 @@
 -- The floor of the core's cost: exactly the Redis calls that qless_py's put, pop and
--- complete make in their common case (8 + 13 + 12), with constant arguments and no Lua
+-- complete make in their common case (7 + 13 + 12), with constant arguments and no Lua
 -- logic. Not a core (it keeps no real state); a yardstick for how much of a command's
 -- time is Lua work around the calls:
 --
@@ -56,13 +56,12 @@ end
 -- put
 local q, jid = A[4], A[5]
 local jk = 'ql:j:' .. jid
-rcall('HMGET', jk, 'state', 'queue', 'worker', 'tags', 'history', 'priority', 'failure')
+rcall('EXISTS', jk, 'ql:tracked', 'ql:tracked')
 rcall('PUBLISH', 'ql:log', '{"jid":"x","event":"put","queue":"q"}')
 rcall('RPUSH', jk .. '-history', '[1700000000,"put",{"q":"q"}]')
 rcall('HMSET', jk, 'jid', jid, 'klass', A[6], 'data', A[7], 'priority', '0', 'tags', '{}', 'state', 'waiting',
   'worker', '', 'expires', '0', 'queue', q, 'retries', '5', 'remaining', '5', 'time', '1700000000.12345600128173828125')
 rcall('ZADD', 'ql:q:' .. q .. '-work', 0 - now / 10000000000, jid)
 rcall('ZADD', 'ql:queues', 'NX', now, q)
-rcall('ZSCORE', 'ql:tracked', jid)
 rcall('PUBSUB', 'NUMSUB', 'qlpy:wake:' .. q)
 return jid

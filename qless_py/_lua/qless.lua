@@ -290,9 +290,19 @@ local function define(lazy_t, lazy_k)
       if (n - 8) % 2 == 1 then M.P_fail('Odd number of additional args') end
       -- No options (the common case): no table.
       local opts = M.Job_options(9, n)
+      -- One EXISTS tells whether the job exists (1) and whether any job is tracked (2): it
+      -- counts a key once per mention. A new job then needs no HMGET, and an empty ql:tracked
+      -- no ZSCORE.
+      local jk = 'ql:j:' .. jid
+      local probe = rcall('EXISTS', jk, 'ql:tracked', 'ql:tracked')
       -- 1 jid, 2 state, 3 queue, 4 worker, 5 priority, 6 retries, 7 tags, 8 failure, 9 history
-      local f = rcall('HMGET', 'ql:j:' .. jid, 'jid', 'state', 'queue', 'worker', 'priority', 'retries',
-        'tags', 'failure', 'history')
+      local f
+      if probe % 2 == 1 then
+        f = rcall('HMGET', jk, 'jid', 'state', 'queue', 'worker', 'priority', 'retries', 'tags',
+          'failure', 'history')
+      else
+        f = { false, false, false, false, false, false, false, false, false }
+      end
 
       local retries = tonumber(f[6]) or 5
       if opts.retries ~= nil then
@@ -317,7 +327,7 @@ local function define(lazy_t, lazy_k)
       end
 
       -- Writes begin here.
-      local jk, tagk = 'ql:j:' .. jid, 'ql:tags'
+      local tagk = 'ql:tags'
       if f[7] then
         for _, t in ipairs(old_tags) do
           rcall('ZREM', 'ql:t:' .. t, jid)
@@ -399,7 +409,9 @@ local function define(lazy_t, lazy_k)
         wake[queue] = true
       end
       rcall('ZADD', 'ql:queues', 'NX', now, queue)
-      if rcall('ZSCORE', 'ql:tracked', jid) then rcall('PUBLISH', 'ql:' .. 'put', jid) end
+      if probe >= 2 and rcall('ZSCORE', 'ql:tracked', jid) then
+        rcall('PUBLISH', 'ql:' .. 'put', jid)
+      end
       return jid
     end
   elseif lazy_k == 'Job_hist' then
@@ -2266,8 +2278,15 @@ if A[1] == 'put' and #KEYS == 0 and #A >= 2 then
             do inl_4 = opts break end
         until true
         opts = inl_4
-        local f = rcall('HMGET', 'ql:j:' .. jid, 'jid', 'state', 'queue', 'worker', 'priority', 'retries',
-          'tags', 'failure', 'history')
+        local jk = 'ql:j:' .. jid
+        local probe = rcall('EXISTS', jk, 'ql:tracked', 'ql:tracked')
+        local f
+        if probe % 2 == 1 then
+          f = rcall('HMGET', jk, 'jid', 'state', 'queue', 'worker', 'priority', 'retries', 'tags',
+            'failure', 'history')
+        else
+          f = { false, false, false, false, false, false, false, false, false }
+        end
 
         local retries = tonumber(f[6]) or 5
         if opts.retries ~= nil then
@@ -2305,7 +2324,7 @@ if A[1] == 'put' and #KEYS == 0 and #A >= 2 then
           if depends == nil then M.P_fail('Put(): Arg "depends" not JSON: ' .. opts.depends) end
         end
 
-        local jk, tagk = 'ql:j:' .. jid, 'ql:tags'
+        local tagk = 'ql:tags'
         if f[7] then
           for _, t in ipairs(old_tags) do
             rcall('ZREM', 'ql:t:' .. t, jid)
@@ -2450,7 +2469,9 @@ if A[1] == 'put' and #KEYS == 0 and #A >= 2 then
           wake[queue] = true
         end
         rcall('ZADD', 'ql:queues', 'NX', now, queue)
-        if rcall('ZSCORE', 'ql:tracked', jid) then rcall('PUBLISH', 'ql:' .. 'put', jid) end
+        if probe >= 2 and rcall('ZSCORE', 'ql:tracked', jid) then
+          rcall('PUBLISH', 'ql:' .. 'put', jid)
+        end
         do inl_2 = jid break end
     until true
     result = inl_2
