@@ -16,9 +16,10 @@ artifact, and the dispatcher looks commands up as ``M['Api_' .. name]``. A call 
 only the closures it actually uses, and the hot ones are found first. Comments are kept
 (they travel with the function they precede), so server-side errors stay readable.
 
-The busiest commands (``EAGER`` below) skip the lazy step for their common path: before
-dispatch, ``M`` is built by one table constructor holding copies of exactly the functions
-that path uses, and only the rarer paths fall back to ``define``.
+The busiest commands (``INLINED_COMMANDS`` below) skip even that for their common path:
+their functions, and the ``INLINE`` functions their common path calls as statements, are
+copied into the script body by scripts/lua_inline.py, as straight code before the
+dispatcher. Only their rarer paths reach ``define``.
 
 Everything else at the top level of a source file (locals, comments) is copied verbatim
 before ``define``; the part of api.lua after the command table (the dispatcher) comes last.

@@ -10,7 +10,8 @@
 --
 -- Cost model: Redis runs this whole body on every call, so the prelude keeps only what
 -- nearly every command needs (a few small local functions and constant tables); module
--- functions are created lazily by the generated define() (see scripts/build_lua.py).
+-- functions are created lazily by the generated define(), and the busiest commands' common
+-- paths are copied into the script body (see scripts/build_lua.py and scripts/lua_inline.py).
 
 local rcall = redis.call
 local encode, decode = cjson.encode, cjson.decode
