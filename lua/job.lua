@@ -333,7 +333,7 @@ function Job.put(now, requeue)
   if delay == nil then fail('Put(): Arg "delay" not a number: ' .. tostring(delay_s)) end
   local n = #A
   if (n - 8) % 2 == 1 then fail('Odd number of additional args') end
-  -- No options (the common case): no table.
+  -- An empty table when there are no options (the common case).
   local opts = Job.options(9, n)
   -- One EXISTS tells whether the job exists (1) and whether any job is tracked (2): it
   -- counts a key once per mention. A new job then needs no HMGET, and an empty ql:tracked

@@ -289,7 +289,7 @@ local function define(lazy_t, lazy_k)
       if delay == nil then M.P_fail('Put(): Arg "delay" not a number: ' .. tostring(delay_s)) end
       local n = #A
       if (n - 8) % 2 == 1 then M.P_fail('Odd number of additional args') end
-      -- No options (the common case): no table.
+      -- An empty table when there are no options (the common case).
       local opts = M.Job_options(9, n)
       -- One EXISTS tells whether the job exists (1) and whether any job is tracked (2): it
       -- counts a key once per mention. A new job then needs no HMGET, and an empty ql:tracked
