@@ -91,9 +91,6 @@ class Function:
     free: set[str]
 
 
-BLOCK_OPEN = {"do", "if", "function", "repeat"}
-
-
 def parse_function(name: str, lines: list[str]) -> Function:
     """``lines`` is a define() entry: comments, ``lazy_f = function(params)``, body, ``end``."""
     code = [line for line in lines if not line.lstrip().startswith("--")]
@@ -115,11 +112,26 @@ def parse_function(name: str, lines: list[str]) -> Function:
     toks = tokens(body)
     returns(name, body, toks)  # refuses what cannot be copied
     declared = set(params) | declared_names(toks)
-    free = {t.text for i, t in enumerate(toks) if t.kind == "name"
-            and not (i > 0 and toks[i - 1].text in (".", ":"))
-            and not (i + 1 < len(toks) and toks[i + 1].text == "="
-                     and i > 0 and toks[i - 1].text in ("{", ","))} - declared
-    return Function(name, params, body, declared, free)
+    return Function(name, params, body, declared, used_names(toks) - declared)
+
+
+def used_names(toks: list[Tok]) -> set[str]:
+    """Variable names in a token list: not field names (``t.x``, ``t:x``, ``{ x = 1 }``)."""
+    out: set[str] = set()
+    brackets: list[str] = []
+    for i, t in enumerate(toks):
+        if t.text in ("(", "[", "{"):
+            brackets.append(t.text)
+        elif t.text in (")", "]", "}"):
+            if brackets:
+                brackets.pop()
+        elif t.kind == "name":
+            field = i > 0 and toks[i - 1].text in (".", ":")
+            key = (bool(brackets) and brackets[-1] == "{" and i + 1 < len(toks)
+                   and toks[i + 1].text == "=")
+            if not field and not key:
+                out.add(t.text)
+    return out
 
 
 def declared_names(toks: list[Tok]) -> set[str]:

@@ -121,3 +121,11 @@ def test_a_caller_local_that_shadows_a_script_level_name_is_refused() -> None:
 def test_a_call_taking_more_results_than_the_function_returns_is_refused() -> None:
     with pytest.raises(inline.InlineError, match="returns 1 values"):
         inliner(Op_count=COUNT).expand("local a, b = M.Op_count(t)\n")
+
+
+def test_field_names_and_table_keys_are_not_taken_for_variables() -> None:
+    # `{ n = ... }` and `t.n` name fields, not the caller's `n`; `floor` is a variable.
+    body = ["lazy_f = function(t)", "  return { n = t.n, m = floor(t.n) }", "end"]
+    fn = inline.parse_function("Op_wrap", body)
+    assert fn.free == {"floor"}
+    assert "repeat" in inliner(Op_wrap=body).expand("local n = 1\nlocal w = M.Op_wrap(t)\n")
