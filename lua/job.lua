@@ -533,8 +533,7 @@ function Job.complete(now)
   if special and rcall('ZSCORE', key.tracked, jid) then
     rcall('PUBLISH', key.channel .. 'completed', jid)
   end
-  local cap = config_number(queue .. '-max-concurrency', 0)
-  if cap > 0 then wake[queue] = true end
+  Job.left_running(queue)
   local retries = f[6] or 0
   if nextq ~= nil then
     rcall('PUBLISH', key.channel .. 'log',

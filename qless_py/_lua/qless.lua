@@ -539,8 +539,7 @@ local function define(lazy_t, lazy_k)
       if special and rcall('ZSCORE', 'ql:tracked', jid) then
         rcall('PUBLISH', 'ql:' .. 'completed', jid)
       end
-      local cap = M.P_config_number(queue .. '-max-concurrency', 0)
-      if cap > 0 then wake[queue] = true end
+      M.Job_left_running(queue)
       local retries = f[6] or 0
       if nextq ~= nil then
         rcall('PUBLISH', 'ql:' .. 'log',
@@ -3230,36 +3229,40 @@ if A[1] == 'complete' and #KEYS == 0 and #A >= 2 then
         if special and rcall('ZSCORE', 'ql:tracked', jid) then
           rcall('PUBLISH', 'ql:' .. 'completed', jid)
         end
-        local cap
-        local inl_67
-        repeat  -- inlined P_config_number
-          local name, fallback = queue .. '-max-concurrency', 0
-            local raw
-            local inl_68
-            repeat  -- inlined P_config_raw
-              local name = name
-                local v = cfg[name]
-                if v == nil then
-                  v = rcall('HGET', 'ql:config', name)
-                  cfg[name] = v
-                end
-                do inl_68 = v break end
+        repeat  -- inlined Job_left_running
+          local queue = queue
+            if not queue then do break end end
+            local cap
+            local inl_67
+            repeat  -- inlined P_config_number
+              local name, fallback = queue .. '-max-concurrency', 0
+                local raw
+                local inl_68
+                repeat  -- inlined P_config_raw
+                  local name = name
+                    local v = cfg[name]
+                    if v == nil then
+                      v = rcall('HGET', 'ql:config', name)
+                      cfg[name] = v
+                    end
+                    do inl_68 = v break end
+                until true
+                raw = inl_68
+                local n
+                local inl_69
+                repeat  -- inlined P_num
+                  local v = raw
+                    local n = tonumber(v)
+                    if n and n == n and n ~= huge and n ~= -huge then do inl_69 = n break end end
+                    do inl_69 = nil break end
+                until true
+                n = inl_69
+                if n == nil then do inl_67 = fallback break end end
+                do inl_67 = n break end
             until true
-            raw = inl_68
-            local n
-            local inl_69
-            repeat  -- inlined P_num
-              local v = raw
-                local n = tonumber(v)
-                if n and n == n and n ~= huge and n ~= -huge then do inl_69 = n break end end
-                do inl_69 = nil break end
-            until true
-            n = inl_69
-            if n == nil then do inl_67 = fallback break end end
-            do inl_67 = n break end
+            cap = inl_67
+            if cap > 0 then wake[queue] = true end
         until true
-        cap = inl_67
-        if cap > 0 then wake[queue] = true end
         local retries = f[6] or 0
         if nextq ~= nil then
           rcall('PUBLISH', 'ql:' .. 'log',
