@@ -171,7 +171,7 @@ function Queue.pop(now)
   local expired = rcall('ZRANGEBYSCORE', lk, '-inf', now, 'LIMIT', '0', count)
   if #expired > 0 then jids = Queue.reclaim(now, queue, expired) end
   local reclaimed = #jids
-  local want = count - #jids
+  local want = count - reclaimed
   if want > 0 then
     if special then
       local due = rcall('ZRANGEBYSCORE', rk, 0, now, 'WITHSCORES', 'LIMIT', 0, want)

@@ -853,7 +853,7 @@ local function define(lazy_t, lazy_k)
       local expired = rcall('ZRANGEBYSCORE', lk, '-inf', now, 'LIMIT', '0', count)
       if #expired > 0 then jids = M.Queue_reclaim(now, queue, expired) end
       local reclaimed = #jids
-      local want = count - #jids
+      local want = count - reclaimed
       if want > 0 then
         if special then
           local due = rcall('ZRANGEBYSCORE', rk, 0, now, 'WITHSCORES', 'LIMIT', 0, want)
@@ -2534,7 +2534,7 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
         local expired = rcall('ZRANGEBYSCORE', lk, '-inf', now, 'LIMIT', '0', count)
         if #expired > 0 then jids = M.Queue_reclaim(now, queue, expired) end
         local reclaimed = #jids
-        local want = count - #jids
+        local want = count - reclaimed
         if want > 0 then
           if special then
             local due = rcall('ZRANGEBYSCORE', rk, 0, now, 'WITHSCORES', 'LIMIT', 0, want)
