@@ -337,12 +337,12 @@ class _Nothing:
 
 
 NOTHING: Any = _Nothing()
+"""What :meth:`Connection.read` returns when its timeout passed without a reply."""
 
 SPIN_MISSES, SPIN_REST = 8, 256  # see Connection._spin
 _clock_ns = time.monotonic_ns
 _yield = getattr(os, "sched_yield", lambda: None)
 _NOWAIT = socket.MSG_DONTWAIT
-"""What :meth:`Connection.read` returns when its timeout passed without a reply."""
 
 
 def _pending(sock: socket.socket) -> bool:
