@@ -64,21 +64,23 @@ class Tok:
 
 def tokens(text: str) -> list[Tok]:
     """Lua tokens of ``text`` without spaces and comments."""
-    out: list[Tok] = []
-    pos = 0
+    return list(tokens_from(text, 0))
+
+
+def tokens_from(text: str, pos: int) -> Iterator[Tok]:
+    """Tokens of ``text`` from ``pos`` on, read lazily (a call's extent is usually short)."""
     while pos < len(text):
         m = TOKEN.match(text, pos)
         if m is None:
             raise InlineError(f"cannot read Lua at {text[pos:pos + 30]!r}")
         kind = m.lastgroup or ""
-        if kind == "long":
-            kind = "string"
         if kind not in ("space", "comment"):
-            if kind == "name" and m.group() in KEYWORDS:
+            if kind == "long":
+                kind = "string"
+            elif kind == "name" and m.group() in KEYWORDS:
                 kind = "keyword"
-            out.append(Tok(kind, m.group(), m.start(), m.end()))
+            yield Tok(kind, m.group(), m.start(), m.end())
         pos = m.end()
-    return out
 
 
 @dataclass
@@ -351,15 +353,3 @@ def matching_paren(text: str, open_at: int) -> int:
             if depth == 0:
                 return t.start
     raise InlineError(f"unclosed call at {text[open_at - 20:open_at + 20]!r}")
-
-
-def tokens_from(text: str, pos: int) -> Iterator[Tok]:
-    """Tokens of ``text`` from ``pos`` on, read lazily (a call's extent is usually short)."""
-    while pos < len(text):
-        m = TOKEN.match(text, pos)
-        if m is None:
-            raise InlineError(f"cannot read Lua at {text[pos:pos + 30]!r}")
-        kind = m.lastgroup or ""
-        if kind not in ("space", "comment"):
-            yield Tok("string" if kind == "long" else kind, m.group(), m.start(), m.end())
-        pos = m.end()
