@@ -87,6 +87,8 @@ class Workdir:
         self.path, self.chdir = path, chdir
         os.makedirs(path, exist_ok=True)
         self.seen: tuple[int, int, int, int, int] | None = None
+        self._fd = -1  # the directory, open: fstat skips the path lookup stat would do
+        self._reopen()
         self._remember(self._stat())
 
     def enter(self) -> None:
@@ -110,12 +112,28 @@ class Workdir:
         if dirty:
             shutil.rmtree(self.path, ignore_errors=True)
             os.makedirs(self.path, exist_ok=True)
+        if dirty or st is None or st.st_nlink == 0:
+            # the directory at the path is another one now (made here, or by the job)
+            self._reopen()
             st = self._stat()
         self._remember(st)
 
-    def _stat(self) -> os.stat_result | None:
+    def _reopen(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
         try:
-            return os.stat(self.path)
+            self._fd = os.open(self.path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        except OSError:  # no fd: the next clean lists the directory
+            pass
+
+    def _stat(self) -> os.stat_result | None:
+        """The open directory's stat. One a job removed has ``st_nlink`` 0, so it never
+        matches the signature of the directory last seen empty."""
+        if self._fd < 0:
+            return None
+        try:
+            return os.stat(self._fd)
         except OSError:
             return None
 
@@ -127,6 +145,9 @@ class Workdir:
             self.seen = None
 
     def remove(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
         shutil.rmtree(self.path, ignore_errors=True)
 
 

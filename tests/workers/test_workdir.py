@@ -67,3 +67,18 @@ def test_a_fresh_directory_is_listed_not_trusted(tmp_path: Path) -> None:
     (tmp_path / "w" / "f").write_text("x")
     workdir.clean()
     assert os.listdir(tmp_path / "w") == []
+
+
+def test_after_a_job_replaced_the_directory_the_next_leftover_is_still_found(
+        tmp_path: Path) -> None:
+    # The directory is watched through an open descriptor: once a job swapped it for an
+    # empty one, the descriptor must follow the new directory, or a later job's leftovers
+    # would go unseen.
+    workdir = settled(tmp_path / "w")
+    os.rmdir(tmp_path / "w")
+    (tmp_path / "w").mkdir()
+    os.utime(tmp_path / "w", (1_000_000_000, 1_000_000_000))
+    workdir.clean()  # empty, but another directory: it is watched from now on
+    (tmp_path / "w" / "next.txt").write_text("x")
+    workdir.clean()
+    assert os.listdir(tmp_path / "w") == []
