@@ -166,6 +166,7 @@ class Connection:
         self.endpoint = endpoint
         self._sock: socket.socket | None = None
         self._fd = -1
+        self._poll: Any = None  # POLLIN on the socket: the stale check, once per command
         self._reader: Any = None
         self._made_in = _forks
         self.spin_ns = int(spin * 1e9)  # how long a reply is waited for before blocking
@@ -200,6 +201,8 @@ class Connection:
         except OSError as exc:
             raise ConnectionFailed(f"Error connecting to {ep}: {exc}") from exc
         self._sock, self._fd = sock, (-1 if ep.tls else sock.fileno())
+        self._poll = select.poll()
+        self._poll.register(sock, select.POLLIN)
         self._made_in = _forks
         self._reader = hiredis.Reader(replyError=ReplyError)
         hello: list[list[Arg]] = []
@@ -218,7 +221,7 @@ class Connection:
         """Close the socket. ``shutdown`` (as redis-py does) ends the connection for the
         server at once; it is skipped in a forked child, where the socket is shared with
         the parent that made it."""
-        sock, self._sock, self._fd = self._sock, None, -1
+        sock, self._sock, self._fd, self._poll = self._sock, None, -1, None
         if sock is not None:
             if shutdown and self._made_in == _forks:
                 with contextlib.suppress(OSError):
@@ -232,8 +235,8 @@ class Connection:
     def stale(self) -> bool:
         """True (and closed) when the server closed the connection or sent something
         unasked: a reply can then not be trusted to belong to the next command."""
-        sock = self._sock
-        if sock is not None and select.select([sock], [], [], 0)[0]:
+        poll = self._poll
+        if poll is not None and poll.poll(0):  # readable, hung up or in error
             self.close()
             return True
         return False
