@@ -8,6 +8,7 @@ whose lock was lost (its ``stop_event`` is set) is never completed or failed fro
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import logging
 import os
@@ -122,10 +123,8 @@ class Workdir:
         if self._fd >= 0:
             os.close(self._fd)
             self._fd = -1
-        try:
+        with contextlib.suppress(OSError):  # no fd: the next clean lists the directory
             self._fd = os.open(self.path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-        except OSError:  # no fd: the next clean lists the directory
-            pass
 
     def _stat(self) -> os.stat_result | None:
         """The open directory's stat. One a job removed has ``st_nlink`` 0, so it never
