@@ -185,6 +185,9 @@ function Queue.pop(now)
     for i = 1, #top, 2 do jids[#jids + 1] = top[i] end
   end
   if #jids == 0 then return '{}' end
+  -- The lock expiry as Redis would format the number itself (%.17g, exact), made once:
+  -- each job's hash and both lock sets get this text instead of formatting it again.
+  local expires_s = format('%.17g', expires)
   -- Every handed-out jid leaves the work set (step 10). ZPOPMAX took its own; a reclaimed
   -- job is normally not in the work set, but can be (see Queue.unlist).
   if reclaimed > 0 then
@@ -195,7 +198,8 @@ function Queue.pop(now)
   local wentry = '{"worker":' .. encode(worker) .. '}'
   local popped = {}
   for _, jid in ipairs(jids) do
-    local f, tracked = Queue.hand_out(now, jid, worker, expires, tstr, wentry, special)
+    local f, tracked = Queue.hand_out(now, jid, worker, expires, expires_s, tstr, wentry,
+      special)
     if f then popped[#popped + 1] = { jid, f, tracked } end
   end
   if #popped == 0 then return '{}' end
@@ -203,8 +207,8 @@ function Queue.pop(now)
     -- One job (the common case): its writes in place, without the batch lists below.
     local jid, f = popped[1][1], popped[1][2]
     Stats.sample(now, 'wait', queue, now - (tonumber(f[F_TIME]) or now))
-    rcall('ZADD', wjk, expires, jid)
-    rcall('ZADD', lk, expires, jid)
+    rcall('ZADD', wjk, expires_s, jid)
+    rcall('ZADD', lk, expires_s, jid)
     return Job.render(jid, f, popped[1][3], true)
   end
   -- The wait samples and the two lock sets are written once for the whole batch: the same
@@ -212,7 +216,7 @@ function Queue.pop(now)
   local waits, scored = {}, {}
   for i, p in ipairs(popped) do
     waits[i] = now - (tonumber(p[2][F_TIME]) or now)
-    scored[2 * i - 1] = expires
+    scored[2 * i - 1] = expires_s
     scored[2 * i] = p[1]
   end
   Stats.samples(now, 'wait', queue, waits)
@@ -229,8 +233,8 @@ end
 -- Hand job `jid` to `worker` (pop's per-job writes: history, job fields, the tracked
 -- ql:popped event). Returns the job's fields in Job.fetch's layout (as they were before
 -- this pop, apart from state, worker and expires) and whether it is tracked; nil when the
--- job hash is gone.
-function Queue.hand_out(now, jid, worker, expires, tstr, wentry, special)
+-- job hash is gone. `expires_s` is `expires` formatted as Redis stores it.
+function Queue.hand_out(now, jid, worker, expires, expires_s, tstr, wentry, special)
   -- Job.fetch's layout, without reading the three fields pop overwrites (state, worker,
   -- expires): every field read costs a scan of the job hash and a reply string.
   local g = rcall('HMGET', key.job .. jid, 'jid', 'klass', 'queue', 'priority', 'retries',
@@ -239,7 +243,7 @@ function Queue.hand_out(now, jid, worker, expires, tstr, wentry, special)
   local f = { g[1], g[2], 'running', g[3], worker, g[4], expires, g[5], g[6], g[7], g[8],
     g[9], g[10], false, g[12] }
   Job.hist(jid, now, 'popped', wentry, g[11] or false)
-  rcall('HMSET', key.job .. jid, 'time', tstr, 'worker', worker, 'expires', expires,
+  rcall('HMSET', key.job .. jid, 'time', tstr, 'worker', worker, 'expires', expires_s,
     'state', 'running')
   local tracked = special and rcall('ZSCORE', key.tracked, jid) ~= false
   if tracked then rcall('PUBLISH', key.channel .. 'popped', jid) end

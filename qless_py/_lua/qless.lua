@@ -867,6 +867,9 @@ local function define(lazy_t, lazy_k)
         for i = 1, #top, 2 do jids[#jids + 1] = top[i] end
       end
       if #jids == 0 then return '{}' end
+      -- The lock expiry as Redis would format the number itself (%.17g, exact), made once:
+      -- each job's hash and both lock sets get this text instead of formatting it again.
+      local expires_s = format('%.17g', expires)
       -- Every handed-out jid leaves the work set (step 10). ZPOPMAX took its own; a reclaimed
       -- job is normally not in the work set, but can be (see M.Queue_unlist).
       if reclaimed > 0 then
@@ -877,7 +880,8 @@ local function define(lazy_t, lazy_k)
       local wentry = '{"worker":' .. encode(worker) .. '}'
       local popped = {}
       for _, jid in ipairs(jids) do
-        local f, tracked = M.Queue_hand_out(now, jid, worker, expires, tstr, wentry, special)
+        local f, tracked = M.Queue_hand_out(now, jid, worker, expires, expires_s, tstr, wentry,
+          special)
         if f then popped[#popped + 1] = { jid, f, tracked } end
       end
       if #popped == 0 then return '{}' end
@@ -885,8 +889,8 @@ local function define(lazy_t, lazy_k)
         -- One job (the common case): its writes in place, without the batch lists below.
         local jid, f = popped[1][1], popped[1][2]
         M.Stats_sample(now, 'wait', queue, now - (tonumber(f[15]) or now))
-        rcall('ZADD', wjk, expires, jid)
-        rcall('ZADD', lk, expires, jid)
+        rcall('ZADD', wjk, expires_s, jid)
+        rcall('ZADD', lk, expires_s, jid)
         return M.Job_render(jid, f, popped[1][3], true)
       end
       -- The wait samples and the two lock sets are written once for the whole batch: the same
@@ -894,7 +898,7 @@ local function define(lazy_t, lazy_k)
       local waits, scored = {}, {}
       for i, p in ipairs(popped) do
         waits[i] = now - (tonumber(p[2][15]) or now)
-        scored[2 * i - 1] = expires
+        scored[2 * i - 1] = expires_s
         scored[2 * i] = p[1]
       end
       M.Stats_samples(now, 'wait', queue, waits)
@@ -1653,8 +1657,8 @@ local function define(lazy_t, lazy_k)
     -- Hand job `jid` to `worker` (pop's per-job writes: history, job fields, the tracked
     -- ql:popped event). Returns the job's fields in M.Job_fetch's layout (as they were before
     -- this pop, apart from state, worker and expires) and whether it is tracked; nil when the
-    -- job hash is gone.
-    lazy_f = function(now, jid, worker, expires, tstr, wentry, special)
+    -- job hash is gone. `expires_s` is `expires` formatted as Redis stores it.
+    lazy_f = function(now, jid, worker, expires, expires_s, tstr, wentry, special)
       -- M.Job_fetch's layout, without reading the three fields pop overwrites (state, worker,
       -- expires): every field read costs a scan of the job hash and a reply string.
       local g = rcall('HMGET', 'ql:j:' .. jid, 'jid', 'klass', 'queue', 'priority', 'retries',
@@ -1663,7 +1667,7 @@ local function define(lazy_t, lazy_k)
       local f = { g[1], g[2], 'running', g[3], worker, g[4], expires, g[5], g[6], g[7], g[8],
         g[9], g[10], false, g[12] }
       M.Job_hist(jid, now, 'popped', wentry, g[11] or false)
-      rcall('HMSET', 'ql:j:' .. jid, 'time', tstr, 'worker', worker, 'expires', expires,
+      rcall('HMSET', 'ql:j:' .. jid, 'time', tstr, 'worker', worker, 'expires', expires_s,
         'state', 'running')
       local tracked = special and rcall('ZSCORE', 'ql:tracked', jid) ~= false
       if tracked then rcall('PUBLISH', 'ql:' .. 'popped', jid) end
@@ -2546,6 +2550,7 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
           for i = 1, #top, 2 do jids[#jids + 1] = top[i] end
         end
         if #jids == 0 then do inl_13 = '{}' break end end
+        local expires_s = format('%.17g', expires)
         if reclaimed > 0 then
           rcall('ZREM', 'ql:q:' .. queue .. '-work', unpack(jids, 1, reclaimed))
         end
@@ -2563,7 +2568,7 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
           local f, tracked
           local inl_16, inl_17
           repeat  -- inlined Queue_hand_out
-            local now, jid, worker, expires, tstr, wentry, special = now, jid, worker, expires, tstr, wentry, special
+            local now, jid, worker, expires, expires_s, tstr, wentry, special = now, jid, worker, expires, expires_s, tstr, wentry, special
               local g = rcall('HMGET', 'ql:j:' .. jid, 'jid', 'klass', 'queue', 'priority', 'retries',
                 'remaining', 'data', 'tags', 'failure', 'spawned_from_jid', 'history', 'time')
               if not g[1] then do inl_16, inl_17 = nil break end end
@@ -2625,7 +2630,7 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
                     rcall('LPUSH', hk, first)
                   end
               until true
-              rcall('HMSET', 'ql:j:' .. jid, 'time', tstr, 'worker', worker, 'expires', expires,
+              rcall('HMSET', 'ql:j:' .. jid, 'time', tstr, 'worker', worker, 'expires', expires_s,
                 'state', 'running')
               local tracked = special and rcall('ZSCORE', 'ql:tracked', jid) ~= false
               if tracked then rcall('PUBLISH', 'ql:' .. 'popped', jid) end
@@ -2680,8 +2685,8 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
               rcall('HMSET', k, 'total', total, 'mean', mean, 'vk', vk, bin, (tonumber(cur[4]) or 0) + 1)
               if total == 1 then M.Stats_expire(k, now, day) end
           until true
-          rcall('ZADD', wjk, expires, jid)
-          rcall('ZADD', lk, expires, jid)
+          rcall('ZADD', wjk, expires_s, jid)
+          rcall('ZADD', lk, expires_s, jid)
           local inl_27
           local inl_28
           repeat  -- inlined Job_render
@@ -2809,7 +2814,7 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
         local waits, scored = {}, {}
         for i, p in ipairs(popped) do
           waits[i] = now - (tonumber(p[2][15]) or now)
-          scored[2 * i - 1] = expires
+          scored[2 * i - 1] = expires_s
           scored[2 * i] = p[1]
         end
         repeat  -- inlined Stats_samples

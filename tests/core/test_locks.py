@@ -172,3 +172,22 @@ def test_dangling_lock_of_a_cancelled_job_is_dropped(core: Core, events: EventRe
     assert got == []
     assert core.zset("ql:q:q2-locks") == []
     assert core.conn.keys("ql:j:a*") == [] and core.conn.keys("ql:f:*") == []
+
+
+@pytest.mark.parametrize("count", [1, 3])
+def test_pop_stores_the_lock_expiry_as_redis_formats_a_number(core: Core, count: int) -> None:
+    # Pop formats the expiry once (%.17g, as Redis formats a Lua number argument) and
+    # writes that text to the job hash and both lock sets: a timestamp with 17 significant
+    # digits must round-trip exactly, in the single-job path and the batch path alike.
+    now = 1795324863.4103928
+    for jid in ("a", "b", "c"):
+        core.put(jid, now=now - 1)
+    popped = core.pop(count=count, now=now)
+    expires = now + 60
+    assert len(popped) == count
+    for job in popped:
+        assert core.hget(f"ql:j:{job['jid']}", "expires") == f"{expires:.17g}"
+        assert job["expires"] == pytest.approx(expires)
+    want = sorted((job["jid"], expires) for job in popped)
+    assert sorted(core.zset("ql:q:q-locks")) == want
+    assert sorted(core.zset("ql:w:w:jobs")) == want
