@@ -120,9 +120,7 @@ class Workdir:
         self._remember(st)
 
     def _reopen(self) -> None:
-        if self._fd >= 0:
-            os.close(self._fd)
-            self._fd = -1
+        self._close()
         with contextlib.suppress(OSError):  # no fd: the next clean lists the directory
             self._fd = os.open(self.path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
 
@@ -143,10 +141,13 @@ class Workdir:
         else:
             self.seen = None
 
-    def remove(self) -> None:
+    def _close(self) -> None:
         if self._fd >= 0:
             os.close(self._fd)
             self._fd = -1
+
+    def remove(self) -> None:
+        self._close()
         shutil.rmtree(self.path, ignore_errors=True)
 
 
