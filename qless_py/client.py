@@ -31,11 +31,12 @@ def resolve_url(url: str | None) -> str:
     return url or os.environ.get("QLESS_URL") or DEFAULT_URL
 
 
-def _core_source() -> bytes:
+def _core_source() -> tuple[bytes, str]:
+    """The shipped script and its SHA-1 (hashed once per process, when qless_py.lua loads)."""
     # qless_py.lua is built by the core's tooling; imported late so a broken build only
     # affects clients, not ``import qless_py``.
     lua = importlib.import_module("qless_py.lua")
-    return bytes(lua.SOURCE)
+    return bytes(lua.SOURCE), str(lua.SHA)
 
 
 _redis_lock = threading.Lock()
@@ -166,7 +167,7 @@ class Client:
         self._redis: redis.Redis | None = redis_client
         if redis_client is None:
             Endpoint.from_url(self.url)  # a bad URL fails here (ValueError), not on first use
-        self.core = LuaCore(lambda: self.redis, _core_source())
+        self.core = LuaCore(lambda: self.redis, *_core_source())
         self.queues = Queues(self)
         self.jobs = Jobs(self)
         self.workers = Workers(self)

@@ -89,12 +89,16 @@ def _translate_redis_error(exc: Exception) -> Exception | None:
 class LuaCore:
     """The built Lua core; one per client."""
 
-    def __init__(self, redis: Callable[[], Any], source: bytes) -> None:
+    def __init__(self, redis: Callable[[], Any], source: bytes, sha: str | None = None) -> None:
+        """``sha`` is ``source``'s SHA-1 when the caller already has it (the shipped
+        script's is computed once, in qless_py.lua); otherwise it is computed here."""
         self._get_redis = redis
         self.source = source
-        from qless_py.lua import sha1_hex  # the script's module; it is read on first use
+        if sha is None:
+            from qless_py.lua import sha1_hex  # the script's module; it is read on first use
 
-        self.sha: str = sha1_hex(source)
+            sha = sha1_hex(source)
+        self.sha: str = sha
         self._script: Any = None
         self._runner: ScriptRunner | None = None  # a benchmark may bind calls to a pipeline
         # Set by go_direct (workers): core calls then use qless_py.resp, not redis-py.
