@@ -198,8 +198,7 @@ function Queue.pop(now)
   local wentry = '{"worker":' .. encode(worker) .. '}'
   local popped = {}
   for _, jid in ipairs(jids) do
-    local f, tracked = Queue.hand_out(now, jid, worker, expires, expires_s, tstr, wentry,
-      special)
+    local f, tracked = Queue.hand_out(now, jid, worker, expires_s, tstr, wentry, special)
     if f then popped[#popped + 1] = { jid, f, tracked } end
   end
   if #popped == 0 then return '{}' end
@@ -233,14 +232,15 @@ end
 -- Hand job `jid` to `worker` (pop's per-job writes: history, job fields, the tracked
 -- ql:popped event). Returns the job's fields in Job.fetch's layout (as they were before
 -- this pop, apart from state, worker and expires) and whether it is tracked; nil when the
--- job hash is gone. `expires_s` is `expires` formatted as Redis stores it.
-function Queue.hand_out(now, jid, worker, expires, expires_s, tstr, wentry, special)
+-- job hash is gone. `expires_s` is the lock expiry as text, as it is stored (and as the
+-- other fields of that layout are: strings read from the hash).
+function Queue.hand_out(now, jid, worker, expires_s, tstr, wentry, special)
   -- Job.fetch's layout, without reading the three fields pop overwrites (state, worker,
   -- expires): every field read costs a scan of the job hash and a reply string.
   local g = rcall('HMGET', key.job .. jid, 'jid', 'klass', 'queue', 'priority', 'retries',
     'remaining', 'data', 'tags', 'failure', 'spawned_from_jid', 'history', 'time')
   if not g[1] then return nil end
-  local f = { g[1], g[2], 'running', g[3], worker, g[4], expires, g[5], g[6], g[7], g[8],
+  local f = { g[1], g[2], 'running', g[3], worker, g[4], expires_s, g[5], g[6], g[7], g[8],
     g[9], g[10], false, g[12] }
   Job.hist(jid, now, 'popped', wentry, g[11] or false)
   rcall('HMSET', key.job .. jid, 'time', tstr, 'worker', worker, 'expires', expires_s,

@@ -880,8 +880,7 @@ local function define(lazy_t, lazy_k)
       local wentry = '{"worker":' .. encode(worker) .. '}'
       local popped = {}
       for _, jid in ipairs(jids) do
-        local f, tracked = M.Queue_hand_out(now, jid, worker, expires, expires_s, tstr, wentry,
-          special)
+        local f, tracked = M.Queue_hand_out(now, jid, worker, expires_s, tstr, wentry, special)
         if f then popped[#popped + 1] = { jid, f, tracked } end
       end
       if #popped == 0 then return '{}' end
@@ -1657,14 +1656,15 @@ local function define(lazy_t, lazy_k)
     -- Hand job `jid` to `worker` (pop's per-job writes: history, job fields, the tracked
     -- ql:popped event). Returns the job's fields in M.Job_fetch's layout (as they were before
     -- this pop, apart from state, worker and expires) and whether it is tracked; nil when the
-    -- job hash is gone. `expires_s` is `expires` formatted as Redis stores it.
-    lazy_f = function(now, jid, worker, expires, expires_s, tstr, wentry, special)
+    -- job hash is gone. `expires_s` is the lock expiry as text, as it is stored (and as the
+    -- other fields of that layout are: strings read from the hash).
+    lazy_f = function(now, jid, worker, expires_s, tstr, wentry, special)
       -- M.Job_fetch's layout, without reading the three fields pop overwrites (state, worker,
       -- expires): every field read costs a scan of the job hash and a reply string.
       local g = rcall('HMGET', 'ql:j:' .. jid, 'jid', 'klass', 'queue', 'priority', 'retries',
         'remaining', 'data', 'tags', 'failure', 'spawned_from_jid', 'history', 'time')
       if not g[1] then return nil end
-      local f = { g[1], g[2], 'running', g[3], worker, g[4], expires, g[5], g[6], g[7], g[8],
+      local f = { g[1], g[2], 'running', g[3], worker, g[4], expires_s, g[5], g[6], g[7], g[8],
         g[9], g[10], false, g[12] }
       M.Job_hist(jid, now, 'popped', wentry, g[11] or false)
       rcall('HMSET', 'ql:j:' .. jid, 'time', tstr, 'worker', worker, 'expires', expires_s,
@@ -2568,11 +2568,11 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
           local f, tracked
           local inl_16, inl_17
           repeat  -- inlined Queue_hand_out
-            local now, jid, worker, expires, expires_s, tstr, wentry, special = now, jid, worker, expires, expires_s, tstr, wentry, special
+            local now, jid, worker, expires_s, tstr, wentry, special = now, jid, worker, expires_s, tstr, wentry, special
               local g = rcall('HMGET', 'ql:j:' .. jid, 'jid', 'klass', 'queue', 'priority', 'retries',
                 'remaining', 'data', 'tags', 'failure', 'spawned_from_jid', 'history', 'time')
               if not g[1] then do inl_16, inl_17 = nil break end end
-              local f = { g[1], g[2], 'running', g[3], worker, g[4], expires, g[5], g[6], g[7], g[8],
+              local f = { g[1], g[2], 'running', g[3], worker, g[4], expires_s, g[5], g[6], g[7], g[8],
                 g[9], g[10], false, g[12] }
               repeat  -- inlined Job_hist
                 local jid, when, what, extra, legacy = jid, now, 'popped', wentry, g[11] or false
