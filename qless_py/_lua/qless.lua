@@ -3988,14 +3988,14 @@ local function main()
   if not command then M.P_fail('Unknown command ' .. cmd) end
   if #A < 2 then error("bad argument #1 to 'tonumber' (value expected)") end
   local now
-  local inl_1
+  local inl_115
   repeat  -- inlined P_num
     local v = A[2]
       local n = tonumber(v)
-      if n and n == n and n ~= huge and n ~= -huge then do inl_1 = n break end end
-      do inl_1 = nil break end
+      if n and n == n and n ~= huge and n ~= -huge then do inl_115 = n break end end
+      do inl_115 = nil break end
   until true
-  now = inl_1
+  now = inl_115
   if now == nil then M.P_fail('Arg "now" missing or not a number: nil') end
   local result = command(now)
   repeat  -- inlined P_wake_workers
