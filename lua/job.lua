@@ -396,10 +396,8 @@ function Job.put(now, requeue)
   Job.hist(jid, now, 'put', '{"q":' .. encode(queue) .. '}', f[9] or false)
   local old_queue, old_state, old_worker = f[3], f[2], f[4]
   if old_queue then
-    rcall('ZREM', key.queue .. old_queue .. key.work, jid)
-    rcall('ZREM', key.queue .. old_queue .. key.locks, jid)
+    Queue.unlist(old_queue, jid)
     rcall('ZREM', key.queue .. old_queue .. key.depends, jid)
-    rcall('ZREM', key.queue .. old_queue .. key.scheduled, jid)
     if old_state == 'running' then Job.left_running(old_queue) end
   end
   if old_worker and old_worker ~= '' then
@@ -727,9 +725,7 @@ function Job.cancel_one(jid, f)
     rcall('PUBLISH', key.worker .. worker, msg)
   end
   if queue then
-    rcall('ZREM', key.queue .. queue .. key.work, jid)
-    rcall('ZREM', key.queue .. queue .. key.locks, jid)
-    rcall('ZREM', key.queue .. queue .. key.scheduled, jid)
+    Queue.unlist(queue, jid)
     rcall('ZREM', key.queue .. queue .. key.depends, jid)
     if state == 'running' then Job.left_running(queue) end
   end

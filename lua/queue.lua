@@ -43,10 +43,11 @@ function Queue.promote(now, queue, limit, due)
   end
 end
 
--- Remove `jid` from the queue's work, locks and scheduled sets (complete, fail, lock expiry
--- that exhausts the retries). A running job is normally in the locks set only. It can also
--- sit in the other two after a retry into another queue: the lock left behind there
--- expires and is reclaimed, handing out a job that is still listed in its own queue.
+-- Remove `jid` from the queue's work, locks and scheduled sets (complete, lock expiry that
+-- exhausts the retries; put and cancel, which also take it out of the depends set). A
+-- running job is normally in the locks set only. It can also sit in the other two after a
+-- retry into another queue: the lock left behind there expires and is reclaimed, handing
+-- out a job that is still listed in its own queue.
 -- `exist`, when the caller probed, is an EXISTS bit set (1 = the work set exists, 2 = the
 -- scheduled set exists), and a set that does not exist is skipped.
 function Queue.unlist(queue, jid, exist)

@@ -352,10 +352,8 @@ local function define(lazy_t, lazy_k)
       M.Job_hist(jid, now, 'put', '{"q":' .. encode(queue) .. '}', f[9] or false)
       local old_queue, old_state, old_worker = f[3], f[2], f[4]
       if old_queue then
-        rcall('ZREM', 'ql:q:' .. old_queue .. '-work', jid)
-        rcall('ZREM', 'ql:q:' .. old_queue .. '-locks', jid)
+        M.Queue_unlist(old_queue, jid)
         rcall('ZREM', 'ql:q:' .. old_queue .. '-depends', jid)
-        rcall('ZREM', 'ql:q:' .. old_queue .. '-scheduled', jid)
         if old_state == 'running' then M.Job_left_running(old_queue) end
       end
       if old_worker and old_worker ~= '' then
@@ -1396,9 +1394,7 @@ local function define(lazy_t, lazy_k)
         rcall('PUBLISH', 'ql:w:' .. worker, msg)
       end
       if queue then
-        rcall('ZREM', 'ql:q:' .. queue .. '-work', jid)
-        rcall('ZREM', 'ql:q:' .. queue .. '-locks', jid)
-        rcall('ZREM', 'ql:q:' .. queue .. '-scheduled', jid)
+        M.Queue_unlist(queue, jid)
         rcall('ZREM', 'ql:q:' .. queue .. '-depends', jid)
         if state == 'running' then M.Job_left_running(queue) end
       end
@@ -1582,10 +1578,11 @@ local function define(lazy_t, lazy_k)
       end
     end
   elseif lazy_k == 'Queue_unlist' then
-    -- Remove `jid` from the queue's work, locks and scheduled sets (complete, fail, lock expiry
-    -- that exhausts the retries). A running job is normally in the locks set only. It can also
-    -- sit in the other two after a retry into another queue: the lock left behind there
-    -- expires and is reclaimed, handing out a job that is still listed in its own queue.
+    -- Remove `jid` from the queue's work, locks and scheduled sets (complete, lock expiry that
+    -- exhausts the retries; put and cancel, which also take it out of the depends set). A
+    -- running job is normally in the locks set only. It can also sit in the other two after a
+    -- retry into another queue: the lock left behind there expires and is reclaimed, handing
+    -- out a job that is still listed in its own queue.
     -- `exist`, when the caller probed, is an EXISTS bit set (1 = the work set exists, 2 = the
     -- scheduled set exists), and a set that does not exist is skipped.
     lazy_f = function(queue, jid, exist)
@@ -2406,10 +2403,14 @@ if A[1] == 'put' and #KEYS == 0 and #A >= 2 then
         until true
         local old_queue, old_state, old_worker = f[3], f[2], f[4]
         if old_queue then
-          rcall('ZREM', 'ql:q:' .. old_queue .. '-work', jid)
-          rcall('ZREM', 'ql:q:' .. old_queue .. '-locks', jid)
+          repeat  -- inlined Queue_unlist
+            local queue, jid, exist = old_queue, jid
+              local qk = 'ql:q:' .. queue
+              rcall('ZREM', qk .. '-locks', jid)
+              if not exist or exist % 2 == 1 then rcall('ZREM', qk .. '-work', jid) end
+              if not exist or exist % 4 >= 2 then rcall('ZREM', qk .. '-scheduled', jid) end
+          until true
           rcall('ZREM', 'ql:q:' .. old_queue .. '-depends', jid)
-          rcall('ZREM', 'ql:q:' .. old_queue .. '-scheduled', jid)
           if old_state == 'running' then M.Job_left_running(old_queue) end
         end
         if old_worker and old_worker ~= '' then
