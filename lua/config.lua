@@ -28,7 +28,7 @@ end
 function Config.wake_if_concurrency(name)
   local suffix = '-max-concurrency'
   if #name > #suffix and name:sub(-#suffix) == suffix then
-    wake[name:sub(1, -#suffix - 1)] = true
+    wake_queue(name:sub(1, -#suffix - 1))
   end
 end
 

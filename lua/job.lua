@@ -35,18 +35,22 @@ end
 -- P-HIST: append [floor(when), what, extra?]. `legacy` is the job's `history` field when the
 -- caller already read it (false: known absent; nil: read it here).
 -- The cap `max-job-history` (N) reproduces the reference's keep-first-plus-newest result
--- without reading the list: RPUSH first, then trim only when over the cap.
-function Job.hist(jid, when, what, extra, legacy)
+-- without reading the list: RPUSH first, then trim only when over the cap. `whole`, when
+-- the caller has it, is Lua's text for floor(when) (whole_text).
+function Job.hist(jid, when, what, extra, legacy, whole)
   if legacy == nil then legacy = rcall('HGET', key.job .. jid, 'history') end
   if legacy then Job.migrate(jid, legacy) end
   -- The text cjson would write for [floor(when), what, extra]; `extra` may also be given
   -- as JSON text already (the hot callers build {"q":...} / {"worker":...} themselves).
   local entry
+  if not whole then
+    whole = whole_text(when)
+  end
   if extra == nil then
-    entry = '[' .. floor(when) .. ',' .. encode(what) .. ']'
+    entry = '[' .. whole .. ',' .. encode(what) .. ']'
   else
     if type(extra) ~= 'string' then extra = encode(extra) end
-    entry = '[' .. floor(when) .. ',' .. encode(what) .. ',' .. extra .. ']'
+    entry = '[' .. whole .. ',' .. encode(what) .. ',' .. extra .. ']'
   end
   local hk = key.job .. jid .. key.history
   local len = rcall('RPUSH', hk, entry)
@@ -115,8 +119,9 @@ end
 -- The job object (protocol 2.10) as JSON text, or nil when the job has no `jid` field.
 -- `f` is a Job.fetch result when the caller has one; `tracked` is known or nil.
 -- `wrap` true renders a one-element JSON array instead (pop of one job), in the same
--- concatenation.
-function Job.render(jid, f, tracked, wrap)
+-- concatenation. `last`, when given, is the rendering of the newest history entry, which
+-- the caller has just appended: the list is then read without it.
+function Job.render(jid, f, tracked, wrap, last)
   if not f then f = Job.fetch(jid) end
   if not f[F_JID] then return nil end
   if f[F_HISTORY] then
@@ -124,7 +129,7 @@ function Job.render(jid, f, tracked, wrap)
     f[F_HISTORY] = false
   end
   if tracked == nil then tracked = rcall('ZSCORE', key.tracked, jid) ~= false end
-  local hist = rcall('LRANGE', key.job .. jid .. key.history, '0', '-1')
+  local hist = rcall('LRANGE', key.job .. jid .. key.history, '0', last and '-2' or '-1')
   for i = 1, #hist do
     -- Inline fast path of Job.render_entry for the two shapes every command writes.
     local text = hist[i]
@@ -145,6 +150,8 @@ function Job.render(jid, f, tracked, wrap)
       end
     end
   end
+  -- The caller's own new entry (pop), already rendered, was left out of the LRANGE.
+  if last then hist[#hist + 1] = last end
   -- Most jobs have neither dependents nor dependencies: one EXISTS tells (it counts a key
   -- once per mention, so 1 = dependents, 2 = dependencies), and only existing sets are read.
   local jk = key.job .. jid
@@ -153,11 +160,12 @@ function Job.render(jid, f, tracked, wrap)
   local dependents = sets % 2 == 1 and rcall('SMEMBERS', dtk) or {}
   local dependencies = sets >= 2 and Job.encoded_members(rcall('SMEMBERS', dck)) or '{}'
   -- Numbers absent from the hash are left out, as cjson leaves out nil values.
-  local priority, retries, remaining = tonumber(f[F_PRIORITY]), tonumber(f[F_RETRIES]),
-    tonumber(f[F_REMAINING])
-  priority = priority and ',"priority":' .. encode(priority) or ''
-  retries = retries and ',"retries":' .. encode(retries) or ''
-  remaining = remaining and ',"remaining":' .. encode(floor(remaining)) or ''
+  local priority = num_json(f[F_PRIORITY])
+  local retries = num_json(f[F_RETRIES])
+  local remaining = num_json(f[F_REMAINING], true)
+  priority = priority and ',"priority":' .. priority or ''
+  retries = retries and ',"retries":' .. retries or ''
+  remaining = remaining and ',"remaining":' .. remaining or ''
   -- Every part as a statement of its own, so that the build can inline the helpers into
   -- pop's common path; then one concatenation expression builds the result in one step.
   local klass = jstr(f[F_KLASS])
@@ -217,14 +225,15 @@ end
 function Job.enqueue(queue, jid, priority, t)
   local score = work_score(priority, t)
   rcall('ZADD', key.queue .. queue .. key.work, score, jid)
-  wake[queue] = true
+  wake_queue(queue)
 end
 
 -- A running job leaving `queue` frees a slot when the queue has a concurrency cap.
 function Job.left_running(queue)
-  if not queue then return end
+  -- cfg false: the call found no config hash, so no queue has a cap.
+  if not queue or cfg == false then return end
   local cap = config_number(queue .. '-max-concurrency', 0)
-  if cap > 0 then wake[queue] = true end
+  if cap > 0 then wake_queue(queue) end
 end
 
 -- Remove a job from a failure group (and the group from ql:failures when it empties).
@@ -346,10 +355,10 @@ function Job.put(now, requeue)
     f = rcall('HMGET', jk, 'jid', 'state', 'queue', 'worker', 'priority', 'retries', 'tags',
       'failure', 'history')
   else
-    f = { false, false, false, false, false, false, false, false, false }
+    f = {}
   end
 
-  local retries = tonumber(f[6]) or 5
+  local retries = f[6] and tonumber(f[6]) or 5
   if opts.retries ~= nil then
     retries = num(opts.retries)
     if retries == nil then fail('Put(): Arg "retries" not a number: ' .. opts.retries) end
@@ -360,7 +369,7 @@ function Job.put(now, requeue)
     tags = string_list(decode(opts.tags))
     if tags == nil then fail('Put(): Arg "tags" not JSON' .. opts.tags) end
   end
-  local priority = tonumber(f[5]) or 0
+  local priority = f[5] and tonumber(f[5]) or 0
   if opts.priority ~= nil then
     priority = num(opts.priority)
     if priority == nil then fail('Put(): Arg "priority" not a number' .. opts.priority) end
@@ -391,9 +400,11 @@ function Job.put(now, requeue)
     end
   end
   -- The JSON text cjson writes for { jid, event, queue } (key order is not significant).
-  rcall('PUBLISH', key.channel .. 'log',
-    '{"jid":' .. encode(jid) .. ',"event":"put","queue":' .. encode(queue) .. '}')
-  Job.hist(jid, now, 'put', '{"q":' .. encode(queue) .. '}', f[9] or false)
+  local qjson = encode(queue)
+  rcall('PUBLISH', key.channel .. 'log', '{"jid":' .. encode(jid) .. ',"event":"put","queue":' .. qjson .. '}')
+  local tstr = time_text(now)
+  local whole = whole_text(now, tstr)
+  Job.hist(jid, now, 'put', '{"q":' .. qjson .. '}', f[9] or false, whole)
   local old_queue, old_state, old_worker = f[3], f[2], f[4]
   if old_queue then
     Queue.unlist(old_queue, jid)
@@ -437,7 +448,6 @@ function Job.put(now, requeue)
   -- (about 0.2 us each), and these texts are what it would write (-0 stays a number).
   local retries_v = retries == 5 and '5' or retries
   local priority_v = (priority == 0 and 1 / priority > 0) and '0' or priority
-  local tstr = time_text(now)
   rcall('HMSET', jk, 'jid', jid, 'klass', klass, 'data', data, 'priority', priority_v,
     'tags', #tags == 0 and '{}' or encode(tags), 'state', state, 'worker', '', 'expires', '0', 'queue', queue, 'retries', retries_v,
     'remaining', retries_v, 'time', tstr)
@@ -449,9 +459,10 @@ function Job.put(now, requeue)
   else
     local score = work_score(priority, now)
     rcall('ZADD', key.queue .. queue .. key.work, score, jid)
-    wake[queue] = true
+    wake_queue(queue)
   end
-  rcall('ZADD', key.queues, 'NX', now, queue)
+  local now_arg = score_arg(now, tstr)
+  rcall('ZADD', key.queues, 'NX', now_arg, queue)
   if probe >= 2 and rcall('ZSCORE', key.tracked, jid) then
     rcall('PUBLISH', key.channel .. 'put', jid)
   end
@@ -521,10 +532,11 @@ function Job.complete(now)
     config_prefetch('max-job-history', 'jobs-history', 'jobs-history-count',
       queue .. '-max-concurrency')
   else
-    cfg['max-job-history'], cfg['jobs-history'], cfg['jobs-history-count'] = false, false, false
-    cfg[queue .. '-max-concurrency'] = false
+    cfg = false
   end
-  Job.hist(jid, now, 'done', nil, f[4] or false)
+  local tstr = time_text(now)
+  local whole = whole_text(now, tstr)
+  Job.hist(jid, now, 'done', nil, f[4] or false, whole)
   Queue.unlist(queue, jid, probe)
   Stats.sample(now, 'run', queue, now - (tonumber(f[5]) or now))
   rcall('ZREM', key.worker .. worker .. key.jobs, jid)
@@ -536,9 +548,9 @@ function Job.complete(now)
   if nextq ~= nil then
     rcall('PUBLISH', key.channel .. 'log',
       encode({ jid = jid, event = 'advanced', queue = queue, to = nextq }))
-    Job.hist(jid, now, 'put', '{"q":' .. encode(nextq) .. '}', false)
-    rcall('ZADD', key.queues, 'NX', now, nextq)
-    local tstr = time_text(now)
+    Job.hist(jid, now, 'put', '{"q":' .. encode(nextq) .. '}', false, whole)
+    local now_arg = score_arg(now, tstr)
+    rcall('ZADD', key.queues, 'NX', now_arg, nextq)
     rcall('HMSET', jk, 'data', data, 'time', tstr, 'state', 'waiting', 'worker', '',
       'failure', '{}', 'queue', nextq, 'expires', '0', 'remaining', retries)
     if delay > 0 and (depends == nil or #depends == 0) then
@@ -560,10 +572,10 @@ function Job.complete(now)
   end
   rcall('PUBLISH', key.channel .. 'log',
     '{"jid":' .. encode(jid) .. ',"event":"completed","queue":' .. encode(queue) .. '}')
-  local tstr = time_text(now)
   rcall('HMSET', jk, 'data', data, 'time', tstr, 'state', 'complete', 'worker', '',
     'failure', '{}', 'queue', '', 'expires', '0', 'remaining', retries)
-  rcall('ZADD', key.completed, now, jid)
+  local now_arg = score_arg(now, tstr)
+  rcall('ZADD', key.completed, now_arg, jid)
   Job.expire_completed(now)
   if special then
     local dependents = rcall('SMEMBERS', dk)
@@ -800,7 +812,7 @@ function Job.timeout(now)
     Job.hist(jid, now, 'timed-out', nil, f[4] or false)
     rcall('ZREM', key.queue .. queue .. key.locks, jid)
     rcall('ZADD', key.queue .. queue .. key.work, '+inf', jid)
-    wake[queue] = true
+    wake_queue(queue)
     rcall('HMSET', key.job .. jid, 'state', 'stalled', 'expires', 0)
     local msg = encode({ jid = jid, event = 'lock_lost', worker = f[3] })
     rcall('PUBLISH', key.worker .. (f[3] or ''), msg)

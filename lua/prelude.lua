@@ -21,9 +21,10 @@ local A = ARGV
 -- Module tables; the files that follow attach their functions to these.
 local Job, Queue, Recur, Worker, Stats, Tags, Track, Config, Api = {}, {}, {}, {}, {}, {}, {}, {}, {}
 
--- Per-call state: configuration values already read, and queues to wake at the end.
-local cfg = {}
-local wake = {}
+-- Per-call state, made only when a call needs it: `cfg` holds the configuration values
+-- already read (false: the call knows the config hash does not exist), `wake` the queues
+-- to wake at the end.
+local cfg, wake
 
 -- Key names: the only place they are spelled. Job keys are key.job .. jid (.. suffix),
 -- queue keys key.queue .. queue .. suffix, worker keys key.worker .. worker (.. key.jobs).
@@ -38,8 +39,13 @@ local key = {
   channel = 'ql:', wake = 'qlpy:wake:',
 }
 
--- Statistics hash of `kind` (wait | run | stats) for a day bin and a queue.
-local function stats_key(kind, day, queue) return 'ql:s:' .. kind .. ':' .. day .. ':' .. queue end
+-- Statistics hash of `kind` (wait | run | stats) for a day bin and a queue. A day bin is
+-- whole (day_of), and below 1e14 %d writes the digits that %.14g (Lua's number text) does,
+-- for a fraction of the cost; -0 and the rest keep Lua's own text.
+local function stats_key(kind, day, queue)
+  if day >= 1 and day < 1e14 then return 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue end
+  return 'ql:s:' .. kind .. ':' .. day .. ':' .. queue
+end
 
 -- Raise an error whose text contains the catalogue phrase `msg` verbatim.
 local function fail(msg) error(msg, 2) end
@@ -58,6 +64,20 @@ local function jstr(v)
   return encode(v)
 end
 
+-- The JSON text of a number stored as text `v` (floored when `whole`), or nil when `v` is
+-- not a number. A single digit, as priority, retries and remaining usually are, is its own
+-- JSON text: parsing and formatting it again would cost several string conversions.
+local function num_json(v, whole)
+  if v == '0' or v == '5' or v == '1' or v == '2' or v == '3' or v == '4' or v == '6'
+      or v == '7' or v == '8' or v == '9' then
+    return v
+  end
+  local n = tonumber(v)
+  if n == nil then return nil end
+  if whole then n = floor(n) end
+  return encode(n)
+end
+
 -- A JSON array built from already-encoded elements; cjson writes an empty list as {}.
 local function jlist(parts)
   if #parts == 0 then return '{}' end
@@ -69,6 +89,22 @@ local function day_of(t) return t - (t % 86400) end
 
 -- The `time` field format: C %.20f.
 local function time_text(t) return format('%.20f', t) end
+
+-- Lua's text for floor(t) (%.14g), cut from `tstr` (t's time_text) when the caller has it:
+-- for 0 <= t < 1e14 the integer part of %.20f has the same digits (no exponent, and no
+-- fraction of a double rounds up into it). Cutting a string costs a fifth of formatting.
+local function whole_text(t, tstr)
+  if tstr and t >= 0 and t < 1e14 then return tstr:sub(1, -22) end
+  return tostring(floor(t))
+end
+
+-- `now` as a score or range bound for Redis: its time_text `tstr` when that parses back to
+-- exactly `now` (|now| >= 1, where 20 decimals are far finer than the spacing of doubles),
+-- which spares Redis formatting the number with %.17g; else the number.
+local function score_arg(now, tstr)
+  if now >= 1 then return tstr end
+  return now
+end
 
 -- Work-set score (protocol 2.8).
 local function work_score(priority, t) return priority - (t / 10000000000) end
@@ -90,17 +126,26 @@ end
 local function config_prefetch(...)
   local values = rcall('HMGET', key.config, ...)
   local names = { ... }
+  if not cfg then cfg = {} end
   for i = 1, #names do cfg[names[i]] = values[i] end
 end
 
 -- Stored value of a config field (string) or false, cached for this call.
 local function config_raw(name)
+  if cfg == false then return false end
+  if cfg == nil then cfg = {} end
   local v = cfg[name]
   if v == nil then
     v = rcall('HGET', key.config, name)
     cfg[name] = v
   end
   return v
+end
+
+-- Mark `queue` as having gained poppable work: its workers are woken at the end of the call.
+local function wake_queue(queue)
+  if not wake then wake = {} end
+  wake[queue] = true
 end
 
 -- Numeric config value: the stored value when it parses as a finite number, else `fallback`.
@@ -123,6 +168,7 @@ end
 -- Wake-up extension: after a command, PUBLISH <queue> on qlpy:wake:<queue> for each queue
 -- that gained poppable work, only when someone listens.
 local function wake_workers()
+  if not wake then return end
   for q in pairs(wake) do
     local wk = key.wake .. q
     if rcall('PUBSUB', 'NUMSUB', wk)[2] > 0 then rcall('PUBLISH', wk, q) end

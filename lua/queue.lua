@@ -159,8 +159,13 @@ function Queue.pop(now)
     expires = now + (num(c[1]) or num(c[2]) or 60)
     if rcall('SISMEMBER', key.paused, queue) == 1 then return '{}' end
     maxc = num(c[3]) or 0
+  else
+    cfg = false
   end
-  rcall('ZADD', key.workers, now, worker)
+  -- `now` goes to Redis as its time_text (see score_arg), made here once for every use.
+  local tstr = time_text(now)
+  local now_arg = score_arg(now, tstr)
+  rcall('ZADD', key.workers, now_arg, worker)
   local lk = key.queue .. queue .. key.locks
   if maxc > 0 then
     local allowed = floor(maxc - rcall('ZCOUNT', lk, now, '+inf'))
@@ -169,7 +174,8 @@ function Queue.pop(now)
   if count <= 0 then return '{}' end
   -- The range queries are made here so that the helpers run only when there is work.
   local jids = {}
-  local expired = rcall('ZRANGEBYSCORE', lk, '-inf', now, 'LIMIT', '0', count)
+  -- A count of 1 (the common pop) goes as text: Redis would format the number first.
+  local expired = rcall('ZRANGEBYSCORE', lk, '-inf', now_arg, 'LIMIT', '0', count == 1 and '1' or count)
   if #expired > 0 then jids = Queue.reclaim(now, queue, expired) end
   local reclaimed = #jids
   local want = count - reclaimed
@@ -182,7 +188,7 @@ function Queue.pop(now)
     end
     -- ZPOPMAX orders equal scores like ZREVRANGE (reverse lexicographic): the reference's
     -- ZREVRANGE + ZREM in one call.
-    local top = rcall('ZPOPMAX', key.queue .. queue .. key.work, want)
+    local top = rcall('ZPOPMAX', key.queue .. queue .. key.work, want == 1 and '1' or want)
     for i = 1, #top, 2 do jids[#jids + 1] = top[i] end
   end
   if #jids == 0 then return '{}' end
@@ -195,22 +201,28 @@ function Queue.pop(now)
     rcall('ZREM', key.queue .. queue .. key.work, unpack(jids, 1, reclaimed))
   end
   local wjk = key.worker .. worker .. key.jobs
-  local tstr = time_text(now)
-  local wentry = '{"worker":' .. encode(worker) .. '}'
-  local popped = {}
-  for _, jid in ipairs(jids) do
-    local f, tracked = Queue.hand_out(now, jid, worker, expires_s, tstr, wentry, special)
-    if f then popped[#popped + 1] = { jid, f, tracked } end
-  end
-  if #popped == 0 then return '{}' end
-  if #popped == 1 then
+  -- The history entry every job gets, as stored and as rendered (the rendering Job.render
+  -- would make of the stored text), so that no job's render parses it back.
+  local wjson = encode(worker)
+  local wentry = '{"worker":' .. wjson .. '}'
+  local whole = whole_text(now, tstr)
+  local last = '{"when":' .. whole .. ',"what":"popped","worker":' .. wjson .. '}'
+  if #jids == 1 then
     -- One job (the common case): its writes in place, without the batch lists below.
-    local jid, f = popped[1][1], popped[1][2]
+    local jid = jids[1]
+    local f, tracked = Queue.hand_out(now, jid, worker, expires, expires_s, tstr, whole, wentry, special)
+    if not f then return '{}' end
     Stats.sample(now, 'wait', queue, now - (tonumber(f[F_TIME]) or now))
     rcall('ZADD', wjk, expires_s, jid)
     rcall('ZADD', lk, expires_s, jid)
-    return Job.render(jid, f, popped[1][3], true)
+    return Job.render(jid, f, tracked, true, last)
   end
+  local popped = {}
+  for _, jid in ipairs(jids) do
+    local f, tracked = Queue.hand_out(now, jid, worker, expires, expires_s, tstr, whole, wentry, special)
+    if f then popped[#popped + 1] = { jid, f, tracked } end
+  end
+  if #popped == 0 then return '{}' end
   -- The wait samples and the two lock sets are written once for the whole batch: the same
   -- values as one write per job (samples in pop order), in two calls per set fewer per job.
   local waits, scored = {}, {}
@@ -224,7 +236,7 @@ function Queue.pop(now)
   Queue.zadd_pairs(lk, scored)
   local parts = {}
   for i, p in ipairs(popped) do
-    local text = Job.render(p[1], p[2], p[3])
+    local text = Job.render(p[1], p[2], p[3], false, last)
     parts[i] = text
   end
   return jlist(parts)
@@ -233,17 +245,17 @@ end
 -- Hand job `jid` to `worker` (pop's per-job writes: history, job fields, the tracked
 -- ql:popped event). Returns the job's fields in Job.fetch's layout (as they were before
 -- this pop, apart from state, worker and expires) and whether it is tracked; nil when the
--- job hash is gone. `expires_s` is the lock expiry as text, as it is stored (and as the
--- other fields of that layout are: strings read from the hash).
-function Queue.hand_out(now, jid, worker, expires_s, tstr, wentry, special)
+-- job hash is gone. The lock expiry is stored as `expires_s` (its text), and the layout
+-- holds the number `expires` itself, which Job.render would otherwise parse back.
+function Queue.hand_out(now, jid, worker, expires, expires_s, tstr, whole, wentry, special)
   -- Job.fetch's layout, without reading the three fields pop overwrites (state, worker,
   -- expires): every field read costs a scan of the job hash and a reply string.
   local g = rcall('HMGET', key.job .. jid, 'jid', 'klass', 'queue', 'priority', 'retries',
     'remaining', 'data', 'tags', 'failure', 'spawned_from_jid', 'history', 'time')
   if not g[1] then return nil end
-  local f = { g[1], g[2], 'running', g[3], worker, g[4], expires_s, g[5], g[6], g[7], g[8],
+  local f = { g[1], g[2], 'running', g[3], worker, g[4], expires, g[5], g[6], g[7], g[8],
     g[9], g[10], false, g[12] }
-  Job.hist(jid, now, 'popped', wentry, g[11] or false)
+  Job.hist(jid, now, 'popped', wentry, g[11] or false, whole)
   rcall('HMSET', key.job .. jid, 'time', tstr, 'worker', worker, 'expires', expires_s,
     'state', 'running')
   local tracked = special and rcall('ZSCORE', key.tracked, jid) ~= false
@@ -361,7 +373,7 @@ end
 -- unpause <now> <queue>...: reply nil; wakes workers waiting on those queues.
 function Queue.unpause(now)
   Queue.with_names('SREM', key.paused, 3)
-  for i = 3, #A do wake[A[i]] = true end
+  for i = 3, #A do wake_queue(A[i]) end
   return nil
 end
 

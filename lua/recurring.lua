@@ -98,7 +98,7 @@ function Recur.recur(now)
     'count', old[1] or 0, 'interval', interval, 'retries', retries, 'backlog', backlog)
   rcall('ZADD', key.queue .. queue .. key.recurring, now + offset, jid)
   rcall('ZADD', key.queues, 'NX', now, queue)
-  if offset <= 0 then wake[queue] = true end
+  if offset <= 0 then wake_queue(queue) end
   return jid
 end
 
@@ -180,7 +180,7 @@ function Recur.update(now)
     end
   end
   local score = tonumber(rcall('ZSCORE', key.queue .. queue .. key.recurring, jid))
-  if score and score <= now then wake[queue] = true end
+  if score and score <= now then wake_queue(queue) end
   return 1
 end
 

@@ -20,12 +20,17 @@ function Stats.expire(k, now, day)
   rcall('EXPIRE', k, ttl)
 end
 
--- Histogram field of a sample (s0..s59, m1..m59, h1..h23, d1...).
+-- Histogram field of a sample (s0..s59, m1..m59, h1..h23, d1...). A whole count from 1 to
+-- 59 (or 23) gets the digits %.14g would write from %d, which costs less; zero, negative
+-- and day counts keep Lua's own number text.
 function Stats.bin(v)
   local f = floor(v)
-  if f < 60 then return 's' .. f end
-  if f < 3600 then return 'm' .. floor(f / 60) end
-  if f < 86400 then return 'h' .. floor(f / 3600) end
+  if f < 60 then
+    if f >= 1 then return format('s%d', f) end
+    return 's' .. f
+  end
+  if f < 3600 then return format('m%d', floor(f / 60)) end
+  if f < 86400 then return format('h%d', floor(f / 3600)) end
   return 'd' .. floor(f / 86400)
 end
 

@@ -71,8 +71,9 @@ HEADER = "-- built by scripts/build_lua.py from lua/*.lua; do not edit\n"
 # complete) finds them after the fewest comparisons.
 HOT = [
     "Api.put", "Api.pop", "Api.complete", "P.num", "Api.heartbeat", "Api.get",
-    "P.time_text", "P.jlist", "P.jstr", "P.day_of", "P.stats_key", "P.work_score",
-    "P.config_number", "P.config_raw", "P.string_list",
+    "P.time_text", "P.whole_text", "P.score_arg", "P.num_json", "P.wake_queue", "P.jlist",
+    "P.jstr", "P.day_of", "P.stats_key", "P.work_score", "P.config_number", "P.config_raw",
+    "P.string_list",
     "Job.put", "Job.hist", "Job.notify", "Job.is_tracked", "Job.enqueue", "Job.complete",
     "Job.left_running", "Job.expire_completed", "Job.release_dependents", "Job.options",
     "Job.render", "Job.render_entry", "Job.stored_list", "Job.encoded_members", "Job.fetch",
@@ -91,8 +92,9 @@ HOT = [
 # so a call that falls out of INLINE, or a path that stops being inlined, fails a test.
 INLINED_COMMANDS = ["put", "pop", "complete", "heartbeat", "fail", "retry"]
 INLINE = [
-    "P.num", "P.time_text", "P.work_score", "P.day_of", "P.stats_key", "P.config_number",
-    "P.config_raw", "P.config_heartbeat", "P.jstr", "P.jlist", "P.wake_workers",
+    "P.num", "P.time_text", "P.whole_text", "P.score_arg", "P.num_json", "P.wake_queue",
+    "P.work_score", "P.day_of", "P.stats_key", "P.config_number", "P.config_raw",
+    "P.config_heartbeat", "P.jstr", "P.jlist", "P.wake_workers",
     "Job.put", "Job.complete", "Job.heartbeat", "Job.fail", "Job.retry", "Queue.pop",
     "Job.options", "Job.hist", "Job.render", "Job.stored_list", "Job.enqueue",
     "Job.expire_completed", "Job.notify", "Job.is_tracked", "Job.left_running",

@@ -23,9 +23,10 @@ local A = ARGV
 
 -- Module tables; the files that follow attach their functions to these.
 local M = {}  -- every module function, created on demand
--- Per-call state: configuration values already read, and queues to wake at the end.
-local cfg = {}
-local wake = {}
+-- Per-call state, made only when a call needs it: `cfg` holds the configuration values
+-- already read (false: the call knows the config hash does not exist), `wake` the queues
+-- to wake at the end.
+local cfg, wake
 
 -- Key names: the only place they are spelled. Job keys are key.job .. jid (.. suffix),
 -- queue keys key.queue .. queue .. suffix, worker keys key.worker .. worker (.. key.jobs).
@@ -38,6 +39,10 @@ local wake = {}
 --   depends = '-depends', recurring = '-recur',
 --   worker = 'ql:w:', jobs = ':jobs', tag = 'ql:t:', failure_group = 'ql:f:', recur = 'ql:r:',
 --   channel = 'ql:', wake = 'qlpy:wake:',
+
+
+
+
 
 
 
@@ -208,6 +213,42 @@ local function define(lazy_t, lazy_k)
   elseif lazy_k == 'P_time_text' then
     -- The `time` field format: C %.20f.
     lazy_f = function(t) return format('%.20f', t) end
+  elseif lazy_k == 'P_whole_text' then
+    -- Lua's text for floor(t) (%.14g), cut from `tstr` (t's time_text) when the caller has it:
+    -- for 0 <= t < 1e14 the integer part of %.20f has the same digits (no exponent, and no
+    -- fraction of a double rounds up into it). Cutting a string costs a fifth of formatting.
+    lazy_f = function(t, tstr)
+      if tstr and t >= 0 and t < 1e14 then return tstr:sub(1, -22) end
+      return tostring(floor(t))
+    end
+  elseif lazy_k == 'P_score_arg' then
+    -- `now` as a score or range bound for Redis: its time_text `tstr` when that parses back to
+    -- exactly `now` (|now| >= 1, where 20 decimals are far finer than the spacing of doubles),
+    -- which spares Redis formatting the number with %.17g; else the number.
+    lazy_f = function(now, tstr)
+      if now >= 1 then return tstr end
+      return now
+    end
+  elseif lazy_k == 'P_num_json' then
+    -- The JSON text of a number stored as text `v` (floored when `whole`), or nil when `v` is
+    -- not a number. A single digit, as priority, retries and remaining usually are, is its own
+    -- JSON text: parsing and formatting it again would cost several string conversions.
+    lazy_f = function(v, whole)
+      if v == '0' or v == '5' or v == '1' or v == '2' or v == '3' or v == '4' or v == '6'
+          or v == '7' or v == '8' or v == '9' then
+        return v
+      end
+      local n = tonumber(v)
+      if n == nil then return nil end
+      if whole then n = floor(n) end
+      return encode(n)
+    end
+  elseif lazy_k == 'P_wake_queue' then
+    -- Mark `queue` as having gained poppable work: its workers are woken at the end of the call.
+    lazy_f = function(queue)
+      if not wake then wake = {} end
+      wake[queue] = true
+    end
   elseif lazy_k == 'P_jlist' then
     -- A JSON array built from already-encoded elements; cjson writes an empty list as {}.
     lazy_f = function(parts)
@@ -225,8 +266,13 @@ local function define(lazy_t, lazy_k)
     -- The day bin of a timestamp (UTC midnight, floored modulo).
     lazy_f = function(t) return t - (t % 86400) end
   elseif lazy_k == 'P_stats_key' then
-    -- Statistics hash of `kind` (wait | run | stats) for a day bin and a queue.
-    lazy_f = function(kind, day, queue) return 'ql:s:' .. kind .. ':' .. day .. ':' .. queue end
+    -- Statistics hash of `kind` (wait | run | stats) for a day bin and a queue. A day bin is
+    -- whole (day_of), and below 1e14 %d writes the digits that %.14g (Lua's number text) does,
+    -- for a fraction of the cost; -0 and the rest keep Lua's own text.
+    lazy_f = function(kind, day, queue)
+      if day >= 1 and day < 1e14 then return 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue end
+      return 'ql:s:' .. kind .. ':' .. day .. ':' .. queue
+    end
   elseif lazy_k == 'P_work_score' then
     -- Work-set score (protocol 2.8).
     lazy_f = function(priority, t) return priority - (t / 10000000000) end
@@ -242,6 +288,8 @@ local function define(lazy_t, lazy_k)
   elseif lazy_k == 'P_config_raw' then
     -- Stored value of a config field (string) or false, cached for this call.
     lazy_f = function(name)
+      if cfg == false then return false end
+      if cfg == nil then cfg = {} end
       local v = cfg[name]
       if v == nil then
         v = rcall('HGET', 'ql:config', name)
@@ -302,10 +350,10 @@ local function define(lazy_t, lazy_k)
         f = rcall('HMGET', jk, 'jid', 'state', 'queue', 'worker', 'priority', 'retries', 'tags',
           'failure', 'history')
       else
-        f = { false, false, false, false, false, false, false, false, false }
+        f = {}
       end
 
-      local retries = tonumber(f[6]) or 5
+      local retries = f[6] and tonumber(f[6]) or 5
       if opts.retries ~= nil then
         retries = M.P_num(opts.retries)
         if retries == nil then M.P_fail('Put(): Arg "retries" not a number: ' .. opts.retries) end
@@ -316,7 +364,7 @@ local function define(lazy_t, lazy_k)
         tags = M.P_string_list(decode(opts.tags))
         if tags == nil then M.P_fail('Put(): Arg "tags" not JSON' .. opts.tags) end
       end
-      local priority = tonumber(f[5]) or 0
+      local priority = f[5] and tonumber(f[5]) or 0
       if opts.priority ~= nil then
         priority = M.P_num(opts.priority)
         if priority == nil then M.P_fail('Put(): Arg "priority" not a number' .. opts.priority) end
@@ -347,9 +395,11 @@ local function define(lazy_t, lazy_k)
         end
       end
       -- The JSON text cjson writes for { jid, event, queue } (key order is not significant).
-      rcall('PUBLISH', 'ql:' .. 'log',
-        '{"jid":' .. encode(jid) .. ',"event":"put","queue":' .. encode(queue) .. '}')
-      M.Job_hist(jid, now, 'put', '{"q":' .. encode(queue) .. '}', f[9] or false)
+      local qjson = encode(queue)
+      rcall('PUBLISH', 'ql:' .. 'log', '{"jid":' .. encode(jid) .. ',"event":"put","queue":' .. qjson .. '}')
+      local tstr = M.P_time_text(now)
+      local whole = M.P_whole_text(now, tstr)
+      M.Job_hist(jid, now, 'put', '{"q":' .. qjson .. '}', f[9] or false, whole)
       local old_queue, old_state, old_worker = f[3], f[2], f[4]
       if old_queue then
         M.Queue_unlist(old_queue, jid)
@@ -393,7 +443,6 @@ local function define(lazy_t, lazy_k)
       -- (about 0.2 us each), and these texts are what it would write (-0 stays a number).
       local retries_v = retries == 5 and '5' or retries
       local priority_v = (priority == 0 and 1 / priority > 0) and '0' or priority
-      local tstr = M.P_time_text(now)
       rcall('HMSET', jk, 'jid', jid, 'klass', klass, 'data', data, 'priority', priority_v,
         'tags', #tags == 0 and '{}' or encode(tags), 'state', state, 'worker', '', 'expires', '0', 'queue', queue, 'retries', retries_v,
         'remaining', retries_v, 'time', tstr)
@@ -405,9 +454,10 @@ local function define(lazy_t, lazy_k)
       else
         local score = M.P_work_score(priority, now)
         rcall('ZADD', 'ql:q:' .. queue .. '-work', score, jid)
-        wake[queue] = true
+        M.P_wake_queue(queue)
       end
-      rcall('ZADD', 'ql:queues', 'NX', now, queue)
+      local now_arg = M.P_score_arg(now, tstr)
+      rcall('ZADD', 'ql:queues', 'NX', now_arg, queue)
       if probe >= 2 and rcall('ZSCORE', 'ql:tracked', jid) then
         rcall('PUBLISH', 'ql:' .. 'put', jid)
       end
@@ -417,18 +467,22 @@ local function define(lazy_t, lazy_k)
     -- P-HIST: append [floor(when), what, extra?]. `legacy` is the job's `history` field when the
     -- caller already read it (false: known absent; nil: read it here).
     -- The cap `max-job-history` (N) reproduces the reference's keep-first-plus-newest result
-    -- without reading the list: RPUSH first, then trim only when over the cap.
-    lazy_f = function(jid, when, what, extra, legacy)
+    -- without reading the list: RPUSH first, then trim only when over the cap. `whole`, when
+    -- the caller has it, is Lua's text for floor(when) (whole_text).
+    lazy_f = function(jid, when, what, extra, legacy, whole)
       if legacy == nil then legacy = rcall('HGET', 'ql:j:' .. jid, 'history') end
       if legacy then M.Job_migrate(jid, legacy) end
       -- The text cjson would write for [floor(when), what, extra]; `extra` may also be given
       -- as JSON text already (the hot callers build {"q":...} / {"worker":...} themselves).
       local entry
+      if not whole then
+        whole = M.P_whole_text(when)
+      end
       if extra == nil then
-        entry = '[' .. floor(when) .. ',' .. encode(what) .. ']'
+        entry = '[' .. whole .. ',' .. encode(what) .. ']'
       else
         if type(extra) ~= 'string' then extra = encode(extra) end
-        entry = '[' .. floor(when) .. ',' .. encode(what) .. ',' .. extra .. ']'
+        entry = '[' .. whole .. ',' .. encode(what) .. ',' .. extra .. ']'
       end
       local hk = 'ql:j:' .. jid .. '-history'
       local len = rcall('RPUSH', hk, entry)
@@ -464,7 +518,7 @@ local function define(lazy_t, lazy_k)
     lazy_f = function(queue, jid, priority, t)
       local score = M.P_work_score(priority, t)
       rcall('ZADD', 'ql:q:' .. queue .. '-work', score, jid)
-      wake[queue] = true
+      M.P_wake_queue(queue)
     end
   elseif lazy_k == 'Job_complete' then
     -- complete <now> <jid> <worker> <queue> <data> [next q] [delay d] [depends json]
@@ -527,10 +581,11 @@ local function define(lazy_t, lazy_k)
         M.P_config_prefetch('max-job-history', 'jobs-history', 'jobs-history-count',
           queue .. '-max-concurrency')
       else
-        cfg['max-job-history'], cfg['jobs-history'], cfg['jobs-history-count'] = false, false, false
-        cfg[queue .. '-max-concurrency'] = false
+        cfg = false
       end
-      M.Job_hist(jid, now, 'done', nil, f[4] or false)
+      local tstr = M.P_time_text(now)
+      local whole = M.P_whole_text(now, tstr)
+      M.Job_hist(jid, now, 'done', nil, f[4] or false, whole)
       M.Queue_unlist(queue, jid, probe)
       M.Stats_sample(now, 'run', queue, now - (tonumber(f[5]) or now))
       rcall('ZREM', 'ql:w:' .. worker .. ':jobs', jid)
@@ -542,9 +597,9 @@ local function define(lazy_t, lazy_k)
       if nextq ~= nil then
         rcall('PUBLISH', 'ql:' .. 'log',
           encode({ jid = jid, event = 'advanced', queue = queue, to = nextq }))
-        M.Job_hist(jid, now, 'put', '{"q":' .. encode(nextq) .. '}', false)
-        rcall('ZADD', 'ql:queues', 'NX', now, nextq)
-        local tstr = M.P_time_text(now)
+        M.Job_hist(jid, now, 'put', '{"q":' .. encode(nextq) .. '}', false, whole)
+        local now_arg = M.P_score_arg(now, tstr)
+        rcall('ZADD', 'ql:queues', 'NX', now_arg, nextq)
         rcall('HMSET', jk, 'data', data, 'time', tstr, 'state', 'waiting', 'worker', '',
           'failure', '{}', 'queue', nextq, 'expires', '0', 'remaining', retries)
         if delay > 0 and (depends == nil or #depends == 0) then
@@ -566,10 +621,10 @@ local function define(lazy_t, lazy_k)
       end
       rcall('PUBLISH', 'ql:' .. 'log',
         '{"jid":' .. encode(jid) .. ',"event":"completed","queue":' .. encode(queue) .. '}')
-      local tstr = M.P_time_text(now)
       rcall('HMSET', jk, 'data', data, 'time', tstr, 'state', 'complete', 'worker', '',
         'failure', '{}', 'queue', '', 'expires', '0', 'remaining', retries)
-      rcall('ZADD', 'ql:completed', now, jid)
+      local now_arg = M.P_score_arg(now, tstr)
+      rcall('ZADD', 'ql:completed', now_arg, jid)
       M.Job_expire_completed(now)
       if special then
         local dependents = rcall('SMEMBERS', dk)
@@ -580,9 +635,10 @@ local function define(lazy_t, lazy_k)
   elseif lazy_k == 'Job_left_running' then
     -- A running job leaving `queue` frees a slot when the queue has a concurrency cap.
     lazy_f = function(queue)
-      if not queue then return end
+      -- cfg false: the call found no config hash, so no queue has a cap.
+      if not queue or cfg == false then return end
       local cap = M.P_config_number(queue .. '-max-concurrency', 0)
-      if cap > 0 then wake[queue] = true end
+      if cap > 0 then M.P_wake_queue(queue) end
     end
   elseif lazy_k == 'Job_expire_completed' then
     -- P-EXPIRE-COMPLETED, in bounded batches: at most 100 jobs older than `jobs-history` and at
@@ -642,8 +698,9 @@ local function define(lazy_t, lazy_k)
     -- The job object (protocol 2.10) as JSON text, or nil when the job has no `jid` field.
     -- `f` is a M.Job_fetch result when the caller has one; `tracked` is known or nil.
     -- `wrap` true renders a one-element JSON array instead (pop of one job), in the same
-    -- concatenation.
-    lazy_f = function(jid, f, tracked, wrap)
+    -- concatenation. `last`, when given, is the rendering of the newest history entry, which
+    -- the caller has just appended: the list is then read without it.
+    lazy_f = function(jid, f, tracked, wrap, last)
       if not f then f = M.Job_fetch(jid) end
       if not f[1] then return nil end
       if f[14] then
@@ -651,7 +708,7 @@ local function define(lazy_t, lazy_k)
         f[14] = false
       end
       if tracked == nil then tracked = rcall('ZSCORE', 'ql:tracked', jid) ~= false end
-      local hist = rcall('LRANGE', 'ql:j:' .. jid .. '-history', '0', '-1')
+      local hist = rcall('LRANGE', 'ql:j:' .. jid .. '-history', '0', last and '-2' or '-1')
       for i = 1, #hist do
         -- Inline fast path of M.Job_render_entry for the two shapes every command writes.
         local text = hist[i]
@@ -672,6 +729,8 @@ local function define(lazy_t, lazy_k)
           end
         end
       end
+      -- The caller's own new entry (pop), already rendered, was left out of the LRANGE.
+      if last then hist[#hist + 1] = last end
       -- Most jobs have neither dependents nor dependencies: one EXISTS tells (it counts a key
       -- once per mention, so 1 = dependents, 2 = dependencies), and only existing sets are read.
       local jk = 'ql:j:' .. jid
@@ -680,11 +739,12 @@ local function define(lazy_t, lazy_k)
       local dependents = sets % 2 == 1 and rcall('SMEMBERS', dtk) or {}
       local dependencies = sets >= 2 and M.Job_encoded_members(rcall('SMEMBERS', dck)) or '{}'
       -- Numbers absent from the hash are left out, as cjson leaves out nil values.
-      local priority, retries, remaining = tonumber(f[6]), tonumber(f[8]),
-        tonumber(f[9])
-      priority = priority and ',"priority":' .. encode(priority) or ''
-      retries = retries and ',"retries":' .. encode(retries) or ''
-      remaining = remaining and ',"remaining":' .. encode(floor(remaining)) or ''
+      local priority = M.P_num_json(f[6])
+      local retries = M.P_num_json(f[8])
+      local remaining = M.P_num_json(f[9], true)
+      priority = priority and ',"priority":' .. priority or ''
+      retries = retries and ',"retries":' .. retries or ''
+      remaining = remaining and ',"remaining":' .. remaining or ''
       -- Every part as a statement of its own, so that the build can inline the helpers into
       -- pop's common path; then one concatenation expression builds the result in one step.
       local klass = M.P_jstr(f[2])
@@ -838,8 +898,13 @@ local function define(lazy_t, lazy_k)
         expires = now + (M.P_num(c[1]) or M.P_num(c[2]) or 60)
         if rcall('SISMEMBER', 'ql:paused_queues', queue) == 1 then return '{}' end
         maxc = M.P_num(c[3]) or 0
+      else
+        cfg = false
       end
-      rcall('ZADD', 'ql:workers', now, worker)
+      -- `now` goes to Redis as its time_text (see score_arg), made here once for every use.
+      local tstr = M.P_time_text(now)
+      local now_arg = M.P_score_arg(now, tstr)
+      rcall('ZADD', 'ql:workers', now_arg, worker)
       local lk = 'ql:q:' .. queue .. '-locks'
       if maxc > 0 then
         local allowed = floor(maxc - rcall('ZCOUNT', lk, now, '+inf'))
@@ -848,7 +913,8 @@ local function define(lazy_t, lazy_k)
       if count <= 0 then return '{}' end
       -- The range queries are made here so that the helpers run only when there is work.
       local jids = {}
-      local expired = rcall('ZRANGEBYSCORE', lk, '-inf', now, 'LIMIT', '0', count)
+      -- A count of 1 (the common pop) goes as text: Redis would format the number first.
+      local expired = rcall('ZRANGEBYSCORE', lk, '-inf', now_arg, 'LIMIT', '0', count == 1 and '1' or count)
       if #expired > 0 then jids = M.Queue_reclaim(now, queue, expired) end
       local reclaimed = #jids
       local want = count - reclaimed
@@ -861,7 +927,7 @@ local function define(lazy_t, lazy_k)
         end
         -- ZPOPMAX orders equal scores like ZREVRANGE (reverse lexicographic): the reference's
         -- ZREVRANGE + ZREM in one call.
-        local top = rcall('ZPOPMAX', 'ql:q:' .. queue .. '-work', want)
+        local top = rcall('ZPOPMAX', 'ql:q:' .. queue .. '-work', want == 1 and '1' or want)
         for i = 1, #top, 2 do jids[#jids + 1] = top[i] end
       end
       if #jids == 0 then return '{}' end
@@ -874,22 +940,28 @@ local function define(lazy_t, lazy_k)
         rcall('ZREM', 'ql:q:' .. queue .. '-work', unpack(jids, 1, reclaimed))
       end
       local wjk = 'ql:w:' .. worker .. ':jobs'
-      local tstr = M.P_time_text(now)
-      local wentry = '{"worker":' .. encode(worker) .. '}'
-      local popped = {}
-      for _, jid in ipairs(jids) do
-        local f, tracked = M.Queue_hand_out(now, jid, worker, expires_s, tstr, wentry, special)
-        if f then popped[#popped + 1] = { jid, f, tracked } end
-      end
-      if #popped == 0 then return '{}' end
-      if #popped == 1 then
+      -- The history entry every job gets, as stored and as rendered (the rendering M.Job_render
+      -- would make of the stored text), so that no job's render parses it back.
+      local wjson = encode(worker)
+      local wentry = '{"worker":' .. wjson .. '}'
+      local whole = M.P_whole_text(now, tstr)
+      local last = '{"when":' .. whole .. ',"what":"popped","worker":' .. wjson .. '}'
+      if #jids == 1 then
         -- One job (the common case): its writes in place, without the batch lists below.
-        local jid, f = popped[1][1], popped[1][2]
+        local jid = jids[1]
+        local f, tracked = M.Queue_hand_out(now, jid, worker, expires, expires_s, tstr, whole, wentry, special)
+        if not f then return '{}' end
         M.Stats_sample(now, 'wait', queue, now - (tonumber(f[15]) or now))
         rcall('ZADD', wjk, expires_s, jid)
         rcall('ZADD', lk, expires_s, jid)
-        return M.Job_render(jid, f, popped[1][3], true)
+        return M.Job_render(jid, f, tracked, true, last)
       end
+      local popped = {}
+      for _, jid in ipairs(jids) do
+        local f, tracked = M.Queue_hand_out(now, jid, worker, expires, expires_s, tstr, whole, wentry, special)
+        if f then popped[#popped + 1] = { jid, f, tracked } end
+      end
+      if #popped == 0 then return '{}' end
       -- The wait samples and the two lock sets are written once for the whole batch: the same
       -- values as one write per job (samples in pop order), in two calls per set fewer per job.
       local waits, scored = {}, {}
@@ -903,7 +975,7 @@ local function define(lazy_t, lazy_k)
       M.Queue_zadd_pairs(lk, scored)
       local parts = {}
       for i, p in ipairs(popped) do
-        local text = M.Job_render(p[1], p[2], p[3])
+        local text = M.Job_render(p[1], p[2], p[3], false, last)
         parts[i] = text
       end
       return M.P_jlist(parts)
@@ -962,12 +1034,17 @@ local function define(lazy_t, lazy_k)
       if total == 1 then M.Stats_expire(k, now, day) end
     end
   elseif lazy_k == 'Stats_bin' then
-    -- Histogram field of a sample (s0..s59, m1..m59, h1..h23, d1...).
+    -- Histogram field of a sample (s0..s59, m1..m59, h1..h23, d1...). A whole count from 1 to
+    -- 59 (or 23) gets the digits %.14g would write from %d, which costs less; zero, negative
+    -- and day counts keep Lua's own number text.
     lazy_f = function(v)
       local f = floor(v)
-      if f < 60 then return 's' .. f end
-      if f < 3600 then return 'm' .. floor(f / 60) end
-      if f < 86400 then return 'h' .. floor(f / 3600) end
+      if f < 60 then
+        if f >= 1 then return format('s%d', f) end
+        return 's' .. f
+      end
+      if f < 3600 then return format('m%d', floor(f / 60)) end
+      if f < 86400 then return format('h%d', floor(f / 3600)) end
       return 'd' .. floor(f / 86400)
     end
   elseif lazy_k == 'Stats_expire' then
@@ -1037,6 +1114,7 @@ local function define(lazy_t, lazy_k)
     lazy_f = function(...)
       local values = rcall('HMGET', 'ql:config', ...)
       local names = { ... }
+      if not cfg then cfg = {} end
       for i = 1, #names do cfg[names[i]] = values[i] end
     end
   elseif lazy_k == 'P_config_heartbeat' then
@@ -1051,6 +1129,7 @@ local function define(lazy_t, lazy_k)
     -- Wake-up extension: after a command, PUBLISH <queue> on qlpy:wake:<queue> for each queue
     -- that gained poppable work, only when someone listens.
     lazy_f = function()
+      if not wake then return end
       for q in pairs(wake) do
         local wk = 'qlpy:wake:' .. q
         if rcall('PUBSUB', 'NUMSUB', wk)[2] > 0 then rcall('PUBLISH', wk, q) end
@@ -1085,7 +1164,7 @@ local function define(lazy_t, lazy_k)
     lazy_f = function(name)
       local suffix = '-max-concurrency'
       if #name > #suffix and name:sub(-#suffix) == suffix then
-        wake[name:sub(1, -#suffix - 1)] = true
+        M.P_wake_queue(name:sub(1, -#suffix - 1))
       end
     end
   elseif lazy_k == 'Config_set' then
@@ -1469,7 +1548,7 @@ local function define(lazy_t, lazy_k)
         M.Job_hist(jid, now, 'timed-out', nil, f[4] or false)
         rcall('ZREM', 'ql:q:' .. queue .. '-locks', jid)
         rcall('ZADD', 'ql:q:' .. queue .. '-work', '+inf', jid)
-        wake[queue] = true
+        M.P_wake_queue(queue)
         rcall('HMSET', 'ql:j:' .. jid, 'state', 'stalled', 'expires', 0)
         local msg = encode({ jid = jid, event = 'lock_lost', worker = f[3] })
         rcall('PUBLISH', 'ql:w:' .. (f[3] or ''), msg)
@@ -1653,17 +1732,17 @@ local function define(lazy_t, lazy_k)
     -- Hand job `jid` to `worker` (pop's per-job writes: history, job fields, the tracked
     -- ql:popped event). Returns the job's fields in M.Job_fetch's layout (as they were before
     -- this pop, apart from state, worker and expires) and whether it is tracked; nil when the
-    -- job hash is gone. `expires_s` is the lock expiry as text, as it is stored (and as the
-    -- other fields of that layout are: strings read from the hash).
-    lazy_f = function(now, jid, worker, expires_s, tstr, wentry, special)
+    -- job hash is gone. The lock expiry is stored as `expires_s` (its text), and the layout
+    -- holds the number `expires` itself, which M.Job_render would otherwise parse back.
+    lazy_f = function(now, jid, worker, expires, expires_s, tstr, whole, wentry, special)
       -- M.Job_fetch's layout, without reading the three fields pop overwrites (state, worker,
       -- expires): every field read costs a scan of the job hash and a reply string.
       local g = rcall('HMGET', 'ql:j:' .. jid, 'jid', 'klass', 'queue', 'priority', 'retries',
         'remaining', 'data', 'tags', 'failure', 'spawned_from_jid', 'history', 'time')
       if not g[1] then return nil end
-      local f = { g[1], g[2], 'running', g[3], worker, g[4], expires_s, g[5], g[6], g[7], g[8],
+      local f = { g[1], g[2], 'running', g[3], worker, g[4], expires, g[5], g[6], g[7], g[8],
         g[9], g[10], false, g[12] }
-      M.Job_hist(jid, now, 'popped', wentry, g[11] or false)
+      M.Job_hist(jid, now, 'popped', wentry, g[11] or false, whole)
       rcall('HMSET', 'ql:j:' .. jid, 'time', tstr, 'worker', worker, 'expires', expires_s,
         'state', 'running')
       local tracked = special and rcall('ZSCORE', 'ql:tracked', jid) ~= false
@@ -1781,7 +1860,7 @@ local function define(lazy_t, lazy_k)
     -- unpause <now> <queue>...: reply nil; wakes workers waiting on those queues.
     lazy_f = function(now)
       M.Queue_with_names('SREM', 'ql:paused_queues', 3)
-      for i = 3, #A do wake[A[i]] = true end
+      for i = 3, #A do M.P_wake_queue(A[i]) end
       return nil
     end
   elseif lazy_k == 'Queue_forget' then
@@ -1904,7 +1983,7 @@ local function define(lazy_t, lazy_k)
         'count', old[1] or 0, 'interval', interval, 'retries', retries, 'backlog', backlog)
       rcall('ZADD', 'ql:q:' .. queue .. '-recur', now + offset, jid)
       rcall('ZADD', 'ql:queues', 'NX', now, queue)
-      if offset <= 0 then wake[queue] = true end
+      if offset <= 0 then M.P_wake_queue(queue) end
       return jid
     end
   elseif lazy_k == 'Recur_unrecur' then
@@ -1986,7 +2065,7 @@ local function define(lazy_t, lazy_k)
         end
       end
       local score = tonumber(rcall('ZSCORE', 'ql:q:' .. queue .. '-recur', jid))
-      if score and score <= now then wake[queue] = true end
+      if score and score <= now then M.P_wake_queue(queue) end
       return 1
     end
   elseif lazy_k == 'Recur_tag' then
@@ -2286,10 +2365,10 @@ if A[1] == 'put' and #KEYS == 0 and #A >= 2 then
           f = rcall('HMGET', jk, 'jid', 'state', 'queue', 'worker', 'priority', 'retries', 'tags',
             'failure', 'history')
         else
-          f = { false, false, false, false, false, false, false, false, false }
+          f = {}
         end
 
-        local retries = tonumber(f[6]) or 5
+        local retries = f[6] and tonumber(f[6]) or 5
         if opts.retries ~= nil then
           local inl_5
           repeat  -- inlined P_num
@@ -2307,7 +2386,7 @@ if A[1] == 'put' and #KEYS == 0 and #A >= 2 then
           tags = M.P_string_list(decode(opts.tags))
           if tags == nil then M.P_fail('Put(): Arg "tags" not JSON' .. opts.tags) end
         end
-        local priority = tonumber(f[5]) or 0
+        local priority = f[5] and tonumber(f[5]) or 0
         if opts.priority ~= nil then
           local inl_6
           repeat  -- inlined P_num
@@ -2343,51 +2422,77 @@ if A[1] == 'put' and #KEYS == 0 and #A >= 2 then
             end
           end
         end
-        rcall('PUBLISH', 'ql:' .. 'log',
-          '{"jid":' .. encode(jid) .. ',"event":"put","queue":' .. encode(queue) .. '}')
+        local qjson = encode(queue)
+        rcall('PUBLISH', 'ql:' .. 'log', '{"jid":' .. encode(jid) .. ',"event":"put","queue":' .. qjson .. '}')
+        local tstr
+        local inl_7
+        repeat  -- inlined P_time_text
+          local t = now
+          do inl_7 = format('%.20f', t) break end
+        until true
+        tstr = inl_7
+        local whole
+        local inl_8
+        repeat  -- inlined P_whole_text
+          local t, tstr = now, tstr
+            if tstr and t >= 0 and t < 1e14 then do inl_8 = tstr:sub(1, -22) break end end
+            do inl_8 = tostring(floor(t)) break end
+        until true
+        whole = inl_8
         repeat  -- inlined Job_hist
-          local jid, when, what, extra, legacy = jid, now, 'put', '{"q":' .. encode(queue) .. '}', f[9] or false
+          local jid, when, what, extra, legacy, whole = jid, now, 'put', '{"q":' .. qjson .. '}', f[9] or false, whole
             if legacy == nil then legacy = rcall('HGET', 'ql:j:' .. jid, 'history') end
             if legacy then M.Job_migrate(jid, legacy) end
             local entry
+            if not whole then
+              local inl_9
+              repeat  -- inlined P_whole_text
+                local t, tstr = when
+                  if tstr and t >= 0 and t < 1e14 then do inl_9 = tstr:sub(1, -22) break end end
+                  do inl_9 = tostring(floor(t)) break end
+              until true
+              whole = inl_9
+            end
             if extra == nil then
-              entry = '[' .. floor(when) .. ',' .. encode(what) .. ']'
+              entry = '[' .. whole .. ',' .. encode(what) .. ']'
             else
               if type(extra) ~= 'string' then extra = encode(extra) end
-              entry = '[' .. floor(when) .. ',' .. encode(what) .. ',' .. extra .. ']'
+              entry = '[' .. whole .. ',' .. encode(what) .. ',' .. extra .. ']'
             end
             local hk = 'ql:j:' .. jid .. '-history'
             local len = rcall('RPUSH', hk, entry)
             if len < 3 then do break end end
             local cap
-            local inl_7
+            local inl_10
             repeat  -- inlined P_config_number
               local name, fallback = 'max-job-history', 100
                 local raw
-                local inl_8
+                local inl_11
                 repeat  -- inlined P_config_raw
                   local name = name
+                    if cfg == false then do inl_11 = false break end end
+                    if cfg == nil then cfg = {} end
                     local v = cfg[name]
                     if v == nil then
                       v = rcall('HGET', 'ql:config', name)
                       cfg[name] = v
                     end
-                    do inl_8 = v break end
+                    do inl_11 = v break end
                 until true
-                raw = inl_8
+                raw = inl_11
                 local n
-                local inl_9
+                local inl_12
                 repeat  -- inlined P_num
                   local v = raw
                     local n = tonumber(v)
-                    if n and n == n and n ~= huge and n ~= -huge then do inl_9 = n break end end
-                    do inl_9 = nil break end
+                    if n and n == n and n ~= huge and n ~= -huge then do inl_12 = n break end end
+                    do inl_12 = nil break end
                 until true
-                n = inl_9
-                if n == nil then do inl_7 = fallback break end end
-                do inl_7 = n break end
+                n = inl_12
+                if n == nil then do inl_10 = fallback break end end
+                do inl_10 = n break end
             until true
-            cap = inl_7
+            cap = inl_10
             cap = floor(cap)
             if cap >= 3 then
               if len > cap then
@@ -2447,13 +2552,6 @@ if A[1] == 'put' and #KEYS == 0 and #A >= 2 then
         end
         local retries_v = retries == 5 and '5' or retries
         local priority_v = (priority == 0 and 1 / priority > 0) and '0' or priority
-        local tstr
-        local inl_10
-        repeat  -- inlined P_time_text
-          local t = now
-          do inl_10 = format('%.20f', t) break end
-        until true
-        tstr = inl_10
         rcall('HMSET', jk, 'jid', jid, 'klass', klass, 'data', data, 'priority', priority_v,
           'tags', #tags == 0 and '{}' or encode(tags), 'state', state, 'worker', '', 'expires', '0', 'queue', queue, 'retries', retries_v,
           'remaining', retries_v, 'time', tstr)
@@ -2464,16 +2562,28 @@ if A[1] == 'put' and #KEYS == 0 and #A >= 2 then
           rcall('ZADD', 'ql:q:' .. queue .. '-scheduled', now + delay, jid)
         else
           local score
-          local inl_11
+          local inl_13
           repeat  -- inlined P_work_score
             local priority, t = priority, now
-            do inl_11 = priority - (t / 10000000000) break end
+            do inl_13 = priority - (t / 10000000000) break end
           until true
-          score = inl_11
+          score = inl_13
           rcall('ZADD', 'ql:q:' .. queue .. '-work', score, jid)
-          wake[queue] = true
+          repeat  -- inlined P_wake_queue
+            local queue = queue
+              if not wake then wake = {} end
+              wake[queue] = true
+          until true
         end
-        rcall('ZADD', 'ql:queues', 'NX', now, queue)
+        local now_arg
+        local inl_14
+        repeat  -- inlined P_score_arg
+          local now, tstr = now, tstr
+            if now >= 1 then do inl_14 = tstr break end end
+            do inl_14 = now break end
+        until true
+        now_arg = inl_14
+        rcall('ZADD', 'ql:queues', 'NX', now_arg, queue)
         if probe >= 2 and rcall('ZSCORE', 'ql:tracked', jid) then
           rcall('PUBLISH', 'ql:' .. 'put', jid)
         end
@@ -2481,6 +2591,7 @@ if A[1] == 'put' and #KEYS == 0 and #A >= 2 then
     until true
     result = inl_2
     repeat  -- inlined P_wake_workers
+        if not wake then do break end end
         for q in pairs(wake) do
           local wk = 'qlpy:wake:' .. q
           if rcall('PUBSUB', 'NUMSUB', wk)[2] > 0 then rcall('PUBLISH', wk, q) end
@@ -2491,31 +2602,31 @@ if A[1] == 'put' and #KEYS == 0 and #A >= 2 then
 end
 if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
   local now
-  local inl_12
+  local inl_15
   repeat  -- inlined P_num
     local v = A[2]
       local n = tonumber(v)
-      if n and n == n and n ~= huge and n ~= -huge then do inl_12 = n break end end
-      do inl_12 = nil break end
+      if n and n == n and n ~= huge and n ~= -huge then do inl_15 = n break end end
+      do inl_15 = nil break end
   until true
-  now = inl_12
+  now = inl_15
   if now ~= nil then
     local result
-    local inl_13
+    local inl_16
     repeat  -- inlined Queue_pop
       local now = now
         local queue, worker, count_s = A[3], A[4], A[5]
         if queue == nil then M.P_fail('Queue(): no queue name provided') end
         if worker == nil then M.P_fail('Pop(): Arg "worker" missing') end
         local count
-        local inl_14
+        local inl_17
         repeat  -- inlined P_num
           local v = count_s
             local n = tonumber(v)
-            if n and n == n and n ~= huge and n ~= -huge then do inl_14 = n break end end
-            do inl_14 = nil break end
+            if n and n == n and n ~= huge and n ~= -huge then do inl_17 = n break end end
+            do inl_17 = nil break end
         until true
-        count = inl_14
+        count = inl_17
         if count == nil then M.P_fail('Pop(): Arg "count" missing or not a number: ' .. tostring(count_s)) end
         count = floor(count)
         local rk, sk = 'ql:q:' .. queue .. '-recur', 'ql:q:' .. queue .. '-scheduled'
@@ -2525,18 +2636,35 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
           local c = rcall('HMGET', 'ql:config', queue .. '-heartbeat', 'heartbeat',
             queue .. '-max-concurrency')
           expires = now + (M.P_num(c[1]) or M.P_num(c[2]) or 60)
-          if rcall('SISMEMBER', 'ql:paused_queues', queue) == 1 then do inl_13 = '{}' break end end
+          if rcall('SISMEMBER', 'ql:paused_queues', queue) == 1 then do inl_16 = '{}' break end end
           maxc = M.P_num(c[3]) or 0
+        else
+          cfg = false
         end
-        rcall('ZADD', 'ql:workers', now, worker)
+        local tstr
+        local inl_18
+        repeat  -- inlined P_time_text
+          local t = now
+          do inl_18 = format('%.20f', t) break end
+        until true
+        tstr = inl_18
+        local now_arg
+        local inl_19
+        repeat  -- inlined P_score_arg
+          local now, tstr = now, tstr
+            if now >= 1 then do inl_19 = tstr break end end
+            do inl_19 = now break end
+        until true
+        now_arg = inl_19
+        rcall('ZADD', 'ql:workers', now_arg, worker)
         local lk = 'ql:q:' .. queue .. '-locks'
         if maxc > 0 then
           local allowed = floor(maxc - rcall('ZCOUNT', lk, now, '+inf'))
           if count > allowed then count = allowed end
         end
-        if count <= 0 then do inl_13 = '{}' break end end
+        if count <= 0 then do inl_16 = '{}' break end end
         local jids = {}
-        local expired = rcall('ZRANGEBYSCORE', lk, '-inf', now, 'LIMIT', '0', count)
+        local expired = rcall('ZRANGEBYSCORE', lk, '-inf', now_arg, 'LIMIT', '0', count == 1 and '1' or count)
         if #expired > 0 then jids = M.Queue_reclaim(now, queue, expired) end
         local reclaimed = #jids
         local want = count - reclaimed
@@ -2547,77 +2675,91 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
             due = rcall('ZRANGEBYSCORE', sk, 0, now, 'LIMIT', 0, want)
             if #due > 0 then M.Queue_promote(now, queue, want, due) end
           end
-          local top = rcall('ZPOPMAX', 'ql:q:' .. queue .. '-work', want)
+          local top = rcall('ZPOPMAX', 'ql:q:' .. queue .. '-work', want == 1 and '1' or want)
           for i = 1, #top, 2 do jids[#jids + 1] = top[i] end
         end
-        if #jids == 0 then do inl_13 = '{}' break end end
+        if #jids == 0 then do inl_16 = '{}' break end end
         local expires_s = format('%.17g', expires)
         if reclaimed > 0 then
           rcall('ZREM', 'ql:q:' .. queue .. '-work', unpack(jids, 1, reclaimed))
         end
         local wjk = 'ql:w:' .. worker .. ':jobs'
-        local tstr
-        local inl_15
-        repeat  -- inlined P_time_text
-          local t = now
-          do inl_15 = format('%.20f', t) break end
+        local wjson = encode(worker)
+        local wentry = '{"worker":' .. wjson .. '}'
+        local whole
+        local inl_20
+        repeat  -- inlined P_whole_text
+          local t, tstr = now, tstr
+            if tstr and t >= 0 and t < 1e14 then do inl_20 = tstr:sub(1, -22) break end end
+            do inl_20 = tostring(floor(t)) break end
         until true
-        tstr = inl_15
-        local wentry = '{"worker":' .. encode(worker) .. '}'
-        local popped = {}
-        for _, jid in ipairs(jids) do
+        whole = inl_20
+        local last = '{"when":' .. whole .. ',"what":"popped","worker":' .. wjson .. '}'
+        if #jids == 1 then
+          local jid = jids[1]
           local f, tracked
-          local inl_16, inl_17
+          local inl_21, inl_22
           repeat  -- inlined Queue_hand_out
-            local now, jid, worker, expires_s, tstr, wentry, special = now, jid, worker, expires_s, tstr, wentry, special
+            local now, jid, worker, expires, expires_s, tstr, whole, wentry, special = now, jid, worker, expires, expires_s, tstr, whole, wentry, special
               local g = rcall('HMGET', 'ql:j:' .. jid, 'jid', 'klass', 'queue', 'priority', 'retries',
                 'remaining', 'data', 'tags', 'failure', 'spawned_from_jid', 'history', 'time')
-              if not g[1] then do inl_16, inl_17 = nil break end end
-              local f = { g[1], g[2], 'running', g[3], worker, g[4], expires_s, g[5], g[6], g[7], g[8],
+              if not g[1] then do inl_21, inl_22 = nil break end end
+              local f = { g[1], g[2], 'running', g[3], worker, g[4], expires, g[5], g[6], g[7], g[8],
                 g[9], g[10], false, g[12] }
               repeat  -- inlined Job_hist
-                local jid, when, what, extra, legacy = jid, now, 'popped', wentry, g[11] or false
+                local jid, when, what, extra, legacy, whole = jid, now, 'popped', wentry, g[11] or false, whole
                   if legacy == nil then legacy = rcall('HGET', 'ql:j:' .. jid, 'history') end
                   if legacy then M.Job_migrate(jid, legacy) end
                   local entry
+                  if not whole then
+                    local inl_23
+                    repeat  -- inlined P_whole_text
+                      local t, tstr = when
+                        if tstr and t >= 0 and t < 1e14 then do inl_23 = tstr:sub(1, -22) break end end
+                        do inl_23 = tostring(floor(t)) break end
+                    until true
+                    whole = inl_23
+                  end
                   if extra == nil then
-                    entry = '[' .. floor(when) .. ',' .. encode(what) .. ']'
+                    entry = '[' .. whole .. ',' .. encode(what) .. ']'
                   else
                     if type(extra) ~= 'string' then extra = encode(extra) end
-                    entry = '[' .. floor(when) .. ',' .. encode(what) .. ',' .. extra .. ']'
+                    entry = '[' .. whole .. ',' .. encode(what) .. ',' .. extra .. ']'
                   end
                   local hk = 'ql:j:' .. jid .. '-history'
                   local len = rcall('RPUSH', hk, entry)
                   if len < 3 then do break end end
                   local cap
-                  local inl_18
+                  local inl_24
                   repeat  -- inlined P_config_number
                     local name, fallback = 'max-job-history', 100
                       local raw
-                      local inl_19
+                      local inl_25
                       repeat  -- inlined P_config_raw
                         local name = name
+                          if cfg == false then do inl_25 = false break end end
+                          if cfg == nil then cfg = {} end
                           local v = cfg[name]
                           if v == nil then
                             v = rcall('HGET', 'ql:config', name)
                             cfg[name] = v
                           end
-                          do inl_19 = v break end
+                          do inl_25 = v break end
                       until true
-                      raw = inl_19
+                      raw = inl_25
                       local n
-                      local inl_20
+                      local inl_26
                       repeat  -- inlined P_num
                         local v = raw
                           local n = tonumber(v)
-                          if n and n == n and n ~= huge and n ~= -huge then do inl_20 = n break end end
-                          do inl_20 = nil break end
+                          if n and n == n and n ~= huge and n ~= -huge then do inl_26 = n break end end
+                          do inl_26 = nil break end
                       until true
-                      n = inl_20
-                      if n == nil then do inl_18 = fallback break end end
-                      do inl_18 = n break end
+                      n = inl_26
+                      if n == nil then do inl_24 = fallback break end end
+                      do inl_24 = n break end
                   until true
-                  cap = inl_18
+                  cap = inl_24
                   cap = floor(cap)
                   if cap >= 3 then
                     if len > cap then
@@ -2635,71 +2777,71 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
                 'state', 'running')
               local tracked = special and rcall('ZSCORE', 'ql:tracked', jid) ~= false
               if tracked then rcall('PUBLISH', 'ql:' .. 'popped', jid) end
-              do inl_16, inl_17 = f, tracked break end
+              do inl_21, inl_22 = f, tracked break end
           until true
-          f, tracked = inl_16, inl_17
-          if f then popped[#popped + 1] = { jid, f, tracked } end
-        end
-        if #popped == 0 then do inl_13 = '{}' break end end
-        if #popped == 1 then
-          local jid, f = popped[1][1], popped[1][2]
+          f, tracked = inl_21, inl_22
+          if not f then do inl_16 = '{}' break end end
           repeat  -- inlined Stats_sample
             local now, kind, queue, v = now, 'wait', queue, now - (tonumber(f[15]) or now)
               local day
-              local inl_21
+              local inl_27
               repeat  -- inlined P_day_of
                 local t = now
-                do inl_21 = t - (t % 86400) break end
+                do inl_27 = t - (t % 86400) break end
               until true
-              day = inl_21
+              day = inl_27
               local k
-              local inl_22
+              local inl_28
               repeat  -- inlined P_stats_key
                 local kind, day, queue = kind, day, queue
-                do inl_22 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
+                  if day >= 1 and day < 1e14 then do inl_28 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end end
+                  do inl_28 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
               until true
-              k = inl_22
+              k = inl_28
               local bin
-              local inl_23
+              local inl_29
               repeat  -- inlined Stats_bin
                 local v = v
                   local f = floor(v)
-                  if f < 60 then do inl_23 = 's' .. f break end end
-                  if f < 3600 then do inl_23 = 'm' .. floor(f / 60) break end end
-                  if f < 86400 then do inl_23 = 'h' .. floor(f / 3600) break end end
-                  do inl_23 = 'd' .. floor(f / 86400) break end
+                  if f < 60 then
+                    if f >= 1 then do inl_29 = format('s%d', f) break end end
+                    do inl_29 = 's' .. f break end
+                  end
+                  if f < 3600 then do inl_29 = format('m%d', floor(f / 60)) break end end
+                  if f < 86400 then do inl_29 = format('h%d', floor(f / 3600)) break end end
+                  do inl_29 = 'd' .. floor(f / 86400) break end
               until true
-              bin = inl_23
+              bin = inl_29
               local cur = rcall('HMGET', k, 'total', 'mean', 'vk', bin)
               local total, mean, vk
-              local inl_24, inl_25, inl_26
+              local inl_30, inl_31, inl_32
               repeat  -- inlined Stats_step
                 local total, mean, vk, v = tonumber(cur[1]), tonumber(cur[2]), tonumber(cur[3]), v
-                  if total == nil then do inl_24, inl_25, inl_26 = 1, v, 0 break end end
+                  if total == nil then do inl_30, inl_31, inl_32 = 1, v, 0 break end end
                   mean, vk = mean or 0, vk or 0
                   total = total + 1
                   local old = mean
                   mean = old + (v - old) / total
-                  do inl_24, inl_25, inl_26 = total, mean, vk + (v - mean) * (v - old) break end
+                  do inl_30, inl_31, inl_32 = total, mean, vk + (v - mean) * (v - old) break end
               until true
-              total, mean, vk = inl_24, inl_25, inl_26
+              total, mean, vk = inl_30, inl_31, inl_32
               rcall('HMSET', k, 'total', total, 'mean', mean, 'vk', vk, bin, (tonumber(cur[4]) or 0) + 1)
               if total == 1 then M.Stats_expire(k, now, day) end
           until true
           rcall('ZADD', wjk, expires_s, jid)
           rcall('ZADD', lk, expires_s, jid)
-          local inl_27
-          local inl_28
+          local inl_33
+          local inl_34
           repeat  -- inlined Job_render
-            local jid, f, tracked, wrap = jid, f, popped[1][3], true
+            local jid, f, tracked, wrap, last = jid, f, tracked, true, last
               if not f then f = M.Job_fetch(jid) end
-              if not f[1] then do inl_28 = nil break end end
+              if not f[1] then do inl_34 = nil break end end
               if f[14] then
                 M.Job_migrate(jid, f[14])
                 f[14] = false
               end
               if tracked == nil then tracked = rcall('ZSCORE', 'ql:tracked', jid) ~= false end
-              local hist = rcall('LRANGE', 'ql:j:' .. jid .. '-history', '0', '-1')
+              local hist = rcall('LRANGE', 'ql:j:' .. jid .. '-history', '0', last and '-2' or '-1')
               for i = 1, #hist do
                 local text = hist[i]
                 local when, what, inner = text:match('^%[(%d+),("[%w%-]*"),{([^{}]*)}%]$')
@@ -2718,88 +2860,129 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
                   end
                 end
               end
+              if last then hist[#hist + 1] = last end
               local jk = 'ql:j:' .. jid
               local dtk, dck = jk .. '-dependents', jk .. '-dependencies'
               local sets = rcall('EXISTS', dtk, dck, dck)
               local dependents = sets % 2 == 1 and rcall('SMEMBERS', dtk) or {}
               local dependencies = sets >= 2 and M.Job_encoded_members(rcall('SMEMBERS', dck)) or '{}'
-              local priority, retries, remaining = tonumber(f[6]), tonumber(f[8]),
-                tonumber(f[9])
-              priority = priority and ',"priority":' .. encode(priority) or ''
-              retries = retries and ',"retries":' .. encode(retries) or ''
-              remaining = remaining and ',"remaining":' .. encode(floor(remaining)) or ''
+              local priority
+              local inl_35
+              repeat  -- inlined P_num_json
+                local v, whole = f[6]
+                  if v == '0' or v == '5' or v == '1' or v == '2' or v == '3' or v == '4' or v == '6'
+                      or v == '7' or v == '8' or v == '9' then
+                    do inl_35 = v break end
+                  end
+                  local n = tonumber(v)
+                  if n == nil then do inl_35 = nil break end end
+                  if whole then n = floor(n) end
+                  do inl_35 = encode(n) break end
+              until true
+              priority = inl_35
+              local retries
+              local inl_36
+              repeat  -- inlined P_num_json
+                local v, whole = f[8]
+                  if v == '0' or v == '5' or v == '1' or v == '2' or v == '3' or v == '4' or v == '6'
+                      or v == '7' or v == '8' or v == '9' then
+                    do inl_36 = v break end
+                  end
+                  local n = tonumber(v)
+                  if n == nil then do inl_36 = nil break end end
+                  if whole then n = floor(n) end
+                  do inl_36 = encode(n) break end
+              until true
+              retries = inl_36
+              local remaining
+              local inl_37
+              repeat  -- inlined P_num_json
+                local v, whole = f[9], true
+                  if v == '0' or v == '5' or v == '1' or v == '2' or v == '3' or v == '4' or v == '6'
+                      or v == '7' or v == '8' or v == '9' then
+                    do inl_37 = v break end
+                  end
+                  local n = tonumber(v)
+                  if n == nil then do inl_37 = nil break end end
+                  if whole then n = floor(n) end
+                  do inl_37 = encode(n) break end
+              until true
+              remaining = inl_37
+              priority = priority and ',"priority":' .. priority or ''
+              retries = retries and ',"retries":' .. retries or ''
+              remaining = remaining and ',"remaining":' .. remaining or ''
               local klass
-              local inl_29
+              local inl_38
               repeat  -- inlined P_jstr
                 local v = f[2]
-                  if v == false or v == nil then do inl_29 = 'false' break end end
-                  do inl_29 = encode(v) break end
+                  if v == false or v == nil then do inl_38 = 'false' break end end
+                  do inl_38 = encode(v) break end
               until true
-              klass = inl_29
+              klass = inl_38
               local state
-              local inl_30
+              local inl_39
               repeat  -- inlined P_jstr
                 local v = f[3]
-                  if v == false or v == nil then do inl_30 = 'false' break end end
-                  do inl_30 = encode(v) break end
+                  if v == false or v == nil then do inl_39 = 'false' break end end
+                  do inl_39 = encode(v) break end
               until true
-              state = inl_30
+              state = inl_39
               local queue
-              local inl_31
+              local inl_40
               repeat  -- inlined P_jstr
                 local v = f[4]
-                  if v == false or v == nil then do inl_31 = 'false' break end end
-                  do inl_31 = encode(v) break end
+                  if v == false or v == nil then do inl_40 = 'false' break end end
+                  do inl_40 = encode(v) break end
               until true
-              queue = inl_31
+              queue = inl_40
               local data
-              local inl_32
+              local inl_41
               repeat  -- inlined P_jstr
                 local v = f[10]
-                  if v == false or v == nil then do inl_32 = 'false' break end end
-                  do inl_32 = encode(v) break end
+                  if v == false or v == nil then do inl_41 = 'false' break end end
+                  do inl_41 = encode(v) break end
               until true
-              data = inl_32
+              data = inl_41
               local spawned
-              local inl_33
+              local inl_42
               repeat  -- inlined P_jstr
                 local v = f[13]
-                  if v == false or v == nil then do inl_33 = 'false' break end end
-                  do inl_33 = encode(v) break end
+                  if v == false or v == nil then do inl_42 = 'false' break end end
+                  do inl_42 = encode(v) break end
               until true
-              spawned = inl_33
+              spawned = inl_42
               local history
-              local inl_34
+              local inl_43
               repeat  -- inlined P_jlist
                 local parts = hist
-                  if #parts == 0 then do inl_34 = '{}' break end end
-                  do inl_34 = '[' .. concat(parts, ',') .. ']' break end
+                  if #parts == 0 then do inl_43 = '{}' break end end
+                  do inl_43 = '[' .. concat(parts, ',') .. ']' break end
               until true
-              history = inl_34
+              history = inl_43
               local tags, failure = f[11], f[12]
               if tags ~= '{}' then
-                local inl_35
+                local inl_44
                 repeat  -- inlined Job_stored_list
                   local text = tags
-                    if not text or text == '{}' or text == '[]' then do inl_35 = '{}' break end end
+                    if not text or text == '{}' or text == '[]' then do inl_44 = '{}' break end end
                     local ok, v = pcall(decode, text)
-                    if not ok or type(v) ~= 'table' then do inl_35 = '{}' break end end
-                    do inl_35 = encode(v) break end
+                    if not ok or type(v) ~= 'table' then do inl_44 = '{}' break end end
+                    do inl_44 = encode(v) break end
                 until true
-                tags = inl_35
+                tags = inl_44
               end
               if failure ~= '{}' then
-                local inl_36
+                local inl_45
                 repeat  -- inlined Job_stored_list
                   local text = failure
-                    if not text or text == '{}' or text == '[]' then do inl_36 = '{}' break end end
+                    if not text or text == '{}' or text == '[]' then do inl_45 = '{}' break end end
                     local ok, v = pcall(decode, text)
-                    if not ok or type(v) ~= 'table' then do inl_36 = '{}' break end end
-                    do inl_36 = encode(v) break end
+                    if not ok or type(v) ~= 'table' then do inl_45 = '{}' break end end
+                    do inl_45 = encode(v) break end
                 until true
-                failure = inl_36
+                failure = inl_45
               end
-              do inl_28 = (wrap and '[{"jid":' or '{"jid":') .. encode(f[1]) .. ',"klass":' .. klass ..
+              do inl_34 = (wrap and '[{"jid":' or '{"jid":') .. encode(f[1]) .. ',"klass":' .. klass ..
                 ',"state":' .. state .. ',"queue":' .. queue ..
                 ',"worker":' .. encode(f[5] or '') .. ',"tracked":' .. (tracked and 'true' or 'false') ..
                 ',"expires":' .. encode(tonumber(f[7]) or 0) .. ',"data":' .. data ..
@@ -2809,9 +2992,97 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
                 ',"dependencies":' .. dependencies .. priority .. retries .. remaining ..
                 (wrap and '}]' or '}') break end
           until true
-          inl_27 = inl_28
-          do inl_13 = inl_27 break end
+          inl_33 = inl_34
+          do inl_16 = inl_33 break end
         end
+        local popped = {}
+        for _, jid in ipairs(jids) do
+          local f, tracked
+          local inl_46, inl_47
+          repeat  -- inlined Queue_hand_out
+            local now, jid, worker, expires, expires_s, tstr, whole, wentry, special = now, jid, worker, expires, expires_s, tstr, whole, wentry, special
+              local g = rcall('HMGET', 'ql:j:' .. jid, 'jid', 'klass', 'queue', 'priority', 'retries',
+                'remaining', 'data', 'tags', 'failure', 'spawned_from_jid', 'history', 'time')
+              if not g[1] then do inl_46, inl_47 = nil break end end
+              local f = { g[1], g[2], 'running', g[3], worker, g[4], expires, g[5], g[6], g[7], g[8],
+                g[9], g[10], false, g[12] }
+              repeat  -- inlined Job_hist
+                local jid, when, what, extra, legacy, whole = jid, now, 'popped', wentry, g[11] or false, whole
+                  if legacy == nil then legacy = rcall('HGET', 'ql:j:' .. jid, 'history') end
+                  if legacy then M.Job_migrate(jid, legacy) end
+                  local entry
+                  if not whole then
+                    local inl_48
+                    repeat  -- inlined P_whole_text
+                      local t, tstr = when
+                        if tstr and t >= 0 and t < 1e14 then do inl_48 = tstr:sub(1, -22) break end end
+                        do inl_48 = tostring(floor(t)) break end
+                    until true
+                    whole = inl_48
+                  end
+                  if extra == nil then
+                    entry = '[' .. whole .. ',' .. encode(what) .. ']'
+                  else
+                    if type(extra) ~= 'string' then extra = encode(extra) end
+                    entry = '[' .. whole .. ',' .. encode(what) .. ',' .. extra .. ']'
+                  end
+                  local hk = 'ql:j:' .. jid .. '-history'
+                  local len = rcall('RPUSH', hk, entry)
+                  if len < 3 then do break end end
+                  local cap
+                  local inl_49
+                  repeat  -- inlined P_config_number
+                    local name, fallback = 'max-job-history', 100
+                      local raw
+                      local inl_50
+                      repeat  -- inlined P_config_raw
+                        local name = name
+                          if cfg == false then do inl_50 = false break end end
+                          if cfg == nil then cfg = {} end
+                          local v = cfg[name]
+                          if v == nil then
+                            v = rcall('HGET', 'ql:config', name)
+                            cfg[name] = v
+                          end
+                          do inl_50 = v break end
+                      until true
+                      raw = inl_50
+                      local n
+                      local inl_51
+                      repeat  -- inlined P_num
+                        local v = raw
+                          local n = tonumber(v)
+                          if n and n == n and n ~= huge and n ~= -huge then do inl_51 = n break end end
+                          do inl_51 = nil break end
+                      until true
+                      n = inl_51
+                      if n == nil then do inl_49 = fallback break end end
+                      do inl_49 = n break end
+                  until true
+                  cap = inl_49
+                  cap = floor(cap)
+                  if cap >= 3 then
+                    if len > cap then
+                      local first = rcall('LPOP', hk)
+                      rcall('LTRIM', hk, 1 - cap, -1)
+                      rcall('LPUSH', hk, first)
+                    end
+                  elseif cap == 1 and len >= 3 then
+                    local first = rcall('LPOP', hk)
+                    rcall('LPOP', hk)
+                    rcall('LPUSH', hk, first)
+                  end
+              until true
+              rcall('HMSET', 'ql:j:' .. jid, 'time', tstr, 'worker', worker, 'expires', expires_s,
+                'state', 'running')
+              local tracked = special and rcall('ZSCORE', 'ql:tracked', jid) ~= false
+              if tracked then rcall('PUBLISH', 'ql:' .. 'popped', jid) end
+              do inl_46, inl_47 = f, tracked break end
+          until true
+          f, tracked = inl_46, inl_47
+          if f then popped[#popped + 1] = { jid, f, tracked } end
+        end
+        if #popped == 0 then do inl_16 = '{}' break end end
         local waits, scored = {}, {}
         for i, p in ipairs(popped) do
           waits[i] = now - (tonumber(p[2][15]) or now)
@@ -2825,32 +3096,36 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
               do break end
             end
             local day
-            local inl_37
+            local inl_52
             repeat  -- inlined P_day_of
               local t = now
-              do inl_37 = t - (t % 86400) break end
+              do inl_52 = t - (t % 86400) break end
             until true
-            day = inl_37
+            day = inl_52
             local k
-            local inl_38
+            local inl_53
             repeat  -- inlined P_stats_key
               local kind, day, queue = kind, day, queue
-              do inl_38 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
+                if day >= 1 and day < 1e14 then do inl_53 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end end
+                do inl_53 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
             until true
-            k = inl_38
+            k = inl_53
             local fields, slot, bins = { 'total', 'mean', 'vk' }, {}, {}
             for i, v in ipairs(vs) do
               local bin
-              local inl_39
+              local inl_54
               repeat  -- inlined Stats_bin
                 local v = v
                   local f = floor(v)
-                  if f < 60 then do inl_39 = 's' .. f break end end
-                  if f < 3600 then do inl_39 = 'm' .. floor(f / 60) break end end
-                  if f < 86400 then do inl_39 = 'h' .. floor(f / 3600) break end end
-                  do inl_39 = 'd' .. floor(f / 86400) break end
+                  if f < 60 then
+                    if f >= 1 then do inl_54 = format('s%d', f) break end end
+                    do inl_54 = 's' .. f break end
+                  end
+                  if f < 3600 then do inl_54 = format('m%d', floor(f / 60)) break end end
+                  if f < 86400 then do inl_54 = format('h%d', floor(f / 3600)) break end end
+                  do inl_54 = 'd' .. floor(f / 86400) break end
               until true
-              bin = inl_39
+              bin = inl_54
               bins[i] = bin
               if not slot[bin] then
                 fields[#fields + 1] = bin
@@ -2861,17 +3136,17 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
             local total, mean, vk = tonumber(cur[1]), tonumber(cur[2]), tonumber(cur[3])
             local fresh = false
             for _, v in ipairs(vs) do
-              local inl_40, inl_41, inl_42
+              local inl_55, inl_56, inl_57
               repeat  -- inlined Stats_step
                 local total, mean, vk, v = total, mean, vk, v
-                  if total == nil then do inl_40, inl_41, inl_42 = 1, v, 0 break end end
+                  if total == nil then do inl_55, inl_56, inl_57 = 1, v, 0 break end end
                   mean, vk = mean or 0, vk or 0
                   total = total + 1
                   local old = mean
                   mean = old + (v - old) / total
-                  do inl_40, inl_41, inl_42 = total, mean, vk + (v - mean) * (v - old) break end
+                  do inl_55, inl_56, inl_57 = total, mean, vk + (v - mean) * (v - old) break end
               until true
-              total, mean, vk = inl_40, inl_41, inl_42
+              total, mean, vk = inl_55, inl_56, inl_57
               if total == 1 then fresh = true end
             end
             local counts = {}
@@ -2903,17 +3178,17 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
         local parts = {}
         for i, p in ipairs(popped) do
           local text
-          local inl_43
+          local inl_58
           repeat  -- inlined Job_render
-            local jid, f, tracked, wrap = p[1], p[2], p[3]
+            local jid, f, tracked, wrap, last = p[1], p[2], p[3], false, last
               if not f then f = M.Job_fetch(jid) end
-              if not f[1] then do inl_43 = nil break end end
+              if not f[1] then do inl_58 = nil break end end
               if f[14] then
                 M.Job_migrate(jid, f[14])
                 f[14] = false
               end
               if tracked == nil then tracked = rcall('ZSCORE', 'ql:tracked', jid) ~= false end
-              local hist = rcall('LRANGE', 'ql:j:' .. jid .. '-history', '0', '-1')
+              local hist = rcall('LRANGE', 'ql:j:' .. jid .. '-history', '0', last and '-2' or '-1')
               for i = 1, #hist do
                 local text = hist[i]
                 local when, what, inner = text:match('^%[(%d+),("[%w%-]*"),{([^{}]*)}%]$')
@@ -2932,88 +3207,129 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
                   end
                 end
               end
+              if last then hist[#hist + 1] = last end
               local jk = 'ql:j:' .. jid
               local dtk, dck = jk .. '-dependents', jk .. '-dependencies'
               local sets = rcall('EXISTS', dtk, dck, dck)
               local dependents = sets % 2 == 1 and rcall('SMEMBERS', dtk) or {}
               local dependencies = sets >= 2 and M.Job_encoded_members(rcall('SMEMBERS', dck)) or '{}'
-              local priority, retries, remaining = tonumber(f[6]), tonumber(f[8]),
-                tonumber(f[9])
-              priority = priority and ',"priority":' .. encode(priority) or ''
-              retries = retries and ',"retries":' .. encode(retries) or ''
-              remaining = remaining and ',"remaining":' .. encode(floor(remaining)) or ''
+              local priority
+              local inl_59
+              repeat  -- inlined P_num_json
+                local v, whole = f[6]
+                  if v == '0' or v == '5' or v == '1' or v == '2' or v == '3' or v == '4' or v == '6'
+                      or v == '7' or v == '8' or v == '9' then
+                    do inl_59 = v break end
+                  end
+                  local n = tonumber(v)
+                  if n == nil then do inl_59 = nil break end end
+                  if whole then n = floor(n) end
+                  do inl_59 = encode(n) break end
+              until true
+              priority = inl_59
+              local retries
+              local inl_60
+              repeat  -- inlined P_num_json
+                local v, whole = f[8]
+                  if v == '0' or v == '5' or v == '1' or v == '2' or v == '3' or v == '4' or v == '6'
+                      or v == '7' or v == '8' or v == '9' then
+                    do inl_60 = v break end
+                  end
+                  local n = tonumber(v)
+                  if n == nil then do inl_60 = nil break end end
+                  if whole then n = floor(n) end
+                  do inl_60 = encode(n) break end
+              until true
+              retries = inl_60
+              local remaining
+              local inl_61
+              repeat  -- inlined P_num_json
+                local v, whole = f[9], true
+                  if v == '0' or v == '5' or v == '1' or v == '2' or v == '3' or v == '4' or v == '6'
+                      or v == '7' or v == '8' or v == '9' then
+                    do inl_61 = v break end
+                  end
+                  local n = tonumber(v)
+                  if n == nil then do inl_61 = nil break end end
+                  if whole then n = floor(n) end
+                  do inl_61 = encode(n) break end
+              until true
+              remaining = inl_61
+              priority = priority and ',"priority":' .. priority or ''
+              retries = retries and ',"retries":' .. retries or ''
+              remaining = remaining and ',"remaining":' .. remaining or ''
               local klass
-              local inl_44
+              local inl_62
               repeat  -- inlined P_jstr
                 local v = f[2]
-                  if v == false or v == nil then do inl_44 = 'false' break end end
-                  do inl_44 = encode(v) break end
+                  if v == false or v == nil then do inl_62 = 'false' break end end
+                  do inl_62 = encode(v) break end
               until true
-              klass = inl_44
+              klass = inl_62
               local state
-              local inl_45
+              local inl_63
               repeat  -- inlined P_jstr
                 local v = f[3]
-                  if v == false or v == nil then do inl_45 = 'false' break end end
-                  do inl_45 = encode(v) break end
+                  if v == false or v == nil then do inl_63 = 'false' break end end
+                  do inl_63 = encode(v) break end
               until true
-              state = inl_45
+              state = inl_63
               local queue
-              local inl_46
+              local inl_64
               repeat  -- inlined P_jstr
                 local v = f[4]
-                  if v == false or v == nil then do inl_46 = 'false' break end end
-                  do inl_46 = encode(v) break end
+                  if v == false or v == nil then do inl_64 = 'false' break end end
+                  do inl_64 = encode(v) break end
               until true
-              queue = inl_46
+              queue = inl_64
               local data
-              local inl_47
+              local inl_65
               repeat  -- inlined P_jstr
                 local v = f[10]
-                  if v == false or v == nil then do inl_47 = 'false' break end end
-                  do inl_47 = encode(v) break end
+                  if v == false or v == nil then do inl_65 = 'false' break end end
+                  do inl_65 = encode(v) break end
               until true
-              data = inl_47
+              data = inl_65
               local spawned
-              local inl_48
+              local inl_66
               repeat  -- inlined P_jstr
                 local v = f[13]
-                  if v == false or v == nil then do inl_48 = 'false' break end end
-                  do inl_48 = encode(v) break end
+                  if v == false or v == nil then do inl_66 = 'false' break end end
+                  do inl_66 = encode(v) break end
               until true
-              spawned = inl_48
+              spawned = inl_66
               local history
-              local inl_49
+              local inl_67
               repeat  -- inlined P_jlist
                 local parts = hist
-                  if #parts == 0 then do inl_49 = '{}' break end end
-                  do inl_49 = '[' .. concat(parts, ',') .. ']' break end
+                  if #parts == 0 then do inl_67 = '{}' break end end
+                  do inl_67 = '[' .. concat(parts, ',') .. ']' break end
               until true
-              history = inl_49
+              history = inl_67
               local tags, failure = f[11], f[12]
               if tags ~= '{}' then
-                local inl_50
+                local inl_68
                 repeat  -- inlined Job_stored_list
                   local text = tags
-                    if not text or text == '{}' or text == '[]' then do inl_50 = '{}' break end end
+                    if not text or text == '{}' or text == '[]' then do inl_68 = '{}' break end end
                     local ok, v = pcall(decode, text)
-                    if not ok or type(v) ~= 'table' then do inl_50 = '{}' break end end
-                    do inl_50 = encode(v) break end
+                    if not ok or type(v) ~= 'table' then do inl_68 = '{}' break end end
+                    do inl_68 = encode(v) break end
                 until true
-                tags = inl_50
+                tags = inl_68
               end
               if failure ~= '{}' then
-                local inl_51
+                local inl_69
                 repeat  -- inlined Job_stored_list
                   local text = failure
-                    if not text or text == '{}' or text == '[]' then do inl_51 = '{}' break end end
+                    if not text or text == '{}' or text == '[]' then do inl_69 = '{}' break end end
                     local ok, v = pcall(decode, text)
-                    if not ok or type(v) ~= 'table' then do inl_51 = '{}' break end end
-                    do inl_51 = encode(v) break end
+                    if not ok or type(v) ~= 'table' then do inl_69 = '{}' break end end
+                    do inl_69 = encode(v) break end
                 until true
-                failure = inl_51
+                failure = inl_69
               end
-              do inl_43 = (wrap and '[{"jid":' or '{"jid":') .. encode(f[1]) .. ',"klass":' .. klass ..
+              do inl_58 = (wrap and '[{"jid":' or '{"jid":') .. encode(f[1]) .. ',"klass":' .. klass ..
                 ',"state":' .. state .. ',"queue":' .. queue ..
                 ',"worker":' .. encode(f[5] or '') .. ',"tracked":' .. (tracked and 'true' or 'false') ..
                 ',"expires":' .. encode(tonumber(f[7]) or 0) .. ',"data":' .. data ..
@@ -3023,21 +3339,22 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
                 ',"dependencies":' .. dependencies .. priority .. retries .. remaining ..
                 (wrap and '}]' or '}') break end
           until true
-          text = inl_43
+          text = inl_58
           parts[i] = text
         end
-        local inl_52
-        local inl_53
+        local inl_70
+        local inl_71
         repeat  -- inlined P_jlist
           local parts = parts
-            if #parts == 0 then do inl_53 = '{}' break end end
-            do inl_53 = '[' .. concat(parts, ',') .. ']' break end
+            if #parts == 0 then do inl_71 = '{}' break end end
+            do inl_71 = '[' .. concat(parts, ',') .. ']' break end
         until true
-        inl_52 = inl_53
-        do inl_13 = inl_52 break end
+        inl_70 = inl_71
+        do inl_16 = inl_70 break end
     until true
-    result = inl_13
+    result = inl_16
     repeat  -- inlined P_wake_workers
+        if not wake then do break end end
         for q in pairs(wake) do
           local wk = 'qlpy:wake:' .. q
           if rcall('PUBSUB', 'NUMSUB', wk)[2] > 0 then rcall('PUBLISH', wk, q) end
@@ -3048,17 +3365,17 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
 end
 if A[1] == 'complete' and #KEYS == 0 and #A >= 2 then
   local now
-  local inl_54
+  local inl_72
   repeat  -- inlined P_num
     local v = A[2]
       local n = tonumber(v)
-      if n and n == n and n ~= huge and n ~= -huge then do inl_54 = n break end end
-      do inl_54 = nil break end
+      if n and n == n and n ~= huge and n ~= -huge then do inl_72 = n break end end
+      do inl_72 = nil break end
   until true
-  now = inl_54
+  now = inl_72
   if now ~= nil then
     local result
-    local inl_55
+    local inl_73
     repeat  -- inlined Job_complete
       local now = now
         local jid, worker, queue, data = A[3], A[4], A[5], A[6]
@@ -3069,24 +3386,24 @@ if A[1] == 'complete' and #KEYS == 0 and #A >= 2 then
           M.P_fail('Complete(): Arg "data" missing or not JSON: ' .. tostring(data))
         end
         local opts
-        local inl_56
+        local inl_74
         repeat  -- inlined Job_options
           local first, last = 7, #A
             local opts = {}
             for i = first, last - 1, 2 do opts[A[i]] = A[i + 1] end
-            do inl_56 = opts break end
+            do inl_74 = opts break end
         until true
-        opts = inl_56
+        opts = inl_74
         local nextq, delay, depends = opts.next, 0, nil
         if opts.delay ~= nil then
-          local inl_57
+          local inl_75
           repeat  -- inlined P_num
             local v = opts.delay
               local n = tonumber(v)
-              if n and n == n and n ~= huge and n ~= -huge then do inl_57 = n break end end
-              do inl_57 = nil break end
+              if n and n == n and n ~= huge and n ~= -huge then do inl_75 = n break end end
+              do inl_75 = nil break end
           until true
-          delay = inl_57
+          delay = inl_75
           if delay == nil then M.P_fail('assertion failed!') end
         end
         if opts.depends ~= nil then
@@ -3122,52 +3439,77 @@ if A[1] == 'complete' and #KEYS == 0 and #A >= 2 then
           M.P_config_prefetch('max-job-history', 'jobs-history', 'jobs-history-count',
             queue .. '-max-concurrency')
         else
-          cfg['max-job-history'], cfg['jobs-history'], cfg['jobs-history-count'] = false, false, false
-          cfg[queue .. '-max-concurrency'] = false
+          cfg = false
         end
+        local tstr
+        local inl_76
+        repeat  -- inlined P_time_text
+          local t = now
+          do inl_76 = format('%.20f', t) break end
+        until true
+        tstr = inl_76
+        local whole
+        local inl_77
+        repeat  -- inlined P_whole_text
+          local t, tstr = now, tstr
+            if tstr and t >= 0 and t < 1e14 then do inl_77 = tstr:sub(1, -22) break end end
+            do inl_77 = tostring(floor(t)) break end
+        until true
+        whole = inl_77
         repeat  -- inlined Job_hist
-          local jid, when, what, extra, legacy = jid, now, 'done', nil, f[4] or false
+          local jid, when, what, extra, legacy, whole = jid, now, 'done', nil, f[4] or false, whole
             if legacy == nil then legacy = rcall('HGET', 'ql:j:' .. jid, 'history') end
             if legacy then M.Job_migrate(jid, legacy) end
             local entry
+            if not whole then
+              local inl_78
+              repeat  -- inlined P_whole_text
+                local t, tstr = when
+                  if tstr and t >= 0 and t < 1e14 then do inl_78 = tstr:sub(1, -22) break end end
+                  do inl_78 = tostring(floor(t)) break end
+              until true
+              whole = inl_78
+            end
             if extra == nil then
-              entry = '[' .. floor(when) .. ',' .. encode(what) .. ']'
+              entry = '[' .. whole .. ',' .. encode(what) .. ']'
             else
               if type(extra) ~= 'string' then extra = encode(extra) end
-              entry = '[' .. floor(when) .. ',' .. encode(what) .. ',' .. extra .. ']'
+              entry = '[' .. whole .. ',' .. encode(what) .. ',' .. extra .. ']'
             end
             local hk = 'ql:j:' .. jid .. '-history'
             local len = rcall('RPUSH', hk, entry)
             if len < 3 then do break end end
             local cap
-            local inl_58
+            local inl_79
             repeat  -- inlined P_config_number
               local name, fallback = 'max-job-history', 100
                 local raw
-                local inl_59
+                local inl_80
                 repeat  -- inlined P_config_raw
                   local name = name
+                    if cfg == false then do inl_80 = false break end end
+                    if cfg == nil then cfg = {} end
                     local v = cfg[name]
                     if v == nil then
                       v = rcall('HGET', 'ql:config', name)
                       cfg[name] = v
                     end
-                    do inl_59 = v break end
+                    do inl_80 = v break end
                 until true
-                raw = inl_59
+                raw = inl_80
                 local n
-                local inl_60
+                local inl_81
                 repeat  -- inlined P_num
                   local v = raw
                     local n = tonumber(v)
-                    if n and n == n and n ~= huge and n ~= -huge then do inl_60 = n break end end
-                    do inl_60 = nil break end
+                    if n and n == n and n ~= huge and n ~= -huge then do inl_81 = n break end end
+                    do inl_81 = nil break end
                 until true
-                n = inl_60
-                if n == nil then do inl_58 = fallback break end end
-                do inl_58 = n break end
+                n = inl_81
+                if n == nil then do inl_79 = fallback break end end
+                do inl_79 = n break end
             until true
-            cap = inl_58
+            cap = inl_79
             cap = floor(cap)
             if cap >= 3 then
               if len > cap then
@@ -3191,43 +3533,47 @@ if A[1] == 'complete' and #KEYS == 0 and #A >= 2 then
         repeat  -- inlined Stats_sample
           local now, kind, queue, v = now, 'run', queue, now - (tonumber(f[5]) or now)
             local day
-            local inl_61
+            local inl_82
             repeat  -- inlined P_day_of
               local t = now
-              do inl_61 = t - (t % 86400) break end
+              do inl_82 = t - (t % 86400) break end
             until true
-            day = inl_61
+            day = inl_82
             local k
-            local inl_62
+            local inl_83
             repeat  -- inlined P_stats_key
               local kind, day, queue = kind, day, queue
-              do inl_62 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
+                if day >= 1 and day < 1e14 then do inl_83 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end end
+                do inl_83 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
             until true
-            k = inl_62
+            k = inl_83
             local bin
-            local inl_63
+            local inl_84
             repeat  -- inlined Stats_bin
               local v = v
                 local f = floor(v)
-                if f < 60 then do inl_63 = 's' .. f break end end
-                if f < 3600 then do inl_63 = 'm' .. floor(f / 60) break end end
-                if f < 86400 then do inl_63 = 'h' .. floor(f / 3600) break end end
-                do inl_63 = 'd' .. floor(f / 86400) break end
+                if f < 60 then
+                  if f >= 1 then do inl_84 = format('s%d', f) break end end
+                  do inl_84 = 's' .. f break end
+                end
+                if f < 3600 then do inl_84 = format('m%d', floor(f / 60)) break end end
+                if f < 86400 then do inl_84 = format('h%d', floor(f / 3600)) break end end
+                do inl_84 = 'd' .. floor(f / 86400) break end
             until true
-            bin = inl_63
+            bin = inl_84
             local cur = rcall('HMGET', k, 'total', 'mean', 'vk', bin)
             local total, mean, vk
-            local inl_64, inl_65, inl_66
+            local inl_85, inl_86, inl_87
             repeat  -- inlined Stats_step
               local total, mean, vk, v = tonumber(cur[1]), tonumber(cur[2]), tonumber(cur[3]), v
-                if total == nil then do inl_64, inl_65, inl_66 = 1, v, 0 break end end
+                if total == nil then do inl_85, inl_86, inl_87 = 1, v, 0 break end end
                 mean, vk = mean or 0, vk or 0
                 total = total + 1
                 local old = mean
                 mean = old + (v - old) / total
-                do inl_64, inl_65, inl_66 = total, mean, vk + (v - mean) * (v - old) break end
+                do inl_85, inl_86, inl_87 = total, mean, vk + (v - mean) * (v - old) break end
             until true
-            total, mean, vk = inl_64, inl_65, inl_66
+            total, mean, vk = inl_85, inl_86, inl_87
             rcall('HMSET', k, 'total', total, 'mean', mean, 'vk', vk, bin, (tonumber(cur[4]) or 0) + 1)
             if total == 1 then M.Stats_expire(k, now, day) end
         until true
@@ -3237,294 +3583,17 @@ if A[1] == 'complete' and #KEYS == 0 and #A >= 2 then
         end
         repeat  -- inlined Job_left_running
           local queue = queue
-            if not queue then do break end end
+            if not queue or cfg == false then do break end end
             local cap
-            local inl_67
-            repeat  -- inlined P_config_number
-              local name, fallback = queue .. '-max-concurrency', 0
-                local raw
-                local inl_68
-                repeat  -- inlined P_config_raw
-                  local name = name
-                    local v = cfg[name]
-                    if v == nil then
-                      v = rcall('HGET', 'ql:config', name)
-                      cfg[name] = v
-                    end
-                    do inl_68 = v break end
-                until true
-                raw = inl_68
-                local n
-                local inl_69
-                repeat  -- inlined P_num
-                  local v = raw
-                    local n = tonumber(v)
-                    if n and n == n and n ~= huge and n ~= -huge then do inl_69 = n break end end
-                    do inl_69 = nil break end
-                until true
-                n = inl_69
-                if n == nil then do inl_67 = fallback break end end
-                do inl_67 = n break end
-            until true
-            cap = inl_67
-            if cap > 0 then wake[queue] = true end
-        until true
-        local retries = f[6] or 0
-        if nextq ~= nil then
-          rcall('PUBLISH', 'ql:' .. 'log',
-            encode({ jid = jid, event = 'advanced', queue = queue, to = nextq }))
-          repeat  -- inlined Job_hist
-            local jid, when, what, extra, legacy = jid, now, 'put', '{"q":' .. encode(nextq) .. '}', false
-              if legacy == nil then legacy = rcall('HGET', 'ql:j:' .. jid, 'history') end
-              if legacy then M.Job_migrate(jid, legacy) end
-              local entry
-              if extra == nil then
-                entry = '[' .. floor(when) .. ',' .. encode(what) .. ']'
-              else
-                if type(extra) ~= 'string' then extra = encode(extra) end
-                entry = '[' .. floor(when) .. ',' .. encode(what) .. ',' .. extra .. ']'
-              end
-              local hk = 'ql:j:' .. jid .. '-history'
-              local len = rcall('RPUSH', hk, entry)
-              if len < 3 then do break end end
-              local cap
-              local inl_70
-              repeat  -- inlined P_config_number
-                local name, fallback = 'max-job-history', 100
-                  local raw
-                  local inl_71
-                  repeat  -- inlined P_config_raw
-                    local name = name
-                      local v = cfg[name]
-                      if v == nil then
-                        v = rcall('HGET', 'ql:config', name)
-                        cfg[name] = v
-                      end
-                      do inl_71 = v break end
-                  until true
-                  raw = inl_71
-                  local n
-                  local inl_72
-                  repeat  -- inlined P_num
-                    local v = raw
-                      local n = tonumber(v)
-                      if n and n == n and n ~= huge and n ~= -huge then do inl_72 = n break end end
-                      do inl_72 = nil break end
-                  until true
-                  n = inl_72
-                  if n == nil then do inl_70 = fallback break end end
-                  do inl_70 = n break end
-              until true
-              cap = inl_70
-              cap = floor(cap)
-              if cap >= 3 then
-                if len > cap then
-                  local first = rcall('LPOP', hk)
-                  rcall('LTRIM', hk, 1 - cap, -1)
-                  rcall('LPUSH', hk, first)
-                end
-              elseif cap == 1 and len >= 3 then
-                local first = rcall('LPOP', hk)
-                rcall('LPOP', hk)
-                rcall('LPUSH', hk, first)
-              end
-          until true
-          rcall('ZADD', 'ql:queues', 'NX', now, nextq)
-          local tstr
-          local inl_73
-          repeat  -- inlined P_time_text
-            local t = now
-            do inl_73 = format('%.20f', t) break end
-          until true
-          tstr = inl_73
-          rcall('HMSET', jk, 'data', data, 'time', tstr, 'state', 'waiting', 'worker', '',
-            'failure', '{}', 'queue', nextq, 'expires', '0', 'remaining', retries)
-          if delay > 0 and (depends == nil or #depends == 0) then
-            rcall('ZADD', 'ql:q:' .. nextq .. '-scheduled', now + delay, jid)
-            do inl_55 = 'scheduled' break end
-          end
-          local linked = 0
-          for _, d in ipairs(depends or {}) do
-            if M.Job_link(jid, d) then linked = linked + 1 end
-          end
-          if linked > 0 then
-            rcall('ZADD', 'ql:q:' .. nextq .. '-depends', now, jid)
-            rcall('HSET', jk, 'state', 'depends')
-            if delay > 0 then rcall('HSET', jk, 'scheduled', now + delay) end
-            do inl_55 = 'depends' break end
-          end
-          repeat  -- inlined Job_enqueue
-            local queue, jid, priority, t = nextq, jid, tonumber(f[7]) or 0, now
-              local score
-              local inl_74
-              repeat  -- inlined P_work_score
-                local priority, t = priority, t
-                do inl_74 = priority - (t / 10000000000) break end
-              until true
-              score = inl_74
-              rcall('ZADD', 'ql:q:' .. queue .. '-work', score, jid)
-              wake[queue] = true
-          until true
-          do inl_55 = 'waiting' break end
-        end
-        rcall('PUBLISH', 'ql:' .. 'log',
-          '{"jid":' .. encode(jid) .. ',"event":"completed","queue":' .. encode(queue) .. '}')
-        local tstr
-        local inl_75
-        repeat  -- inlined P_time_text
-          local t = now
-          do inl_75 = format('%.20f', t) break end
-        until true
-        tstr = inl_75
-        rcall('HMSET', jk, 'data', data, 'time', tstr, 'state', 'complete', 'worker', '',
-          'failure', '{}', 'queue', '', 'expires', '0', 'remaining', retries)
-        rcall('ZADD', 'ql:completed', now, jid)
-        repeat  -- inlined Job_expire_completed
-          local now = now
-            local age
-            local inl_76
-            repeat  -- inlined P_config_number
-              local name, fallback = 'jobs-history', 604800
-                local raw
-                local inl_77
-                repeat  -- inlined P_config_raw
-                  local name = name
-                    local v = cfg[name]
-                    if v == nil then
-                      v = rcall('HGET', 'ql:config', name)
-                      cfg[name] = v
-                    end
-                    do inl_77 = v break end
-                until true
-                raw = inl_77
-                local n
-                local inl_78
-                repeat  -- inlined P_num
-                  local v = raw
-                    local n = tonumber(v)
-                    if n and n == n and n ~= huge and n ~= -huge then do inl_78 = n break end end
-                    do inl_78 = nil break end
-                until true
-                n = inl_78
-                if n == nil then do inl_76 = fallback break end end
-                do inl_76 = n break end
-            until true
-            age = inl_76
-            local keep
-            local inl_79
-            repeat  -- inlined P_config_number
-              local name, fallback = 'jobs-history-count', 50000
-                local raw
-                local inl_80
-                repeat  -- inlined P_config_raw
-                  local name = name
-                    local v = cfg[name]
-                    if v == nil then
-                      v = rcall('HGET', 'ql:config', name)
-                      cfg[name] = v
-                    end
-                    do inl_80 = v break end
-                until true
-                raw = inl_80
-                local n
-                local inl_81
-                repeat  -- inlined P_num
-                  local v = raw
-                    local n = tonumber(v)
-                    if n and n == n and n ~= huge and n ~= -huge then do inl_81 = n break end end
-                    do inl_81 = nil break end
-                until true
-                n = inl_81
-                if n == nil then do inl_79 = fallback break end end
-                do inl_79 = n break end
-            until true
-            keep = inl_79
-            keep = floor(keep)
-            local old = rcall('ZRANGEBYSCORE', 'ql:completed', '0', now - age, 'LIMIT', '0', '100')
-            if #old > 0 then
-              for _, j in ipairs(old) do M.Job_delete(j) end
-              rcall('ZREM', 'ql:completed', unpack(old))
-            end
-            local card = rcall('ZCARD', 'ql:completed')
-            local excess = keep >= 0 and card - keep or math.min(card, -keep)
-            if excess > 0 then
-              if excess > 100 then excess = 100 end
-              for _, j in ipairs(rcall('ZRANGE', 'ql:completed', 0, excess - 1)) do M.Job_delete(j) end
-              rcall('ZREMRANGEBYRANK', 'ql:completed', 0, excess - 1)
-            end
-        until true
-        if special then
-          local dependents = rcall('SMEMBERS', dk)
-          if #dependents > 0 then M.Job_release_dependents(now, jid, dependents) end
-        end
-        do inl_55 = 'complete' break end
-    until true
-    result = inl_55
-    repeat  -- inlined P_wake_workers
-        for q in pairs(wake) do
-          local wk = 'qlpy:wake:' .. q
-          if rcall('PUBSUB', 'NUMSUB', wk)[2] > 0 then rcall('PUBLISH', wk, q) end
-        end
-    until true
-    return result
-  end
-end
-if A[1] == 'heartbeat' and #KEYS == 0 and #A >= 2 then
-  local now
-  local inl_82
-  repeat  -- inlined P_num
-    local v = A[2]
-      local n = tonumber(v)
-      if n and n == n and n ~= huge and n ~= -huge then do inl_82 = n break end end
-      do inl_82 = nil break end
-  until true
-  now = inl_82
-  if now ~= nil then
-    local result
-    local inl_83
-    repeat  -- inlined Job_heartbeat
-      local now = now
-        local jid, worker, data = A[3], A[4], A[5]
-        if jid == nil then M.P_fail('Job(): no jid provided') end
-        if worker == nil then M.P_fail('Heatbeat(): Arg "worker" missing') end
-        local decoded
-        if data ~= nil then decoded = decode(data) end
-        local f = rcall('HMGET', 'ql:j:' .. jid, 'worker', 'state', 'queue')
-        local queue = f[3] or ''
-        local lock
-        local inl_84
-        repeat  -- inlined P_config_heartbeat
-          local queue = queue
-            local raw
-            local inl_85
-            repeat  -- inlined P_config_raw
-              local name = queue .. '-heartbeat'
-                local v = cfg[name]
-                if v == nil then
-                  v = rcall('HGET', 'ql:config', name)
-                  cfg[name] = v
-                end
-                do inl_85 = v break end
-            until true
-            raw = inl_85
-            local n
-            local inl_86
-            repeat  -- inlined P_num
-              local v = raw
-                local n = tonumber(v)
-                if n and n == n and n ~= huge and n ~= -huge then do inl_86 = n break end end
-                do inl_86 = nil break end
-            until true
-            n = inl_86
-            if n ~= nil then do inl_84 = n break end end
-            local inl_87
             local inl_88
             repeat  -- inlined P_config_number
-              local name, fallback = 'heartbeat', 60
+              local name, fallback = queue .. '-max-concurrency', 0
                 local raw
                 local inl_89
                 repeat  -- inlined P_config_raw
                   local name = name
+                    if cfg == false then do inl_89 = false break end end
+                    if cfg == nil then cfg = {} end
                     local v = cfg[name]
                     if v == nil then
                       v = rcall('HGET', 'ql:config', name)
@@ -3545,10 +3614,315 @@ if A[1] == 'heartbeat' and #KEYS == 0 and #A >= 2 then
                 if n == nil then do inl_88 = fallback break end end
                 do inl_88 = n break end
             until true
-            inl_87 = inl_88
-            do inl_84 = inl_87 break end
+            cap = inl_88
+            if cap > 0 then M.P_wake_queue(queue) end
         until true
-        lock = inl_84
+        local retries = f[6] or 0
+        if nextq ~= nil then
+          rcall('PUBLISH', 'ql:' .. 'log',
+            encode({ jid = jid, event = 'advanced', queue = queue, to = nextq }))
+          repeat  -- inlined Job_hist
+            local jid, when, what, extra, legacy, whole = jid, now, 'put', '{"q":' .. encode(nextq) .. '}', false, whole
+              if legacy == nil then legacy = rcall('HGET', 'ql:j:' .. jid, 'history') end
+              if legacy then M.Job_migrate(jid, legacy) end
+              local entry
+              if not whole then
+                local inl_91
+                repeat  -- inlined P_whole_text
+                  local t, tstr = when
+                    if tstr and t >= 0 and t < 1e14 then do inl_91 = tstr:sub(1, -22) break end end
+                    do inl_91 = tostring(floor(t)) break end
+                until true
+                whole = inl_91
+              end
+              if extra == nil then
+                entry = '[' .. whole .. ',' .. encode(what) .. ']'
+              else
+                if type(extra) ~= 'string' then extra = encode(extra) end
+                entry = '[' .. whole .. ',' .. encode(what) .. ',' .. extra .. ']'
+              end
+              local hk = 'ql:j:' .. jid .. '-history'
+              local len = rcall('RPUSH', hk, entry)
+              if len < 3 then do break end end
+              local cap
+              local inl_92
+              repeat  -- inlined P_config_number
+                local name, fallback = 'max-job-history', 100
+                  local raw
+                  local inl_93
+                  repeat  -- inlined P_config_raw
+                    local name = name
+                      if cfg == false then do inl_93 = false break end end
+                      if cfg == nil then cfg = {} end
+                      local v = cfg[name]
+                      if v == nil then
+                        v = rcall('HGET', 'ql:config', name)
+                        cfg[name] = v
+                      end
+                      do inl_93 = v break end
+                  until true
+                  raw = inl_93
+                  local n
+                  local inl_94
+                  repeat  -- inlined P_num
+                    local v = raw
+                      local n = tonumber(v)
+                      if n and n == n and n ~= huge and n ~= -huge then do inl_94 = n break end end
+                      do inl_94 = nil break end
+                  until true
+                  n = inl_94
+                  if n == nil then do inl_92 = fallback break end end
+                  do inl_92 = n break end
+              until true
+              cap = inl_92
+              cap = floor(cap)
+              if cap >= 3 then
+                if len > cap then
+                  local first = rcall('LPOP', hk)
+                  rcall('LTRIM', hk, 1 - cap, -1)
+                  rcall('LPUSH', hk, first)
+                end
+              elseif cap == 1 and len >= 3 then
+                local first = rcall('LPOP', hk)
+                rcall('LPOP', hk)
+                rcall('LPUSH', hk, first)
+              end
+          until true
+          local now_arg
+          local inl_95
+          repeat  -- inlined P_score_arg
+            local now, tstr = now, tstr
+              if now >= 1 then do inl_95 = tstr break end end
+              do inl_95 = now break end
+          until true
+          now_arg = inl_95
+          rcall('ZADD', 'ql:queues', 'NX', now_arg, nextq)
+          rcall('HMSET', jk, 'data', data, 'time', tstr, 'state', 'waiting', 'worker', '',
+            'failure', '{}', 'queue', nextq, 'expires', '0', 'remaining', retries)
+          if delay > 0 and (depends == nil or #depends == 0) then
+            rcall('ZADD', 'ql:q:' .. nextq .. '-scheduled', now + delay, jid)
+            do inl_73 = 'scheduled' break end
+          end
+          local linked = 0
+          for _, d in ipairs(depends or {}) do
+            if M.Job_link(jid, d) then linked = linked + 1 end
+          end
+          if linked > 0 then
+            rcall('ZADD', 'ql:q:' .. nextq .. '-depends', now, jid)
+            rcall('HSET', jk, 'state', 'depends')
+            if delay > 0 then rcall('HSET', jk, 'scheduled', now + delay) end
+            do inl_73 = 'depends' break end
+          end
+          repeat  -- inlined Job_enqueue
+            local queue, jid, priority, t = nextq, jid, tonumber(f[7]) or 0, now
+              local score
+              local inl_96
+              repeat  -- inlined P_work_score
+                local priority, t = priority, t
+                do inl_96 = priority - (t / 10000000000) break end
+              until true
+              score = inl_96
+              rcall('ZADD', 'ql:q:' .. queue .. '-work', score, jid)
+              repeat  -- inlined P_wake_queue
+                local queue = queue
+                  if not wake then wake = {} end
+                  wake[queue] = true
+              until true
+          until true
+          do inl_73 = 'waiting' break end
+        end
+        rcall('PUBLISH', 'ql:' .. 'log',
+          '{"jid":' .. encode(jid) .. ',"event":"completed","queue":' .. encode(queue) .. '}')
+        rcall('HMSET', jk, 'data', data, 'time', tstr, 'state', 'complete', 'worker', '',
+          'failure', '{}', 'queue', '', 'expires', '0', 'remaining', retries)
+        local now_arg
+        local inl_97
+        repeat  -- inlined P_score_arg
+          local now, tstr = now, tstr
+            if now >= 1 then do inl_97 = tstr break end end
+            do inl_97 = now break end
+        until true
+        now_arg = inl_97
+        rcall('ZADD', 'ql:completed', now_arg, jid)
+        repeat  -- inlined Job_expire_completed
+          local now = now
+            local age
+            local inl_98
+            repeat  -- inlined P_config_number
+              local name, fallback = 'jobs-history', 604800
+                local raw
+                local inl_99
+                repeat  -- inlined P_config_raw
+                  local name = name
+                    if cfg == false then do inl_99 = false break end end
+                    if cfg == nil then cfg = {} end
+                    local v = cfg[name]
+                    if v == nil then
+                      v = rcall('HGET', 'ql:config', name)
+                      cfg[name] = v
+                    end
+                    do inl_99 = v break end
+                until true
+                raw = inl_99
+                local n
+                local inl_100
+                repeat  -- inlined P_num
+                  local v = raw
+                    local n = tonumber(v)
+                    if n and n == n and n ~= huge and n ~= -huge then do inl_100 = n break end end
+                    do inl_100 = nil break end
+                until true
+                n = inl_100
+                if n == nil then do inl_98 = fallback break end end
+                do inl_98 = n break end
+            until true
+            age = inl_98
+            local keep
+            local inl_101
+            repeat  -- inlined P_config_number
+              local name, fallback = 'jobs-history-count', 50000
+                local raw
+                local inl_102
+                repeat  -- inlined P_config_raw
+                  local name = name
+                    if cfg == false then do inl_102 = false break end end
+                    if cfg == nil then cfg = {} end
+                    local v = cfg[name]
+                    if v == nil then
+                      v = rcall('HGET', 'ql:config', name)
+                      cfg[name] = v
+                    end
+                    do inl_102 = v break end
+                until true
+                raw = inl_102
+                local n
+                local inl_103
+                repeat  -- inlined P_num
+                  local v = raw
+                    local n = tonumber(v)
+                    if n and n == n and n ~= huge and n ~= -huge then do inl_103 = n break end end
+                    do inl_103 = nil break end
+                until true
+                n = inl_103
+                if n == nil then do inl_101 = fallback break end end
+                do inl_101 = n break end
+            until true
+            keep = inl_101
+            keep = floor(keep)
+            local old = rcall('ZRANGEBYSCORE', 'ql:completed', '0', now - age, 'LIMIT', '0', '100')
+            if #old > 0 then
+              for _, j in ipairs(old) do M.Job_delete(j) end
+              rcall('ZREM', 'ql:completed', unpack(old))
+            end
+            local card = rcall('ZCARD', 'ql:completed')
+            local excess = keep >= 0 and card - keep or math.min(card, -keep)
+            if excess > 0 then
+              if excess > 100 then excess = 100 end
+              for _, j in ipairs(rcall('ZRANGE', 'ql:completed', 0, excess - 1)) do M.Job_delete(j) end
+              rcall('ZREMRANGEBYRANK', 'ql:completed', 0, excess - 1)
+            end
+        until true
+        if special then
+          local dependents = rcall('SMEMBERS', dk)
+          if #dependents > 0 then M.Job_release_dependents(now, jid, dependents) end
+        end
+        do inl_73 = 'complete' break end
+    until true
+    result = inl_73
+    repeat  -- inlined P_wake_workers
+        if not wake then do break end end
+        for q in pairs(wake) do
+          local wk = 'qlpy:wake:' .. q
+          if rcall('PUBSUB', 'NUMSUB', wk)[2] > 0 then rcall('PUBLISH', wk, q) end
+        end
+    until true
+    return result
+  end
+end
+if A[1] == 'heartbeat' and #KEYS == 0 and #A >= 2 then
+  local now
+  local inl_104
+  repeat  -- inlined P_num
+    local v = A[2]
+      local n = tonumber(v)
+      if n and n == n and n ~= huge and n ~= -huge then do inl_104 = n break end end
+      do inl_104 = nil break end
+  until true
+  now = inl_104
+  if now ~= nil then
+    local result
+    local inl_105
+    repeat  -- inlined Job_heartbeat
+      local now = now
+        local jid, worker, data = A[3], A[4], A[5]
+        if jid == nil then M.P_fail('Job(): no jid provided') end
+        if worker == nil then M.P_fail('Heatbeat(): Arg "worker" missing') end
+        local decoded
+        if data ~= nil then decoded = decode(data) end
+        local f = rcall('HMGET', 'ql:j:' .. jid, 'worker', 'state', 'queue')
+        local queue = f[3] or ''
+        local lock
+        local inl_106
+        repeat  -- inlined P_config_heartbeat
+          local queue = queue
+            local raw
+            local inl_107
+            repeat  -- inlined P_config_raw
+              local name = queue .. '-heartbeat'
+                if cfg == false then do inl_107 = false break end end
+                if cfg == nil then cfg = {} end
+                local v = cfg[name]
+                if v == nil then
+                  v = rcall('HGET', 'ql:config', name)
+                  cfg[name] = v
+                end
+                do inl_107 = v break end
+            until true
+            raw = inl_107
+            local n
+            local inl_108
+            repeat  -- inlined P_num
+              local v = raw
+                local n = tonumber(v)
+                if n and n == n and n ~= huge and n ~= -huge then do inl_108 = n break end end
+                do inl_108 = nil break end
+            until true
+            n = inl_108
+            if n ~= nil then do inl_106 = n break end end
+            local inl_109
+            local inl_110
+            repeat  -- inlined P_config_number
+              local name, fallback = 'heartbeat', 60
+                local raw
+                local inl_111
+                repeat  -- inlined P_config_raw
+                  local name = name
+                    if cfg == false then do inl_111 = false break end end
+                    if cfg == nil then cfg = {} end
+                    local v = cfg[name]
+                    if v == nil then
+                      v = rcall('HGET', 'ql:config', name)
+                      cfg[name] = v
+                    end
+                    do inl_111 = v break end
+                until true
+                raw = inl_111
+                local n
+                local inl_112
+                repeat  -- inlined P_num
+                  local v = raw
+                    local n = tonumber(v)
+                    if n and n == n and n ~= huge and n ~= -huge then do inl_112 = n break end end
+                    do inl_112 = nil break end
+                until true
+                n = inl_112
+                if n == nil then do inl_110 = fallback break end end
+                do inl_110 = n break end
+            until true
+            inl_109 = inl_110
+            do inl_106 = inl_109 break end
+        until true
+        lock = inl_106
         local expires = now + lock
         if not f[1] then M.P_fail('Heartbeat(): Job ' .. jid .. ' does not exist') end
         if f[2] ~= 'running' then
@@ -3566,10 +3940,11 @@ if A[1] == 'heartbeat' and #KEYS == 0 and #A >= 2 then
         rcall('ZADD', 'ql:w:' .. worker .. ':jobs', expires, jid)
         rcall('ZADD', 'ql:workers', now, worker)
         rcall('ZADD', 'ql:q:' .. queue .. '-locks', expires, jid)
-        do inl_83 = expires break end
+        do inl_105 = expires break end
     until true
-    result = inl_83
+    result = inl_105
     repeat  -- inlined P_wake_workers
+        if not wake then do break end end
         for q in pairs(wake) do
           local wk = 'qlpy:wake:' .. q
           if rcall('PUBSUB', 'NUMSUB', wk)[2] > 0 then rcall('PUBLISH', wk, q) end
@@ -3580,17 +3955,17 @@ if A[1] == 'heartbeat' and #KEYS == 0 and #A >= 2 then
 end
 if A[1] == 'fail' and #KEYS == 0 and #A >= 2 then
   local now
-  local inl_91
+  local inl_113
   repeat  -- inlined P_num
     local v = A[2]
       local n = tonumber(v)
-      if n and n == n and n ~= huge and n ~= -huge then do inl_91 = n break end end
-      do inl_91 = nil break end
+      if n and n == n and n ~= huge and n ~= -huge then do inl_113 = n break end end
+      do inl_113 = nil break end
   until true
-  now = inl_91
+  now = inl_113
   if now ~= nil then
     local result
-    local inl_92
+    local inl_114
     repeat  -- inlined Job_fail
       local now = now
         local jid, worker, group, message, data = A[3], A[4], A[5], A[6], A[7]
@@ -3613,59 +3988,70 @@ if A[1] == 'fail' and #KEYS == 0 and #A >= 2 then
         repeat  -- inlined Job_notify
           local jid, channel, tracked = jid, 'failed'
             if tracked == nil then
-              local inl_93
+              local inl_115
               repeat  -- inlined Job_is_tracked
                 local jid = jid
-                do inl_93 = rcall('ZSCORE', 'ql:tracked', jid) ~= false break end
+                do inl_115 = rcall('ZSCORE', 'ql:tracked', jid) ~= false break end
               until true
-              tracked = inl_93
+              tracked = inl_115
             end
             if tracked then rcall('PUBLISH', 'ql:' .. channel, jid) end
         until true
         rcall('ZREM', 'ql:w:' .. worker .. ':jobs', jid)
         repeat  -- inlined Job_hist
-          local jid, when, what, extra, legacy = jid, now, 'failed', { worker = worker, group = group }, f[4] or false
+          local jid, when, what, extra, legacy, whole = jid, now, 'failed', { worker = worker, group = group }, f[4] or false
             if legacy == nil then legacy = rcall('HGET', 'ql:j:' .. jid, 'history') end
             if legacy then M.Job_migrate(jid, legacy) end
             local entry
+            if not whole then
+              local inl_116
+              repeat  -- inlined P_whole_text
+                local t, tstr = when
+                  if tstr and t >= 0 and t < 1e14 then do inl_116 = tstr:sub(1, -22) break end end
+                  do inl_116 = tostring(floor(t)) break end
+              until true
+              whole = inl_116
+            end
             if extra == nil then
-              entry = '[' .. floor(when) .. ',' .. encode(what) .. ']'
+              entry = '[' .. whole .. ',' .. encode(what) .. ']'
             else
               if type(extra) ~= 'string' then extra = encode(extra) end
-              entry = '[' .. floor(when) .. ',' .. encode(what) .. ',' .. extra .. ']'
+              entry = '[' .. whole .. ',' .. encode(what) .. ',' .. extra .. ']'
             end
             local hk = 'ql:j:' .. jid .. '-history'
             local len = rcall('RPUSH', hk, entry)
             if len < 3 then do break end end
             local cap
-            local inl_94
+            local inl_117
             repeat  -- inlined P_config_number
               local name, fallback = 'max-job-history', 100
                 local raw
-                local inl_95
+                local inl_118
                 repeat  -- inlined P_config_raw
                   local name = name
+                    if cfg == false then do inl_118 = false break end end
+                    if cfg == nil then cfg = {} end
                     local v = cfg[name]
                     if v == nil then
                       v = rcall('HGET', 'ql:config', name)
                       cfg[name] = v
                     end
-                    do inl_95 = v break end
+                    do inl_118 = v break end
                 until true
-                raw = inl_95
+                raw = inl_118
                 local n
-                local inl_96
+                local inl_119
                 repeat  -- inlined P_num
                   local v = raw
                     local n = tonumber(v)
-                    if n and n == n and n ~= huge and n ~= -huge then do inl_96 = n break end end
-                    do inl_96 = nil break end
+                    if n and n == n and n ~= huge and n ~= -huge then do inl_119 = n break end end
+                    do inl_119 = nil break end
                 until true
-                n = inl_96
-                if n == nil then do inl_94 = fallback break end end
-                do inl_94 = n break end
+                n = inl_119
+                if n == nil then do inl_117 = fallback break end end
+                do inl_117 = n break end
             until true
-            cap = inl_94
+            cap = inl_117
             cap = floor(cap)
             if cap >= 3 then
               if len > cap then
@@ -3682,19 +4068,20 @@ if A[1] == 'fail' and #KEYS == 0 and #A >= 2 then
         repeat  -- inlined Stats_count
           local now, when, queue, field, by, field2, by2 = now, now, queue, 'failures', 1, 'failed', 1
             local day
-            local inl_97
+            local inl_120
             repeat  -- inlined P_day_of
               local t = when
-              do inl_97 = t - (t % 86400) break end
+              do inl_120 = t - (t % 86400) break end
             until true
-            day = inl_97
+            day = inl_120
             local k
-            local inl_98
+            local inl_121
             repeat  -- inlined P_stats_key
               local kind, day, queue = 'stats', day, queue
-              do inl_98 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
+                if day >= 1 and day < 1e14 then do inl_121 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end end
+                do inl_121 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
             until true
-            k = inl_98
+            k = inl_121
             rcall('HINCRBY', k, field, by)
             if field2 then rcall('HINCRBY', k, field2, by2) end
             M.Stats_expire(k, now, day)
@@ -3708,37 +4095,39 @@ if A[1] == 'fail' and #KEYS == 0 and #A >= 2 then
         until true
         repeat  -- inlined Job_left_running
           local queue = queue
-            if not queue then do break end end
+            if not queue or cfg == false then do break end end
             local cap
-            local inl_99
+            local inl_122
             repeat  -- inlined P_config_number
               local name, fallback = queue .. '-max-concurrency', 0
                 local raw
-                local inl_100
+                local inl_123
                 repeat  -- inlined P_config_raw
                   local name = name
+                    if cfg == false then do inl_123 = false break end end
+                    if cfg == nil then cfg = {} end
                     local v = cfg[name]
                     if v == nil then
                       v = rcall('HGET', 'ql:config', name)
                       cfg[name] = v
                     end
-                    do inl_100 = v break end
+                    do inl_123 = v break end
                 until true
-                raw = inl_100
+                raw = inl_123
                 local n
-                local inl_101
+                local inl_124
                 repeat  -- inlined P_num
                   local v = raw
                     local n = tonumber(v)
-                    if n and n == n and n ~= huge and n ~= -huge then do inl_101 = n break end end
-                    do inl_101 = nil break end
+                    if n and n == n and n ~= huge and n ~= -huge then do inl_124 = n break end end
+                    do inl_124 = nil break end
                 until true
-                n = inl_101
-                if n == nil then do inl_99 = fallback break end end
-                do inl_99 = n break end
+                n = inl_124
+                if n == nil then do inl_122 = fallback break end end
+                do inl_122 = n break end
             until true
-            cap = inl_99
-            if cap > 0 then wake[queue] = true end
+            cap = inl_122
+            if cap > 0 then M.P_wake_queue(queue) end
         until true
         if decoded ~= nil and decoded ~= false then rcall('HSET', 'ql:j:' .. jid, 'data', encode(decoded)) end
         repeat  -- inlined Job_park_failed
@@ -3748,10 +4137,11 @@ if A[1] == 'fail' and #KEYS == 0 and #A >= 2 then
             rcall('SADD', 'ql:failures', group)
             rcall('LPUSH', 'ql:f:' .. group, jid)
         until true
-        do inl_92 = jid break end
+        do inl_114 = jid break end
     until true
-    result = inl_92
+    result = inl_114
     repeat  -- inlined P_wake_workers
+        if not wake then do break end end
         for q in pairs(wake) do
           local wk = 'qlpy:wake:' .. q
           if rcall('PUBSUB', 'NUMSUB', wk)[2] > 0 then rcall('PUBLISH', wk, q) end
@@ -3762,17 +4152,17 @@ if A[1] == 'fail' and #KEYS == 0 and #A >= 2 then
 end
 if A[1] == 'retry' and #KEYS == 0 and #A >= 2 then
   local now
-  local inl_102
+  local inl_125
   repeat  -- inlined P_num
     local v = A[2]
       local n = tonumber(v)
-      if n and n == n and n ~= huge and n ~= -huge then do inl_102 = n break end end
-      do inl_102 = nil break end
+      if n and n == n and n ~= huge and n ~= -huge then do inl_125 = n break end end
+      do inl_125 = nil break end
   until true
-  now = inl_102
+  now = inl_125
   if now ~= nil then
     local result
-    local inl_103
+    local inl_126
     repeat  -- inlined Job_retry
       local now = now
         local jid, queue, worker, delay_s, group, message = A[3], A[4], A[5], A[6], A[7], A[8]
@@ -3781,14 +4171,14 @@ if A[1] == 'retry' and #KEYS == 0 and #A >= 2 then
         if worker == nil then M.P_fail('Retry(): Arg "worker" missing') end
         local delay = 0
         if delay_s ~= nil then
-          local inl_104
+          local inl_127
           repeat  -- inlined P_num
             local v = delay_s
               local n = tonumber(v)
-              if n and n == n and n ~= huge and n ~= -huge then do inl_104 = n break end end
-              do inl_104 = nil break end
+              if n and n == n and n ~= huge and n ~= -huge then do inl_127 = n break end end
+              do inl_127 = nil break end
           until true
-          delay = inl_104
+          delay = inl_127
           if delay == nil then M.P_fail('Retry(): Arg "delay" not a number: ' .. delay_s) end
         end
         local f = rcall('HMGET', 'ql:j:' .. jid, 'state', 'worker', 'queue', 'priority', 'history')
@@ -3805,83 +4195,96 @@ if A[1] == 'retry' and #KEYS == 0 and #A >= 2 then
         rcall('ZREM', 'ql:w:' .. worker .. ':jobs', jid)
         repeat  -- inlined Job_left_running
           local queue = f[3]
-            if not queue then do break end end
+            if not queue or cfg == false then do break end end
             local cap
-            local inl_105
+            local inl_128
             repeat  -- inlined P_config_number
               local name, fallback = queue .. '-max-concurrency', 0
                 local raw
-                local inl_106
+                local inl_129
                 repeat  -- inlined P_config_raw
                   local name = name
+                    if cfg == false then do inl_129 = false break end end
+                    if cfg == nil then cfg = {} end
                     local v = cfg[name]
                     if v == nil then
                       v = rcall('HGET', 'ql:config', name)
                       cfg[name] = v
                     end
-                    do inl_106 = v break end
+                    do inl_129 = v break end
                 until true
-                raw = inl_106
+                raw = inl_129
                 local n
-                local inl_107
+                local inl_130
                 repeat  -- inlined P_num
                   local v = raw
                     local n = tonumber(v)
-                    if n and n == n and n ~= huge and n ~= -huge then do inl_107 = n break end end
-                    do inl_107 = nil break end
+                    if n and n == n and n ~= huge and n ~= -huge then do inl_130 = n break end end
+                    do inl_130 = nil break end
                 until true
-                n = inl_107
-                if n == nil then do inl_105 = fallback break end end
-                do inl_105 = n break end
+                n = inl_130
+                if n == nil then do inl_128 = fallback break end end
+                do inl_128 = n break end
             until true
-            cap = inl_105
-            if cap > 0 then wake[queue] = true end
+            cap = inl_128
+            if cap > 0 then M.P_wake_queue(queue) end
         until true
         if remaining < 0 then
           group = group or ('failed-retries-' .. queue)
           repeat  -- inlined Job_hist
-            local jid, when, what, extra, legacy = jid, now, 'failed', { group = group }, f[5] or false
+            local jid, when, what, extra, legacy, whole = jid, now, 'failed', { group = group }, f[5] or false
               if legacy == nil then legacy = rcall('HGET', 'ql:j:' .. jid, 'history') end
               if legacy then M.Job_migrate(jid, legacy) end
               local entry
+              if not whole then
+                local inl_131
+                repeat  -- inlined P_whole_text
+                  local t, tstr = when
+                    if tstr and t >= 0 and t < 1e14 then do inl_131 = tstr:sub(1, -22) break end end
+                    do inl_131 = tostring(floor(t)) break end
+                until true
+                whole = inl_131
+              end
               if extra == nil then
-                entry = '[' .. floor(when) .. ',' .. encode(what) .. ']'
+                entry = '[' .. whole .. ',' .. encode(what) .. ']'
               else
                 if type(extra) ~= 'string' then extra = encode(extra) end
-                entry = '[' .. floor(when) .. ',' .. encode(what) .. ',' .. extra .. ']'
+                entry = '[' .. whole .. ',' .. encode(what) .. ',' .. extra .. ']'
               end
               local hk = 'ql:j:' .. jid .. '-history'
               local len = rcall('RPUSH', hk, entry)
               if len < 3 then do break end end
               local cap
-              local inl_108
+              local inl_132
               repeat  -- inlined P_config_number
                 local name, fallback = 'max-job-history', 100
                   local raw
-                  local inl_109
+                  local inl_133
                   repeat  -- inlined P_config_raw
                     local name = name
+                      if cfg == false then do inl_133 = false break end end
+                      if cfg == nil then cfg = {} end
                       local v = cfg[name]
                       if v == nil then
                         v = rcall('HGET', 'ql:config', name)
                         cfg[name] = v
                       end
-                      do inl_109 = v break end
+                      do inl_133 = v break end
                   until true
-                  raw = inl_109
+                  raw = inl_133
                   local n
-                  local inl_110
+                  local inl_134
                   repeat  -- inlined P_num
                     local v = raw
                       local n = tonumber(v)
-                      if n and n == n and n ~= huge and n ~= -huge then do inl_110 = n break end end
-                      do inl_110 = nil break end
+                      if n and n == n and n ~= huge and n ~= -huge then do inl_134 = n break end end
+                      do inl_134 = nil break end
                   until true
-                  n = inl_110
-                  if n == nil then do inl_108 = fallback break end end
-                  do inl_108 = n break end
+                  n = inl_134
+                  if n == nil then do inl_132 = fallback break end end
+                  do inl_132 = n break end
               until true
-              cap = inl_108
+              cap = inl_132
               cap = floor(cap)
               if cap >= 3 then
                 if len > cap then
@@ -3905,12 +4308,12 @@ if A[1] == 'retry' and #KEYS == 0 and #A >= 2 then
           repeat  -- inlined Job_notify
             local jid, channel, tracked = jid, 'failed'
               if tracked == nil then
-                local inl_111
+                local inl_135
                 repeat  -- inlined Job_is_tracked
                   local jid = jid
-                  do inl_111 = rcall('ZSCORE', 'ql:tracked', jid) ~= false break end
+                  do inl_135 = rcall('ZSCORE', 'ql:tracked', jid) ~= false break end
                 until true
-                tracked = inl_111
+                tracked = inl_135
               end
               if tracked then rcall('PUBLISH', 'ql:' .. channel, jid) end
           until true
@@ -3924,19 +4327,20 @@ if A[1] == 'retry' and #KEYS == 0 and #A >= 2 then
           repeat  -- inlined Stats_count
             local now, when, queue, field, by, field2, by2 = now, now, queue, 'failures', 1, 'failed', 1
               local day
-              local inl_112
+              local inl_136
               repeat  -- inlined P_day_of
                 local t = when
-                do inl_112 = t - (t % 86400) break end
+                do inl_136 = t - (t % 86400) break end
               until true
-              day = inl_112
+              day = inl_136
               local k
-              local inl_113
+              local inl_137
               repeat  -- inlined P_stats_key
                 local kind, day, queue = 'stats', day, queue
-                do inl_113 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
+                  if day >= 1 and day < 1e14 then do inl_137 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end end
+                  do inl_137 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
               until true
-              k = inl_113
+              k = inl_137
               rcall('HINCRBY', k, field, by)
               if field2 then rcall('HINCRBY', k, field2, by2) end
               M.Stats_expire(k, now, day)
@@ -3949,14 +4353,18 @@ if A[1] == 'retry' and #KEYS == 0 and #A >= 2 then
             repeat  -- inlined Job_enqueue
               local queue, jid, priority, t = queue, jid, tonumber(f[4]) or 0, now
                 local score
-                local inl_114
+                local inl_138
                 repeat  -- inlined P_work_score
                   local priority, t = priority, t
-                  do inl_114 = priority - (t / 10000000000) break end
+                  do inl_138 = priority - (t / 10000000000) break end
                 until true
-                score = inl_114
+                score = inl_138
                 rcall('ZADD', 'ql:q:' .. queue .. '-work', score, jid)
-                wake[queue] = true
+                repeat  -- inlined P_wake_queue
+                  local queue = queue
+                    if not wake then wake = {} end
+                    wake[queue] = true
+                until true
             until true
             rcall('HSET', jk, 'state', 'waiting')
           end
@@ -3965,10 +4373,11 @@ if A[1] == 'retry' and #KEYS == 0 and #A >= 2 then
               encode({ group = group, message = message, when = floor(now), worker = worker }))
           end
         end
-        do inl_103 = floor(remaining) break end
+        do inl_126 = floor(remaining) break end
     until true
-    result = inl_103
+    result = inl_126
     repeat  -- inlined P_wake_workers
+        if not wake then do break end end
         for q in pairs(wake) do
           local wk = 'qlpy:wake:' .. q
           if rcall('PUBSUB', 'NUMSUB', wk)[2] > 0 then rcall('PUBLISH', wk, q) end
@@ -3989,17 +4398,18 @@ local function main()
   if not command then M.P_fail('Unknown command ' .. cmd) end
   if #A < 2 then error("bad argument #1 to 'tonumber' (value expected)") end
   local now
-  local inl_115
+  local inl_139
   repeat  -- inlined P_num
     local v = A[2]
       local n = tonumber(v)
-      if n and n == n and n ~= huge and n ~= -huge then do inl_115 = n break end end
-      do inl_115 = nil break end
+      if n and n == n and n ~= huge and n ~= -huge then do inl_139 = n break end end
+      do inl_139 = nil break end
   until true
-  now = inl_115
+  now = inl_139
   if now == nil then M.P_fail('Arg "now" missing or not a number: nil') end
   local result = command(now)
   repeat  -- inlined P_wake_workers
+      if not wake then do break end end
       for q in pairs(wake) do
         local wk = 'qlpy:wake:' .. q
         if rcall('PUBSUB', 'NUMSUB', wk)[2] > 0 then rcall('PUBLISH', wk, q) end

@@ -117,5 +117,5 @@ def test_inlined_commands_create_no_function_on_their_common_path(
     assert lazy("fail", T + 8, "d", "w", "group", "message", "{}") == first_sample
     assert lazy("retry", T + 9, "e", "q", "w", 0, "group", "message") == []
     # A command outside the list still works, through define().
-    assert lazy("get", T, "a") == ["Api_get", "Job_get", "Job_render", "Job_fetch", "P_jstr",
-                                   "P_jlist"]
+    assert lazy("get", T, "a") == ["Api_get", "Job_get", "Job_render", "Job_fetch",
+                                   "P_num_json", "P_jstr", "P_jlist"]
