@@ -120,8 +120,10 @@ end
 -- `f` is a Job.fetch result when the caller has one; `tracked` is known or nil.
 -- `wrap` true renders a one-element JSON array instead (pop of one job), in the same
 -- concatenation. `last`, when given, is the rendering of the newest history entry, which
--- the caller has just appended: the list is then read without it.
-function Job.render(jid, f, tracked, wrap, last)
+-- the caller has just appended: the list is then read without it. `seen` and `shown` are
+-- an entry's stored text that the caller can predict and its rendering (the rendering
+-- below makes of that text): a stored entry equal to `seen` is not parsed.
+function Job.render(jid, f, tracked, wrap, last, seen, shown)
   if not f then f = Job.fetch(jid) end
   if not f[F_JID] then return nil end
   if f[F_HISTORY] then
@@ -134,8 +136,13 @@ function Job.render(jid, f, tracked, wrap, last)
     -- Inline fast path of Job.render_entry for the two shapes every command writes.
     local text = hist[i]
     -- A flat extra object only: braces inside could mean more values after it.
-    local when, what, inner = text:match('^%[(%d+),("[%w%-]*"),{([^{}]*)}%]$')
-    if when and not inner:find('"wh', 1, true) then
+    local when, what, inner
+    if text ~= seen then
+      when, what, inner = text:match('^%[(%d+),("[%w%-]*"),{([^{}]*)}%]$')
+    end
+    if text == seen then
+      hist[i] = shown
+    elseif when and not inner:find('"wh', 1, true) then
       if inner == '' then
         hist[i] = '{"when":' .. when .. ',"what":' .. what .. '}'
       else
@@ -163,9 +170,6 @@ function Job.render(jid, f, tracked, wrap, last)
   local priority = num_json(f[F_PRIORITY])
   local retries = num_json(f[F_RETRIES])
   local remaining = num_json(f[F_REMAINING], true)
-  priority = priority and ',"priority":' .. priority or ''
-  retries = retries and ',"retries":' .. retries or ''
-  remaining = remaining and ',"remaining":' .. remaining or ''
   -- Every part as a statement of its own, so that the build can inline the helpers into
   -- pop's common path; then one concatenation expression builds the result in one step.
   local klass = jstr(f[F_KLASS])
@@ -173,7 +177,11 @@ function Job.render(jid, f, tracked, wrap, last)
   local queue = jstr(f[F_QUEUE])
   local data = jstr(f[F_DATA])
   local spawned = jstr(f[F_SPAWNED])
-  local history = jlist(hist)
+  -- The history's brackets go into the one concatenation below (cjson writes {} for none).
+  local history, hopen, hclose = '{}', '', ''
+  if #hist > 0 then
+    history, hopen, hclose = concat(hist, ','), '[', ']'
+  end
   local tags, failure = f[F_TAGS], f[F_FAILURE]
   if tags ~= '{}' then
     tags = Job.stored_list(tags)
@@ -186,9 +194,12 @@ function Job.render(jid, f, tracked, wrap, last)
     ',"worker":' .. encode(f[F_WORKER] or '') .. ',"tracked":' .. (tracked and 'true' or 'false') ..
     ',"expires":' .. encode(tonumber(f[F_EXPIRES]) or 0) .. ',"data":' .. data ..
     ',"tags":' .. tags .. ',"failure":' .. failure ..
-    ',"spawned_from_jid":' .. spawned .. ',"history":' .. history ..
+    ',"spawned_from_jid":' .. spawned .. ',"history":' .. hopen .. history .. hclose ..
     ',"dependents":' .. (#dependents == 0 and '{}' or Job.encoded_members(dependents)) ..
-    ',"dependencies":' .. dependencies .. priority .. retries .. remaining ..
+    ',"dependencies":' .. dependencies ..
+    (priority and ',"priority":' or '') .. (priority or '') ..
+    (retries and ',"retries":' or '') .. (retries or '') ..
+    (remaining and ',"remaining":' or '') .. (remaining or '') ..
     (wrap and '}]' or '}')
 end
 
@@ -342,8 +353,12 @@ function Job.put(now, requeue)
   if delay == nil then fail('Put(): Arg "delay" not a number: ' .. tostring(delay_s)) end
   local n = #A
   if (n - 8) % 2 == 1 then fail('Odd number of additional args') end
-  -- An empty table when there are no options (the common case).
-  local opts = Job.options(9, n)
+  -- No table at all when there are no options (the common case).
+  local o_retries, o_tags, o_priority, o_depends
+  if n > 8 then
+    local opts = Job.options(9, n)
+    o_retries, o_tags, o_priority, o_depends = opts.retries, opts.tags, opts.priority, opts.depends
+  end
   -- One EXISTS tells whether the job exists (1) and whether any job is tracked (2): it
   -- counts a key once per mention. A new job then needs no HMGET, and an empty ql:tracked
   -- no ZSCORE.
@@ -355,29 +370,32 @@ function Job.put(now, requeue)
     f = rcall('HMGET', jk, 'jid', 'state', 'queue', 'worker', 'priority', 'retries', 'tags',
       'failure', 'history')
   else
-    f = {}
+    -- A new job has none of those fields: KEYS is an empty table here (the dispatcher
+    -- checked), so nothing has to be made for it.
+    f = KEYS
   end
 
   local retries = f[6] and tonumber(f[6]) or 5
-  if opts.retries ~= nil then
-    retries = num(opts.retries)
-    if retries == nil then fail('Put(): Arg "retries" not a number: ' .. opts.retries) end
+  if o_retries ~= nil then
+    retries = num(o_retries)
+    if retries == nil then fail('Put(): Arg "retries" not a number: ' .. o_retries) end
   end
-  local old_tags = f[7] and Job.tag_list(f[7]) or {}
+  -- Tag and dependency lists stay false when there are none.
+  local old_tags = f[7] and Job.tag_list(f[7])
   local tags = old_tags
-  if opts.tags ~= nil then
-    tags = string_list(decode(opts.tags))
-    if tags == nil then fail('Put(): Arg "tags" not JSON' .. opts.tags) end
+  if o_tags ~= nil then
+    tags = string_list(decode(o_tags))
+    if tags == nil then fail('Put(): Arg "tags" not JSON' .. o_tags) end
   end
   local priority = f[5] and tonumber(f[5]) or 0
-  if opts.priority ~= nil then
-    priority = num(opts.priority)
-    if priority == nil then fail('Put(): Arg "priority" not a number' .. opts.priority) end
+  if o_priority ~= nil then
+    priority = num(o_priority)
+    if priority == nil then fail('Put(): Arg "priority" not a number' .. o_priority) end
   end
-  local depends = {}
-  if opts.depends ~= nil then
-    depends = string_list(decode(opts.depends))
-    if depends == nil then fail('Put(): Arg "depends" not JSON: ' .. opts.depends) end
+  local depends = false
+  if o_depends ~= nil then
+    depends = string_list(decode(o_depends))
+    if depends == nil then fail('Put(): Arg "depends" not JSON: ' .. o_depends) end
   end
 
   -- Writes begin here.
@@ -389,7 +407,7 @@ function Job.put(now, requeue)
     end
   end
   local depk = key.job .. jid .. key.dependencies
-  if #depends > 0 then
+  if depends and #depends > 0 then
     local wanted = {}
     for _, d in ipairs(depends) do wanted[d] = true end
     for _, d in ipairs(rcall('SMEMBERS', depk)) do
@@ -420,24 +438,28 @@ function Job.put(now, requeue)
     end
   end
   if old_state == 'complete' then rcall('ZREM', key.completed, jid) end
-  for _, t in ipairs(tags) do
-    rcall('ZADD', key.tag .. t, now, jid)
-    rcall('ZINCRBY', tagk, 1, t)
+  if tags then
+    for _, t in ipairs(tags) do
+      rcall('ZADD', key.tag .. t, now, jid)
+      rcall('ZINCRBY', tagk, 1, t)
+    end
   end
   if old_state == 'failed' then
     local failure = Stats.unfailed(now, f[8], queue)
     if failure then Job.unlist_failure(jid, failure.group) end
   end
-  for _, d in ipairs(depends) do
-    if d == jid then
-      -- The reference writes the hash before linking, so a job may depend on itself.
-      rcall('SADD', depk, d)
-      rcall('SADD', key.job .. d .. key.dependents, jid)
-    else
-      Job.link(jid, d)
+  if depends then
+    for _, d in ipairs(depends) do
+      if d == jid then
+        -- The reference writes the hash before linking, so a job may depend on itself.
+        rcall('SADD', depk, d)
+        rcall('SADD', key.job .. d .. key.dependents, jid)
+      else
+        Job.link(jid, d)
+      end
     end
   end
-  local has_deps = (f[1] or f[2] or #depends > 0) and rcall('SCARD', depk) > 0
+  local has_deps = (f[1] or f[2] or (depends and #depends > 0)) and rcall('SCARD', depk) > 0
   local state = 'waiting'
   if has_deps then
     state = 'depends'
@@ -449,8 +471,8 @@ function Job.put(now, requeue)
   local retries_v = retries == 5 and '5' or retries
   local priority_v = (priority == 0 and 1 / priority > 0) and '0' or priority
   rcall('HMSET', jk, 'jid', jid, 'klass', klass, 'data', data, 'priority', priority_v,
-    'tags', #tags == 0 and '{}' or encode(tags), 'state', state, 'worker', '', 'expires', '0', 'queue', queue, 'retries', retries_v,
-    'remaining', retries_v, 'time', tstr)
+    'tags', (not tags or #tags == 0) and '{}' or encode(tags), 'state', state, 'worker', '',
+    'expires', '0', 'queue', queue, 'retries', retries_v, 'remaining', retries_v, 'time', tstr)
   if has_deps then
     rcall('ZADD', key.queue .. queue .. key.depends, now, jid)
     if delay > 0 then rcall('HSET', jk, 'scheduled', now + delay) end

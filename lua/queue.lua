@@ -212,10 +212,20 @@ function Queue.pop(now)
     local jid = jids[1]
     local f, tracked = Queue.hand_out(now, jid, worker, expires, expires_s, tstr, whole, wentry, special)
     if not f then return '{}' end
-    Stats.sample(now, 'wait', queue, now - (tonumber(f[F_TIME]) or now))
+    local put_t = tonumber(f[F_TIME]) or now
+    Stats.sample(now, 'wait', queue, now - put_t)
     rcall('ZADD', wjk, expires_s, jid)
     rcall('ZADD', lk, expires_s, jid)
-    return Job.render(jid, f, tracked, true, last)
+    -- The entry the job's put wrote, predicted from its time and queue, and its rendering:
+    -- an entry that is exactly this text is rendered without being parsed.
+    local seen, shown
+    if put_t >= 1 and put_t < 1e14 then
+      local w = whole_text(put_t, f[F_TIME])
+      local q = encode(f[F_QUEUE])
+      seen = '[' .. w .. ',"put",{"q":' .. q .. '}]'
+      shown = '{"when":' .. w .. ',"what":"put","q":' .. q .. '}'
+    end
+    return Job.render(jid, f, tracked, true, last, seen, shown)
   end
   local popped = {}
   for _, jid in ipairs(jids) do

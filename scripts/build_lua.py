@@ -212,6 +212,11 @@ def define(modules: dict[str, Module], aliases: list[str], inliner: Inliner) -> 
     define's own locals, made only when something is defined, and define itself captures
     just the per-call tables (``cfg``, ``wake``) instead of a dozen upvalues that every
     call would pay for. ``M`` is define's first argument, and its own metatable.
+
+    Code outside the module functions (the inlined paths, the dispatcher) looks functions
+    up with ``define(nil, name)``: the first such lookup of a call makes the table ``M``.
+    A call whose path needs nothing lazy, the common case, makes neither table nor
+    metatable.
     """
     rank = {name: i for i, name in enumerate(HOT)}
     entries = [(f"{m.name}_{fname}", f"{m.name}.{fname}", body)
@@ -223,6 +228,14 @@ def define(modules: dict[str, Module], aliases: list[str], inliner: Inliner) -> 
         "-- Module.name in the sources is M.Module_name here; define() creates it on its first",
         "-- use in this call.",
         "local function define(lazy_t, lazy_k)",
+        "  if lazy_t == nil then",
+        "    if not M then",
+        "      M = {}",
+        "      M.__index = define",
+        "      setmetatable(M, M)",
+        "    end",
+        "    return M[lazy_k]",
+        "  end",
         *indent(aliases, "  "),
         "  local M = lazy_t",
         "  local lazy_f",
@@ -235,10 +248,23 @@ def define(modules: dict[str, Module], aliases: list[str], inliner: Inliner) -> 
         "  if lazy_f ~= nil then lazy_t[lazy_k] = lazy_f end",
         "  return lazy_f",
         "end",
-        "M.__index = define",
-        "setmetatable(M, M)",
-        *inlined(modules, inliner),
+        *outside(inlined(modules, inliner)),
     ]
+    return out
+
+
+OUTSIDE_REF = re.compile(r"(?<![\w.])M\.(\w+)")
+OUTSIDE_API = re.compile(r"(?<![\w.])M\['Api_' \.\. (\w+)\]")
+
+
+def outside(lines: list[str]) -> list[str]:
+    """Module lookups outside define(), ``M.name``, become ``define(nil, 'name')``."""
+    out = []
+    for line in "\n".join(lines).split("\n"):
+        if not line.lstrip().startswith("--"):
+            line = OUTSIDE_REF.sub(r"define(nil, '\1')", line)
+            line = OUTSIDE_API.sub(r"define(nil, 'Api_' .. \1)", line)
+        out.append(line)
     return out
 
 
@@ -296,7 +322,7 @@ MODULE_DECL = re.compile(r"^local ((?:[A-Z]\w*, )*[A-Z]\w*) = \{\}(?:, \{\})*\s*
 
 def flatten(text: str, names: list[str]) -> str:
     """Module.fn -> M.Module_fn, Api[x] -> M['Api_' .. x], one module table M."""
-    text = MODULE_DECL.sub("local M = {}  -- every module function, created on demand", text)
+    text = MODULE_DECL.sub("local M  -- every module function, created on demand by define()", text)
     pattern = re.compile(rf"(?<![\w.])({'|'.join(names)})\.([A-Za-z_]\w*)")
     text = pattern.sub(lambda m: f"M.{m.group(1)}_{m.group(2)}", text)
     return re.sub(r"(?<![\w.])Api\[(\w+)\]", r"M['Api_' .. \1]", text)
@@ -378,7 +404,7 @@ def build() -> str:
     # The dispatcher's own helper calls (the number check, the wake-up) are inlined too.
     dispatcher = flatten(call_helpers("\n".join(tail) + "\n", modules), list(modules))
     try:
-        dispatcher = inliner.expand(dispatcher)
+        dispatcher = "\n".join(outside([inliner.expand(dispatcher)]))
     except InlineError as exc:
         raise BuildError(f"inlining the dispatcher: {exc}") from exc
     return text + "\n-- ==== api.lua (dispatcher) ====\n" + dispatcher

@@ -22,7 +22,7 @@ local format, concat = string.format, table.concat
 local A = ARGV
 
 -- Module tables; the files that follow attach their functions to these.
-local M = {}  -- every module function, created on demand
+local M  -- every module function, created on demand by define()
 -- Per-call state, made only when a call needs it: `cfg` holds the configuration values
 -- already read (false: the call knows the config hash does not exist), `wake` the queues
 -- to wake at the end.
@@ -186,6 +186,14 @@ local cfg, wake
 -- Module.name in the sources is M.Module_name here; define() creates it on its first
 -- use in this call.
 local function define(lazy_t, lazy_k)
+  if lazy_t == nil then
+    if not M then
+      M = {}
+      M.__index = define
+      setmetatable(M, M)
+    end
+    return M[lazy_k]
+  end
   local rcall = redis.call
   local encode, decode = cjson.encode, cjson.decode
   local floor, huge = math.floor, math.huge
@@ -337,8 +345,12 @@ local function define(lazy_t, lazy_k)
       if delay == nil then M.P_fail('Put(): Arg "delay" not a number: ' .. tostring(delay_s)) end
       local n = #A
       if (n - 8) % 2 == 1 then M.P_fail('Odd number of additional args') end
-      -- An empty table when there are no options (the common case).
-      local opts = M.Job_options(9, n)
+      -- No table at all when there are no options (the common case).
+      local o_retries, o_tags, o_priority, o_depends
+      if n > 8 then
+        local opts = M.Job_options(9, n)
+        o_retries, o_tags, o_priority, o_depends = opts.retries, opts.tags, opts.priority, opts.depends
+      end
       -- One EXISTS tells whether the job exists (1) and whether any job is tracked (2): it
       -- counts a key once per mention. A new job then needs no HMGET, and an empty ql:tracked
       -- no ZSCORE.
@@ -350,29 +362,32 @@ local function define(lazy_t, lazy_k)
         f = rcall('HMGET', jk, 'jid', 'state', 'queue', 'worker', 'priority', 'retries', 'tags',
           'failure', 'history')
       else
-        f = {}
+        -- A new job has none of those fields: KEYS is an empty table here (the dispatcher
+        -- checked), so nothing has to be made for it.
+        f = KEYS
       end
 
       local retries = f[6] and tonumber(f[6]) or 5
-      if opts.retries ~= nil then
-        retries = M.P_num(opts.retries)
-        if retries == nil then M.P_fail('Put(): Arg "retries" not a number: ' .. opts.retries) end
+      if o_retries ~= nil then
+        retries = M.P_num(o_retries)
+        if retries == nil then M.P_fail('Put(): Arg "retries" not a number: ' .. o_retries) end
       end
-      local old_tags = f[7] and M.Job_tag_list(f[7]) or {}
+      -- Tag and dependency lists stay false when there are none.
+      local old_tags = f[7] and M.Job_tag_list(f[7])
       local tags = old_tags
-      if opts.tags ~= nil then
-        tags = M.P_string_list(decode(opts.tags))
-        if tags == nil then M.P_fail('Put(): Arg "tags" not JSON' .. opts.tags) end
+      if o_tags ~= nil then
+        tags = M.P_string_list(decode(o_tags))
+        if tags == nil then M.P_fail('Put(): Arg "tags" not JSON' .. o_tags) end
       end
       local priority = f[5] and tonumber(f[5]) or 0
-      if opts.priority ~= nil then
-        priority = M.P_num(opts.priority)
-        if priority == nil then M.P_fail('Put(): Arg "priority" not a number' .. opts.priority) end
+      if o_priority ~= nil then
+        priority = M.P_num(o_priority)
+        if priority == nil then M.P_fail('Put(): Arg "priority" not a number' .. o_priority) end
       end
-      local depends = {}
-      if opts.depends ~= nil then
-        depends = M.P_string_list(decode(opts.depends))
-        if depends == nil then M.P_fail('Put(): Arg "depends" not JSON: ' .. opts.depends) end
+      local depends = false
+      if o_depends ~= nil then
+        depends = M.P_string_list(decode(o_depends))
+        if depends == nil then M.P_fail('Put(): Arg "depends" not JSON: ' .. o_depends) end
       end
 
       -- Writes begin here.
@@ -384,7 +399,7 @@ local function define(lazy_t, lazy_k)
         end
       end
       local depk = 'ql:j:' .. jid .. '-dependencies'
-      if #depends > 0 then
+      if depends and #depends > 0 then
         local wanted = {}
         for _, d in ipairs(depends) do wanted[d] = true end
         for _, d in ipairs(rcall('SMEMBERS', depk)) do
@@ -415,24 +430,28 @@ local function define(lazy_t, lazy_k)
         end
       end
       if old_state == 'complete' then rcall('ZREM', 'ql:completed', jid) end
-      for _, t in ipairs(tags) do
-        rcall('ZADD', 'ql:t:' .. t, now, jid)
-        rcall('ZINCRBY', tagk, 1, t)
+      if tags then
+        for _, t in ipairs(tags) do
+          rcall('ZADD', 'ql:t:' .. t, now, jid)
+          rcall('ZINCRBY', tagk, 1, t)
+        end
       end
       if old_state == 'failed' then
         local failure = M.Stats_unfailed(now, f[8], queue)
         if failure then M.Job_unlist_failure(jid, failure.group) end
       end
-      for _, d in ipairs(depends) do
-        if d == jid then
-          -- The reference writes the hash before linking, so a job may depend on itself.
-          rcall('SADD', depk, d)
-          rcall('SADD', 'ql:j:' .. d .. '-dependents', jid)
-        else
-          M.Job_link(jid, d)
+      if depends then
+        for _, d in ipairs(depends) do
+          if d == jid then
+            -- The reference writes the hash before linking, so a job may depend on itself.
+            rcall('SADD', depk, d)
+            rcall('SADD', 'ql:j:' .. d .. '-dependents', jid)
+          else
+            M.Job_link(jid, d)
+          end
         end
       end
-      local has_deps = (f[1] or f[2] or #depends > 0) and rcall('SCARD', depk) > 0
+      local has_deps = (f[1] or f[2] or (depends and #depends > 0)) and rcall('SCARD', depk) > 0
       local state = 'waiting'
       if has_deps then
         state = 'depends'
@@ -444,8 +463,8 @@ local function define(lazy_t, lazy_k)
       local retries_v = retries == 5 and '5' or retries
       local priority_v = (priority == 0 and 1 / priority > 0) and '0' or priority
       rcall('HMSET', jk, 'jid', jid, 'klass', klass, 'data', data, 'priority', priority_v,
-        'tags', #tags == 0 and '{}' or encode(tags), 'state', state, 'worker', '', 'expires', '0', 'queue', queue, 'retries', retries_v,
-        'remaining', retries_v, 'time', tstr)
+        'tags', (not tags or #tags == 0) and '{}' or encode(tags), 'state', state, 'worker', '',
+        'expires', '0', 'queue', queue, 'retries', retries_v, 'remaining', retries_v, 'time', tstr)
       if has_deps then
         rcall('ZADD', 'ql:q:' .. queue .. '-depends', now, jid)
         if delay > 0 then rcall('HSET', jk, 'scheduled', now + delay) end
@@ -699,8 +718,10 @@ local function define(lazy_t, lazy_k)
     -- `f` is a M.Job_fetch result when the caller has one; `tracked` is known or nil.
     -- `wrap` true renders a one-element JSON array instead (pop of one job), in the same
     -- concatenation. `last`, when given, is the rendering of the newest history entry, which
-    -- the caller has just appended: the list is then read without it.
-    lazy_f = function(jid, f, tracked, wrap, last)
+    -- the caller has just appended: the list is then read without it. `seen` and `shown` are
+    -- an entry's stored text that the caller can predict and its rendering (the rendering
+    -- below makes of that text): a stored entry equal to `seen` is not parsed.
+    lazy_f = function(jid, f, tracked, wrap, last, seen, shown)
       if not f then f = M.Job_fetch(jid) end
       if not f[1] then return nil end
       if f[14] then
@@ -713,8 +734,13 @@ local function define(lazy_t, lazy_k)
         -- Inline fast path of M.Job_render_entry for the two shapes every command writes.
         local text = hist[i]
         -- A flat extra object only: braces inside could mean more values after it.
-        local when, what, inner = text:match('^%[(%d+),("[%w%-]*"),{([^{}]*)}%]$')
-        if when and not inner:find('"wh', 1, true) then
+        local when, what, inner
+        if text ~= seen then
+          when, what, inner = text:match('^%[(%d+),("[%w%-]*"),{([^{}]*)}%]$')
+        end
+        if text == seen then
+          hist[i] = shown
+        elseif when and not inner:find('"wh', 1, true) then
           if inner == '' then
             hist[i] = '{"when":' .. when .. ',"what":' .. what .. '}'
           else
@@ -742,9 +768,6 @@ local function define(lazy_t, lazy_k)
       local priority = M.P_num_json(f[6])
       local retries = M.P_num_json(f[8])
       local remaining = M.P_num_json(f[9], true)
-      priority = priority and ',"priority":' .. priority or ''
-      retries = retries and ',"retries":' .. retries or ''
-      remaining = remaining and ',"remaining":' .. remaining or ''
       -- Every part as a statement of its own, so that the build can inline the helpers into
       -- pop's common path; then one concatenation expression builds the result in one step.
       local klass = M.P_jstr(f[2])
@@ -752,7 +775,11 @@ local function define(lazy_t, lazy_k)
       local queue = M.P_jstr(f[4])
       local data = M.P_jstr(f[10])
       local spawned = M.P_jstr(f[13])
-      local history = M.P_jlist(hist)
+      -- The history's brackets go into the one concatenation below (cjson writes {} for none).
+      local history, hopen, hclose = '{}', '', ''
+      if #hist > 0 then
+        history, hopen, hclose = concat(hist, ','), '[', ']'
+      end
       local tags, failure = f[11], f[12]
       if tags ~= '{}' then
         tags = M.Job_stored_list(tags)
@@ -765,9 +792,12 @@ local function define(lazy_t, lazy_k)
         ',"worker":' .. encode(f[5] or '') .. ',"tracked":' .. (tracked and 'true' or 'false') ..
         ',"expires":' .. encode(tonumber(f[7]) or 0) .. ',"data":' .. data ..
         ',"tags":' .. tags .. ',"failure":' .. failure ..
-        ',"spawned_from_jid":' .. spawned .. ',"history":' .. history ..
+        ',"spawned_from_jid":' .. spawned .. ',"history":' .. hopen .. history .. hclose ..
         ',"dependents":' .. (#dependents == 0 and '{}' or M.Job_encoded_members(dependents)) ..
-        ',"dependencies":' .. dependencies .. priority .. retries .. remaining ..
+        ',"dependencies":' .. dependencies ..
+        (priority and ',"priority":' or '') .. (priority or '') ..
+        (retries and ',"retries":' or '') .. (retries or '') ..
+        (remaining and ',"remaining":' or '') .. (remaining or '') ..
         (wrap and '}]' or '}')
     end
   elseif lazy_k == 'Job_render_entry' then
@@ -951,10 +981,20 @@ local function define(lazy_t, lazy_k)
         local jid = jids[1]
         local f, tracked = M.Queue_hand_out(now, jid, worker, expires, expires_s, tstr, whole, wentry, special)
         if not f then return '{}' end
-        M.Stats_sample(now, 'wait', queue, now - (tonumber(f[15]) or now))
+        local put_t = tonumber(f[15]) or now
+        M.Stats_sample(now, 'wait', queue, now - put_t)
         rcall('ZADD', wjk, expires_s, jid)
         rcall('ZADD', lk, expires_s, jid)
-        return M.Job_render(jid, f, tracked, true, last)
+        -- The entry the job's put wrote, predicted from its time and queue, and its rendering:
+        -- an entry that is exactly this text is rendered without being parsed.
+        local seen, shown
+        if put_t >= 1 and put_t < 1e14 then
+          local w = M.P_whole_text(put_t, f[15])
+          local q = encode(f[4])
+          seen = '[' .. w .. ',"put",{"q":' .. q .. '}]'
+          shown = '{"when":' .. w .. ',"what":"put","q":' .. q .. '}'
+        end
+        return M.Job_render(jid, f, tracked, true, last, seen, shown)
       end
       local popped = {}
       for _, jid in ipairs(jids) do
@@ -2304,8 +2344,6 @@ local function define(lazy_t, lazy_k)
   if lazy_f ~= nil then lazy_t[lazy_k] = lazy_f end
   return lazy_f
 end
-M.__index = define
-setmetatable(M, M)
 
 -- ==== inlined common paths (generated by scripts/build_lua.py) ====
 -- The busiest commands run here as straight code: their functions, and the functions
@@ -2328,14 +2366,14 @@ if A[1] == 'put' and #KEYS == 0 and #A >= 2 then
       local now, requeue = now
         local worker, queue, jid, klass, data, delay_s = A[3], A[4], A[5], A[6], A[7], A[8]
         if requeue then
-          if jid == nil then M.P_fail('Job(): no jid provided') end
-          if rcall('EXISTS', 'ql:j:' .. jid) == 0 then M.P_fail('Requeue(): Job ' .. jid .. ' does not exist') end
+          if jid == nil then define(nil, 'P_fail')('Job(): no jid provided') end
+          if rcall('EXISTS', 'ql:j:' .. jid) == 0 then define(nil, 'P_fail')('Requeue(): Job ' .. jid .. ' does not exist') end
         end
-        if queue == nil then M.P_fail('Queue(): no queue name provided') end
-        if jid == nil then M.P_fail('Put(): Arg "jid" missing') end
-        if klass == nil then M.P_fail('Put(): Arg "klass" missing') end
+        if queue == nil then define(nil, 'P_fail')('Queue(): no queue name provided') end
+        if jid == nil then define(nil, 'P_fail')('Put(): Arg "jid" missing') end
+        if klass == nil then define(nil, 'P_fail')('Put(): Arg "klass" missing') end
         if data ~= '{}' and decode(data) == false then
-          M.P_fail('Put(): Arg "data" missing or not JSON: ' .. tostring(data))
+          define(nil, 'P_fail')('Put(): Arg "data" missing or not JSON: ' .. tostring(data))
         end
         local delay
         local inl_3
@@ -2346,18 +2384,22 @@ if A[1] == 'put' and #KEYS == 0 and #A >= 2 then
             do inl_3 = nil break end
         until true
         delay = inl_3
-        if delay == nil then M.P_fail('Put(): Arg "delay" not a number: ' .. tostring(delay_s)) end
+        if delay == nil then define(nil, 'P_fail')('Put(): Arg "delay" not a number: ' .. tostring(delay_s)) end
         local n = #A
-        if (n - 8) % 2 == 1 then M.P_fail('Odd number of additional args') end
-        local opts
-        local inl_4
-        repeat  -- inlined Job_options
-          local first, last = 9, n
-            local opts = {}
-            for i = first, last - 1, 2 do opts[A[i]] = A[i + 1] end
-            do inl_4 = opts break end
-        until true
-        opts = inl_4
+        if (n - 8) % 2 == 1 then define(nil, 'P_fail')('Odd number of additional args') end
+        local o_retries, o_tags, o_priority, o_depends
+        if n > 8 then
+          local opts
+          local inl_4
+          repeat  -- inlined Job_options
+            local first, last = 9, n
+              local opts = {}
+              for i = first, last - 1, 2 do opts[A[i]] = A[i + 1] end
+              do inl_4 = opts break end
+          until true
+          opts = inl_4
+          o_retries, o_tags, o_priority, o_depends = opts.retries, opts.tags, opts.priority, opts.depends
+        end
         local jk = 'ql:j:' .. jid
         local probe = rcall('EXISTS', jk, 'ql:tracked', 'ql:tracked')
         local f
@@ -2365,43 +2407,43 @@ if A[1] == 'put' and #KEYS == 0 and #A >= 2 then
           f = rcall('HMGET', jk, 'jid', 'state', 'queue', 'worker', 'priority', 'retries', 'tags',
             'failure', 'history')
         else
-          f = {}
+          f = KEYS
         end
 
         local retries = f[6] and tonumber(f[6]) or 5
-        if opts.retries ~= nil then
+        if o_retries ~= nil then
           local inl_5
           repeat  -- inlined P_num
-            local v = opts.retries
+            local v = o_retries
               local n = tonumber(v)
               if n and n == n and n ~= huge and n ~= -huge then do inl_5 = n break end end
               do inl_5 = nil break end
           until true
           retries = inl_5
-          if retries == nil then M.P_fail('Put(): Arg "retries" not a number: ' .. opts.retries) end
+          if retries == nil then define(nil, 'P_fail')('Put(): Arg "retries" not a number: ' .. o_retries) end
         end
-        local old_tags = f[7] and M.Job_tag_list(f[7]) or {}
+        local old_tags = f[7] and define(nil, 'Job_tag_list')(f[7])
         local tags = old_tags
-        if opts.tags ~= nil then
-          tags = M.P_string_list(decode(opts.tags))
-          if tags == nil then M.P_fail('Put(): Arg "tags" not JSON' .. opts.tags) end
+        if o_tags ~= nil then
+          tags = define(nil, 'P_string_list')(decode(o_tags))
+          if tags == nil then define(nil, 'P_fail')('Put(): Arg "tags" not JSON' .. o_tags) end
         end
         local priority = f[5] and tonumber(f[5]) or 0
-        if opts.priority ~= nil then
+        if o_priority ~= nil then
           local inl_6
           repeat  -- inlined P_num
-            local v = opts.priority
+            local v = o_priority
               local n = tonumber(v)
               if n and n == n and n ~= huge and n ~= -huge then do inl_6 = n break end end
               do inl_6 = nil break end
           until true
           priority = inl_6
-          if priority == nil then M.P_fail('Put(): Arg "priority" not a number' .. opts.priority) end
+          if priority == nil then define(nil, 'P_fail')('Put(): Arg "priority" not a number' .. o_priority) end
         end
-        local depends = {}
-        if opts.depends ~= nil then
-          depends = M.P_string_list(decode(opts.depends))
-          if depends == nil then M.P_fail('Put(): Arg "depends" not JSON: ' .. opts.depends) end
+        local depends = false
+        if o_depends ~= nil then
+          depends = define(nil, 'P_string_list')(decode(o_depends))
+          if depends == nil then define(nil, 'P_fail')('Put(): Arg "depends" not JSON: ' .. o_depends) end
         end
 
         local tagk = 'ql:tags'
@@ -2412,7 +2454,7 @@ if A[1] == 'put' and #KEYS == 0 and #A >= 2 then
           end
         end
         local depk = 'ql:j:' .. jid .. '-dependencies'
-        if #depends > 0 then
+        if depends and #depends > 0 then
           local wanted = {}
           for _, d in ipairs(depends) do wanted[d] = true end
           for _, d in ipairs(rcall('SMEMBERS', depk)) do
@@ -2442,7 +2484,7 @@ if A[1] == 'put' and #KEYS == 0 and #A >= 2 then
         repeat  -- inlined Job_hist
           local jid, when, what, extra, legacy, whole = jid, now, 'put', '{"q":' .. qjson .. '}', f[9] or false, whole
             if legacy == nil then legacy = rcall('HGET', 'ql:j:' .. jid, 'history') end
-            if legacy then M.Job_migrate(jid, legacy) end
+            if legacy then define(nil, 'Job_migrate')(jid, legacy) end
             local entry
             if not whole then
               local inl_9
@@ -2516,7 +2558,7 @@ if A[1] == 'put' and #KEYS == 0 and #A >= 2 then
               if not exist or exist % 4 >= 2 then rcall('ZREM', qk .. '-scheduled', jid) end
           until true
           rcall('ZREM', 'ql:q:' .. old_queue .. '-depends', jid)
-          if old_state == 'running' then M.Job_left_running(old_queue) end
+          if old_state == 'running' then define(nil, 'Job_left_running')(old_queue) end
         end
         if old_worker and old_worker ~= '' then
           rcall('ZREM', 'ql:w:' .. old_worker .. ':jobs', jid)
@@ -2527,23 +2569,27 @@ if A[1] == 'put' and #KEYS == 0 and #A >= 2 then
           end
         end
         if old_state == 'complete' then rcall('ZREM', 'ql:completed', jid) end
-        for _, t in ipairs(tags) do
-          rcall('ZADD', 'ql:t:' .. t, now, jid)
-          rcall('ZINCRBY', tagk, 1, t)
-        end
-        if old_state == 'failed' then
-          local failure = M.Stats_unfailed(now, f[8], queue)
-          if failure then M.Job_unlist_failure(jid, failure.group) end
-        end
-        for _, d in ipairs(depends) do
-          if d == jid then
-            rcall('SADD', depk, d)
-            rcall('SADD', 'ql:j:' .. d .. '-dependents', jid)
-          else
-            M.Job_link(jid, d)
+        if tags then
+          for _, t in ipairs(tags) do
+            rcall('ZADD', 'ql:t:' .. t, now, jid)
+            rcall('ZINCRBY', tagk, 1, t)
           end
         end
-        local has_deps = (f[1] or f[2] or #depends > 0) and rcall('SCARD', depk) > 0
+        if old_state == 'failed' then
+          local failure = define(nil, 'Stats_unfailed')(now, f[8], queue)
+          if failure then define(nil, 'Job_unlist_failure')(jid, failure.group) end
+        end
+        if depends then
+          for _, d in ipairs(depends) do
+            if d == jid then
+              rcall('SADD', depk, d)
+              rcall('SADD', 'ql:j:' .. d .. '-dependents', jid)
+            else
+              define(nil, 'Job_link')(jid, d)
+            end
+          end
+        end
+        local has_deps = (f[1] or f[2] or (depends and #depends > 0)) and rcall('SCARD', depk) > 0
         local state = 'waiting'
         if has_deps then
           state = 'depends'
@@ -2553,8 +2599,8 @@ if A[1] == 'put' and #KEYS == 0 and #A >= 2 then
         local retries_v = retries == 5 and '5' or retries
         local priority_v = (priority == 0 and 1 / priority > 0) and '0' or priority
         rcall('HMSET', jk, 'jid', jid, 'klass', klass, 'data', data, 'priority', priority_v,
-          'tags', #tags == 0 and '{}' or encode(tags), 'state', state, 'worker', '', 'expires', '0', 'queue', queue, 'retries', retries_v,
-          'remaining', retries_v, 'time', tstr)
+          'tags', (not tags or #tags == 0) and '{}' or encode(tags), 'state', state, 'worker', '',
+          'expires', '0', 'queue', queue, 'retries', retries_v, 'remaining', retries_v, 'time', tstr)
         if has_deps then
           rcall('ZADD', 'ql:q:' .. queue .. '-depends', now, jid)
           if delay > 0 then rcall('HSET', jk, 'scheduled', now + delay) end
@@ -2616,8 +2662,8 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
     repeat  -- inlined Queue_pop
       local now = now
         local queue, worker, count_s = A[3], A[4], A[5]
-        if queue == nil then M.P_fail('Queue(): no queue name provided') end
-        if worker == nil then M.P_fail('Pop(): Arg "worker" missing') end
+        if queue == nil then define(nil, 'P_fail')('Queue(): no queue name provided') end
+        if worker == nil then define(nil, 'P_fail')('Pop(): Arg "worker" missing') end
         local count
         local inl_17
         repeat  -- inlined P_num
@@ -2627,7 +2673,7 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
             do inl_17 = nil break end
         until true
         count = inl_17
-        if count == nil then M.P_fail('Pop(): Arg "count" missing or not a number: ' .. tostring(count_s)) end
+        if count == nil then define(nil, 'P_fail')('Pop(): Arg "count" missing or not a number: ' .. tostring(count_s)) end
         count = floor(count)
         local rk, sk = 'ql:q:' .. queue .. '-recur', 'ql:q:' .. queue .. '-scheduled'
         local special = rcall('EXISTS', 'ql:config', 'ql:paused_queues', rk, sk, 'ql:tracked') > 0
@@ -2635,9 +2681,9 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
         if special then
           local c = rcall('HMGET', 'ql:config', queue .. '-heartbeat', 'heartbeat',
             queue .. '-max-concurrency')
-          expires = now + (M.P_num(c[1]) or M.P_num(c[2]) or 60)
+          expires = now + (define(nil, 'P_num')(c[1]) or define(nil, 'P_num')(c[2]) or 60)
           if rcall('SISMEMBER', 'ql:paused_queues', queue) == 1 then do inl_16 = '{}' break end end
-          maxc = M.P_num(c[3]) or 0
+          maxc = define(nil, 'P_num')(c[3]) or 0
         else
           cfg = false
         end
@@ -2665,15 +2711,15 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
         if count <= 0 then do inl_16 = '{}' break end end
         local jids = {}
         local expired = rcall('ZRANGEBYSCORE', lk, '-inf', now_arg, 'LIMIT', '0', count == 1 and '1' or count)
-        if #expired > 0 then jids = M.Queue_reclaim(now, queue, expired) end
+        if #expired > 0 then jids = define(nil, 'Queue_reclaim')(now, queue, expired) end
         local reclaimed = #jids
         local want = count - reclaimed
         if want > 0 then
           if special then
             local due = rcall('ZRANGEBYSCORE', rk, 0, now, 'WITHSCORES', 'LIMIT', 0, want)
-            if #due > 0 then M.Recur_spawn(now, queue, want, due) end
+            if #due > 0 then define(nil, 'Recur_spawn')(now, queue, want, due) end
             due = rcall('ZRANGEBYSCORE', sk, 0, now, 'LIMIT', 0, want)
-            if #due > 0 then M.Queue_promote(now, queue, want, due) end
+            if #due > 0 then define(nil, 'Queue_promote')(now, queue, want, due) end
           end
           local top = rcall('ZPOPMAX', 'ql:q:' .. queue .. '-work', want == 1 and '1' or want)
           for i = 1, #top, 2 do jids[#jids + 1] = top[i] end
@@ -2709,7 +2755,7 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
               repeat  -- inlined Job_hist
                 local jid, when, what, extra, legacy, whole = jid, now, 'popped', wentry, g[11] or false, whole
                   if legacy == nil then legacy = rcall('HGET', 'ql:j:' .. jid, 'history') end
-                  if legacy then M.Job_migrate(jid, legacy) end
+                  if legacy then define(nil, 'Job_migrate')(jid, legacy) end
                   local entry
                   if not whole then
                     local inl_23
@@ -2781,8 +2827,9 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
           until true
           f, tracked = inl_21, inl_22
           if not f then do inl_16 = '{}' break end end
+          local put_t = tonumber(f[15]) or now
           repeat  -- inlined Stats_sample
-            local now, kind, queue, v = now, 'wait', queue, now - (tonumber(f[15]) or now)
+            local now, kind, queue, v = now, 'wait', queue, now - put_t
               local day
               local inl_27
               repeat  -- inlined P_day_of
@@ -2826,26 +2873,45 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
               until true
               total, mean, vk = inl_30, inl_31, inl_32
               rcall('HMSET', k, 'total', total, 'mean', mean, 'vk', vk, bin, (tonumber(cur[4]) or 0) + 1)
-              if total == 1 then M.Stats_expire(k, now, day) end
+              if total == 1 then define(nil, 'Stats_expire')(k, now, day) end
           until true
           rcall('ZADD', wjk, expires_s, jid)
           rcall('ZADD', lk, expires_s, jid)
-          local inl_33
+          local seen, shown
+          if put_t >= 1 and put_t < 1e14 then
+            local w
+            local inl_33
+            repeat  -- inlined P_whole_text
+              local t, tstr = put_t, f[15]
+                if tstr and t >= 0 and t < 1e14 then do inl_33 = tstr:sub(1, -22) break end end
+                do inl_33 = tostring(floor(t)) break end
+            until true
+            w = inl_33
+            local q = encode(f[4])
+            seen = '[' .. w .. ',"put",{"q":' .. q .. '}]'
+            shown = '{"when":' .. w .. ',"what":"put","q":' .. q .. '}'
+          end
           local inl_34
+          local inl_35
           repeat  -- inlined Job_render
-            local jid, f, tracked, wrap, last = jid, f, tracked, true, last
-              if not f then f = M.Job_fetch(jid) end
-              if not f[1] then do inl_34 = nil break end end
+            local jid, f, tracked, wrap, last, seen, shown = jid, f, tracked, true, last, seen, shown
+              if not f then f = define(nil, 'Job_fetch')(jid) end
+              if not f[1] then do inl_35 = nil break end end
               if f[14] then
-                M.Job_migrate(jid, f[14])
+                define(nil, 'Job_migrate')(jid, f[14])
                 f[14] = false
               end
               if tracked == nil then tracked = rcall('ZSCORE', 'ql:tracked', jid) ~= false end
               local hist = rcall('LRANGE', 'ql:j:' .. jid .. '-history', '0', last and '-2' or '-1')
               for i = 1, #hist do
                 local text = hist[i]
-                local when, what, inner = text:match('^%[(%d+),("[%w%-]*"),{([^{}]*)}%]$')
-                if when and not inner:find('"wh', 1, true) then
+                local when, what, inner
+                if text ~= seen then
+                  when, what, inner = text:match('^%[(%d+),("[%w%-]*"),{([^{}]*)}%]$')
+                end
+                if text == seen then
+                  hist[i] = shown
+                elseif when and not inner:find('"wh', 1, true) then
                   if inner == '' then
                     hist[i] = '{"when":' .. when .. ',"what":' .. what .. '}'
                   else
@@ -2856,7 +2922,7 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
                   if when then
                     hist[i] = '{"when":' .. when .. ',"what":' .. what .. '}'
                   else
-                    hist[i] = M.Job_render_entry(text)
+                    hist[i] = define(nil, 'Job_render_entry')(text)
                   end
                 end
               end
@@ -2865,25 +2931,11 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
               local dtk, dck = jk .. '-dependents', jk .. '-dependencies'
               local sets = rcall('EXISTS', dtk, dck, dck)
               local dependents = sets % 2 == 1 and rcall('SMEMBERS', dtk) or {}
-              local dependencies = sets >= 2 and M.Job_encoded_members(rcall('SMEMBERS', dck)) or '{}'
+              local dependencies = sets >= 2 and define(nil, 'Job_encoded_members')(rcall('SMEMBERS', dck)) or '{}'
               local priority
-              local inl_35
-              repeat  -- inlined P_num_json
-                local v, whole = f[6]
-                  if v == '0' or v == '5' or v == '1' or v == '2' or v == '3' or v == '4' or v == '6'
-                      or v == '7' or v == '8' or v == '9' then
-                    do inl_35 = v break end
-                  end
-                  local n = tonumber(v)
-                  if n == nil then do inl_35 = nil break end end
-                  if whole then n = floor(n) end
-                  do inl_35 = encode(n) break end
-              until true
-              priority = inl_35
-              local retries
               local inl_36
               repeat  -- inlined P_num_json
-                local v, whole = f[8]
+                local v, whole = f[6]
                   if v == '0' or v == '5' or v == '1' or v == '2' or v == '3' or v == '4' or v == '6'
                       or v == '7' or v == '8' or v == '9' then
                     do inl_36 = v break end
@@ -2893,11 +2945,11 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
                   if whole then n = floor(n) end
                   do inl_36 = encode(n) break end
               until true
-              retries = inl_36
-              local remaining
+              priority = inl_36
+              local retries
               local inl_37
               repeat  -- inlined P_num_json
-                local v, whole = f[9], true
+                local v, whole = f[8]
                   if v == '0' or v == '5' or v == '1' or v == '2' or v == '3' or v == '4' or v == '6'
                       or v == '7' or v == '8' or v == '9' then
                     do inl_37 = v break end
@@ -2907,58 +2959,65 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
                   if whole then n = floor(n) end
                   do inl_37 = encode(n) break end
               until true
-              remaining = inl_37
-              priority = priority and ',"priority":' .. priority or ''
-              retries = retries and ',"retries":' .. retries or ''
-              remaining = remaining and ',"remaining":' .. remaining or ''
-              local klass
+              retries = inl_37
+              local remaining
               local inl_38
-              repeat  -- inlined P_jstr
-                local v = f[2]
-                  if v == false or v == nil then do inl_38 = 'false' break end end
-                  do inl_38 = encode(v) break end
+              repeat  -- inlined P_num_json
+                local v, whole = f[9], true
+                  if v == '0' or v == '5' or v == '1' or v == '2' or v == '3' or v == '4' or v == '6'
+                      or v == '7' or v == '8' or v == '9' then
+                    do inl_38 = v break end
+                  end
+                  local n = tonumber(v)
+                  if n == nil then do inl_38 = nil break end end
+                  if whole then n = floor(n) end
+                  do inl_38 = encode(n) break end
               until true
-              klass = inl_38
-              local state
+              remaining = inl_38
+              local klass
               local inl_39
               repeat  -- inlined P_jstr
-                local v = f[3]
+                local v = f[2]
                   if v == false or v == nil then do inl_39 = 'false' break end end
                   do inl_39 = encode(v) break end
               until true
-              state = inl_39
-              local queue
+              klass = inl_39
+              local state
               local inl_40
               repeat  -- inlined P_jstr
-                local v = f[4]
+                local v = f[3]
                   if v == false or v == nil then do inl_40 = 'false' break end end
                   do inl_40 = encode(v) break end
               until true
-              queue = inl_40
-              local data
+              state = inl_40
+              local queue
               local inl_41
               repeat  -- inlined P_jstr
-                local v = f[10]
+                local v = f[4]
                   if v == false or v == nil then do inl_41 = 'false' break end end
                   do inl_41 = encode(v) break end
               until true
-              data = inl_41
-              local spawned
+              queue = inl_41
+              local data
               local inl_42
               repeat  -- inlined P_jstr
-                local v = f[13]
+                local v = f[10]
                   if v == false or v == nil then do inl_42 = 'false' break end end
                   do inl_42 = encode(v) break end
               until true
-              spawned = inl_42
-              local history
+              data = inl_42
+              local spawned
               local inl_43
-              repeat  -- inlined P_jlist
-                local parts = hist
-                  if #parts == 0 then do inl_43 = '{}' break end end
-                  do inl_43 = '[' .. concat(parts, ',') .. ']' break end
+              repeat  -- inlined P_jstr
+                local v = f[13]
+                  if v == false or v == nil then do inl_43 = 'false' break end end
+                  do inl_43 = encode(v) break end
               until true
-              history = inl_43
+              spawned = inl_43
+              local history, hopen, hclose = '{}', '', ''
+              if #hist > 0 then
+                history, hopen, hclose = concat(hist, ','), '[', ']'
+              end
               local tags, failure = f[11], f[12]
               if tags ~= '{}' then
                 local inl_44
@@ -2982,18 +3041,21 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
                 until true
                 failure = inl_45
               end
-              do inl_34 = (wrap and '[{"jid":' or '{"jid":') .. encode(f[1]) .. ',"klass":' .. klass ..
+              do inl_35 = (wrap and '[{"jid":' or '{"jid":') .. encode(f[1]) .. ',"klass":' .. klass ..
                 ',"state":' .. state .. ',"queue":' .. queue ..
                 ',"worker":' .. encode(f[5] or '') .. ',"tracked":' .. (tracked and 'true' or 'false') ..
                 ',"expires":' .. encode(tonumber(f[7]) or 0) .. ',"data":' .. data ..
                 ',"tags":' .. tags .. ',"failure":' .. failure ..
-                ',"spawned_from_jid":' .. spawned .. ',"history":' .. history ..
-                ',"dependents":' .. (#dependents == 0 and '{}' or M.Job_encoded_members(dependents)) ..
-                ',"dependencies":' .. dependencies .. priority .. retries .. remaining ..
+                ',"spawned_from_jid":' .. spawned .. ',"history":' .. hopen .. history .. hclose ..
+                ',"dependents":' .. (#dependents == 0 and '{}' or define(nil, 'Job_encoded_members')(dependents)) ..
+                ',"dependencies":' .. dependencies ..
+                (priority and ',"priority":' or '') .. (priority or '') ..
+                (retries and ',"retries":' or '') .. (retries or '') ..
+                (remaining and ',"remaining":' or '') .. (remaining or '') ..
                 (wrap and '}]' or '}') break end
           until true
-          inl_33 = inl_34
-          do inl_16 = inl_33 break end
+          inl_34 = inl_35
+          do inl_16 = inl_34 break end
         end
         local popped = {}
         for _, jid in ipairs(jids) do
@@ -3009,7 +3071,7 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
               repeat  -- inlined Job_hist
                 local jid, when, what, extra, legacy, whole = jid, now, 'popped', wentry, g[11] or false, whole
                   if legacy == nil then legacy = rcall('HGET', 'ql:j:' .. jid, 'history') end
-                  if legacy then M.Job_migrate(jid, legacy) end
+                  if legacy then define(nil, 'Job_migrate')(jid, legacy) end
                   local entry
                   if not whole then
                     local inl_48
@@ -3092,7 +3154,7 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
         repeat  -- inlined Stats_samples
           local now, kind, queue, vs = now, 'wait', queue, waits
             if #vs > 1000 then
-              for _, v in ipairs(vs) do M.Stats_sample(now, kind, queue, v) end
+              for _, v in ipairs(vs) do define(nil, 'Stats_sample')(now, kind, queue, v) end
               do break end
             end
             local day
@@ -3157,7 +3219,7 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
               args[#args + 1] = counts[fields[i]]
             end
             rcall('HMSET', k, unpack(args))
-            if fresh then M.Stats_expire(k, now, day) end
+            if fresh then define(nil, 'Stats_expire')(k, now, day) end
         until true
         repeat  -- inlined Queue_zadd_pairs
           local k, flat = wjk, scored
@@ -3180,19 +3242,24 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
           local text
           local inl_58
           repeat  -- inlined Job_render
-            local jid, f, tracked, wrap, last = p[1], p[2], p[3], false, last
-              if not f then f = M.Job_fetch(jid) end
+            local jid, f, tracked, wrap, last, seen, shown = p[1], p[2], p[3], false, last
+              if not f then f = define(nil, 'Job_fetch')(jid) end
               if not f[1] then do inl_58 = nil break end end
               if f[14] then
-                M.Job_migrate(jid, f[14])
+                define(nil, 'Job_migrate')(jid, f[14])
                 f[14] = false
               end
               if tracked == nil then tracked = rcall('ZSCORE', 'ql:tracked', jid) ~= false end
               local hist = rcall('LRANGE', 'ql:j:' .. jid .. '-history', '0', last and '-2' or '-1')
               for i = 1, #hist do
                 local text = hist[i]
-                local when, what, inner = text:match('^%[(%d+),("[%w%-]*"),{([^{}]*)}%]$')
-                if when and not inner:find('"wh', 1, true) then
+                local when, what, inner
+                if text ~= seen then
+                  when, what, inner = text:match('^%[(%d+),("[%w%-]*"),{([^{}]*)}%]$')
+                end
+                if text == seen then
+                  hist[i] = shown
+                elseif when and not inner:find('"wh', 1, true) then
                   if inner == '' then
                     hist[i] = '{"when":' .. when .. ',"what":' .. what .. '}'
                   else
@@ -3203,7 +3270,7 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
                   if when then
                     hist[i] = '{"when":' .. when .. ',"what":' .. what .. '}'
                   else
-                    hist[i] = M.Job_render_entry(text)
+                    hist[i] = define(nil, 'Job_render_entry')(text)
                   end
                 end
               end
@@ -3212,7 +3279,7 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
               local dtk, dck = jk .. '-dependents', jk .. '-dependencies'
               local sets = rcall('EXISTS', dtk, dck, dck)
               local dependents = sets % 2 == 1 and rcall('SMEMBERS', dtk) or {}
-              local dependencies = sets >= 2 and M.Job_encoded_members(rcall('SMEMBERS', dck)) or '{}'
+              local dependencies = sets >= 2 and define(nil, 'Job_encoded_members')(rcall('SMEMBERS', dck)) or '{}'
               local priority
               local inl_59
               repeat  -- inlined P_num_json
@@ -3255,9 +3322,6 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
                   do inl_61 = encode(n) break end
               until true
               remaining = inl_61
-              priority = priority and ',"priority":' .. priority or ''
-              retries = retries and ',"retries":' .. retries or ''
-              remaining = remaining and ',"remaining":' .. remaining or ''
               local klass
               local inl_62
               repeat  -- inlined P_jstr
@@ -3298,59 +3362,58 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
                   do inl_66 = encode(v) break end
               until true
               spawned = inl_66
-              local history
-              local inl_67
-              repeat  -- inlined P_jlist
-                local parts = hist
-                  if #parts == 0 then do inl_67 = '{}' break end end
-                  do inl_67 = '[' .. concat(parts, ',') .. ']' break end
-              until true
-              history = inl_67
+              local history, hopen, hclose = '{}', '', ''
+              if #hist > 0 then
+                history, hopen, hclose = concat(hist, ','), '[', ']'
+              end
               local tags, failure = f[11], f[12]
               if tags ~= '{}' then
-                local inl_68
+                local inl_67
                 repeat  -- inlined Job_stored_list
                   local text = tags
+                    if not text or text == '{}' or text == '[]' then do inl_67 = '{}' break end end
+                    local ok, v = pcall(decode, text)
+                    if not ok or type(v) ~= 'table' then do inl_67 = '{}' break end end
+                    do inl_67 = encode(v) break end
+                until true
+                tags = inl_67
+              end
+              if failure ~= '{}' then
+                local inl_68
+                repeat  -- inlined Job_stored_list
+                  local text = failure
                     if not text or text == '{}' or text == '[]' then do inl_68 = '{}' break end end
                     local ok, v = pcall(decode, text)
                     if not ok or type(v) ~= 'table' then do inl_68 = '{}' break end end
                     do inl_68 = encode(v) break end
                 until true
-                tags = inl_68
-              end
-              if failure ~= '{}' then
-                local inl_69
-                repeat  -- inlined Job_stored_list
-                  local text = failure
-                    if not text or text == '{}' or text == '[]' then do inl_69 = '{}' break end end
-                    local ok, v = pcall(decode, text)
-                    if not ok or type(v) ~= 'table' then do inl_69 = '{}' break end end
-                    do inl_69 = encode(v) break end
-                until true
-                failure = inl_69
+                failure = inl_68
               end
               do inl_58 = (wrap and '[{"jid":' or '{"jid":') .. encode(f[1]) .. ',"klass":' .. klass ..
                 ',"state":' .. state .. ',"queue":' .. queue ..
                 ',"worker":' .. encode(f[5] or '') .. ',"tracked":' .. (tracked and 'true' or 'false') ..
                 ',"expires":' .. encode(tonumber(f[7]) or 0) .. ',"data":' .. data ..
                 ',"tags":' .. tags .. ',"failure":' .. failure ..
-                ',"spawned_from_jid":' .. spawned .. ',"history":' .. history ..
-                ',"dependents":' .. (#dependents == 0 and '{}' or M.Job_encoded_members(dependents)) ..
-                ',"dependencies":' .. dependencies .. priority .. retries .. remaining ..
+                ',"spawned_from_jid":' .. spawned .. ',"history":' .. hopen .. history .. hclose ..
+                ',"dependents":' .. (#dependents == 0 and '{}' or define(nil, 'Job_encoded_members')(dependents)) ..
+                ',"dependencies":' .. dependencies ..
+                (priority and ',"priority":' or '') .. (priority or '') ..
+                (retries and ',"retries":' or '') .. (retries or '') ..
+                (remaining and ',"remaining":' or '') .. (remaining or '') ..
                 (wrap and '}]' or '}') break end
           until true
           text = inl_58
           parts[i] = text
         end
+        local inl_69
         local inl_70
-        local inl_71
         repeat  -- inlined P_jlist
           local parts = parts
-            if #parts == 0 then do inl_71 = '{}' break end end
-            do inl_71 = '[' .. concat(parts, ',') .. ']' break end
+            if #parts == 0 then do inl_70 = '{}' break end end
+            do inl_70 = '[' .. concat(parts, ',') .. ']' break end
         until true
-        inl_70 = inl_71
-        do inl_16 = inl_70 break end
+        inl_69 = inl_70
+        do inl_16 = inl_69 break end
     until true
     result = inl_16
     repeat  -- inlined P_wake_workers
@@ -3365,69 +3428,69 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
 end
 if A[1] == 'complete' and #KEYS == 0 and #A >= 2 then
   local now
-  local inl_72
+  local inl_71
   repeat  -- inlined P_num
     local v = A[2]
       local n = tonumber(v)
-      if n and n == n and n ~= huge and n ~= -huge then do inl_72 = n break end end
-      do inl_72 = nil break end
+      if n and n == n and n ~= huge and n ~= -huge then do inl_71 = n break end end
+      do inl_71 = nil break end
   until true
-  now = inl_72
+  now = inl_71
   if now ~= nil then
     local result
-    local inl_73
+    local inl_72
     repeat  -- inlined Job_complete
       local now = now
         local jid, worker, queue, data = A[3], A[4], A[5], A[6]
-        if jid == nil then M.P_fail('Job(): no jid provided') end
-        if worker == nil then M.P_fail('Complete(): Arg "worker" missing') end
-        if queue == nil then M.P_fail('Complete(): Arg "queue" missing') end
+        if jid == nil then define(nil, 'P_fail')('Job(): no jid provided') end
+        if worker == nil then define(nil, 'P_fail')('Complete(): Arg "worker" missing') end
+        if queue == nil then define(nil, 'P_fail')('Complete(): Arg "queue" missing') end
         if data ~= '{}' and decode(data) == false then
-          M.P_fail('Complete(): Arg "data" missing or not JSON: ' .. tostring(data))
+          define(nil, 'P_fail')('Complete(): Arg "data" missing or not JSON: ' .. tostring(data))
         end
         local opts
-        local inl_74
+        local inl_73
         repeat  -- inlined Job_options
           local first, last = 7, #A
             local opts = {}
             for i = first, last - 1, 2 do opts[A[i]] = A[i + 1] end
-            do inl_74 = opts break end
+            do inl_73 = opts break end
         until true
-        opts = inl_74
+        opts = inl_73
         local nextq, delay, depends = opts.next, 0, nil
         if opts.delay ~= nil then
-          local inl_75
+          local inl_74
           repeat  -- inlined P_num
             local v = opts.delay
               local n = tonumber(v)
-              if n and n == n and n ~= huge and n ~= -huge then do inl_75 = n break end end
-              do inl_75 = nil break end
+              if n and n == n and n ~= huge and n ~= -huge then do inl_74 = n break end end
+              do inl_74 = nil break end
           until true
-          delay = inl_75
-          if delay == nil then M.P_fail('assertion failed!') end
+          delay = inl_74
+          if delay == nil then define(nil, 'P_fail')('assertion failed!') end
         end
         if opts.depends ~= nil then
-          depends = M.P_string_list(decode(opts.depends))
-          if depends == nil then M.P_fail('Complete(): Arg "depends" not JSON: ' .. opts.depends) end
+          depends = define(nil, 'P_string_list')(decode(opts.depends))
+          if depends == nil then define(nil, 'P_fail')('Complete(): Arg "depends" not JSON: ' .. opts.depends) end
         end
         if opts.delay ~= nil and nextq == nil then
-          M.P_fail('Complete(): "delay" cannot be used without a "next".')
+          define(nil, 'P_fail')('Complete(): "delay" cannot be used without a "next".')
         end
         if depends ~= nil and nextq == nil then
-          M.P_fail('Complete(): "depends" cannot be used without a "next".')
+          define(nil, 'P_fail')('Complete(): "depends" cannot be used without a "next".')
         end
         local f = rcall('HMGET', 'ql:j:' .. jid, 'state', 'worker', 'queue', 'history', 'time', 'retries',
           'priority')
         local state = f[1]
-        if not state then M.P_fail('Complete(): Job ' .. jid .. ' does not exist') end
+        if not state then define(nil, 'P_fail')('Complete(): Job ' .. jid .. ' does not exist') end
         if state ~= 'running' then
-          M.P_fail('Complete(): Job ' .. jid .. ' is not currently running: ' .. state)
+          define(nil, 'P_fail')('Complete(): Job ' .. jid .. ' is not currently running: ' .. state)
         end
         if f[2] ~= worker then
-          M.P_fail('Complete(): Job ' .. jid .. ' has been handed out to another worker: ' .. tostring(f[2]))
+          define(nil, 'P_fail')('Complete(): Job ' .. jid .. ' has been handed out to another worker: ' .. tostring(f[2]))
         end
         if f[3] ~= queue then
-          M.P_fail('Complete(): Job ' .. jid .. ' running in another queue: ' .. tostring(f[3]))
+          define(nil, 'P_fail')('Complete(): Job ' .. jid .. ' running in another queue: ' .. tostring(f[3]))
         end
 
         local jk = 'ql:j:' .. jid
@@ -3436,39 +3499,39 @@ if A[1] == 'complete' and #KEYS == 0 and #A >= 2 then
         local probe = rcall('EXISTS', wk, sk, sk, ck, ck, ck, ck, tk, tk, tk, tk, dk, dk, dk, dk)
         local special = probe >= 4
         if special then
-          M.P_config_prefetch('max-job-history', 'jobs-history', 'jobs-history-count',
+          define(nil, 'P_config_prefetch')('max-job-history', 'jobs-history', 'jobs-history-count',
             queue .. '-max-concurrency')
         else
           cfg = false
         end
         local tstr
-        local inl_76
+        local inl_75
         repeat  -- inlined P_time_text
           local t = now
-          do inl_76 = format('%.20f', t) break end
+          do inl_75 = format('%.20f', t) break end
         until true
-        tstr = inl_76
+        tstr = inl_75
         local whole
-        local inl_77
+        local inl_76
         repeat  -- inlined P_whole_text
           local t, tstr = now, tstr
-            if tstr and t >= 0 and t < 1e14 then do inl_77 = tstr:sub(1, -22) break end end
-            do inl_77 = tostring(floor(t)) break end
+            if tstr and t >= 0 and t < 1e14 then do inl_76 = tstr:sub(1, -22) break end end
+            do inl_76 = tostring(floor(t)) break end
         until true
-        whole = inl_77
+        whole = inl_76
         repeat  -- inlined Job_hist
           local jid, when, what, extra, legacy, whole = jid, now, 'done', nil, f[4] or false, whole
             if legacy == nil then legacy = rcall('HGET', 'ql:j:' .. jid, 'history') end
-            if legacy then M.Job_migrate(jid, legacy) end
+            if legacy then define(nil, 'Job_migrate')(jid, legacy) end
             local entry
             if not whole then
-              local inl_78
+              local inl_77
               repeat  -- inlined P_whole_text
                 local t, tstr = when
-                  if tstr and t >= 0 and t < 1e14 then do inl_78 = tstr:sub(1, -22) break end end
-                  do inl_78 = tostring(floor(t)) break end
+                  if tstr and t >= 0 and t < 1e14 then do inl_77 = tstr:sub(1, -22) break end end
+                  do inl_77 = tostring(floor(t)) break end
               until true
-              whole = inl_78
+              whole = inl_77
             end
             if extra == nil then
               entry = '[' .. whole .. ',' .. encode(what) .. ']'
@@ -3480,36 +3543,36 @@ if A[1] == 'complete' and #KEYS == 0 and #A >= 2 then
             local len = rcall('RPUSH', hk, entry)
             if len < 3 then do break end end
             local cap
-            local inl_79
+            local inl_78
             repeat  -- inlined P_config_number
               local name, fallback = 'max-job-history', 100
                 local raw
-                local inl_80
+                local inl_79
                 repeat  -- inlined P_config_raw
                   local name = name
-                    if cfg == false then do inl_80 = false break end end
+                    if cfg == false then do inl_79 = false break end end
                     if cfg == nil then cfg = {} end
                     local v = cfg[name]
                     if v == nil then
                       v = rcall('HGET', 'ql:config', name)
                       cfg[name] = v
                     end
-                    do inl_80 = v break end
+                    do inl_79 = v break end
                 until true
-                raw = inl_80
+                raw = inl_79
                 local n
-                local inl_81
+                local inl_80
                 repeat  -- inlined P_num
                   local v = raw
                     local n = tonumber(v)
-                    if n and n == n and n ~= huge and n ~= -huge then do inl_81 = n break end end
-                    do inl_81 = nil break end
+                    if n and n == n and n ~= huge and n ~= -huge then do inl_80 = n break end end
+                    do inl_80 = nil break end
                 until true
-                n = inl_81
-                if n == nil then do inl_79 = fallback break end end
-                do inl_79 = n break end
+                n = inl_80
+                if n == nil then do inl_78 = fallback break end end
+                do inl_78 = n break end
             until true
-            cap = inl_79
+            cap = inl_78
             cap = floor(cap)
             if cap >= 3 then
               if len > cap then
@@ -3533,49 +3596,49 @@ if A[1] == 'complete' and #KEYS == 0 and #A >= 2 then
         repeat  -- inlined Stats_sample
           local now, kind, queue, v = now, 'run', queue, now - (tonumber(f[5]) or now)
             local day
-            local inl_82
+            local inl_81
             repeat  -- inlined P_day_of
               local t = now
-              do inl_82 = t - (t % 86400) break end
+              do inl_81 = t - (t % 86400) break end
             until true
-            day = inl_82
+            day = inl_81
             local k
-            local inl_83
+            local inl_82
             repeat  -- inlined P_stats_key
               local kind, day, queue = kind, day, queue
-                if day >= 1 and day < 1e14 then do inl_83 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end end
-                do inl_83 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
+                if day >= 1 and day < 1e14 then do inl_82 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end end
+                do inl_82 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
             until true
-            k = inl_83
+            k = inl_82
             local bin
-            local inl_84
+            local inl_83
             repeat  -- inlined Stats_bin
               local v = v
                 local f = floor(v)
                 if f < 60 then
-                  if f >= 1 then do inl_84 = format('s%d', f) break end end
-                  do inl_84 = 's' .. f break end
+                  if f >= 1 then do inl_83 = format('s%d', f) break end end
+                  do inl_83 = 's' .. f break end
                 end
-                if f < 3600 then do inl_84 = format('m%d', floor(f / 60)) break end end
-                if f < 86400 then do inl_84 = format('h%d', floor(f / 3600)) break end end
-                do inl_84 = 'd' .. floor(f / 86400) break end
+                if f < 3600 then do inl_83 = format('m%d', floor(f / 60)) break end end
+                if f < 86400 then do inl_83 = format('h%d', floor(f / 3600)) break end end
+                do inl_83 = 'd' .. floor(f / 86400) break end
             until true
-            bin = inl_84
+            bin = inl_83
             local cur = rcall('HMGET', k, 'total', 'mean', 'vk', bin)
             local total, mean, vk
-            local inl_85, inl_86, inl_87
+            local inl_84, inl_85, inl_86
             repeat  -- inlined Stats_step
               local total, mean, vk, v = tonumber(cur[1]), tonumber(cur[2]), tonumber(cur[3]), v
-                if total == nil then do inl_85, inl_86, inl_87 = 1, v, 0 break end end
+                if total == nil then do inl_84, inl_85, inl_86 = 1, v, 0 break end end
                 mean, vk = mean or 0, vk or 0
                 total = total + 1
                 local old = mean
                 mean = old + (v - old) / total
-                do inl_85, inl_86, inl_87 = total, mean, vk + (v - mean) * (v - old) break end
+                do inl_84, inl_85, inl_86 = total, mean, vk + (v - mean) * (v - old) break end
             until true
-            total, mean, vk = inl_85, inl_86, inl_87
+            total, mean, vk = inl_84, inl_85, inl_86
             rcall('HMSET', k, 'total', total, 'mean', mean, 'vk', vk, bin, (tonumber(cur[4]) or 0) + 1)
-            if total == 1 then M.Stats_expire(k, now, day) end
+            if total == 1 then define(nil, 'Stats_expire')(k, now, day) end
         until true
         rcall('ZREM', 'ql:w:' .. worker .. ':jobs', jid)
         if special and rcall('ZSCORE', 'ql:tracked', jid) then
@@ -3585,37 +3648,37 @@ if A[1] == 'complete' and #KEYS == 0 and #A >= 2 then
           local queue = queue
             if not queue or cfg == false then do break end end
             local cap
-            local inl_88
+            local inl_87
             repeat  -- inlined P_config_number
               local name, fallback = queue .. '-max-concurrency', 0
                 local raw
-                local inl_89
+                local inl_88
                 repeat  -- inlined P_config_raw
                   local name = name
-                    if cfg == false then do inl_89 = false break end end
+                    if cfg == false then do inl_88 = false break end end
                     if cfg == nil then cfg = {} end
                     local v = cfg[name]
                     if v == nil then
                       v = rcall('HGET', 'ql:config', name)
                       cfg[name] = v
                     end
-                    do inl_89 = v break end
+                    do inl_88 = v break end
                 until true
-                raw = inl_89
+                raw = inl_88
                 local n
-                local inl_90
+                local inl_89
                 repeat  -- inlined P_num
                   local v = raw
                     local n = tonumber(v)
-                    if n and n == n and n ~= huge and n ~= -huge then do inl_90 = n break end end
-                    do inl_90 = nil break end
+                    if n and n == n and n ~= huge and n ~= -huge then do inl_89 = n break end end
+                    do inl_89 = nil break end
                 until true
-                n = inl_90
-                if n == nil then do inl_88 = fallback break end end
-                do inl_88 = n break end
+                n = inl_89
+                if n == nil then do inl_87 = fallback break end end
+                do inl_87 = n break end
             until true
-            cap = inl_88
-            if cap > 0 then M.P_wake_queue(queue) end
+            cap = inl_87
+            if cap > 0 then define(nil, 'P_wake_queue')(queue) end
         until true
         local retries = f[6] or 0
         if nextq ~= nil then
@@ -3624,16 +3687,16 @@ if A[1] == 'complete' and #KEYS == 0 and #A >= 2 then
           repeat  -- inlined Job_hist
             local jid, when, what, extra, legacy, whole = jid, now, 'put', '{"q":' .. encode(nextq) .. '}', false, whole
               if legacy == nil then legacy = rcall('HGET', 'ql:j:' .. jid, 'history') end
-              if legacy then M.Job_migrate(jid, legacy) end
+              if legacy then define(nil, 'Job_migrate')(jid, legacy) end
               local entry
               if not whole then
-                local inl_91
+                local inl_90
                 repeat  -- inlined P_whole_text
                   local t, tstr = when
-                    if tstr and t >= 0 and t < 1e14 then do inl_91 = tstr:sub(1, -22) break end end
-                    do inl_91 = tostring(floor(t)) break end
+                    if tstr and t >= 0 and t < 1e14 then do inl_90 = tstr:sub(1, -22) break end end
+                    do inl_90 = tostring(floor(t)) break end
                 until true
-                whole = inl_91
+                whole = inl_90
               end
               if extra == nil then
                 entry = '[' .. whole .. ',' .. encode(what) .. ']'
@@ -3645,36 +3708,36 @@ if A[1] == 'complete' and #KEYS == 0 and #A >= 2 then
               local len = rcall('RPUSH', hk, entry)
               if len < 3 then do break end end
               local cap
-              local inl_92
+              local inl_91
               repeat  -- inlined P_config_number
                 local name, fallback = 'max-job-history', 100
                   local raw
-                  local inl_93
+                  local inl_92
                   repeat  -- inlined P_config_raw
                     local name = name
-                      if cfg == false then do inl_93 = false break end end
+                      if cfg == false then do inl_92 = false break end end
                       if cfg == nil then cfg = {} end
                       local v = cfg[name]
                       if v == nil then
                         v = rcall('HGET', 'ql:config', name)
                         cfg[name] = v
                       end
-                      do inl_93 = v break end
+                      do inl_92 = v break end
                   until true
-                  raw = inl_93
+                  raw = inl_92
                   local n
-                  local inl_94
+                  local inl_93
                   repeat  -- inlined P_num
                     local v = raw
                       local n = tonumber(v)
-                      if n and n == n and n ~= huge and n ~= -huge then do inl_94 = n break end end
-                      do inl_94 = nil break end
+                      if n and n == n and n ~= huge and n ~= -huge then do inl_93 = n break end end
+                      do inl_93 = nil break end
                   until true
-                  n = inl_94
-                  if n == nil then do inl_92 = fallback break end end
-                  do inl_92 = n break end
+                  n = inl_93
+                  if n == nil then do inl_91 = fallback break end end
+                  do inl_91 = n break end
               until true
-              cap = inl_92
+              cap = inl_91
               cap = floor(cap)
               if cap >= 3 then
                 if len > cap then
@@ -3689,39 +3752,39 @@ if A[1] == 'complete' and #KEYS == 0 and #A >= 2 then
               end
           until true
           local now_arg
-          local inl_95
+          local inl_94
           repeat  -- inlined P_score_arg
             local now, tstr = now, tstr
-              if now >= 1 then do inl_95 = tstr break end end
-              do inl_95 = now break end
+              if now >= 1 then do inl_94 = tstr break end end
+              do inl_94 = now break end
           until true
-          now_arg = inl_95
+          now_arg = inl_94
           rcall('ZADD', 'ql:queues', 'NX', now_arg, nextq)
           rcall('HMSET', jk, 'data', data, 'time', tstr, 'state', 'waiting', 'worker', '',
             'failure', '{}', 'queue', nextq, 'expires', '0', 'remaining', retries)
           if delay > 0 and (depends == nil or #depends == 0) then
             rcall('ZADD', 'ql:q:' .. nextq .. '-scheduled', now + delay, jid)
-            do inl_73 = 'scheduled' break end
+            do inl_72 = 'scheduled' break end
           end
           local linked = 0
           for _, d in ipairs(depends or {}) do
-            if M.Job_link(jid, d) then linked = linked + 1 end
+            if define(nil, 'Job_link')(jid, d) then linked = linked + 1 end
           end
           if linked > 0 then
             rcall('ZADD', 'ql:q:' .. nextq .. '-depends', now, jid)
             rcall('HSET', jk, 'state', 'depends')
             if delay > 0 then rcall('HSET', jk, 'scheduled', now + delay) end
-            do inl_73 = 'depends' break end
+            do inl_72 = 'depends' break end
           end
           repeat  -- inlined Job_enqueue
             local queue, jid, priority, t = nextq, jid, tonumber(f[7]) or 0, now
               local score
-              local inl_96
+              local inl_95
               repeat  -- inlined P_work_score
                 local priority, t = priority, t
-                do inl_96 = priority - (t / 10000000000) break end
+                do inl_95 = priority - (t / 10000000000) break end
               until true
-              score = inl_96
+              score = inl_95
               rcall('ZADD', 'ql:q:' .. queue .. '-work', score, jid)
               repeat  -- inlined P_wake_queue
                 local queue = queue
@@ -3729,106 +3792,106 @@ if A[1] == 'complete' and #KEYS == 0 and #A >= 2 then
                   wake[queue] = true
               until true
           until true
-          do inl_73 = 'waiting' break end
+          do inl_72 = 'waiting' break end
         end
         rcall('PUBLISH', 'ql:' .. 'log',
           '{"jid":' .. encode(jid) .. ',"event":"completed","queue":' .. encode(queue) .. '}')
         rcall('HMSET', jk, 'data', data, 'time', tstr, 'state', 'complete', 'worker', '',
           'failure', '{}', 'queue', '', 'expires', '0', 'remaining', retries)
         local now_arg
-        local inl_97
+        local inl_96
         repeat  -- inlined P_score_arg
           local now, tstr = now, tstr
-            if now >= 1 then do inl_97 = tstr break end end
-            do inl_97 = now break end
+            if now >= 1 then do inl_96 = tstr break end end
+            do inl_96 = now break end
         until true
-        now_arg = inl_97
+        now_arg = inl_96
         rcall('ZADD', 'ql:completed', now_arg, jid)
         repeat  -- inlined Job_expire_completed
           local now = now
             local age
-            local inl_98
+            local inl_97
             repeat  -- inlined P_config_number
               local name, fallback = 'jobs-history', 604800
                 local raw
-                local inl_99
+                local inl_98
                 repeat  -- inlined P_config_raw
                   local name = name
-                    if cfg == false then do inl_99 = false break end end
+                    if cfg == false then do inl_98 = false break end end
                     if cfg == nil then cfg = {} end
                     local v = cfg[name]
                     if v == nil then
                       v = rcall('HGET', 'ql:config', name)
                       cfg[name] = v
                     end
-                    do inl_99 = v break end
+                    do inl_98 = v break end
                 until true
-                raw = inl_99
+                raw = inl_98
                 local n
-                local inl_100
+                local inl_99
                 repeat  -- inlined P_num
                   local v = raw
                     local n = tonumber(v)
-                    if n and n == n and n ~= huge and n ~= -huge then do inl_100 = n break end end
-                    do inl_100 = nil break end
+                    if n and n == n and n ~= huge and n ~= -huge then do inl_99 = n break end end
+                    do inl_99 = nil break end
                 until true
-                n = inl_100
-                if n == nil then do inl_98 = fallback break end end
-                do inl_98 = n break end
+                n = inl_99
+                if n == nil then do inl_97 = fallback break end end
+                do inl_97 = n break end
             until true
-            age = inl_98
+            age = inl_97
             local keep
-            local inl_101
+            local inl_100
             repeat  -- inlined P_config_number
               local name, fallback = 'jobs-history-count', 50000
                 local raw
-                local inl_102
+                local inl_101
                 repeat  -- inlined P_config_raw
                   local name = name
-                    if cfg == false then do inl_102 = false break end end
+                    if cfg == false then do inl_101 = false break end end
                     if cfg == nil then cfg = {} end
                     local v = cfg[name]
                     if v == nil then
                       v = rcall('HGET', 'ql:config', name)
                       cfg[name] = v
                     end
-                    do inl_102 = v break end
+                    do inl_101 = v break end
                 until true
-                raw = inl_102
+                raw = inl_101
                 local n
-                local inl_103
+                local inl_102
                 repeat  -- inlined P_num
                   local v = raw
                     local n = tonumber(v)
-                    if n and n == n and n ~= huge and n ~= -huge then do inl_103 = n break end end
-                    do inl_103 = nil break end
+                    if n and n == n and n ~= huge and n ~= -huge then do inl_102 = n break end end
+                    do inl_102 = nil break end
                 until true
-                n = inl_103
-                if n == nil then do inl_101 = fallback break end end
-                do inl_101 = n break end
+                n = inl_102
+                if n == nil then do inl_100 = fallback break end end
+                do inl_100 = n break end
             until true
-            keep = inl_101
+            keep = inl_100
             keep = floor(keep)
             local old = rcall('ZRANGEBYSCORE', 'ql:completed', '0', now - age, 'LIMIT', '0', '100')
             if #old > 0 then
-              for _, j in ipairs(old) do M.Job_delete(j) end
+              for _, j in ipairs(old) do define(nil, 'Job_delete')(j) end
               rcall('ZREM', 'ql:completed', unpack(old))
             end
             local card = rcall('ZCARD', 'ql:completed')
             local excess = keep >= 0 and card - keep or math.min(card, -keep)
             if excess > 0 then
               if excess > 100 then excess = 100 end
-              for _, j in ipairs(rcall('ZRANGE', 'ql:completed', 0, excess - 1)) do M.Job_delete(j) end
+              for _, j in ipairs(rcall('ZRANGE', 'ql:completed', 0, excess - 1)) do define(nil, 'Job_delete')(j) end
               rcall('ZREMRANGEBYRANK', 'ql:completed', 0, excess - 1)
             end
         until true
         if special then
           local dependents = rcall('SMEMBERS', dk)
-          if #dependents > 0 then M.Job_release_dependents(now, jid, dependents) end
+          if #dependents > 0 then define(nil, 'Job_release_dependents')(now, jid, dependents) end
         end
-        do inl_73 = 'complete' break end
+        do inl_72 = 'complete' break end
     until true
-    result = inl_73
+    result = inl_72
     repeat  -- inlined P_wake_workers
         if not wake then do break end end
         for q in pairs(wake) do
@@ -3841,95 +3904,95 @@ if A[1] == 'complete' and #KEYS == 0 and #A >= 2 then
 end
 if A[1] == 'heartbeat' and #KEYS == 0 and #A >= 2 then
   local now
-  local inl_104
+  local inl_103
   repeat  -- inlined P_num
     local v = A[2]
       local n = tonumber(v)
-      if n and n == n and n ~= huge and n ~= -huge then do inl_104 = n break end end
-      do inl_104 = nil break end
+      if n and n == n and n ~= huge and n ~= -huge then do inl_103 = n break end end
+      do inl_103 = nil break end
   until true
-  now = inl_104
+  now = inl_103
   if now ~= nil then
     local result
-    local inl_105
+    local inl_104
     repeat  -- inlined Job_heartbeat
       local now = now
         local jid, worker, data = A[3], A[4], A[5]
-        if jid == nil then M.P_fail('Job(): no jid provided') end
-        if worker == nil then M.P_fail('Heatbeat(): Arg "worker" missing') end
+        if jid == nil then define(nil, 'P_fail')('Job(): no jid provided') end
+        if worker == nil then define(nil, 'P_fail')('Heatbeat(): Arg "worker" missing') end
         local decoded
         if data ~= nil then decoded = decode(data) end
         local f = rcall('HMGET', 'ql:j:' .. jid, 'worker', 'state', 'queue')
         local queue = f[3] or ''
         local lock
-        local inl_106
+        local inl_105
         repeat  -- inlined P_config_heartbeat
           local queue = queue
             local raw
-            local inl_107
+            local inl_106
             repeat  -- inlined P_config_raw
               local name = queue .. '-heartbeat'
-                if cfg == false then do inl_107 = false break end end
+                if cfg == false then do inl_106 = false break end end
                 if cfg == nil then cfg = {} end
                 local v = cfg[name]
                 if v == nil then
                   v = rcall('HGET', 'ql:config', name)
                   cfg[name] = v
                 end
-                do inl_107 = v break end
+                do inl_106 = v break end
             until true
-            raw = inl_107
+            raw = inl_106
             local n
-            local inl_108
+            local inl_107
             repeat  -- inlined P_num
               local v = raw
                 local n = tonumber(v)
-                if n and n == n and n ~= huge and n ~= -huge then do inl_108 = n break end end
-                do inl_108 = nil break end
+                if n and n == n and n ~= huge and n ~= -huge then do inl_107 = n break end end
+                do inl_107 = nil break end
             until true
-            n = inl_108
-            if n ~= nil then do inl_106 = n break end end
+            n = inl_107
+            if n ~= nil then do inl_105 = n break end end
+            local inl_108
             local inl_109
-            local inl_110
             repeat  -- inlined P_config_number
               local name, fallback = 'heartbeat', 60
                 local raw
-                local inl_111
+                local inl_110
                 repeat  -- inlined P_config_raw
                   local name = name
-                    if cfg == false then do inl_111 = false break end end
+                    if cfg == false then do inl_110 = false break end end
                     if cfg == nil then cfg = {} end
                     local v = cfg[name]
                     if v == nil then
                       v = rcall('HGET', 'ql:config', name)
                       cfg[name] = v
                     end
-                    do inl_111 = v break end
+                    do inl_110 = v break end
                 until true
-                raw = inl_111
+                raw = inl_110
                 local n
-                local inl_112
+                local inl_111
                 repeat  -- inlined P_num
                   local v = raw
                     local n = tonumber(v)
-                    if n and n == n and n ~= huge and n ~= -huge then do inl_112 = n break end end
-                    do inl_112 = nil break end
+                    if n and n == n and n ~= huge and n ~= -huge then do inl_111 = n break end end
+                    do inl_111 = nil break end
                 until true
-                n = inl_112
-                if n == nil then do inl_110 = fallback break end end
-                do inl_110 = n break end
+                n = inl_111
+                if n == nil then do inl_109 = fallback break end end
+                do inl_109 = n break end
             until true
-            inl_109 = inl_110
-            do inl_106 = inl_109 break end
+            inl_108 = inl_109
+            do inl_105 = inl_108 break end
         until true
-        lock = inl_106
+        lock = inl_105
         local expires = now + lock
-        if not f[1] then M.P_fail('Heartbeat(): Job ' .. jid .. ' does not exist') end
+        if not f[1] then define(nil, 'P_fail')('Heartbeat(): Job ' .. jid .. ' does not exist') end
         if f[2] ~= 'running' then
-          M.P_fail('Heartbeat(): Job ' .. jid .. ' not currently running: ' .. tostring(f[2]))
+          define(nil, 'P_fail')('Heartbeat(): Job ' .. jid .. ' not currently running: ' .. tostring(f[2]))
         end
         if f[1] ~= worker or f[1] == '' then
-          M.P_fail('Heartbeat(): Job ' .. jid .. ' given out to another worker: ' .. f[1])
+          define(nil, 'P_fail')('Heartbeat(): Job ' .. jid .. ' given out to another worker: ' .. f[1])
         end
         local jk = 'ql:j:' .. jid
         if decoded ~= nil and decoded ~= false then
@@ -3940,9 +4003,9 @@ if A[1] == 'heartbeat' and #KEYS == 0 and #A >= 2 then
         rcall('ZADD', 'ql:w:' .. worker .. ':jobs', expires, jid)
         rcall('ZADD', 'ql:workers', now, worker)
         rcall('ZADD', 'ql:q:' .. queue .. '-locks', expires, jid)
-        do inl_105 = expires break end
+        do inl_104 = expires break end
     until true
-    result = inl_105
+    result = inl_104
     repeat  -- inlined P_wake_workers
         if not wake then do break end end
         for q in pairs(wake) do
@@ -3955,32 +4018,32 @@ if A[1] == 'heartbeat' and #KEYS == 0 and #A >= 2 then
 end
 if A[1] == 'fail' and #KEYS == 0 and #A >= 2 then
   local now
-  local inl_113
+  local inl_112
   repeat  -- inlined P_num
     local v = A[2]
       local n = tonumber(v)
-      if n and n == n and n ~= huge and n ~= -huge then do inl_113 = n break end end
-      do inl_113 = nil break end
+      if n and n == n and n ~= huge and n ~= -huge then do inl_112 = n break end end
+      do inl_112 = nil break end
   until true
-  now = inl_113
+  now = inl_112
   if now ~= nil then
     local result
-    local inl_114
+    local inl_113
     repeat  -- inlined Job_fail
       local now = now
         local jid, worker, group, message, data = A[3], A[4], A[5], A[6], A[7]
-        if jid == nil then M.P_fail('Job(): no jid provided') end
-        if worker == nil then M.P_fail('Fail(): Arg "worker" missing') end
-        if group == nil then M.P_fail('Fail(): Arg "group" missing') end
-        if message == nil then M.P_fail('Fail(): Arg "message" missing') end
+        if jid == nil then define(nil, 'P_fail')('Job(): no jid provided') end
+        if worker == nil then define(nil, 'P_fail')('Fail(): Arg "worker" missing') end
+        if group == nil then define(nil, 'P_fail')('Fail(): Arg "group" missing') end
+        if message == nil then define(nil, 'P_fail')('Fail(): Arg "message" missing') end
         local decoded
         if data ~= nil then decoded = decode(data) end
         local f = rcall('HMGET', 'ql:j:' .. jid, 'state', 'worker', 'queue', 'history')
         local state, queue = f[1], f[3]
-        if not state then M.P_fail('Fail(): Job ' .. jid .. 'does not exist') end
-        if state ~= 'running' then M.P_fail('Fail(): Job ' .. jid .. 'not currently running: ' .. state) end
+        if not state then define(nil, 'P_fail')('Fail(): Job ' .. jid .. 'does not exist') end
+        if state ~= 'running' then define(nil, 'P_fail')('Fail(): Job ' .. jid .. 'not currently running: ' .. state) end
         if f[2] ~= worker then
-          M.P_fail('Fail(): Job ' .. jid .. ' running with another worker: ' .. tostring(f[2]))
+          define(nil, 'P_fail')('Fail(): Job ' .. jid .. ' running with another worker: ' .. tostring(f[2]))
         end
         queue = queue or ''
         rcall('PUBLISH', 'ql:' .. 'log', encode({ jid = jid, event = 'failed', worker = worker,
@@ -3988,12 +4051,12 @@ if A[1] == 'fail' and #KEYS == 0 and #A >= 2 then
         repeat  -- inlined Job_notify
           local jid, channel, tracked = jid, 'failed'
             if tracked == nil then
-              local inl_115
+              local inl_114
               repeat  -- inlined Job_is_tracked
                 local jid = jid
-                do inl_115 = rcall('ZSCORE', 'ql:tracked', jid) ~= false break end
+                do inl_114 = rcall('ZSCORE', 'ql:tracked', jid) ~= false break end
               until true
-              tracked = inl_115
+              tracked = inl_114
             end
             if tracked then rcall('PUBLISH', 'ql:' .. channel, jid) end
         until true
@@ -4001,16 +4064,16 @@ if A[1] == 'fail' and #KEYS == 0 and #A >= 2 then
         repeat  -- inlined Job_hist
           local jid, when, what, extra, legacy, whole = jid, now, 'failed', { worker = worker, group = group }, f[4] or false
             if legacy == nil then legacy = rcall('HGET', 'ql:j:' .. jid, 'history') end
-            if legacy then M.Job_migrate(jid, legacy) end
+            if legacy then define(nil, 'Job_migrate')(jid, legacy) end
             local entry
             if not whole then
-              local inl_116
+              local inl_115
               repeat  -- inlined P_whole_text
                 local t, tstr = when
-                  if tstr and t >= 0 and t < 1e14 then do inl_116 = tstr:sub(1, -22) break end end
-                  do inl_116 = tostring(floor(t)) break end
+                  if tstr and t >= 0 and t < 1e14 then do inl_115 = tstr:sub(1, -22) break end end
+                  do inl_115 = tostring(floor(t)) break end
               until true
-              whole = inl_116
+              whole = inl_115
             end
             if extra == nil then
               entry = '[' .. whole .. ',' .. encode(what) .. ']'
@@ -4022,36 +4085,36 @@ if A[1] == 'fail' and #KEYS == 0 and #A >= 2 then
             local len = rcall('RPUSH', hk, entry)
             if len < 3 then do break end end
             local cap
-            local inl_117
+            local inl_116
             repeat  -- inlined P_config_number
               local name, fallback = 'max-job-history', 100
                 local raw
-                local inl_118
+                local inl_117
                 repeat  -- inlined P_config_raw
                   local name = name
-                    if cfg == false then do inl_118 = false break end end
+                    if cfg == false then do inl_117 = false break end end
                     if cfg == nil then cfg = {} end
                     local v = cfg[name]
                     if v == nil then
                       v = rcall('HGET', 'ql:config', name)
                       cfg[name] = v
                     end
-                    do inl_118 = v break end
+                    do inl_117 = v break end
                 until true
-                raw = inl_118
+                raw = inl_117
                 local n
-                local inl_119
+                local inl_118
                 repeat  -- inlined P_num
                   local v = raw
                     local n = tonumber(v)
-                    if n and n == n and n ~= huge and n ~= -huge then do inl_119 = n break end end
-                    do inl_119 = nil break end
+                    if n and n == n and n ~= huge and n ~= -huge then do inl_118 = n break end end
+                    do inl_118 = nil break end
                 until true
-                n = inl_119
-                if n == nil then do inl_117 = fallback break end end
-                do inl_117 = n break end
+                n = inl_118
+                if n == nil then do inl_116 = fallback break end end
+                do inl_116 = n break end
             until true
-            cap = inl_117
+            cap = inl_116
             cap = floor(cap)
             if cap >= 3 then
               if len > cap then
@@ -4068,23 +4131,23 @@ if A[1] == 'fail' and #KEYS == 0 and #A >= 2 then
         repeat  -- inlined Stats_count
           local now, when, queue, field, by, field2, by2 = now, now, queue, 'failures', 1, 'failed', 1
             local day
-            local inl_120
+            local inl_119
             repeat  -- inlined P_day_of
               local t = when
-              do inl_120 = t - (t % 86400) break end
+              do inl_119 = t - (t % 86400) break end
             until true
-            day = inl_120
+            day = inl_119
             local k
-            local inl_121
+            local inl_120
             repeat  -- inlined P_stats_key
               local kind, day, queue = 'stats', day, queue
-                if day >= 1 and day < 1e14 then do inl_121 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end end
-                do inl_121 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
+                if day >= 1 and day < 1e14 then do inl_120 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end end
+                do inl_120 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
             until true
-            k = inl_121
+            k = inl_120
             rcall('HINCRBY', k, field, by)
             if field2 then rcall('HINCRBY', k, field2, by2) end
-            M.Stats_expire(k, now, day)
+            define(nil, 'Stats_expire')(k, now, day)
         until true
         repeat  -- inlined Queue_unlist
           local queue, jid, exist = queue, jid
@@ -4097,37 +4160,37 @@ if A[1] == 'fail' and #KEYS == 0 and #A >= 2 then
           local queue = queue
             if not queue or cfg == false then do break end end
             local cap
-            local inl_122
+            local inl_121
             repeat  -- inlined P_config_number
               local name, fallback = queue .. '-max-concurrency', 0
                 local raw
-                local inl_123
+                local inl_122
                 repeat  -- inlined P_config_raw
                   local name = name
-                    if cfg == false then do inl_123 = false break end end
+                    if cfg == false then do inl_122 = false break end end
                     if cfg == nil then cfg = {} end
                     local v = cfg[name]
                     if v == nil then
                       v = rcall('HGET', 'ql:config', name)
                       cfg[name] = v
                     end
-                    do inl_123 = v break end
+                    do inl_122 = v break end
                 until true
-                raw = inl_123
+                raw = inl_122
                 local n
-                local inl_124
+                local inl_123
                 repeat  -- inlined P_num
                   local v = raw
                     local n = tonumber(v)
-                    if n and n == n and n ~= huge and n ~= -huge then do inl_124 = n break end end
-                    do inl_124 = nil break end
+                    if n and n == n and n ~= huge and n ~= -huge then do inl_123 = n break end end
+                    do inl_123 = nil break end
                 until true
-                n = inl_124
-                if n == nil then do inl_122 = fallback break end end
-                do inl_122 = n break end
+                n = inl_123
+                if n == nil then do inl_121 = fallback break end end
+                do inl_121 = n break end
             until true
-            cap = inl_122
-            if cap > 0 then M.P_wake_queue(queue) end
+            cap = inl_121
+            if cap > 0 then define(nil, 'P_wake_queue')(queue) end
         until true
         if decoded ~= nil and decoded ~= false then rcall('HSET', 'ql:j:' .. jid, 'data', encode(decoded)) end
         repeat  -- inlined Job_park_failed
@@ -4137,9 +4200,9 @@ if A[1] == 'fail' and #KEYS == 0 and #A >= 2 then
             rcall('SADD', 'ql:failures', group)
             rcall('LPUSH', 'ql:f:' .. group, jid)
         until true
-        do inl_114 = jid break end
+        do inl_113 = jid break end
     until true
-    result = inl_114
+    result = inl_113
     repeat  -- inlined P_wake_workers
         if not wake then do break end end
         for q in pairs(wake) do
@@ -4152,41 +4215,41 @@ if A[1] == 'fail' and #KEYS == 0 and #A >= 2 then
 end
 if A[1] == 'retry' and #KEYS == 0 and #A >= 2 then
   local now
-  local inl_125
+  local inl_124
   repeat  -- inlined P_num
     local v = A[2]
       local n = tonumber(v)
-      if n and n == n and n ~= huge and n ~= -huge then do inl_125 = n break end end
-      do inl_125 = nil break end
+      if n and n == n and n ~= huge and n ~= -huge then do inl_124 = n break end end
+      do inl_124 = nil break end
   until true
-  now = inl_125
+  now = inl_124
   if now ~= nil then
     local result
-    local inl_126
+    local inl_125
     repeat  -- inlined Job_retry
       local now = now
         local jid, queue, worker, delay_s, group, message = A[3], A[4], A[5], A[6], A[7], A[8]
-        if jid == nil then M.P_fail('Job(): no jid provided') end
-        if queue == nil then M.P_fail('Retry(): Arg "queue" missing') end
-        if worker == nil then M.P_fail('Retry(): Arg "worker" missing') end
+        if jid == nil then define(nil, 'P_fail')('Job(): no jid provided') end
+        if queue == nil then define(nil, 'P_fail')('Retry(): Arg "queue" missing') end
+        if worker == nil then define(nil, 'P_fail')('Retry(): Arg "worker" missing') end
         local delay = 0
         if delay_s ~= nil then
-          local inl_127
+          local inl_126
           repeat  -- inlined P_num
             local v = delay_s
               local n = tonumber(v)
-              if n and n == n and n ~= huge and n ~= -huge then do inl_127 = n break end end
-              do inl_127 = nil break end
+              if n and n == n and n ~= huge and n ~= -huge then do inl_126 = n break end end
+              do inl_126 = nil break end
           until true
-          delay = inl_127
-          if delay == nil then M.P_fail('Retry(): Arg "delay" not a number: ' .. delay_s) end
+          delay = inl_126
+          if delay == nil then define(nil, 'P_fail')('Retry(): Arg "delay" not a number: ' .. delay_s) end
         end
         local f = rcall('HMGET', 'ql:j:' .. jid, 'state', 'worker', 'queue', 'priority', 'history')
         local state = f[1]
-        if not state then M.P_fail('Retry(): Job ' .. jid .. ' does not exist') end
-        if state ~= 'running' then M.P_fail('Retry(): Job ' .. jid .. ' is not currently running: ' .. state) end
+        if not state then define(nil, 'P_fail')('Retry(): Job ' .. jid .. ' does not exist') end
+        if state ~= 'running' then define(nil, 'P_fail')('Retry(): Job ' .. jid .. ' is not currently running: ' .. state) end
         if f[2] ~= worker then
-          M.P_fail('Retry(): Job ' .. jid .. ' has been given to another worker: ' .. tostring(f[2]))
+          define(nil, 'P_fail')('Retry(): Job ' .. jid .. ' has been given to another worker: ' .. tostring(f[2]))
         end
         local jk = 'ql:j:' .. jid
         local remaining = tonumber(rcall('HINCRBYFLOAT', jk, 'remaining', -1))
@@ -4197,53 +4260,53 @@ if A[1] == 'retry' and #KEYS == 0 and #A >= 2 then
           local queue = f[3]
             if not queue or cfg == false then do break end end
             local cap
-            local inl_128
+            local inl_127
             repeat  -- inlined P_config_number
               local name, fallback = queue .. '-max-concurrency', 0
                 local raw
-                local inl_129
+                local inl_128
                 repeat  -- inlined P_config_raw
                   local name = name
-                    if cfg == false then do inl_129 = false break end end
+                    if cfg == false then do inl_128 = false break end end
                     if cfg == nil then cfg = {} end
                     local v = cfg[name]
                     if v == nil then
                       v = rcall('HGET', 'ql:config', name)
                       cfg[name] = v
                     end
-                    do inl_129 = v break end
+                    do inl_128 = v break end
                 until true
-                raw = inl_129
+                raw = inl_128
                 local n
-                local inl_130
+                local inl_129
                 repeat  -- inlined P_num
                   local v = raw
                     local n = tonumber(v)
-                    if n and n == n and n ~= huge and n ~= -huge then do inl_130 = n break end end
-                    do inl_130 = nil break end
+                    if n and n == n and n ~= huge and n ~= -huge then do inl_129 = n break end end
+                    do inl_129 = nil break end
                 until true
-                n = inl_130
-                if n == nil then do inl_128 = fallback break end end
-                do inl_128 = n break end
+                n = inl_129
+                if n == nil then do inl_127 = fallback break end end
+                do inl_127 = n break end
             until true
-            cap = inl_128
-            if cap > 0 then M.P_wake_queue(queue) end
+            cap = inl_127
+            if cap > 0 then define(nil, 'P_wake_queue')(queue) end
         until true
         if remaining < 0 then
           group = group or ('failed-retries-' .. queue)
           repeat  -- inlined Job_hist
             local jid, when, what, extra, legacy, whole = jid, now, 'failed', { group = group }, f[5] or false
               if legacy == nil then legacy = rcall('HGET', 'ql:j:' .. jid, 'history') end
-              if legacy then M.Job_migrate(jid, legacy) end
+              if legacy then define(nil, 'Job_migrate')(jid, legacy) end
               local entry
               if not whole then
-                local inl_131
+                local inl_130
                 repeat  -- inlined P_whole_text
                   local t, tstr = when
-                    if tstr and t >= 0 and t < 1e14 then do inl_131 = tstr:sub(1, -22) break end end
-                    do inl_131 = tostring(floor(t)) break end
+                    if tstr and t >= 0 and t < 1e14 then do inl_130 = tstr:sub(1, -22) break end end
+                    do inl_130 = tostring(floor(t)) break end
                 until true
-                whole = inl_131
+                whole = inl_130
               end
               if extra == nil then
                 entry = '[' .. whole .. ',' .. encode(what) .. ']'
@@ -4255,36 +4318,36 @@ if A[1] == 'retry' and #KEYS == 0 and #A >= 2 then
               local len = rcall('RPUSH', hk, entry)
               if len < 3 then do break end end
               local cap
-              local inl_132
+              local inl_131
               repeat  -- inlined P_config_number
                 local name, fallback = 'max-job-history', 100
                   local raw
-                  local inl_133
+                  local inl_132
                   repeat  -- inlined P_config_raw
                     local name = name
-                      if cfg == false then do inl_133 = false break end end
+                      if cfg == false then do inl_132 = false break end end
                       if cfg == nil then cfg = {} end
                       local v = cfg[name]
                       if v == nil then
                         v = rcall('HGET', 'ql:config', name)
                         cfg[name] = v
                       end
-                      do inl_133 = v break end
+                      do inl_132 = v break end
                   until true
-                  raw = inl_133
+                  raw = inl_132
                   local n
-                  local inl_134
+                  local inl_133
                   repeat  -- inlined P_num
                     local v = raw
                       local n = tonumber(v)
-                      if n and n == n and n ~= huge and n ~= -huge then do inl_134 = n break end end
-                      do inl_134 = nil break end
+                      if n and n == n and n ~= huge and n ~= -huge then do inl_133 = n break end end
+                      do inl_133 = nil break end
                   until true
-                  n = inl_134
-                  if n == nil then do inl_132 = fallback break end end
-                  do inl_132 = n break end
+                  n = inl_133
+                  if n == nil then do inl_131 = fallback break end end
+                  do inl_131 = n break end
               until true
-              cap = inl_132
+              cap = inl_131
               cap = floor(cap)
               if cap >= 3 then
                 if len > cap then
@@ -4308,12 +4371,12 @@ if A[1] == 'retry' and #KEYS == 0 and #A >= 2 then
           repeat  -- inlined Job_notify
             local jid, channel, tracked = jid, 'failed'
               if tracked == nil then
-                local inl_135
+                local inl_134
                 repeat  -- inlined Job_is_tracked
                   local jid = jid
-                  do inl_135 = rcall('ZSCORE', 'ql:tracked', jid) ~= false break end
+                  do inl_134 = rcall('ZSCORE', 'ql:tracked', jid) ~= false break end
                 until true
-                tracked = inl_135
+                tracked = inl_134
               end
               if tracked then rcall('PUBLISH', 'ql:' .. channel, jid) end
           until true
@@ -4327,23 +4390,23 @@ if A[1] == 'retry' and #KEYS == 0 and #A >= 2 then
           repeat  -- inlined Stats_count
             local now, when, queue, field, by, field2, by2 = now, now, queue, 'failures', 1, 'failed', 1
               local day
-              local inl_136
+              local inl_135
               repeat  -- inlined P_day_of
                 local t = when
-                do inl_136 = t - (t % 86400) break end
+                do inl_135 = t - (t % 86400) break end
               until true
-              day = inl_136
+              day = inl_135
               local k
-              local inl_137
+              local inl_136
               repeat  -- inlined P_stats_key
                 local kind, day, queue = 'stats', day, queue
-                  if day >= 1 and day < 1e14 then do inl_137 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end end
-                  do inl_137 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
+                  if day >= 1 and day < 1e14 then do inl_136 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end end
+                  do inl_136 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
               until true
-              k = inl_137
+              k = inl_136
               rcall('HINCRBY', k, field, by)
               if field2 then rcall('HINCRBY', k, field2, by2) end
-              M.Stats_expire(k, now, day)
+              define(nil, 'Stats_expire')(k, now, day)
           until true
         else
           if delay > 0 then
@@ -4353,12 +4416,12 @@ if A[1] == 'retry' and #KEYS == 0 and #A >= 2 then
             repeat  -- inlined Job_enqueue
               local queue, jid, priority, t = queue, jid, tonumber(f[4]) or 0, now
                 local score
-                local inl_138
+                local inl_137
                 repeat  -- inlined P_work_score
                   local priority, t = priority, t
-                  do inl_138 = priority - (t / 10000000000) break end
+                  do inl_137 = priority - (t / 10000000000) break end
                 until true
-                score = inl_138
+                score = inl_137
                 rcall('ZADD', 'ql:q:' .. queue .. '-work', score, jid)
                 repeat  -- inlined P_wake_queue
                   local queue = queue
@@ -4373,9 +4436,9 @@ if A[1] == 'retry' and #KEYS == 0 and #A >= 2 then
               encode({ group = group, message = message, when = floor(now), worker = worker }))
           end
         end
-        do inl_126 = floor(remaining) break end
+        do inl_125 = floor(remaining) break end
     until true
-    result = inl_126
+    result = inl_125
     repeat  -- inlined P_wake_workers
         if not wake then do break end end
         for q in pairs(wake) do
@@ -4391,22 +4454,22 @@ end
 
 -- Dispatch in the protocol's order, then wake workers of queues that gained poppable work.
 local function main()
-  if #KEYS > 0 then M.P_fail('No Keys should be provided') end
+  if #KEYS > 0 then define(nil, 'P_fail')('No Keys should be provided') end
   local cmd = A[1]
-  if cmd == nil then M.P_fail('Must provide a command') end
-  local command = M['Api_' .. cmd]
-  if not command then M.P_fail('Unknown command ' .. cmd) end
+  if cmd == nil then define(nil, 'P_fail')('Must provide a command') end
+  local command = define(nil, 'Api_' .. cmd)
+  if not command then define(nil, 'P_fail')('Unknown command ' .. cmd) end
   if #A < 2 then error("bad argument #1 to 'tonumber' (value expected)") end
   local now
-  local inl_139
+  local inl_138
   repeat  -- inlined P_num
     local v = A[2]
       local n = tonumber(v)
-      if n and n == n and n ~= huge and n ~= -huge then do inl_139 = n break end end
-      do inl_139 = nil break end
+      if n and n == n and n ~= huge and n ~= -huge then do inl_138 = n break end end
+      do inl_138 = nil break end
   until true
-  now = inl_139
-  if now == nil then M.P_fail('Arg "now" missing or not a number: nil') end
+  now = inl_138
+  if now == nil then define(nil, 'P_fail')('Arg "now" missing or not a number: nil') end
   local result = command(now)
   repeat  -- inlined P_wake_workers
       if not wake then do break end end

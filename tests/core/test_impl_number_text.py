@@ -164,3 +164,21 @@ def test_pop_renders_its_own_entry_as_get_renders_the_stored_one(
             history = got[got.index('"history":'):got.index(',"dependents"')]
             assert history in texts
     assert core.pop(worker=worker, now="1893456004") == []
+
+
+@pytest.mark.parametrize("queue", ["q", 'q"x', "a{b}c", '"what":"y', "snow☃", "sl/ash"])
+@pytest.mark.parametrize("time", [None, "1893456000.5", "5", "bogus"])
+def test_pop_renders_the_put_entry_as_get_renders_it(
+        core: Core, queue: str, time: str | None) -> None:
+    # Pop predicts the put's stored entry from the job's time and queue and renders a match
+    # without parsing it; a stored entry that differs from the prediction (a time field
+    # changed by hand) is parsed as before. Either way the result is what get renders.
+    core.put("j", "1893456000.25", queue)
+    if time is not None:
+        core.conn.hset("ql:j:j", "time", time)
+    text = core("pop", "1893456009", queue, "w", 1).decode()
+    popped = json.loads(text)
+    got = core("get", "1893456009", "j").decode()
+    assert popped[0]["history"] == json.loads(got)["history"]
+    assert popped[0]["history"][0] == {"when": 1893456000, "what": "put", "q": queue}
+    assert got[got.index('"history":'):got.index(',"dependents"')] in text
