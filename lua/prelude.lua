@@ -12,7 +12,7 @@
 
 local rcall = redis.call
 local encode, decode = cjson.encode, cjson.decode
-local floor, huge = math.floor, math.huge
+local floor = math.floor
 local format, concat = string.format, table.concat
 -- Base functions (tonumber, pairs, ...) are read as globals: aliasing them in locals
 -- costs more per call (every closure binds them) than it saves.
@@ -22,8 +22,8 @@ local A = ARGV
 local Job, Queue, Recur, Worker, Stats, Tags, Track, Config, Api = {}, {}, {}, {}, {}, {}, {}, {}, {}
 
 -- Per-call state, made only when a call needs it: `cfg` holds the configuration values
--- already read (false: the call knows the config hash does not exist), `wake` the queues
--- to wake at the end.
+-- already read (false: the call knows the config hash does not exist), `wake` the queue
+-- to wake at the end (a name), or the queues (a set, when there are several).
 local cfg, wake
 
 -- Key names: the only place they are spelled. Job keys are key.job .. jid (.. suffix),
@@ -53,7 +53,8 @@ local function fail(msg) error(msg, 2) end
 -- A finite number parsed like Lua's tonumber, or nil. nan and +-inf are rejected.
 local function num(v)
   local n = tonumber(v)
-  if n and n == n and n ~= huge and n ~= -huge then return n end
+  -- n - n is 0 for every finite number, and nan for nan and for +-inf.
+  if n and n - n == 0 then return n end
   return nil
 end
 
@@ -144,13 +145,18 @@ end
 
 -- Mark `queue` as having gained poppable work: its workers are woken at the end of the call.
 local function wake_queue(queue)
-  if not wake then wake = {} end
+  if not wake or wake == queue then
+    wake = queue
+    return
+  end
+  if type(wake) == 'string' then wake = { [wake] = true } end
   wake[queue] = true
 end
 
 -- Numeric config value: the stored value when it parses as a finite number, else `fallback`.
 -- A stored value that is not a number falls back too (the reference would fail later).
 local function config_number(name, fallback)
+  if cfg == false then return fallback end
   local raw = config_raw(name)
   local n = num(raw)
   if n == nil then return fallback end
@@ -167,10 +173,17 @@ end
 
 -- Wake-up extension: after a command, PUBLISH <queue> on qlpy:wake:<queue> for each queue
 -- that gained poppable work, only when someone listens.
+local function wake_one(queue)
+  local wk = key.wake .. queue
+  if rcall('PUBSUB', 'NUMSUB', wk)[2] > 0 then rcall('PUBLISH', wk, queue) end
+end
 local function wake_workers()
   if not wake then return end
+  if type(wake) == 'string' then
+    wake_one(wake)
+    return
+  end
   for q in pairs(wake) do
-    local wk = key.wake .. q
-    if rcall('PUBSUB', 'NUMSUB', wk)[2] > 0 then rcall('PUBLISH', wk, q) end
+    wake_one(q)
   end
 end

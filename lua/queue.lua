@@ -173,10 +173,11 @@ function Queue.pop(now)
   end
   if count <= 0 then return '{}' end
   -- The range queries are made here so that the helpers run only when there is work.
-  local jids = {}
   -- A count of 1 (the common pop) goes as text: Redis would format the number first.
-  local expired = rcall('ZRANGEBYSCORE', lk, '-inf', now_arg, 'LIMIT', '0', count == 1 and '1' or count)
-  if #expired > 0 then jids = Queue.reclaim(now, queue, expired) end
+  -- `jids` is the expired locks, then every jid to hand out (the reply is a list of our
+  -- own, so none has to be made).
+  local jids = rcall('ZRANGEBYSCORE', lk, '-inf', now_arg, 'LIMIT', '0', count == 1 and '1' or count)
+  if #jids > 0 then jids = Queue.reclaim(now, queue, jids) end
   local reclaimed = #jids
   local want = count - reclaimed
   if want > 0 then

@@ -94,7 +94,7 @@ INLINED_COMMANDS = ["put", "pop", "complete", "heartbeat", "fail", "retry"]
 INLINE = [
     "P.num", "P.time_text", "P.whole_text", "P.score_arg", "P.num_json", "P.wake_queue",
     "P.work_score", "P.day_of", "P.stats_key", "P.config_number", "P.config_raw",
-    "P.config_heartbeat", "P.jstr", "P.jlist", "P.wake_workers",
+    "P.config_heartbeat", "P.jstr", "P.jlist", "P.wake_workers", "P.wake_one",
     "Job.put", "Job.complete", "Job.heartbeat", "Job.fail", "Job.retry", "Queue.pop",
     "Job.options", "Job.hist", "Job.render", "Job.stored_list", "Job.enqueue",
     "Job.expire_completed", "Job.notify", "Job.is_tracked", "Job.left_running",

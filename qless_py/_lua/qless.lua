@@ -15,7 +15,7 @@
 
 local rcall = redis.call
 local encode, decode = cjson.encode, cjson.decode
-local floor, huge = math.floor, math.huge
+local floor = math.floor
 local format, concat = string.format, table.concat
 -- Base functions (tonumber, pairs, ...) are read as globals: aliasing them in locals
 -- costs more per call (every closure binds them) than it saves.
@@ -24,8 +24,8 @@ local A = ARGV
 -- Module tables; the files that follow attach their functions to these.
 local M  -- every module function, created on demand by define()
 -- Per-call state, made only when a call needs it: `cfg` holds the configuration values
--- already read (false: the call knows the config hash does not exist), `wake` the queues
--- to wake at the end.
+-- already read (false: the call knows the config hash does not exist), `wake` the queue
+-- to wake at the end (a name), or the queues (a set, when there are several).
 local cfg, wake
 
 -- Key names: the only place they are spelled. Job keys are key.job .. jid (.. suffix),
@@ -196,7 +196,7 @@ local function define(lazy_t, lazy_k)
   end
   local rcall = redis.call
   local encode, decode = cjson.encode, cjson.decode
-  local floor, huge = math.floor, math.huge
+  local floor = math.floor
   local format, concat = string.format, table.concat
   local A = ARGV
   local M = lazy_t
@@ -211,7 +211,8 @@ local function define(lazy_t, lazy_k)
     -- A finite number parsed like Lua's tonumber, or nil. nan and +-inf are rejected.
     lazy_f = function(v)
       local n = tonumber(v)
-      if n and n == n and n ~= huge and n ~= -huge then return n end
+      -- n - n is 0 for every finite number, and nan for nan and for +-inf.
+      if n and n - n == 0 then return n end
       return nil
     end
   elseif lazy_k == 'Api_heartbeat' then
@@ -254,7 +255,11 @@ local function define(lazy_t, lazy_k)
   elseif lazy_k == 'P_wake_queue' then
     -- Mark `queue` as having gained poppable work: its workers are woken at the end of the call.
     lazy_f = function(queue)
-      if not wake then wake = {} end
+      if not wake or wake == queue then
+        wake = queue
+        return
+      end
+      if type(wake) == 'string' then wake = { [wake] = true } end
       wake[queue] = true
     end
   elseif lazy_k == 'P_jlist' then
@@ -288,6 +293,7 @@ local function define(lazy_t, lazy_k)
     -- Numeric config value: the stored value when it parses as a finite number, else `fallback`.
     -- A stored value that is not a number falls back too (the reference would fail later).
     lazy_f = function(name, fallback)
+      if cfg == false then return fallback end
       local raw = M.P_config_raw(name)
       local n = M.P_num(raw)
       if n == nil then return fallback end
@@ -942,10 +948,11 @@ local function define(lazy_t, lazy_k)
       end
       if count <= 0 then return '{}' end
       -- The range queries are made here so that the helpers run only when there is work.
-      local jids = {}
       -- A count of 1 (the common pop) goes as text: Redis would format the number first.
-      local expired = rcall('ZRANGEBYSCORE', lk, '-inf', now_arg, 'LIMIT', '0', count == 1 and '1' or count)
-      if #expired > 0 then jids = M.Queue_reclaim(now, queue, expired) end
+      -- `jids` is the expired locks, then every jid to hand out (the reply is a list of our
+      -- own, so none has to be made).
+      local jids = rcall('ZRANGEBYSCORE', lk, '-inf', now_arg, 'LIMIT', '0', count == 1 and '1' or count)
+      if #jids > 0 then jids = M.Queue_reclaim(now, queue, jids) end
       local reclaimed = #jids
       local want = count - reclaimed
       if want > 0 then
@@ -1165,14 +1172,22 @@ local function define(lazy_t, lazy_k)
       if n ~= nil then return n end
       return M.P_config_number('heartbeat', 60)
     end
-  elseif lazy_k == 'P_wake_workers' then
+  elseif lazy_k == 'P_wake_one' then
     -- Wake-up extension: after a command, PUBLISH <queue> on qlpy:wake:<queue> for each queue
     -- that gained poppable work, only when someone listens.
+    lazy_f = function(queue)
+      local wk = 'qlpy:wake:' .. queue
+      if rcall('PUBSUB', 'NUMSUB', wk)[2] > 0 then rcall('PUBLISH', wk, queue) end
+    end
+  elseif lazy_k == 'P_wake_workers' then
     lazy_f = function()
       if not wake then return end
+      if type(wake) == 'string' then
+        M.P_wake_one(wake)
+        return
+      end
       for q in pairs(wake) do
-        local wk = 'qlpy:wake:' .. q
-        if rcall('PUBSUB', 'NUMSUB', wk)[2] > 0 then rcall('PUBLISH', wk, q) end
+        M.P_wake_one(q)
       end
     end
   elseif lazy_k == 'Config_defaults' then
@@ -2355,7 +2370,7 @@ if A[1] == 'put' and #KEYS == 0 and #A >= 2 then
   repeat  -- inlined P_num
     local v = A[2]
       local n = tonumber(v)
-      if n and n == n and n ~= huge and n ~= -huge then do inl_1 = n break end end
+      if n and n - n == 0 then do inl_1 = n break end end
       do inl_1 = nil break end
   until true
   now = inl_1
@@ -2380,7 +2395,7 @@ if A[1] == 'put' and #KEYS == 0 and #A >= 2 then
         repeat  -- inlined P_num
           local v = delay_s
             local n = tonumber(v)
-            if n and n == n and n ~= huge and n ~= -huge then do inl_3 = n break end end
+            if n and n - n == 0 then do inl_3 = n break end end
             do inl_3 = nil break end
         until true
         delay = inl_3
@@ -2416,7 +2431,7 @@ if A[1] == 'put' and #KEYS == 0 and #A >= 2 then
           repeat  -- inlined P_num
             local v = o_retries
               local n = tonumber(v)
-              if n and n == n and n ~= huge and n ~= -huge then do inl_5 = n break end end
+              if n and n - n == 0 then do inl_5 = n break end end
               do inl_5 = nil break end
           until true
           retries = inl_5
@@ -2434,7 +2449,7 @@ if A[1] == 'put' and #KEYS == 0 and #A >= 2 then
           repeat  -- inlined P_num
             local v = o_priority
               local n = tonumber(v)
-              if n and n == n and n ~= huge and n ~= -huge then do inl_6 = n break end end
+              if n and n - n == 0 then do inl_6 = n break end end
               do inl_6 = nil break end
           until true
           priority = inl_6
@@ -2508,6 +2523,7 @@ if A[1] == 'put' and #KEYS == 0 and #A >= 2 then
             local inl_10
             repeat  -- inlined P_config_number
               local name, fallback = 'max-job-history', 100
+                if cfg == false then do inl_10 = fallback break end end
                 local raw
                 local inl_11
                 repeat  -- inlined P_config_raw
@@ -2527,7 +2543,7 @@ if A[1] == 'put' and #KEYS == 0 and #A >= 2 then
                 repeat  -- inlined P_num
                   local v = raw
                     local n = tonumber(v)
-                    if n and n == n and n ~= huge and n ~= -huge then do inl_12 = n break end end
+                    if n and n - n == 0 then do inl_12 = n break end end
                     do inl_12 = nil break end
                 until true
                 n = inl_12
@@ -2617,7 +2633,11 @@ if A[1] == 'put' and #KEYS == 0 and #A >= 2 then
           rcall('ZADD', 'ql:q:' .. queue .. '-work', score, jid)
           repeat  -- inlined P_wake_queue
             local queue = queue
-              if not wake then wake = {} end
+              if not wake or wake == queue then
+                wake = queue
+                do break end
+              end
+              if type(wake) == 'string' then wake = { [wake] = true } end
               wake[queue] = true
           until true
         end
@@ -2638,9 +2658,20 @@ if A[1] == 'put' and #KEYS == 0 and #A >= 2 then
     result = inl_2
     repeat  -- inlined P_wake_workers
         if not wake then do break end end
+        if type(wake) == 'string' then
+          repeat  -- inlined P_wake_one
+            local queue = wake
+              local wk = 'qlpy:wake:' .. queue
+              if rcall('PUBSUB', 'NUMSUB', wk)[2] > 0 then rcall('PUBLISH', wk, queue) end
+          until true
+          do break end
+        end
         for q in pairs(wake) do
-          local wk = 'qlpy:wake:' .. q
-          if rcall('PUBSUB', 'NUMSUB', wk)[2] > 0 then rcall('PUBLISH', wk, q) end
+          repeat  -- inlined P_wake_one
+            local queue = q
+              local wk = 'qlpy:wake:' .. queue
+              if rcall('PUBSUB', 'NUMSUB', wk)[2] > 0 then rcall('PUBLISH', wk, queue) end
+          until true
         end
     until true
     return result
@@ -2652,7 +2683,7 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
   repeat  -- inlined P_num
     local v = A[2]
       local n = tonumber(v)
-      if n and n == n and n ~= huge and n ~= -huge then do inl_15 = n break end end
+      if n and n - n == 0 then do inl_15 = n break end end
       do inl_15 = nil break end
   until true
   now = inl_15
@@ -2669,7 +2700,7 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
         repeat  -- inlined P_num
           local v = count_s
             local n = tonumber(v)
-            if n and n == n and n ~= huge and n ~= -huge then do inl_17 = n break end end
+            if n and n - n == 0 then do inl_17 = n break end end
             do inl_17 = nil break end
         until true
         count = inl_17
@@ -2709,9 +2740,8 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
           if count > allowed then count = allowed end
         end
         if count <= 0 then do inl_16 = '{}' break end end
-        local jids = {}
-        local expired = rcall('ZRANGEBYSCORE', lk, '-inf', now_arg, 'LIMIT', '0', count == 1 and '1' or count)
-        if #expired > 0 then jids = define(nil, 'Queue_reclaim')(now, queue, expired) end
+        local jids = rcall('ZRANGEBYSCORE', lk, '-inf', now_arg, 'LIMIT', '0', count == 1 and '1' or count)
+        if #jids > 0 then jids = define(nil, 'Queue_reclaim')(now, queue, jids) end
         local reclaimed = #jids
         local want = count - reclaimed
         if want > 0 then
@@ -2779,6 +2809,7 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
                   local inl_24
                   repeat  -- inlined P_config_number
                     local name, fallback = 'max-job-history', 100
+                      if cfg == false then do inl_24 = fallback break end end
                       local raw
                       local inl_25
                       repeat  -- inlined P_config_raw
@@ -2798,7 +2829,7 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
                       repeat  -- inlined P_num
                         local v = raw
                           local n = tonumber(v)
-                          if n and n == n and n ~= huge and n ~= -huge then do inl_26 = n break end end
+                          if n and n - n == 0 then do inl_26 = n break end end
                           do inl_26 = nil break end
                       until true
                       n = inl_26
@@ -3095,6 +3126,7 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
                   local inl_49
                   repeat  -- inlined P_config_number
                     local name, fallback = 'max-job-history', 100
+                      if cfg == false then do inl_49 = fallback break end end
                       local raw
                       local inl_50
                       repeat  -- inlined P_config_raw
@@ -3114,7 +3146,7 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
                       repeat  -- inlined P_num
                         local v = raw
                           local n = tonumber(v)
-                          if n and n == n and n ~= huge and n ~= -huge then do inl_51 = n break end end
+                          if n and n - n == 0 then do inl_51 = n break end end
                           do inl_51 = nil break end
                       until true
                       n = inl_51
@@ -3418,9 +3450,20 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
     result = inl_16
     repeat  -- inlined P_wake_workers
         if not wake then do break end end
+        if type(wake) == 'string' then
+          repeat  -- inlined P_wake_one
+            local queue = wake
+              local wk = 'qlpy:wake:' .. queue
+              if rcall('PUBSUB', 'NUMSUB', wk)[2] > 0 then rcall('PUBLISH', wk, queue) end
+          until true
+          do break end
+        end
         for q in pairs(wake) do
-          local wk = 'qlpy:wake:' .. q
-          if rcall('PUBSUB', 'NUMSUB', wk)[2] > 0 then rcall('PUBLISH', wk, q) end
+          repeat  -- inlined P_wake_one
+            local queue = q
+              local wk = 'qlpy:wake:' .. queue
+              if rcall('PUBSUB', 'NUMSUB', wk)[2] > 0 then rcall('PUBLISH', wk, queue) end
+          until true
         end
     until true
     return result
@@ -3432,7 +3475,7 @@ if A[1] == 'complete' and #KEYS == 0 and #A >= 2 then
   repeat  -- inlined P_num
     local v = A[2]
       local n = tonumber(v)
-      if n and n == n and n ~= huge and n ~= -huge then do inl_71 = n break end end
+      if n and n - n == 0 then do inl_71 = n break end end
       do inl_71 = nil break end
   until true
   now = inl_71
@@ -3463,7 +3506,7 @@ if A[1] == 'complete' and #KEYS == 0 and #A >= 2 then
           repeat  -- inlined P_num
             local v = opts.delay
               local n = tonumber(v)
-              if n and n == n and n ~= huge and n ~= -huge then do inl_74 = n break end end
+              if n and n - n == 0 then do inl_74 = n break end end
               do inl_74 = nil break end
           until true
           delay = inl_74
@@ -3546,6 +3589,7 @@ if A[1] == 'complete' and #KEYS == 0 and #A >= 2 then
             local inl_78
             repeat  -- inlined P_config_number
               local name, fallback = 'max-job-history', 100
+                if cfg == false then do inl_78 = fallback break end end
                 local raw
                 local inl_79
                 repeat  -- inlined P_config_raw
@@ -3565,7 +3609,7 @@ if A[1] == 'complete' and #KEYS == 0 and #A >= 2 then
                 repeat  -- inlined P_num
                   local v = raw
                     local n = tonumber(v)
-                    if n and n == n and n ~= huge and n ~= -huge then do inl_80 = n break end end
+                    if n and n - n == 0 then do inl_80 = n break end end
                     do inl_80 = nil break end
                 until true
                 n = inl_80
@@ -3651,6 +3695,7 @@ if A[1] == 'complete' and #KEYS == 0 and #A >= 2 then
             local inl_87
             repeat  -- inlined P_config_number
               local name, fallback = queue .. '-max-concurrency', 0
+                if cfg == false then do inl_87 = fallback break end end
                 local raw
                 local inl_88
                 repeat  -- inlined P_config_raw
@@ -3670,7 +3715,7 @@ if A[1] == 'complete' and #KEYS == 0 and #A >= 2 then
                 repeat  -- inlined P_num
                   local v = raw
                     local n = tonumber(v)
-                    if n and n == n and n ~= huge and n ~= -huge then do inl_89 = n break end end
+                    if n and n - n == 0 then do inl_89 = n break end end
                     do inl_89 = nil break end
                 until true
                 n = inl_89
@@ -3711,6 +3756,7 @@ if A[1] == 'complete' and #KEYS == 0 and #A >= 2 then
               local inl_91
               repeat  -- inlined P_config_number
                 local name, fallback = 'max-job-history', 100
+                  if cfg == false then do inl_91 = fallback break end end
                   local raw
                   local inl_92
                   repeat  -- inlined P_config_raw
@@ -3730,7 +3776,7 @@ if A[1] == 'complete' and #KEYS == 0 and #A >= 2 then
                   repeat  -- inlined P_num
                     local v = raw
                       local n = tonumber(v)
-                      if n and n == n and n ~= huge and n ~= -huge then do inl_93 = n break end end
+                      if n and n - n == 0 then do inl_93 = n break end end
                       do inl_93 = nil break end
                   until true
                   n = inl_93
@@ -3788,7 +3834,11 @@ if A[1] == 'complete' and #KEYS == 0 and #A >= 2 then
               rcall('ZADD', 'ql:q:' .. queue .. '-work', score, jid)
               repeat  -- inlined P_wake_queue
                 local queue = queue
-                  if not wake then wake = {} end
+                  if not wake or wake == queue then
+                    wake = queue
+                    do break end
+                  end
+                  if type(wake) == 'string' then wake = { [wake] = true } end
                   wake[queue] = true
               until true
           until true
@@ -3813,6 +3863,7 @@ if A[1] == 'complete' and #KEYS == 0 and #A >= 2 then
             local inl_97
             repeat  -- inlined P_config_number
               local name, fallback = 'jobs-history', 604800
+                if cfg == false then do inl_97 = fallback break end end
                 local raw
                 local inl_98
                 repeat  -- inlined P_config_raw
@@ -3832,7 +3883,7 @@ if A[1] == 'complete' and #KEYS == 0 and #A >= 2 then
                 repeat  -- inlined P_num
                   local v = raw
                     local n = tonumber(v)
-                    if n and n == n and n ~= huge and n ~= -huge then do inl_99 = n break end end
+                    if n and n - n == 0 then do inl_99 = n break end end
                     do inl_99 = nil break end
                 until true
                 n = inl_99
@@ -3844,6 +3895,7 @@ if A[1] == 'complete' and #KEYS == 0 and #A >= 2 then
             local inl_100
             repeat  -- inlined P_config_number
               local name, fallback = 'jobs-history-count', 50000
+                if cfg == false then do inl_100 = fallback break end end
                 local raw
                 local inl_101
                 repeat  -- inlined P_config_raw
@@ -3863,7 +3915,7 @@ if A[1] == 'complete' and #KEYS == 0 and #A >= 2 then
                 repeat  -- inlined P_num
                   local v = raw
                     local n = tonumber(v)
-                    if n and n == n and n ~= huge and n ~= -huge then do inl_102 = n break end end
+                    if n and n - n == 0 then do inl_102 = n break end end
                     do inl_102 = nil break end
                 until true
                 n = inl_102
@@ -3894,9 +3946,20 @@ if A[1] == 'complete' and #KEYS == 0 and #A >= 2 then
     result = inl_72
     repeat  -- inlined P_wake_workers
         if not wake then do break end end
+        if type(wake) == 'string' then
+          repeat  -- inlined P_wake_one
+            local queue = wake
+              local wk = 'qlpy:wake:' .. queue
+              if rcall('PUBSUB', 'NUMSUB', wk)[2] > 0 then rcall('PUBLISH', wk, queue) end
+          until true
+          do break end
+        end
         for q in pairs(wake) do
-          local wk = 'qlpy:wake:' .. q
-          if rcall('PUBSUB', 'NUMSUB', wk)[2] > 0 then rcall('PUBLISH', wk, q) end
+          repeat  -- inlined P_wake_one
+            local queue = q
+              local wk = 'qlpy:wake:' .. queue
+              if rcall('PUBSUB', 'NUMSUB', wk)[2] > 0 then rcall('PUBLISH', wk, queue) end
+          until true
         end
     until true
     return result
@@ -3908,7 +3971,7 @@ if A[1] == 'heartbeat' and #KEYS == 0 and #A >= 2 then
   repeat  -- inlined P_num
     local v = A[2]
       local n = tonumber(v)
-      if n and n == n and n ~= huge and n ~= -huge then do inl_103 = n break end end
+      if n and n - n == 0 then do inl_103 = n break end end
       do inl_103 = nil break end
   until true
   now = inl_103
@@ -3947,7 +4010,7 @@ if A[1] == 'heartbeat' and #KEYS == 0 and #A >= 2 then
             repeat  -- inlined P_num
               local v = raw
                 local n = tonumber(v)
-                if n and n == n and n ~= huge and n ~= -huge then do inl_107 = n break end end
+                if n and n - n == 0 then do inl_107 = n break end end
                 do inl_107 = nil break end
             until true
             n = inl_107
@@ -3956,6 +4019,7 @@ if A[1] == 'heartbeat' and #KEYS == 0 and #A >= 2 then
             local inl_109
             repeat  -- inlined P_config_number
               local name, fallback = 'heartbeat', 60
+                if cfg == false then do inl_109 = fallback break end end
                 local raw
                 local inl_110
                 repeat  -- inlined P_config_raw
@@ -3975,7 +4039,7 @@ if A[1] == 'heartbeat' and #KEYS == 0 and #A >= 2 then
                 repeat  -- inlined P_num
                   local v = raw
                     local n = tonumber(v)
-                    if n and n == n and n ~= huge and n ~= -huge then do inl_111 = n break end end
+                    if n and n - n == 0 then do inl_111 = n break end end
                     do inl_111 = nil break end
                 until true
                 n = inl_111
@@ -4008,9 +4072,20 @@ if A[1] == 'heartbeat' and #KEYS == 0 and #A >= 2 then
     result = inl_104
     repeat  -- inlined P_wake_workers
         if not wake then do break end end
+        if type(wake) == 'string' then
+          repeat  -- inlined P_wake_one
+            local queue = wake
+              local wk = 'qlpy:wake:' .. queue
+              if rcall('PUBSUB', 'NUMSUB', wk)[2] > 0 then rcall('PUBLISH', wk, queue) end
+          until true
+          do break end
+        end
         for q in pairs(wake) do
-          local wk = 'qlpy:wake:' .. q
-          if rcall('PUBSUB', 'NUMSUB', wk)[2] > 0 then rcall('PUBLISH', wk, q) end
+          repeat  -- inlined P_wake_one
+            local queue = q
+              local wk = 'qlpy:wake:' .. queue
+              if rcall('PUBSUB', 'NUMSUB', wk)[2] > 0 then rcall('PUBLISH', wk, queue) end
+          until true
         end
     until true
     return result
@@ -4022,7 +4097,7 @@ if A[1] == 'fail' and #KEYS == 0 and #A >= 2 then
   repeat  -- inlined P_num
     local v = A[2]
       local n = tonumber(v)
-      if n and n == n and n ~= huge and n ~= -huge then do inl_112 = n break end end
+      if n and n - n == 0 then do inl_112 = n break end end
       do inl_112 = nil break end
   until true
   now = inl_112
@@ -4088,6 +4163,7 @@ if A[1] == 'fail' and #KEYS == 0 and #A >= 2 then
             local inl_116
             repeat  -- inlined P_config_number
               local name, fallback = 'max-job-history', 100
+                if cfg == false then do inl_116 = fallback break end end
                 local raw
                 local inl_117
                 repeat  -- inlined P_config_raw
@@ -4107,7 +4183,7 @@ if A[1] == 'fail' and #KEYS == 0 and #A >= 2 then
                 repeat  -- inlined P_num
                   local v = raw
                     local n = tonumber(v)
-                    if n and n == n and n ~= huge and n ~= -huge then do inl_118 = n break end end
+                    if n and n - n == 0 then do inl_118 = n break end end
                     do inl_118 = nil break end
                 until true
                 n = inl_118
@@ -4163,6 +4239,7 @@ if A[1] == 'fail' and #KEYS == 0 and #A >= 2 then
             local inl_121
             repeat  -- inlined P_config_number
               local name, fallback = queue .. '-max-concurrency', 0
+                if cfg == false then do inl_121 = fallback break end end
                 local raw
                 local inl_122
                 repeat  -- inlined P_config_raw
@@ -4182,7 +4259,7 @@ if A[1] == 'fail' and #KEYS == 0 and #A >= 2 then
                 repeat  -- inlined P_num
                   local v = raw
                     local n = tonumber(v)
-                    if n and n == n and n ~= huge and n ~= -huge then do inl_123 = n break end end
+                    if n and n - n == 0 then do inl_123 = n break end end
                     do inl_123 = nil break end
                 until true
                 n = inl_123
@@ -4205,9 +4282,20 @@ if A[1] == 'fail' and #KEYS == 0 and #A >= 2 then
     result = inl_113
     repeat  -- inlined P_wake_workers
         if not wake then do break end end
+        if type(wake) == 'string' then
+          repeat  -- inlined P_wake_one
+            local queue = wake
+              local wk = 'qlpy:wake:' .. queue
+              if rcall('PUBSUB', 'NUMSUB', wk)[2] > 0 then rcall('PUBLISH', wk, queue) end
+          until true
+          do break end
+        end
         for q in pairs(wake) do
-          local wk = 'qlpy:wake:' .. q
-          if rcall('PUBSUB', 'NUMSUB', wk)[2] > 0 then rcall('PUBLISH', wk, q) end
+          repeat  -- inlined P_wake_one
+            local queue = q
+              local wk = 'qlpy:wake:' .. queue
+              if rcall('PUBSUB', 'NUMSUB', wk)[2] > 0 then rcall('PUBLISH', wk, queue) end
+          until true
         end
     until true
     return result
@@ -4219,7 +4307,7 @@ if A[1] == 'retry' and #KEYS == 0 and #A >= 2 then
   repeat  -- inlined P_num
     local v = A[2]
       local n = tonumber(v)
-      if n and n == n and n ~= huge and n ~= -huge then do inl_124 = n break end end
+      if n and n - n == 0 then do inl_124 = n break end end
       do inl_124 = nil break end
   until true
   now = inl_124
@@ -4238,7 +4326,7 @@ if A[1] == 'retry' and #KEYS == 0 and #A >= 2 then
           repeat  -- inlined P_num
             local v = delay_s
               local n = tonumber(v)
-              if n and n == n and n ~= huge and n ~= -huge then do inl_126 = n break end end
+              if n and n - n == 0 then do inl_126 = n break end end
               do inl_126 = nil break end
           until true
           delay = inl_126
@@ -4263,6 +4351,7 @@ if A[1] == 'retry' and #KEYS == 0 and #A >= 2 then
             local inl_127
             repeat  -- inlined P_config_number
               local name, fallback = queue .. '-max-concurrency', 0
+                if cfg == false then do inl_127 = fallback break end end
                 local raw
                 local inl_128
                 repeat  -- inlined P_config_raw
@@ -4282,7 +4371,7 @@ if A[1] == 'retry' and #KEYS == 0 and #A >= 2 then
                 repeat  -- inlined P_num
                   local v = raw
                     local n = tonumber(v)
-                    if n and n == n and n ~= huge and n ~= -huge then do inl_129 = n break end end
+                    if n and n - n == 0 then do inl_129 = n break end end
                     do inl_129 = nil break end
                 until true
                 n = inl_129
@@ -4321,6 +4410,7 @@ if A[1] == 'retry' and #KEYS == 0 and #A >= 2 then
               local inl_131
               repeat  -- inlined P_config_number
                 local name, fallback = 'max-job-history', 100
+                  if cfg == false then do inl_131 = fallback break end end
                   local raw
                   local inl_132
                   repeat  -- inlined P_config_raw
@@ -4340,7 +4430,7 @@ if A[1] == 'retry' and #KEYS == 0 and #A >= 2 then
                   repeat  -- inlined P_num
                     local v = raw
                       local n = tonumber(v)
-                      if n and n == n and n ~= huge and n ~= -huge then do inl_133 = n break end end
+                      if n and n - n == 0 then do inl_133 = n break end end
                       do inl_133 = nil break end
                   until true
                   n = inl_133
@@ -4425,7 +4515,11 @@ if A[1] == 'retry' and #KEYS == 0 and #A >= 2 then
                 rcall('ZADD', 'ql:q:' .. queue .. '-work', score, jid)
                 repeat  -- inlined P_wake_queue
                   local queue = queue
-                    if not wake then wake = {} end
+                    if not wake or wake == queue then
+                      wake = queue
+                      do break end
+                    end
+                    if type(wake) == 'string' then wake = { [wake] = true } end
                     wake[queue] = true
                 until true
             until true
@@ -4441,9 +4535,20 @@ if A[1] == 'retry' and #KEYS == 0 and #A >= 2 then
     result = inl_125
     repeat  -- inlined P_wake_workers
         if not wake then do break end end
+        if type(wake) == 'string' then
+          repeat  -- inlined P_wake_one
+            local queue = wake
+              local wk = 'qlpy:wake:' .. queue
+              if rcall('PUBSUB', 'NUMSUB', wk)[2] > 0 then rcall('PUBLISH', wk, queue) end
+          until true
+          do break end
+        end
         for q in pairs(wake) do
-          local wk = 'qlpy:wake:' .. q
-          if rcall('PUBSUB', 'NUMSUB', wk)[2] > 0 then rcall('PUBLISH', wk, q) end
+          repeat  -- inlined P_wake_one
+            local queue = q
+              local wk = 'qlpy:wake:' .. queue
+              if rcall('PUBSUB', 'NUMSUB', wk)[2] > 0 then rcall('PUBLISH', wk, queue) end
+          until true
         end
     until true
     return result
@@ -4465,7 +4570,7 @@ local function main()
   repeat  -- inlined P_num
     local v = A[2]
       local n = tonumber(v)
-      if n and n == n and n ~= huge and n ~= -huge then do inl_138 = n break end end
+      if n and n - n == 0 then do inl_138 = n break end end
       do inl_138 = nil break end
   until true
   now = inl_138
@@ -4473,9 +4578,20 @@ local function main()
   local result = command(now)
   repeat  -- inlined P_wake_workers
       if not wake then do break end end
+      if type(wake) == 'string' then
+        repeat  -- inlined P_wake_one
+          local queue = wake
+            local wk = 'qlpy:wake:' .. queue
+            if rcall('PUBSUB', 'NUMSUB', wk)[2] > 0 then rcall('PUBLISH', wk, queue) end
+        until true
+        do break end
+      end
       for q in pairs(wake) do
-        local wk = 'qlpy:wake:' .. q
-        if rcall('PUBSUB', 'NUMSUB', wk)[2] > 0 then rcall('PUBLISH', wk, q) end
+        repeat  -- inlined P_wake_one
+          local queue = q
+            local wk = 'qlpy:wake:' .. queue
+            if rcall('PUBSUB', 'NUMSUB', wk)[2] > 0 then rcall('PUBLISH', wk, queue) end
+        until true
       end
   until true
   return result

@@ -94,6 +94,25 @@ def test_retry_timeout_unfail_depends_off_wake(core: Core, wake: WakeListener) -
     assert wake.drain() == [("qlpy:wake:q", "q")]
 
 
+def test_one_call_wakes_each_of_several_queues_once(core: Core, wake: WakeListener) -> None:
+    # The first queue woken in a call is kept by name, a second one turns it into a set.
+    core("pause", T0, "q", "q2")
+    core("unpause", T0, "q", "q2")
+    assert sorted(wake.drain()) == [("qlpy:wake:q", "q"), ("qlpy:wake:q2", "q2")]
+    core("unpause", T0, "q2", "q", "q2", "q")
+    assert sorted(wake.drain()) == [("qlpy:wake:q", "q"), ("qlpy:wake:q2", "q2")]
+    core("pause", T0, "q2")
+    core("unpause", T0, "q2", "q2")
+    assert wake.drain() == [("qlpy:wake:q2", "q2")]
+    # complete into q2 that also releases a dependent waiting in q
+    core.put("a", T0, "q")
+    core.put("d", T0, "q", "depends", '["a"]')
+    core.pop(now=T0)
+    wake.drain()
+    core("complete", T0 + 1, "a", "w", "q", "{}", "next", "q2")
+    assert wake.drain() == [("qlpy:wake:q2", "q2")]
+
+
 def test_unpause_and_recur_wake(core: Core, wake: WakeListener) -> None:
     core("pause", T0, "q")
     assert wake.drain() == []
