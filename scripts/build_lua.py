@@ -12,7 +12,9 @@ much as a Redis call. So the build makes every module function lazy: each top-le
 (and each ``Api['command'] = Module.fn`` line of api.lua) becomes one branch of a single
 generated ``define(table, name)`` function, installed as the ``__index`` metamethod of one
 table ``M`` that holds every module: ``Job.put`` in the sources is ``M.Job_put`` in the
-artifact, and the dispatcher looks commands up as ``M['Api_' .. name]``. A call creates
+artifact. Code outside the module functions (the inlined paths, the dispatcher) looks
+them up as ``define(nil, 'Job_put')``, and the first such lookup of a call makes ``M``, so
+a call that needs nothing lazy makes neither the table nor its metatable. A call creates
 only the closures it actually uses, and the hot ones are found first. Comments are kept
 (they travel with the function they precede), so server-side errors stay readable.
 

@@ -1,0 +1,102 @@
+"""Count the instructions a Redis server spends on each core command (valgrind callgrind).
+
+Timing on a shared VM moves by several per cent between runs, so small changes to the core
+are lost in the noise. Instruction counts are exact and repeatable: this script runs a
+redis-server under callgrind (collecting only inside EVAL/EVALSHA), warms the core up with
+200 lifecycles, then puts, pops and completes `-n` jobs one call at a time, exactly as
+scripts/bench_core.py does, and prints the instructions per call of each phase.
+
+    python scripts/count_instructions.py --binary <redis-server 6.2.5>
+    python scripts/count_instructions.py --binary <...> --script scripts/floor.lua
+    python scripts/count_instructions.py --binary <...> --script <qless-core qless.lua> --legacy-put
+
+Needs valgrind (Debian: apt-get install valgrind). Instructions are not time: memory
+stalls cost more than they count, so confirm a gain with bench_core.py --versus.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import shutil
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+import redis
+
+from qless_py import lua
+
+T0 = 1_700_000_000.0
+PHASES = ("put", "pop", "complete")
+
+
+def call(conn: redis.Redis, sha: str, phase: str, i: int, offset: float, legacy: bool,
+         prefix: str = "") -> None:
+    jid = f"{prefix}{i:0{32 - len(prefix)}x}"
+    now = f"{T0 + offset + i * 0.001:.6f}"
+    if phase == "put":
+        who = () if legacy else ("w",)
+        conn.evalsha(sha, 0, "put", now, *who, "bench", jid, "bench.Job", "{}", 0)
+    elif phase == "pop":
+        conn.evalsha(sha, 0, "pop", now, "bench", "w", 1)
+    else:
+        conn.evalsha(sha, 0, "complete", now, jid, "w", "bench", "{}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--binary", required=True, help="redis-server to run under valgrind")
+    parser.add_argument("--script", type=Path, help="core script (default: qless_py's)")
+    parser.add_argument("--legacy-put", action="store_true",
+                        help="put without the worker argument (old qless-core scripts)")
+    parser.add_argument("-n", type=int, default=1000, help="calls per phase")
+    parser.add_argument("--port", type=int, default=6731)
+    args = parser.parse_args()
+    if shutil.which("valgrind") is None:
+        raise SystemExit("count_instructions: valgrind is not installed")
+    script = args.script.read_bytes() if args.script else lua.SOURCE
+    root = Path(tempfile.mkdtemp(prefix="qlcg-", dir="/tmp"))
+    out = root / "cg.out"
+    server = subprocess.Popen(
+        ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
+         "--toggle-collect=evalGenericCommand", args.binary, "--port", str(args.port),
+         "--save", "", "--appendonly", "no"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=root)
+    try:
+        conn = redis.Redis(port=args.port, protocol=2)
+        for _ in range(600):
+            try:
+                conn.ping()
+                break
+            except redis.ConnectionError:
+                time.sleep(0.1)
+        sha = conn.script_load(script)
+        for offset, phase in zip((0, 100, 200), PHASES, strict=True):
+            for i in range(200):
+                call(conn, sha, phase, i, offset, args.legacy_put, prefix="w")
+        counts = {}
+        for n, (offset, phase) in enumerate(zip((1000, 1100, 1200), PHASES, strict=True), 1):
+            subprocess.run(["callgrind_control", "-z", str(server.pid)],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+            for i in range(args.n):
+                call(conn, sha, phase, i, offset, args.legacy_put)
+            subprocess.run(["callgrind_control", "-d", phase, str(server.pid)],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+            dump = Path(f"{out}.{n}").read_text()
+            found = re.search(r"summary: (\d+)", dump)
+            assert found and f"Trigger: dump {phase}" in dump, f"no callgrind dump for {phase}"
+            counts[phase] = int(found.group(1)) / args.n
+        conn.close()
+    finally:
+        server.terminate()
+        server.wait()
+        shutil.rmtree(root, ignore_errors=True)
+    for phase in PHASES:
+        print(f"{phase:>10}: {counts[phase]:>10,.0f} instructions per call")
+    print(f"{'lifecycle':>10}: {sum(counts.values()):>10,.0f}")
+
+
+if __name__ == "__main__":
+    main()
