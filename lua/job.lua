@@ -419,7 +419,8 @@ function Job.put(now, requeue)
   end
   -- The JSON text cjson writes for { jid, event, queue } (key order is not significant).
   local qjson = encode(queue)
-  rcall('PUBLISH', key.channel .. 'log', '{"jid":' .. encode(jid) .. ',"event":"put","queue":' .. qjson .. '}')
+  rcall('PUBLISH', key.channel .. 'log',
+    '{"jid":' .. encode(jid) .. ',"event":"put","queue":' .. qjson .. '}')
   local tstr = time_text(now)
   local whole = whole_text(now, tstr)
   Job.hist(jid, now, 'put', '{"q":' .. qjson .. '}', f[9] or false, whole)

@@ -43,7 +43,9 @@ local key = {
 -- whole (day_of), and below 1e14 %d writes the digits that %.14g (Lua's number text) does,
 -- for a fraction of the cost; -0 and the rest keep Lua's own text.
 local function stats_key(kind, day, queue)
-  if day >= 1 and day < 1e14 then return 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue end
+  if day >= 1 and day < 1e14 then
+    return 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue
+  end
   return 'ql:s:' .. kind .. ':' .. day .. ':' .. queue
 end
 

@@ -176,7 +176,8 @@ function Queue.pop(now)
   -- A count of 1 (the common pop) goes as text: Redis would format the number first.
   -- `jids` is the expired locks, then every jid to hand out (the reply is a list of our
   -- own, so none has to be made).
-  local jids = rcall('ZRANGEBYSCORE', lk, '-inf', now_arg, 'LIMIT', '0', count == 1 and '1' or count)
+  local jids = rcall('ZRANGEBYSCORE', lk, '-inf', now_arg, 'LIMIT', '0',
+    count == 1 and '1' or count)
   if #jids > 0 then jids = Queue.reclaim(now, queue, jids) end
   local reclaimed = #jids
   local want = count - reclaimed
@@ -211,7 +212,8 @@ function Queue.pop(now)
   if #jids == 1 then
     -- One job (the common case): its writes in place, without the batch lists below.
     local jid = jids[1]
-    local f, tracked = Queue.hand_out(now, jid, worker, expires, expires_s, tstr, whole, wentry, special)
+    local f, tracked = Queue.hand_out(now, jid, worker, expires, expires_s, tstr, whole, wentry,
+      special)
     if not f then return '{}' end
     local put_t = tonumber(f[F_TIME]) or now
     Stats.sample(now, 'wait', queue, now - put_t)
@@ -230,7 +232,8 @@ function Queue.pop(now)
   end
   local popped = {}
   for _, jid in ipairs(jids) do
-    local f, tracked = Queue.hand_out(now, jid, worker, expires, expires_s, tstr, whole, wentry, special)
+    local f, tracked = Queue.hand_out(now, jid, worker, expires, expires_s, tstr, whole, wentry,
+      special)
     if f then popped[#popped + 1] = { jid, f, tracked } end
   end
   if #popped == 0 then return '{}' end

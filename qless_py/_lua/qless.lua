@@ -283,7 +283,9 @@ local function define(lazy_t, lazy_k)
     -- whole (day_of), and below 1e14 %d writes the digits that %.14g (Lua's number text) does,
     -- for a fraction of the cost; -0 and the rest keep Lua's own text.
     lazy_f = function(kind, day, queue)
-      if day >= 1 and day < 1e14 then return 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue end
+      if day >= 1 and day < 1e14 then
+        return 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue
+      end
       return 'ql:s:' .. kind .. ':' .. day .. ':' .. queue
     end
   elseif lazy_k == 'P_work_score' then
@@ -417,7 +419,8 @@ local function define(lazy_t, lazy_k)
       end
       -- The JSON text cjson writes for { jid, event, queue } (key order is not significant).
       local qjson = encode(queue)
-      rcall('PUBLISH', 'ql:' .. 'log', '{"jid":' .. encode(jid) .. ',"event":"put","queue":' .. qjson .. '}')
+      rcall('PUBLISH', 'ql:' .. 'log',
+        '{"jid":' .. encode(jid) .. ',"event":"put","queue":' .. qjson .. '}')
       local tstr = M.P_time_text(now)
       local whole = M.P_whole_text(now, tstr)
       M.Job_hist(jid, now, 'put', '{"q":' .. qjson .. '}', f[9] or false, whole)
@@ -951,7 +954,8 @@ local function define(lazy_t, lazy_k)
       -- A count of 1 (the common pop) goes as text: Redis would format the number first.
       -- `jids` is the expired locks, then every jid to hand out (the reply is a list of our
       -- own, so none has to be made).
-      local jids = rcall('ZRANGEBYSCORE', lk, '-inf', now_arg, 'LIMIT', '0', count == 1 and '1' or count)
+      local jids = rcall('ZRANGEBYSCORE', lk, '-inf', now_arg, 'LIMIT', '0',
+        count == 1 and '1' or count)
       if #jids > 0 then jids = M.Queue_reclaim(now, queue, jids) end
       local reclaimed = #jids
       local want = count - reclaimed
@@ -986,7 +990,8 @@ local function define(lazy_t, lazy_k)
       if #jids == 1 then
         -- One job (the common case): its writes in place, without the batch lists below.
         local jid = jids[1]
-        local f, tracked = M.Queue_hand_out(now, jid, worker, expires, expires_s, tstr, whole, wentry, special)
+        local f, tracked = M.Queue_hand_out(now, jid, worker, expires, expires_s, tstr, whole, wentry,
+          special)
         if not f then return '{}' end
         local put_t = tonumber(f[15]) or now
         M.Stats_sample(now, 'wait', queue, now - put_t)
@@ -1005,7 +1010,8 @@ local function define(lazy_t, lazy_k)
       end
       local popped = {}
       for _, jid in ipairs(jids) do
-        local f, tracked = M.Queue_hand_out(now, jid, worker, expires, expires_s, tstr, whole, wentry, special)
+        local f, tracked = M.Queue_hand_out(now, jid, worker, expires, expires_s, tstr, whole, wentry,
+          special)
         if f then popped[#popped + 1] = { jid, f, tracked } end
       end
       if #popped == 0 then return '{}' end
@@ -2480,7 +2486,8 @@ if A[1] == 'put' and #KEYS == 0 and #A >= 2 then
           end
         end
         local qjson = encode(queue)
-        rcall('PUBLISH', 'ql:' .. 'log', '{"jid":' .. encode(jid) .. ',"event":"put","queue":' .. qjson .. '}')
+        rcall('PUBLISH', 'ql:' .. 'log',
+          '{"jid":' .. encode(jid) .. ',"event":"put","queue":' .. qjson .. '}')
         local tstr
         local inl_7
         repeat  -- inlined P_time_text
@@ -2740,7 +2747,8 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
           if count > allowed then count = allowed end
         end
         if count <= 0 then do inl_16 = '{}' break end end
-        local jids = rcall('ZRANGEBYSCORE', lk, '-inf', now_arg, 'LIMIT', '0', count == 1 and '1' or count)
+        local jids = rcall('ZRANGEBYSCORE', lk, '-inf', now_arg, 'LIMIT', '0',
+          count == 1 and '1' or count)
         if #jids > 0 then jids = define(nil, 'Queue_reclaim')(now, queue, jids) end
         local reclaimed = #jids
         local want = count - reclaimed
@@ -2872,7 +2880,9 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
               local inl_28
               repeat  -- inlined P_stats_key
                 local kind, day, queue = kind, day, queue
-                  if day >= 1 and day < 1e14 then do inl_28 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end end
+                  if day >= 1 and day < 1e14 then
+                    do inl_28 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end
+                  end
                   do inl_28 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
               until true
               k = inl_28
@@ -3200,7 +3210,9 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
             local inl_53
             repeat  -- inlined P_stats_key
               local kind, day, queue = kind, day, queue
-                if day >= 1 and day < 1e14 then do inl_53 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end end
+                if day >= 1 and day < 1e14 then
+                  do inl_53 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end
+                end
                 do inl_53 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
             until true
             k = inl_53
@@ -3650,7 +3662,9 @@ if A[1] == 'complete' and #KEYS == 0 and #A >= 2 then
             local inl_82
             repeat  -- inlined P_stats_key
               local kind, day, queue = kind, day, queue
-                if day >= 1 and day < 1e14 then do inl_82 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end end
+                if day >= 1 and day < 1e14 then
+                  do inl_82 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end
+                end
                 do inl_82 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
             until true
             k = inl_82
@@ -4217,7 +4231,9 @@ if A[1] == 'fail' and #KEYS == 0 and #A >= 2 then
             local inl_120
             repeat  -- inlined P_stats_key
               local kind, day, queue = 'stats', day, queue
-                if day >= 1 and day < 1e14 then do inl_120 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end end
+                if day >= 1 and day < 1e14 then
+                  do inl_120 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end
+                end
                 do inl_120 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
             until true
             k = inl_120
@@ -4490,7 +4506,9 @@ if A[1] == 'retry' and #KEYS == 0 and #A >= 2 then
               local inl_136
               repeat  -- inlined P_stats_key
                 local kind, day, queue = 'stats', day, queue
-                  if day >= 1 and day < 1e14 then do inl_136 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end end
+                  if day >= 1 and day < 1e14 then
+                    do inl_136 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end
+                  end
                   do inl_136 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
               until true
               k = inl_136
