@@ -257,7 +257,7 @@ end
 
 -- Park a job in failure group `group` with failure object `failure`.
 function Job.park_failed(jid, group, failure)
-  rcall('HMSET', key.job .. jid, 'state', 'failed', 'worker', '', 'expires', '',
+  rcall('HSET', key.job .. jid, 'state', 'failed', 'worker', '', 'expires', '',
     'failure', encode(failure))
   rcall('SADD', key.failures, group)
   rcall('LPUSH', key.failure_group .. group, jid)
@@ -471,7 +471,7 @@ function Job.put(now, requeue)
   -- (about 0.2 us each), and these texts are what it would write (-0 stays a number).
   local retries_v = retries == 5 and '5' or retries
   local priority_v = (priority == 0 and 1 / priority > 0) and '0' or priority
-  rcall('HMSET', jk, 'jid', jid, 'klass', klass, 'data', data, 'priority', priority_v,
+  rcall('HSET', jk, 'jid', jid, 'klass', klass, 'data', data, 'priority', priority_v,
     'tags', (not tags or #tags == 0) and '{}' or encode(tags), 'state', state, 'worker', '',
     'expires', '0', 'queue', queue, 'retries', retries_v, 'remaining', retries_v, 'time', tstr)
   if has_deps then
@@ -574,7 +574,7 @@ function Job.complete(now)
     Job.hist(jid, now, 'put', '{"q":' .. encode(nextq) .. '}', false, whole)
     local now_arg = score_arg(now, tstr)
     rcall('ZADD', key.queues, 'NX', now_arg, nextq)
-    rcall('HMSET', jk, 'data', data, 'time', tstr, 'state', 'waiting', 'worker', '',
+    rcall('HSET', jk, 'data', data, 'time', tstr, 'state', 'waiting', 'worker', '',
       'failure', '{}', 'queue', nextq, 'expires', '0', 'remaining', retries)
     if delay > 0 and (depends == nil or #depends == 0) then
       rcall('ZADD', key.queue .. nextq .. key.scheduled, now + delay, jid)
@@ -595,7 +595,7 @@ function Job.complete(now)
   end
   rcall('PUBLISH', key.channel .. 'log',
     '{"jid":' .. encode(jid) .. ',"event":"completed","queue":' .. encode(queue) .. '}')
-  rcall('HMSET', jk, 'data', data, 'time', tstr, 'state', 'complete', 'worker', '',
+  rcall('HSET', jk, 'data', data, 'time', tstr, 'state', 'complete', 'worker', '',
     'failure', '{}', 'queue', '', 'expires', '0', 'remaining', retries)
   local now_arg = score_arg(now, tstr)
   rcall('ZADD', key.completed, now_arg, jid)
@@ -726,9 +726,9 @@ function Job.heartbeat(now)
   end
   local jk = key.job .. jid
   if decoded ~= nil and decoded ~= false then
-    rcall('HMSET', jk, 'expires', expires, 'worker', worker, 'data', encode(decoded))
+    rcall('HSET', jk, 'expires', expires, 'worker', worker, 'data', encode(decoded))
   else
-    rcall('HMSET', jk, 'expires', expires, 'worker', worker)
+    rcall('HSET', jk, 'expires', expires, 'worker', worker)
   end
   rcall('ZADD', key.worker .. worker .. key.jobs, expires, jid)
   rcall('ZADD', key.workers, now, worker)
@@ -836,7 +836,7 @@ function Job.timeout(now)
     rcall('ZREM', key.queue .. queue .. key.locks, jid)
     rcall('ZADD', key.queue .. queue .. key.work, '+inf', jid)
     wake_queue(queue)
-    rcall('HMSET', key.job .. jid, 'state', 'stalled', 'expires', 0)
+    rcall('HSET', key.job .. jid, 'state', 'stalled', 'expires', 0)
     local msg = encode({ jid = jid, event = 'lock_lost', worker = f[3] })
     rcall('PUBLISH', key.worker .. (f[3] or ''), msg)
     rcall('PUBLISH', key.channel .. 'log', msg)

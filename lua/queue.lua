@@ -270,7 +270,7 @@ function Queue.hand_out(now, jid, worker, expires, expires_s, tstr, whole, wentr
   local f = { g[1], g[2], 'running', g[3], worker, g[4], expires, g[5], g[6], g[7], g[8],
     g[9], g[10], false, g[12] }
   Job.hist(jid, now, 'popped', wentry, g[11] or false, whole)
-  rcall('HMSET', key.job .. jid, 'time', tstr, 'worker', worker, 'expires', expires_s,
+  rcall('HSET', key.job .. jid, 'time', tstr, 'worker', worker, 'expires', expires_s,
     'state', 'running')
   local tracked = special and rcall('ZSCORE', key.tracked, jid) ~= false
   if tracked then rcall('PUBLISH', key.channel .. 'popped', jid) end

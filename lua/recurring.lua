@@ -34,7 +34,7 @@ function Recur.spawn(now, queue, limit, due)
         rcall('ZADD', key.tag .. t, now, child)
         rcall('ZINCRBY', key.tags, 1, t)
       end
-      rcall('HMSET', key.job .. child, 'jid', child, 'klass', r[1] or '', 'data', r[2] or '{}',
+      rcall('HSET', key.job .. child, 'jid', child, 'klass', r[1] or '', 'data', r[2] or '{}',
         'priority', r[3] or 0, 'tags', r[4] or '{}', 'state', 'waiting', 'worker', '',
         'expires', 0, 'queue', queue, 'retries', retries, 'remaining', retries,
         'time', time_text(s), 'spawned_from_jid', rjid)
@@ -93,7 +93,7 @@ function Recur.recur(now)
   local tk = key.recur .. jid
   local old = rcall('HMGET', tk, 'count', 'queue')
   if old[2] then rcall('ZREM', key.queue .. old[2] .. key.recurring, jid) end
-  rcall('HMSET', tk, 'jid', jid, 'klass', klass, 'data', data, 'priority', priority,
+  rcall('HSET', tk, 'jid', jid, 'klass', klass, 'data', data, 'priority', priority,
     'tags', encode(tags), 'state', 'recur', 'queue', queue, 'type', 'interval',
     'count', old[1] or 0, 'interval', interval, 'retries', retries, 'backlog', backlog)
   rcall('ZADD', key.queue .. queue .. key.recurring, now + offset, jid)

@@ -52,7 +52,7 @@ function Stats.sample(now, kind, queue, v)
   local bin = Stats.bin(v)
   local cur = rcall('HMGET', k, 'total', 'mean', 'vk', bin)
   local total, mean, vk = Stats.step(tonumber(cur[1]), tonumber(cur[2]), tonumber(cur[3]), v)
-  rcall('HMSET', k, 'total', total, 'mean', mean, 'vk', vk, bin, (tonumber(cur[4]) or 0) + 1)
+  rcall('HSET', k, 'total', total, 'mean', mean, 'vk', vk, bin, (tonumber(cur[4]) or 0) + 1)
   if total == 1 then Stats.expire(k, now, day) end
 end
 
@@ -90,7 +90,7 @@ function Stats.samples(now, kind, queue, vs)
     args[#args + 1] = fields[i]
     args[#args + 1] = counts[fields[i]]
   end
-  rcall('HMSET', k, unpack(args))
+  rcall('HSET', k, unpack(args))
   if fresh then Stats.expire(k, now, day) end
 end
 

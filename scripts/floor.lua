@@ -24,8 +24,8 @@ if cmd == 'pop' then
   rcall('RPUSH', jk .. '-history', '[1700000010,"popped",{"worker":"w"}]')
   local sk = 'ql:s:wait:1699920000:' .. q
   local cur = rcall('HMGET', sk, 'total', 'mean', 'vk', 's10')
-  rcall('HMSET', sk, 'total', 5, 'mean', 10.5, 'vk', 0.25, 's10', 6)
-  rcall('HMSET', jk, 'time', '1700000010.12345600128173828125', 'worker', w, 'expires', now + 60, 'state', 'running')
+  rcall('HSET', sk, 'total', 5, 'mean', 10.5, 'vk', 0.25, 's10', 6)
+  rcall('HSET', jk, 'time', '1700000010.12345600128173828125', 'worker', w, 'expires', now + 60, 'state', 'running')
   rcall('ZADD', 'ql:w:' .. w .. ':jobs', now + 60, jid)
   rcall('ZADD', 'ql:q:' .. q .. '-locks', now + 60, jid)
   rcall('LRANGE', jk .. '-history', '0', '-1')
@@ -43,10 +43,10 @@ if cmd == 'complete' then
   rcall('ZREM', 'ql:q:' .. q .. '-locks', jid)
   local sk = 'ql:s:run:1699920000:' .. q
   local cur = rcall('HMGET', sk, 'total', 'mean', 'vk', 's10')
-  rcall('HMSET', sk, 'total', 5, 'mean', 10.5, 'vk', 0.25, 's10', 6)
+  rcall('HSET', sk, 'total', 5, 'mean', 10.5, 'vk', 0.25, 's10', 6)
   rcall('ZREM', 'ql:w:' .. w .. ':jobs', jid)
   rcall('PUBLISH', 'ql:log', '{"jid":"x","event":"completed","queue":"q"}')
-  rcall('HMSET', jk, 'data', '{}', 'time', '1700000020.12345600128173828125', 'state', 'complete', 'worker', '',
+  rcall('HSET', jk, 'data', '{}', 'time', '1700000020.12345600128173828125', 'state', 'complete', 'worker', '',
       'failure', '{}', 'queue', '', 'expires', '0', 'remaining', '5')
   rcall('ZADD', 'ql:completed', now, jid)
   rcall('ZRANGEBYSCORE', 'ql:completed', '0', now - 604800, 'LIMIT', '0', '100')
@@ -59,7 +59,7 @@ local jk = 'ql:j:' .. jid
 rcall('EXISTS', jk, 'ql:tracked', 'ql:tracked')
 rcall('PUBLISH', 'ql:log', '{"jid":"x","event":"put","queue":"q"}')
 rcall('RPUSH', jk .. '-history', '[1700000000,"put",{"q":"q"}]')
-rcall('HMSET', jk, 'jid', jid, 'klass', A[6], 'data', A[7], 'priority', '0', 'tags', '{}', 'state', 'waiting',
+rcall('HSET', jk, 'jid', jid, 'klass', A[6], 'data', A[7], 'priority', '0', 'tags', '{}', 'state', 'waiting',
   'worker', '', 'expires', '0', 'queue', q, 'retries', '5', 'remaining', '5', 'time', '1700000000.12345600128173828125')
 rcall('ZADD', 'ql:q:' .. q .. '-work', 0 - now / 10000000000, jid)
 rcall('ZADD', 'ql:queues', 'NX', now, q)

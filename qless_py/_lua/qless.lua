@@ -471,7 +471,7 @@ local function define(lazy_t, lazy_k)
       -- (about 0.2 us each), and these texts are what it would write (-0 stays a number).
       local retries_v = retries == 5 and '5' or retries
       local priority_v = (priority == 0 and 1 / priority > 0) and '0' or priority
-      rcall('HMSET', jk, 'jid', jid, 'klass', klass, 'data', data, 'priority', priority_v,
+      rcall('HSET', jk, 'jid', jid, 'klass', klass, 'data', data, 'priority', priority_v,
         'tags', (not tags or #tags == 0) and '{}' or encode(tags), 'state', state, 'worker', '',
         'expires', '0', 'queue', queue, 'retries', retries_v, 'remaining', retries_v, 'time', tstr)
       if has_deps then
@@ -628,7 +628,7 @@ local function define(lazy_t, lazy_k)
         M.Job_hist(jid, now, 'put', '{"q":' .. encode(nextq) .. '}', false, whole)
         local now_arg = M.P_score_arg(now, tstr)
         rcall('ZADD', 'ql:queues', 'NX', now_arg, nextq)
-        rcall('HMSET', jk, 'data', data, 'time', tstr, 'state', 'waiting', 'worker', '',
+        rcall('HSET', jk, 'data', data, 'time', tstr, 'state', 'waiting', 'worker', '',
           'failure', '{}', 'queue', nextq, 'expires', '0', 'remaining', retries)
         if delay > 0 and (depends == nil or #depends == 0) then
           rcall('ZADD', 'ql:q:' .. nextq .. '-scheduled', now + delay, jid)
@@ -649,7 +649,7 @@ local function define(lazy_t, lazy_k)
       end
       rcall('PUBLISH', 'ql:' .. 'log',
         '{"jid":' .. encode(jid) .. ',"event":"completed","queue":' .. encode(queue) .. '}')
-      rcall('HMSET', jk, 'data', data, 'time', tstr, 'state', 'complete', 'worker', '',
+      rcall('HSET', jk, 'data', data, 'time', tstr, 'state', 'complete', 'worker', '',
         'failure', '{}', 'queue', '', 'expires', '0', 'remaining', retries)
       local now_arg = M.P_score_arg(now, tstr)
       rcall('ZADD', 'ql:completed', now_arg, jid)
@@ -896,9 +896,9 @@ local function define(lazy_t, lazy_k)
       end
       local jk = 'ql:j:' .. jid
       if decoded ~= nil and decoded ~= false then
-        rcall('HMSET', jk, 'expires', expires, 'worker', worker, 'data', encode(decoded))
+        rcall('HSET', jk, 'expires', expires, 'worker', worker, 'data', encode(decoded))
       else
-        rcall('HMSET', jk, 'expires', expires, 'worker', worker)
+        rcall('HSET', jk, 'expires', expires, 'worker', worker)
       end
       rcall('ZADD', 'ql:w:' .. worker .. ':jobs', expires, jid)
       rcall('ZADD', 'ql:workers', now, worker)
@@ -1083,7 +1083,7 @@ local function define(lazy_t, lazy_k)
       local bin = M.Stats_bin(v)
       local cur = rcall('HMGET', k, 'total', 'mean', 'vk', bin)
       local total, mean, vk = M.Stats_step(tonumber(cur[1]), tonumber(cur[2]), tonumber(cur[3]), v)
-      rcall('HMSET', k, 'total', total, 'mean', mean, 'vk', vk, bin, (tonumber(cur[4]) or 0) + 1)
+      rcall('HSET', k, 'total', total, 'mean', mean, 'vk', vk, bin, (tonumber(cur[4]) or 0) + 1)
       if total == 1 then M.Stats_expire(k, now, day) end
     end
   elseif lazy_k == 'Stats_bin' then
@@ -1148,7 +1148,7 @@ local function define(lazy_t, lazy_k)
             rcall('ZADD', 'ql:t:' .. t, now, child)
             rcall('ZINCRBY', 'ql:tags', 1, t)
           end
-          rcall('HMSET', 'ql:j:' .. child, 'jid', child, 'klass', r[1] or '', 'data', r[2] or '{}',
+          rcall('HSET', 'ql:j:' .. child, 'jid', child, 'klass', r[1] or '', 'data', r[2] or '{}',
             'priority', r[3] or 0, 'tags', r[4] or '{}', 'state', 'waiting', 'worker', '',
             'expires', 0, 'queue', queue, 'retries', retries, 'remaining', retries,
             'time', M.P_time_text(s), 'spawned_from_jid', rjid)
@@ -1298,7 +1298,7 @@ local function define(lazy_t, lazy_k)
         args[#args + 1] = fields[i]
         args[#args + 1] = counts[fields[i]]
       end
-      rcall('HMSET', k, unpack(args))
+      rcall('HSET', k, unpack(args))
       if fresh then M.Stats_expire(k, now, day) end
     end
   elseif lazy_k == 'Stats_count' then
@@ -1403,7 +1403,7 @@ local function define(lazy_t, lazy_k)
   elseif lazy_k == 'Job_park_failed' then
     -- Park a job in failure group `group` with failure object `failure`.
     lazy_f = function(jid, group, failure)
-      rcall('HMSET', 'ql:j:' .. jid, 'state', 'failed', 'worker', '', 'expires', '',
+      rcall('HSET', 'ql:j:' .. jid, 'state', 'failed', 'worker', '', 'expires', '',
         'failure', encode(failure))
       rcall('SADD', 'ql:failures', group)
       rcall('LPUSH', 'ql:f:' .. group, jid)
@@ -1610,7 +1610,7 @@ local function define(lazy_t, lazy_k)
         rcall('ZREM', 'ql:q:' .. queue .. '-locks', jid)
         rcall('ZADD', 'ql:q:' .. queue .. '-work', '+inf', jid)
         M.P_wake_queue(queue)
-        rcall('HMSET', 'ql:j:' .. jid, 'state', 'stalled', 'expires', 0)
+        rcall('HSET', 'ql:j:' .. jid, 'state', 'stalled', 'expires', 0)
         local msg = encode({ jid = jid, event = 'lock_lost', worker = f[3] })
         rcall('PUBLISH', 'ql:w:' .. (f[3] or ''), msg)
         rcall('PUBLISH', 'ql:' .. 'log', msg)
@@ -1804,7 +1804,7 @@ local function define(lazy_t, lazy_k)
       local f = { g[1], g[2], 'running', g[3], worker, g[4], expires, g[5], g[6], g[7], g[8],
         g[9], g[10], false, g[12] }
       M.Job_hist(jid, now, 'popped', wentry, g[11] or false, whole)
-      rcall('HMSET', 'ql:j:' .. jid, 'time', tstr, 'worker', worker, 'expires', expires_s,
+      rcall('HSET', 'ql:j:' .. jid, 'time', tstr, 'worker', worker, 'expires', expires_s,
         'state', 'running')
       local tracked = special and rcall('ZSCORE', 'ql:tracked', jid) ~= false
       if tracked then rcall('PUBLISH', 'ql:' .. 'popped', jid) end
@@ -1981,7 +1981,7 @@ local function define(lazy_t, lazy_k)
         local f = rcall('HMGET', jk, 'state', 'priority', 'retries', 'history')
         if f[1] then
           M.Job_hist(jid, now, 'put', { q = queue }, f[4] or false)
-          rcall('HMSET', jk, 'state', 'waiting', 'worker', '', 'expires', 0, 'queue', queue,
+          rcall('HSET', jk, 'state', 'waiting', 'worker', '', 'expires', 0, 'queue', queue,
             'remaining', f[3] or 0)
           M.Job_enqueue(queue, jid, tonumber(f[2]) or 0, now)
           moved = moved + 1
@@ -2039,7 +2039,7 @@ local function define(lazy_t, lazy_k)
       local tk = 'ql:r:' .. jid
       local old = rcall('HMGET', tk, 'count', 'queue')
       if old[2] then rcall('ZREM', 'ql:q:' .. old[2] .. '-recur', jid) end
-      rcall('HMSET', tk, 'jid', jid, 'klass', klass, 'data', data, 'priority', priority,
+      rcall('HSET', tk, 'jid', jid, 'klass', klass, 'data', data, 'priority', priority,
         'tags', encode(tags), 'state', 'recur', 'queue', queue, 'type', 'interval',
         'count', old[1] or 0, 'interval', interval, 'retries', retries, 'backlog', backlog)
       rcall('ZADD', 'ql:q:' .. queue .. '-recur', now + offset, jid)
@@ -2621,7 +2621,7 @@ if A[1] == 'put' and #KEYS == 0 and #A >= 2 then
         end
         local retries_v = retries == 5 and '5' or retries
         local priority_v = (priority == 0 and 1 / priority > 0) and '0' or priority
-        rcall('HMSET', jk, 'jid', jid, 'klass', klass, 'data', data, 'priority', priority_v,
+        rcall('HSET', jk, 'jid', jid, 'klass', klass, 'data', data, 'priority', priority_v,
           'tags', (not tags or #tags == 0) and '{}' or encode(tags), 'state', state, 'worker', '',
           'expires', '0', 'queue', queue, 'retries', retries_v, 'remaining', retries_v, 'time', tstr)
         if has_deps then
@@ -2858,7 +2858,7 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
                     rcall('LPUSH', hk, first)
                   end
               until true
-              rcall('HMSET', 'ql:j:' .. jid, 'time', tstr, 'worker', worker, 'expires', expires_s,
+              rcall('HSET', 'ql:j:' .. jid, 'time', tstr, 'worker', worker, 'expires', expires_s,
                 'state', 'running')
               local tracked = special and rcall('ZSCORE', 'ql:tracked', jid) ~= false
               if tracked then rcall('PUBLISH', 'ql:' .. 'popped', jid) end
@@ -2913,7 +2913,7 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
                   do inl_30, inl_31, inl_32 = total, mean, vk + (v - mean) * (v - old) break end
               until true
               total, mean, vk = inl_30, inl_31, inl_32
-              rcall('HMSET', k, 'total', total, 'mean', mean, 'vk', vk, bin, (tonumber(cur[4]) or 0) + 1)
+              rcall('HSET', k, 'total', total, 'mean', mean, 'vk', vk, bin, (tonumber(cur[4]) or 0) + 1)
               if total == 1 then define(nil, 'Stats_expire')(k, now, day) end
           until true
           rcall('ZADD', wjk, expires_s, jid)
@@ -3177,7 +3177,7 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
                     rcall('LPUSH', hk, first)
                   end
               until true
-              rcall('HMSET', 'ql:j:' .. jid, 'time', tstr, 'worker', worker, 'expires', expires_s,
+              rcall('HSET', 'ql:j:' .. jid, 'time', tstr, 'worker', worker, 'expires', expires_s,
                 'state', 'running')
               local tracked = special and rcall('ZSCORE', 'ql:tracked', jid) ~= false
               if tracked then rcall('PUBLISH', 'ql:' .. 'popped', jid) end
@@ -3262,7 +3262,7 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
               args[#args + 1] = fields[i]
               args[#args + 1] = counts[fields[i]]
             end
-            rcall('HMSET', k, unpack(args))
+            rcall('HSET', k, unpack(args))
             if fresh then define(nil, 'Stats_expire')(k, now, day) end
         until true
         repeat  -- inlined Queue_zadd_pairs
@@ -3695,7 +3695,7 @@ if A[1] == 'complete' and #KEYS == 0 and #A >= 2 then
                 do inl_84, inl_85, inl_86 = total, mean, vk + (v - mean) * (v - old) break end
             until true
             total, mean, vk = inl_84, inl_85, inl_86
-            rcall('HMSET', k, 'total', total, 'mean', mean, 'vk', vk, bin, (tonumber(cur[4]) or 0) + 1)
+            rcall('HSET', k, 'total', total, 'mean', mean, 'vk', vk, bin, (tonumber(cur[4]) or 0) + 1)
             if total == 1 then define(nil, 'Stats_expire')(k, now, day) end
         until true
         rcall('ZREM', 'ql:w:' .. worker .. ':jobs', jid)
@@ -3820,7 +3820,7 @@ if A[1] == 'complete' and #KEYS == 0 and #A >= 2 then
           until true
           now_arg = inl_94
           rcall('ZADD', 'ql:queues', 'NX', now_arg, nextq)
-          rcall('HMSET', jk, 'data', data, 'time', tstr, 'state', 'waiting', 'worker', '',
+          rcall('HSET', jk, 'data', data, 'time', tstr, 'state', 'waiting', 'worker', '',
             'failure', '{}', 'queue', nextq, 'expires', '0', 'remaining', retries)
           if delay > 0 and (depends == nil or #depends == 0) then
             rcall('ZADD', 'ql:q:' .. nextq .. '-scheduled', now + delay, jid)
@@ -3860,7 +3860,7 @@ if A[1] == 'complete' and #KEYS == 0 and #A >= 2 then
         end
         rcall('PUBLISH', 'ql:' .. 'log',
           '{"jid":' .. encode(jid) .. ',"event":"completed","queue":' .. encode(queue) .. '}')
-        rcall('HMSET', jk, 'data', data, 'time', tstr, 'state', 'complete', 'worker', '',
+        rcall('HSET', jk, 'data', data, 'time', tstr, 'state', 'complete', 'worker', '',
           'failure', '{}', 'queue', '', 'expires', '0', 'remaining', retries)
         local now_arg
         local inl_96
@@ -4074,9 +4074,9 @@ if A[1] == 'heartbeat' and #KEYS == 0 and #A >= 2 then
         end
         local jk = 'ql:j:' .. jid
         if decoded ~= nil and decoded ~= false then
-          rcall('HMSET', jk, 'expires', expires, 'worker', worker, 'data', encode(decoded))
+          rcall('HSET', jk, 'expires', expires, 'worker', worker, 'data', encode(decoded))
         else
-          rcall('HMSET', jk, 'expires', expires, 'worker', worker)
+          rcall('HSET', jk, 'expires', expires, 'worker', worker)
         end
         rcall('ZADD', 'ql:w:' .. worker .. ':jobs', expires, jid)
         rcall('ZADD', 'ql:workers', now, worker)
@@ -4288,7 +4288,7 @@ if A[1] == 'fail' and #KEYS == 0 and #A >= 2 then
         if decoded ~= nil and decoded ~= false then rcall('HSET', 'ql:j:' .. jid, 'data', encode(decoded)) end
         repeat  -- inlined Job_park_failed
           local jid, group, failure = jid, group, { group = group, message = message, when = floor(now), worker = worker }
-            rcall('HMSET', 'ql:j:' .. jid, 'state', 'failed', 'worker', '', 'expires', '',
+            rcall('HSET', 'ql:j:' .. jid, 'state', 'failed', 'worker', '', 'expires', '',
               'failure', encode(failure))
             rcall('SADD', 'ql:failures', group)
             rcall('LPUSH', 'ql:f:' .. group, jid)
@@ -4488,7 +4488,7 @@ if A[1] == 'retry' and #KEYS == 0 and #A >= 2 then
           until true
           repeat  -- inlined Job_park_failed
             local jid, group, failure = jid, group, failure
-              rcall('HMSET', 'ql:j:' .. jid, 'state', 'failed', 'worker', '', 'expires', '',
+              rcall('HSET', 'ql:j:' .. jid, 'state', 'failed', 'worker', '', 'expires', '',
                 'failure', encode(failure))
               rcall('SADD', 'ql:failures', group)
               rcall('LPUSH', 'ql:f:' .. group, jid)
