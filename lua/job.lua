@@ -135,25 +135,24 @@ function Job.render(jid, f, tracked, wrap, last, seen, shown)
   for i = 1, #hist do
     -- Inline fast path of Job.render_entry for the two shapes every command writes.
     local text = hist[i]
-    -- A flat extra object only: braces inside could mean more values after it.
-    local when, what, inner
-    if text ~= seen then
-      when, what, inner = text:match('^%[(%d+),("[%w%-]*"),{([^{}]*)}%]$')
-    end
     if text == seen then
       hist[i] = shown
-    elseif when and not inner:find('"wh', 1, true) then
-      if inner == '' then
-        hist[i] = '{"when":' .. when .. ',"what":' .. what .. '}'
-      else
-        hist[i] = '{"when":' .. when .. ',"what":' .. what .. ',' .. inner .. '}'
-      end
     else
-      when, what = text:match('^%[(%d+),("[%w%-]*")%]$')
-      if when then
-        hist[i] = '{"when":' .. when .. ',"what":' .. what .. '}'
+      -- A flat extra object only: braces inside could mean more values after it.
+      local when, what, inner = text:match('^%[(%d+),("[%w%-]*"),{([^{}]*)}%]$')
+      if when and not inner:find('"wh', 1, true) then
+        if inner == '' then
+          hist[i] = '{"when":' .. when .. ',"what":' .. what .. '}'
+        else
+          hist[i] = '{"when":' .. when .. ',"what":' .. what .. ',' .. inner .. '}'
+        end
       else
-        hist[i] = Job.render_entry(text)
+        when, what = text:match('^%[(%d+),("[%w%-]*")%]$')
+        if when then
+          hist[i] = '{"when":' .. when .. ',"what":' .. what .. '}'
+        else
+          hist[i] = Job.render_entry(text)
+        end
       end
     end
   end
@@ -241,7 +240,8 @@ end
 
 -- A running job leaving `queue` frees a slot when the queue has a concurrency cap.
 function Job.left_running(queue)
-  -- cfg false: the call found no config hash, so no queue has a cap.
+  -- cfg false: the call found no config hash, so no queue has a cap. config_number would
+  -- say so too; asking here first spares building the field's name on every complete.
   if not queue or cfg == false then return end
   local cap = config_number(queue .. '-max-concurrency', 0)
   if cap > 0 then wake_queue(queue) end

@@ -663,7 +663,8 @@ local function define(lazy_t, lazy_k)
   elseif lazy_k == 'Job_left_running' then
     -- A running job leaving `queue` frees a slot when the queue has a concurrency cap.
     lazy_f = function(queue)
-      -- cfg false: the call found no config hash, so no queue has a cap.
+      -- cfg false: the call found no config hash, so no queue has a cap. config_number would
+      -- say so too; asking here first spares building the field's name on every complete.
       if not queue or cfg == false then return end
       local cap = M.P_config_number(queue .. '-max-concurrency', 0)
       if cap > 0 then M.P_wake_queue(queue) end
@@ -742,25 +743,24 @@ local function define(lazy_t, lazy_k)
       for i = 1, #hist do
         -- Inline fast path of M.Job_render_entry for the two shapes every command writes.
         local text = hist[i]
-        -- A flat extra object only: braces inside could mean more values after it.
-        local when, what, inner
-        if text ~= seen then
-          when, what, inner = text:match('^%[(%d+),("[%w%-]*"),{([^{}]*)}%]$')
-        end
         if text == seen then
           hist[i] = shown
-        elseif when and not inner:find('"wh', 1, true) then
-          if inner == '' then
-            hist[i] = '{"when":' .. when .. ',"what":' .. what .. '}'
-          else
-            hist[i] = '{"when":' .. when .. ',"what":' .. what .. ',' .. inner .. '}'
-          end
         else
-          when, what = text:match('^%[(%d+),("[%w%-]*")%]$')
-          if when then
-            hist[i] = '{"when":' .. when .. ',"what":' .. what .. '}'
+          -- A flat extra object only: braces inside could mean more values after it.
+          local when, what, inner = text:match('^%[(%d+),("[%w%-]*"),{([^{}]*)}%]$')
+          if when and not inner:find('"wh', 1, true) then
+            if inner == '' then
+              hist[i] = '{"when":' .. when .. ',"what":' .. what .. '}'
+            else
+              hist[i] = '{"when":' .. when .. ',"what":' .. what .. ',' .. inner .. '}'
+            end
           else
-            hist[i] = M.Job_render_entry(text)
+            when, what = text:match('^%[(%d+),("[%w%-]*")%]$')
+            if when then
+              hist[i] = '{"when":' .. when .. ',"what":' .. what .. '}'
+            else
+              hist[i] = M.Job_render_entry(text)
+            end
           end
         end
       end
@@ -2946,24 +2946,23 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
               local hist = rcall('LRANGE', 'ql:j:' .. jid .. '-history', '0', last and '-2' or '-1')
               for i = 1, #hist do
                 local text = hist[i]
-                local when, what, inner
-                if text ~= seen then
-                  when, what, inner = text:match('^%[(%d+),("[%w%-]*"),{([^{}]*)}%]$')
-                end
                 if text == seen then
                   hist[i] = shown
-                elseif when and not inner:find('"wh', 1, true) then
-                  if inner == '' then
-                    hist[i] = '{"when":' .. when .. ',"what":' .. what .. '}'
-                  else
-                    hist[i] = '{"when":' .. when .. ',"what":' .. what .. ',' .. inner .. '}'
-                  end
                 else
-                  when, what = text:match('^%[(%d+),("[%w%-]*")%]$')
-                  if when then
-                    hist[i] = '{"when":' .. when .. ',"what":' .. what .. '}'
+                  local when, what, inner = text:match('^%[(%d+),("[%w%-]*"),{([^{}]*)}%]$')
+                  if when and not inner:find('"wh', 1, true) then
+                    if inner == '' then
+                      hist[i] = '{"when":' .. when .. ',"what":' .. what .. '}'
+                    else
+                      hist[i] = '{"when":' .. when .. ',"what":' .. what .. ',' .. inner .. '}'
+                    end
                   else
-                    hist[i] = define(nil, 'Job_render_entry')(text)
+                    when, what = text:match('^%[(%d+),("[%w%-]*")%]$')
+                    if when then
+                      hist[i] = '{"when":' .. when .. ',"what":' .. what .. '}'
+                    else
+                      hist[i] = define(nil, 'Job_render_entry')(text)
+                    end
                   end
                 end
               end
@@ -3297,24 +3296,23 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
               local hist = rcall('LRANGE', 'ql:j:' .. jid .. '-history', '0', last and '-2' or '-1')
               for i = 1, #hist do
                 local text = hist[i]
-                local when, what, inner
-                if text ~= seen then
-                  when, what, inner = text:match('^%[(%d+),("[%w%-]*"),{([^{}]*)}%]$')
-                end
                 if text == seen then
                   hist[i] = shown
-                elseif when and not inner:find('"wh', 1, true) then
-                  if inner == '' then
-                    hist[i] = '{"when":' .. when .. ',"what":' .. what .. '}'
-                  else
-                    hist[i] = '{"when":' .. when .. ',"what":' .. what .. ',' .. inner .. '}'
-                  end
                 else
-                  when, what = text:match('^%[(%d+),("[%w%-]*")%]$')
-                  if when then
-                    hist[i] = '{"when":' .. when .. ',"what":' .. what .. '}'
+                  local when, what, inner = text:match('^%[(%d+),("[%w%-]*"),{([^{}]*)}%]$')
+                  if when and not inner:find('"wh', 1, true) then
+                    if inner == '' then
+                      hist[i] = '{"when":' .. when .. ',"what":' .. what .. '}'
+                    else
+                      hist[i] = '{"when":' .. when .. ',"what":' .. what .. ',' .. inner .. '}'
+                    end
                   else
-                    hist[i] = define(nil, 'Job_render_entry')(text)
+                    when, what = text:match('^%[(%d+),("[%w%-]*")%]$')
+                    if when then
+                      hist[i] = '{"when":' .. when .. ',"what":' .. what .. '}'
+                    else
+                      hist[i] = define(nil, 'Job_render_entry')(text)
+                    end
                   end
                 end
               end
