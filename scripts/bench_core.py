@@ -29,7 +29,7 @@ import argparse
 import shutil
 import statistics
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -84,10 +84,23 @@ def evalsha_usec(conn: redis.Redis) -> tuple[int, int]:
 LEGACY_PUT = False  # --legacy-put: qless-core of qless-py 0.11.4 has no worker argument
 
 
+WORKER = "bench-worker"
+PHASES = ("put", "pop", "complete")
+
+
 def put_args(jid: str) -> tuple[str | int, ...]:
     if LEGACY_PUT:
         return ("bench", jid, "bench.Job", "{}", 0)
-    return ("bench-worker", "bench", jid, "bench.Job", "{}", 0)
+    return (WORKER, "bench", jid, "bench.Job", "{}", 0)
+
+
+def call_args(phase: str, jid: str) -> tuple[str | int, ...]:
+    """One call of a lifecycle phase: the command and its arguments after `now`."""
+    if phase == "put":
+        return ("put", *put_args(jid))
+    if phase == "pop":
+        return ("pop", "bench", WORKER, 1)
+    return ("complete", jid, WORKER, "bench", "{}")
 
 
 def lifecycle(conn: redis.Redis, sha: str, n: int) -> dict[str, float]:
@@ -98,17 +111,12 @@ def lifecycle(conn: redis.Redis, sha: str, n: int) -> dict[str, float]:
     """
     result: dict[str, float] = {}
     jids = [f"{i:032x}" for i in range(n)]
-    phases: dict[str, Callable[[int], tuple[str | int, ...]]] = {
-        "put": lambda i: ("put", *put_args(jids[i])),
-        "pop": lambda i: ("pop", "bench", "bench-worker", 1),
-        "complete": lambda i: ("complete", jids[i], "bench-worker", "bench", "{}"),
-    }
     conn.config_resetstat()
-    for offset, (name, args) in enumerate(phases.items()):
+    for offset, name in enumerate(PHASES):
         _, before = evalsha_usec(conn)
         for i in range(n):
-            reply = conn.evalsha(sha, 0, args(i)[0], f"{T0 + offset * 100 + i * 0.001:.6f}",
-                                 *args(i)[1:])
+            command, *rest = call_args(name, jids[i])
+            reply = conn.evalsha(sha, 0, command, f"{T0 + offset * 100 + i * 0.001:.6f}", *rest)
             if name == "pop" and reply == b"{}":
                 raise SystemExit("pop returned no job")
         _, after = evalsha_usec(conn)
@@ -123,12 +131,10 @@ def interleaved(conn: redis.Redis, sha: str, n: int) -> dict[str, float]:
     """Server usec per lifecycle when each job is put, popped and completed in turn."""
     conn.config_resetstat()
     for i in range(n):
-        now = T0 + i * 0.001
         jid = f"{i:032x}"
-        conn.evalsha(sha, 0, "put", f"{now:.6f}", *put_args(jid))
-        conn.evalsha(sha, 0, "pop", f"{now + 0.0002:.6f}", "bench", "bench-worker", 1)
-        conn.evalsha(sha, 0, "complete", f"{now + 0.0004:.6f}", jid, "bench-worker", "bench",
-                     "{}")
+        for step, phase in enumerate(PHASES):
+            command, *rest = call_args(phase, jid)
+            conn.evalsha(sha, 0, command, f"{T0 + i * 0.001 + step * 0.0002:.6f}", *rest)
     calls, usec = evalsha_usec(conn)
     assert calls == 3 * n, (calls, n)
     return {"lifecycle": usec / n}
@@ -147,29 +153,23 @@ def versus(conn: redis.Redis, ours: bytes, other: bytes, rounds: int,
     """
     global LEGACY_PUT
     shas = {"ours": conn.script_load(ours), "other": conn.script_load(other)}
-    seen: dict[str, list[float]] = {f"{who}.{phase}": [] for who in shas
-                                    for phase in ("put", "pop", "complete")}
+    seen: dict[str, list[float]] = {f"{who}.{phase}": [] for who in shas for phase in PHASES}
     base = 0
     for _ in range(rounds):
         for who, sha in shas.items():
             LEGACY_PUT = who == "other" and LEGACY_OTHER
             jids = [f"{base + i:032x}" for i in range(batch)]
-            calls: dict[str, list[tuple[str, float, *tuple[str | int, ...]]]] = {
-                "put": [("put", T0 + base + i * 0.001, *put_args(jids[i])) for i in range(batch)],
-                "pop": [("pop", T0 + base + 50 + i * 0.001, "bench", "bench-worker", 1)
-                        for i in range(batch)],
-                "complete": [("complete", T0 + base + 70 + i * 0.001, jids[i], "bench-worker",
-                              "bench", "{}") for i in range(batch)],
-            }
-            for phase, phase_calls in calls.items():
+            for offset, phase in zip((0, 50, 70), PHASES, strict=True):
+                phase_calls = [(T0 + base + offset + i * 0.001, call_args(phase, jids[i]))
+                               for i in range(batch)]
                 conn.config_resetstat()
                 if one_by_one:
-                    replies = [conn.evalsha(sha, 0, command, f"{now:.6f}", *rest)
-                               for command, now, *rest in phase_calls]
+                    replies = [conn.evalsha(sha, 0, args[0], f"{now:.6f}", *args[1:])
+                               for now, args in phase_calls]
                 else:
                     pipe = conn.pipeline(transaction=False)
-                    for command, now, *rest in phase_calls:
-                        pipe.evalsha(sha, 0, command, f"{now:.6f}", *rest)
+                    for now, args in phase_calls:
+                        pipe.evalsha(sha, 0, args[0], f"{now:.6f}", *args[1:])
                     replies = pipe.execute()
                 if phase == "pop" and b"{}" in replies:
                     raise SystemExit(f"{who}: pop returned no job")
@@ -179,7 +179,7 @@ def versus(conn: redis.Redis, ours: bytes, other: bytes, rounds: int,
     pick = statistics.median if one_by_one else min
     best = {key: pick(values) for key, values in seen.items()}
     for who in shas:
-        best[f"{who}.lifecycle"] = sum(best[f"{who}.{p}"] for p in ("put", "pop", "complete"))
+        best[f"{who}.lifecycle"] = sum(best[f"{who}.{p}"] for p in PHASES)
     best["ratio"] = best["ours.lifecycle"] / best["other.lifecycle"]
     return best
 

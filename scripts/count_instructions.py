@@ -3,8 +3,8 @@
 Timing on a shared VM moves by several per cent between runs, so small changes to the core
 are lost in the noise. Instruction counts are exact and repeatable: this script runs a
 redis-server under callgrind (collecting only inside EVAL/EVALSHA), warms the core up with
-200 lifecycles, then puts, pops and completes `-n` jobs one call at a time, exactly as
-scripts/bench_core.py does, and prints the instructions per call of each phase.
+200 lifecycles, then puts, pops and completes `-n` jobs one call at a time, with the calls
+of scripts/bench_core.py, and prints the instructions per call of each phase.
 
     python scripts/count_instructions.py --binary <redis-server 6.2.5>
     python scripts/count_instructions.py --binary <...> --script scripts/floor.lua
@@ -24,25 +24,17 @@ import tempfile
 import time
 from pathlib import Path
 
+import bench_core
 import redis
+from bench_core import PHASES, T0, call_args
 
 from qless_py import lua
 
-T0 = 1_700_000_000.0
-PHASES = ("put", "pop", "complete")
 
-
-def call(conn: redis.Redis, sha: str, phase: str, i: int, offset: float, legacy: bool,
+def call(conn: redis.Redis, sha: str, phase: str, i: int, offset: float,
          prefix: str = "") -> None:
-    jid = f"{prefix}{i:0{32 - len(prefix)}x}"
-    now = f"{T0 + offset + i * 0.001:.6f}"
-    if phase == "put":
-        who = () if legacy else ("w",)
-        conn.evalsha(sha, 0, "put", now, *who, "bench", jid, "bench.Job", "{}", 0)
-    elif phase == "pop":
-        conn.evalsha(sha, 0, "pop", now, "bench", "w", 1)
-    else:
-        conn.evalsha(sha, 0, "complete", now, jid, "w", "bench", "{}")
+    command, *rest = call_args(phase, f"{prefix}{i:0{32 - len(prefix)}x}")
+    conn.evalsha(sha, 0, command, f"{T0 + offset + i * 0.001:.6f}", *rest)
 
 
 def main() -> None:
@@ -54,6 +46,7 @@ def main() -> None:
     parser.add_argument("-n", type=int, default=1000, help="calls per phase")
     parser.add_argument("--port", type=int, default=6731)
     args = parser.parse_args()
+    bench_core.LEGACY_PUT = args.legacy_put
     if shutil.which("valgrind") is None:
         raise SystemExit("count_instructions: valgrind is not installed")
     script = args.script.read_bytes() if args.script else lua.SOURCE
@@ -75,13 +68,13 @@ def main() -> None:
         sha = conn.script_load(script)
         for offset, phase in zip((0, 100, 200), PHASES, strict=True):
             for i in range(200):
-                call(conn, sha, phase, i, offset, args.legacy_put, prefix="w")
+                call(conn, sha, phase, i, offset, prefix="w")
         counts = {}
         for n, (offset, phase) in enumerate(zip((1000, 1100, 1200), PHASES, strict=True), 1):
             subprocess.run(["callgrind_control", "-z", str(server.pid)],
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
             for i in range(args.n):
-                call(conn, sha, phase, i, offset, args.legacy_put)
+                call(conn, sha, phase, i, offset)
             subprocess.run(["callgrind_control", "-d", phase, str(server.pid)],
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
             dump = Path(f"{out}.{n}").read_text()
