@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+from typing import Any
 
 import pytest
 import redis
@@ -52,17 +53,22 @@ def stats_keys(conn: redis.Redis) -> set[str]:
     return {k.decode() for k in conn.keys("ql:s:wait:*")}
 
 
+def put_and_pop(core: Core, put_at: str, now: str) -> tuple[list[dict[str, Any]], list[str]]:
+    """Put job j at `put_at` and pop it at `now`: the popped jobs, and the oracle's floor(now),
+    stats key and histogram field for that wait (from the time text put stored)."""
+    core.put("j", put_at)
+    put_time = core.conn.hget("ql:j:j", "time")
+    assert put_time is not None
+    popped = core.pop(now=now)
+    assert [job["jid"] for job in popped] == ["j"]
+    return popped, oracle(core.conn, now, put_time)
+
+
 def check_lifecycle(core: Core, now: str, wait: float) -> None:
     """Put a job `wait` seconds before `now`, pop it at `now`: history, stats, scores."""
     conn = core.conn
     conn.flushdb()
-    put_at = repr(float(now) - wait)
-    core.put("j", put_at)
-    put_time = conn.hget("ql:j:j", "time")
-    assert put_time is not None
-    popped = core.pop(now=now)
-    assert [job["jid"] for job in popped] == ["j"]
-    whole, key, bin_ = oracle(conn, now, put_time)
+    popped, (whole, key, bin_) = put_and_pop(core, repr(float(now) - wait), now)
     # floor(now) as Lua writes it, in the stored entry and in both renderings.
     stored = conn.lrange("ql:j:j-history", 0, -1)[-1].decode()
     assert stored == f'[{whole},"popped",{{"worker":"w"}}]'
@@ -89,26 +95,16 @@ def test_each_histogram_field_is_named_as_lua_would_name_it(core: Core, wait: fl
 
 def test_a_negative_wait_keeps_its_own_field(core: Core) -> None:
     # A job put "after" the pop's now (a client clock behind another) waits a negative time.
-    conn = core.conn
-    core.put("j", "1893456010.25")
-    put_time = conn.hget("ql:j:j", "time")
-    assert put_time is not None
-    core.pop(now="1893456000")
-    _, key, bin_ = oracle(conn, "1893456000", put_time)
+    _, (_, key, bin_) = put_and_pop(core, "1893456010.25", "1893456000")
     assert bin_ == "s-11"
-    assert conn.hget(key, bin_) == b"1"
+    assert core.conn.hget(key, bin_) == b"1"
 
 
 def test_a_wait_of_negative_zero_keeps_lua_text(core: Core) -> None:
     # Put at +0 and popped at -0: the wait is -0, which Lua writes "-0" (and %d would not).
-    conn = core.conn
-    core.put("j", "0")
-    put_time = conn.hget("ql:j:j", "time")
-    assert put_time is not None
-    core.pop(now="-0")
-    whole, key, bin_ = oracle(conn, "-0", put_time)
+    _, (whole, key, bin_) = put_and_pop(core, "0", "-0")
     assert (whole, bin_) == ("-0", "s-0")
-    assert conn.hget(key, bin_) == b"1"
+    assert core.conn.hget(key, bin_) == b"1"
 
 
 @SETTINGS
