@@ -63,5 +63,5 @@ rcall('HSET', jk, 'jid', jid, 'klass', A[6], 'data', A[7], 'priority', '0', 'tag
   'worker', '', 'expires', '0', 'queue', q, 'retries', '5', 'remaining', '5', 'time', '1700000000.12345600128173828125')
 rcall('ZADD', 'ql:q:' .. q .. '-work', 0 - now / 10000000000, jid)
 rcall('ZADD', 'ql:queues', 'NX', now, q)
-rcall('PUBSUB', 'NUMSUB', 'qlpy:wake:' .. q)
+rcall('PUBLISH', 'qlpy:wake:' .. q, q)
 return jid

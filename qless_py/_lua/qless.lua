@@ -1180,10 +1180,11 @@ local function define(lazy_t, lazy_k)
     end
   elseif lazy_k == 'P_wake_one' then
     -- Wake-up extension: after a command, PUBLISH <queue> on qlpy:wake:<queue> for each queue
-    -- that gained poppable work, only when someone listens.
+    -- that gained poppable work. Published whether or not anyone listens: with no subscriber
+    -- PUBLISH is one failed channel lookup, half the cost of asking PUBSUB NUMSUB first, and
+    -- with one it saves that second call.
     lazy_f = function(queue)
-      local wk = 'qlpy:wake:' .. queue
-      if rcall('PUBSUB', 'NUMSUB', wk)[2] > 0 then rcall('PUBLISH', wk, queue) end
+      rcall('PUBLISH', 'qlpy:wake:' .. queue, queue)
     end
   elseif lazy_k == 'P_wake_workers' then
     lazy_f = function()
@@ -2668,16 +2669,14 @@ if A[1] == 'put' and #KEYS == 0 and #A >= 2 then
         if type(wake) == 'string' then
           repeat  -- inlined P_wake_one
             local queue = wake
-              local wk = 'qlpy:wake:' .. queue
-              if rcall('PUBSUB', 'NUMSUB', wk)[2] > 0 then rcall('PUBLISH', wk, queue) end
+              rcall('PUBLISH', 'qlpy:wake:' .. queue, queue)
           until true
           do break end
         end
         for q in pairs(wake) do
           repeat  -- inlined P_wake_one
             local queue = q
-              local wk = 'qlpy:wake:' .. queue
-              if rcall('PUBSUB', 'NUMSUB', wk)[2] > 0 then rcall('PUBLISH', wk, queue) end
+              rcall('PUBLISH', 'qlpy:wake:' .. queue, queue)
           until true
         end
     until true
@@ -3463,16 +3462,14 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
         if type(wake) == 'string' then
           repeat  -- inlined P_wake_one
             local queue = wake
-              local wk = 'qlpy:wake:' .. queue
-              if rcall('PUBSUB', 'NUMSUB', wk)[2] > 0 then rcall('PUBLISH', wk, queue) end
+              rcall('PUBLISH', 'qlpy:wake:' .. queue, queue)
           until true
           do break end
         end
         for q in pairs(wake) do
           repeat  -- inlined P_wake_one
             local queue = q
-              local wk = 'qlpy:wake:' .. queue
-              if rcall('PUBSUB', 'NUMSUB', wk)[2] > 0 then rcall('PUBLISH', wk, queue) end
+              rcall('PUBLISH', 'qlpy:wake:' .. queue, queue)
           until true
         end
     until true
@@ -3961,16 +3958,14 @@ if A[1] == 'complete' and #KEYS == 0 and #A >= 2 then
         if type(wake) == 'string' then
           repeat  -- inlined P_wake_one
             local queue = wake
-              local wk = 'qlpy:wake:' .. queue
-              if rcall('PUBSUB', 'NUMSUB', wk)[2] > 0 then rcall('PUBLISH', wk, queue) end
+              rcall('PUBLISH', 'qlpy:wake:' .. queue, queue)
           until true
           do break end
         end
         for q in pairs(wake) do
           repeat  -- inlined P_wake_one
             local queue = q
-              local wk = 'qlpy:wake:' .. queue
-              if rcall('PUBSUB', 'NUMSUB', wk)[2] > 0 then rcall('PUBLISH', wk, queue) end
+              rcall('PUBLISH', 'qlpy:wake:' .. queue, queue)
           until true
         end
     until true
@@ -4087,16 +4082,14 @@ if A[1] == 'heartbeat' and #KEYS == 0 and #A >= 2 then
         if type(wake) == 'string' then
           repeat  -- inlined P_wake_one
             local queue = wake
-              local wk = 'qlpy:wake:' .. queue
-              if rcall('PUBSUB', 'NUMSUB', wk)[2] > 0 then rcall('PUBLISH', wk, queue) end
+              rcall('PUBLISH', 'qlpy:wake:' .. queue, queue)
           until true
           do break end
         end
         for q in pairs(wake) do
           repeat  -- inlined P_wake_one
             local queue = q
-              local wk = 'qlpy:wake:' .. queue
-              if rcall('PUBSUB', 'NUMSUB', wk)[2] > 0 then rcall('PUBLISH', wk, queue) end
+              rcall('PUBLISH', 'qlpy:wake:' .. queue, queue)
           until true
         end
     until true
@@ -4299,16 +4292,14 @@ if A[1] == 'fail' and #KEYS == 0 and #A >= 2 then
         if type(wake) == 'string' then
           repeat  -- inlined P_wake_one
             local queue = wake
-              local wk = 'qlpy:wake:' .. queue
-              if rcall('PUBSUB', 'NUMSUB', wk)[2] > 0 then rcall('PUBLISH', wk, queue) end
+              rcall('PUBLISH', 'qlpy:wake:' .. queue, queue)
           until true
           do break end
         end
         for q in pairs(wake) do
           repeat  -- inlined P_wake_one
             local queue = q
-              local wk = 'qlpy:wake:' .. queue
-              if rcall('PUBSUB', 'NUMSUB', wk)[2] > 0 then rcall('PUBLISH', wk, queue) end
+              rcall('PUBLISH', 'qlpy:wake:' .. queue, queue)
           until true
         end
     until true
@@ -4554,16 +4545,14 @@ if A[1] == 'retry' and #KEYS == 0 and #A >= 2 then
         if type(wake) == 'string' then
           repeat  -- inlined P_wake_one
             local queue = wake
-              local wk = 'qlpy:wake:' .. queue
-              if rcall('PUBSUB', 'NUMSUB', wk)[2] > 0 then rcall('PUBLISH', wk, queue) end
+              rcall('PUBLISH', 'qlpy:wake:' .. queue, queue)
           until true
           do break end
         end
         for q in pairs(wake) do
           repeat  -- inlined P_wake_one
             local queue = q
-              local wk = 'qlpy:wake:' .. queue
-              if rcall('PUBSUB', 'NUMSUB', wk)[2] > 0 then rcall('PUBLISH', wk, queue) end
+              rcall('PUBLISH', 'qlpy:wake:' .. queue, queue)
           until true
         end
     until true
@@ -4597,16 +4586,14 @@ local function main()
       if type(wake) == 'string' then
         repeat  -- inlined P_wake_one
           local queue = wake
-            local wk = 'qlpy:wake:' .. queue
-            if rcall('PUBSUB', 'NUMSUB', wk)[2] > 0 then rcall('PUBLISH', wk, queue) end
+            rcall('PUBLISH', 'qlpy:wake:' .. queue, queue)
         until true
         do break end
       end
       for q in pairs(wake) do
         repeat  -- inlined P_wake_one
           local queue = q
-            local wk = 'qlpy:wake:' .. queue
-            if rcall('PUBSUB', 'NUMSUB', wk)[2] > 0 then rcall('PUBLISH', wk, queue) end
+            rcall('PUBLISH', 'qlpy:wake:' .. queue, queue)
         until true
       end
   until true
