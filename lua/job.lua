@@ -480,9 +480,7 @@ function Job.put(now, requeue)
   elseif delay > 0 then
     rcall('ZADD', key.queue .. queue .. key.scheduled, now + delay, jid)
   else
-    local score = work_score(priority, now)
-    rcall('ZADD', key.queue .. queue .. key.work, score, jid)
-    wake_queue(queue)
+    Job.enqueue(queue, jid, priority, now)
   end
   local now_arg = score_arg(now, tstr)
   rcall('ZADD', key.queues, 'NX', now_arg, queue)

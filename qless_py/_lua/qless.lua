@@ -480,9 +480,7 @@ local function define(lazy_t, lazy_k)
       elseif delay > 0 then
         rcall('ZADD', 'ql:q:' .. queue .. '-scheduled', now + delay, jid)
       else
-        local score = M.P_work_score(priority, now)
-        rcall('ZADD', 'ql:q:' .. queue .. '-work', score, jid)
-        M.P_wake_queue(queue)
+        M.Job_enqueue(queue, jid, priority, now)
       end
       local now_arg = M.P_score_arg(now, tstr)
       rcall('ZADD', 'ql:queues', 'NX', now_arg, queue)
@@ -2631,22 +2629,25 @@ if A[1] == 'put' and #KEYS == 0 and #A >= 2 then
         elseif delay > 0 then
           rcall('ZADD', 'ql:q:' .. queue .. '-scheduled', now + delay, jid)
         else
-          local score
-          local inl_13
-          repeat  -- inlined P_work_score
-            local priority, t = priority, now
-            do inl_13 = priority - (t / 10000000000) break end
-          until true
-          score = inl_13
-          rcall('ZADD', 'ql:q:' .. queue .. '-work', score, jid)
-          repeat  -- inlined P_wake_queue
-            local queue = queue
-              if not wake or wake == queue then
-                wake = queue
-                do break end
-              end
-              if type(wake) == 'string' then wake = { [wake] = true } end
-              wake[queue] = true
+          repeat  -- inlined Job_enqueue
+            local queue, jid, priority, t = queue, jid, priority, now
+              local score
+              local inl_13
+              repeat  -- inlined P_work_score
+                local priority, t = priority, t
+                do inl_13 = priority - (t / 10000000000) break end
+              until true
+              score = inl_13
+              rcall('ZADD', 'ql:q:' .. queue .. '-work', score, jid)
+              repeat  -- inlined P_wake_queue
+                local queue = queue
+                  if not wake or wake == queue then
+                    wake = queue
+                    do break end
+                  end
+                  if type(wake) == 'string' then wake = { [wake] = true } end
+                  wake[queue] = true
+              until true
           until true
         end
         local now_arg
