@@ -580,8 +580,14 @@ local function define(lazy_t, lazy_k)
       if depends ~= nil and nextq == nil then
         M.P_fail('Complete(): "depends" cannot be used without a "next".')
       end
-      local f = rcall('HMGET', 'ql:j:' .. jid, 'state', 'worker', 'queue', 'history', 'time', 'retries',
-        'priority')
+      -- The priority is read only for a next queue (each field read scans the job's hash).
+      local f
+      if nextq == nil then
+        f = rcall('HMGET', 'ql:j:' .. jid, 'state', 'worker', 'queue', 'history', 'time', 'retries')
+      else
+        f = rcall('HMGET', 'ql:j:' .. jid, 'state', 'worker', 'queue', 'history', 'time', 'retries',
+          'priority')
+      end
       local state = f[1]
       if not state then M.P_fail('Complete(): Job ' .. jid .. ' does not exist') end
       if state ~= 'running' then
@@ -594,15 +600,17 @@ local function define(lazy_t, lazy_k)
         M.P_fail('Complete(): Job ' .. jid .. ' running in another queue: ' .. tostring(f[3]))
       end
 
-      -- One EXISTS answers the common case and saves the reads and writes it would otherwise
-      -- take. EXISTS counts a key once per mention, so its reply is a bit set: 1 = the work
-      -- set exists, 2 = the scheduled set exists (M.Queue_unlist skips the sets that do not),
-      -- 4 or more = config, a tracked job or this job's dependents exist.
+      -- Two EXISTS answer the common case and save the reads and writes it would otherwise
+      -- take. EXISTS counts a key once per mention, so the first reply is a bit set: 1 = the
+      -- work set exists, 2 = the scheduled set exists (M.Queue_unlist skips the sets that do
+      -- not). The second is above 0 when config, a tracked job or this job's dependents exist.
+      -- (One EXISTS with weights 1, 2, 4, 4, 4 would mention 15 keys; each mention costs
+      -- about a third of a call.)
       local jk = 'ql:j:' .. jid
-      local wk, sk = 'ql:q:' .. queue .. '-work', 'ql:q:' .. queue .. '-scheduled'
-      local ck, tk, dk = 'ql:config', 'ql:tracked', jk .. '-dependents'
-      local probe = rcall('EXISTS', wk, sk, sk, ck, ck, ck, ck, tk, tk, tk, tk, dk, dk, dk, dk)
-      local special = probe >= 4
+      local probe = rcall('EXISTS', 'ql:q:' .. queue .. '-work', 'ql:q:' .. queue .. '-scheduled',
+        'ql:q:' .. queue .. '-scheduled')
+      local dk = jk .. '-dependents'
+      local special = rcall('EXISTS', 'ql:config', 'ql:tracked', dk) > 0
       if special then
         M.P_config_prefetch('max-job-history', 'jobs-history', 'jobs-history-count',
           queue .. '-max-concurrency')
@@ -3530,8 +3538,13 @@ if A[1] == 'complete' and #KEYS == 0 and #A >= 2 then
         if depends ~= nil and nextq == nil then
           define(nil, 'P_fail')('Complete(): "depends" cannot be used without a "next".')
         end
-        local f = rcall('HMGET', 'ql:j:' .. jid, 'state', 'worker', 'queue', 'history', 'time', 'retries',
-          'priority')
+        local f
+        if nextq == nil then
+          f = rcall('HMGET', 'ql:j:' .. jid, 'state', 'worker', 'queue', 'history', 'time', 'retries')
+        else
+          f = rcall('HMGET', 'ql:j:' .. jid, 'state', 'worker', 'queue', 'history', 'time', 'retries',
+            'priority')
+        end
         local state = f[1]
         if not state then define(nil, 'P_fail')('Complete(): Job ' .. jid .. ' does not exist') end
         if state ~= 'running' then
@@ -3545,10 +3558,10 @@ if A[1] == 'complete' and #KEYS == 0 and #A >= 2 then
         end
 
         local jk = 'ql:j:' .. jid
-        local wk, sk = 'ql:q:' .. queue .. '-work', 'ql:q:' .. queue .. '-scheduled'
-        local ck, tk, dk = 'ql:config', 'ql:tracked', jk .. '-dependents'
-        local probe = rcall('EXISTS', wk, sk, sk, ck, ck, ck, ck, tk, tk, tk, tk, dk, dk, dk, dk)
-        local special = probe >= 4
+        local probe = rcall('EXISTS', 'ql:q:' .. queue .. '-work', 'ql:q:' .. queue .. '-scheduled',
+          'ql:q:' .. queue .. '-scheduled')
+        local dk = jk .. '-dependents'
+        local special = rcall('EXISTS', 'ql:config', 'ql:tracked', dk) > 0
         if special then
           define(nil, 'P_config_prefetch')('max-job-history', 'jobs-history', 'jobs-history-count',
             queue .. '-max-concurrency')
