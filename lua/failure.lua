@@ -49,7 +49,7 @@ function Queue.unfail(now)
     local jk = key.job .. jid
     local f = rcall('HMGET', jk, 'state', 'priority', 'retries', 'history')
     if f[1] then
-      Job.hist(jid, now, 'put', { q = queue }, f[4] or false)
+      Job.hist(jid, now, '"put"', { q = queue }, f[4] or false)
       rcall('HSET', jk, 'state', 'waiting', 'worker', '', 'expires', 0, 'queue', queue,
         'remaining', f[3] or 0)
       Job.enqueue(queue, jid, tonumber(f[2]) or 0, now)

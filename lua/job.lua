@@ -32,12 +32,13 @@ function Job.migrate(jid, legacy)
   rcall('HDEL', key.job .. jid, 'history')
 end
 
--- P-HIST: append [floor(when), what, extra?]. `legacy` is the job's `history` field when the
--- caller already read it (false: known absent; nil: read it here).
+-- P-HIST: append [floor(when), what, extra?]. `what` comes as its JSON text (the callers'
+-- names are constants, so none has to be encoded per call). `legacy` is the job's `history`
+-- field when the caller already read it (false: known absent; nil: read it here).
 -- The cap `max-job-history` (N) reproduces the reference's keep-first-plus-newest result
 -- without reading the list: RPUSH first, then trim only when over the cap. `whole`, when
 -- the caller has it, is Lua's text for floor(when) (whole_text).
-function Job.hist(jid, when, what, extra, legacy, whole)
+function Job.hist(jid, when, what_json, extra, legacy, whole)
   if legacy == nil then legacy = rcall('HGET', key.job .. jid, 'history') end
   if legacy then Job.migrate(jid, legacy) end
   -- The text cjson would write for [floor(when), what, extra]; `extra` may also be given
@@ -47,10 +48,10 @@ function Job.hist(jid, when, what, extra, legacy, whole)
     whole = whole_text(when)
   end
   if extra == nil then
-    entry = '[' .. whole .. ',' .. encode(what) .. ']'
+    entry = '[' .. whole .. ',' .. what_json .. ']'
   else
     if type(extra) ~= 'string' then extra = encode(extra) end
-    entry = '[' .. whole .. ',' .. encode(what) .. ',' .. extra .. ']'
+    entry = '[' .. whole .. ',' .. what_json .. ',' .. extra .. ']'
   end
   local hk = key.job .. jid .. key.history
   local len = rcall('RPUSH', hk, entry)
@@ -423,7 +424,7 @@ function Job.put(now, requeue)
     '{"jid":' .. encode(jid) .. ',"event":"put","queue":' .. qjson .. '}')
   local tstr = time_text(now)
   local whole = whole_text(now, tstr)
-  Job.hist(jid, now, 'put', '{"q":' .. qjson .. '}', f[9] or false, whole)
+  Job.hist(jid, now, '"put"', '{"q":' .. qjson .. '}', f[9] or false, whole)
   local old_queue, old_state, old_worker = f[3], f[2], f[4]
   if old_queue then
     Queue.unlist(old_queue, jid)
@@ -565,7 +566,7 @@ function Job.complete(now)
   end
   local tstr = time_text(now)
   local whole = whole_text(now, tstr)
-  Job.hist(jid, now, 'done', nil, f[4] or false, whole)
+  Job.hist(jid, now, '"done"', nil, f[4] or false, whole)
   Queue.unlist(queue, jid, probe)
   Stats.sample(now, 'run', queue, now - (tonumber(f[5]) or now))
   rcall('ZREM', key.worker .. worker .. key.jobs, jid)
@@ -577,7 +578,7 @@ function Job.complete(now)
   if nextq ~= nil then
     rcall('PUBLISH', key.channel .. 'log',
       encode({ jid = jid, event = 'advanced', queue = queue, to = nextq }))
-    Job.hist(jid, now, 'put', '{"q":' .. encode(nextq) .. '}', false, whole)
+    Job.hist(jid, now, '"put"', '{"q":' .. encode(nextq) .. '}', false, whole)
     local now_arg = score_arg(now, tstr)
     rcall('ZADD', key.queues, 'NX', now_arg, nextq)
     rcall('HSET', jk, 'data', data, 'time', tstr, 'state', 'waiting', 'worker', '',
@@ -639,7 +640,7 @@ function Job.fail(now)
     group = group, message = message }))
   Job.notify(jid, 'failed')
   rcall('ZREM', key.worker .. worker .. key.jobs, jid)
-  Job.hist(jid, now, 'failed', { worker = worker, group = group }, f[4] or false)
+  Job.hist(jid, now, '"failed"', { worker = worker, group = group }, f[4] or false)
   Stats.count(now, now, queue, 'failures', 1, 'failed', 1)
   Queue.unlist(queue, jid)
   Job.left_running(queue)
@@ -681,7 +682,7 @@ function Job.retry(now)
   Job.left_running(f[3])
   if remaining < 0 then
     group = group or ('failed-retries-' .. queue)
-    Job.hist(jid, now, 'failed', { group = group }, f[5] or false)
+    Job.hist(jid, now, '"failed"', { group = group }, f[5] or false)
     local failure
     if message ~= nil then
       failure = { group = group, message = message, when = floor(now), worker = worker }
@@ -838,7 +839,7 @@ function Job.timeout(now)
   for i = 3, n do
     local jid, f = A[i], rows[i]
     local queue = f[1]
-    Job.hist(jid, now, 'timed-out', nil, f[4] or false)
+    Job.hist(jid, now, '"timed-out"', nil, f[4] or false)
     rcall('ZREM', key.queue .. queue .. key.locks, jid)
     rcall('ZADD', key.queue .. queue .. key.work, '+inf', jid)
     wake_queue(queue)
@@ -924,6 +925,6 @@ function Job.log(now)
   if rcall('EXISTS', key.job .. jid) == 0 then fail('Log(): Job ' .. jid .. ' does not exist') end
   -- Pass the extra as JSON text: a decoded JSON string must not be taken for JSON text.
   if extra ~= nil then extra = encode(extra) end
-  Job.hist(jid, now, message, extra)
+  Job.hist(jid, now, encode(message), extra)
   return nil
 end

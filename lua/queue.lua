@@ -65,7 +65,7 @@ function Queue.exhausted(now, queue, jid, f)
   -- after a retry into another queue).
   local group = 'failed-retries-' .. jq
   local message = 'Job exhausted retries in queue "' .. queue .. '"'
-  Job.hist(jid, now, 'failed', { group = group }, f[4] or false)
+  Job.hist(jid, now, '"failed"', { group = group }, f[4] or false)
   Job.park_failed(jid, group, { group = group, message = message, when = now, worker = '' })
   Job.notify(jid, 'failed')
   rcall('PUBLISH', key.channel .. 'log', encode({ jid = jid, event = 'failed', group = group,
@@ -102,7 +102,7 @@ function Queue.reclaim_one(now, queue, lk, grace, jid, f)
   local sent = f[2] == '1'
   if not sent or grace <= 0 then
     Job.notify(jid, 'stalled')
-    Job.hist(jid, now, 'timed-out', nil, f[4] or false)
+    Job.hist(jid, now, '"timed-out"', nil, f[4] or false)
     f[4] = false
     rcall('HSET', jk, 'grace', 1)
     local msg = encode({ jid = jid, event = 'lock_lost', worker = f[1] })
@@ -269,7 +269,7 @@ function Queue.hand_out(now, jid, worker, expires, expires_s, tstr, whole, wentr
   if not g[1] then return nil end
   local f = { g[1], g[2], 'running', g[3], worker, g[4], expires, g[5], g[6], g[7], g[8],
     g[9], g[10], false, g[12] }
-  Job.hist(jid, now, 'popped', wentry, g[11] or false, whole)
+  Job.hist(jid, now, '"popped"', wentry, g[11] or false, whole)
   rcall('HSET', key.job .. jid, 'time', tstr, 'worker', worker, 'expires', expires_s,
     'state', 'running')
   local tracked = special and rcall('ZSCORE', key.tracked, jid) ~= false

@@ -38,7 +38,7 @@ function Recur.spawn(now, queue, limit, due)
         'priority', r[3] or 0, 'tags', r[4] or '{}', 'state', 'waiting', 'worker', '',
         'expires', 0, 'queue', queue, 'retries', retries, 'remaining', retries,
         'time', time_text(s), 'spawned_from_jid', rjid)
-      Job.hist(child, s, 'put', { q = queue })
+      Job.hist(child, s, '"put"', { q = queue })
       Job.enqueue(queue, child, priority, s)
       s = s + interval
       rcall('ZADD', rk, s, rjid)

@@ -423,7 +423,7 @@ local function define(lazy_t, lazy_k)
         '{"jid":' .. encode(jid) .. ',"event":"put","queue":' .. qjson .. '}')
       local tstr = M.P_time_text(now)
       local whole = M.P_whole_text(now, tstr)
-      M.Job_hist(jid, now, 'put', '{"q":' .. qjson .. '}', f[9] or false, whole)
+      M.Job_hist(jid, now, '"put"', '{"q":' .. qjson .. '}', f[9] or false, whole)
       local old_queue, old_state, old_worker = f[3], f[2], f[4]
       if old_queue then
         M.Queue_unlist(old_queue, jid)
@@ -490,12 +490,13 @@ local function define(lazy_t, lazy_k)
       return jid
     end
   elseif lazy_k == 'Job_hist' then
-    -- P-HIST: append [floor(when), what, extra?]. `legacy` is the job's `history` field when the
-    -- caller already read it (false: known absent; nil: read it here).
+    -- P-HIST: append [floor(when), what, extra?]. `what` comes as its JSON text (the callers'
+    -- names are constants, so none has to be encoded per call). `legacy` is the job's `history`
+    -- field when the caller already read it (false: known absent; nil: read it here).
     -- The cap `max-job-history` (N) reproduces the reference's keep-first-plus-newest result
     -- without reading the list: RPUSH first, then trim only when over the cap. `whole`, when
     -- the caller has it, is Lua's text for floor(when) (whole_text).
-    lazy_f = function(jid, when, what, extra, legacy, whole)
+    lazy_f = function(jid, when, what_json, extra, legacy, whole)
       if legacy == nil then legacy = rcall('HGET', 'ql:j:' .. jid, 'history') end
       if legacy then M.Job_migrate(jid, legacy) end
       -- The text cjson would write for [floor(when), what, extra]; `extra` may also be given
@@ -505,10 +506,10 @@ local function define(lazy_t, lazy_k)
         whole = M.P_whole_text(when)
       end
       if extra == nil then
-        entry = '[' .. whole .. ',' .. encode(what) .. ']'
+        entry = '[' .. whole .. ',' .. what_json .. ']'
       else
         if type(extra) ~= 'string' then extra = encode(extra) end
-        entry = '[' .. whole .. ',' .. encode(what) .. ',' .. extra .. ']'
+        entry = '[' .. whole .. ',' .. what_json .. ',' .. extra .. ']'
       end
       local hk = 'ql:j:' .. jid .. '-history'
       local len = rcall('RPUSH', hk, entry)
@@ -619,7 +620,7 @@ local function define(lazy_t, lazy_k)
       end
       local tstr = M.P_time_text(now)
       local whole = M.P_whole_text(now, tstr)
-      M.Job_hist(jid, now, 'done', nil, f[4] or false, whole)
+      M.Job_hist(jid, now, '"done"', nil, f[4] or false, whole)
       M.Queue_unlist(queue, jid, probe)
       M.Stats_sample(now, 'run', queue, now - (tonumber(f[5]) or now))
       rcall('ZREM', 'ql:w:' .. worker .. ':jobs', jid)
@@ -631,7 +632,7 @@ local function define(lazy_t, lazy_k)
       if nextq ~= nil then
         rcall('PUBLISH', 'ql:' .. 'log',
           encode({ jid = jid, event = 'advanced', queue = queue, to = nextq }))
-        M.Job_hist(jid, now, 'put', '{"q":' .. encode(nextq) .. '}', false, whole)
+        M.Job_hist(jid, now, '"put"', '{"q":' .. encode(nextq) .. '}', false, whole)
         local now_arg = M.P_score_arg(now, tstr)
         rcall('ZADD', 'ql:queues', 'NX', now_arg, nextq)
         rcall('HSET', jk, 'data', data, 'time', tstr, 'state', 'waiting', 'worker', '',
@@ -1158,7 +1159,7 @@ local function define(lazy_t, lazy_k)
             'priority', r[3] or 0, 'tags', r[4] or '{}', 'state', 'waiting', 'worker', '',
             'expires', 0, 'queue', queue, 'retries', retries, 'remaining', retries,
             'time', M.P_time_text(s), 'spawned_from_jid', rjid)
-          M.Job_hist(child, s, 'put', { q = queue })
+          M.Job_hist(child, s, '"put"', { q = queue })
           M.Job_enqueue(queue, child, priority, s)
           s = s + interval
           rcall('ZADD', rk, s, rjid)
@@ -1455,7 +1456,7 @@ local function define(lazy_t, lazy_k)
         group = group, message = message }))
       M.Job_notify(jid, 'failed')
       rcall('ZREM', 'ql:w:' .. worker .. ':jobs', jid)
-      M.Job_hist(jid, now, 'failed', { worker = worker, group = group }, f[4] or false)
+      M.Job_hist(jid, now, '"failed"', { worker = worker, group = group }, f[4] or false)
       M.Stats_count(now, now, queue, 'failures', 1, 'failed', 1)
       M.Queue_unlist(queue, jid)
       M.Job_left_running(queue)
@@ -1497,7 +1498,7 @@ local function define(lazy_t, lazy_k)
       M.Job_left_running(f[3])
       if remaining < 0 then
         group = group or ('failed-retries-' .. queue)
-        M.Job_hist(jid, now, 'failed', { group = group }, f[5] or false)
+        M.Job_hist(jid, now, '"failed"', { group = group }, f[5] or false)
         local failure
         if message ~= nil then
           failure = { group = group, message = message, when = floor(now), worker = worker }
@@ -1613,7 +1614,7 @@ local function define(lazy_t, lazy_k)
       for i = 3, n do
         local jid, f = A[i], rows[i]
         local queue = f[1]
-        M.Job_hist(jid, now, 'timed-out', nil, f[4] or false)
+        M.Job_hist(jid, now, '"timed-out"', nil, f[4] or false)
         rcall('ZREM', 'ql:q:' .. queue .. '-locks', jid)
         rcall('ZADD', 'ql:q:' .. queue .. '-work', '+inf', jid)
         M.P_wake_queue(queue)
@@ -1699,7 +1700,7 @@ local function define(lazy_t, lazy_k)
       if rcall('EXISTS', 'ql:j:' .. jid) == 0 then M.P_fail('Log(): Job ' .. jid .. ' does not exist') end
       -- Pass the extra as JSON text: a decoded JSON string must not be taken for JSON text.
       if extra ~= nil then extra = encode(extra) end
-      M.Job_hist(jid, now, message, extra)
+      M.Job_hist(jid, now, encode(message), extra)
       return nil
     end
   elseif lazy_k == 'Queue_with_names' then
@@ -1747,7 +1748,7 @@ local function define(lazy_t, lazy_k)
       -- after a retry into another queue).
       local group = 'failed-retries-' .. jq
       local message = 'Job exhausted retries in queue "' .. queue .. '"'
-      M.Job_hist(jid, now, 'failed', { group = group }, f[4] or false)
+      M.Job_hist(jid, now, '"failed"', { group = group }, f[4] or false)
       M.Job_park_failed(jid, group, { group = group, message = message, when = now, worker = '' })
       M.Job_notify(jid, 'failed')
       rcall('PUBLISH', 'ql:' .. 'log', encode({ jid = jid, event = 'failed', group = group,
@@ -1764,7 +1765,7 @@ local function define(lazy_t, lazy_k)
       local sent = f[2] == '1'
       if not sent or grace <= 0 then
         M.Job_notify(jid, 'stalled')
-        M.Job_hist(jid, now, 'timed-out', nil, f[4] or false)
+        M.Job_hist(jid, now, '"timed-out"', nil, f[4] or false)
         f[4] = false
         rcall('HSET', jk, 'grace', 1)
         local msg = encode({ jid = jid, event = 'lock_lost', worker = f[1] })
@@ -1810,7 +1811,7 @@ local function define(lazy_t, lazy_k)
       if not g[1] then return nil end
       local f = { g[1], g[2], 'running', g[3], worker, g[4], expires, g[5], g[6], g[7], g[8],
         g[9], g[10], false, g[12] }
-      M.Job_hist(jid, now, 'popped', wentry, g[11] or false, whole)
+      M.Job_hist(jid, now, '"popped"', wentry, g[11] or false, whole)
       rcall('HSET', 'ql:j:' .. jid, 'time', tstr, 'worker', worker, 'expires', expires_s,
         'state', 'running')
       local tracked = special and rcall('ZSCORE', 'ql:tracked', jid) ~= false
@@ -1987,7 +1988,7 @@ local function define(lazy_t, lazy_k)
         local jk = 'ql:j:' .. jid
         local f = rcall('HMGET', jk, 'state', 'priority', 'retries', 'history')
         if f[1] then
-          M.Job_hist(jid, now, 'put', { q = queue }, f[4] or false)
+          M.Job_hist(jid, now, '"put"', { q = queue }, f[4] or false)
           rcall('HSET', jk, 'state', 'waiting', 'worker', '', 'expires', 0, 'queue', queue,
             'remaining', f[3] or 0)
           M.Job_enqueue(queue, jid, tonumber(f[2]) or 0, now)
@@ -2511,7 +2512,7 @@ if A[1] == 'put' and #KEYS == 0 and #A >= 2 then
         until true
         whole = inl_8
         repeat  -- inlined Job_hist
-          local jid, when, what, extra, legacy, whole = jid, now, 'put', '{"q":' .. qjson .. '}', f[9] or false, whole
+          local jid, when, what_json, extra, legacy, whole = jid, now, '"put"', '{"q":' .. qjson .. '}', f[9] or false, whole
             if legacy == nil then legacy = rcall('HGET', 'ql:j:' .. jid, 'history') end
             if legacy then define(nil, 'Job_migrate')(jid, legacy) end
             local entry
@@ -2525,10 +2526,10 @@ if A[1] == 'put' and #KEYS == 0 and #A >= 2 then
               whole = inl_9
             end
             if extra == nil then
-              entry = '[' .. whole .. ',' .. encode(what) .. ']'
+              entry = '[' .. whole .. ',' .. what_json .. ']'
             else
               if type(extra) ~= 'string' then extra = encode(extra) end
-              entry = '[' .. whole .. ',' .. encode(what) .. ',' .. extra .. ']'
+              entry = '[' .. whole .. ',' .. what_json .. ',' .. extra .. ']'
             end
             local hk = 'ql:j:' .. jid .. '-history'
             local len = rcall('RPUSH', hk, entry)
@@ -2799,7 +2800,7 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
               local f = { g[1], g[2], 'running', g[3], worker, g[4], expires, g[5], g[6], g[7], g[8],
                 g[9], g[10], false, g[12] }
               repeat  -- inlined Job_hist
-                local jid, when, what, extra, legacy, whole = jid, now, 'popped', wentry, g[11] or false, whole
+                local jid, when, what_json, extra, legacy, whole = jid, now, '"popped"', wentry, g[11] or false, whole
                   if legacy == nil then legacy = rcall('HGET', 'ql:j:' .. jid, 'history') end
                   if legacy then define(nil, 'Job_migrate')(jid, legacy) end
                   local entry
@@ -2813,10 +2814,10 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
                     whole = inl_23
                   end
                   if extra == nil then
-                    entry = '[' .. whole .. ',' .. encode(what) .. ']'
+                    entry = '[' .. whole .. ',' .. what_json .. ']'
                   else
                     if type(extra) ~= 'string' then extra = encode(extra) end
-                    entry = '[' .. whole .. ',' .. encode(what) .. ',' .. extra .. ']'
+                    entry = '[' .. whole .. ',' .. what_json .. ',' .. extra .. ']'
                   end
                   local hk = 'ql:j:' .. jid .. '-history'
                   local len = rcall('RPUSH', hk, entry)
@@ -3117,7 +3118,7 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
               local f = { g[1], g[2], 'running', g[3], worker, g[4], expires, g[5], g[6], g[7], g[8],
                 g[9], g[10], false, g[12] }
               repeat  -- inlined Job_hist
-                local jid, when, what, extra, legacy, whole = jid, now, 'popped', wentry, g[11] or false, whole
+                local jid, when, what_json, extra, legacy, whole = jid, now, '"popped"', wentry, g[11] or false, whole
                   if legacy == nil then legacy = rcall('HGET', 'ql:j:' .. jid, 'history') end
                   if legacy then define(nil, 'Job_migrate')(jid, legacy) end
                   local entry
@@ -3131,10 +3132,10 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
                     whole = inl_48
                   end
                   if extra == nil then
-                    entry = '[' .. whole .. ',' .. encode(what) .. ']'
+                    entry = '[' .. whole .. ',' .. what_json .. ']'
                   else
                     if type(extra) ~= 'string' then extra = encode(extra) end
-                    entry = '[' .. whole .. ',' .. encode(what) .. ',' .. extra .. ']'
+                    entry = '[' .. whole .. ',' .. what_json .. ',' .. extra .. ']'
                   end
                   local hk = 'ql:j:' .. jid .. '-history'
                   local len = rcall('RPUSH', hk, entry)
@@ -3584,7 +3585,7 @@ if A[1] == 'complete' and #KEYS == 0 and #A >= 2 then
         until true
         whole = inl_76
         repeat  -- inlined Job_hist
-          local jid, when, what, extra, legacy, whole = jid, now, 'done', nil, f[4] or false, whole
+          local jid, when, what_json, extra, legacy, whole = jid, now, '"done"', nil, f[4] or false, whole
             if legacy == nil then legacy = rcall('HGET', 'ql:j:' .. jid, 'history') end
             if legacy then define(nil, 'Job_migrate')(jid, legacy) end
             local entry
@@ -3598,10 +3599,10 @@ if A[1] == 'complete' and #KEYS == 0 and #A >= 2 then
               whole = inl_77
             end
             if extra == nil then
-              entry = '[' .. whole .. ',' .. encode(what) .. ']'
+              entry = '[' .. whole .. ',' .. what_json .. ']'
             else
               if type(extra) ~= 'string' then extra = encode(extra) end
-              entry = '[' .. whole .. ',' .. encode(what) .. ',' .. extra .. ']'
+              entry = '[' .. whole .. ',' .. what_json .. ',' .. extra .. ']'
             end
             local hk = 'ql:j:' .. jid .. '-history'
             local len = rcall('RPUSH', hk, entry)
@@ -3753,7 +3754,7 @@ if A[1] == 'complete' and #KEYS == 0 and #A >= 2 then
           rcall('PUBLISH', 'ql:' .. 'log',
             encode({ jid = jid, event = 'advanced', queue = queue, to = nextq }))
           repeat  -- inlined Job_hist
-            local jid, when, what, extra, legacy, whole = jid, now, 'put', '{"q":' .. encode(nextq) .. '}', false, whole
+            local jid, when, what_json, extra, legacy, whole = jid, now, '"put"', '{"q":' .. encode(nextq) .. '}', false, whole
               if legacy == nil then legacy = rcall('HGET', 'ql:j:' .. jid, 'history') end
               if legacy then define(nil, 'Job_migrate')(jid, legacy) end
               local entry
@@ -3767,10 +3768,10 @@ if A[1] == 'complete' and #KEYS == 0 and #A >= 2 then
                 whole = inl_90
               end
               if extra == nil then
-                entry = '[' .. whole .. ',' .. encode(what) .. ']'
+                entry = '[' .. whole .. ',' .. what_json .. ']'
               else
                 if type(extra) ~= 'string' then extra = encode(extra) end
-                entry = '[' .. whole .. ',' .. encode(what) .. ',' .. extra .. ']'
+                entry = '[' .. whole .. ',' .. what_json .. ',' .. extra .. ']'
               end
               local hk = 'ql:j:' .. jid .. '-history'
               local len = rcall('RPUSH', hk, entry)
@@ -4156,7 +4157,7 @@ if A[1] == 'fail' and #KEYS == 0 and #A >= 2 then
         until true
         rcall('ZREM', 'ql:w:' .. worker .. ':jobs', jid)
         repeat  -- inlined Job_hist
-          local jid, when, what, extra, legacy, whole = jid, now, 'failed', { worker = worker, group = group }, f[4] or false
+          local jid, when, what_json, extra, legacy, whole = jid, now, '"failed"', { worker = worker, group = group }, f[4] or false
             if legacy == nil then legacy = rcall('HGET', 'ql:j:' .. jid, 'history') end
             if legacy then define(nil, 'Job_migrate')(jid, legacy) end
             local entry
@@ -4170,10 +4171,10 @@ if A[1] == 'fail' and #KEYS == 0 and #A >= 2 then
               whole = inl_115
             end
             if extra == nil then
-              entry = '[' .. whole .. ',' .. encode(what) .. ']'
+              entry = '[' .. whole .. ',' .. what_json .. ']'
             else
               if type(extra) ~= 'string' then extra = encode(extra) end
-              entry = '[' .. whole .. ',' .. encode(what) .. ',' .. extra .. ']'
+              entry = '[' .. whole .. ',' .. what_json .. ',' .. extra .. ']'
             end
             local hk = 'ql:j:' .. jid .. '-history'
             local len = rcall('RPUSH', hk, entry)
@@ -4403,7 +4404,7 @@ if A[1] == 'retry' and #KEYS == 0 and #A >= 2 then
         if remaining < 0 then
           group = group or ('failed-retries-' .. queue)
           repeat  -- inlined Job_hist
-            local jid, when, what, extra, legacy, whole = jid, now, 'failed', { group = group }, f[5] or false
+            local jid, when, what_json, extra, legacy, whole = jid, now, '"failed"', { group = group }, f[5] or false
               if legacy == nil then legacy = rcall('HGET', 'ql:j:' .. jid, 'history') end
               if legacy then define(nil, 'Job_migrate')(jid, legacy) end
               local entry
@@ -4417,10 +4418,10 @@ if A[1] == 'retry' and #KEYS == 0 and #A >= 2 then
                 whole = inl_130
               end
               if extra == nil then
-                entry = '[' .. whole .. ',' .. encode(what) .. ']'
+                entry = '[' .. whole .. ',' .. what_json .. ']'
               else
                 if type(extra) ~= 'string' then extra = encode(extra) end
-                entry = '[' .. whole .. ',' .. encode(what) .. ',' .. extra .. ']'
+                entry = '[' .. whole .. ',' .. what_json .. ',' .. extra .. ']'
               end
               local hk = 'ql:j:' .. jid .. '-history'
               local len = rcall('RPUSH', hk, entry)
