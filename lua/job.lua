@@ -350,8 +350,12 @@ function Job.put(now, requeue)
   if data ~= '{}' and decode(data) == false then
     fail('Put(): Arg "data" missing or not JSON: ' .. tostring(data))
   end
-  local delay = num(delay_s)
-  if delay == nil then fail('Put(): Arg "delay" not a number: ' .. tostring(delay_s)) end
+  -- A delay of '0' (the common put) needs no parsing: tonumber converts a text twice.
+  local delay = 0
+  if delay_s ~= '0' then
+    delay = num(delay_s)
+    if delay == nil then fail('Put(): Arg "delay" not a number: ' .. tostring(delay_s)) end
+  end
   local n = #A
   if (n - 8) % 2 == 1 then fail('Odd number of additional args') end
   -- No table at all when there are no options (the common case).
@@ -511,21 +515,25 @@ function Job.complete(now)
   if data ~= '{}' and decode(data) == false then
     fail('Complete(): Arg "data" missing or not JSON: ' .. tostring(data))
   end
-  local opts = Job.options(7, #A)
-  local nextq, delay, depends = opts.next, 0, nil
-  if opts.delay ~= nil then
-    delay = num(opts.delay)
-    if delay == nil then fail('assertion failed!') end
-  end
-  if opts.depends ~= nil then
-    depends = string_list(decode(opts.depends))
-    if depends == nil then fail('Complete(): Arg "depends" not JSON: ' .. opts.depends) end
-  end
-  if opts.delay ~= nil and nextq == nil then
-    fail('Complete(): "delay" cannot be used without a "next".')
-  end
-  if depends ~= nil and nextq == nil then
-    fail('Complete(): "depends" cannot be used without a "next".')
+  local nextq, delay, depends = nil, 0, nil
+  -- Options are read only when given (most completes have none: no table is made).
+  if #A > 6 then
+    local opts = Job.options(7, #A)
+    nextq = opts.next
+    if opts.delay ~= nil then
+      delay = num(opts.delay)
+      if delay == nil then fail('assertion failed!') end
+    end
+    if opts.depends ~= nil then
+      depends = string_list(decode(opts.depends))
+      if depends == nil then fail('Complete(): Arg "depends" not JSON: ' .. opts.depends) end
+    end
+    if opts.delay ~= nil and nextq == nil then
+      fail('Complete(): "delay" cannot be used without a "next".')
+    end
+    if depends ~= nil and nextq == nil then
+      fail('Complete(): "depends" cannot be used without a "next".')
+    end
   end
   -- The priority is read only for a next queue (each field read scans the job's hash).
   local f

@@ -145,9 +145,13 @@ function Queue.pop(now)
   local queue, worker, count_s = A[3], A[4], A[5]
   if queue == nil then fail('Queue(): no queue name provided') end
   if worker == nil then fail('Pop(): Arg "worker" missing') end
-  local count = num(count_s)
-  if count == nil then fail('Pop(): Arg "count" missing or not a number: ' .. tostring(count_s)) end
-  count = floor(count)
+  -- A count of '1' (the common pop) needs no parsing: tonumber converts a text twice.
+  local count = 1
+  if count_s ~= '1' then
+    count = num(count_s)
+    if count == nil then fail('Pop(): Arg "count" missing or not a number: ' .. tostring(count_s)) end
+    count = floor(count)
+  end
   -- One EXISTS answers the common case (no config, no paused queue, no templates, no
   -- delayed jobs in this queue, nothing tracked) and saves the reads it would otherwise take.
   local rk, sk = key.queue .. queue .. key.recurring, key.queue .. queue .. key.scheduled

@@ -349,8 +349,12 @@ local function define(lazy_t, lazy_k)
       if data ~= '{}' and decode(data) == false then
         M.P_fail('Put(): Arg "data" missing or not JSON: ' .. tostring(data))
       end
-      local delay = M.P_num(delay_s)
-      if delay == nil then M.P_fail('Put(): Arg "delay" not a number: ' .. tostring(delay_s)) end
+      -- A delay of '0' (the common put) needs no parsing: tonumber converts a text twice.
+      local delay = 0
+      if delay_s ~= '0' then
+        delay = M.P_num(delay_s)
+        if delay == nil then M.P_fail('Put(): Arg "delay" not a number: ' .. tostring(delay_s)) end
+      end
       local n = #A
       if (n - 8) % 2 == 1 then M.P_fail('Odd number of additional args') end
       -- No table at all when there are no options (the common case).
@@ -565,21 +569,25 @@ local function define(lazy_t, lazy_k)
       if data ~= '{}' and decode(data) == false then
         M.P_fail('Complete(): Arg "data" missing or not JSON: ' .. tostring(data))
       end
-      local opts = M.Job_options(7, #A)
-      local nextq, delay, depends = opts.next, 0, nil
-      if opts.delay ~= nil then
-        delay = M.P_num(opts.delay)
-        if delay == nil then M.P_fail('assertion failed!') end
-      end
-      if opts.depends ~= nil then
-        depends = M.P_string_list(decode(opts.depends))
-        if depends == nil then M.P_fail('Complete(): Arg "depends" not JSON: ' .. opts.depends) end
-      end
-      if opts.delay ~= nil and nextq == nil then
-        M.P_fail('Complete(): "delay" cannot be used without a "next".')
-      end
-      if depends ~= nil and nextq == nil then
-        M.P_fail('Complete(): "depends" cannot be used without a "next".')
+      local nextq, delay, depends = nil, 0, nil
+      -- Options are read only when given (most completes have none: no table is made).
+      if #A > 6 then
+        local opts = M.Job_options(7, #A)
+        nextq = opts.next
+        if opts.delay ~= nil then
+          delay = M.P_num(opts.delay)
+          if delay == nil then M.P_fail('assertion failed!') end
+        end
+        if opts.depends ~= nil then
+          depends = M.P_string_list(decode(opts.depends))
+          if depends == nil then M.P_fail('Complete(): Arg "depends" not JSON: ' .. opts.depends) end
+        end
+        if opts.delay ~= nil and nextq == nil then
+          M.P_fail('Complete(): "delay" cannot be used without a "next".')
+        end
+        if depends ~= nil and nextq == nil then
+          M.P_fail('Complete(): "depends" cannot be used without a "next".')
+        end
       end
       -- The priority is read only for a next queue (each field read scans the job's hash).
       local f
@@ -930,9 +938,13 @@ local function define(lazy_t, lazy_k)
       local queue, worker, count_s = A[3], A[4], A[5]
       if queue == nil then M.P_fail('Queue(): no queue name provided') end
       if worker == nil then M.P_fail('Pop(): Arg "worker" missing') end
-      local count = M.P_num(count_s)
-      if count == nil then M.P_fail('Pop(): Arg "count" missing or not a number: ' .. tostring(count_s)) end
-      count = floor(count)
+      -- A count of '1' (the common pop) needs no parsing: tonumber converts a text twice.
+      local count = 1
+      if count_s ~= '1' then
+        count = M.P_num(count_s)
+        if count == nil then M.P_fail('Pop(): Arg "count" missing or not a number: ' .. tostring(count_s)) end
+        count = floor(count)
+      end
       -- One EXISTS answers the common case (no config, no paused queue, no templates, no
       -- delayed jobs in this queue, nothing tracked) and saves the reads it would otherwise take.
       local rk, sk = 'ql:q:' .. queue .. '-recur', 'ql:q:' .. queue .. '-scheduled'
@@ -2404,16 +2416,18 @@ if A[1] == 'put' and #KEYS == 0 and #A >= 2 then
         if data ~= '{}' and decode(data) == false then
           define(nil, 'P_fail')('Put(): Arg "data" missing or not JSON: ' .. tostring(data))
         end
-        local delay
-        local inl_3
-        repeat  -- inlined P_num
-          local v = delay_s
-            local n = tonumber(v)
-            if n and n - n == 0 then do inl_3 = n break end end
-            do inl_3 = nil break end
-        until true
-        delay = inl_3
-        if delay == nil then define(nil, 'P_fail')('Put(): Arg "delay" not a number: ' .. tostring(delay_s)) end
+        local delay = 0
+        if delay_s ~= '0' then
+          local inl_3
+          repeat  -- inlined P_num
+            local v = delay_s
+              local n = tonumber(v)
+              if n and n - n == 0 then do inl_3 = n break end end
+              do inl_3 = nil break end
+          until true
+          delay = inl_3
+          if delay == nil then define(nil, 'P_fail')('Put(): Arg "delay" not a number: ' .. tostring(delay_s)) end
+        end
         local n = #A
         if (n - 8) % 2 == 1 then define(nil, 'P_fail')('Odd number of additional args') end
         local o_retries, o_tags, o_priority, o_depends
@@ -2711,17 +2725,19 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
         local queue, worker, count_s = A[3], A[4], A[5]
         if queue == nil then define(nil, 'P_fail')('Queue(): no queue name provided') end
         if worker == nil then define(nil, 'P_fail')('Pop(): Arg "worker" missing') end
-        local count
-        local inl_17
-        repeat  -- inlined P_num
-          local v = count_s
-            local n = tonumber(v)
-            if n and n - n == 0 then do inl_17 = n break end end
-            do inl_17 = nil break end
-        until true
-        count = inl_17
-        if count == nil then define(nil, 'P_fail')('Pop(): Arg "count" missing or not a number: ' .. tostring(count_s)) end
-        count = floor(count)
+        local count = 1
+        if count_s ~= '1' then
+          local inl_17
+          repeat  -- inlined P_num
+            local v = count_s
+              local n = tonumber(v)
+              if n and n - n == 0 then do inl_17 = n break end end
+              do inl_17 = nil break end
+          until true
+          count = inl_17
+          if count == nil then define(nil, 'P_fail')('Pop(): Arg "count" missing or not a number: ' .. tostring(count_s)) end
+          count = floor(count)
+        end
         local rk, sk = 'ql:q:' .. queue .. '-recur', 'ql:q:' .. queue .. '-scheduled'
         local special = rcall('EXISTS', 'ql:config', 'ql:paused_queues', rk, sk, 'ql:tracked') > 0
         local expires, maxc = now + 60, 0
@@ -3508,36 +3524,39 @@ if A[1] == 'complete' and #KEYS == 0 and #A >= 2 then
         if data ~= '{}' and decode(data) == false then
           define(nil, 'P_fail')('Complete(): Arg "data" missing or not JSON: ' .. tostring(data))
         end
-        local opts
-        local inl_73
-        repeat  -- inlined Job_options
-          local first, last = 7, #A
-            local opts = {}
-            for i = first, last - 1, 2 do opts[A[i]] = A[i + 1] end
-            do inl_73 = opts break end
-        until true
-        opts = inl_73
-        local nextq, delay, depends = opts.next, 0, nil
-        if opts.delay ~= nil then
-          local inl_74
-          repeat  -- inlined P_num
-            local v = opts.delay
-              local n = tonumber(v)
-              if n and n - n == 0 then do inl_74 = n break end end
-              do inl_74 = nil break end
+        local nextq, delay, depends = nil, 0, nil
+        if #A > 6 then
+          local opts
+          local inl_73
+          repeat  -- inlined Job_options
+            local first, last = 7, #A
+              local opts = {}
+              for i = first, last - 1, 2 do opts[A[i]] = A[i + 1] end
+              do inl_73 = opts break end
           until true
-          delay = inl_74
-          if delay == nil then define(nil, 'P_fail')('assertion failed!') end
-        end
-        if opts.depends ~= nil then
-          depends = define(nil, 'P_string_list')(decode(opts.depends))
-          if depends == nil then define(nil, 'P_fail')('Complete(): Arg "depends" not JSON: ' .. opts.depends) end
-        end
-        if opts.delay ~= nil and nextq == nil then
-          define(nil, 'P_fail')('Complete(): "delay" cannot be used without a "next".')
-        end
-        if depends ~= nil and nextq == nil then
-          define(nil, 'P_fail')('Complete(): "depends" cannot be used without a "next".')
+          opts = inl_73
+          nextq = opts.next
+          if opts.delay ~= nil then
+            local inl_74
+            repeat  -- inlined P_num
+              local v = opts.delay
+                local n = tonumber(v)
+                if n and n - n == 0 then do inl_74 = n break end end
+                do inl_74 = nil break end
+            until true
+            delay = inl_74
+            if delay == nil then define(nil, 'P_fail')('assertion failed!') end
+          end
+          if opts.depends ~= nil then
+            depends = define(nil, 'P_string_list')(decode(opts.depends))
+            if depends == nil then define(nil, 'P_fail')('Complete(): Arg "depends" not JSON: ' .. opts.depends) end
+          end
+          if opts.delay ~= nil and nextq == nil then
+            define(nil, 'P_fail')('Complete(): "delay" cannot be used without a "next".')
+          end
+          if depends ~= nil and nextq == nil then
+            define(nil, 'P_fail')('Complete(): "depends" cannot be used without a "next".')
+          end
         end
         local f
         if nextq == nil then
