@@ -123,8 +123,9 @@ end
 -- concatenation. `last`, when given, is the rendering of the newest history entry, which
 -- the caller has just appended: the list is then read without it. `seen` and `shown` are
 -- an entry's stored text that the caller can predict and its rendering (the rendering
--- below makes of that text): a stored entry equal to `seen` is not parsed.
-function Job.render(jid, f, tracked, wrap, last, seen, shown)
+-- below makes of that text): a stored entry equal to `seen` is not parsed. `wjson` and
+-- `qjson`, when the caller has them, are the JSON texts of f's worker and queue.
+function Job.render(jid, f, tracked, wrap, last, seen, shown, wjson, qjson)
   if not f then f = Job.fetch(jid) end
   if not f[F_JID] then return nil end
   if f[F_HISTORY] then
@@ -173,8 +174,14 @@ function Job.render(jid, f, tracked, wrap, last, seen, shown)
   -- Every part as a statement of its own, so that the build can inline the helpers into
   -- pop's common path; then one concatenation expression builds the result in one step.
   local klass = jstr(f[F_KLASS])
-  local state = jstr(f[F_STATE])
-  local queue = jstr(f[F_QUEUE])
+  local state = '"running"'
+  if f[F_STATE] ~= 'running' then
+    state = jstr(f[F_STATE])
+  end
+  local queue = qjson
+  if not queue then
+    queue = jstr(f[F_QUEUE])
+  end
   local data = jstr(f[F_DATA])
   local spawned = jstr(f[F_SPAWNED])
   -- The history's brackets go into the one concatenation below (cjson writes {} for none).
@@ -191,7 +198,7 @@ function Job.render(jid, f, tracked, wrap, last, seen, shown)
   end
   return (wrap and '[{"jid":' or '{"jid":') .. encode(f[F_JID]) .. ',"klass":' .. klass ..
     ',"state":' .. state .. ',"queue":' .. queue ..
-    ',"worker":' .. encode(f[F_WORKER] or '') .. ',"tracked":' .. (tracked and 'true' or 'false') ..
+    ',"worker":' .. (wjson or encode(f[F_WORKER] or '')) .. ',"tracked":' .. (tracked and 'true' or 'false') ..
     ',"expires":' .. encode(tonumber(f[F_EXPIRES]) or 0) .. ',"data":' .. data ..
     ',"tags":' .. tags .. ',"failure":' .. failure ..
     ',"spawned_from_jid":' .. spawned .. ',"history":' .. hopen .. history .. hclose ..

@@ -226,13 +226,13 @@ function Queue.pop(now)
     -- The entry the job's put wrote, predicted from its time and queue, and its rendering:
     -- an entry that is exactly this text is rendered without being parsed.
     local seen, shown
+    local q = encode(f[F_QUEUE])
     if put_t >= 1 and put_t < 1e14 then
       local w = whole_text(put_t, f[F_TIME])
-      local q = encode(f[F_QUEUE])
       seen = '[' .. w .. ',"put",{"q":' .. q .. '}]'
       shown = '{"when":' .. w .. ',"what":"put","q":' .. q .. '}'
     end
-    return Job.render(jid, f, tracked, true, last, seen, shown)
+    return Job.render(jid, f, tracked, true, last, seen, shown, wjson, q)
   end
   local popped = {}
   for _, jid in ipairs(jids) do
@@ -254,7 +254,7 @@ function Queue.pop(now)
   Queue.zadd_pairs(lk, scored)
   local parts = {}
   for i, p in ipairs(popped) do
-    local text = Job.render(p[1], p[2], p[3], false, last)
+    local text = Job.render(p[1], p[2], p[3], false, last, nil, nil, wjson)
     parts[i] = text
   end
   return jlist(parts)

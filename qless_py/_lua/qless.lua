@@ -745,8 +745,9 @@ local function define(lazy_t, lazy_k)
     -- concatenation. `last`, when given, is the rendering of the newest history entry, which
     -- the caller has just appended: the list is then read without it. `seen` and `shown` are
     -- an entry's stored text that the caller can predict and its rendering (the rendering
-    -- below makes of that text): a stored entry equal to `seen` is not parsed.
-    lazy_f = function(jid, f, tracked, wrap, last, seen, shown)
+    -- below makes of that text): a stored entry equal to `seen` is not parsed. `wjson` and
+    -- `qjson`, when the caller has them, are the JSON texts of f's worker and queue.
+    lazy_f = function(jid, f, tracked, wrap, last, seen, shown, wjson, qjson)
       if not f then f = M.Job_fetch(jid) end
       if not f[1] then return nil end
       if f[14] then
@@ -795,8 +796,14 @@ local function define(lazy_t, lazy_k)
       -- Every part as a statement of its own, so that the build can inline the helpers into
       -- pop's common path; then one concatenation expression builds the result in one step.
       local klass = M.P_jstr(f[2])
-      local state = M.P_jstr(f[3])
-      local queue = M.P_jstr(f[4])
+      local state = '"running"'
+      if f[3] ~= 'running' then
+        state = M.P_jstr(f[3])
+      end
+      local queue = qjson
+      if not queue then
+        queue = M.P_jstr(f[4])
+      end
       local data = M.P_jstr(f[10])
       local spawned = M.P_jstr(f[13])
       -- The history's brackets go into the one concatenation below (cjson writes {} for none).
@@ -813,7 +820,7 @@ local function define(lazy_t, lazy_k)
       end
       return (wrap and '[{"jid":' or '{"jid":') .. encode(f[1]) .. ',"klass":' .. klass ..
         ',"state":' .. state .. ',"queue":' .. queue ..
-        ',"worker":' .. encode(f[5] or '') .. ',"tracked":' .. (tracked and 'true' or 'false') ..
+        ',"worker":' .. (wjson or encode(f[5] or '')) .. ',"tracked":' .. (tracked and 'true' or 'false') ..
         ',"expires":' .. encode(tonumber(f[7]) or 0) .. ',"data":' .. data ..
         ',"tags":' .. tags .. ',"failure":' .. failure ..
         ',"spawned_from_jid":' .. spawned .. ',"history":' .. hopen .. history .. hclose ..
@@ -1019,13 +1026,13 @@ local function define(lazy_t, lazy_k)
         -- The entry the job's put wrote, predicted from its time and queue, and its rendering:
         -- an entry that is exactly this text is rendered without being parsed.
         local seen, shown
+        local q = encode(f[4])
         if put_t >= 1 and put_t < 1e14 then
           local w = M.P_whole_text(put_t, f[15])
-          local q = encode(f[4])
           seen = '[' .. w .. ',"put",{"q":' .. q .. '}]'
           shown = '{"when":' .. w .. ',"what":"put","q":' .. q .. '}'
         end
-        return M.Job_render(jid, f, tracked, true, last, seen, shown)
+        return M.Job_render(jid, f, tracked, true, last, seen, shown, wjson, q)
       end
       local popped = {}
       for _, jid in ipairs(jids) do
@@ -1047,7 +1054,7 @@ local function define(lazy_t, lazy_k)
       M.Queue_zadd_pairs(lk, scored)
       local parts = {}
       for i, p in ipairs(popped) do
-        local text = M.Job_render(p[1], p[2], p[3], false, last)
+        local text = M.Job_render(p[1], p[2], p[3], false, last, nil, nil, wjson)
         parts[i] = text
       end
       return M.P_jlist(parts)
@@ -2944,6 +2951,7 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
           rcall('ZADD', wjk, expires_s, jid)
           rcall('ZADD', lk, expires_s, jid)
           local seen, shown
+          local q = encode(f[4])
           if put_t >= 1 and put_t < 1e14 then
             local w
             local inl_33
@@ -2953,14 +2961,13 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
                 do inl_33 = tostring(floor(t)) break end
             until true
             w = inl_33
-            local q = encode(f[4])
             seen = '[' .. w .. ',"put",{"q":' .. q .. '}]'
             shown = '{"when":' .. w .. ',"what":"put","q":' .. q .. '}'
           end
           local inl_34
           local inl_35
           repeat  -- inlined Job_render
-            local jid, f, tracked, wrap, last, seen, shown = jid, f, tracked, true, last, seen, shown
+            local jid, f, tracked, wrap, last, seen, shown, wjson, qjson = jid, f, tracked, true, last, seen, shown, wjson, q
               if not f then f = define(nil, 'Job_fetch')(jid) end
               if not f[1] then do inl_35 = nil break end end
               if f[14] then
@@ -3047,22 +3054,26 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
                   do inl_39 = encode(v) break end
               until true
               klass = inl_39
-              local state
-              local inl_40
-              repeat  -- inlined P_jstr
-                local v = f[3]
-                  if v == false or v == nil then do inl_40 = 'false' break end end
-                  do inl_40 = encode(v) break end
-              until true
-              state = inl_40
-              local queue
-              local inl_41
-              repeat  -- inlined P_jstr
-                local v = f[4]
-                  if v == false or v == nil then do inl_41 = 'false' break end end
-                  do inl_41 = encode(v) break end
-              until true
-              queue = inl_41
+              local state = '"running"'
+              if f[3] ~= 'running' then
+                local inl_40
+                repeat  -- inlined P_jstr
+                  local v = f[3]
+                    if v == false or v == nil then do inl_40 = 'false' break end end
+                    do inl_40 = encode(v) break end
+                until true
+                state = inl_40
+              end
+              local queue = qjson
+              if not queue then
+                local inl_41
+                repeat  -- inlined P_jstr
+                  local v = f[4]
+                    if v == false or v == nil then do inl_41 = 'false' break end end
+                    do inl_41 = encode(v) break end
+                until true
+                queue = inl_41
+              end
               local data
               local inl_42
               repeat  -- inlined P_jstr
@@ -3108,7 +3119,7 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
               end
               do inl_35 = (wrap and '[{"jid":' or '{"jid":') .. encode(f[1]) .. ',"klass":' .. klass ..
                 ',"state":' .. state .. ',"queue":' .. queue ..
-                ',"worker":' .. encode(f[5] or '') .. ',"tracked":' .. (tracked and 'true' or 'false') ..
+                ',"worker":' .. (wjson or encode(f[5] or '')) .. ',"tracked":' .. (tracked and 'true' or 'false') ..
                 ',"expires":' .. encode(tonumber(f[7]) or 0) .. ',"data":' .. data ..
                 ',"tags":' .. tags .. ',"failure":' .. failure ..
                 ',"spawned_from_jid":' .. spawned .. ',"history":' .. hopen .. history .. hclose ..
@@ -3310,7 +3321,7 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
           local text
           local inl_58
           repeat  -- inlined Job_render
-            local jid, f, tracked, wrap, last, seen, shown = p[1], p[2], p[3], false, last
+            local jid, f, tracked, wrap, last, seen, shown, wjson, qjson = p[1], p[2], p[3], false, last, nil, nil, wjson
               if not f then f = define(nil, 'Job_fetch')(jid) end
               if not f[1] then do inl_58 = nil break end end
               if f[14] then
@@ -3397,22 +3408,26 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
                   do inl_62 = encode(v) break end
               until true
               klass = inl_62
-              local state
-              local inl_63
-              repeat  -- inlined P_jstr
-                local v = f[3]
-                  if v == false or v == nil then do inl_63 = 'false' break end end
-                  do inl_63 = encode(v) break end
-              until true
-              state = inl_63
-              local queue
-              local inl_64
-              repeat  -- inlined P_jstr
-                local v = f[4]
-                  if v == false or v == nil then do inl_64 = 'false' break end end
-                  do inl_64 = encode(v) break end
-              until true
-              queue = inl_64
+              local state = '"running"'
+              if f[3] ~= 'running' then
+                local inl_63
+                repeat  -- inlined P_jstr
+                  local v = f[3]
+                    if v == false or v == nil then do inl_63 = 'false' break end end
+                    do inl_63 = encode(v) break end
+                until true
+                state = inl_63
+              end
+              local queue = qjson
+              if not queue then
+                local inl_64
+                repeat  -- inlined P_jstr
+                  local v = f[4]
+                    if v == false or v == nil then do inl_64 = 'false' break end end
+                    do inl_64 = encode(v) break end
+                until true
+                queue = inl_64
+              end
               local data
               local inl_65
               repeat  -- inlined P_jstr
@@ -3458,7 +3473,7 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
               end
               do inl_58 = (wrap and '[{"jid":' or '{"jid":') .. encode(f[1]) .. ',"klass":' .. klass ..
                 ',"state":' .. state .. ',"queue":' .. queue ..
-                ',"worker":' .. encode(f[5] or '') .. ',"tracked":' .. (tracked and 'true' or 'false') ..
+                ',"worker":' .. (wjson or encode(f[5] or '')) .. ',"tracked":' .. (tracked and 'true' or 'false') ..
                 ',"expires":' .. encode(tonumber(f[7]) or 0) .. ',"data":' .. data ..
                 ',"tags":' .. tags .. ',"failure":' .. failure ..
                 ',"spawned_from_jid":' .. spawned .. ',"history":' .. hopen .. history .. hclose ..
