@@ -543,12 +543,12 @@ function Job.complete(now)
     end
   end
   -- The priority is read only for a next queue (each field read scans the job's hash).
+  local jk = key.job .. jid
   local f
   if nextq == nil then
-    f = rcall('HMGET', key.job .. jid, 'state', 'worker', 'queue', 'history', 'time', 'retries')
+    f = rcall('HMGET', jk, 'state', 'worker', 'queue', 'history', 'time', 'retries')
   else
-    f = rcall('HMGET', key.job .. jid, 'state', 'worker', 'queue', 'history', 'time', 'retries',
-      'priority')
+    f = rcall('HMGET', jk, 'state', 'worker', 'queue', 'history', 'time', 'retries', 'priority')
   end
   local state = f[1]
   if not state then fail('Complete(): Job ' .. jid .. ' does not exist') end
@@ -568,9 +568,8 @@ function Job.complete(now)
   -- not). The second is above 0 when config, a tracked job or this job's dependents exist.
   -- (One EXISTS with weights 1, 2, 4, 4, 4 would mention 15 keys; each mention costs
   -- about a third of a call.)
-  local jk = key.job .. jid
-  local probe = rcall('EXISTS', key.queue .. queue .. key.work, key.queue .. queue .. key.scheduled,
-    key.queue .. queue .. key.scheduled)
+  local sk = key.queue .. queue .. key.scheduled
+  local probe = rcall('EXISTS', key.queue .. queue .. key.work, sk, sk)
   local dk = jk .. key.dependents
   local special = rcall('EXISTS', key.config, key.tracked, dk) > 0
   if special then

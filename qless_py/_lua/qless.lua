@@ -590,12 +590,12 @@ local function define(lazy_t, lazy_k)
         end
       end
       -- The priority is read only for a next queue (each field read scans the job's hash).
+      local jk = 'ql:j:' .. jid
       local f
       if nextq == nil then
-        f = rcall('HMGET', 'ql:j:' .. jid, 'state', 'worker', 'queue', 'history', 'time', 'retries')
+        f = rcall('HMGET', jk, 'state', 'worker', 'queue', 'history', 'time', 'retries')
       else
-        f = rcall('HMGET', 'ql:j:' .. jid, 'state', 'worker', 'queue', 'history', 'time', 'retries',
-          'priority')
+        f = rcall('HMGET', jk, 'state', 'worker', 'queue', 'history', 'time', 'retries', 'priority')
       end
       local state = f[1]
       if not state then M.P_fail('Complete(): Job ' .. jid .. ' does not exist') end
@@ -615,9 +615,8 @@ local function define(lazy_t, lazy_k)
       -- not). The second is above 0 when config, a tracked job or this job's dependents exist.
       -- (One EXISTS with weights 1, 2, 4, 4, 4 would mention 15 keys; each mention costs
       -- about a third of a call.)
-      local jk = 'ql:j:' .. jid
-      local probe = rcall('EXISTS', 'ql:q:' .. queue .. '-work', 'ql:q:' .. queue .. '-scheduled',
-        'ql:q:' .. queue .. '-scheduled')
+      local sk = 'ql:q:' .. queue .. '-scheduled'
+      local probe = rcall('EXISTS', 'ql:q:' .. queue .. '-work', sk, sk)
       local dk = jk .. '-dependents'
       local special = rcall('EXISTS', 'ql:config', 'ql:tracked', dk) > 0
       if special then
@@ -3573,12 +3572,12 @@ if A[1] == 'complete' and #KEYS == 0 and #A >= 2 then
             define(nil, 'P_fail')('Complete(): "depends" cannot be used without a "next".')
           end
         end
+        local jk = 'ql:j:' .. jid
         local f
         if nextq == nil then
-          f = rcall('HMGET', 'ql:j:' .. jid, 'state', 'worker', 'queue', 'history', 'time', 'retries')
+          f = rcall('HMGET', jk, 'state', 'worker', 'queue', 'history', 'time', 'retries')
         else
-          f = rcall('HMGET', 'ql:j:' .. jid, 'state', 'worker', 'queue', 'history', 'time', 'retries',
-            'priority')
+          f = rcall('HMGET', jk, 'state', 'worker', 'queue', 'history', 'time', 'retries', 'priority')
         end
         local state = f[1]
         if not state then define(nil, 'P_fail')('Complete(): Job ' .. jid .. ' does not exist') end
@@ -3592,9 +3591,8 @@ if A[1] == 'complete' and #KEYS == 0 and #A >= 2 then
           define(nil, 'P_fail')('Complete(): Job ' .. jid .. ' running in another queue: ' .. tostring(f[3]))
         end
 
-        local jk = 'ql:j:' .. jid
-        local probe = rcall('EXISTS', 'ql:q:' .. queue .. '-work', 'ql:q:' .. queue .. '-scheduled',
-          'ql:q:' .. queue .. '-scheduled')
+        local sk = 'ql:q:' .. queue .. '-scheduled'
+        local probe = rcall('EXISTS', 'ql:q:' .. queue .. '-work', sk, sk)
         local dk = jk .. '-dependents'
         local special = rcall('EXISTS', 'ql:config', 'ql:tracked', dk) > 0
         if special then
