@@ -13,12 +13,13 @@ function Queue.with_names(cmd, k, first)
   end
 end
 
--- ZADD `k` with the flat score/member list `flat`, in chunks (no unpack() ceiling).
-function Queue.zadd_pairs(k, flat)
-  for i = 1, #flat, 2000 do
-    local j = i + 1999
-    if j > #flat then j = #flat end
-    rcall('ZADD', k, unpack(flat, i, j))
+-- Call a variadic Redis command on key `k` with the items of `list`, `step` at a time (no
+-- unpack() ceiling); `step` is even for score/member pairs.
+function Queue.call_list(cmd, k, list, step)
+  for i = 1, #list, step do
+    local j = i + step - 1
+    if j > #list then j = #list end
+    rcall(cmd, k, unpack(list, i, j))
   end
 end
 
@@ -127,12 +128,13 @@ function Queue.render(jids)
   return jlist(parts)
 end
 
--- Append up to `want` jids from the work set (highest score first) to `jids`.
+-- Append up to `want` jids from the work set (highest score first) to `jids`. A want of
+-- 1 (the common pop) goes as text: Redis would format the number first.
 function Queue.take(queue, jids, want)
   if want <= 0 then return end
-  for _, jid in ipairs(rcall('ZREVRANGE', key.queue .. queue .. key.work, 0, want - 1)) do
-    jids[#jids + 1] = jid
-  end
+  local top = rcall('ZREVRANGE', key.queue .. queue .. key.work, '0',
+    want == 1 and '0' or want - 1)
+  for i = 1, #top do jids[#jids + 1] = top[i] end
 end
 
 -- pop <now> <queue> <worker> <count>
@@ -183,8 +185,7 @@ function Queue.pop(now)
   local jids = rcall('ZRANGEBYSCORE', lk, '-inf', now_arg, 'LIMIT', '0',
     count == 1 and '1' or count)
   if #jids > 0 then jids = Queue.reclaim(now, queue, jids) end
-  local reclaimed = #jids
-  local want = count - reclaimed
+  local want = count - #jids
   if want > 0 then
     if special then
       local due = rcall('ZRANGEBYSCORE', rk, 0, now, 'WITHSCORES', 'LIMIT', 0, want)
@@ -192,19 +193,22 @@ function Queue.pop(now)
       due = rcall('ZRANGEBYSCORE', sk, 0, now, 'LIMIT', 0, want)
       if #due > 0 then Queue.promote(now, queue, want, due) end
     end
-    -- ZPOPMAX orders equal scores like ZREVRANGE (reverse lexicographic): the reference's
-    -- ZREVRANGE + ZREM in one call.
-    local top = rcall('ZPOPMAX', key.queue .. queue .. key.work, want == 1 and '1' or want)
-    for i = 1, #top, 2 do jids[#jids + 1] = top[i] end
+    -- The reference's ZREVRANGE, then one ZREM below. ZPOPMAX would take the same jids in
+    -- one call, but it replies with each score, which Redis 6.2 and 7.0 format with %.17g:
+    -- about 0.3 us more for one job and 2.7 times the time for 16 (docs/performance.md).
+    Queue.take(queue, jids, want)
   end
   if #jids == 0 then return '{}' end
   -- The lock expiry as Redis would format the number itself (%.17g, exact), made once:
   -- each job's hash and both lock sets get this text instead of formatting it again.
   local expires_s = format('%.17g', expires)
-  -- Every handed-out jid leaves the work set (step 10). ZPOPMAX took its own; a reclaimed
-  -- job is normally not in the work set, but can be (see Queue.unlist).
-  if reclaimed > 0 then
-    rcall('ZREM', key.queue .. queue .. key.work, unpack(jids, 1, reclaimed))
+  -- Every handed-out jid leaves the work set (step 10): the ones just taken, and any
+  -- reclaimed job, which is normally not in the work set but can be (see Queue.unlist).
+  local wk = key.queue .. queue .. key.work
+  if #jids == 1 then
+    rcall('ZREM', wk, jids[1])
+  else
+    Queue.call_list('ZREM', wk, jids, 1000)
   end
   local wjk = key.worker .. worker .. key.jobs
   -- The history entry every job gets, as stored and as rendered (the rendering Job.render
@@ -250,8 +254,8 @@ function Queue.pop(now)
     scored[2 * i] = p[1]
   end
   Stats.samples(now, 'wait', queue, waits)
-  Queue.zadd_pairs(wjk, scored)
-  Queue.zadd_pairs(lk, scored)
+  Queue.call_list('ZADD', wjk, scored, 2000)
+  Queue.call_list('ZADD', lk, scored, 2000)
   local parts = {}
   for i, p in ipairs(popped) do
     local text = Job.render(p[1], p[2], p[3], false, last, nil, nil, wjson)

@@ -101,7 +101,7 @@ INLINE = [
     "Job.options", "Job.hist", "Job.render", "Job.stored_list", "Job.enqueue",
     "Job.expire_completed", "Job.notify", "Job.is_tracked", "Job.left_running",
     "Job.park_failed", "Queue.hand_out", "Queue.unlist", "Stats.sample", "Stats.bin",
-    "Stats.step", "Stats.count", "Stats.samples", "Queue.zadd_pairs",
+    "Stats.step", "Stats.count", "Stats.samples", "Queue.call_list", "Queue.take",
 ]
 
 ALIAS = re.compile(r"^local \w+(?:, \w+)* = [A-Za-z]+(?:\.\w+)?(?:, [A-Za-z]+(?:\.\w+)?)*$",

@@ -1,5 +1,5 @@
 -- The floor of the core's cost: exactly the Redis calls that qless_py's put, pop and
--- complete make in their common case (7 + 13 + 13), with constant arguments and no Lua
+-- complete make in their common case (7 + 14 + 13), with constant arguments and no Lua
 -- logic. Not a core (it keeps no real state); a yardstick for how much of a command's
 -- time is Lua work around the calls:
 --
@@ -16,8 +16,9 @@ if cmd == 'pop' then
   rcall('EXISTS', 'ql:config', 'ql:paused_queues', 'ql:q:' .. q .. '-recur', 'ql:q:' .. q .. '-scheduled', 'ql:tracked')
   rcall('ZADD', 'ql:workers', now, w)
   rcall('ZRANGEBYSCORE', 'ql:q:' .. q .. '-locks', '-inf', now, 'LIMIT', '0', 1)
-  local top = rcall('ZPOPMAX', 'ql:q:' .. q .. '-work', 1)
+  local top = rcall('ZREVRANGE', 'ql:q:' .. q .. '-work', '0', '0')
   local jid = top[1]
+  rcall('ZREM', 'ql:q:' .. q .. '-work', jid)
   local jk = 'ql:j:' .. jid
   local g = rcall('HMGET', jk, 'jid', 'klass', 'queue', 'priority', 'retries',
       'remaining', 'data', 'tags', 'failure', 'spawned_from_jid', 'history', 'time')

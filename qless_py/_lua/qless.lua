@@ -982,8 +982,7 @@ local function define(lazy_t, lazy_k)
       local jids = rcall('ZRANGEBYSCORE', lk, '-inf', now_arg, 'LIMIT', '0',
         count == 1 and '1' or count)
       if #jids > 0 then jids = M.Queue_reclaim(now, queue, jids) end
-      local reclaimed = #jids
-      local want = count - reclaimed
+      local want = count - #jids
       if want > 0 then
         if special then
           local due = rcall('ZRANGEBYSCORE', rk, 0, now, 'WITHSCORES', 'LIMIT', 0, want)
@@ -991,19 +990,22 @@ local function define(lazy_t, lazy_k)
           due = rcall('ZRANGEBYSCORE', sk, 0, now, 'LIMIT', 0, want)
           if #due > 0 then M.Queue_promote(now, queue, want, due) end
         end
-        -- ZPOPMAX orders equal scores like ZREVRANGE (reverse lexicographic): the reference's
-        -- ZREVRANGE + ZREM in one call.
-        local top = rcall('ZPOPMAX', 'ql:q:' .. queue .. '-work', want == 1 and '1' or want)
-        for i = 1, #top, 2 do jids[#jids + 1] = top[i] end
+        -- The reference's ZREVRANGE, then one ZREM below. ZPOPMAX would take the same jids in
+        -- one call, but it replies with each score, which Redis 6.2 and 7.0 format with %.17g:
+        -- about 0.3 us more for one job and 2.7 times the time for 16 (docs/performance.md).
+        M.Queue_take(queue, jids, want)
       end
       if #jids == 0 then return '{}' end
       -- The lock expiry as Redis would format the number itself (%.17g, exact), made once:
       -- each job's hash and both lock sets get this text instead of formatting it again.
       local expires_s = format('%.17g', expires)
-      -- Every handed-out jid leaves the work set (step 10). ZPOPMAX took its own; a reclaimed
-      -- job is normally not in the work set, but can be (see M.Queue_unlist).
-      if reclaimed > 0 then
-        rcall('ZREM', 'ql:q:' .. queue .. '-work', unpack(jids, 1, reclaimed))
+      -- Every handed-out jid leaves the work set (step 10): the ones just taken, and any
+      -- reclaimed job, which is normally not in the work set but can be (see M.Queue_unlist).
+      local wk = 'ql:q:' .. queue .. '-work'
+      if #jids == 1 then
+        rcall('ZREM', wk, jids[1])
+      else
+        M.Queue_call_list('ZREM', wk, jids, 1000)
       end
       local wjk = 'ql:w:' .. worker .. ':jobs'
       -- The history entry every job gets, as stored and as rendered (the rendering M.Job_render
@@ -1049,8 +1051,8 @@ local function define(lazy_t, lazy_k)
         scored[2 * i] = p[1]
       end
       M.Stats_samples(now, 'wait', queue, waits)
-      M.Queue_zadd_pairs(wjk, scored)
-      M.Queue_zadd_pairs(lk, scored)
+      M.Queue_call_list('ZADD', wjk, scored, 2000)
+      M.Queue_call_list('ZADD', lk, scored, 2000)
       local parts = {}
       for i, p in ipairs(popped) do
         local text = M.Job_render(p[1], p[2], p[3], false, last, nil, nil, wjson)
@@ -1734,13 +1736,14 @@ local function define(lazy_t, lazy_k)
         rcall(cmd, k, unpack(A, i, j))
       end
     end
-  elseif lazy_k == 'Queue_zadd_pairs' then
-    -- ZADD `k` with the flat score/member list `flat`, in chunks (no unpack() ceiling).
-    lazy_f = function(k, flat)
-      for i = 1, #flat, 2000 do
-        local j = i + 1999
-        if j > #flat then j = #flat end
-        rcall('ZADD', k, unpack(flat, i, j))
+  elseif lazy_k == 'Queue_call_list' then
+    -- Call a variadic Redis command on key `k` with the items of `list`, `step` at a time (no
+    -- unpack() ceiling); `step` is even for score/member pairs.
+    lazy_f = function(cmd, k, list, step)
+      for i = 1, #list, step do
+        local j = i + step - 1
+        if j > #list then j = #list end
+        rcall(cmd, k, unpack(list, i, j))
       end
     end
   elseif lazy_k == 'Queue_unlist' then
@@ -1808,12 +1811,13 @@ local function define(lazy_t, lazy_k)
       return M.P_jlist(parts)
     end
   elseif lazy_k == 'Queue_take' then
-    -- Append up to `want` jids from the work set (highest score first) to `jids`.
+    -- Append up to `want` jids from the work set (highest score first) to `jids`. A want of
+    -- 1 (the common pop) goes as text: Redis would format the number first.
     lazy_f = function(queue, jids, want)
       if want <= 0 then return end
-      for _, jid in ipairs(rcall('ZREVRANGE', 'ql:q:' .. queue .. '-work', 0, want - 1)) do
-        jids[#jids + 1] = jid
-      end
+      local top = rcall('ZREVRANGE', 'ql:q:' .. queue .. '-work', '0',
+        want == 1 and '0' or want - 1)
+      for i = 1, #top do jids[#jids + 1] = top[i] end
     end
   elseif lazy_k == 'Queue_hand_out' then
     -- Hand job `jid` to `worker` (pop's per-job writes: history, job fields, the tracked
@@ -2781,8 +2785,7 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
         local jids = rcall('ZRANGEBYSCORE', lk, '-inf', now_arg, 'LIMIT', '0',
           count == 1 and '1' or count)
         if #jids > 0 then jids = define(nil, 'Queue_reclaim')(now, queue, jids) end
-        local reclaimed = #jids
-        local want = count - reclaimed
+        local want = count - #jids
         if want > 0 then
           if special then
             local due = rcall('ZRANGEBYSCORE', rk, 0, now, 'WITHSCORES', 'LIMIT', 0, want)
@@ -2790,13 +2793,28 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
             due = rcall('ZRANGEBYSCORE', sk, 0, now, 'LIMIT', 0, want)
             if #due > 0 then define(nil, 'Queue_promote')(now, queue, want, due) end
           end
-          local top = rcall('ZPOPMAX', 'ql:q:' .. queue .. '-work', want == 1 and '1' or want)
-          for i = 1, #top, 2 do jids[#jids + 1] = top[i] end
+          repeat  -- inlined Queue_take
+            local queue, jids, want = queue, jids, want
+              if want <= 0 then do break end end
+              local top = rcall('ZREVRANGE', 'ql:q:' .. queue .. '-work', '0',
+                want == 1 and '0' or want - 1)
+              for i = 1, #top do jids[#jids + 1] = top[i] end
+          until true
         end
         if #jids == 0 then do inl_16 = '{}' break end end
         local expires_s = format('%.17g', expires)
-        if reclaimed > 0 then
-          rcall('ZREM', 'ql:q:' .. queue .. '-work', unpack(jids, 1, reclaimed))
+        local wk = 'ql:q:' .. queue .. '-work'
+        if #jids == 1 then
+          rcall('ZREM', wk, jids[1])
+        else
+          repeat  -- inlined Queue_call_list
+            local cmd, k, list, step = 'ZREM', wk, jids, 1000
+              for i = 1, #list, step do
+                local j = i + step - 1
+                if j > #list then j = #list end
+                rcall(cmd, k, unpack(list, i, j))
+              end
+          until true
         end
         local wjk = 'ql:w:' .. worker .. ':jobs'
         local wjson = encode(worker)
@@ -3299,20 +3317,20 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
             rcall('HSET', k, unpack(args))
             if fresh then define(nil, 'Stats_expire')(k, now, day) end
         until true
-        repeat  -- inlined Queue_zadd_pairs
-          local k, flat = wjk, scored
-            for i = 1, #flat, 2000 do
-              local j = i + 1999
-              if j > #flat then j = #flat end
-              rcall('ZADD', k, unpack(flat, i, j))
+        repeat  -- inlined Queue_call_list
+          local cmd, k, list, step = 'ZADD', wjk, scored, 2000
+            for i = 1, #list, step do
+              local j = i + step - 1
+              if j > #list then j = #list end
+              rcall(cmd, k, unpack(list, i, j))
             end
         until true
-        repeat  -- inlined Queue_zadd_pairs
-          local k, flat = lk, scored
-            for i = 1, #flat, 2000 do
-              local j = i + 1999
-              if j > #flat then j = #flat end
-              rcall('ZADD', k, unpack(flat, i, j))
+        repeat  -- inlined Queue_call_list
+          local cmd, k, list, step = 'ZADD', lk, scored, 2000
+            for i = 1, #list, step do
+              local j = i + step - 1
+              if j > #list then j = #list end
+              rcall(cmd, k, unpack(list, i, j))
             end
         until true
         local parts = {}
