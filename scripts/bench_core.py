@@ -88,10 +88,22 @@ WORKER = "bench-worker"
 PHASES = ("put", "pop", "complete")
 
 
+#: The job's data: "{}" (the shared harness's) unless --payload asks for a longer one.
+DATA = "{}"
+
+
+def payload(size: int) -> str:
+    """A JSON object of exactly `size` bytes (at least 10), like a small real job's data."""
+    if size <= 2:
+        return "{}"
+    pad = max(0, size - len('{"pad":""}'))
+    return '{"pad":"' + "x" * pad + '"}'
+
+
 def put_args(jid: str) -> tuple[str | int, ...]:
     if LEGACY_PUT:
-        return ("bench", jid, "bench.Job", "{}", 0)
-    return (WORKER, "bench", jid, "bench.Job", "{}", 0)
+        return ("bench", jid, "bench.Job", DATA, 0)
+    return (WORKER, "bench", jid, "bench.Job", DATA, 0)
 
 
 def call_args(phase: str, jid: str) -> tuple[str | int, ...]:
@@ -244,8 +256,12 @@ def main() -> None:
                         help="compare pop on 1,000 vs 1,000,000 waiting jobs")
     parser.add_argument("--large", type=int, default=1_000_000)
     parser.add_argument("--pops", type=int, default=500)
+    parser.add_argument("--payload", type=int, default=2,
+                        help="bytes of job data (default 2, '{}' as the harness puts; over 64 "
+                        "the job hash is a hashtable instead of a ziplist/listpack)")
     args = parser.parse_args()
-    global LEGACY_PUT, LEGACY_OTHER
+    global LEGACY_PUT, LEGACY_OTHER, DATA
+    DATA = payload(args.payload)
     LEGACY_PUT = args.legacy_put
     LEGACY_OTHER = args.legacy_put and args.versus is not None
     with private_server(args.server, args.binary) as conn:
