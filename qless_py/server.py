@@ -84,7 +84,8 @@ class ServerProcess:
 
     ``port=0`` means unix socket only (fastest, for tests); a port > 0 listens on
     127.0.0.1 as well. ``appendonly=True`` turns on AOF persistence with fsync every
-    second, so a restarted server keeps its data.
+    second, so a restarted server keeps its data. ``binary``, when given, is run instead
+    of the kind's own (a benchmark's particular server build).
     """
 
     directory: Path
@@ -93,6 +94,7 @@ class ServerProcess:
     appendonly: bool = False
     unixsocket: bool = True
     extra_args: tuple[str, ...] = ()
+    binary: str | Path | None = None
     proc: subprocess.Popen[bytes] | None = field(default=None, init=False, repr=False)
 
     @property
@@ -107,7 +109,7 @@ class ServerProcess:
 
     def argv(self) -> list[str]:
         args = [
-            binary_for(self.kind),
+            str(self.binary) if self.binary is not None else binary_for(self.kind),
             "--port", str(self.port),
             "--bind", "127.0.0.1",
             "--dir", str(self.directory),

@@ -62,10 +62,7 @@ return count
 @contextmanager
 def private_server(kind: str, binary: Path | None = None) -> Iterator[redis.Redis]:
     root = Path(tempfile.mkdtemp(prefix="qlb-", dir="/tmp"))
-    server = ServerProcess(root, kind=kind)
-    if binary is not None:
-        server.argv = lambda: [str(binary), *ServerProcess.argv(server)[1:]]  # type: ignore[method-assign]
-    server.start()
+    server = ServerProcess(root, kind=kind, binary=binary).start()
     conn = redis.Redis.from_url(server.url)
     try:
         yield conn

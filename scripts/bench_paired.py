@@ -15,7 +15,9 @@ the issue asks for.
 keys, as the harness does when it measures qless-py before qless_py on one server.
 FLUSHALL keeps the Lua state, and with it the globals the reference's script defined.
 
-Run it with the harness's Python (it needs qless 0.11.4, qless_py and redis):
+Run it with the harness's Python (it needs qless 0.11.4, qless_py and redis), with this
+checkout installed there (the harness's ``QLESS_PY_SRC=<checkout> ./run.sh`` does that),
+since both this script and the harness's adapter import qless_py from that environment:
 
     $QLBENCH_VENV/bin/python scripts/bench_paired.py --binary <redis-server 6.2.5> --runs 3
 """
@@ -28,7 +30,6 @@ import shutil
 import statistics
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
@@ -38,12 +39,6 @@ from qless_py.server import ServerProcess, free_port
 
 PHASES = ("put", "pop", "complete")
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def start_server(binary: Path, root: Path) -> ServerProcess:
-    server = ServerProcess(root, kind="redis", port=free_port(), unixsocket=False)
-    server.argv = lambda: [str(binary), *ServerProcess.argv(server)[1:]]  # type: ignore[method-assign]
-    return server.start()
 
 
 def evalsha_usec(conn: redis.Redis) -> tuple[float, int]:
@@ -129,7 +124,9 @@ def main() -> None:
     for run in range(args.runs):
         order = ["ours", "ref"] if run % 2 == 0 else ["ref", "ours"]
         root = Path(tempfile.mkdtemp(prefix="qlpair-", dir="/tmp"))
-        servers = {who: start_server(args.binary, root / who) for who in ("ours", "ref")}
+        servers = {who: ServerProcess(root / who, kind="redis", port=free_port(),
+                                      unixsocket=False, binary=args.binary).start()
+                   for who in ("ours", "ref")}
         try:
             urls = {who: server.url for who, server in servers.items()}
             result = paired_run(adapters, urls, args.n, args.chunk, order, args.carry_over)
@@ -143,7 +140,6 @@ def main() -> None:
         print(f"run {run + 1} ({order[0]} first): qless_py {parts['ours']} = "
               f"{result['ours.lifecycle']:.1f} us, reference {parts['ref']} = "
               f"{result['ref.lifecycle']:.1f} us, ratio {result['ratio']:.3f}", flush=True)
-        time.sleep(0.2)
     if len(ratios) > 1:
         print(f"median ratio {statistics.median(ratios):.3f} over {len(ratios)} runs")
 
