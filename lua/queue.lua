@@ -1,26 +1,22 @@
 -- Queues: pop, peek, counts, listings, pause, and the shared P-PROMOTE / P-RECLAIM steps.
 
--- Call a variadic Redis command on ARGV[first..] in chunks (no unpack() ceiling).
-function Queue.with_names(cmd, k, first)
-  local n = #A
-  -- The reference leaves this to Redis's arity check; its wording differs between servers
-  -- (Valkey drops "Redis"), so the protocol's phrase is raised here, before any write.
-  if n < first then fail('Wrong number of args calling Redis command from script') end
-  for i = first, n, 1000 do
-    local j = i + 999
+-- Call a variadic Redis command on key `k` with the items of `list` from `first` (default
+-- 1), `step` at a time (no unpack() ceiling); `step` is even for score/member pairs.
+function Queue.call_list(cmd, k, list, step, first)
+  local n = #list
+  for i = first or 1, n, step do
+    local j = i + step - 1
     if j > n then j = n end
-    rcall(cmd, k, unpack(A, i, j))
+    rcall(cmd, k, unpack(list, i, j))
   end
 end
 
--- Call a variadic Redis command on key `k` with the items of `list`, `step` at a time (no
--- unpack() ceiling); `step` is even for score/member pairs.
-function Queue.call_list(cmd, k, list, step)
-  for i = 1, #list, step do
-    local j = i + step - 1
-    if j > #list then j = #list end
-    rcall(cmd, k, unpack(list, i, j))
-  end
+-- Call a variadic Redis command on ARGV[first..].
+function Queue.with_names(cmd, k, first)
+  -- The reference leaves this to Redis's arity check; its wording differs between servers
+  -- (Valkey drops "Redis"), so the protocol's phrase is raised here, before any write.
+  if #A < first then fail('Wrong number of args calling Redis command from script') end
+  Queue.call_list(cmd, k, A, 1000, first)
 end
 
 -- A non-negative whole count from a validated number.

@@ -1723,28 +1723,24 @@ local function define(lazy_t, lazy_k)
       M.Job_hist(jid, now, encode(message), extra)
       return nil
     end
-  elseif lazy_k == 'Queue_with_names' then
-    -- Call a variadic Redis command on ARGV[first..] in chunks (no unpack() ceiling).
-    lazy_f = function(cmd, k, first)
-      local n = #A
-      -- The reference leaves this to Redis's arity check; its wording differs between servers
-      -- (Valkey drops "Redis"), so the protocol's phrase is raised here, before any write.
-      if n < first then M.P_fail('Wrong number of args calling Redis command from script') end
-      for i = first, n, 1000 do
-        local j = i + 999
-        if j > n then j = n end
-        rcall(cmd, k, unpack(A, i, j))
-      end
-    end
   elseif lazy_k == 'Queue_call_list' then
-    -- Call a variadic Redis command on key `k` with the items of `list`, `step` at a time (no
-    -- unpack() ceiling); `step` is even for score/member pairs.
-    lazy_f = function(cmd, k, list, step)
-      for i = 1, #list, step do
+    -- Call a variadic Redis command on key `k` with the items of `list` from `first` (default
+    -- 1), `step` at a time (no unpack() ceiling); `step` is even for score/member pairs.
+    lazy_f = function(cmd, k, list, step, first)
+      local n = #list
+      for i = first or 1, n, step do
         local j = i + step - 1
-        if j > #list then j = #list end
+        if j > n then j = n end
         rcall(cmd, k, unpack(list, i, j))
       end
+    end
+  elseif lazy_k == 'Queue_with_names' then
+    -- Call a variadic Redis command on ARGV[first..].
+    lazy_f = function(cmd, k, first)
+      -- The reference leaves this to Redis's arity check; its wording differs between servers
+      -- (Valkey drops "Redis"), so the protocol's phrase is raised here, before any write.
+      if #A < first then M.P_fail('Wrong number of args calling Redis command from script') end
+      M.Queue_call_list(cmd, k, A, 1000, first)
     end
   elseif lazy_k == 'Queue_unlist' then
     -- Remove `jid` from the queue's work, locks and scheduled sets (complete, lock expiry that
@@ -2808,10 +2804,11 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
           rcall('ZREM', wk, jids[1])
         else
           repeat  -- inlined Queue_call_list
-            local cmd, k, list, step = 'ZREM', wk, jids, 1000
-              for i = 1, #list, step do
+            local cmd, k, list, step, first = 'ZREM', wk, jids, 1000
+              local n = #list
+              for i = first or 1, n, step do
                 local j = i + step - 1
-                if j > #list then j = #list end
+                if j > n then j = n end
                 rcall(cmd, k, unpack(list, i, j))
               end
           until true
@@ -3318,18 +3315,20 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
             if fresh then define(nil, 'Stats_expire')(k, now, day) end
         until true
         repeat  -- inlined Queue_call_list
-          local cmd, k, list, step = 'ZADD', wjk, scored, 2000
-            for i = 1, #list, step do
+          local cmd, k, list, step, first = 'ZADD', wjk, scored, 2000
+            local n = #list
+            for i = first or 1, n, step do
               local j = i + step - 1
-              if j > #list then j = #list end
+              if j > n then j = n end
               rcall(cmd, k, unpack(list, i, j))
             end
         until true
         repeat  -- inlined Queue_call_list
-          local cmd, k, list, step = 'ZADD', lk, scored, 2000
-            for i = 1, #list, step do
+          local cmd, k, list, step, first = 'ZADD', lk, scored, 2000
+            local n = #list
+            for i = first or 1, n, step do
               local j = i + step - 1
-              if j > #list then j = #list end
+              if j > n then j = n end
               rcall(cmd, k, unpack(list, i, j))
             end
         until true
