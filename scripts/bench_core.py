@@ -1,7 +1,7 @@
 """Measure the Lua core's own server time (INFO commandstats usec of EVALSHA).
 
 Lifecycle mode (default): n jobs put one call at a time, then popped one at a time, then
-completed one at a time (as the shared harness /work/shared/bench does); prints the server
+completed one at a time (as the shared benchmark harness does); prints the server
 microseconds per put, pop and complete and per lifecycle. --interleaved puts, pops and
 completes each job in turn instead and prints the lifecycle total.
 
