@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from qless_py import QlessError
+from qless_py import QlessConnectionError, QlessError
 from qless_py.reservers import ORDERS, make_reserver
 from qless_py.resp import Transport
 from qless_py.workers.giveback import give_back
@@ -38,6 +38,9 @@ from qless_py.workers.signals import NUDGE, SignalPipe
 log = logging.getLogger("qless_py.worker")
 
 MAX_BATCH = 16
+# Runs of one job in a row that may end unsettled (connection errors) before adoption
+# spends one of its retries instead of running it again.
+MAX_UNSETTLED_RUNS = 5
 # Seconds a runner waits awake for a command's reply before it sleeps in recv (see
 # qless_py.resp): a sleeping thread's wake-up can cost more than the command.
 SPIN = 0.0003
@@ -116,6 +119,7 @@ class Worker:
         self._runners: list[threading.Thread] = []
         self._active = 0
         self._adopting = False
+        self._adopt_again = False
         self._exit_code = self.EXIT_DONE
         self._listener: Listener | None = None
         self._own_root = False
@@ -262,39 +266,80 @@ class Worker:
         return bool(state == b"running" and owner == self.name.encode())
 
     def _resume_jobs(self, why: str = "resuming") -> None:
-        """Take the jobs the core lists under this worker's name that it does not hold.
+        """Take the jobs the core lists under this worker's name that nothing here holds.
 
         At start with ``--resume``; and after a connection problem, because a pop whose
-        reply was lost (or a complete/fail that never ran) leaves jobs leased to this
-        name that no thread knows about; adopting them saves a lock expiry and a retry.
+        reply was lost leaves jobs leased to this name that no thread knows about, and a
+        run left unsettled (a complete whose reply was lost, a handler whose call failed on
+        the connection) waits here for the core's word. A job still leased here is run
+        again, without waiting for its lock to expire and without spending a retry; an
+        unsettled one the core no longer lists here is forgotten (its command took effect).
         """
+        since = self.held.mark()
         try:
             mine = self.client.workers[self.name]
-            jids = [jid for jid in [*mine.get("jobs", []), *mine.get("stalled", [])]
-                    if self.held.get(jid) is None]
+            listed = [*mine.get("jobs", []), *mine.get("stalled", [])]
+            jids = [jid for jid in listed if self.held.wants(jid, since)]
             jobs = self.client.jobs.get(*jids) if jids else []
         except QlessError as exc:
             log.error("worker %s: could not read the jobs it holds: %s", self.name, exc)
             return
-        taken = [job for job in jobs
-                 if job.state == "running" and job.worker_name == self.name
-                 and self.held.add(job, beat_now=True)]
+        ours = [job for job in jobs if job.state == "running" and job.worker_name == self.name]
+        for gone in self.held.forget_unsettled({job.jid for job in ours}, since):
+            log.info("job %s: no longer leased to this worker; its %s took effect (or its "
+                     "lock was lost)", gone.job.jid, gone.job.settling or "last run's outcome")
+        taken = []
+        for job in ours:
+            adopted = self.held.adopt(job, since)
+            if adopted is None:
+                continue  # a run here holds it (or will look again when it returns)
+            if adopted.unsettled_runs >= MAX_UNSETTLED_RUNS:
+                self._retry_unsettled(job, adopted.unsettled_runs)
+                continue
+            taken.append(job)
         self._resumed.extend(taken)
         if taken:
             log.warning("worker %s: %s %d job(s): %s", self.name, why, len(taken),
                         " ".join(j.jid for j in taken))
         self.waker.notify()
 
+    def _retry_unsettled(self, job: Any, runs: int) -> None:
+        """A job whose runs keep ending unsettled spends a retry, as a lock expiry would:
+        a handler whose own calls always fail on the connection must not loop for ever."""
+        message = (f"its last {runs} runs on worker {self.name} ended with the outcome of a "
+                   "core call unknown (connection errors)")
+        try:
+            left = job.retry(group=f"failed-retries-{job.queue_name}", message=message)
+        except QlessConnectionError as exc:
+            log.error("could not retry %s (%s); looking again later", job.jid, exc)
+            self.held.ended(job, unsettled=True)
+            return
+        except QlessError as exc:
+            log.warning("could not retry %s: %s", job.jid, exc)
+        else:
+            log.error("job %s: %s; retried (%s)", job.jid, message,
+                      "no retries left: failed" if left < 0 else f"{left} retries left")
+        self.held.remove(job)
+
     def adopt_orphans(self) -> None:
         """After a connection problem: take back jobs leased to this name but unknown here."""
         with self._lock:
             if self._adopting:
+                self._adopt_again = True  # asked while one runs: its reads may be too early
                 return
             self._adopting = True
         try:
-            self._resume_jobs("adopting (their pop or settle reply was lost)")
-        finally:
-            self._adopting = False
+            while True:
+                self._resume_jobs("adopting (their pop or settle reply was lost)")
+                with self._lock:
+                    if not self._adopt_again:
+                        self._adopting = False
+                        return
+                    self._adopt_again = False
+        except BaseException:
+            with self._lock:
+                self._adopting = False
+            raise
 
     def _shutdown(self) -> None:
         if self.stopping is None:
@@ -317,12 +362,15 @@ class Worker:
         for held in self.held.snapshot():
             job = held.job
             if job.finished or held.lost_at is not None:
-                self.held.remove(job)
+                self.held.remove(job)  # not this worker's any more: nothing to give back
                 continue
             job.stop_event.set()
             try:
                 if give_back(self.client, job.jid, self.name):
-                    log.info("gave %s back to queue %s", job.jid, job.queue_name)
+                    log.info("gave %s back to its queue", job.jid)
+                else:
+                    log.info("job %s is no longer leased to this worker; nothing to give "
+                             "back", job.jid)
                 self.held.remove(job)
             except Exception as exc:
                 log.error("could not give %s back (%s); its lock will expire", job.jid, exc)
