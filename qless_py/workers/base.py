@@ -29,7 +29,7 @@ from qless_py.reservers import ORDERS, make_reserver
 from qless_py.resp import Transport
 from qless_py.workers.giveback import give_back
 from qless_py.workers.held import Held, HeldJobs
-from qless_py.workers.jobrun import Workdir
+from qless_py.workers.jobrun import Workdir, note_connection_error
 from qless_py.workers.listener import Listener
 from qless_py.workers.logs import flush_logs
 from qless_py.workers.runner import Runner, Waker
@@ -98,6 +98,8 @@ class Worker:
         self.client = client
         # Core calls and the worker's own reads go through qless_py.resp, not redis-py.
         client.core.go_direct(client.endpoint(), spin)
+        # A handler's calls that fail on the connection must not fail its job (jobrun).
+        client.core.on_connection_error = note_connection_error
         self.transport: Transport = client.core.transport
         self.name: str = client.worker_name
         self.queue_names = list(queues)
