@@ -41,6 +41,7 @@ MAX_BATCH = 16
 # Runs of one job in a row that may end unsettled (connection errors) before adoption
 # spends one of its retries instead of running it again.
 MAX_UNSETTLED_RUNS = 5
+ADOPTION_ROUNDS = 5  # rounds one adopt_orphans call may run back to back
 # Seconds a runner waits awake for a command's reply before it sleeps in recv (see
 # qless_py.resp): a sleeping thread's wake-up can cost more than the command.
 SPIN = 0.0003
@@ -277,7 +278,15 @@ class Worker:
         again, without waiting for its lock to expire and without spending a retry; an
         unsettled one the core no longer lists here is forgotten (its command took effect).
         """
-        since = self.held.mark()
+        since = self.held.open_adoption()
+        try:
+            self._adopt(since, why)
+        finally:
+            if self.held.close_adoption():
+                with self._lock:
+                    self._adopt_again = self._adopting  # the running round looks again
+
+    def _adopt(self, since: int, why: str) -> None:
         try:
             mine = self.client.workers[self.name]
             listed = [*mine.get("jobs", []), *mine.get("stalled", [])]
@@ -288,13 +297,14 @@ class Worker:
             return
         ours = [job for job in jobs if job.state == "running" and job.worker_name == self.name]
         for gone in self.held.forget_unsettled({job.jid for job in ours}, since):
-            log.info("job %s: no longer leased to this worker; its %s took effect (or its "
-                     "lock was lost)", gone.job.jid, gone.job.settling or "last run's outcome")
+            log.info("job %s: no longer leased to this worker; %s", gone.job.jid,
+                     f"its {gone.job.settling} took effect (or its lock was lost)"
+                     if gone.job.settling else "its lock was lost or it was moved")
         taken = []
         for job in ours:
             adopted = self.held.adopt(job, since)
             if adopted is None:
-                continue  # a run here holds it (or will look again when it returns)
+                continue  # a run here holds it or settled it (then the core is read again)
             if adopted.unsettled_runs >= MAX_UNSETTLED_RUNS:
                 self._retry_unsettled(job, adopted.unsettled_runs)
                 continue
@@ -324,24 +334,32 @@ class Worker:
         self.held.remove(job)
 
     def adopt_orphans(self) -> None:
-        """After a connection problem: take back jobs leased to this name but unknown here."""
+        """After a connection problem: take back jobs leased to this name but unknown here.
+
+        One round at a time; a request during a round (or a round whose read may have been
+        too early for a job) makes it go again, a few times at most; what is left then
+        is picked up by the next runner that pops (``adoption_due``).
+        """
         with self._lock:
             if self._adopting:
-                self._adopt_again = True  # asked while one runs: its reads may be too early
+                self._adopt_again = True
                 return
-            self._adopting = True
+            self._adopting, self._adopt_again = True, False
         try:
-            while True:
+            for _ in range(ADOPTION_ROUNDS):
                 self._resume_jobs("adopting (their pop or settle reply was lost)")
                 with self._lock:
                     if not self._adopt_again:
-                        self._adopting = False
-                        return
+                        break
                     self._adopt_again = False
-        except BaseException:
+        finally:
             with self._lock:
                 self._adopting = False
-            raise
+
+    @property
+    def adoption_due(self) -> bool:
+        """A round was asked for and none is running."""
+        return self._adopt_again and not self._adopting
 
     def _shutdown(self) -> None:
         if self.stopping is None:

@@ -77,6 +77,10 @@ class HeldJobs:
         self._cond = threading.Condition()
         self._wake_at = NEVER
         self._seq = 0
+        # While adoption reads the core: the jids whose entry went away meanwhile (the
+        # read may be older than that run's last command), and whether one was refused.
+        self._removed: set[str] | None = None
+        self._stale = False
         self._stop = False
         self._on_lost = on_lost
         self._thread = threading.Thread(target=self._run, name="qless-heartbeat", daemon=True)
@@ -98,8 +102,9 @@ class HeldJobs:
                 if held.next_beat < self._wake_at:
                     self._cond.notify()
         if carried:
-            log.warning("job %s: popped again from %s while this process still runs it (its "
-                        "lock ran out); the running handler carries the new lock",
+            log.warning("job %s: popped from %s while this process already holds it "
+                        "(adopted a moment earlier, or its lock ran out and this process "
+                        "took it again); the run holding it carries the lease",
                         job.jid, job.queue_name)
             return False
         if (current is not None and current.lost_at is None
@@ -126,10 +131,24 @@ class HeldJobs:
             if held.running_since is not None:
                 self._detached.append(held)
 
-    def mark(self) -> int:
-        """A point in the registry's history; adoption reads the core after taking one."""
+    def open_adoption(self) -> int:
+        """Adoption is about to read the core: a point in the registry's history, and from
+        now on removed entries are noted, so that ``adopt`` refuses what a run settled
+        after the read began."""
         with self._cond:
+            self._removed, self._stale = set(), False
             return self._seq
+
+    def close_adoption(self) -> bool:
+        """Adoption is done; True if it refused a job its read may have seen too early."""
+        with self._cond:
+            stale, self._removed, self._stale = self._stale, None, False
+            return stale
+
+    def _drop(self, jid: str) -> None:
+        del self._jobs[jid]
+        if self._removed is not None:
+            self._removed.add(jid)
 
     def wants(self, jid: str, since: int) -> bool:
         """Whether adoption may take ``jid``: nothing here holds it, or only a run that
@@ -149,6 +168,9 @@ class HeldJobs:
         job.stop_event  # noqa: B018 - as in add()
         held = Held(job, clock.now())  # beat at once: the lock may be close to running out
         with self._cond:
+            if self._removed is not None and job.jid in self._removed:
+                self._stale = True  # a run here settled it after the read: look again
+                return None
             current = self._jobs.get(job.jid)
             if current is not None:
                 ended = current.unsettled_seq is not None
@@ -184,7 +206,7 @@ class HeldJobs:
                 held.unsettled_seq, held.running_since = self._seq, None
                 held.unsettled_runs += 1
                 return True
-            del self._jobs[job.jid]
+            self._drop(job.jid)
             return recheck
 
     def remove(self, job: Any) -> Held | None:
@@ -192,7 +214,7 @@ class HeldJobs:
         with self._cond:
             held = self._jobs.get(job.jid)
             if held is not None and held.job is job:
-                del self._jobs[job.jid]
+                self._drop(job.jid)
                 return held
             return None
 
@@ -204,7 +226,7 @@ class HeldJobs:
                     if h.unsettled_seq is not None and h.unsettled_seq <= since
                     and jid not in listed]
             for held in gone:
-                del self._jobs[held.job.jid]
+                self._drop(held.job.jid)
         return gone
 
     def get(self, jid: str) -> Held | None:
@@ -232,7 +254,7 @@ class HeldJobs:
             if self._jobs.get(job.jid) is not held or held.lost_at is not None:
                 return None
             if held.unsettled_seq is not None:  # its run is over: nothing to stop
-                del self._jobs[job.jid]
+                self._drop(job.jid)
                 log.info("job %s: no longer leased to this worker (%s); the command whose "
                          "outcome was unknown took effect, or its lock was lost", job.jid, reason)
                 return None
@@ -296,8 +318,8 @@ class HeldJobs:
             return
         # A lease-ending command in doubt (its handler still running) or an unsettled run:
         # beat anyway, so the lease lives on if the command never ran; a refusal then only
-        # says that it did run (or the lock went), which stops nothing.
-        settling = job.settling is not None
+        # says that it did run (or the lock went), which stops nothing. The same holds for
+        # a refusal that crossed the handler's own complete on its way.
         try:
             expires = float(job.heartbeat())
         except QlessConnectionError as exc:
@@ -306,7 +328,7 @@ class HeldJobs:
                 held.next_beat = clock.now() + 0.5
             return
         except QlessError as exc:
-            if job.finished or (settling and held.unsettled_seq is None):
+            if (job.finished or job.settling is not None) and held.unsettled_seq is None:
                 with self._cond:
                     held.next_beat = NEVER
                 return

@@ -129,7 +129,7 @@ class Runner:
             log.exception("pop failed unexpectedly; retrying in %.1fs", self.backoff)
             return None
         jobs = [job for job in jobs if self.w.held.add(job)]  # add() logs what it refuses
-        if self.backoff or self.unsettled:
+        if self.backoff or self.unsettled or self.w.adoption_due:
             if self.backoff:
                 log.info("pop works again")
             self.backoff, self.unsettled = 0.0, False

@@ -62,7 +62,7 @@ def test_a_run_holding_the_job_in_the_same_queue_carries_a_lease_its_process_pop
         assert not held.add(leased(queue="a"))
     entry = held.get("j")
     assert entry is not None and entry.job is first
-    assert "the running handler carries the new lock" in caplog.text
+    assert "the run holding it carries the lease" in caplog.text
     assert not first.stop_event.is_set()
 
 
@@ -103,12 +103,30 @@ def test_adoption_never_replaces_a_run_in_progress() -> None:
     first = leased()
     held.add(first)
     held.started(first)
-    since = held.mark()
+    since = held.open_adoption()
     assert not held.wants("j", since)
     assert held.adopt(leased(), since) is None
     entry = held.get("j")
     assert entry is not None and entry.job is first
     assert not held.ended(first)  # nothing to look at again: that run held the lease
+
+
+def test_adoption_refuses_a_job_a_run_here_settled_while_it_read_the_core() -> None:
+    held = HeldJobs()
+    since = held.open_adoption()
+    # the read lists the job as leased here, from before its run's complete...
+    first = leased()
+    held.add(first)  # ...(a pop registered after the listing was read)...
+    held.started(first)
+    first._done("complete")
+    held.ended(first)  # ...which completed it before adoption got to it
+    assert held.wants("j", since)
+    assert held.adopt(leased(), since) is None
+    assert held.close_adoption()  # so adoption reads the core again
+    assert not held.close_adoption()
+    since = held.open_adoption()
+    assert held.adopt(leased(), since) is not None  # a fresh read may adopt it
+    assert not held.close_adoption()
 
 
 def test_adoption_looks_again_once_a_run_that_ended_its_lease_returns() -> None:
@@ -117,13 +135,13 @@ def test_adoption_looks_again_once_a_run_that_ended_its_lease_returns() -> None:
     held.add(first)
     held.started(first)
     first._done("waiting")  # completed into b; its tail is still running
-    since = held.mark()
+    since = held.open_adoption()
     # the core lists the job under this worker again: a pop of b whose reply was lost,
     # or a read from before the complete; which one cannot be told yet
     assert held.adopt(leased(queue="b"), since) is None
     assert held.ended(first)  # so the run's end asks for another look at the core
     assert held.get("j") is None
-    assert held.adopt(leased(queue="b"), held.mark()) is not None
+    assert held.adopt(leased(queue="b"), held.open_adoption()) is not None
 
 
 def test_an_unsettled_run_stays_held_until_adoption_read_the_core_after_it() -> None:
@@ -132,7 +150,7 @@ def test_an_unsettled_run_stays_held_until_adoption_read_the_core_after_it() -> 
     held.add(first)
     held.started(first)
     first.settling = "complete"
-    before = held.mark()
+    before = held.open_adoption()
     assert held.ended(first, unsettled=True)  # adoption must look at the core
     entry = held.get("j")
     assert entry is not None and entry.unsettled_seq is not None and entry.unsettled_runs == 1
@@ -141,7 +159,7 @@ def test_an_unsettled_run_stays_held_until_adoption_read_the_core_after_it() -> 
     assert not held.wants("j", before)
     assert held.adopt(leased(), before) is None
     assert held.forget_unsettled(set(), before) == []
-    since = held.mark()
+    since = held.open_adoption()
     assert held.wants("j", since)
     again = leased()
     adopted = held.adopt(again, since)
@@ -153,7 +171,7 @@ def test_an_unsettled_run_the_core_no_longer_lists_is_forgotten() -> None:
     first = leased()
     held.add(first)
     held.ended(first, unsettled=True)
-    since = held.mark()
+    since = held.open_adoption()
     assert [h.job for h in held.forget_unsettled({"other"}, since)] == [first]
     assert held.get("j") is None
 
