@@ -17,6 +17,7 @@ counted per jid and queue in ``RUNS``, and each run's ``retries_left`` is kept i
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -88,3 +89,18 @@ class CompletesThenRaises:
         else:
             job.complete()
         raise ValueError("a bug after the job was done")
+
+
+class Stage:
+    """A pipeline stage: ``data['work']`` seconds of work, then complete into
+    ``data['next'][queue]`` or, at the last stage, complete. Only core calls: no other
+    connection whose errors would stand for something else."""
+
+    @staticmethod
+    def process(job: Any) -> None:
+        time.sleep(float(job.data.get("work", 0.001)))
+        following = job.data.get("next", {}).get(job.queue_name)
+        if following:
+            job.complete(next=following)
+        else:
+            job.complete()
