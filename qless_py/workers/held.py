@@ -173,8 +173,8 @@ class HeldJobs:
                 return None
             current = self._jobs.get(job.jid)
             if current is not None:
-                ended = current.unsettled_seq is not None
-                if not ended or current.unsettled_seq > since:  # type: ignore[operator]
+                seq = current.unsettled_seq
+                if seq is None or seq > since:
                     if current.lost_at is not None or not current.job.lease_open:
                         current.recheck = True
                     return None

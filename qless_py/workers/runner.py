@@ -167,7 +167,7 @@ class Runner:
     def _ended(self, job: Any, outcome: str) -> None:
         """Release the run's entry; an unsettled one stays held until adoption decides."""
         w = self.w
-        if outcome == "unsettled":
+        if outcome in ("unsettled", "crashed"):  # crashed: a bug in the runner, not the job
             self.unsettled = w.held.ended(job, unsettled=True)
         elif w.stopping == "now" and not job.finished:
             pass  # it stays held: stopped by TERM/INT, the control loop gives it back
