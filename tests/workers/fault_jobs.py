@@ -46,10 +46,12 @@ CALLS: dict[str, Callable[[Any], object]] = {
     "retry": lambda job: job.retry(),
     "heartbeat": lambda job: job.heartbeat(),
     "move": lambda job: job.move("b"),
+    "timeout": lambda job: job.timeout(),
     "cancel": lambda job: job.cancel(),
     "put-other": lambda job: job.client.queues["other"].put(
         "tests.jobs.Noop", {}, jid=f"{job.jid}-child"),
     "log": lambda job: job.log("a note"),
+    "tag": lambda job: job.tag("noted"),
     "read": lambda job: job.client.jobs[job.jid],
 }
 
