@@ -196,7 +196,8 @@ class HeldJobs:
         A settled run's entry goes; an unsettled one stays (heartbeated) until adoption.
         """
         with self._cond:
-            self._detached = [h for h in self._detached if h.job is not job]
+            if self._detached:
+                self._detached = [h for h in self._detached if h.job is not job]
             held = self._jobs.get(job.jid)
             if held is None or held.job is not job:
                 return False
