@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import logging
 import os
 import signal
 import subprocess
 import sys
 from collections.abc import Callable
 
+import pytest
+
 from qless_py import Client
+from qless_py.resp import Endpoint
+from qless_py.server import free_port
+from qless_py.workers import dead_child
 from tests import jobs
 from tests.workers.conftest import ROOT, CliWorker, wait_for
 
@@ -87,3 +94,14 @@ def test_a_child_the_supervisor_kills_at_shutdown_gives_its_job_back_unspent(
     job = client.jobs[jid]
     assert job is not None and job.state == "waiting" and job.retries_left == 2
     assert "w" not in registered(client)
+
+
+def test_a_server_out_of_reach_leaves_the_jobs_to_their_locks_and_says_so(
+        caplog: pytest.LogCaptureFixture) -> None:
+    url = f"redis://127.0.0.1:{free_port()}/0"  # nothing listens there
+    info = {"name": "w", "url": url, "endpoint": dataclasses.asdict(Endpoint.from_url(url))}
+    with caplog.at_level(logging.INFO, logger="qless_py.worker"):
+        dead_child.settle(info, 123, "killed by SIGKILL", spend_retry=True)
+    assert "could not settle the jobs of worker w (process 123, killed by SIGKILL)" in \
+        caplog.text
+    assert "they wait for their locks to expire" in caplog.text
