@@ -103,6 +103,9 @@ class LuaCore:
         self._runner: ScriptRunner | None = None  # a benchmark may bind calls to a pipeline
         # Set by go_direct (workers): core calls then use qless_py.resp, not redis-py.
         self.transport: Transport | None = None
+        # Told, on the calling thread, of every QlessConnectionError raised here (a worker
+        # uses it to know that a handler's own call may or may not have run).
+        self.on_connection_error: Callable[[QlessConnectionError], None] | None = None
 
     @property
     def script(self) -> Any:
@@ -130,6 +133,14 @@ class LuaCore:
 
     def call(self, command: str, *args: Arg) -> Any:
         """Run one core command; replies come back as ``str``/``int``/lists/None."""
+        try:
+            return self._call(command, args)
+        except QlessConnectionError as exc:
+            if self.on_connection_error is not None:
+                self.on_connection_error(exc)
+            raise
+
+    def _call(self, command: str, args: Sequence[Arg]) -> Any:
         argv = [command, clock.now(), *args]
         try:
             reply = self._run(argv)
@@ -251,9 +262,11 @@ class LuaCore:
                 return self.transport.ready().exchange(payload, count)
             return self._redis_send(payload, count)
         except ConnectionFailed as exc:
-            raise QlessConnectionError(
-                f"batch of {count} commands: connection failed, some may have run: {exc}"
-            ) from exc
+            error = QlessConnectionError(
+                f"batch of {count} commands: connection failed, some may have run: {exc}")
+            if self.on_connection_error is not None:
+                self.on_connection_error(error)
+            raise error from exc
 
     def _redis_send(self, payload: bytes, count: int) -> list[Any]:
         pool = self._get_redis().connection_pool
