@@ -22,12 +22,18 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from qless_py import clock
-from qless_py.errors import QlessConnectionError, error_from_reply
+from qless_py.errors import (
+    ConnectionSetupError,
+    CoreError,
+    QlessConnectionError,
+    error_from_reply,
+)
 from qless_py.resp import (
     Arg,
     ConnectionFailed,
     Endpoint,
     ReplyError,
+    SetupFailed,
     Transport,
     bulk,
     encode_arg,
@@ -69,18 +75,26 @@ _redis_errors: tuple[type[Exception], ...] | None = None
 
 
 def _translate_redis_error(exc: Exception) -> Exception | None:
-    """redis-py's exception as this module's (ConnectionFailed / ReplyError), or None."""
+    """redis-py's exception as this module's (ConnectionFailed / SetupFailed /
+    ReplyError), or None."""
     global _redis_errors
     if _redis_errors is None:
-        from redis.exceptions import ConnectionError as RedisConnectionError
-        from redis.exceptions import NoScriptError, ResponseError
-        from redis.exceptions import TimeoutError as RedisTimeoutError
-        _redis_errors = (RedisConnectionError, RedisTimeoutError, NoScriptError, ResponseError)
-    lost, timeout, noscript, refused = _redis_errors
+        from redis import exceptions as e
+        _redis_errors = (e.AuthenticationError, e.ConnectionError, e.TimeoutError,
+                         e.NoScriptError, e.ReadOnlyError, e.NoPermissionError,
+                         e.ResponseError)
+    auth, lost, timeout, noscript, readonly, noperm, refused = _redis_errors
+    if isinstance(exc, auth):
+        return SetupFailed(f"authentication refused: {exc}")
     if isinstance(exc, (lost, timeout)):
         return ConnectionFailed(str(exc))
-    if isinstance(exc, noscript):  # redis-py drops the error code from the text
+    # redis-py drops the error code from these replies' text; the code is what counts
+    if isinstance(exc, noscript):
         return ReplyError(f"NOSCRIPT {exc}")
+    if isinstance(exc, readonly):
+        return ReplyError(f"READONLY {exc}")
+    if isinstance(exc, noperm):
+        return ReplyError(f"NOPERM {exc}")
     if isinstance(exc, refused):
         return ReplyError(str(exc))
     return None
@@ -133,6 +147,8 @@ class LuaCore:
         argv = [command, clock.now(), *args]
         try:
             reply = self._run(argv)
+        except SetupFailed as exc:
+            raise ConnectionSetupError(f"{command}: {exc}") from exc
         except ConnectionFailed as exc:
             if not _is_read(command, args):
                 raise QlessConnectionError(
@@ -140,6 +156,8 @@ class LuaCore:
                 ) from exc
             try:
                 reply = self._run(argv)
+            except SetupFailed as again:
+                raise ConnectionSetupError(f"{command}: {again}") from again
             except ConnectionFailed as again:
                 raise QlessConnectionError(f"{command}: {again}") from again
             except ReplyError as err:
@@ -149,14 +167,20 @@ class LuaCore:
         return to_text(reply)
 
     def _run(self, argv: list[Any]) -> Any:
-        """One call, with the script loaded again once if the server did not have it."""
-        try:
-            return self._once(argv)
-        except ReplyError as exc:
-            if not exc.noscript:
-                raise
-        self.load()
-        return self._once(argv)
+        """One call, sent again once after a reply that says it did not run: NOSCRIPT (the
+        script is loaded first) and READONLY (a replica refused it; its connection was
+        closed, and the next one finds the current master)."""
+        repeated: set[str] = set()
+        while True:
+            try:
+                return self._once(argv)
+            except ReplyError as exc:
+                why = "noscript" if exc.noscript else "readonly" if exc.readonly else ""
+                if not why or why in repeated:
+                    raise
+                repeated.add(why)
+                if exc.noscript:
+                    self.load()
 
     def _once(self, argv: list[Any]) -> Any:
         transport = self.transport
@@ -182,11 +206,35 @@ class LuaCore:
             conn.send_command("EVALSHA", self.sha, 0, *argv, check_health=False)
             return conn.read_response()
         except Exception as exc:
-            if not isinstance(_translate_redis_error(exc), ReplyError):
+            mine = _translate_redis_error(exc)
+            if not isinstance(mine, ReplyError):
                 conn.disconnect()  # a reply may still be on its way: never reuse the stream
+            elif mine.readonly:
+                # the pool's connections point at a replica: connect again, and through
+                # Sentinel find the current master
+                conn.disconnect()
+                pool.disconnect(inuse_connections=False)
             raise
         finally:
             pool.release(conn)
+
+    def check(self) -> QlessConnectionError | None:
+        """Connect and run a read on the path calls take, as a worker does at start.
+
+        Raises :class:`ConnectionSetupError` when retrying cannot help (TLS verification,
+        authentication or ACL refused, unknown Sentinel service, the core refused by the
+        server); returns the error when the server just cannot be reached now; None if
+        all is well.
+        """
+        try:
+            self.call("config.get", "heartbeat")
+        except ConnectionSetupError:
+            raise
+        except QlessConnectionError as exc:
+            return exc
+        except CoreError as exc:
+            raise ConnectionSetupError(f"the server refused the core: {exc}") from exc
+        return None
 
     def close(self) -> None:
         """Close the direct connections (they connect again if used again)."""
@@ -208,7 +256,8 @@ class LuaCore:
 
         Each item is ``(command, *args)``; ``now`` is inserted. Results come back in order;
         an item the core refused gets its exception object in the result list. Items that
-        came back NOSCRIPT did not run, so only those are sent again after a load.
+        came back NOSCRIPT or READONLY did not run, so only those are sent again (after a
+        load, or on a new connection to the current master).
         """
         return self.call_packed([pack_call(argv[0], argv[1:]) for argv in argvs])
 
@@ -231,16 +280,20 @@ class LuaCore:
                 parts.append(body)
             replies = self._send(b"".join(parts), len(pending))
             again: list[int] = []
+            load = False
             for i, reply in zip(pending, replies, strict=True):
-                if isinstance(reply, ReplyError) and reply.noscript and attempt == 0:
+                if isinstance(reply, ReplyError) and attempt == 0 and (
+                        reply.noscript or reply.readonly):
                     again.append(i)
+                    load = load or reply.noscript
                 elif isinstance(reply, ReplyError):
                     results[i] = error_from_reply(str(reply), _command_name(calls[i][0]))
                 else:
                     results[i] = to_text(reply)
             if not again:
                 break
-            self.load()
+            if load:
+                self.load()
             pending = again
         return results
 
@@ -250,6 +303,8 @@ class LuaCore:
             if self.transport is not None:
                 return self.transport.ready().exchange(payload, count)
             return self._redis_send(payload, count)
+        except SetupFailed as exc:
+            raise ConnectionSetupError(f"batch of {count} commands: {exc}") from exc
         except ConnectionFailed as exc:
             raise QlessConnectionError(
                 f"batch of {count} commands: connection failed, some may have run: {exc}"
@@ -269,6 +324,9 @@ class LuaCore:
                     if not isinstance(mine, ReplyError):
                         raise
                     replies.append(mine)  # one refused command; the stream goes on
+            if any(isinstance(r, ReplyError) and r.readonly for r in replies):
+                conn.disconnect()  # a replica: see _redis_call
+                pool.disconnect(inuse_connections=False)
             return replies
         except Exception as exc:
             mine = _translate_redis_error(exc)

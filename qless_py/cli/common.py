@@ -49,8 +49,8 @@ def resolve_url(url: str | None) -> str:
 
 url_option = click.option(
     "--url", default=None, metavar="URL",
-    help="Redis/Valkey URL (redis://, rediss://, unix://). Default: $QLESS_URL, "
-    "else the embedded server.",
+    help="Redis/Valkey URL (redis://, rediss://, unix://, redis+sentinel://; see "
+    "docs/cli.md). Default: $QLESS_URL, else the embedded server.",
 )
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of tables.")
@@ -155,8 +155,9 @@ def connection_error_types() -> tuple[type[BaseException], ...]:
     import redis
 
     from qless_py import QlessConnectionError
+    from qless_py.resp import ConnectionFailed
 
-    return (QlessConnectionError, redis.ConnectionError, redis.TimeoutError)
+    return (QlessConnectionError, ConnectionFailed, redis.ConnectionError, redis.TimeoutError)
 
 
 class QlessGroup(click.Group):
