@@ -228,8 +228,8 @@ class LuaCore:
         """
         try:
             self.call("config.get", "heartbeat")
-        except ConnectionSetupError:
-            raise
+        except ConnectionSetupError as exc:  # without the command's name: it is ours
+            raise ConnectionSetupError(str(exc.__cause__ or exc)) from exc
         except QlessConnectionError as exc:
             return exc
         except CoreError as exc:

@@ -92,6 +92,27 @@ def tls_refusal(exc: BaseException) -> bool:
               ssl.SSLWantWriteError, ssl.SSLSyscallError))
 
 
+def closed_at_once(ep: Endpoint, exc: BaseException) -> SetupFailed | None:
+    """The refusal a connection that the server closed during its opening exchange means.
+
+    A server that refuses a TLS client (no client certificate, or one it does not trust)
+    closes the connection after the handshake; a client that writes first sees only the
+    close, not the server's alert. A TLS port that receives plain commands closes too.
+    Redis answers other refusals (maxclients, protected mode) with an error reply first.
+    """
+    import ssl
+
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, (ssl.SSLEOFError, ConnectionResetError, BrokenPipeError)) or \
+                "closed by server" in str(seen):
+            hint = ("does it require a client certificate (ssl_certfile, ssl_keyfile) or "
+                    "refuse this one?" if ep.tls else "is it a TLS port (rediss://)?")
+            return SetupFailed(f"{ep} closed the connection before answering: {hint}")
+        seen = seen.__cause__ or seen.__context__
+    return None
+
+
 def _wrap_tls(sock: socket.socket, ep: Endpoint) -> socket.socket:
     context = tls_context(ep)
     server_name = None if ep.path else ep.host

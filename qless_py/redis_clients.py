@@ -18,7 +18,7 @@ from redis.backoff import NoBackoff
 from redis.connection import Connection, SSLConnection, UnixDomainSocketConnection
 from redis.retry import Retry
 
-from qless_py.dial import ConnectionFailed, SetupFailed, open_socket
+from qless_py.dial import ConnectionFailed, SetupFailed, closed_at_once, open_socket
 from qless_py.endpoint import Endpoint
 from qless_py.errors import UnsupportedSettingError
 
@@ -51,6 +51,26 @@ class EndpointConnection(Connection):
             if isinstance(cause, OSError):
                 raise cause from None
             raise OSError(str(exc)) from None
+
+    # redis-py sends its opening commands (AUTH, SELECT, CLIENT SETNAME/SETINFO) from
+    # on_connect (redis-py 5) or on_connect_check_health (later); a server that closes
+    # the connection there is refusing us (see dial.closed_at_once)
+    def on_connect(self) -> None:
+        self._opening(super().on_connect)
+
+    def on_connect_check_health(self, check_health: bool = True) -> None:
+        parent = super().on_connect_check_health
+        self._opening(lambda: parent(check_health=check_health))
+
+    def _opening(self, send: Any) -> None:
+        try:
+            send()
+        except redis.ConnectionError as exc:
+            refusal = closed_at_once(self.endpoint, exc)
+            if refusal is not None:
+                self.disconnect()
+                raise refusal from exc
+            raise
 
     def _host_error(self) -> str:
         return str(self.endpoint)

@@ -33,7 +33,14 @@ from typing import Any
 
 import hiredis
 
-from qless_py.dial import ConnectionFailed, RespError, SetupFailed, open_socket, tls_refusal
+from qless_py.dial import (
+    ConnectionFailed,
+    RespError,
+    SetupFailed,
+    closed_at_once,
+    open_socket,
+    tls_refusal,
+)
 from qless_py.endpoint import Endpoint
 
 Arg = str | bytes | int | float
@@ -157,6 +164,9 @@ class Connection:
             # TLS 1.3 reports a refused client certificate only on the first read
             if tls_refusal(exc.__cause__ or exc):
                 raise SetupFailed(f"TLS with {target}: {exc.__cause__}") from exc
+            refusal = closed_at_once(target, exc)
+            if refusal is not None:
+                raise refusal from exc
             raise
         for (label, _), reply in zip(hello, replies, strict=True):
             if isinstance(reply, ReplyError):

@@ -171,6 +171,10 @@ class QlessGroup(click.Group):
         except Exception as exc:
             if ctx.params.get("debug"):
                 raise
+            from qless_py.errors import ConnectionSetupError
+
+            if isinstance(exc, ConnectionSetupError):  # reached, but refused for good
+                raise CliError(f"cannot connect: {one_line(exc)}") from exc
             if isinstance(exc, connection_error_types()):
                 raise CliError(f"cannot reach the server: {one_line(exc)}") from exc
             raise CliError(one_line(exc)) from exc
