@@ -173,6 +173,9 @@ class Client:
                 ssl_keyfile=ssl_keyfile, ssl_cert_reqs=ssl_cert_reqs,
                 ssl_check_hostname=ssl_check_hostname)
         self.core = LuaCore(lambda: self.redis, *_core_source())
+        if self._endpoint is not None and self._endpoint.wait_replicas:
+            self.core.confirm = (self._endpoint.wait_replicas,
+                                 max(1, round(self._endpoint.wait_timeout * 1000)))
         self.queues = Queues(self)
         self.jobs = Jobs(self)
         self.workers = Workers(self)

@@ -37,6 +37,7 @@ from qless_py.resp import (
     Transport,
     bulk,
     encode_arg,
+    pack,
 )
 
 ScriptRunner = Callable[..., Any]
@@ -117,6 +118,9 @@ class LuaCore:
         self._runner: ScriptRunner | None = None  # a benchmark may bind calls to a pipeline
         # Set by go_direct (workers): core calls then use qless_py.resp, not redis-py.
         self.transport: Transport | None = None
+        # (replicas, timeout in ms): every write is followed by WAIT on the same connection
+        # and counts as done only once that many replicas have it (see docs/operations.md)
+        self.confirm: tuple[int, int] = (0, 0)
 
     @property
     def script(self) -> Any:
@@ -145,8 +149,9 @@ class LuaCore:
     def call(self, command: str, *args: Arg) -> Any:
         """Run one core command; replies come back as ``str``/``int``/lists/None."""
         argv = [command, clock.now(), *args]
+        confirm = bool(self.confirm[0]) and not _is_read(command, args)
         try:
-            reply = self._run(argv)
+            reply = self._run(argv, confirm)
         except SetupFailed as exc:
             raise ConnectionSetupError(f"{command}: {exc}") from exc
         except ConnectionFailed as exc:
@@ -166,14 +171,14 @@ class LuaCore:
             raise error_from_reply(str(exc), command) from exc
         return to_text(reply)
 
-    def _run(self, argv: list[Any]) -> Any:
+    def _run(self, argv: list[Any], confirm: bool = False) -> Any:
         """One call, sent again once after a reply that says it did not run: NOSCRIPT (the
         script is loaded first) and READONLY (a replica refused it; its connection was
         closed, and the next one finds the current master)."""
         repeated: set[str] = set()
         while True:
             try:
-                return self._once(argv)
+                return self._confirmed(argv) if confirm else self._once(argv)
             except ReplyError as exc:
                 why = "noscript" if exc.noscript else "readonly" if exc.readonly else ""
                 if not why or why in repeated:
@@ -197,6 +202,17 @@ class LuaCore:
             if mine is None:
                 raise
             raise mine from exc
+
+    def _confirmed(self, argv: list[Any]) -> Any:
+        """One call followed by WAIT in the same write; ConnectionFailed if fewer replicas
+        than asked have it in time (it ran, but a failover now could lose it)."""
+        replicas, ms = self.confirm
+        payload = pack(["EVALSHA", self.sha, 0, *argv]) + pack(["WAIT", replicas, ms])
+        reply, acked = self._exchange(payload, 2)
+        if isinstance(reply, ReplyError):
+            raise reply
+        _check_confirmed(acked, replicas, ms)
+        return reply
 
     def _redis_call(self, argv: list[Any]) -> Any:
         """``EVALSHA sha 0 *argv`` on a pooled redis-py connection."""
@@ -268,6 +284,7 @@ class LuaCore:
         # Items 10 us apart: equal priorities (|p| < 4, within the score's precision) then
         # pop in batch order, as separate puts would, not in the reverse-jid order of ties.
         base_us = round(clock.now() * 1e6)
+        replicas, ms = self.confirm
         for attempt in range(2):
             sha = self.sha.encode()
             head = b"*%d\r\n$7\r\nEVALSHA\r\n$%d\r\n%s\r\n$1\r\n0\r\n%s"
@@ -278,7 +295,15 @@ class LuaCore:
                 parts.append(head % (count + 5, len(sha), sha, name))
                 parts.append(b"$%d\r\n%s\r\n" % (len(now), now))
                 parts.append(body)
-            replies = self._send(b"".join(parts), len(pending))
+            if replicas:
+                parts.append(pack(["WAIT", replicas, ms]))
+            replies = self._send(b"".join(parts), len(pending) + bool(replicas))
+            if replicas:
+                try:
+                    _check_confirmed(replies.pop(), replicas, ms)
+                except ConnectionFailed as exc:
+                    raise QlessConnectionError(f"batch of {len(pending)} commands: {exc}") \
+                        from exc
             again: list[int] = []
             load = False
             for i, reply in zip(pending, replies, strict=True):
@@ -298,17 +323,22 @@ class LuaCore:
         return results
 
     def _send(self, payload: bytes, count: int) -> list[Any]:
-        """Write pre-packed commands on one connection and read ``count`` replies."""
+        """:meth:`_exchange`, with connection errors as QlessErrors."""
         try:
-            if self.transport is not None:
-                return self.transport.ready().exchange(payload, count)
-            return self._redis_send(payload, count)
+            return self._exchange(payload, count)
         except SetupFailed as exc:
             raise ConnectionSetupError(f"batch of {count} commands: {exc}") from exc
         except ConnectionFailed as exc:
             raise QlessConnectionError(
                 f"batch of {count} commands: connection failed, some may have run: {exc}"
             ) from exc
+
+    def _exchange(self, payload: bytes, count: int) -> list[Any]:
+        """Write pre-packed commands on one connection and read ``count`` replies (error
+        replies as ReplyError objects)."""
+        if self.transport is not None:
+            return self.transport.ready().exchange(payload, count)
+        return self._redis_send(payload, count)
 
     def _redis_send(self, payload: bytes, count: int) -> list[Any]:
         pool = self._get_redis().connection_pool
@@ -336,6 +366,13 @@ class LuaCore:
             raise
         finally:
             pool.release(conn)
+
+
+def _check_confirmed(acked: Any, replicas: int, ms: int) -> None:
+    if isinstance(acked, ReplyError) or not isinstance(acked, int) or acked < replicas:
+        raise ConnectionFailed(
+            f"written, but {acked} of {replicas} replica(s) confirmed it within {ms} ms "
+            "(WAIT): a failover now could lose it")
 
 
 PackedCall = tuple[bytes, int, bytes]

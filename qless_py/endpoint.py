@@ -63,6 +63,10 @@ class Endpoint:
     keepalive: bool = True
     keepalive_options: tuple[tuple[int, int], ...] = ()
     client_name: str | None = None
+    # WAIT after every write until this many replicas have it (0: do not wait); see
+    # docs/operations.md, "Failover without losing writes"
+    wait_replicas: int = 0
+    wait_timeout: float = 1.0  # seconds
     # redis-py's pool only: a worker keeps one connection per thread and checks it
     # before every command, so these change nothing for it
     max_connections: int | None = None
@@ -76,6 +80,8 @@ class Endpoint:
             raise ValueError("a Sentinel endpoint needs a service name")
         if self.client_name is not None:
             check_client_name(self.client_name)
+        if self.wait_replicas < 0 or self.wait_timeout <= 0:
+            raise ValueError("wait_replicas must be >= 0 and wait_timeout > 0")
         if not self.tls:
             given = [name for name in _TLS_FIELDS if getattr(self, name) is not None]
             if given:
@@ -222,6 +228,8 @@ URL_OPTIONS: Mapping[str, tuple[str, Callable[[str], Any]]] = {
     "ssl_password": ("ssl_password", str),
     "ssl_min_version": ("ssl_min_version", _tls_version),
     "ssl_ciphers": ("ssl_ciphers", str),
+    "wait_replicas": ("wait_replicas", int),
+    "wait_timeout": ("wait_timeout", float),
     "max_connections": ("max_connections", int),
     "health_check_interval": ("health_check_interval", int),
 }

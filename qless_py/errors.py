@@ -69,7 +69,8 @@ _BY_PHRASE: tuple[tuple[str, type[CoreError]], ...] = (
 _HOLDER_COMMANDS = frozenset({"heartbeat", "complete", "fail", "retry"})
 
 # Reply prefixes that mean "the server cannot serve us right now", not "the core said no".
-_UNAVAILABLE_PREFIXES = ("LOADING", "BUSY", "MASTERDOWN", "TRYAGAIN", "READONLY")
+_UNAVAILABLE_PREFIXES = ("LOADING", "BUSY", "MASTERDOWN", "TRYAGAIN", "READONLY",
+                         "NOREPLICAS")
 
 
 # Reply prefixes that mean "this connection is not allowed to do that": retrying is useless.
