@@ -68,7 +68,7 @@ class EndpointConnection(Connection):
         except redis.ConnectionError as exc:
             refusal = closed_at_once(self.endpoint, exc)
             if refusal is not None:
-                self.disconnect()
+                self.disconnect()  # type: ignore[no-untyped-call]
                 raise refusal from exc
             raise
 
