@@ -190,8 +190,9 @@ class Client:
                 if self._redis is None:
                     from qless_py.redis_clients import make_redis
 
-                    assert self._endpoint is not None
-                    self._redis = make_redis(self._endpoint)
+                    # a worker's client (switched to direct calls) names these too
+                    direct = self.core.transport is not None
+                    self._redis = make_redis(self.endpoint() if direct else self.settings)
         return self._redis
 
     @property

@@ -181,8 +181,9 @@ _TLS_FIELDS = ("ssl_ca_certs", "ssl_ca_path", "ssl_ca_data", "ssl_certfile", "ss
 def _number(kind: Callable[[str], Any], name: str, text: str) -> Any:
     try:
         return kind(text)
-    except ValueError:
-        raise ValueError(f"invalid value for {name!r} in the URL: {text!r}") from None
+    except ValueError as exc:
+        why = "" if kind in (int, float) else f" ({exc})"
+        raise ValueError(f"invalid value for {name!r} in the URL: {text!r}{why}") from None
 
 
 def _flag(text: str) -> bool:
