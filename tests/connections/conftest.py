@@ -145,9 +145,11 @@ class Servers:
         return server.start()
 
     def sentinel(self, master_port: int, *conf: str, password: str | None = None,
-                 service: str = SERVICE) -> SentinelProcess:
+                 service: str = SERVICE, certs: Certs | None = None) -> SentinelProcess:
+        """A sentinel watching the master on ``master_port``; with ``certs`` it speaks
+        TLS only, to its clients and to the master."""
         sentinel = SentinelProcess(self._root(), free_port(), master_port, service,
-                                   list(conf), password)
+                                   list(conf), password, certs)
         self.started.append(sentinel)
         return sentinel.start()
 
@@ -182,11 +184,19 @@ class SentinelProcess:
     service: str = SERVICE
     conf: list[str] = field(default_factory=list)
     password: str | None = None
+    certs: Certs | None = None
     proc: subprocess.Popen[bytes] | None = None
 
     def start(self) -> SentinelProcess:
+        if self.certs is None:
+            listen = [f"port {self.port}"]
+        else:
+            listen = ["port 0", f"tls-port {self.port}", "tls-replication yes",
+                      "tls-auth-clients no", f"tls-cert-file {self.certs.server_cert}",
+                      f"tls-key-file {self.certs.server_key}",
+                      f"tls-ca-cert-file {self.certs.ca}"]
         lines = [
-            f"port {self.port}", "bind 127.0.0.1", f"dir {self.directory}",
+            *listen, "bind 127.0.0.1", f"dir {self.directory}",
             f"logfile {self.directory / 'sentinel.log'}",
             f"sentinel monitor {self.service} 127.0.0.1 {self.master_port} 1",
             f"sentinel down-after-milliseconds {self.service} 500",
@@ -205,8 +215,9 @@ class SentinelProcess:
         return self
 
     def client(self) -> redis.Redis:
+        tls = {} if self.certs is None else {"ssl": True, "ssl_ca_certs": str(self.certs.ca)}
         return redis.Redis(host="127.0.0.1", port=self.port, password=self.password,
-                           socket_timeout=5)
+                           socket_timeout=5, **tls)  # type: ignore[arg-type]
 
     def _ready(self) -> bool:
         try:

@@ -60,6 +60,10 @@ def test_clients_and_commands_find_the_master_through_sentinel(setup: Setup) -> 
         jid = client.queues["q"].put("tests.jobs.Noop", {}, jid=f"job-{direct}")
         assert admin(setup.master).exists(f"ql:j:{jid}")  # written on the master
         client.close()
+    events = Client(setup.url)
+    events.events.start()  # pub/sub (redis-py) through Sentinel too
+    assert events.events.listening()
+    events.close()
     listed = run_cli("queues", "--url", setup.url, "--json")
     assert listed.returncode == 0, listed.stderr
     assert '"waiting": 2' in listed.stdout

@@ -174,3 +174,22 @@ def test_a_worker_reproduces_a_redis_client_built_by_hand(mutual: TlsServer,
     client.core.transport = None
     assert client.jobs["j"].state == "complete"  # type: ignore[union-attr]
     client.close()
+
+
+def test_sentinel_over_tls(servers: Servers, certs: Certs) -> None:
+    # rediss+sentinel://: TLS to the sentinels and to the master they name
+    port = free_port()
+    master = servers.redis(*tls_args(certs, port))
+    sentinel = servers.sentinel(port, certs=certs)
+    url = (f"rediss+sentinel://127.0.0.1:{sentinel.port}/{sentinel.service}"
+           f"?ssl_ca_certs={quote(str(certs.ca))}")
+    for direct in (False, True):
+        client = Client(url)
+        if direct:
+            _direct(client)
+        _round_trip(client, f"over-tls-{direct}")
+        client.close()
+    assert admin(master).exists("ql:j:over-tls-True")
+    wrong = Client(url.replace(quote(str(certs.ca)), quote(str(certs.other_ca))))
+    with pytest.raises(ConnectionSetupError, match="certificate verify failed"):
+        wrong.jobs["x"]
