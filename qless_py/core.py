@@ -1,12 +1,15 @@
 """LuaCore: the built Lua core loaded once per server and called by EVALSHA.
 
 Each call prepends the command name and ``clock.now()``. NOSCRIPT (after a restart or
-SCRIPT FLUSH) loads the script again and repeats the call, which is safe because a NOSCRIPT
+SCRIPT FLUSH) loads the script again and repeats the call, and READONLY (a replica, after a
+failover) repeats it on a new connection to the current master; both are safe because the
 reply means the script did not run. Connection errors are retried once for read-only
 commands only; for anything that may write, the outcome is unknown and the caller gets
-``QlessConnectionError``.
+``QlessConnectionError``. A refusal that retrying cannot mend (TLS verification,
+authentication, ACL) is ``ConnectionSetupError``. With ``confirm`` set, every write is
+followed by WAIT in the same round trip.
 
-Two ways to the server:
+Both ways to the server are built from the client's one :class:`~qless_py.endpoint.Endpoint`:
 
 - A plain client goes through redis-py (``client.redis``, created on first use), so tools
   that watch redis-py's packer and send path (the shared benchmark harness counts round

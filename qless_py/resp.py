@@ -15,8 +15,12 @@ Workers do not go through redis-py, for two measured reasons (docs/performance.m
   session"). Only replies to commands spin; reads with a timeout (pub/sub) never do.
 
 Plain clients keep redis-py (``client.redis``); see ``qless_py.core`` for who uses what.
-Replies are hiredis's: ``bytes``, ``int``, lists, ``None``; an error reply is returned or
-raised as :class:`ReplyError`.
+Both are built from one :class:`~qless_py.endpoint.Endpoint`, and both open their sockets
+with ``qless_py.dial`` (TLS) and find a Sentinel-managed master with ``qless_py.sentinel``.
+A new connection sends AUTH, SELECT and CLIENT SETNAME as the endpoint says; a refusal
+there is :class:`SetupFailed`. Replies are hiredis's: ``bytes``, ``int``, lists, ``None``;
+an error reply is returned or raised as :class:`ReplyError`; a READONLY reply closes the
+connection, so the next command finds the current master.
 """
 
 from __future__ import annotations
