@@ -152,9 +152,8 @@ class LuaCore:
     def call(self, command: str, *args: Arg) -> Any:
         """Run one core command; replies come back as ``str``/``int``/lists/None."""
         argv = [command, clock.now(), *args]
-        confirm = bool(self.confirm[0]) and not _is_read(command, args)
         try:
-            reply = self._run(argv, confirm)
+            reply = self._run(argv, self.confirm[0] > 0 and not _is_read(command, args))
         except SetupFailed as exc:
             raise ConnectionSetupError(f"{command}: {exc}") from exc
         except ConnectionFailed as exc:
@@ -163,7 +162,7 @@ class LuaCore:
                     f"{command}: connection failed, the command may or may not have run: {exc}"
                 ) from exc
             try:
-                reply = self._run(argv)
+                reply = self._run(argv)  # a read: never waited for
             except SetupFailed as again:
                 raise ConnectionSetupError(f"{command}: {again}") from again
             except ConnectionFailed as again:
@@ -178,17 +177,29 @@ class LuaCore:
         """One call, sent again once after a reply that says it did not run: NOSCRIPT (the
         script is loaded first) and READONLY (a replica refused it; its connection was
         closed, and the next one finds the current master)."""
-        repeated: set[str] = set()
+        try:
+            return self._confirmed(argv) if confirm else self._once(argv)
+        except ReplyError as exc:
+            if not (exc.noscript or exc.readonly):
+                raise
+            return self._again(argv, confirm, exc)
+
+    def _again(self, argv: list[Any], confirm: bool, refusal: ReplyError) -> Any:
+        """The rest of :meth:`_run`: at most one more try for each kind of refusal."""
+        seen: set[str] = set()
         while True:
+            kind = "noscript" if refusal.noscript else "readonly"
+            if kind in seen:
+                raise refusal
+            seen.add(kind)
+            if kind == "noscript":
+                self.load()
             try:
                 return self._confirmed(argv) if confirm else self._once(argv)
             except ReplyError as exc:
-                why = "noscript" if exc.noscript else "readonly" if exc.readonly else ""
-                if not why or why in repeated:
+                if not (exc.noscript or exc.readonly):
                     raise
-                repeated.add(why)
-                if exc.noscript:
-                    self.load()
+                refusal = exc
 
     def _once(self, argv: list[Any]) -> Any:
         transport = self.transport
