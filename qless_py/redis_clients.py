@@ -128,8 +128,10 @@ _CERT_REQS = {0: "none", 1: "optional", 2: "required"}
 
 def _read(conn: Any, max_connections: int | None = None) -> Endpoint:
     """The description of one (unconnected) redis-py connection."""
-    from redis.credentials import StreamingCredentialProvider
+    import redis.credentials
 
+    # redis-py 5.3 and later: providers that push new credentials to live connections
+    streaming = getattr(redis.credentials, "StreamingCredentialProvider", ())
     if getattr(conn, "redis_connect_func", None) is not None:
         _refuse("redis_connect_func", "a custom connect hook")
     if getattr(conn, "socket_type", 0):
@@ -139,7 +141,7 @@ def _read(conn: Any, max_connections: int | None = None) -> Endpoint:
         if getattr(conn, name, None):
             _refuse(name, "OCSP checks")
     provider = getattr(conn, "credential_provider", None)
-    if isinstance(provider, StreamingCredentialProvider):
+    if streaming and isinstance(provider, streaming):
         _refuse("credential_provider", "a streaming provider re-authenticates live "
                                        "connections")
     settings: dict[str, Any] = {
