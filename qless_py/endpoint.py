@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import parse_qs, unquote, urlsplit
+from urllib.parse import SplitResult, parse_qs, unquote, urlsplit
 
 from qless_py.errors import UnsupportedSettingError
 
@@ -101,35 +101,20 @@ class Endpoint:
         ``overrides`` are settings given beside the URL (a Client's keywords); one that
         the URL sets to something else is refused. Raises ValueError.
         """
-        scheme, _, rest = url.partition("://")
+        scheme, separator, rest = url.partition("://")
         scheme = scheme.lower()
-        if f"{scheme}://" not in SCHEMES or not _:
+        if not separator or f"{scheme}://" not in SCHEMES:
             raise ValueError("Redis URL must specify one of the following schemes "
                              "(redis://, rediss://, unix://, redis+sentinel://, "
                              "rediss+sentinel://)")
+        sentinel = scheme.endswith("+sentinel")
         parts = urlsplit(url)
-        values = _query(parts.query, sentinel=scheme.endswith("+sentinel"))
+        values = _query(parts.query, sentinel=sentinel)
         values.setdefault("timeout", timeout)
-        if scheme.endswith("+sentinel"):
-            values.update(_sentinel_location(rest))
-        elif scheme == "unix":
-            if not parts.path:
-                raise ValueError("unix:// URL needs a socket path")
-            values.update(path=unquote(parts.path), host="", port=0)
-        else:
-            try:
-                port = parts.port or 6379
-            except ValueError as exc:
-                raise ValueError(f"bad port in {scheme}:// URL: {exc}") from exc
-            values.update(host=unquote(parts.hostname) if parts.hostname else "localhost",
-                          port=port)
-            if "db" not in values and parts.path.strip("/"):
-                values["db"] = _number(int, "db", parts.path.strip("/"))
-        if not scheme.endswith("+sentinel"):
-            if parts.username:
-                values["username"] = unquote(parts.username)
-            if parts.password:
-                values["password"] = unquote(parts.password)
+        values.update(_sentinel_location(rest) if sentinel else _direct_location(parts))
+        if "db" not in values and not sentinel and scheme != "unix" \
+                and parts.path.strip("/"):
+            values["db"] = _number(int, "db", parts.path.strip("/"))
         values["tls"] = scheme.startswith("rediss")
         values.setdefault("connect_timeout", values["timeout"])
         for name, value in overrides.items():
@@ -250,6 +235,27 @@ def _query(query: str, *, sentinel: bool) -> dict[str, Any]:
                 f"unknown URL option {name!r}{hint}; known: {', '.join(sorted(known))}")
         target, parse = known[name]
         values[target] = _number(parse, name, texts[-1])
+    return values
+
+
+def _direct_location(parts: SplitResult) -> dict[str, Any]:
+    """Host and port (or socket path) and credentials of a redis/rediss/unix URL."""
+    values: dict[str, Any] = {}
+    if parts.scheme.lower() == "unix":
+        if not parts.path:
+            raise ValueError("unix:// URL needs a socket path")
+        values.update(path=unquote(parts.path), host="", port=0)
+    else:
+        try:
+            port = parts.port or 6379
+        except ValueError as exc:
+            raise ValueError(f"bad port in {parts.scheme}:// URL: {exc}") from exc
+        values.update(host=unquote(parts.hostname) if parts.hostname else "localhost",
+                      port=port)
+    if parts.username:
+        values["username"] = unquote(parts.username)
+    if parts.password:
+        values["password"] = unquote(parts.password)
     return values
 
 
