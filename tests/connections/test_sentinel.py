@@ -192,13 +192,14 @@ def test_workers_follow_a_failover_and_every_job_completes(servers: Servers,
         wait_for(lambda: _all_complete(watcher, jids), timeout=90)
         ended = time.monotonic()
         assert watcher.jobs.failed() == {}
-        names = {c.get("name") for c in admin(new_master).client_list()}
-        assert {"qless-py:fo-1", "qless-py:fo-2"} <= names
+        wait_for(lambda: {"qless-py:fo-1", "qless-py:fo-2"}
+                 <= {c.get("name") for c in admin(new_master).client_list()})
         print(f"\nfailover: replica promoted {promoted - killed:.2f}s after the kill, workers "
               f"completed jobs again after {resumed - killed:.2f}s, all {2 * count} jobs "
               f"complete after {ended - killed:.2f}s")
         workers.send_signal(signal.SIGTERM)
         assert workers.wait(30) == 0
+        assert "Traceback" not in log.read_text()
     except BaseException:
         print(log.read_text())
         raise
@@ -208,7 +209,6 @@ def test_workers_follow_a_failover_and_every_job_completes(servers: Servers,
             workers.wait(10)
         client.close()
         watcher.close()
-    assert "Traceback" not in log.read_text()
 
 
 def test_a_redis_py_sentinel_client_is_reproduced_by_workers(setup: Setup) -> None:

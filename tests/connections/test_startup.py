@@ -73,7 +73,7 @@ def test_a_server_that_is_down_at_start_is_waited_for(tmp_path: Path) -> None:
             [sys.executable, "-m", "qless_py", "worker", "--url", f"redis://127.0.0.1:{port}/0",
              "-q", "q", "--processes", "1", "--interval", "0.5"],
             cwd=ROOT, env=cli_env(), stdout=out, stderr=subprocess.STDOUT)
-    server = ServerProcess(tmp_path / "server", kind="redis", port=port)
+    server = ServerProcess(tmp_path / "server", kind="redis", port=port, unixsocket=False)
     try:
         wait_for(lambda: "cannot be reached yet" in log.read_text())
         assert worker.poll() is None  # still trying
