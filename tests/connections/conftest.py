@@ -139,8 +139,9 @@ class Servers:
 
     def redis(self, *extra: str, port: int = 0, appendonly: bool = False) -> ServerProcess:
         """A redis-server with a unix socket (for the test's own admin connection)."""
+        # replicas sync at once, not after the default 5 s wait for more replicas
         server = ServerProcess(self._root(), kind="redis", port=port, appendonly=appendonly,
-                               extra_args=extra)
+                               extra_args=("--repl-diskless-sync-delay", "0", *extra))
         self.started.append(server)
         return server.start()
 
@@ -225,6 +226,12 @@ class SentinelProcess:
                 "SENTINEL", "get-master-addr-by-name", self.service))
         except redis.ConnectionError:
             return False
+
+    def usable_replicas(self) -> int:
+        """Replicas this sentinel could promote now (known, connected, recently seen)."""
+        replicas = self.client().sentinel_slaves(self.service)  # parsed by redis-py
+        return sum(1 for r in replicas if r.get("flags") == "slave"
+                   and r.get("master-link-status") == "ok")
 
     def master_port_now(self) -> int:
         reply = self.client().execute_command("SENTINEL", "get-master-addr-by-name",

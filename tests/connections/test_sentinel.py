@@ -227,3 +227,41 @@ def test_a_redis_py_sentinel_client_is_reproduced_by_workers(setup: Setup) -> No
     state = redis.Redis(unix_socket_path=str(setup.master.socket_path)).hget("ql:j:j", "state")
     assert state == b"complete"
     client.close()
+
+
+@pytest.mark.parametrize("direct", [False, True])
+def test_a_demoted_master_is_left_for_the_new_one(setup: Setup, direct: bool) -> None:
+    client = Client(setup.url, worker_name="w")
+    if direct:
+        client.core.go_direct(client.endpoint())
+    client.queues["q"].put("tests.jobs.Noop", {}, jid="before")  # connected to the master
+    wait_for(lambda: setup.sentinel.usable_replicas() == 1)
+    setup.sentinel.client().execute_command("SENTINEL", "FAILOVER", SERVICE)
+    wait_for(lambda: setup.sentinel.master_port_now() == setup.replica.port)
+    # what the sentinel does to the old master when it next looks at it (within 10 s)
+    admin(setup.master).replicaof("127.0.0.1", setup.replica.port)
+    # the old connection is closed or answers READONLY: either way the put goes to the
+    # new master, found through the sentinel
+    client.queues["q"].put("tests.jobs.Noop", {}, jid="after")
+    assert admin(setup.replica).exists("ql:j:after")
+    client.close()
+
+
+@pytest.mark.parametrize("direct", [False, True])
+def test_readonly_closes_the_connection_and_the_call_is_sent_once_more(
+        servers: Servers, direct: bool) -> None:
+    master = servers.redis(port=free_port())
+    replica = servers.redis("--replicaof", "127.0.0.1", str(master.port), port=free_port())
+    wait_for(lambda: _replicating(replica))
+    client = Client(f"redis://127.0.0.1:{replica.port}/0", worker_name="w")
+    if direct:
+        client.core.go_direct(client.endpoint())
+    assert client.core.check() is None  # connected; the script is loaded
+    watch = admin(replica)
+    before = int(watch.info("stats")["total_connections_received"])
+    with pytest.raises(QlessConnectionError, match="^READONLY"):
+        client.queues["q"].put("tests.jobs.Noop", {}, jid="j")
+    # refused, then sent again on a new connection (a URL pointing at a replica stays
+    # wrong; through Sentinel, the new connection finds the master)
+    assert int(watch.info("stats")["total_connections_received"]) == before + 1
+    client.close()
