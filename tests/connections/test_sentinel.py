@@ -259,7 +259,7 @@ def test_readonly_closes_the_connection_and_the_call_is_sent_once_more(
     assert client.core.check() is None  # connected; the script is loaded
     watch = admin(replica)
     before = int(watch.info("stats")["total_connections_received"])
-    with pytest.raises(QlessConnectionError, match="^READONLY"):
+    with pytest.raises(QlessConnectionError, match=r"^READONLY"):
         client.queues["q"].put("tests.jobs.Noop", {}, jid="j")
     # refused, then sent again on a new connection (a URL pointing at a replica stays
     # wrong; through Sentinel, the new connection finds the master)
