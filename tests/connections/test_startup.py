@@ -117,3 +117,26 @@ def test_client_list_shows_which_worker_is_which(servers: Servers, tmp_path: Pat
         if worker.poll() is None:
             worker.kill()
             worker.wait(10)
+
+
+def test_a_credential_provider_is_asked_by_the_worker_too(guarded: ServerProcess) -> None:
+    import redis
+    from redis.credentials import UsernamePasswordCredentialProvider
+
+    asked: list[int] = []
+
+    class Counting(UsernamePasswordCredentialProvider):
+        def get_credentials(self) -> tuple[str] | tuple[str, str]:
+            asked.append(1)
+            return super().get_credentials()  # type: ignore[no-untyped-call,no-any-return]
+
+    conn = redis.Redis(host="127.0.0.1", port=guarded.port,
+                       credential_provider=Counting(password="secret"))
+    client = Client(redis_client=conn, worker_name="w")
+    client.queues["q"].put("tests.jobs.Noop", {}, jid="j")
+    plain = len(asked)
+    assert Worker(client, ["q"], burst=True, handle_signals=False).run() == 0
+    assert len(asked) > plain  # the worker's own connections asked it
+    client.core.transport = None
+    assert client.jobs["j"].state == "complete"  # type: ignore[union-attr]
+    client.close()
