@@ -129,7 +129,13 @@ class Worker:
 
     # -- public --------------------------------------------------------------------------
     def run(self) -> int:
-        """Work until stopped (or drained with ``burst``); returns the exit code."""
+        """Work until stopped (or drained with ``burst``); returns the exit code.
+
+        Raises ConnectionSetupError if the first connection fails for a reason retrying
+        cannot mend; later connection problems are retried with backoff."""
+        problem = self.client.core.check()
+        if problem is not None:
+            log.warning("worker %s: %s; retrying with backoff", self.name, problem)
         install = self.handle_signals
         if install is None:
             install = threading.current_thread() is threading.main_thread()
