@@ -18,7 +18,13 @@ from redis.backoff import NoBackoff
 from redis.connection import Connection, SSLConnection, UnixDomainSocketConnection
 from redis.retry import Retry
 
-from qless_py.dial import ConnectionFailed, SetupFailed, closed_at_once, open_socket
+from qless_py.dial import (
+    ConnectionFailed,
+    SetupFailed,
+    closed_at_once,
+    open_socket,
+    tls_refusal,
+)
 from qless_py.endpoint import Endpoint
 from qless_py.errors import UnsupportedSettingError
 
@@ -66,6 +72,10 @@ class EndpointConnection(Connection):
         try:
             send()
         except redis.ConnectionError as exc:
+            # TLS 1.3 reports a refused client certificate only on the first read
+            if tls_refusal(exc.__cause__ or exc.__context__ or exc):
+                self.disconnect()  # type: ignore[no-untyped-call]
+                raise SetupFailed(f"TLS with {self.endpoint}: {exc}") from exc
             refusal = closed_at_once(self.endpoint, exc)
             if refusal is not None:
                 self.disconnect()  # type: ignore[no-untyped-call]

@@ -324,6 +324,10 @@ def opening_commands(ep: Endpoint) -> list[tuple[str, list[Arg]]]:
         commands.append((f"SELECT {ep.db}", ["SELECT", ep.db]))
     if ep.client_name:
         commands.append(("CLIENT SETNAME", ["CLIENT", "SETNAME", ep.client_name]))
+    if ep.tls and not commands:
+        # a server that refuses our TLS client says so only on the first read: ask now,
+        # so the refusal is seen as one (SetupFailed) rather than as a broken call
+        commands.append(("PING", ["PING"]))
     return commands
 
 
