@@ -20,12 +20,12 @@ function Job.migrate(jid, legacy)
   if ok and type(stages) == 'table' then
     for _, st in ipairs(stages) do
       if type(st) == 'table' then
-        rcall('RPUSH', hk, encode({ floor(num(st.put) or 0), 'put', { q = st.q } }))
-        if num(st.popped) then
-          rcall('RPUSH', hk, encode({ floor(num(st.popped)), 'popped', { worker = st.worker } }))
+        rcall('RPUSH', hk, encode({ floor(Num.parse(st.put) or 0), 'put', { q = st.q } }))
+        if Num.parse(st.popped) then
+          rcall('RPUSH', hk, encode({ floor(Num.parse(st.popped)), 'popped', { worker = st.worker } }))
         end
-        if num(st.failed) then rcall('RPUSH', hk, encode({ floor(num(st.failed)), 'failed' })) end
-        if num(st.done) then rcall('RPUSH', hk, encode({ floor(num(st.done)), 'done' })) end
+        if Num.parse(st.failed) then rcall('RPUSH', hk, encode({ floor(Num.parse(st.failed)), 'failed' })) end
+        if Num.parse(st.done) then rcall('RPUSH', hk, encode({ floor(Num.parse(st.done)), 'done' })) end
       end
     end
   end
@@ -37,7 +37,8 @@ end
 -- field when the caller already read it (false: known absent; nil: read it here).
 -- The cap `max-job-history` (N) reproduces the reference's keep-first-plus-newest result
 -- without reading the list: RPUSH first, then trim only when over the cap. `whole`, when
--- the caller has it, is Lua's text for floor(when) (whole_text).
+-- the caller has it, is Lua's text for floor(when) (Num.whole_text).
+--@inline
 function Job.hist(jid, when, what_json, extra, legacy, whole)
   if legacy == nil then legacy = rcall('HGET', key.job .. jid, 'history') end
   if legacy then Job.migrate(jid, legacy) end
@@ -45,7 +46,7 @@ function Job.hist(jid, when, what_json, extra, legacy, whole)
   -- as JSON text already (the hot callers build {"q":...} / {"worker":...} themselves).
   local entry
   if not whole then
-    whole = whole_text(when)
+    whole = Num.whole_text(when)
   end
   if extra == nil then
     entry = '[' .. whole .. ',' .. what_json .. ']'
@@ -57,7 +58,7 @@ function Job.hist(jid, when, what_json, extra, legacy, whole)
   local len = rcall('RPUSH', hk, entry)
   -- No cap trims a list of two entries or fewer, so the config is read only beyond that.
   if len < 3 then return end
-  local cap = config_number('max-job-history', 100)
+  local cap = Config.number('max-job-history', 100)
   cap = floor(cap)
   if cap >= 3 then
     if len > cap then
@@ -104,6 +105,7 @@ function Job.render_entry(text)
 end
 
 -- A JSON list stored in a hash field, re-encoded the way cjson writes it ({} when empty).
+--@inline
 function Job.stored_list(text)
   if not text or text == '{}' or text == '[]' then return '{}' end
   local ok, v = pcall(decode, text)
@@ -114,7 +116,7 @@ end
 -- Encoded JSON strings of a Redis reply list.
 function Job.encoded_members(list)
   for i = 1, #list do list[i] = encode(list[i]) end
-  return jlist(list)
+  return Json.list(list)
 end
 
 -- The job object (protocol 2.10) as JSON text, or nil when the job has no `jid` field.
@@ -125,6 +127,7 @@ end
 -- an entry's stored text that the caller can predict and its rendering (the rendering
 -- below makes of that text): a stored entry equal to `seen` is not parsed. `wjson` and
 -- `qjson`, when the caller has them, are the JSON texts of f's worker and queue.
+--@inline
 function Job.render(jid, f, tracked, wrap, last, seen, shown, wjson, qjson)
   if not f then f = Job.fetch(jid) end
   if not f[F_JID] then return nil end
@@ -168,22 +171,22 @@ function Job.render(jid, f, tracked, wrap, last, seen, shown, wjson, qjson)
   local dependents = sets % 2 == 1 and rcall('SMEMBERS', dtk) or {}
   local dependencies = sets >= 2 and Job.encoded_members(rcall('SMEMBERS', dck)) or '{}'
   -- Numbers absent from the hash are left out, as cjson leaves out nil values.
-  local priority = num_json(f[F_PRIORITY])
-  local retries = num_json(f[F_RETRIES])
-  local remaining = num_json(f[F_REMAINING], true)
+  local priority = Json.number(f[F_PRIORITY])
+  local retries = Json.number(f[F_RETRIES])
+  local remaining = Json.number(f[F_REMAINING], true)
   -- Every part as a statement of its own, so that the build can inline the helpers into
   -- pop's common path; then one concatenation expression builds the result in one step.
-  local klass = jstr(f[F_KLASS])
+  local klass = Json.str(f[F_KLASS])
   local state = '"running"'
   if f[F_STATE] ~= 'running' then
-    state = jstr(f[F_STATE])
+    state = Json.str(f[F_STATE])
   end
   local queue = qjson
   if not queue then
-    queue = jstr(f[F_QUEUE])
+    queue = Json.str(f[F_QUEUE])
   end
-  local data = jstr(f[F_DATA])
-  local spawned = jstr(f[F_SPAWNED])
+  local data = Json.str(f[F_DATA])
+  local spawned = Json.str(f[F_SPAWNED])
   -- The history's brackets go into the one concatenation below (cjson writes {} for none).
   local history, hopen, hclose = '{}', '', ''
   if #hist > 0 then
@@ -214,13 +217,16 @@ end
 function Job.tag_list(text)
   if not text then return {} end
   local ok, v = pcall(decode, text)
-  if ok and string_list(v) then return v end
+  if ok and Json.strings(v) then return v end
   return {}
 end
 
+-- Whether the job is tracked (in ql:tracked).
+--@inline
 function Job.is_tracked(jid) return rcall('ZSCORE', key.tracked, jid) ~= false end
 
 -- Publish `payload` on ql:<channel> when the job is tracked.
+--@inline
 function Job.notify(jid, channel, tracked)
   if tracked == nil then
     tracked = Job.is_tracked(jid)
@@ -240,19 +246,21 @@ function Job.link(jid, dep)
 end
 
 -- P-WORK: make `jid` waiting in `queue` as of time `t`, and wake that queue's workers.
+--@inline
 function Job.enqueue(queue, jid, priority, t)
-  local score = work_score(priority, t)
+  local score = priority - (t / 10000000000)  -- the work-set score (protocol 2.8)
   rcall('ZADD', key.queue .. queue .. key.work, score, jid)
-  wake_queue(queue)
+  Wake.queue(queue)
 end
 
 -- A running job leaving `queue` frees a slot when the queue has a concurrency cap.
+--@inline
 function Job.left_running(queue)
-  -- cfg false: the call found no config hash, so no queue has a cap. config_number would
+  -- cfg false: the call found no config hash, so no queue has a cap. Config.number would
   -- say so too; asking here first spares building the field's name on every complete.
   if not queue or cfg == false then return end
-  local cap = config_number(queue .. '-max-concurrency', 0)
-  if cap > 0 then wake_queue(queue) end
+  local cap = Config.number(queue .. '-max-concurrency', 0)
+  if cap > 0 then Wake.queue(queue) end
 end
 
 -- Remove a job from a failure group (and the group from ql:failures when it empties).
@@ -264,6 +272,7 @@ function Job.unlist_failure(jid, group)
 end
 
 -- Park a job in failure group `group` with failure object `failure`.
+--@inline
 function Job.park_failed(jid, group, failure)
   rcall('HSET', key.job .. jid, 'state', 'failed', 'worker', '', 'expires', '',
     'failure', encode(failure))
@@ -283,9 +292,10 @@ end
 
 -- P-EXPIRE-COMPLETED, in bounded batches: at most 100 jobs older than `jobs-history` and at
 -- most 100 beyond `jobs-history-count` per call (the reference deletes all at once).
+--@inline
 function Job.expire_completed(now)
-  local age = config_number('jobs-history', 604800)
-  local keep = config_number('jobs-history-count', 50000)
+  local age = Config.number('jobs-history', 604800)
+  local keep = Config.number('jobs-history-count', 50000)
   keep = floor(keep)
   local old = rcall('ZRANGEBYSCORE', key.completed, '0', now - age, 'LIMIT', '0', '100')
   if #old > 0 then
@@ -329,6 +339,7 @@ function Job.release_dependents(now, jid, dependents)
 end
 
 -- Parse `name value` pairs from ARGV[first..] (the last value of a repeated name wins).
+--@inline
 function Job.options(first, last)
   local opts = {}
   for i = first, last - 1, 2 do opts[A[i]] = A[i + 1] end
@@ -345,26 +356,27 @@ end
 -- / Odd number of additional args / Put(): Arg "retries" not a number: <x> / Put(): Arg
 -- "tags" not JSON<x> / Put(): Arg "priority" not a number<x> / Put(): Arg "depends" not JSON:
 -- <x>; requeue first: Job(): no jid provided / Requeue(): Job <jid> does not exist
+--@inline
 function Job.put(now, requeue)
   local worker, queue, jid, klass, data, delay_s = A[3], A[4], A[5], A[6], A[7], A[8]
   if requeue then
-    if jid == nil then fail('Job(): no jid provided') end
-    if rcall('EXISTS', key.job .. jid) == 0 then fail('Requeue(): Job ' .. jid .. ' does not exist') end
+    if jid == nil then error('Job(): no jid provided') end
+    if rcall('EXISTS', key.job .. jid) == 0 then error('Requeue(): Job ' .. jid .. ' does not exist') end
   end
-  if queue == nil then fail('Queue(): no queue name provided') end
-  if jid == nil then fail('Put(): Arg "jid" missing') end
-  if klass == nil then fail('Put(): Arg "klass" missing') end
+  if queue == nil then error('Queue(): no queue name provided') end
+  if jid == nil then error('Put(): Arg "jid" missing') end
+  if klass == nil then error('Put(): Arg "klass" missing') end
   if data ~= '{}' and decode(data) == false then
-    fail('Put(): Arg "data" missing or not JSON: ' .. tostring(data))
+    error('Put(): Arg "data" missing or not JSON: ' .. tostring(data))
   end
   -- A delay of '0' (the common put) needs no parsing: tonumber converts a text twice.
   local delay = 0
   if delay_s ~= '0' then
-    delay = num(delay_s)
-    if delay == nil then fail('Put(): Arg "delay" not a number: ' .. tostring(delay_s)) end
+    delay = Num.parse(delay_s)
+    if delay == nil then error('Put(): Arg "delay" not a number: ' .. tostring(delay_s)) end
   end
   local n = #A
-  if (n - 8) % 2 == 1 then fail('Odd number of additional args') end
+  if (n - 8) % 2 == 1 then error('Odd number of additional args') end
   -- No table at all when there are no options (the common case).
   local o_retries, o_tags, o_priority, o_depends
   if n > 8 then
@@ -389,25 +401,25 @@ function Job.put(now, requeue)
 
   local retries = f[6] and tonumber(f[6]) or 5
   if o_retries ~= nil then
-    retries = num(o_retries)
-    if retries == nil then fail('Put(): Arg "retries" not a number: ' .. o_retries) end
+    retries = Num.parse(o_retries)
+    if retries == nil then error('Put(): Arg "retries" not a number: ' .. o_retries) end
   end
   -- Tag and dependency lists stay false when there are none.
   local old_tags = f[7] and Job.tag_list(f[7])
   local tags = old_tags
   if o_tags ~= nil then
-    tags = string_list(decode(o_tags))
-    if tags == nil then fail('Put(): Arg "tags" not JSON' .. o_tags) end
+    tags = Json.strings(decode(o_tags))
+    if tags == nil then error('Put(): Arg "tags" not JSON' .. o_tags) end
   end
   local priority = f[5] and tonumber(f[5]) or 0
   if o_priority ~= nil then
-    priority = num(o_priority)
-    if priority == nil then fail('Put(): Arg "priority" not a number' .. o_priority) end
+    priority = Num.parse(o_priority)
+    if priority == nil then error('Put(): Arg "priority" not a number' .. o_priority) end
   end
   local depends = false
   if o_depends ~= nil then
-    depends = string_list(decode(o_depends))
-    if depends == nil then fail('Put(): Arg "depends" not JSON: ' .. o_depends) end
+    depends = Json.strings(decode(o_depends))
+    if depends == nil then error('Put(): Arg "depends" not JSON: ' .. o_depends) end
   end
 
   -- Writes begin here.
@@ -433,8 +445,8 @@ function Job.put(now, requeue)
   local qjson = encode(queue)
   rcall('PUBLISH', key.channel .. 'log',
     '{"jid":' .. encode(jid) .. ',"event":"put","queue":' .. qjson .. '}')
-  local tstr = time_text(now)
-  local whole = whole_text(now, tstr)
+  local tstr = Num.time_text(now)
+  local whole = Num.whole_text(now, tstr)
   Job.hist(jid, now, '"put"', '{"q":' .. qjson .. '}', f[9] or false, whole)
   local old_queue, old_state, old_worker = f[3], f[2], f[4]
   if old_queue then
@@ -494,7 +506,7 @@ function Job.put(now, requeue)
   else
     Job.enqueue(queue, jid, priority, now)
   end
-  local now_arg = score_arg(now, tstr)
+  local now_arg = Num.score_arg(now, tstr)
   rcall('ZADD', key.queues, 'NX', now_arg, queue)
   if probe >= 2 and rcall('ZSCORE', key.tracked, jid) then
     rcall('PUBLISH', key.channel .. 'put', jid)
@@ -514,13 +526,14 @@ function Job.requeue(now) return Job.put(now, true) end
 -- "next". / Complete(): "depends" cannot be used without a "next". / Complete(): Job <jid>
 -- does not exist / ... is not currently running: <state> / ... has been handed out to another
 -- worker: <w> / ... running in another queue: <q>
+--@inline
 function Job.complete(now)
   local jid, worker, queue, data = A[3], A[4], A[5], A[6]
-  if jid == nil then fail('Job(): no jid provided') end
-  if worker == nil then fail('Complete(): Arg "worker" missing') end
-  if queue == nil then fail('Complete(): Arg "queue" missing') end
+  if jid == nil then error('Job(): no jid provided') end
+  if worker == nil then error('Complete(): Arg "worker" missing') end
+  if queue == nil then error('Complete(): Arg "queue" missing') end
   if data ~= '{}' and decode(data) == false then
-    fail('Complete(): Arg "data" missing or not JSON: ' .. tostring(data))
+    error('Complete(): Arg "data" missing or not JSON: ' .. tostring(data))
   end
   local nextq, delay, depends = nil, 0, nil
   -- Options are read only when given (most completes have none: no table is made).
@@ -528,18 +541,18 @@ function Job.complete(now)
     local opts = Job.options(7, #A)
     nextq = opts.next
     if opts.delay ~= nil then
-      delay = num(opts.delay)
-      if delay == nil then fail('assertion failed!') end
+      delay = Num.parse(opts.delay)
+      if delay == nil then error('assertion failed!') end
     end
     if opts.depends ~= nil then
-      depends = string_list(decode(opts.depends))
-      if depends == nil then fail('Complete(): Arg "depends" not JSON: ' .. opts.depends) end
+      depends = Json.strings(decode(opts.depends))
+      if depends == nil then error('Complete(): Arg "depends" not JSON: ' .. opts.depends) end
     end
     if opts.delay ~= nil and nextq == nil then
-      fail('Complete(): "delay" cannot be used without a "next".')
+      error('Complete(): "delay" cannot be used without a "next".')
     end
     if depends ~= nil and nextq == nil then
-      fail('Complete(): "depends" cannot be used without a "next".')
+      error('Complete(): "depends" cannot be used without a "next".')
     end
   end
   -- The priority is read only for a next queue (each field read scans the job's hash).
@@ -551,15 +564,15 @@ function Job.complete(now)
     f = rcall('HMGET', jk, 'state', 'worker', 'queue', 'history', 'time', 'retries', 'priority')
   end
   local state = f[1]
-  if not state then fail('Complete(): Job ' .. jid .. ' does not exist') end
+  if not state then error('Complete(): Job ' .. jid .. ' does not exist') end
   if state ~= 'running' then
-    fail('Complete(): Job ' .. jid .. ' is not currently running: ' .. state)
+    error('Complete(): Job ' .. jid .. ' is not currently running: ' .. state)
   end
   if f[2] ~= worker then
-    fail('Complete(): Job ' .. jid .. ' has been handed out to another worker: ' .. tostring(f[2]))
+    error('Complete(): Job ' .. jid .. ' has been handed out to another worker: ' .. tostring(f[2]))
   end
   if f[3] ~= queue then
-    fail('Complete(): Job ' .. jid .. ' running in another queue: ' .. tostring(f[3]))
+    error('Complete(): Job ' .. jid .. ' running in another queue: ' .. tostring(f[3]))
   end
 
   -- Two EXISTS answer the common case and save the reads and writes it would otherwise
@@ -573,13 +586,13 @@ function Job.complete(now)
   local dk = jk .. key.dependents
   local special = rcall('EXISTS', key.config, key.tracked, dk) > 0
   if special then
-    config_prefetch('max-job-history', 'jobs-history', 'jobs-history-count',
+    Config.prefetch('max-job-history', 'jobs-history', 'jobs-history-count',
       queue .. '-max-concurrency')
   else
     cfg = false
   end
-  local tstr = time_text(now)
-  local whole = whole_text(now, tstr)
+  local tstr = Num.time_text(now)
+  local whole = Num.whole_text(now, tstr)
   Job.hist(jid, now, '"done"', nil, f[4] or false, whole)
   Queue.unlist(queue, jid, probe)
   Stats.sample(now, 'run', queue, now - (tonumber(f[5]) or now))
@@ -593,7 +606,7 @@ function Job.complete(now)
     rcall('PUBLISH', key.channel .. 'log',
       encode({ jid = jid, event = 'advanced', queue = queue, to = nextq }))
     Job.hist(jid, now, '"put"', '{"q":' .. encode(nextq) .. '}', false, whole)
-    local now_arg = score_arg(now, tstr)
+    local now_arg = Num.score_arg(now, tstr)
     rcall('ZADD', key.queues, 'NX', now_arg, nextq)
     rcall('HSET', jk, 'data', data, 'time', tstr, 'state', 'waiting', 'worker', '',
       'failure', '{}', 'queue', nextq, 'expires', '0', 'remaining', retries)
@@ -618,7 +631,7 @@ function Job.complete(now)
     '{"jid":' .. encode(jid) .. ',"event":"completed","queue":' .. encode(queue) .. '}')
   rcall('HSET', jk, 'data', data, 'time', tstr, 'state', 'complete', 'worker', '',
     'failure', '{}', 'queue', '', 'expires', '0', 'remaining', retries)
-  local now_arg = score_arg(now, tstr)
+  local now_arg = Num.score_arg(now, tstr)
   rcall('ZADD', key.completed, now_arg, jid)
   Job.expire_completed(now)
   if special then
@@ -634,20 +647,21 @@ end
 -- Fail(): Arg "message" missing / cjson error (data) / Fail(): Job <jid>does not exist /
 -- Fail(): Job <jid>not currently running: <state> / Fail(): Job <jid> running with another
 -- worker: <w>
+--@inline
 function Job.fail(now)
   local jid, worker, group, message, data = A[3], A[4], A[5], A[6], A[7]
-  if jid == nil then fail('Job(): no jid provided') end
-  if worker == nil then fail('Fail(): Arg "worker" missing') end
-  if group == nil then fail('Fail(): Arg "group" missing') end
-  if message == nil then fail('Fail(): Arg "message" missing') end
+  if jid == nil then error('Job(): no jid provided') end
+  if worker == nil then error('Fail(): Arg "worker" missing') end
+  if group == nil then error('Fail(): Arg "group" missing') end
+  if message == nil then error('Fail(): Arg "message" missing') end
   local decoded
   if data ~= nil then decoded = decode(data) end
   local f = rcall('HMGET', key.job .. jid, 'state', 'worker', 'queue', 'history')
   local state, queue = f[1], f[3]
-  if not state then fail('Fail(): Job ' .. jid .. 'does not exist') end
-  if state ~= 'running' then fail('Fail(): Job ' .. jid .. 'not currently running: ' .. state) end
+  if not state then error('Fail(): Job ' .. jid .. 'does not exist') end
+  if state ~= 'running' then error('Fail(): Job ' .. jid .. 'not currently running: ' .. state) end
   if f[2] ~= worker then
-    fail('Fail(): Job ' .. jid .. ' running with another worker: ' .. tostring(f[2]))
+    error('Fail(): Job ' .. jid .. ' running with another worker: ' .. tostring(f[2]))
   end
   queue = queue or ''
   rcall('PUBLISH', key.channel .. 'log', encode({ jid = jid, event = 'failed', worker = worker,
@@ -670,22 +684,23 @@ end
 -- Errors: Job(): no jid provided / Retry(): Arg "queue" missing / Retry(): Arg "worker"
 -- missing / Retry(): Arg "delay" not a number: <x> / Retry(): Job <jid> does not exist /
 -- ... is not currently running: <state> / ... has been given to another worker: <w>
+--@inline
 function Job.retry(now)
   local jid, queue, worker, delay_s, group, message = A[3], A[4], A[5], A[6], A[7], A[8]
-  if jid == nil then fail('Job(): no jid provided') end
-  if queue == nil then fail('Retry(): Arg "queue" missing') end
-  if worker == nil then fail('Retry(): Arg "worker" missing') end
+  if jid == nil then error('Job(): no jid provided') end
+  if queue == nil then error('Retry(): Arg "queue" missing') end
+  if worker == nil then error('Retry(): Arg "worker" missing') end
   local delay = 0
   if delay_s ~= nil then
-    delay = num(delay_s)
-    if delay == nil then fail('Retry(): Arg "delay" not a number: ' .. delay_s) end
+    delay = Num.parse(delay_s)
+    if delay == nil then error('Retry(): Arg "delay" not a number: ' .. delay_s) end
   end
   local f = rcall('HMGET', key.job .. jid, 'state', 'worker', 'queue', 'priority', 'history')
   local state = f[1]
-  if not state then fail('Retry(): Job ' .. jid .. ' does not exist') end
-  if state ~= 'running' then fail('Retry(): Job ' .. jid .. ' is not currently running: ' .. state) end
+  if not state then error('Retry(): Job ' .. jid .. ' does not exist') end
+  if state ~= 'running' then error('Retry(): Job ' .. jid .. ' is not currently running: ' .. state) end
   if f[2] ~= worker then
-    fail('Retry(): Job ' .. jid .. ' has been given to another worker: ' .. tostring(f[2]))
+    error('Retry(): Job ' .. jid .. ' has been given to another worker: ' .. tostring(f[2]))
   end
   local jk = key.job .. jid
   -- HINCRBYFLOAT: a fractional budget (retries 2.5) must not make this fail.
@@ -728,22 +743,23 @@ end
 -- Errors: Job(): no jid provided / Heatbeat(): Arg "worker" missing (sic) / cjson error (data)
 -- / Heartbeat(): Job <jid> does not exist / ... not currently running: <state> / ... given out
 -- to another worker: <w>
+--@inline
 function Job.heartbeat(now)
   local jid, worker, data = A[3], A[4], A[5]
-  if jid == nil then fail('Job(): no jid provided') end
-  if worker == nil then fail('Heatbeat(): Arg "worker" missing') end
+  if jid == nil then error('Job(): no jid provided') end
+  if worker == nil then error('Heatbeat(): Arg "worker" missing') end
   local decoded
   if data ~= nil then decoded = decode(data) end
   local f = rcall('HMGET', key.job .. jid, 'worker', 'state', 'queue')
   local queue = f[3] or ''
-  local lock = config_heartbeat(queue)
+  local lock = Config.heartbeat(queue)
   local expires = now + lock
-  if not f[1] then fail('Heartbeat(): Job ' .. jid .. ' does not exist') end
+  if not f[1] then error('Heartbeat(): Job ' .. jid .. ' does not exist') end
   if f[2] ~= 'running' then
-    fail('Heartbeat(): Job ' .. jid .. ' not currently running: ' .. tostring(f[2]))
+    error('Heartbeat(): Job ' .. jid .. ' not currently running: ' .. tostring(f[2]))
   end
   if f[1] ~= worker or f[1] == '' then
-    fail('Heartbeat(): Job ' .. jid .. ' given out to another worker: ' .. f[1])
+    error('Heartbeat(): Job ' .. jid .. ' given out to another worker: ' .. f[1])
   end
   local jk = key.job .. jid
   if decoded ~= nil and decoded ~= false then
@@ -760,7 +776,7 @@ end
 -- get <now> <jid>: the job object, or nil. Error: Job(): no jid provided
 function Job.get(now)
   local jid = A[3]
-  if jid == nil then fail('Job(): no jid provided') end
+  if jid == nil then error('Job(): no jid provided') end
   return Job.render(jid) or false
 end
 
@@ -768,7 +784,7 @@ end
 function Job.multiget(now)
   local parts = {}
   for i = 3, #A do parts[#parts + 1] = Job.render(A[i]) end
-  return jlist(parts)
+  return Json.list(parts)
 end
 
 -- Cancel one job that is not complete (protocol 3.10, per-jid part).
@@ -792,10 +808,10 @@ function Job.cancel_one(jid, f)
     local ok, fo = pcall(decode, failure or '{}')
     if ok and type(fo) == 'table' then
       Job.unlist_failure(jid, fo.group)
-      local when = num(fo.when)
+      local when = Num.parse(fo.when)
       if when then
         -- The reference fails with a Lua error when the counter is missing; leave it alone.
-        local sk = stats_key('stats', day_of(when), queue or '')
+        local sk = Stats.key('stats', Stats.day(when), queue or '')
         if rcall('HEXISTS', sk, 'failed') == 1 then rcall('HINCRBY', sk, 'failed', -1) end
       end
     end
@@ -820,7 +836,7 @@ function Job.cancel(now)
     local jid = A[i]
     for _, d in ipairs(rcall('SMEMBERS', key.job .. jid .. key.dependents)) do
       if not listed[d] then
-        fail('Cancel(): ' .. jid .. ' is a dependency of ' .. d ..
+        error('Cancel(): ' .. jid .. ' is a dependency of ' .. d ..
           ' but is not mentioned to be canceled')
       end
     end
@@ -844,9 +860,9 @@ function Job.timeout(now)
   for i = 3, n do
     local jid = A[i]
     local f = rcall('HMGET', key.job .. jid, 'queue', 'state', 'worker', 'history')
-    if not f[1] then fail('Timeout(): Job ' .. jid .. ' does not exist') end
+    if not f[1] then error('Timeout(): Job ' .. jid .. ' does not exist') end
     -- A jid listed twice would no longer be running the second time.
-    if f[2] ~= 'running' or seen[jid] then fail('Timeout(): Job ' .. jid .. ' not running') end
+    if f[2] ~= 'running' or seen[jid] then error('Timeout(): Job ' .. jid .. ' not running') end
     seen[jid] = true
     rows[i] = f
   end
@@ -856,7 +872,7 @@ function Job.timeout(now)
     Job.hist(jid, now, '"timed-out"', nil, f[4] or false)
     rcall('ZREM', key.queue .. queue .. key.locks, jid)
     rcall('ZADD', key.queue .. queue .. key.work, '+inf', jid)
-    wake_queue(queue)
+    Wake.queue(queue)
     rcall('HSET', key.job .. jid, 'state', 'stalled', 'expires', 0)
     local msg = encode({ jid = jid, event = 'lock_lost', worker = f[3] })
     rcall('PUBLISH', key.worker .. (f[3] or ''), msg)
@@ -880,11 +896,11 @@ end
 -- <jid> not in the depends state: <state> / Depends(): Argument "command" must be "on" or "off"
 function Job.depends(now)
   local jid, command = A[3], A[4]
-  if jid == nil then fail('Job(): no jid provided') end
-  if command == nil then fail('Depends(): Arg "command" missing') end
+  if jid == nil then error('Job(): no jid provided') end
+  if command == nil then error('Depends(): Arg "command" missing') end
   local f = rcall('HMGET', key.job .. jid, 'state', 'queue', 'priority')
   if f[1] ~= 'depends' then
-    fail('Depends(): Job ' .. jid .. ' not in the depends state: ' .. tostring(f[1]))
+    error('Depends(): Job ' .. jid .. ' not in the depends state: ' .. tostring(f[1]))
   end
   local depk = key.job .. jid .. key.dependencies
   if command == 'on' then
@@ -902,7 +918,7 @@ function Job.depends(now)
       if rcall('SCARD', depk) == 0 then Job.undepend(now, jid, f) end
     end
   else
-    fail('Depends(): Argument "command" must be "on" or "off"')
+    error('Depends(): Argument "command" must be "on" or "off"')
   end
   return 1
 end
@@ -912,11 +928,11 @@ end
 -- "priority" missing or not a number: <x> / Priority(): Job <jid> does not exist
 function Job.priority(now)
   local jid, p_s = A[3], A[4]
-  if jid == nil then fail('Job(): no jid provided') end
-  local p = num(p_s)
-  if p == nil then fail('Priority(): Arg "priority" missing or not a number: ' .. tostring(p_s)) end
+  if jid == nil then error('Job(): no jid provided') end
+  local p = Num.parse(p_s)
+  if p == nil then error('Priority(): Arg "priority" missing or not a number: ' .. tostring(p_s)) end
   local queue = rcall('HGET', key.job .. jid, 'queue')
-  if not queue then fail('Priority(): Job ' .. jid .. ' does not exist') end
+  if not queue then error('Priority(): Job ' .. jid .. ' does not exist') end
   rcall('HSET', key.job .. jid, 'priority', p)
   local wk = key.queue .. queue .. key.work
   if rcall('ZSCORE', wk, jid) then rcall('ZADD', wk, p, jid) end
@@ -929,14 +945,14 @@ end
 -- Log(): Argument 'data' not cjson: <x> / Log(): Job <jid> does not exist
 function Job.log(now)
   local jid, message, data = A[3], A[4], A[5]
-  if jid == nil then fail("Log(): Argument 'jid' missing") end
-  if message == nil then fail("Log(): Argument 'message' missing") end
+  if jid == nil then error("Log(): Argument 'jid' missing") end
+  if message == nil then error("Log(): Argument 'message' missing") end
   local extra
   if data ~= nil then
     extra = decode(data)
-    if extra == false then fail("Log(): Argument 'data' not cjson: " .. data) end
+    if extra == false then error("Log(): Argument 'data' not cjson: " .. data) end
   end
-  if rcall('EXISTS', key.job .. jid) == 0 then fail('Log(): Job ' .. jid .. ' does not exist') end
+  if rcall('EXISTS', key.job .. jid) == 0 then error('Log(): Job ' .. jid .. ' does not exist') end
   -- Pass the extra as JSON text: a decoded JSON string must not be taken for JSON text.
   if extra ~= nil then extra = encode(extra) end
   Job.hist(jid, now, encode(message), extra)
