@@ -54,13 +54,48 @@ local cfg, wake
 --@ lua/failure.lua:1-1
 -- Failure groups: failed (overview and pages) and unfail.
 
---@ lua/job.lua:1-6
--- Jobs: history, rendering, and the commands that act on one job at a time.
+--@ lua/job/cancel.lua:1-1
+-- cancel: delete jobs that are not complete, with everything that refers to them.
+
+--@ lua/job/complete.lua:1-1
+-- complete: a job is done, or advances to its next queue; completed jobs expire.
+
+--@ lua/job/depends.lua:1-1
+-- Dependencies between jobs: linking, releasing dependents, and the depends command.
+
+--@ lua/job/fail_retry.lua:1-1
+-- fail and retry: a worker gives a job up, for good or for another try.
+
+--@ lua/job/fields.lua:1-7
+-- The job hash: its field layout, the one read of every field, its tags, whether it is
+-- tracked, and the tracked-job events.
 
 -- Field order of Job.fetch; the indexes below name the positions.
 -- local F_JID, F_KLASS, F_STATE, F_QUEUE, F_WORKER, F_PRIORITY, F_EXPIRES = 1, 2, 3, 4, 5, 6, 7
 -- local F_RETRIES, F_REMAINING, F_DATA, F_TAGS, F_FAILURE, F_SPAWNED, F_HISTORY, F_TIME =
 --   8, 9, 10, 11, 12, 13, 14, 15
+
+--@ lua/job/history.lua:1-1
+-- A job's history: appending entries under the length cap, and migrating the legacy field.
+
+--@ lua/job/lease.lua:1-1
+-- A running job's lease: heartbeat renews it, timeout ends it now.
+
+--@ lua/job/log.lua:1-1
+-- log: append a custom entry to a job's history.
+
+--@ lua/job/priority.lua:1-1
+-- priority: change a job's priority, and its place in its queue's work set.
+
+--@ lua/job/put.lua:1-1
+-- put and requeue: create a job, or move an existing one, into a queue.
+
+--@ lua/job/render.lua:1-1
+-- The job object (protocol 2.10) as JSON text, and the commands that return it.
+
+--@ lua/job/state.lua:1-2
+-- Steps of a job's state changes that several commands share: entering a queue's work
+-- set, leaving a running slot, parking in a failure group.
 
 --@ lua/json.lua:1-1
 -- JSON texts written by hand, exactly as cjson would write them, where that is cheaper.
@@ -277,16 +312,446 @@ function M.Queue_unfail(now)
   if rcall('LLEN', gk) == 0 then rcall('SREM', 'ql:failures', group) end
   return moved
 end
+  elseif name == 'Job_cancel_one' then
+--@ lua/job/cancel.lua:3-38
+-- Cancel one job that is not complete (protocol 3.10, per-jid part).
+function M.Job_cancel_one(jid, f)
+  local state, queue, failure, worker = f[1], f[2], f[3], f[4]
+  local msg = encode({ jid = jid, worker = worker, event = 'canceled', queue = queue })
+  rcall('PUBLISH', 'ql:' .. 'log', msg)
+  if worker and worker ~= '' then
+    rcall('ZREM', 'ql:w:' .. worker .. ':jobs', jid)
+    rcall('PUBLISH', 'ql:w:' .. worker, msg)
+  end
+  if queue then
+    M.Queue_unlist(queue, jid)
+    rcall('ZREM', 'ql:q:' .. queue .. '-depends', jid)
+    if state == 'running' then M.Job_left_running(queue) end
+  end
+  local depk = 'ql:j:' .. jid .. '-dependencies'
+  for _, b in ipairs(rcall('SMEMBERS', depk)) do rcall('SREM', 'ql:j:' .. b .. '-dependents', jid) end
+  rcall('DEL', depk)
+  if state == 'failed' then
+    local ok, fo = pcall(decode, failure or '{}')
+    if ok and type(fo) == 'table' then
+      M.Job_unlist_failure(jid, fo.group)
+      local when = M.Num_parse(fo.when)
+      if when then
+        -- The reference fails with a Lua error when the counter is missing; leave it alone.
+        local sk = M.Stats_key('stats', M.Stats_day(when), queue or '')
+        if rcall('HEXISTS', sk, 'failed') == 1 then rcall('HINCRBY', sk, 'failed', -1) end
+      end
+    end
+  end
+  for _, t in ipairs(M.Job_tag_list(f[5])) do
+    rcall('ZREM', 'ql:t:' .. t, jid)
+    rcall('ZINCRBY', 'ql:tags', -1, t)
+  end
+  M.Job_notify(jid, 'canceled')
+  rcall('DEL', 'ql:j:' .. jid, 'ql:j:' .. jid .. '-history')
+end
+  elseif name == 'Job_cancel' then
+--@ lua/job/cancel.lua:40-64
+-- cancel <now> [jid...]
+-- Reply: array of the jids passed. Events per job: ql:log canceled, ql:w:<worker> canceled,
+-- ql:canceled (tracked). Error: Cancel(): <jid> is a dependency of <dependent> but is not
+-- mentioned to be canceled (checked before any write).
+function M.Job_cancel(now)
+  local n = #A
+  local listed, out = {}, {}
+  for i = 3, n do listed[A[i]] = true end
+  for i = 3, n do
+    local jid = A[i]
+    for _, d in ipairs(rcall('SMEMBERS', 'ql:j:' .. jid .. '-dependents')) do
+      if not listed[d] then
+        error('Cancel(): ' .. jid .. ' is a dependency of ' .. d ..
+          ' but is not mentioned to be canceled')
+      end
+    end
+  end
+  for i = 3, n do
+    local jid = A[i]
+    out[#out + 1] = jid
+    local f = rcall('HMGET', 'ql:j:' .. jid, 'state', 'queue', 'failure', 'worker', 'tags')
+    if f[1] ~= 'complete' then M.Job_cancel_one(jid, f) end
+  end
+  return out
+end
+  elseif name == 'Job_complete' then
+--@ lua/job/complete.lua:3-125
+-- complete <now> <jid> <worker> <queue> <data> [next q] [delay d] [depends json]
+-- Reply: complete | waiting | scheduled | depends. Events: ql:completed (tracked), then
+-- ql:log completed or advanced. A dangling option name is ignored.
+-- Errors: Job(): no jid provided / Complete(): Arg "worker" missing / Complete(): Arg "queue"
+-- missing / Complete(): Arg "data" missing or not JSON: <x> / assertion failed! (delay) /
+-- Complete(): Arg "depends" not JSON: <x> / Complete(): "delay" cannot be used without a
+-- "next". / Complete(): "depends" cannot be used without a "next". / Complete(): Job <jid>
+-- does not exist / ... is not currently running: <state> / ... has been handed out to another
+-- worker: <w> / ... running in another queue: <q>
+--@inline
+function M.Job_complete(now)
+  local jid, worker, queue, data = A[3], A[4], A[5], A[6]
+  if jid == nil then error('Job(): no jid provided') end
+  if worker == nil then error('Complete(): Arg "worker" missing') end
+  if queue == nil then error('Complete(): Arg "queue" missing') end
+  if data ~= '{}' and decode(data) == false then
+    error('Complete(): Arg "data" missing or not JSON: ' .. tostring(data))
+  end
+  local nextq, delay, depends = nil, 0, nil
+  -- Options are read only when given (most completes have none: no table is made).
+  if #A > 6 then
+    local opts = M.Job_options(7, #A)
+    nextq = opts.next
+    if opts.delay ~= nil then
+      delay = M.Num_parse(opts.delay)
+      if delay == nil then error('assertion failed!') end
+    end
+    if opts.depends ~= nil then
+      depends = M.Json_strings(decode(opts.depends))
+      if depends == nil then error('Complete(): Arg "depends" not JSON: ' .. opts.depends) end
+    end
+    if opts.delay ~= nil and nextq == nil then
+      error('Complete(): "delay" cannot be used without a "next".')
+    end
+    if depends ~= nil and nextq == nil then
+      error('Complete(): "depends" cannot be used without a "next".')
+    end
+  end
+  -- The priority is read only for a next queue (each field read scans the job's hash).
+  local jk = 'ql:j:' .. jid
+  local f
+  if nextq == nil then
+    f = rcall('HMGET', jk, 'state', 'worker', 'queue', 'history', 'time', 'retries')
+  else
+    f = rcall('HMGET', jk, 'state', 'worker', 'queue', 'history', 'time', 'retries', 'priority')
+  end
+  local state = f[1]
+  if not state then error('Complete(): Job ' .. jid .. ' does not exist') end
+  if state ~= 'running' then
+    error('Complete(): Job ' .. jid .. ' is not currently running: ' .. state)
+  end
+  if f[2] ~= worker then
+    error('Complete(): Job ' .. jid .. ' has been handed out to another worker: ' .. tostring(f[2]))
+  end
+  if f[3] ~= queue then
+    error('Complete(): Job ' .. jid .. ' running in another queue: ' .. tostring(f[3]))
+  end
+
+  -- Two EXISTS answer the common case and save the reads and writes it would otherwise
+  -- take. EXISTS counts a key once per mention, so the first reply is a bit set: 1 = the
+  -- work set exists, 2 = the scheduled set exists (Queue.unlist skips the sets that do
+  -- not). The second is above 0 when config, a tracked job or this job's dependents exist.
+  -- (One EXISTS with weights 1, 2, 4, 4, 4 would mention 15 keys; each mention costs
+  -- about a third of a call.)
+  local sk = 'ql:q:' .. queue .. '-scheduled'
+  local probe = rcall('EXISTS', 'ql:q:' .. queue .. '-work', sk, sk)
+  local dk = jk .. '-dependents'
+  local special = rcall('EXISTS', 'ql:config', 'ql:tracked', dk) > 0
+  if special then
+    M.Config_prefetch('max-job-history', 'jobs-history', 'jobs-history-count',
+      queue .. '-max-concurrency')
+  else
+    cfg = false
+  end
+  local tstr = M.Num_time_text(now)
+  local whole = M.Num_whole_text(now, tstr)
+  M.Job_hist(jid, now, '"done"', nil, f[4] or false, whole)
+  M.Queue_unlist(queue, jid, probe)
+  M.Stats_sample(now, 'run', queue, now - (tonumber(f[5]) or now))
+  rcall('ZREM', 'ql:w:' .. worker .. ':jobs', jid)
+  if special and rcall('ZSCORE', 'ql:tracked', jid) then
+    rcall('PUBLISH', 'ql:' .. 'completed', jid)
+  end
+  M.Job_left_running(queue)
+  local retries = f[6] or 0
+  if nextq ~= nil then
+    rcall('PUBLISH', 'ql:' .. 'log',
+      encode({ jid = jid, event = 'advanced', queue = queue, to = nextq }))
+    M.Job_hist(jid, now, '"put"', '{"q":' .. encode(nextq) .. '}', false, whole)
+    local now_arg = M.Num_score_arg(now, tstr)
+    rcall('ZADD', 'ql:queues', 'NX', now_arg, nextq)
+    rcall('HSET', jk, 'data', data, 'time', tstr, 'state', 'waiting', 'worker', '',
+      'failure', '{}', 'queue', nextq, 'expires', '0', 'remaining', retries)
+    if delay > 0 and (depends == nil or #depends == 0) then
+      rcall('ZADD', 'ql:q:' .. nextq .. '-scheduled', now + delay, jid)
+      return 'scheduled'
+    end
+    local linked = 0
+    for _, d in ipairs(depends or {}) do
+      if M.Job_link(jid, d) then linked = linked + 1 end
+    end
+    if linked > 0 then
+      rcall('ZADD', 'ql:q:' .. nextq .. '-depends', now, jid)
+      rcall('HSET', jk, 'state', 'depends')
+      if delay > 0 then rcall('HSET', jk, 'scheduled', now + delay) end
+      return 'depends'
+    end
+    M.Job_enqueue(nextq, jid, tonumber(f[7]) or 0, now)
+    return 'waiting'
+  end
+  rcall('PUBLISH', 'ql:' .. 'log',
+    '{"jid":' .. encode(jid) .. ',"event":"completed","queue":' .. encode(queue) .. '}')
+  rcall('HSET', jk, 'data', data, 'time', tstr, 'state', 'complete', 'worker', '',
+    'failure', '{}', 'queue', '', 'expires', '0', 'remaining', retries)
+  local now_arg = M.Num_score_arg(now, tstr)
+  rcall('ZADD', 'ql:completed', now_arg, jid)
+  M.Job_expire_completed(now)
+  if special then
+    local dependents = rcall('SMEMBERS', dk)
+    if #dependents > 0 then M.Job_release_dependents(now, jid, dependents) end
+  end
+  return 'complete'
+end
+  elseif name == 'Job_expire_completed' then
+--@ lua/job/complete.lua:127-147
+-- P-EXPIRE-COMPLETED, in bounded batches: at most 100 jobs older than `jobs-history` and at
+-- most 100 beyond `jobs-history-count` per call (the reference deletes all at once).
+--@inline
+function M.Job_expire_completed(now)
+  local age = M.Config_number('jobs-history', 604800)
+  local keep = M.Config_number('jobs-history-count', 50000)
+  keep = floor(keep)
+  local old = rcall('ZRANGEBYSCORE', 'ql:completed', '0', now - age, 'LIMIT', '0', '100')
+  if #old > 0 then
+    for _, j in ipairs(old) do M.Job_delete(j) end
+    rcall('ZREM', 'ql:completed', unpack(old))
+  end
+  -- ZRANGE 0 .. -N-1: everything but the newest N; a negative N reaches only the -N oldest.
+  local card = rcall('ZCARD', 'ql:completed')
+  local excess = keep >= 0 and card - keep or math.min(card, -keep)
+  if excess > 0 then
+    if excess > 100 then excess = 100 end
+    for _, j in ipairs(rcall('ZRANGE', 'ql:completed', 0, excess - 1)) do M.Job_delete(j) end
+    rcall('ZREMRANGEBYRANK', 'ql:completed', 0, excess - 1)
+  end
+end
+  elseif name == 'Job_delete' then
+--@ lua/job/complete.lua:149-157
+-- Delete a job entirely (completed-job expiry): its tags, hash and history.
+function M.Job_delete(jid)
+  local tags = M.Job_tag_list(rcall('HGET', 'ql:j:' .. jid, 'tags'))
+  for _, t in ipairs(tags) do
+    rcall('ZREM', 'ql:t:' .. t, jid)
+    rcall('ZINCRBY', 'ql:tags', -1, t)
+  end
+  rcall('DEL', 'ql:j:' .. jid, 'ql:j:' .. jid .. '-history')
+end
+  elseif name == 'Job_link' then
+--@ lua/job/depends.lua:3-12
+-- Record that job `jid` waits for `dep` when `dep` exists and is not complete.
+function M.Job_link(jid, dep)
+  local st = rcall('HGET', 'ql:j:' .. dep, 'state')
+  if st and st ~= 'complete' then
+    rcall('SADD', 'ql:j:' .. jid .. '-dependencies', dep)
+    rcall('SADD', 'ql:j:' .. dep .. '-dependents', jid)
+    return true
+  end
+  return false
+end
+  elseif name == 'Job_release_dependents' then
+--@ lua/job/depends.lua:14-38
+-- P-RELEASE-DEPENDENTS: jobs waiting only for `jid` become waiting (or scheduled).
+-- `dependents` is the members of its dependents set, read by the caller.
+function M.Job_release_dependents(now, jid, dependents)
+  local dk = 'ql:j:' .. jid .. '-dependents'
+  for _, d in ipairs(dependents) do
+    local depk = 'ql:j:' .. d .. '-dependencies'
+    rcall('SREM', depk, jid)
+    if rcall('SCARD', depk) == 0 then
+      local f = rcall('HMGET', 'ql:j:' .. d, 'queue', 'scheduled', 'priority')
+      local q = f[1]
+      if q then
+        rcall('ZREM', 'ql:q:' .. q .. '-depends', d)
+        if f[2] then
+          rcall('ZADD', 'ql:q:' .. q .. '-scheduled', f[2], d)
+          rcall('HSET', 'ql:j:' .. d, 'state', 'scheduled')
+          rcall('HDEL', 'ql:j:' .. d, 'scheduled')
+        else
+          M.Job_enqueue(q, d, tonumber(f[3]) or 0, now)
+          rcall('HSET', 'ql:j:' .. d, 'state', 'waiting')
+        end
+      end
+    end
+  end
+  if #dependents > 0 then rcall('DEL', dk) end
+end
+  elseif name == 'Job_undepend' then
+--@ lua/job/depends.lua:40-48
+-- Move a job out of the depends state into its queue's work set (depends off).
+function M.Job_undepend(now, jid, f)
+  local queue = f[2]
+  if queue then
+    rcall('ZREM', 'ql:q:' .. queue .. '-depends', jid)
+    M.Job_enqueue(queue, jid, tonumber(f[3]) or 0, now)
+    rcall('HSET', 'ql:j:' .. jid, 'state', 'waiting')
+  end
+end
+  elseif name == 'Job_depends' then
+--@ lua/job/depends.lua:50-80
+-- depends <now> <jid> on <jid>... | off <jid>... | off all
+-- Reply: 1. Errors: Job(): no jid provided / Depends(): Arg "command" missing / Depends(): Job
+-- <jid> not in the depends state: <state> / Depends(): Argument "command" must be "on" or "off"
+function M.Job_depends(now)
+  local jid, command = A[3], A[4]
+  if jid == nil then error('Job(): no jid provided') end
+  if command == nil then error('Depends(): Arg "command" missing') end
+  local f = rcall('HMGET', 'ql:j:' .. jid, 'state', 'queue', 'priority')
+  if f[1] ~= 'depends' then
+    error('Depends(): Job ' .. jid .. ' not in the depends state: ' .. tostring(f[1]))
+  end
+  local depk = 'ql:j:' .. jid .. '-dependencies'
+  if command == 'on' then
+    for i = 5, #A do M.Job_link(jid, A[i]) end
+  elseif command == 'off' then
+    if A[5] == 'all' then
+      for _, b in ipairs(rcall('SMEMBERS', depk)) do rcall('SREM', 'ql:j:' .. b .. '-dependents', jid) end
+      rcall('DEL', depk)
+      M.Job_undepend(now, jid, f)
+    elseif #A >= 5 then
+      for i = 5, #A do
+        rcall('SREM', depk, A[i])
+        rcall('SREM', 'ql:j:' .. A[i] .. '-dependents', jid)
+      end
+      if rcall('SCARD', depk) == 0 then M.Job_undepend(now, jid, f) end
+    end
+  else
+    error('Depends(): Argument "command" must be "on" or "off"')
+  end
+  return 1
+end
+  elseif name == 'Job_fail' then
+--@ lua/job/fail_retry.lua:3-38
+-- fail <now> <jid> <worker> <group> <message> [data]
+-- Reply: the jid. Events: ql:log failed, then ql:failed (tracked).
+-- Errors: Job(): no jid provided / Fail(): Arg "worker" missing / Fail(): Arg "group" missing /
+-- Fail(): Arg "message" missing / cjson error (data) / Fail(): Job <jid>does not exist /
+-- Fail(): Job <jid>not currently running: <state> / Fail(): Job <jid> running with another
+-- worker: <w>
+--@inline
+function M.Job_fail(now)
+  local jid, worker, group, message, data = A[3], A[4], A[5], A[6], A[7]
+  if jid == nil then error('Job(): no jid provided') end
+  if worker == nil then error('Fail(): Arg "worker" missing') end
+  if group == nil then error('Fail(): Arg "group" missing') end
+  if message == nil then error('Fail(): Arg "message" missing') end
+  local decoded
+  if data ~= nil then decoded = decode(data) end
+  local f = rcall('HMGET', 'ql:j:' .. jid, 'state', 'worker', 'queue', 'history')
+  local state, queue = f[1], f[3]
+  if not state then error('Fail(): Job ' .. jid .. 'does not exist') end
+  if state ~= 'running' then error('Fail(): Job ' .. jid .. 'not currently running: ' .. state) end
+  if f[2] ~= worker then
+    error('Fail(): Job ' .. jid .. ' running with another worker: ' .. tostring(f[2]))
+  end
+  queue = queue or ''
+  rcall('PUBLISH', 'ql:' .. 'log', encode({ jid = jid, event = 'failed', worker = worker,
+    group = group, message = message }))
+  M.Job_notify(jid, 'failed')
+  rcall('ZREM', 'ql:w:' .. worker .. ':jobs', jid)
+  M.Job_hist(jid, now, '"failed"', { worker = worker, group = group }, f[4] or false)
+  M.Stats_count(now, now, queue, 'failures', 1, 'failed', 1)
+  M.Queue_unlist(queue, jid)
+  M.Job_left_running(queue)
+  if decoded ~= nil and decoded ~= false then rcall('HSET', 'ql:j:' .. jid, 'data', encode(decoded)) end
+  M.Job_park_failed(jid, group,
+    { group = group, message = message, when = floor(now), worker = worker })
+  return jid
+end
+  elseif name == 'Job_retry' then
+--@ lua/job/fail_retry.lua:40-98
+-- retry <now> <jid> <queue> <worker> [delay] [group] [message]
+-- Reply: integer, retries remaining (-1 when the job failed). Events: ql:failed (tracked) on
+-- exhaustion (no ql:log event there, as in the reference).
+-- Errors: Job(): no jid provided / Retry(): Arg "queue" missing / Retry(): Arg "worker"
+-- missing / Retry(): Arg "delay" not a number: <x> / Retry(): Job <jid> does not exist /
+-- ... is not currently running: <state> / ... has been given to another worker: <w>
+--@inline
+function M.Job_retry(now)
+  local jid, queue, worker, delay_s, group, message = A[3], A[4], A[5], A[6], A[7], A[8]
+  if jid == nil then error('Job(): no jid provided') end
+  if queue == nil then error('Retry(): Arg "queue" missing') end
+  if worker == nil then error('Retry(): Arg "worker" missing') end
+  local delay = 0
+  if delay_s ~= nil then
+    delay = M.Num_parse(delay_s)
+    if delay == nil then error('Retry(): Arg "delay" not a number: ' .. delay_s) end
+  end
+  local f = rcall('HMGET', 'ql:j:' .. jid, 'state', 'worker', 'queue', 'priority', 'history')
+  local state = f[1]
+  if not state then error('Retry(): Job ' .. jid .. ' does not exist') end
+  if state ~= 'running' then error('Retry(): Job ' .. jid .. ' is not currently running: ' .. state) end
+  if f[2] ~= worker then
+    error('Retry(): Job ' .. jid .. ' has been given to another worker: ' .. tostring(f[2]))
+  end
+  local jk = 'ql:j:' .. jid
+  -- HINCRBYFLOAT: a fractional budget (retries 2.5) must not make this fail.
+  local remaining = tonumber(rcall('HINCRBYFLOAT', jk, 'remaining', -1))
+  rcall('HDEL', jk, 'grace')
+  rcall('ZREM', 'ql:q:' .. (f[3] or '') .. '-locks', jid)
+  rcall('ZREM', 'ql:w:' .. worker .. ':jobs', jid)
+  M.Job_left_running(f[3])
+  if remaining < 0 then
+    group = group or ('failed-retries-' .. queue)
+    M.Job_hist(jid, now, '"failed"', { group = group }, f[5] or false)
+    local failure
+    if message ~= nil then
+      failure = { group = group, message = message, when = floor(now), worker = worker }
+    else
+      failure = { group = group, worker = '', when = now,
+        message = 'Job exhausted retries in queue "' .. tostring(f[3]) .. '"' }
+    end
+    M.Job_notify(jid, 'failed')
+    M.Job_park_failed(jid, group, failure)
+    M.Stats_count(now, now, queue, 'failures', 1, 'failed', 1)
+  else
+    if delay > 0 then
+      rcall('ZADD', 'ql:q:' .. queue .. '-scheduled', now + delay, jid)
+      rcall('HSET', jk, 'state', 'scheduled')
+    else
+      M.Job_enqueue(queue, jid, tonumber(f[4]) or 0, now)
+      rcall('HSET', jk, 'state', 'waiting')
+    end
+    if group ~= nil and message ~= nil then
+      rcall('HSET', jk, 'failure',
+        encode({ group = group, message = message, when = floor(now), worker = worker }))
+    end
+  end
+  return floor(remaining)
+end
   elseif name == 'Job_fetch' then
---@ lua/job.lua:8-13
+--@ lua/job/fields.lua:9-14
 -- Every field a command or the job object needs, in one HMGET.
 function M.Job_fetch(jid)
   return rcall('HMGET', 'ql:j:' .. jid, 'jid', 'klass', 'state', 'queue', 'worker', 'priority',
     'expires', 'retries', 'remaining', 'data', 'tags', 'failure', 'spawned_from_jid', 'history',
     'time')
 end
+  elseif name == 'Job_tag_list' then
+--@ lua/job/fields.lua:16-22
+-- Decoded tag list of a job's stored `tags` text ({} when absent or unreadable).
+function M.Job_tag_list(text)
+  if not text then return {} end
+  local ok, v = pcall(decode, text)
+  if ok and M.Json_strings(v) then return v end
+  return {}
+end
+  elseif name == 'Job_is_tracked' then
+--@ lua/job/fields.lua:24-26
+-- Whether the job is tracked (in ql:tracked).
+--@inline
+function M.Job_is_tracked(jid) return rcall('ZSCORE', 'ql:tracked', jid) ~= false end
+  elseif name == 'Job_notify' then
+--@ lua/job/fields.lua:28-35
+-- Publish `payload` on ql:<channel> when the job is tracked.
+--@inline
+function M.Job_notify(jid, channel, tracked)
+  if tracked == nil then
+    tracked = M.Job_is_tracked(jid)
+  end
+  if tracked then rcall('PUBLISH', 'ql:' .. channel, jid) end
+end
   elseif name == 'Job_migrate' then
---@ lua/job.lua:15-33
+--@ lua/job/history.lua:3-21
 -- Legacy history (a JSON field of jobs written by very old versions) becomes list entries,
 -- appended after the existing ones; the field is then deleted (protocol 2.4).
 function M.Job_migrate(jid, legacy)
@@ -307,7 +772,7 @@ function M.Job_migrate(jid, legacy)
   rcall('HDEL', 'ql:j:' .. jid, 'history')
 end
   elseif name == 'Job_hist' then
---@ lua/job.lua:35-75
+--@ lua/job/history.lua:23-63
 -- P-HIST: append [floor(when), what, extra?]. `what` comes as its JSON text (the callers'
 -- names are constants, so none has to be encoded per call). `legacy` is the job's `history`
 -- field when the caller already read it (false: known absent; nil: read it here).
@@ -349,287 +814,114 @@ function M.Job_hist(jid, when, what_json, extra, legacy, whole)
     rcall('LPUSH', hk, first)
   end
 end
-  elseif name == 'Job_render_entry' then
---@ lua/job.lua:77-105
--- One rendered history entry: the extra object's keys plus "when" and "what".
--- Stored entries are cjson output ([when,"what"] or [when,"what",{...}]), so the common
--- shapes are rewritten as text; anything else (an extra with keys named when/what, escaped
--- text, null or array extras) is decoded and re-encoded.
-function M.Job_render_entry(text)
-  local when, what, rest = text:match('^%[([%d%.eE+%-]+),("[^"\\]*")(.*)%]$')
-  if when then
-    if rest == '' or rest == ',{}' then return '{"when":' .. when .. ',"what":' .. what .. '}' end
-    -- Only a flat extra object: braces inside could mean more values after it.
-    if rest:sub(1, 2) == ',{' and rest:sub(-1) == '}' and not rest:find('"wh', 1, true)
-        and not rest:sub(3, -2):find('[{}]') then
-      return '{"when":' .. when .. ',"what":' .. what .. ',' .. rest:sub(3)
-    end
-  end
-  local ok, e = pcall(decode, text)
-  if not ok or type(e) ~= 'table' then return '{}' end
-  local parts = {}
-  if e[1] ~= nil then parts[#parts + 1] = '"when":' .. encode(e[1]) end
-  if e[2] ~= nil then parts[#parts + 1] = '"what":' .. encode(e[2]) end
-  local extra = e[3]
-  if type(extra) == 'table' then
-    for k, v in pairs(extra) do
-      if k ~= 'when' and k ~= 'what' then
-        parts[#parts + 1] = encode(tostring(k)) .. ':' .. encode(v)
-      end
-    end
-  end
-  return '{' .. concat(parts, ',') .. '}'
-end
-  elseif name == 'Job_stored_list' then
---@ lua/job.lua:107-114
--- A JSON list stored in a hash field, re-encoded the way cjson writes it ({} when empty).
+  elseif name == 'Job_heartbeat' then
+--@ lua/job/lease.lua:3-36
+-- heartbeat <now> <jid> <worker> [data]
+-- Reply: integer, the new lock expiry truncated to seconds.
+-- Errors: Job(): no jid provided / Heatbeat(): Arg "worker" missing (sic) / cjson error (data)
+-- / Heartbeat(): Job <jid> does not exist / ... not currently running: <state> / ... given out
+-- to another worker: <w>
 --@inline
-function M.Job_stored_list(text)
-  if not text or text == '{}' or text == '[]' then return '{}' end
-  local ok, v = pcall(decode, text)
-  if not ok or type(v) ~= 'table' then return '{}' end
-  return encode(v)
-end
-  elseif name == 'Job_encoded_members' then
---@ lua/job.lua:116-120
--- Encoded JSON strings of a Redis reply list.
-function M.Job_encoded_members(list)
-  for i = 1, #list do list[i] = encode(list[i]) end
-  return M.Json_list(list)
-end
-  elseif name == 'Job_render' then
---@ lua/job.lua:122-214
--- The job object (protocol 2.10) as JSON text, or nil when the job has no `jid` field.
--- `f` is a Job.fetch result when the caller has one; `tracked` is known or nil.
--- `wrap` true renders a one-element JSON array instead (pop of one job), in the same
--- concatenation. `last`, when given, is the rendering of the newest history entry, which
--- the caller has just appended: the list is then read without it. `seen` and `shown` are
--- an entry's stored text that the caller can predict and its rendering (the rendering
--- below makes of that text): a stored entry equal to `seen` is not parsed. `wjson` and
--- `qjson`, when the caller has them, are the JSON texts of f's worker and queue.
---@inline
-function M.Job_render(jid, f, tracked, wrap, last, seen, shown, wjson, qjson)
-  if not f then f = M.Job_fetch(jid) end
-  if not f[1] then return nil end
-  if f[14] then
-    M.Job_migrate(jid, f[14])
-    f[14] = false
+function M.Job_heartbeat(now)
+  local jid, worker, data = A[3], A[4], A[5]
+  if jid == nil then error('Job(): no jid provided') end
+  if worker == nil then error('Heatbeat(): Arg "worker" missing') end
+  local decoded
+  if data ~= nil then decoded = decode(data) end
+  local f = rcall('HMGET', 'ql:j:' .. jid, 'worker', 'state', 'queue')
+  local queue = f[3] or ''
+  local lock = M.Config_heartbeat(queue)
+  local expires = now + lock
+  if not f[1] then error('Heartbeat(): Job ' .. jid .. ' does not exist') end
+  if f[2] ~= 'running' then
+    error('Heartbeat(): Job ' .. jid .. ' not currently running: ' .. tostring(f[2]))
   end
-  if tracked == nil then tracked = rcall('ZSCORE', 'ql:tracked', jid) ~= false end
-  local hist = rcall('LRANGE', 'ql:j:' .. jid .. '-history', '0', last and '-2' or '-1')
-  for i = 1, #hist do
-    -- Inline fast path of Job.render_entry for the two shapes every command writes.
-    local text = hist[i]
-    if text == seen then
-      hist[i] = shown
-    else
-      -- A flat extra object only: braces inside could mean more values after it.
-      local when, what, inner = text:match('^%[(%d+),("[%w%-]*"),{([^{}]*)}%]$')
-      if when and not inner:find('"wh', 1, true) then
-        if inner == '' then
-          hist[i] = '{"when":' .. when .. ',"what":' .. what .. '}'
-        else
-          hist[i] = '{"when":' .. when .. ',"what":' .. what .. ',' .. inner .. '}'
-        end
-      else
-        when, what = text:match('^%[(%d+),("[%w%-]*")%]$')
-        if when then
-          hist[i] = '{"when":' .. when .. ',"what":' .. what .. '}'
-        else
-          hist[i] = M.Job_render_entry(text)
-        end
-      end
-    end
+  if f[1] ~= worker or f[1] == '' then
+    error('Heartbeat(): Job ' .. jid .. ' given out to another worker: ' .. f[1])
   end
-  -- The caller's own new entry (pop), already rendered, was left out of the LRANGE.
-  if last then hist[#hist + 1] = last end
-  -- Most jobs have neither dependents nor dependencies: one EXISTS tells (it counts a key
-  -- once per mention, so 1 = dependents, 2 = dependencies), and only existing sets are read.
   local jk = 'ql:j:' .. jid
-  local dtk, dck = jk .. '-dependents', jk .. '-dependencies'
-  local sets = rcall('EXISTS', dtk, dck, dck)
-  local dependents = sets % 2 == 1 and rcall('SMEMBERS', dtk) or {}
-  local dependencies = sets >= 2 and M.Job_encoded_members(rcall('SMEMBERS', dck)) or '{}'
-  -- Numbers absent from the hash are left out, as cjson leaves out nil values.
-  local priority = M.Json_number(f[6])
-  local retries = M.Json_number(f[8])
-  local remaining = M.Json_number(f[9], true)
-  -- Every part as a statement of its own, so that the build can inline the helpers into
-  -- pop's common path; then one concatenation expression builds the result in one step.
-  local klass = M.Json_str(f[2])
-  local state = '"running"'
-  if f[3] ~= 'running' then
-    state = M.Json_str(f[3])
+  if decoded ~= nil and decoded ~= false then
+    rcall('HSET', jk, 'expires', expires, 'worker', worker, 'data', encode(decoded))
+  else
+    rcall('HSET', jk, 'expires', expires, 'worker', worker)
   end
-  local queue = qjson
-  if not queue then
-    queue = M.Json_str(f[4])
-  end
-  local data = M.Json_str(f[10])
-  local spawned = M.Json_str(f[13])
-  -- The history's brackets go into the one concatenation below (cjson writes {} for none).
-  local history, hopen, hclose = '{}', '', ''
-  if #hist > 0 then
-    history, hopen, hclose = concat(hist, ','), '[', ']'
-  end
-  local tags, failure = f[11], f[12]
-  if tags ~= '{}' then
-    tags = M.Job_stored_list(tags)
-  end
-  if failure ~= '{}' then
-    failure = M.Job_stored_list(failure)
-  end
-  return (wrap and '[{"jid":' or '{"jid":') .. encode(f[1]) .. ',"klass":' .. klass ..
-    ',"state":' .. state .. ',"queue":' .. queue ..
-    ',"worker":' .. (wjson or encode(f[5] or '')) .. ',"tracked":' .. (tracked and 'true' or 'false') ..
-    ',"expires":' .. encode(tonumber(f[7]) or 0) .. ',"data":' .. data ..
-    ',"tags":' .. tags .. ',"failure":' .. failure ..
-    ',"spawned_from_jid":' .. spawned .. ',"history":' .. hopen .. history .. hclose ..
-    ',"dependents":' .. (#dependents == 0 and '{}' or M.Job_encoded_members(dependents)) ..
-    ',"dependencies":' .. dependencies ..
-    (priority and ',"priority":' or '') .. (priority or '') ..
-    (retries and ',"retries":' or '') .. (retries or '') ..
-    (remaining and ',"remaining":' or '') .. (remaining or '') ..
-    (wrap and '}]' or '}')
+  rcall('ZADD', 'ql:w:' .. worker .. ':jobs', expires, jid)
+  rcall('ZADD', 'ql:workers', now, worker)
+  rcall('ZADD', 'ql:q:' .. queue .. '-locks', expires, jid)
+  return expires
 end
-  elseif name == 'Job_tag_list' then
---@ lua/job.lua:216-222
--- Decoded tag list of a job's stored `tags` text ({} when absent or unreadable).
-function M.Job_tag_list(text)
-  if not text then return {} end
-  local ok, v = pcall(decode, text)
-  if ok and M.Json_strings(v) then return v end
-  return {}
-end
-  elseif name == 'Job_is_tracked' then
---@ lua/job.lua:224-226
--- Whether the job is tracked (in ql:tracked).
---@inline
-function M.Job_is_tracked(jid) return rcall('ZSCORE', 'ql:tracked', jid) ~= false end
-  elseif name == 'Job_notify' then
---@ lua/job.lua:228-235
--- Publish `payload` on ql:<channel> when the job is tracked.
---@inline
-function M.Job_notify(jid, channel, tracked)
-  if tracked == nil then
-    tracked = M.Job_is_tracked(jid)
+  elseif name == 'Job_timeout' then
+--@ lua/job/lease.lua:38-67
+-- timeout <now> <jid>...
+-- Every jid is checked before any is timed out. Reply nil. Events per job:
+-- ql:w:<worker> lock_lost, then ql:log lock_lost.
+-- Errors: Timeout(): Job <jid> does not exist / Timeout(): Job <jid> not running
+function M.Job_timeout(now)
+  local n = #A
+  local rows, seen = {}, {}
+  for i = 3, n do
+    local jid = A[i]
+    local f = rcall('HMGET', 'ql:j:' .. jid, 'queue', 'state', 'worker', 'history')
+    if not f[1] then error('Timeout(): Job ' .. jid .. ' does not exist') end
+    -- A jid listed twice would no longer be running the second time.
+    if f[2] ~= 'running' or seen[jid] then error('Timeout(): Job ' .. jid .. ' not running') end
+    seen[jid] = true
+    rows[i] = f
   end
-  if tracked then rcall('PUBLISH', 'ql:' .. channel, jid) end
-end
-  elseif name == 'Job_link' then
---@ lua/job.lua:237-246
--- Record that job `jid` waits for `dep` when `dep` exists and is not complete.
-function M.Job_link(jid, dep)
-  local st = rcall('HGET', 'ql:j:' .. dep, 'state')
-  if st and st ~= 'complete' then
-    rcall('SADD', 'ql:j:' .. jid .. '-dependencies', dep)
-    rcall('SADD', 'ql:j:' .. dep .. '-dependents', jid)
-    return true
+  for i = 3, n do
+    local jid, f = A[i], rows[i]
+    local queue = f[1]
+    M.Job_hist(jid, now, '"timed-out"', nil, f[4] or false)
+    rcall('ZREM', 'ql:q:' .. queue .. '-locks', jid)
+    rcall('ZADD', 'ql:q:' .. queue .. '-work', '+inf', jid)
+    M.Wake_queue(queue)
+    rcall('HSET', 'ql:j:' .. jid, 'state', 'stalled', 'expires', 0)
+    local msg = encode({ jid = jid, event = 'lock_lost', worker = f[3] })
+    rcall('PUBLISH', 'ql:w:' .. (f[3] or ''), msg)
+    rcall('PUBLISH', 'ql:' .. 'log', msg)
   end
-  return false
+  return nil
 end
-  elseif name == 'Job_enqueue' then
---@ lua/job.lua:248-254
--- P-WORK: make `jid` waiting in `queue` as of time `t`, and wake that queue's workers.
---@inline
-function M.Job_enqueue(queue, jid, priority, t)
-  local score = priority - (t / 10000000000)  -- the work-set score (protocol 2.8)
-  rcall('ZADD', 'ql:q:' .. queue .. '-work', score, jid)
-  M.Wake_queue(queue)
-end
-  elseif name == 'Job_left_running' then
---@ lua/job.lua:256-264
--- A running job leaving `queue` frees a slot when the queue has a concurrency cap.
---@inline
-function M.Job_left_running(queue)
-  -- cfg false: the call found no config hash, so no queue has a cap. Config.number would
-  -- say so too; asking here first spares building the field's name on every complete.
-  if not queue or cfg == false then return end
-  local cap = M.Config_number(queue .. '-max-concurrency', 0)
-  if cap > 0 then M.Wake_queue(queue) end
-end
-  elseif name == 'Job_unlist_failure' then
---@ lua/job.lua:266-272
--- Remove a job from a failure group (and the group from ql:failures when it empties).
-function M.Job_unlist_failure(jid, group)
-  if type(group) ~= 'string' then return end
-  local gk = 'ql:f:' .. group
-  rcall('LREM', gk, 0, jid)
-  if rcall('LLEN', gk) == 0 then rcall('SREM', 'ql:failures', group) end
-end
-  elseif name == 'Job_park_failed' then
---@ lua/job.lua:274-281
--- Park a job in failure group `group` with failure object `failure`.
---@inline
-function M.Job_park_failed(jid, group, failure)
-  rcall('HSET', 'ql:j:' .. jid, 'state', 'failed', 'worker', '', 'expires', '',
-    'failure', encode(failure))
-  rcall('SADD', 'ql:failures', group)
-  rcall('LPUSH', 'ql:f:' .. group, jid)
-end
-  elseif name == 'Job_delete' then
---@ lua/job.lua:283-291
--- Delete a job entirely (completed-job expiry): its tags, hash and history.
-function M.Job_delete(jid)
-  local tags = M.Job_tag_list(rcall('HGET', 'ql:j:' .. jid, 'tags'))
-  for _, t in ipairs(tags) do
-    rcall('ZREM', 'ql:t:' .. t, jid)
-    rcall('ZINCRBY', 'ql:tags', -1, t)
+  elseif name == 'Job_log' then
+--@ lua/job/log.lua:3-21
+-- log <now> <jid> <message> [data]
+-- Appends a history entry (what = message, extra = decoded data). Reply nil.
+-- Errors: Log(): Argument 'jid' missing / Log(): Argument 'message' missing / cjson error /
+-- Log(): Argument 'data' not cjson: <x> / Log(): Job <jid> does not exist
+function M.Job_log(now)
+  local jid, message, data = A[3], A[4], A[5]
+  if jid == nil then error("Log(): Argument 'jid' missing") end
+  if message == nil then error("Log(): Argument 'message' missing") end
+  local extra
+  if data ~= nil then
+    extra = decode(data)
+    if extra == false then error("Log(): Argument 'data' not cjson: " .. data) end
   end
-  rcall('DEL', 'ql:j:' .. jid, 'ql:j:' .. jid .. '-history')
+  if rcall('EXISTS', 'ql:j:' .. jid) == 0 then error('Log(): Job ' .. jid .. ' does not exist') end
+  -- Pass the extra as JSON text: a decoded JSON string must not be taken for JSON text.
+  if extra ~= nil then extra = encode(extra) end
+  M.Job_hist(jid, now, encode(message), extra)
+  return nil
 end
-  elseif name == 'Job_expire_completed' then
---@ lua/job.lua:293-313
--- P-EXPIRE-COMPLETED, in bounded batches: at most 100 jobs older than `jobs-history` and at
--- most 100 beyond `jobs-history-count` per call (the reference deletes all at once).
---@inline
-function M.Job_expire_completed(now)
-  local age = M.Config_number('jobs-history', 604800)
-  local keep = M.Config_number('jobs-history-count', 50000)
-  keep = floor(keep)
-  local old = rcall('ZRANGEBYSCORE', 'ql:completed', '0', now - age, 'LIMIT', '0', '100')
-  if #old > 0 then
-    for _, j in ipairs(old) do M.Job_delete(j) end
-    rcall('ZREM', 'ql:completed', unpack(old))
-  end
-  -- ZRANGE 0 .. -N-1: everything but the newest N; a negative N reaches only the -N oldest.
-  local card = rcall('ZCARD', 'ql:completed')
-  local excess = keep >= 0 and card - keep or math.min(card, -keep)
-  if excess > 0 then
-    if excess > 100 then excess = 100 end
-    for _, j in ipairs(rcall('ZRANGE', 'ql:completed', 0, excess - 1)) do M.Job_delete(j) end
-    rcall('ZREMRANGEBYRANK', 'ql:completed', 0, excess - 1)
-  end
-end
-  elseif name == 'Job_release_dependents' then
---@ lua/job.lua:315-339
--- P-RELEASE-DEPENDENTS: jobs waiting only for `jid` become waiting (or scheduled).
--- `dependents` is the members of its dependents set, read by the caller.
-function M.Job_release_dependents(now, jid, dependents)
-  local dk = 'ql:j:' .. jid .. '-dependents'
-  for _, d in ipairs(dependents) do
-    local depk = 'ql:j:' .. d .. '-dependencies'
-    rcall('SREM', depk, jid)
-    if rcall('SCARD', depk) == 0 then
-      local f = rcall('HMGET', 'ql:j:' .. d, 'queue', 'scheduled', 'priority')
-      local q = f[1]
-      if q then
-        rcall('ZREM', 'ql:q:' .. q .. '-depends', d)
-        if f[2] then
-          rcall('ZADD', 'ql:q:' .. q .. '-scheduled', f[2], d)
-          rcall('HSET', 'ql:j:' .. d, 'state', 'scheduled')
-          rcall('HDEL', 'ql:j:' .. d, 'scheduled')
-        else
-          M.Job_enqueue(q, d, tonumber(f[3]) or 0, now)
-          rcall('HSET', 'ql:j:' .. d, 'state', 'waiting')
-        end
-      end
-    end
-  end
-  if #dependents > 0 then rcall('DEL', dk) end
+  elseif name == 'Job_priority' then
+--@ lua/job/priority.lua:3-17
+-- priority <now> <jid> <priority>
+-- Reply: the priority truncated toward zero. Errors: Job(): no jid provided / Priority(): Arg
+-- "priority" missing or not a number: <x> / Priority(): Job <jid> does not exist
+function M.Job_priority(now)
+  local jid, p_s = A[3], A[4]
+  if jid == nil then error('Job(): no jid provided') end
+  local p = M.Num_parse(p_s)
+  if p == nil then error('Priority(): Arg "priority" missing or not a number: ' .. tostring(p_s)) end
+  local queue = rcall('HGET', 'ql:j:' .. jid, 'queue')
+  if not queue then error('Priority(): Job ' .. jid .. ' does not exist') end
+  rcall('HSET', 'ql:j:' .. jid, 'priority', p)
+  local wk = 'ql:q:' .. queue .. '-work'
+  if rcall('ZSCORE', wk, jid) then rcall('ZADD', wk, p, jid) end
+  return p
 end
   elseif name == 'Job_options' then
---@ lua/job.lua:341-347
+--@ lua/job/put.lua:3-9
 -- Parse `name value` pairs from ARGV[first..] (the last value of a repeated name wins).
 --@inline
 function M.Job_options(first, last)
@@ -638,7 +930,7 @@ function M.Job_options(first, last)
   return opts
 end
   elseif name == 'Job_put' then
---@ lua/job.lua:349-515
+--@ lua/job/put.lua:11-177
 -- put <now> <worker> <queue> <jid> <klass> <data> <delay> [priority p] [tags t] [retries r]
 --     [depends d]
 -- Reply: the jid. Events: ql:log put; ql:w:<old> + ql:log lock_lost when taken from another
@@ -807,271 +1099,154 @@ function M.Job_put(now, requeue)
   return jid
 end
   elseif name == 'Job_requeue' then
---@ lua/job.lua:517-518
+--@ lua/job/put.lua:179-180
 -- requeue: exactly put, for a job that must already exist.
 function M.Job_requeue(now) return M.Job_put(now, true) end
-  elseif name == 'Job_complete' then
---@ lua/job.lua:520-642
--- complete <now> <jid> <worker> <queue> <data> [next q] [delay d] [depends json]
--- Reply: complete | waiting | scheduled | depends. Events: ql:completed (tracked), then
--- ql:log completed or advanced. A dangling option name is ignored.
--- Errors: Job(): no jid provided / Complete(): Arg "worker" missing / Complete(): Arg "queue"
--- missing / Complete(): Arg "data" missing or not JSON: <x> / assertion failed! (delay) /
--- Complete(): Arg "depends" not JSON: <x> / Complete(): "delay" cannot be used without a
--- "next". / Complete(): "depends" cannot be used without a "next". / Complete(): Job <jid>
--- does not exist / ... is not currently running: <state> / ... has been handed out to another
--- worker: <w> / ... running in another queue: <q>
---@inline
-function M.Job_complete(now)
-  local jid, worker, queue, data = A[3], A[4], A[5], A[6]
-  if jid == nil then error('Job(): no jid provided') end
-  if worker == nil then error('Complete(): Arg "worker" missing') end
-  if queue == nil then error('Complete(): Arg "queue" missing') end
-  if data ~= '{}' and decode(data) == false then
-    error('Complete(): Arg "data" missing or not JSON: ' .. tostring(data))
-  end
-  local nextq, delay, depends = nil, 0, nil
-  -- Options are read only when given (most completes have none: no table is made).
-  if #A > 6 then
-    local opts = M.Job_options(7, #A)
-    nextq = opts.next
-    if opts.delay ~= nil then
-      delay = M.Num_parse(opts.delay)
-      if delay == nil then error('assertion failed!') end
-    end
-    if opts.depends ~= nil then
-      depends = M.Json_strings(decode(opts.depends))
-      if depends == nil then error('Complete(): Arg "depends" not JSON: ' .. opts.depends) end
-    end
-    if opts.delay ~= nil and nextq == nil then
-      error('Complete(): "delay" cannot be used without a "next".')
-    end
-    if depends ~= nil and nextq == nil then
-      error('Complete(): "depends" cannot be used without a "next".')
+  elseif name == 'Job_render_entry' then
+--@ lua/job/render.lua:3-31
+-- One rendered history entry: the extra object's keys plus "when" and "what".
+-- Stored entries are cjson output ([when,"what"] or [when,"what",{...}]), so the common
+-- shapes are rewritten as text; anything else (an extra with keys named when/what, escaped
+-- text, null or array extras) is decoded and re-encoded.
+function M.Job_render_entry(text)
+  local when, what, rest = text:match('^%[([%d%.eE+%-]+),("[^"\\]*")(.*)%]$')
+  if when then
+    if rest == '' or rest == ',{}' then return '{"when":' .. when .. ',"what":' .. what .. '}' end
+    -- Only a flat extra object: braces inside could mean more values after it.
+    if rest:sub(1, 2) == ',{' and rest:sub(-1) == '}' and not rest:find('"wh', 1, true)
+        and not rest:sub(3, -2):find('[{}]') then
+      return '{"when":' .. when .. ',"what":' .. what .. ',' .. rest:sub(3)
     end
   end
-  -- The priority is read only for a next queue (each field read scans the job's hash).
-  local jk = 'ql:j:' .. jid
-  local f
-  if nextq == nil then
-    f = rcall('HMGET', jk, 'state', 'worker', 'queue', 'history', 'time', 'retries')
-  else
-    f = rcall('HMGET', jk, 'state', 'worker', 'queue', 'history', 'time', 'retries', 'priority')
-  end
-  local state = f[1]
-  if not state then error('Complete(): Job ' .. jid .. ' does not exist') end
-  if state ~= 'running' then
-    error('Complete(): Job ' .. jid .. ' is not currently running: ' .. state)
-  end
-  if f[2] ~= worker then
-    error('Complete(): Job ' .. jid .. ' has been handed out to another worker: ' .. tostring(f[2]))
-  end
-  if f[3] ~= queue then
-    error('Complete(): Job ' .. jid .. ' running in another queue: ' .. tostring(f[3]))
-  end
-
-  -- Two EXISTS answer the common case and save the reads and writes it would otherwise
-  -- take. EXISTS counts a key once per mention, so the first reply is a bit set: 1 = the
-  -- work set exists, 2 = the scheduled set exists (Queue.unlist skips the sets that do
-  -- not). The second is above 0 when config, a tracked job or this job's dependents exist.
-  -- (One EXISTS with weights 1, 2, 4, 4, 4 would mention 15 keys; each mention costs
-  -- about a third of a call.)
-  local sk = 'ql:q:' .. queue .. '-scheduled'
-  local probe = rcall('EXISTS', 'ql:q:' .. queue .. '-work', sk, sk)
-  local dk = jk .. '-dependents'
-  local special = rcall('EXISTS', 'ql:config', 'ql:tracked', dk) > 0
-  if special then
-    M.Config_prefetch('max-job-history', 'jobs-history', 'jobs-history-count',
-      queue .. '-max-concurrency')
-  else
-    cfg = false
-  end
-  local tstr = M.Num_time_text(now)
-  local whole = M.Num_whole_text(now, tstr)
-  M.Job_hist(jid, now, '"done"', nil, f[4] or false, whole)
-  M.Queue_unlist(queue, jid, probe)
-  M.Stats_sample(now, 'run', queue, now - (tonumber(f[5]) or now))
-  rcall('ZREM', 'ql:w:' .. worker .. ':jobs', jid)
-  if special and rcall('ZSCORE', 'ql:tracked', jid) then
-    rcall('PUBLISH', 'ql:' .. 'completed', jid)
-  end
-  M.Job_left_running(queue)
-  local retries = f[6] or 0
-  if nextq ~= nil then
-    rcall('PUBLISH', 'ql:' .. 'log',
-      encode({ jid = jid, event = 'advanced', queue = queue, to = nextq }))
-    M.Job_hist(jid, now, '"put"', '{"q":' .. encode(nextq) .. '}', false, whole)
-    local now_arg = M.Num_score_arg(now, tstr)
-    rcall('ZADD', 'ql:queues', 'NX', now_arg, nextq)
-    rcall('HSET', jk, 'data', data, 'time', tstr, 'state', 'waiting', 'worker', '',
-      'failure', '{}', 'queue', nextq, 'expires', '0', 'remaining', retries)
-    if delay > 0 and (depends == nil or #depends == 0) then
-      rcall('ZADD', 'ql:q:' .. nextq .. '-scheduled', now + delay, jid)
-      return 'scheduled'
+  local ok, e = pcall(decode, text)
+  if not ok or type(e) ~= 'table' then return '{}' end
+  local parts = {}
+  if e[1] ~= nil then parts[#parts + 1] = '"when":' .. encode(e[1]) end
+  if e[2] ~= nil then parts[#parts + 1] = '"what":' .. encode(e[2]) end
+  local extra = e[3]
+  if type(extra) == 'table' then
+    for k, v in pairs(extra) do
+      if k ~= 'when' and k ~= 'what' then
+        parts[#parts + 1] = encode(tostring(k)) .. ':' .. encode(v)
+      end
     end
-    local linked = 0
-    for _, d in ipairs(depends or {}) do
-      if M.Job_link(jid, d) then linked = linked + 1 end
-    end
-    if linked > 0 then
-      rcall('ZADD', 'ql:q:' .. nextq .. '-depends', now, jid)
-      rcall('HSET', jk, 'state', 'depends')
-      if delay > 0 then rcall('HSET', jk, 'scheduled', now + delay) end
-      return 'depends'
-    end
-    M.Job_enqueue(nextq, jid, tonumber(f[7]) or 0, now)
-    return 'waiting'
   end
-  rcall('PUBLISH', 'ql:' .. 'log',
-    '{"jid":' .. encode(jid) .. ',"event":"completed","queue":' .. encode(queue) .. '}')
-  rcall('HSET', jk, 'data', data, 'time', tstr, 'state', 'complete', 'worker', '',
-    'failure', '{}', 'queue', '', 'expires', '0', 'remaining', retries)
-  local now_arg = M.Num_score_arg(now, tstr)
-  rcall('ZADD', 'ql:completed', now_arg, jid)
-  M.Job_expire_completed(now)
-  if special then
-    local dependents = rcall('SMEMBERS', dk)
-    if #dependents > 0 then M.Job_release_dependents(now, jid, dependents) end
-  end
-  return 'complete'
+  return '{' .. concat(parts, ',') .. '}'
 end
-  elseif name == 'Job_fail' then
---@ lua/job.lua:644-679
--- fail <now> <jid> <worker> <group> <message> [data]
--- Reply: the jid. Events: ql:log failed, then ql:failed (tracked).
--- Errors: Job(): no jid provided / Fail(): Arg "worker" missing / Fail(): Arg "group" missing /
--- Fail(): Arg "message" missing / cjson error (data) / Fail(): Job <jid>does not exist /
--- Fail(): Job <jid>not currently running: <state> / Fail(): Job <jid> running with another
--- worker: <w>
+  elseif name == 'Job_stored_list' then
+--@ lua/job/render.lua:33-40
+-- A JSON list stored in a hash field, re-encoded the way cjson writes it ({} when empty).
 --@inline
-function M.Job_fail(now)
-  local jid, worker, group, message, data = A[3], A[4], A[5], A[6], A[7]
-  if jid == nil then error('Job(): no jid provided') end
-  if worker == nil then error('Fail(): Arg "worker" missing') end
-  if group == nil then error('Fail(): Arg "group" missing') end
-  if message == nil then error('Fail(): Arg "message" missing') end
-  local decoded
-  if data ~= nil then decoded = decode(data) end
-  local f = rcall('HMGET', 'ql:j:' .. jid, 'state', 'worker', 'queue', 'history')
-  local state, queue = f[1], f[3]
-  if not state then error('Fail(): Job ' .. jid .. 'does not exist') end
-  if state ~= 'running' then error('Fail(): Job ' .. jid .. 'not currently running: ' .. state) end
-  if f[2] ~= worker then
-    error('Fail(): Job ' .. jid .. ' running with another worker: ' .. tostring(f[2]))
-  end
-  queue = queue or ''
-  rcall('PUBLISH', 'ql:' .. 'log', encode({ jid = jid, event = 'failed', worker = worker,
-    group = group, message = message }))
-  M.Job_notify(jid, 'failed')
-  rcall('ZREM', 'ql:w:' .. worker .. ':jobs', jid)
-  M.Job_hist(jid, now, '"failed"', { worker = worker, group = group }, f[4] or false)
-  M.Stats_count(now, now, queue, 'failures', 1, 'failed', 1)
-  M.Queue_unlist(queue, jid)
-  M.Job_left_running(queue)
-  if decoded ~= nil and decoded ~= false then rcall('HSET', 'ql:j:' .. jid, 'data', encode(decoded)) end
-  M.Job_park_failed(jid, group,
-    { group = group, message = message, when = floor(now), worker = worker })
-  return jid
+function M.Job_stored_list(text)
+  if not text or text == '{}' or text == '[]' then return '{}' end
+  local ok, v = pcall(decode, text)
+  if not ok or type(v) ~= 'table' then return '{}' end
+  return encode(v)
 end
-  elseif name == 'Job_retry' then
---@ lua/job.lua:681-739
--- retry <now> <jid> <queue> <worker> [delay] [group] [message]
--- Reply: integer, retries remaining (-1 when the job failed). Events: ql:failed (tracked) on
--- exhaustion (no ql:log event there, as in the reference).
--- Errors: Job(): no jid provided / Retry(): Arg "queue" missing / Retry(): Arg "worker"
--- missing / Retry(): Arg "delay" not a number: <x> / Retry(): Job <jid> does not exist /
--- ... is not currently running: <state> / ... has been given to another worker: <w>
+  elseif name == 'Job_encoded_members' then
+--@ lua/job/render.lua:42-46
+-- Encoded JSON strings of a Redis reply list.
+function M.Job_encoded_members(list)
+  for i = 1, #list do list[i] = encode(list[i]) end
+  return M.Json_list(list)
+end
+  elseif name == 'Job_render' then
+--@ lua/job/render.lua:48-140
+-- The job object (protocol 2.10) as JSON text, or nil when the job has no `jid` field.
+-- `f` is a Job.fetch result when the caller has one; `tracked` is known or nil.
+-- `wrap` true renders a one-element JSON array instead (pop of one job), in the same
+-- concatenation. `last`, when given, is the rendering of the newest history entry, which
+-- the caller has just appended: the list is then read without it. `seen` and `shown` are
+-- an entry's stored text that the caller can predict and its rendering (the rendering
+-- below makes of that text): a stored entry equal to `seen` is not parsed. `wjson` and
+-- `qjson`, when the caller has them, are the JSON texts of f's worker and queue.
 --@inline
-function M.Job_retry(now)
-  local jid, queue, worker, delay_s, group, message = A[3], A[4], A[5], A[6], A[7], A[8]
-  if jid == nil then error('Job(): no jid provided') end
-  if queue == nil then error('Retry(): Arg "queue" missing') end
-  if worker == nil then error('Retry(): Arg "worker" missing') end
-  local delay = 0
-  if delay_s ~= nil then
-    delay = M.Num_parse(delay_s)
-    if delay == nil then error('Retry(): Arg "delay" not a number: ' .. delay_s) end
+function M.Job_render(jid, f, tracked, wrap, last, seen, shown, wjson, qjson)
+  if not f then f = M.Job_fetch(jid) end
+  if not f[1] then return nil end
+  if f[14] then
+    M.Job_migrate(jid, f[14])
+    f[14] = false
   end
-  local f = rcall('HMGET', 'ql:j:' .. jid, 'state', 'worker', 'queue', 'priority', 'history')
-  local state = f[1]
-  if not state then error('Retry(): Job ' .. jid .. ' does not exist') end
-  if state ~= 'running' then error('Retry(): Job ' .. jid .. ' is not currently running: ' .. state) end
-  if f[2] ~= worker then
-    error('Retry(): Job ' .. jid .. ' has been given to another worker: ' .. tostring(f[2]))
-  end
-  local jk = 'ql:j:' .. jid
-  -- HINCRBYFLOAT: a fractional budget (retries 2.5) must not make this fail.
-  local remaining = tonumber(rcall('HINCRBYFLOAT', jk, 'remaining', -1))
-  rcall('HDEL', jk, 'grace')
-  rcall('ZREM', 'ql:q:' .. (f[3] or '') .. '-locks', jid)
-  rcall('ZREM', 'ql:w:' .. worker .. ':jobs', jid)
-  M.Job_left_running(f[3])
-  if remaining < 0 then
-    group = group or ('failed-retries-' .. queue)
-    M.Job_hist(jid, now, '"failed"', { group = group }, f[5] or false)
-    local failure
-    if message ~= nil then
-      failure = { group = group, message = message, when = floor(now), worker = worker }
+  if tracked == nil then tracked = rcall('ZSCORE', 'ql:tracked', jid) ~= false end
+  local hist = rcall('LRANGE', 'ql:j:' .. jid .. '-history', '0', last and '-2' or '-1')
+  for i = 1, #hist do
+    -- Inline fast path of Job.render_entry for the two shapes every command writes.
+    local text = hist[i]
+    if text == seen then
+      hist[i] = shown
     else
-      failure = { group = group, worker = '', when = now,
-        message = 'Job exhausted retries in queue "' .. tostring(f[3]) .. '"' }
-    end
-    M.Job_notify(jid, 'failed')
-    M.Job_park_failed(jid, group, failure)
-    M.Stats_count(now, now, queue, 'failures', 1, 'failed', 1)
-  else
-    if delay > 0 then
-      rcall('ZADD', 'ql:q:' .. queue .. '-scheduled', now + delay, jid)
-      rcall('HSET', jk, 'state', 'scheduled')
-    else
-      M.Job_enqueue(queue, jid, tonumber(f[4]) or 0, now)
-      rcall('HSET', jk, 'state', 'waiting')
-    end
-    if group ~= nil and message ~= nil then
-      rcall('HSET', jk, 'failure',
-        encode({ group = group, message = message, when = floor(now), worker = worker }))
+      -- A flat extra object only: braces inside could mean more values after it.
+      local when, what, inner = text:match('^%[(%d+),("[%w%-]*"),{([^{}]*)}%]$')
+      if when and not inner:find('"wh', 1, true) then
+        if inner == '' then
+          hist[i] = '{"when":' .. when .. ',"what":' .. what .. '}'
+        else
+          hist[i] = '{"when":' .. when .. ',"what":' .. what .. ',' .. inner .. '}'
+        end
+      else
+        when, what = text:match('^%[(%d+),("[%w%-]*")%]$')
+        if when then
+          hist[i] = '{"when":' .. when .. ',"what":' .. what .. '}'
+        else
+          hist[i] = M.Job_render_entry(text)
+        end
+      end
     end
   end
-  return floor(remaining)
-end
-  elseif name == 'Job_heartbeat' then
---@ lua/job.lua:741-774
--- heartbeat <now> <jid> <worker> [data]
--- Reply: integer, the new lock expiry truncated to seconds.
--- Errors: Job(): no jid provided / Heatbeat(): Arg "worker" missing (sic) / cjson error (data)
--- / Heartbeat(): Job <jid> does not exist / ... not currently running: <state> / ... given out
--- to another worker: <w>
---@inline
-function M.Job_heartbeat(now)
-  local jid, worker, data = A[3], A[4], A[5]
-  if jid == nil then error('Job(): no jid provided') end
-  if worker == nil then error('Heatbeat(): Arg "worker" missing') end
-  local decoded
-  if data ~= nil then decoded = decode(data) end
-  local f = rcall('HMGET', 'ql:j:' .. jid, 'worker', 'state', 'queue')
-  local queue = f[3] or ''
-  local lock = M.Config_heartbeat(queue)
-  local expires = now + lock
-  if not f[1] then error('Heartbeat(): Job ' .. jid .. ' does not exist') end
-  if f[2] ~= 'running' then
-    error('Heartbeat(): Job ' .. jid .. ' not currently running: ' .. tostring(f[2]))
-  end
-  if f[1] ~= worker or f[1] == '' then
-    error('Heartbeat(): Job ' .. jid .. ' given out to another worker: ' .. f[1])
-  end
+  -- The caller's own new entry (pop), already rendered, was left out of the LRANGE.
+  if last then hist[#hist + 1] = last end
+  -- Most jobs have neither dependents nor dependencies: one EXISTS tells (it counts a key
+  -- once per mention, so 1 = dependents, 2 = dependencies), and only existing sets are read.
   local jk = 'ql:j:' .. jid
-  if decoded ~= nil and decoded ~= false then
-    rcall('HSET', jk, 'expires', expires, 'worker', worker, 'data', encode(decoded))
-  else
-    rcall('HSET', jk, 'expires', expires, 'worker', worker)
+  local dtk, dck = jk .. '-dependents', jk .. '-dependencies'
+  local sets = rcall('EXISTS', dtk, dck, dck)
+  local dependents = sets % 2 == 1 and rcall('SMEMBERS', dtk) or {}
+  local dependencies = sets >= 2 and M.Job_encoded_members(rcall('SMEMBERS', dck)) or '{}'
+  -- Numbers absent from the hash are left out, as cjson leaves out nil values.
+  local priority = M.Json_number(f[6])
+  local retries = M.Json_number(f[8])
+  local remaining = M.Json_number(f[9], true)
+  -- Every part as a statement of its own, so that the build can inline the helpers into
+  -- pop's common path; then one concatenation expression builds the result in one step.
+  local klass = M.Json_str(f[2])
+  local state = '"running"'
+  if f[3] ~= 'running' then
+    state = M.Json_str(f[3])
   end
-  rcall('ZADD', 'ql:w:' .. worker .. ':jobs', expires, jid)
-  rcall('ZADD', 'ql:workers', now, worker)
-  rcall('ZADD', 'ql:q:' .. queue .. '-locks', expires, jid)
-  return expires
+  local queue = qjson
+  if not queue then
+    queue = M.Json_str(f[4])
+  end
+  local data = M.Json_str(f[10])
+  local spawned = M.Json_str(f[13])
+  -- The history's brackets go into the one concatenation below (cjson writes {} for none).
+  local history, hopen, hclose = '{}', '', ''
+  if #hist > 0 then
+    history, hopen, hclose = concat(hist, ','), '[', ']'
+  end
+  local tags, failure = f[11], f[12]
+  if tags ~= '{}' then
+    tags = M.Job_stored_list(tags)
+  end
+  if failure ~= '{}' then
+    failure = M.Job_stored_list(failure)
+  end
+  return (wrap and '[{"jid":' or '{"jid":') .. encode(f[1]) .. ',"klass":' .. klass ..
+    ',"state":' .. state .. ',"queue":' .. queue ..
+    ',"worker":' .. (wjson or encode(f[5] or '')) .. ',"tracked":' .. (tracked and 'true' or 'false') ..
+    ',"expires":' .. encode(tonumber(f[7]) or 0) .. ',"data":' .. data ..
+    ',"tags":' .. tags .. ',"failure":' .. failure ..
+    ',"spawned_from_jid":' .. spawned .. ',"history":' .. hopen .. history .. hclose ..
+    ',"dependents":' .. (#dependents == 0 and '{}' or M.Job_encoded_members(dependents)) ..
+    ',"dependencies":' .. dependencies ..
+    (priority and ',"priority":' or '') .. (priority or '') ..
+    (retries and ',"retries":' or '') .. (retries or '') ..
+    (remaining and ',"remaining":' or '') .. (remaining or '') ..
+    (wrap and '}]' or '}')
 end
   elseif name == 'Job_get' then
---@ lua/job.lua:776-781
+--@ lua/job/render.lua:142-147
 -- get <now> <jid>: the job object, or nil. Error: Job(): no jid provided
 function M.Job_get(now)
   local jid = A[3]
@@ -1079,191 +1254,51 @@ function M.Job_get(now)
   return M.Job_render(jid) or false
 end
   elseif name == 'Job_multiget' then
---@ lua/job.lua:783-788
+--@ lua/job/render.lua:149-154
 -- multiget <now> [jid...]: JSON array of the existing jobs, in argument order ({} if none).
 function M.Job_multiget(now)
   local parts = {}
   for i = 3, #A do parts[#parts + 1] = M.Job_render(A[i]) end
   return M.Json_list(parts)
 end
-  elseif name == 'Job_cancel_one' then
---@ lua/job.lua:790-825
--- Cancel one job that is not complete (protocol 3.10, per-jid part).
-function M.Job_cancel_one(jid, f)
-  local state, queue, failure, worker = f[1], f[2], f[3], f[4]
-  local msg = encode({ jid = jid, worker = worker, event = 'canceled', queue = queue })
-  rcall('PUBLISH', 'ql:' .. 'log', msg)
-  if worker and worker ~= '' then
-    rcall('ZREM', 'ql:w:' .. worker .. ':jobs', jid)
-    rcall('PUBLISH', 'ql:w:' .. worker, msg)
-  end
-  if queue then
-    M.Queue_unlist(queue, jid)
-    rcall('ZREM', 'ql:q:' .. queue .. '-depends', jid)
-    if state == 'running' then M.Job_left_running(queue) end
-  end
-  local depk = 'ql:j:' .. jid .. '-dependencies'
-  for _, b in ipairs(rcall('SMEMBERS', depk)) do rcall('SREM', 'ql:j:' .. b .. '-dependents', jid) end
-  rcall('DEL', depk)
-  if state == 'failed' then
-    local ok, fo = pcall(decode, failure or '{}')
-    if ok and type(fo) == 'table' then
-      M.Job_unlist_failure(jid, fo.group)
-      local when = M.Num_parse(fo.when)
-      if when then
-        -- The reference fails with a Lua error when the counter is missing; leave it alone.
-        local sk = M.Stats_key('stats', M.Stats_day(when), queue or '')
-        if rcall('HEXISTS', sk, 'failed') == 1 then rcall('HINCRBY', sk, 'failed', -1) end
-      end
-    end
-  end
-  for _, t in ipairs(M.Job_tag_list(f[5])) do
-    rcall('ZREM', 'ql:t:' .. t, jid)
-    rcall('ZINCRBY', 'ql:tags', -1, t)
-  end
-  M.Job_notify(jid, 'canceled')
-  rcall('DEL', 'ql:j:' .. jid, 'ql:j:' .. jid .. '-history')
+  elseif name == 'Job_enqueue' then
+--@ lua/job/state.lua:4-10
+-- P-WORK: make `jid` waiting in `queue` as of time `t`, and wake that queue's workers.
+--@inline
+function M.Job_enqueue(queue, jid, priority, t)
+  local score = priority - (t / 10000000000)  -- the work-set score (protocol 2.8)
+  rcall('ZADD', 'ql:q:' .. queue .. '-work', score, jid)
+  M.Wake_queue(queue)
 end
-  elseif name == 'Job_cancel' then
---@ lua/job.lua:827-851
--- cancel <now> [jid...]
--- Reply: array of the jids passed. Events per job: ql:log canceled, ql:w:<worker> canceled,
--- ql:canceled (tracked). Error: Cancel(): <jid> is a dependency of <dependent> but is not
--- mentioned to be canceled (checked before any write).
-function M.Job_cancel(now)
-  local n = #A
-  local listed, out = {}, {}
-  for i = 3, n do listed[A[i]] = true end
-  for i = 3, n do
-    local jid = A[i]
-    for _, d in ipairs(rcall('SMEMBERS', 'ql:j:' .. jid .. '-dependents')) do
-      if not listed[d] then
-        error('Cancel(): ' .. jid .. ' is a dependency of ' .. d ..
-          ' but is not mentioned to be canceled')
-      end
-    end
-  end
-  for i = 3, n do
-    local jid = A[i]
-    out[#out + 1] = jid
-    local f = rcall('HMGET', 'ql:j:' .. jid, 'state', 'queue', 'failure', 'worker', 'tags')
-    if f[1] ~= 'complete' then M.Job_cancel_one(jid, f) end
-  end
-  return out
+  elseif name == 'Job_left_running' then
+--@ lua/job/state.lua:12-20
+-- A running job leaving `queue` frees a slot when the queue has a concurrency cap.
+--@inline
+function M.Job_left_running(queue)
+  -- cfg false: the call found no config hash, so no queue has a cap. Config.number would
+  -- say so too; asking here first spares building the field's name on every complete.
+  if not queue or cfg == false then return end
+  local cap = M.Config_number(queue .. '-max-concurrency', 0)
+  if cap > 0 then M.Wake_queue(queue) end
 end
-  elseif name == 'Job_timeout' then
---@ lua/job.lua:853-882
--- timeout <now> <jid>...
--- Every jid is checked before any is timed out. Reply nil. Events per job:
--- ql:w:<worker> lock_lost, then ql:log lock_lost.
--- Errors: Timeout(): Job <jid> does not exist / Timeout(): Job <jid> not running
-function M.Job_timeout(now)
-  local n = #A
-  local rows, seen = {}, {}
-  for i = 3, n do
-    local jid = A[i]
-    local f = rcall('HMGET', 'ql:j:' .. jid, 'queue', 'state', 'worker', 'history')
-    if not f[1] then error('Timeout(): Job ' .. jid .. ' does not exist') end
-    -- A jid listed twice would no longer be running the second time.
-    if f[2] ~= 'running' or seen[jid] then error('Timeout(): Job ' .. jid .. ' not running') end
-    seen[jid] = true
-    rows[i] = f
-  end
-  for i = 3, n do
-    local jid, f = A[i], rows[i]
-    local queue = f[1]
-    M.Job_hist(jid, now, '"timed-out"', nil, f[4] or false)
-    rcall('ZREM', 'ql:q:' .. queue .. '-locks', jid)
-    rcall('ZADD', 'ql:q:' .. queue .. '-work', '+inf', jid)
-    M.Wake_queue(queue)
-    rcall('HSET', 'ql:j:' .. jid, 'state', 'stalled', 'expires', 0)
-    local msg = encode({ jid = jid, event = 'lock_lost', worker = f[3] })
-    rcall('PUBLISH', 'ql:w:' .. (f[3] or ''), msg)
-    rcall('PUBLISH', 'ql:' .. 'log', msg)
-  end
-  return nil
+  elseif name == 'Job_unlist_failure' then
+--@ lua/job/state.lua:22-28
+-- Remove a job from a failure group (and the group from ql:failures when it empties).
+function M.Job_unlist_failure(jid, group)
+  if type(group) ~= 'string' then return end
+  local gk = 'ql:f:' .. group
+  rcall('LREM', gk, 0, jid)
+  if rcall('LLEN', gk) == 0 then rcall('SREM', 'ql:failures', group) end
 end
-  elseif name == 'Job_undepend' then
---@ lua/job.lua:884-892
--- Move a job out of the depends state into its queue's work set (depends off).
-function M.Job_undepend(now, jid, f)
-  local queue = f[2]
-  if queue then
-    rcall('ZREM', 'ql:q:' .. queue .. '-depends', jid)
-    M.Job_enqueue(queue, jid, tonumber(f[3]) or 0, now)
-    rcall('HSET', 'ql:j:' .. jid, 'state', 'waiting')
-  end
-end
-  elseif name == 'Job_depends' then
---@ lua/job.lua:894-924
--- depends <now> <jid> on <jid>... | off <jid>... | off all
--- Reply: 1. Errors: Job(): no jid provided / Depends(): Arg "command" missing / Depends(): Job
--- <jid> not in the depends state: <state> / Depends(): Argument "command" must be "on" or "off"
-function M.Job_depends(now)
-  local jid, command = A[3], A[4]
-  if jid == nil then error('Job(): no jid provided') end
-  if command == nil then error('Depends(): Arg "command" missing') end
-  local f = rcall('HMGET', 'ql:j:' .. jid, 'state', 'queue', 'priority')
-  if f[1] ~= 'depends' then
-    error('Depends(): Job ' .. jid .. ' not in the depends state: ' .. tostring(f[1]))
-  end
-  local depk = 'ql:j:' .. jid .. '-dependencies'
-  if command == 'on' then
-    for i = 5, #A do M.Job_link(jid, A[i]) end
-  elseif command == 'off' then
-    if A[5] == 'all' then
-      for _, b in ipairs(rcall('SMEMBERS', depk)) do rcall('SREM', 'ql:j:' .. b .. '-dependents', jid) end
-      rcall('DEL', depk)
-      M.Job_undepend(now, jid, f)
-    elseif #A >= 5 then
-      for i = 5, #A do
-        rcall('SREM', depk, A[i])
-        rcall('SREM', 'ql:j:' .. A[i] .. '-dependents', jid)
-      end
-      if rcall('SCARD', depk) == 0 then M.Job_undepend(now, jid, f) end
-    end
-  else
-    error('Depends(): Argument "command" must be "on" or "off"')
-  end
-  return 1
-end
-  elseif name == 'Job_priority' then
---@ lua/job.lua:926-940
--- priority <now> <jid> <priority>
--- Reply: the priority truncated toward zero. Errors: Job(): no jid provided / Priority(): Arg
--- "priority" missing or not a number: <x> / Priority(): Job <jid> does not exist
-function M.Job_priority(now)
-  local jid, p_s = A[3], A[4]
-  if jid == nil then error('Job(): no jid provided') end
-  local p = M.Num_parse(p_s)
-  if p == nil then error('Priority(): Arg "priority" missing or not a number: ' .. tostring(p_s)) end
-  local queue = rcall('HGET', 'ql:j:' .. jid, 'queue')
-  if not queue then error('Priority(): Job ' .. jid .. ' does not exist') end
-  rcall('HSET', 'ql:j:' .. jid, 'priority', p)
-  local wk = 'ql:q:' .. queue .. '-work'
-  if rcall('ZSCORE', wk, jid) then rcall('ZADD', wk, p, jid) end
-  return p
-end
-  elseif name == 'Job_log' then
---@ lua/job.lua:942-960
--- log <now> <jid> <message> [data]
--- Appends a history entry (what = message, extra = decoded data). Reply nil.
--- Errors: Log(): Argument 'jid' missing / Log(): Argument 'message' missing / cjson error /
--- Log(): Argument 'data' not cjson: <x> / Log(): Job <jid> does not exist
-function M.Job_log(now)
-  local jid, message, data = A[3], A[4], A[5]
-  if jid == nil then error("Log(): Argument 'jid' missing") end
-  if message == nil then error("Log(): Argument 'message' missing") end
-  local extra
-  if data ~= nil then
-    extra = decode(data)
-    if extra == false then error("Log(): Argument 'data' not cjson: " .. data) end
-  end
-  if rcall('EXISTS', 'ql:j:' .. jid) == 0 then error('Log(): Job ' .. jid .. ' does not exist') end
-  -- Pass the extra as JSON text: a decoded JSON string must not be taken for JSON text.
-  if extra ~= nil then extra = encode(extra) end
-  M.Job_hist(jid, now, encode(message), extra)
-  return nil
+  elseif name == 'Job_park_failed' then
+--@ lua/job/state.lua:30-37
+-- Park a job in failure group `group` with failure object `failure`.
+--@inline
+function M.Job_park_failed(jid, group, failure)
+  rcall('HSET', 'ql:j:' .. jid, 'state', 'failed', 'worker', '', 'expires', '',
+    'failure', encode(failure))
+  rcall('SADD', 'ql:failures', group)
+  rcall('LPUSH', 'ql:f:' .. group, jid)
 end
   elseif name == 'Json_str' then
 --@ lua/json.lua:3-9
@@ -2495,7 +2530,7 @@ if #KEYS == 0 and #A >= 2 then
     fast = false
   elseif cmd == 'put' then
     local inl_2 repeat local now, requeue = now
---@ lua/job.lua:361-375
+--@ lua/job/put.lua:23-37
       local worker, queue, jid, klass, data, delay_s = A[3], A[4], A[5], A[6], A[7], A[8]
       if requeue then
         if jid == nil then error('Job(): no jid provided') end
@@ -2516,7 +2551,7 @@ if #KEYS == 0 and #A >= 2 then
           -- n - n is 0 for every finite number, and nan for nan and for +-inf.
           if n and n - n == 0 then do inl_3 = n break end end
           do inl_3 = nil break end
---@ lua/job.lua:375-383
+--@ lua/job/put.lua:37-45
         until true delay = inl_3
         if delay == nil then error('Put(): Arg "delay" not a number: ' .. tostring(delay_s)) end
       end
@@ -2526,11 +2561,11 @@ if #KEYS == 0 and #A >= 2 then
       local o_retries, o_tags, o_priority, o_depends
       if n > 8 then
         local inl_4 repeat local first, last = 9, n
---@ lua/job.lua:344-346
+--@ lua/job/put.lua:6-8
           local opts = {}
           for i = first, last - 1, 2 do opts[A[i]] = A[i + 1] end
           do inl_4 = opts break end
---@ lua/job.lua:383-404
+--@ lua/job/put.lua:45-66
         until true local opts = inl_4
         o_retries, o_tags, o_priority, o_depends = opts.retries, opts.tags, opts.priority, opts.depends
       end
@@ -2558,7 +2593,7 @@ if #KEYS == 0 and #A >= 2 then
           -- n - n is 0 for every finite number, and nan for nan and for +-inf.
           if n and n - n == 0 then do inl_5 = n break end end
           do inl_5 = nil break end
---@ lua/job.lua:404-416
+--@ lua/job/put.lua:66-78
         until true retries = inl_5
         if retries == nil then error('Put(): Arg "retries" not a number: ' .. o_retries) end
       end
@@ -2577,7 +2612,7 @@ if #KEYS == 0 and #A >= 2 then
           -- n - n is 0 for every finite number, and nan for nan and for +-inf.
           if n and n - n == 0 then do inl_6 = n break end end
           do inl_6 = nil break end
---@ lua/job.lua:416-448
+--@ lua/job/put.lua:78-110
         until true priority = inl_6
         if priority == nil then error('Put(): Arg "priority" not a number' .. o_priority) end
       end
@@ -2613,16 +2648,16 @@ if #KEYS == 0 and #A >= 2 then
       local inl_7 repeat local t = now
 --@ lua/num.lua:14-14
        do inl_7 = format('%.20f', t) break end
---@ lua/job.lua:448-449
+--@ lua/job/put.lua:110-111
       until true local tstr = inl_7
       local inl_8 repeat local t, tstr = now, tstr
 --@ lua/num.lua:21-22
         if tstr and t >= 0 and t < 1e14 then do inl_8 = tstr:sub(1, -22) break end end
         do inl_8 = tostring(floor(t)) break end
---@ lua/job.lua:449-450
+--@ lua/job/put.lua:111-112
       until true local whole = inl_8
       repeat local jid, when, what_json, extra, legacy, whole = jid, now, '"put"', '{"q":' .. qjson .. '}', f[9] or false, whole
---@ lua/job.lua:43-49
+--@ lua/job/history.lua:31-37
         if legacy == nil then legacy = rcall('HGET', 'ql:j:' .. jid, 'history') end
         if legacy then M.Job_migrate(jid, legacy) end
         -- The text cjson would write for [floor(when), what, extra]; `extra` may also be given
@@ -2633,7 +2668,7 @@ if #KEYS == 0 and #A >= 2 then
 --@ lua/num.lua:21-22
             if tstr and t >= 0 and t < 1e14 then do inl_9 = tstr:sub(1, -22) break end end
             do inl_9 = tostring(floor(t)) break end
---@ lua/job.lua:49-61
+--@ lua/job/history.lua:37-49
           until true whole = inl_9
         end
         if extra == nil then
@@ -2671,7 +2706,7 @@ if #KEYS == 0 and #A >= 2 then
           until true local n = inl_12
           if n == nil then do inl_10 = fallback break end end
           do inl_10 = n break end
---@ lua/job.lua:61-74
+--@ lua/job/history.lua:49-62
         until true local cap = inl_10
         cap = floor(cap)
         if cap >= 3 then
@@ -2686,7 +2721,7 @@ if #KEYS == 0 and #A >= 2 then
           rcall('LPOP', hk)
           rcall('LPUSH', hk, first)
         end
---@ lua/job.lua:450-453
+--@ lua/job/put.lua:112-115
       until true
       local old_queue, old_state, old_worker = f[3], f[2], f[4]
       if old_queue then
@@ -2696,11 +2731,11 @@ if #KEYS == 0 and #A >= 2 then
           rcall('ZREM', qk .. '-locks', jid)
           if not exist or exist % 2 == 1 then rcall('ZREM', qk .. '-work', jid) end
           if not exist or exist % 4 >= 2 then rcall('ZREM', qk .. '-scheduled', jid) end
---@ lua/job.lua:453-455
+--@ lua/job/put.lua:115-117
         until true
         rcall('ZREM', 'ql:q:' .. old_queue .. '-depends', jid)
         if old_state == 'running' then repeat local queue = old_queue
---@ lua/job.lua:259-262
+--@ lua/job/state.lua:15-18
           -- cfg false: the call found no config hash, so no queue has a cap. Config.number would
           -- say so too; asking here first spares building the field's name on every complete.
           if not queue or cfg == false then do break end end
@@ -2729,7 +2764,7 @@ if #KEYS == 0 and #A >= 2 then
             until true local n = inl_15
             if n == nil then do inl_13 = fallback break end end
             do inl_13 = n break end
---@ lua/job.lua:262-263
+--@ lua/job/state.lua:18-19
           until true local cap = inl_13
           if cap > 0 then repeat local queue = queue
 --@ lua/wake.lua:9-14
@@ -2739,9 +2774,9 @@ if #KEYS == 0 and #A >= 2 then
             end
             if type(wake) == 'string' then wake = { [wake] = true } end
             wake[queue] = true
---@ lua/job.lua:263-263
+--@ lua/job/state.lua:19-19
           until true end
---@ lua/job.lua:455-507
+--@ lua/job/put.lua:117-169
         until true end
       end
       if old_worker and old_worker ~= '' then
@@ -2795,7 +2830,7 @@ if #KEYS == 0 and #A >= 2 then
         rcall('ZADD', 'ql:q:' .. queue .. '-scheduled', now + delay, jid)
       else
         repeat local queue, jid, priority, t = queue, jid, priority, now
---@ lua/job.lua:251-253
+--@ lua/job/state.lua:7-9
           local score = priority - (t / 10000000000)  -- the work-set score (protocol 2.8)
           rcall('ZADD', 'ql:q:' .. queue .. '-work', score, jid)
           repeat local queue = queue
@@ -2806,16 +2841,16 @@ if #KEYS == 0 and #A >= 2 then
             end
             if type(wake) == 'string' then wake = { [wake] = true } end
             wake[queue] = true
---@ lua/job.lua:253-253
+--@ lua/job/state.lua:9-9
           until true
---@ lua/job.lua:507-509
+--@ lua/job/put.lua:169-171
         until true
       end
       local inl_16 repeat local now, tstr = now, tstr
 --@ lua/num.lua:30-31
         if now >= 1 then do inl_16 = tstr break end end
         do inl_16 = now break end
---@ lua/job.lua:509-514
+--@ lua/job/put.lua:171-176
       until true local now_arg = inl_16
       rcall('ZADD', 'ql:queues', 'NX', now_arg, queue)
       if probe >= 2 and rcall('ZSCORE', 'ql:tracked', jid) then
@@ -2977,7 +3012,7 @@ if #KEYS == 0 and #A >= 2 then
           local f = { g[1], g[2], 'running', g[3], worker, g[4], expires, g[5], g[6], g[7], g[8],
             g[9], g[10], false, g[12] }
           repeat local jid, when, what_json, extra, legacy, whole = jid, now, '"popped"', wentry, g[11] or false, whole
---@ lua/job.lua:43-49
+--@ lua/job/history.lua:31-37
             if legacy == nil then legacy = rcall('HGET', 'ql:j:' .. jid, 'history') end
             if legacy then M.Job_migrate(jid, legacy) end
             -- The text cjson would write for [floor(when), what, extra]; `extra` may also be given
@@ -2988,7 +3023,7 @@ if #KEYS == 0 and #A >= 2 then
 --@ lua/num.lua:21-22
                 if tstr and t >= 0 and t < 1e14 then do inl_27 = tstr:sub(1, -22) break end end
                 do inl_27 = tostring(floor(t)) break end
---@ lua/job.lua:49-61
+--@ lua/job/history.lua:37-49
               until true whole = inl_27
             end
             if extra == nil then
@@ -3026,7 +3061,7 @@ if #KEYS == 0 and #A >= 2 then
               until true local n = inl_30
               if n == nil then do inl_28 = fallback break end end
               do inl_28 = n break end
---@ lua/job.lua:61-74
+--@ lua/job/history.lua:49-62
             until true local cap = inl_28
             cap = floor(cap)
             if cap >= 3 then
@@ -3111,7 +3146,7 @@ if #KEYS == 0 and #A >= 2 then
           shown = '{"when":' .. w .. ',"what":"put","q":' .. q .. '}'
         end
         do local inl_38 repeat local jid, f, tracked, wrap, last, seen, shown, wjson, qjson = jid, f, tracked, true, last, seen, shown, wjson, q
---@ lua/job.lua:132-174
+--@ lua/job/render.lua:58-100
           if not f then f = M.Job_fetch(jid) end
           if not f[1] then do inl_38 = nil break end end
           if f[14] then
@@ -3164,7 +3199,7 @@ if #KEYS == 0 and #A >= 2 then
             if n == nil then do inl_39 = nil break end end
             if whole then n = floor(n) end
             do inl_39 = encode(n) break end
---@ lua/job.lua:174-175
+--@ lua/job/render.lua:100-101
           until true local priority = inl_39
           local inl_40 repeat local v, whole = f[8]
 --@ lua/json.lua:16-23
@@ -3176,7 +3211,7 @@ if #KEYS == 0 and #A >= 2 then
             if n == nil then do inl_40 = nil break end end
             if whole then n = floor(n) end
             do inl_40 = encode(n) break end
---@ lua/job.lua:175-176
+--@ lua/job/render.lua:101-102
           until true local retries = inl_40
           local inl_41 repeat local v, whole = f[9], true
 --@ lua/json.lua:16-23
@@ -3188,7 +3223,7 @@ if #KEYS == 0 and #A >= 2 then
             if n == nil then do inl_41 = nil break end end
             if whole then n = floor(n) end
             do inl_41 = encode(n) break end
---@ lua/job.lua:176-179
+--@ lua/job/render.lua:102-105
           until true local remaining = inl_41
           -- Every part as a statement of its own, so that the build can inline the helpers into
           -- pop's common path; then one concatenation expression builds the result in one step.
@@ -3196,7 +3231,7 @@ if #KEYS == 0 and #A >= 2 then
 --@ lua/json.lua:7-8
             if v == false or v == nil then do inl_42 = 'false' break end end
             do inl_42 = encode(v) break end
---@ lua/job.lua:179-182
+--@ lua/job/render.lua:105-108
           until true local klass = inl_42
           local state = '"running"'
           if f[3] ~= 'running' then
@@ -3204,7 +3239,7 @@ if #KEYS == 0 and #A >= 2 then
 --@ lua/json.lua:7-8
               if v == false or v == nil then do inl_43 = 'false' break end end
               do inl_43 = encode(v) break end
---@ lua/job.lua:182-186
+--@ lua/job/render.lua:108-112
             until true state = inl_43
           end
           local queue = qjson
@@ -3213,20 +3248,20 @@ if #KEYS == 0 and #A >= 2 then
 --@ lua/json.lua:7-8
               if v == false or v == nil then do inl_44 = 'false' break end end
               do inl_44 = encode(v) break end
---@ lua/job.lua:186-188
+--@ lua/job/render.lua:112-114
             until true queue = inl_44
           end
           local inl_45 repeat local v = f[10]
 --@ lua/json.lua:7-8
             if v == false or v == nil then do inl_45 = 'false' break end end
             do inl_45 = encode(v) break end
---@ lua/job.lua:188-189
+--@ lua/job/render.lua:114-115
           until true local data = inl_45
           local inl_46 repeat local v = f[13]
 --@ lua/json.lua:7-8
             if v == false or v == nil then do inl_46 = 'false' break end end
             do inl_46 = encode(v) break end
---@ lua/job.lua:189-197
+--@ lua/job/render.lua:115-123
           until true local spawned = inl_46
           -- The history's brackets go into the one concatenation below (cjson writes {} for none).
           local history, hopen, hclose = '{}', '', ''
@@ -3236,22 +3271,22 @@ if #KEYS == 0 and #A >= 2 then
           local tags, failure = f[11], f[12]
           if tags ~= '{}' then
             local inl_47 repeat local text = tags
---@ lua/job.lua:110-113
+--@ lua/job/render.lua:36-39
               if not text or text == '{}' or text == '[]' then do inl_47 = '{}' break end end
               local ok, v = pcall(decode, text)
               if not ok or type(v) ~= 'table' then do inl_47 = '{}' break end end
               do inl_47 = encode(v) break end
---@ lua/job.lua:197-200
+--@ lua/job/render.lua:123-126
             until true tags = inl_47
           end
           if failure ~= '{}' then
             local inl_48 repeat local text = failure
---@ lua/job.lua:110-113
+--@ lua/job/render.lua:36-39
               if not text or text == '{}' or text == '[]' then do inl_48 = '{}' break end end
               local ok, v = pcall(decode, text)
               if not ok or type(v) ~= 'table' then do inl_48 = '{}' break end end
               do inl_48 = encode(v) break end
---@ lua/job.lua:200-213
+--@ lua/job/render.lua:126-139
             until true failure = inl_48
           end
           do inl_38 = (wrap and '[{"jid":' or '{"jid":') .. encode(f[1]) .. ',"klass":' .. klass ..
@@ -3282,7 +3317,7 @@ if #KEYS == 0 and #A >= 2 then
           local f = { g[1], g[2], 'running', g[3], worker, g[4], expires, g[5], g[6], g[7], g[8],
             g[9], g[10], false, g[12] }
           repeat local jid, when, what_json, extra, legacy, whole = jid, now, '"popped"', wentry, g[11] or false, whole
---@ lua/job.lua:43-49
+--@ lua/job/history.lua:31-37
             if legacy == nil then legacy = rcall('HGET', 'ql:j:' .. jid, 'history') end
             if legacy then M.Job_migrate(jid, legacy) end
             -- The text cjson would write for [floor(when), what, extra]; `extra` may also be given
@@ -3293,7 +3328,7 @@ if #KEYS == 0 and #A >= 2 then
 --@ lua/num.lua:21-22
                 if tstr and t >= 0 and t < 1e14 then do inl_51 = tstr:sub(1, -22) break end end
                 do inl_51 = tostring(floor(t)) break end
---@ lua/job.lua:49-61
+--@ lua/job/history.lua:37-49
               until true whole = inl_51
             end
             if extra == nil then
@@ -3331,7 +3366,7 @@ if #KEYS == 0 and #A >= 2 then
               until true local n = inl_54
               if n == nil then do inl_52 = fallback break end end
               do inl_52 = n break end
---@ lua/job.lua:61-74
+--@ lua/job/history.lua:49-62
             until true local cap = inl_52
             cap = floor(cap)
             if cap >= 3 then
@@ -3498,7 +3533,7 @@ if #KEYS == 0 and #A >= 2 then
       local parts = {}
       for i, p in ipairs(popped) do
         local inl_67 repeat local jid, f, tracked, wrap, last, seen, shown, wjson, qjson = p[1], p[2], p[3], false, last, nil, nil, wjson
---@ lua/job.lua:132-174
+--@ lua/job/render.lua:58-100
           if not f then f = M.Job_fetch(jid) end
           if not f[1] then do inl_67 = nil break end end
           if f[14] then
@@ -3551,7 +3586,7 @@ if #KEYS == 0 and #A >= 2 then
             if n == nil then do inl_68 = nil break end end
             if whole then n = floor(n) end
             do inl_68 = encode(n) break end
---@ lua/job.lua:174-175
+--@ lua/job/render.lua:100-101
           until true local priority = inl_68
           local inl_69 repeat local v, whole = f[8]
 --@ lua/json.lua:16-23
@@ -3563,7 +3598,7 @@ if #KEYS == 0 and #A >= 2 then
             if n == nil then do inl_69 = nil break end end
             if whole then n = floor(n) end
             do inl_69 = encode(n) break end
---@ lua/job.lua:175-176
+--@ lua/job/render.lua:101-102
           until true local retries = inl_69
           local inl_70 repeat local v, whole = f[9], true
 --@ lua/json.lua:16-23
@@ -3575,7 +3610,7 @@ if #KEYS == 0 and #A >= 2 then
             if n == nil then do inl_70 = nil break end end
             if whole then n = floor(n) end
             do inl_70 = encode(n) break end
---@ lua/job.lua:176-179
+--@ lua/job/render.lua:102-105
           until true local remaining = inl_70
           -- Every part as a statement of its own, so that the build can inline the helpers into
           -- pop's common path; then one concatenation expression builds the result in one step.
@@ -3583,7 +3618,7 @@ if #KEYS == 0 and #A >= 2 then
 --@ lua/json.lua:7-8
             if v == false or v == nil then do inl_71 = 'false' break end end
             do inl_71 = encode(v) break end
---@ lua/job.lua:179-182
+--@ lua/job/render.lua:105-108
           until true local klass = inl_71
           local state = '"running"'
           if f[3] ~= 'running' then
@@ -3591,7 +3626,7 @@ if #KEYS == 0 and #A >= 2 then
 --@ lua/json.lua:7-8
               if v == false or v == nil then do inl_72 = 'false' break end end
               do inl_72 = encode(v) break end
---@ lua/job.lua:182-186
+--@ lua/job/render.lua:108-112
             until true state = inl_72
           end
           local queue = qjson
@@ -3600,20 +3635,20 @@ if #KEYS == 0 and #A >= 2 then
 --@ lua/json.lua:7-8
               if v == false or v == nil then do inl_73 = 'false' break end end
               do inl_73 = encode(v) break end
---@ lua/job.lua:186-188
+--@ lua/job/render.lua:112-114
             until true queue = inl_73
           end
           local inl_74 repeat local v = f[10]
 --@ lua/json.lua:7-8
             if v == false or v == nil then do inl_74 = 'false' break end end
             do inl_74 = encode(v) break end
---@ lua/job.lua:188-189
+--@ lua/job/render.lua:114-115
           until true local data = inl_74
           local inl_75 repeat local v = f[13]
 --@ lua/json.lua:7-8
             if v == false or v == nil then do inl_75 = 'false' break end end
             do inl_75 = encode(v) break end
---@ lua/job.lua:189-197
+--@ lua/job/render.lua:115-123
           until true local spawned = inl_75
           -- The history's brackets go into the one concatenation below (cjson writes {} for none).
           local history, hopen, hclose = '{}', '', ''
@@ -3623,22 +3658,22 @@ if #KEYS == 0 and #A >= 2 then
           local tags, failure = f[11], f[12]
           if tags ~= '{}' then
             local inl_76 repeat local text = tags
---@ lua/job.lua:110-113
+--@ lua/job/render.lua:36-39
               if not text or text == '{}' or text == '[]' then do inl_76 = '{}' break end end
               local ok, v = pcall(decode, text)
               if not ok or type(v) ~= 'table' then do inl_76 = '{}' break end end
               do inl_76 = encode(v) break end
---@ lua/job.lua:197-200
+--@ lua/job/render.lua:123-126
             until true tags = inl_76
           end
           if failure ~= '{}' then
             local inl_77 repeat local text = failure
---@ lua/job.lua:110-113
+--@ lua/job/render.lua:36-39
               if not text or text == '{}' or text == '[]' then do inl_77 = '{}' break end end
               local ok, v = pcall(decode, text)
               if not ok or type(v) ~= 'table' then do inl_77 = '{}' break end end
               do inl_77 = encode(v) break end
---@ lua/job.lua:200-213
+--@ lua/job/render.lua:126-139
             until true failure = inl_77
           end
           do inl_67 = (wrap and '[{"jid":' or '{"jid":') .. encode(f[1]) .. ',"klass":' .. klass ..
@@ -3667,7 +3702,7 @@ if #KEYS == 0 and #A >= 2 then
     until true result = inl_17
   elseif cmd == 'complete' then
     local inl_79 repeat local now = now
---@ lua/job.lua:531-541
+--@ lua/job/complete.lua:14-24
       local jid, worker, queue, data = A[3], A[4], A[5], A[6]
       if jid == nil then error('Job(): no jid provided') end
       if worker == nil then error('Complete(): Arg "worker" missing') end
@@ -3679,11 +3714,11 @@ if #KEYS == 0 and #A >= 2 then
       -- Options are read only when given (most completes have none: no table is made).
       if #A > 6 then
         local inl_80 repeat local first, last = 7, #A
---@ lua/job.lua:344-346
+--@ lua/job/put.lua:6-8
           local opts = {}
           for i = first, last - 1, 2 do opts[A[i]] = A[i + 1] end
           do inl_80 = opts break end
---@ lua/job.lua:541-544
+--@ lua/job/complete.lua:24-27
         until true local opts = inl_80
         nextq = opts.next
         if opts.delay ~= nil then
@@ -3693,7 +3728,7 @@ if #KEYS == 0 and #A >= 2 then
             -- n - n is 0 for every finite number, and nan for nan and for +-inf.
             if n and n - n == 0 then do inl_81 = n break end end
             do inl_81 = nil break end
---@ lua/job.lua:544-594
+--@ lua/job/complete.lua:27-77
           until true delay = inl_81
           if delay == nil then error('assertion failed!') end
         end
@@ -3747,16 +3782,16 @@ if #KEYS == 0 and #A >= 2 then
       local inl_82 repeat local t = now
 --@ lua/num.lua:14-14
        do inl_82 = format('%.20f', t) break end
---@ lua/job.lua:594-595
+--@ lua/job/complete.lua:77-78
       until true local tstr = inl_82
       local inl_83 repeat local t, tstr = now, tstr
 --@ lua/num.lua:21-22
         if tstr and t >= 0 and t < 1e14 then do inl_83 = tstr:sub(1, -22) break end end
         do inl_83 = tostring(floor(t)) break end
---@ lua/job.lua:595-596
+--@ lua/job/complete.lua:78-79
       until true local whole = inl_83
       repeat local jid, when, what_json, extra, legacy, whole = jid, now, '"done"', nil, f[4] or false, whole
---@ lua/job.lua:43-49
+--@ lua/job/history.lua:31-37
         if legacy == nil then legacy = rcall('HGET', 'ql:j:' .. jid, 'history') end
         if legacy then M.Job_migrate(jid, legacy) end
         -- The text cjson would write for [floor(when), what, extra]; `extra` may also be given
@@ -3767,7 +3802,7 @@ if #KEYS == 0 and #A >= 2 then
 --@ lua/num.lua:21-22
             if tstr and t >= 0 and t < 1e14 then do inl_84 = tstr:sub(1, -22) break end end
             do inl_84 = tostring(floor(t)) break end
---@ lua/job.lua:49-61
+--@ lua/job/history.lua:37-49
           until true whole = inl_84
         end
         if extra == nil then
@@ -3805,7 +3840,7 @@ if #KEYS == 0 and #A >= 2 then
           until true local n = inl_87
           if n == nil then do inl_85 = fallback break end end
           do inl_85 = n break end
---@ lua/job.lua:61-74
+--@ lua/job/history.lua:49-62
         until true local cap = inl_85
         cap = floor(cap)
         if cap >= 3 then
@@ -3820,7 +3855,7 @@ if #KEYS == 0 and #A >= 2 then
           rcall('LPOP', hk)
           rcall('LPUSH', hk, first)
         end
---@ lua/job.lua:596-597
+--@ lua/job/complete.lua:79-80
       until true
       repeat local queue, jid, exist = queue, jid, probe
 --@ lua/queue.lua:53-56
@@ -3828,7 +3863,7 @@ if #KEYS == 0 and #A >= 2 then
         rcall('ZREM', qk .. '-locks', jid)
         if not exist or exist % 2 == 1 then rcall('ZREM', qk .. '-work', jid) end
         if not exist or exist % 4 >= 2 then rcall('ZREM', qk .. '-scheduled', jid) end
---@ lua/job.lua:597-598
+--@ lua/job/complete.lua:80-81
       until true
       repeat local now, kind, queue, v = now, 'run', queue, now - (tonumber(f[5]) or now)
 --@ lua/stats.lua:68-68
@@ -3870,14 +3905,14 @@ if #KEYS == 0 and #A >= 2 then
         until true local total, mean, vk = inl_91, inl_92, inl_93
         rcall('HSET', k, 'total', total, 'mean', mean, 'vk', vk, bin, (tonumber(cur[4]) or 0) + 1)
         if total == 1 then M.Stats_expire(k, now, day) end
---@ lua/job.lua:598-603
+--@ lua/job/complete.lua:81-86
       until true
       rcall('ZREM', 'ql:w:' .. worker .. ':jobs', jid)
       if special and rcall('ZSCORE', 'ql:tracked', jid) then
         rcall('PUBLISH', 'ql:' .. 'completed', jid)
       end
       repeat local queue = queue
---@ lua/job.lua:259-262
+--@ lua/job/state.lua:15-18
         -- cfg false: the call found no config hash, so no queue has a cap. Config.number would
         -- say so too; asking here first spares building the field's name on every complete.
         if not queue or cfg == false then do break end end
@@ -3906,7 +3941,7 @@ if #KEYS == 0 and #A >= 2 then
           until true local n = inl_96
           if n == nil then do inl_94 = fallback break end end
           do inl_94 = n break end
---@ lua/job.lua:262-263
+--@ lua/job/state.lua:18-19
         until true local cap = inl_94
         if cap > 0 then repeat local queue = queue
 --@ lua/wake.lua:9-14
@@ -3916,16 +3951,16 @@ if #KEYS == 0 and #A >= 2 then
           end
           if type(wake) == 'string' then wake = { [wake] = true } end
           wake[queue] = true
---@ lua/job.lua:263-263
+--@ lua/job/state.lua:19-19
         until true end
---@ lua/job.lua:603-608
+--@ lua/job/complete.lua:86-91
       until true
       local retries = f[6] or 0
       if nextq ~= nil then
         rcall('PUBLISH', 'ql:' .. 'log',
           encode({ jid = jid, event = 'advanced', queue = queue, to = nextq }))
         repeat local jid, when, what_json, extra, legacy, whole = jid, now, '"put"', '{"q":' .. encode(nextq) .. '}', false, whole
---@ lua/job.lua:43-49
+--@ lua/job/history.lua:31-37
           if legacy == nil then legacy = rcall('HGET', 'ql:j:' .. jid, 'history') end
           if legacy then M.Job_migrate(jid, legacy) end
           -- The text cjson would write for [floor(when), what, extra]; `extra` may also be given
@@ -3936,7 +3971,7 @@ if #KEYS == 0 and #A >= 2 then
 --@ lua/num.lua:21-22
               if tstr and t >= 0 and t < 1e14 then do inl_97 = tstr:sub(1, -22) break end end
               do inl_97 = tostring(floor(t)) break end
---@ lua/job.lua:49-61
+--@ lua/job/history.lua:37-49
             until true whole = inl_97
           end
           if extra == nil then
@@ -3974,7 +4009,7 @@ if #KEYS == 0 and #A >= 2 then
             until true local n = inl_100
             if n == nil then do inl_98 = fallback break end end
             do inl_98 = n break end
---@ lua/job.lua:61-74
+--@ lua/job/history.lua:49-62
           until true local cap = inl_98
           cap = floor(cap)
           if cap >= 3 then
@@ -3989,13 +4024,13 @@ if #KEYS == 0 and #A >= 2 then
             rcall('LPOP', hk)
             rcall('LPUSH', hk, first)
           end
---@ lua/job.lua:608-609
+--@ lua/job/complete.lua:91-92
         until true
         local inl_101 repeat local now, tstr = now, tstr
 --@ lua/num.lua:30-31
           if now >= 1 then do inl_101 = tstr break end end
           do inl_101 = now break end
---@ lua/job.lua:609-627
+--@ lua/job/complete.lua:92-110
         until true local now_arg = inl_101
         rcall('ZADD', 'ql:queues', 'NX', now_arg, nextq)
         rcall('HSET', jk, 'data', data, 'time', tstr, 'state', 'waiting', 'worker', '',
@@ -4015,7 +4050,7 @@ if #KEYS == 0 and #A >= 2 then
           do inl_79 = 'depends' break end
         end
         repeat local queue, jid, priority, t = nextq, jid, tonumber(f[7]) or 0, now
---@ lua/job.lua:251-253
+--@ lua/job/state.lua:7-9
           local score = priority - (t / 10000000000)  -- the work-set score (protocol 2.8)
           rcall('ZADD', 'ql:q:' .. queue .. '-work', score, jid)
           repeat local queue = queue
@@ -4026,9 +4061,9 @@ if #KEYS == 0 and #A >= 2 then
             end
             if type(wake) == 'string' then wake = { [wake] = true } end
             wake[queue] = true
---@ lua/job.lua:253-253
+--@ lua/job/state.lua:9-9
           until true
---@ lua/job.lua:627-634
+--@ lua/job/complete.lua:110-117
         until true
         do inl_79 = 'waiting' break end
       end
@@ -4040,11 +4075,11 @@ if #KEYS == 0 and #A >= 2 then
 --@ lua/num.lua:30-31
         if now >= 1 then do inl_102 = tstr break end end
         do inl_102 = now break end
---@ lua/job.lua:634-636
+--@ lua/job/complete.lua:117-119
       until true local now_arg = inl_102
       rcall('ZADD', 'ql:completed', now_arg, jid)
       repeat local now = now
---@ lua/job.lua:297-297
+--@ lua/job/complete.lua:131-131
         local inl_103 repeat local name, fallback = 'jobs-history', 604800
 --@ lua/config.lua:29-30
           if cfg == false then do inl_103 = fallback break end end
@@ -4070,7 +4105,7 @@ if #KEYS == 0 and #A >= 2 then
           until true local n = inl_105
           if n == nil then do inl_103 = fallback break end end
           do inl_103 = n break end
---@ lua/job.lua:297-298
+--@ lua/job/complete.lua:131-132
         until true local age = inl_103
         local inl_106 repeat local name, fallback = 'jobs-history-count', 50000
 --@ lua/config.lua:29-30
@@ -4097,7 +4132,7 @@ if #KEYS == 0 and #A >= 2 then
           until true local n = inl_108
           if n == nil then do inl_106 = fallback break end end
           do inl_106 = n break end
---@ lua/job.lua:298-312
+--@ lua/job/complete.lua:132-146
         until true local keep = inl_106
         keep = floor(keep)
         local old = rcall('ZRANGEBYSCORE', 'ql:completed', '0', now - age, 'LIMIT', '0', '100')
@@ -4113,7 +4148,7 @@ if #KEYS == 0 and #A >= 2 then
           for _, j in ipairs(rcall('ZRANGE', 'ql:completed', 0, excess - 1)) do M.Job_delete(j) end
           rcall('ZREMRANGEBYRANK', 'ql:completed', 0, excess - 1)
         end
---@ lua/job.lua:636-641
+--@ lua/job/complete.lua:119-124
       until true
       if special then
         local dependents = rcall('SMEMBERS', dk)
@@ -4124,7 +4159,7 @@ if #KEYS == 0 and #A >= 2 then
     until true result = inl_79
   elseif cmd == 'heartbeat' then
     local inl_109 repeat local now = now
---@ lua/job.lua:748-755
+--@ lua/job/lease.lua:10-17
       local jid, worker, data = A[3], A[4], A[5]
       if jid == nil then error('Job(): no jid provided') end
       if worker == nil then error('Heatbeat(): Arg "worker" missing') end
@@ -4182,7 +4217,7 @@ if #KEYS == 0 and #A >= 2 then
           do inl_113 = n break end
 --@ lua/config.lua:42-42
         until true inl_110 = inl_113 break end
---@ lua/job.lua:755-773
+--@ lua/job/lease.lua:17-35
       until true local lock = inl_110
       local expires = now + lock
       if not f[1] then error('Heartbeat(): Job ' .. jid .. ' does not exist') end
@@ -4206,7 +4241,7 @@ if #KEYS == 0 and #A >= 2 then
     until true result = inl_109
   elseif cmd == 'fail' then
     local inl_116 repeat local now = now
---@ lua/job.lua:652-669
+--@ lua/job/fail_retry.lua:11-28
       local jid, worker, group, message, data = A[3], A[4], A[5], A[6], A[7]
       if jid == nil then error('Job(): no jid provided') end
       if worker == nil then error('Fail(): Arg "worker" missing') end
@@ -4225,20 +4260,20 @@ if #KEYS == 0 and #A >= 2 then
       rcall('PUBLISH', 'ql:' .. 'log', encode({ jid = jid, event = 'failed', worker = worker,
         group = group, message = message }))
       repeat local jid, channel, tracked = jid, 'failed'
---@ lua/job.lua:231-232
+--@ lua/job/fields.lua:31-32
         if tracked == nil then
           local inl_117 repeat local jid = jid
---@ lua/job.lua:226-226
+--@ lua/job/fields.lua:26-26
            do inl_117 = rcall('ZSCORE', 'ql:tracked', jid) ~= false break end
---@ lua/job.lua:232-234
+--@ lua/job/fields.lua:32-34
           until true tracked = inl_117
         end
         if tracked then rcall('PUBLISH', 'ql:' .. channel, jid) end
---@ lua/job.lua:669-671
+--@ lua/job/fail_retry.lua:28-30
       until true
       rcall('ZREM', 'ql:w:' .. worker .. ':jobs', jid)
       repeat local jid, when, what_json, extra, legacy, whole = jid, now, '"failed"', { worker = worker, group = group }, f[4] or false
---@ lua/job.lua:43-49
+--@ lua/job/history.lua:31-37
         if legacy == nil then legacy = rcall('HGET', 'ql:j:' .. jid, 'history') end
         if legacy then M.Job_migrate(jid, legacy) end
         -- The text cjson would write for [floor(when), what, extra]; `extra` may also be given
@@ -4249,7 +4284,7 @@ if #KEYS == 0 and #A >= 2 then
 --@ lua/num.lua:21-22
             if tstr and t >= 0 and t < 1e14 then do inl_118 = tstr:sub(1, -22) break end end
             do inl_118 = tostring(floor(t)) break end
---@ lua/job.lua:49-61
+--@ lua/job/history.lua:37-49
           until true whole = inl_118
         end
         if extra == nil then
@@ -4287,7 +4322,7 @@ if #KEYS == 0 and #A >= 2 then
           until true local n = inl_121
           if n == nil then do inl_119 = fallback break end end
           do inl_119 = n break end
---@ lua/job.lua:61-74
+--@ lua/job/history.lua:49-62
         until true local cap = inl_119
         cap = floor(cap)
         if cap >= 3 then
@@ -4302,7 +4337,7 @@ if #KEYS == 0 and #A >= 2 then
           rcall('LPOP', hk)
           rcall('LPUSH', hk, first)
         end
---@ lua/job.lua:671-672
+--@ lua/job/fail_retry.lua:30-31
       until true
       repeat local now, when, queue, field, by, field2, by2 = now, now, queue, 'failures', 1, 'failed', 1
 --@ lua/stats.lua:119-119
@@ -4322,7 +4357,7 @@ if #KEYS == 0 and #A >= 2 then
         rcall('HINCRBY', k, field, by)
         if field2 then rcall('HINCRBY', k, field2, by2) end
         M.Stats_expire(k, now, day)
---@ lua/job.lua:672-673
+--@ lua/job/fail_retry.lua:31-32
       until true
       repeat local queue, jid, exist = queue, jid
 --@ lua/queue.lua:53-56
@@ -4330,10 +4365,10 @@ if #KEYS == 0 and #A >= 2 then
         rcall('ZREM', qk .. '-locks', jid)
         if not exist or exist % 2 == 1 then rcall('ZREM', qk .. '-work', jid) end
         if not exist or exist % 4 >= 2 then rcall('ZREM', qk .. '-scheduled', jid) end
---@ lua/job.lua:673-674
+--@ lua/job/fail_retry.lua:32-33
       until true
       repeat local queue = queue
---@ lua/job.lua:259-262
+--@ lua/job/state.lua:15-18
         -- cfg false: the call found no config hash, so no queue has a cap. Config.number would
         -- say so too; asking here first spares building the field's name on every complete.
         if not queue or cfg == false then do break end end
@@ -4362,7 +4397,7 @@ if #KEYS == 0 and #A >= 2 then
           until true local n = inl_126
           if n == nil then do inl_124 = fallback break end end
           do inl_124 = n break end
---@ lua/job.lua:262-263
+--@ lua/job/state.lua:18-19
         until true local cap = inl_124
         if cap > 0 then repeat local queue = queue
 --@ lua/wake.lua:9-14
@@ -4372,26 +4407,26 @@ if #KEYS == 0 and #A >= 2 then
           end
           if type(wake) == 'string' then wake = { [wake] = true } end
           wake[queue] = true
---@ lua/job.lua:263-263
+--@ lua/job/state.lua:19-19
         until true end
---@ lua/job.lua:674-677
+--@ lua/job/fail_retry.lua:33-36
       until true
       if decoded ~= nil and decoded ~= false then rcall('HSET', 'ql:j:' .. jid, 'data', encode(decoded)) end
       repeat local jid, group, failure = jid, group,
         { group = group, message = message, when = floor(now), worker = worker }
---@ lua/job.lua:277-280
+--@ lua/job/state.lua:33-36
         rcall('HSET', 'ql:j:' .. jid, 'state', 'failed', 'worker', '', 'expires', '',
           'failure', encode(failure))
         rcall('SADD', 'ql:failures', group)
         rcall('LPUSH', 'ql:f:' .. group, jid)
---@ lua/job.lua:677-678
+--@ lua/job/fail_retry.lua:36-37
       until true
       do inl_116 = jid break end
 --@ lua/api.lua:60-62
     until true result = inl_116
   elseif cmd == 'retry' then
     local inl_127 repeat local now = now
---@ lua/job.lua:689-695
+--@ lua/job/fail_retry.lua:48-54
       local jid, queue, worker, delay_s, group, message = A[3], A[4], A[5], A[6], A[7], A[8]
       if jid == nil then error('Job(): no jid provided') end
       if queue == nil then error('Retry(): Arg "queue" missing') end
@@ -4404,7 +4439,7 @@ if #KEYS == 0 and #A >= 2 then
           -- n - n is 0 for every finite number, and nan for nan and for +-inf.
           if n and n - n == 0 then do inl_128 = n break end end
           do inl_128 = nil break end
---@ lua/job.lua:695-711
+--@ lua/job/fail_retry.lua:54-70
         until true delay = inl_128
         if delay == nil then error('Retry(): Arg "delay" not a number: ' .. delay_s) end
       end
@@ -4422,7 +4457,7 @@ if #KEYS == 0 and #A >= 2 then
       rcall('ZREM', 'ql:q:' .. (f[3] or '') .. '-locks', jid)
       rcall('ZREM', 'ql:w:' .. worker .. ':jobs', jid)
       repeat local queue = f[3]
---@ lua/job.lua:259-262
+--@ lua/job/state.lua:15-18
         -- cfg false: the call found no config hash, so no queue has a cap. Config.number would
         -- say so too; asking here first spares building the field's name on every complete.
         if not queue or cfg == false then do break end end
@@ -4451,7 +4486,7 @@ if #KEYS == 0 and #A >= 2 then
           until true local n = inl_131
           if n == nil then do inl_129 = fallback break end end
           do inl_129 = n break end
---@ lua/job.lua:262-263
+--@ lua/job/state.lua:18-19
         until true local cap = inl_129
         if cap > 0 then repeat local queue = queue
 --@ lua/wake.lua:9-14
@@ -4461,14 +4496,14 @@ if #KEYS == 0 and #A >= 2 then
           end
           if type(wake) == 'string' then wake = { [wake] = true } end
           wake[queue] = true
---@ lua/job.lua:263-263
+--@ lua/job/state.lua:19-19
         until true end
---@ lua/job.lua:711-714
+--@ lua/job/fail_retry.lua:70-73
       until true
       if remaining < 0 then
         group = group or ('failed-retries-' .. queue)
         repeat local jid, when, what_json, extra, legacy, whole = jid, now, '"failed"', { group = group }, f[5] or false
---@ lua/job.lua:43-49
+--@ lua/job/history.lua:31-37
           if legacy == nil then legacy = rcall('HGET', 'ql:j:' .. jid, 'history') end
           if legacy then M.Job_migrate(jid, legacy) end
           -- The text cjson would write for [floor(when), what, extra]; `extra` may also be given
@@ -4479,7 +4514,7 @@ if #KEYS == 0 and #A >= 2 then
 --@ lua/num.lua:21-22
               if tstr and t >= 0 and t < 1e14 then do inl_132 = tstr:sub(1, -22) break end end
               do inl_132 = tostring(floor(t)) break end
---@ lua/job.lua:49-61
+--@ lua/job/history.lua:37-49
             until true whole = inl_132
           end
           if extra == nil then
@@ -4517,7 +4552,7 @@ if #KEYS == 0 and #A >= 2 then
             until true local n = inl_135
             if n == nil then do inl_133 = fallback break end end
             do inl_133 = n break end
---@ lua/job.lua:61-74
+--@ lua/job/history.lua:49-62
           until true local cap = inl_133
           cap = floor(cap)
           if cap >= 3 then
@@ -4532,7 +4567,7 @@ if #KEYS == 0 and #A >= 2 then
             rcall('LPOP', hk)
             rcall('LPUSH', hk, first)
           end
---@ lua/job.lua:714-722
+--@ lua/job/fail_retry.lua:73-81
         until true
         local failure
         if message ~= nil then
@@ -4542,24 +4577,24 @@ if #KEYS == 0 and #A >= 2 then
             message = 'Job exhausted retries in queue "' .. tostring(f[3]) .. '"' }
         end
         repeat local jid, channel, tracked = jid, 'failed'
---@ lua/job.lua:231-232
+--@ lua/job/fields.lua:31-32
           if tracked == nil then
             local inl_136 repeat local jid = jid
---@ lua/job.lua:226-226
+--@ lua/job/fields.lua:26-26
              do inl_136 = rcall('ZSCORE', 'ql:tracked', jid) ~= false break end
---@ lua/job.lua:232-234
+--@ lua/job/fields.lua:32-34
             until true tracked = inl_136
           end
           if tracked then rcall('PUBLISH', 'ql:' .. channel, jid) end
---@ lua/job.lua:722-723
+--@ lua/job/fail_retry.lua:81-82
         until true
         repeat local jid, group, failure = jid, group, failure
---@ lua/job.lua:277-280
+--@ lua/job/state.lua:33-36
           rcall('HSET', 'ql:j:' .. jid, 'state', 'failed', 'worker', '', 'expires', '',
             'failure', encode(failure))
           rcall('SADD', 'ql:failures', group)
           rcall('LPUSH', 'ql:f:' .. group, jid)
---@ lua/job.lua:723-724
+--@ lua/job/fail_retry.lua:82-83
         until true
         repeat local now, when, queue, field, by, field2, by2 = now, now, queue, 'failures', 1, 'failed', 1
 --@ lua/stats.lua:119-119
@@ -4579,7 +4614,7 @@ if #KEYS == 0 and #A >= 2 then
           rcall('HINCRBY', k, field, by)
           if field2 then rcall('HINCRBY', k, field2, by2) end
           M.Stats_expire(k, now, day)
---@ lua/job.lua:724-730
+--@ lua/job/fail_retry.lua:83-89
         until true
       else
         if delay > 0 then
@@ -4587,7 +4622,7 @@ if #KEYS == 0 and #A >= 2 then
           rcall('HSET', jk, 'state', 'scheduled')
         else
           repeat local queue, jid, priority, t = queue, jid, tonumber(f[4]) or 0, now
---@ lua/job.lua:251-253
+--@ lua/job/state.lua:7-9
             local score = priority - (t / 10000000000)  -- the work-set score (protocol 2.8)
             rcall('ZADD', 'ql:q:' .. queue .. '-work', score, jid)
             repeat local queue = queue
@@ -4598,9 +4633,9 @@ if #KEYS == 0 and #A >= 2 then
               end
               if type(wake) == 'string' then wake = { [wake] = true } end
               wake[queue] = true
---@ lua/job.lua:253-253
+--@ lua/job/state.lua:9-9
             until true
---@ lua/job.lua:730-738
+--@ lua/job/fail_retry.lua:89-97
           until true
           rcall('HSET', jk, 'state', 'waiting')
         end
