@@ -151,7 +151,9 @@ function Queue.pop(now)
   local count = 1
   if count_s ~= '1' then
     count = Num.parse(count_s)
-    if count == nil then error('Pop(): Arg "count" missing or not a number: ' .. tostring(count_s)) end
+    if count == nil then
+      error('Pop(): Arg "count" missing or not a number: ' .. tostring(count_s))
+    end
     count = floor(count)
   end
   -- One EXISTS answers the common case (no config, no paused queue, no templates, no
@@ -299,7 +301,9 @@ function Queue.peek(now)
   local queue, count_s = A[3], A[4]
   if queue == nil then error('Queue(): no queue name provided') end
   local count = Num.parse(count_s)
-  if count == nil then error('Peek(): Arg "count" missing or not a number: ' .. tostring(count_s)) end
+  if count == nil then
+    error('Peek(): Arg "count" missing or not a number: ' .. tostring(count_s))
+  end
   count = Queue.whole(count)
   local jids = {}
   if count > 0 then

@@ -133,7 +133,9 @@ end
 function Recur.check_update(name, value)
   if value == nil then error('No value provided for ' .. tostring(name)) end
   if name == 'priority' or name == 'interval' or name == 'retries' then
-    if Num.parse(value) == nil then error('Recur(): Arg "' .. name .. '" must be a number: ' .. value) end
+    if Num.parse(value) == nil then
+      error('Recur(): Arg "' .. name .. '" must be a number: ' .. value)
+    end
   elseif name == 'backlog' then
     if Num.parse(value) == nil then error('Recur(): Arg "backlog" not a number: ' .. value) end
   elseif name == 'data' then

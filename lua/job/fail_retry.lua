@@ -57,7 +57,9 @@ function Job.retry(now)
   local f = rcall('HMGET', key.job .. jid, 'state', 'worker', 'queue', 'priority', 'history')
   local state = f[1]
   if not state then error('Retry(): Job ' .. jid .. ' does not exist') end
-  if state ~= 'running' then error('Retry(): Job ' .. jid .. ' is not currently running: ' .. state) end
+  if state ~= 'running' then
+    error('Retry(): Job ' .. jid .. ' is not currently running: ' .. state)
+  end
   if f[2] ~= worker then
     error('Retry(): Job ' .. jid .. ' has been given to another worker: ' .. tostring(f[2]))
   end

@@ -10,10 +10,15 @@ function Job.migrate(jid, legacy)
       if type(st) == 'table' then
         rcall('RPUSH', hk, encode({ floor(Num.parse(st.put) or 0), 'put', { q = st.q } }))
         if Num.parse(st.popped) then
-          rcall('RPUSH', hk, encode({ floor(Num.parse(st.popped)), 'popped', { worker = st.worker } }))
+          rcall('RPUSH', hk,
+            encode({ floor(Num.parse(st.popped)), 'popped', { worker = st.worker } }))
         end
-        if Num.parse(st.failed) then rcall('RPUSH', hk, encode({ floor(Num.parse(st.failed)), 'failed' })) end
-        if Num.parse(st.done) then rcall('RPUSH', hk, encode({ floor(Num.parse(st.done)), 'done' })) end
+        if Num.parse(st.failed) then
+          rcall('RPUSH', hk, encode({ floor(Num.parse(st.failed)), 'failed' }))
+        end
+        if Num.parse(st.done) then
+          rcall('RPUSH', hk, encode({ floor(Num.parse(st.done)), 'done' }))
+        end
       end
     end
   end

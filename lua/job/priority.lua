@@ -7,7 +7,9 @@ function Job.priority(now)
   local jid, p_s = A[3], A[4]
   if jid == nil then error('Job(): no jid provided') end
   local p = Num.parse(p_s)
-  if p == nil then error('Priority(): Arg "priority" missing or not a number: ' .. tostring(p_s)) end
+  if p == nil then
+    error('Priority(): Arg "priority" missing or not a number: ' .. tostring(p_s))
+  end
   local queue = rcall('HGET', key.job .. jid, 'queue')
   if not queue then error('Priority(): Job ' .. jid .. ' does not exist') end
   rcall('HSET', key.job .. jid, 'priority', p)

@@ -23,7 +23,9 @@ function Job.put(now, requeue)
   local worker, queue, jid, klass, data, delay_s = A[3], A[4], A[5], A[6], A[7], A[8]
   if requeue then
     if jid == nil then error('Job(): no jid provided') end
-    if rcall('EXISTS', key.job .. jid) == 0 then error('Requeue(): Job ' .. jid .. ' does not exist') end
+    if rcall('EXISTS', key.job .. jid) == 0 then
+      error('Requeue(): Job ' .. jid .. ' does not exist')
+    end
   end
   if queue == nil then error('Queue(): no queue name provided') end
   if jid == nil then error('Put(): Arg "jid" missing') end

@@ -658,7 +658,7 @@ function M.Job_fail(now)
   return jid
 end
   elseif name == 'Job_retry' then
---@ lua/job/fail_retry.lua:40-98
+--@ lua/job/fail_retry.lua:40-100
 -- retry <now> <jid> <queue> <worker> [delay] [group] [message]
 -- Reply: integer, retries remaining (-1 when the job failed). Events: ql:failed (tracked) on
 -- exhaustion (no ql:log event there, as in the reference).
@@ -679,7 +679,9 @@ function M.Job_retry(now)
   local f = rcall('HMGET', 'ql:j:' .. jid, 'state', 'worker', 'queue', 'priority', 'history')
   local state = f[1]
   if not state then error('Retry(): Job ' .. jid .. ' does not exist') end
-  if state ~= 'running' then error('Retry(): Job ' .. jid .. ' is not currently running: ' .. state) end
+  if state ~= 'running' then
+    error('Retry(): Job ' .. jid .. ' is not currently running: ' .. state)
+  end
   if f[2] ~= worker then
     error('Retry(): Job ' .. jid .. ' has been given to another worker: ' .. tostring(f[2]))
   end
@@ -751,7 +753,7 @@ function M.Job_notify(jid, channel, tracked)
   if tracked then rcall('PUBLISH', 'ql:' .. channel, jid) end
 end
   elseif name == 'Job_migrate' then
---@ lua/job/history.lua:3-21
+--@ lua/job/history.lua:3-26
 -- Legacy history (a JSON field of jobs written by very old versions) becomes list entries,
 -- appended after the existing ones; the field is then deleted (protocol 2.4).
 function M.Job_migrate(jid, legacy)
@@ -762,17 +764,22 @@ function M.Job_migrate(jid, legacy)
       if type(st) == 'table' then
         rcall('RPUSH', hk, encode({ floor(M.Num_parse(st.put) or 0), 'put', { q = st.q } }))
         if M.Num_parse(st.popped) then
-          rcall('RPUSH', hk, encode({ floor(M.Num_parse(st.popped)), 'popped', { worker = st.worker } }))
+          rcall('RPUSH', hk,
+            encode({ floor(M.Num_parse(st.popped)), 'popped', { worker = st.worker } }))
         end
-        if M.Num_parse(st.failed) then rcall('RPUSH', hk, encode({ floor(M.Num_parse(st.failed)), 'failed' })) end
-        if M.Num_parse(st.done) then rcall('RPUSH', hk, encode({ floor(M.Num_parse(st.done)), 'done' })) end
+        if M.Num_parse(st.failed) then
+          rcall('RPUSH', hk, encode({ floor(M.Num_parse(st.failed)), 'failed' }))
+        end
+        if M.Num_parse(st.done) then
+          rcall('RPUSH', hk, encode({ floor(M.Num_parse(st.done)), 'done' }))
+        end
       end
     end
   end
   rcall('HDEL', 'ql:j:' .. jid, 'history')
 end
   elseif name == 'Job_hist' then
---@ lua/job/history.lua:23-63
+--@ lua/job/history.lua:28-68
 -- P-HIST: append [floor(when), what, extra?]. `what` comes as its JSON text (the callers'
 -- names are constants, so none has to be encoded per call). `legacy` is the job's `history`
 -- field when the caller already read it (false: known absent; nil: read it here).
@@ -904,7 +911,7 @@ function M.Job_log(now)
   return nil
 end
   elseif name == 'Job_priority' then
---@ lua/job/priority.lua:3-17
+--@ lua/job/priority.lua:3-19
 -- priority <now> <jid> <priority>
 -- Reply: the priority truncated toward zero. Errors: Job(): no jid provided / Priority(): Arg
 -- "priority" missing or not a number: <x> / Priority(): Job <jid> does not exist
@@ -912,7 +919,9 @@ function M.Job_priority(now)
   local jid, p_s = A[3], A[4]
   if jid == nil then error('Job(): no jid provided') end
   local p = M.Num_parse(p_s)
-  if p == nil then error('Priority(): Arg "priority" missing or not a number: ' .. tostring(p_s)) end
+  if p == nil then
+    error('Priority(): Arg "priority" missing or not a number: ' .. tostring(p_s))
+  end
   local queue = rcall('HGET', 'ql:j:' .. jid, 'queue')
   if not queue then error('Priority(): Job ' .. jid .. ' does not exist') end
   rcall('HSET', 'ql:j:' .. jid, 'priority', p)
@@ -930,7 +939,7 @@ function M.Job_options(first, last)
   return opts
 end
   elseif name == 'Job_put' then
---@ lua/job/put.lua:11-177
+--@ lua/job/put.lua:11-179
 -- put <now> <worker> <queue> <jid> <klass> <data> <delay> [priority p] [tags t] [retries r]
 --     [depends d]
 -- Reply: the jid. Events: ql:log put; ql:w:<old> + ql:log lock_lost when taken from another
@@ -946,7 +955,9 @@ function M.Job_put(now, requeue)
   local worker, queue, jid, klass, data, delay_s = A[3], A[4], A[5], A[6], A[7], A[8]
   if requeue then
     if jid == nil then error('Job(): no jid provided') end
-    if rcall('EXISTS', 'ql:j:' .. jid) == 0 then error('Requeue(): Job ' .. jid .. ' does not exist') end
+    if rcall('EXISTS', 'ql:j:' .. jid) == 0 then
+      error('Requeue(): Job ' .. jid .. ' does not exist')
+    end
   end
   if queue == nil then error('Queue(): no queue name provided') end
   if jid == nil then error('Put(): Arg "jid" missing') end
@@ -1099,7 +1110,7 @@ function M.Job_put(now, requeue)
   return jid
 end
   elseif name == 'Job_requeue' then
---@ lua/job/put.lua:179-180
+--@ lua/job/put.lua:181-182
 -- requeue: exactly put, for a job that must already exist.
 function M.Job_requeue(now) return M.Job_put(now, true) end
   elseif name == 'Job_render_entry' then
@@ -1529,7 +1540,7 @@ function M.Queue_take(queue, jids, want)
   for i = 1, #top do jids[#jids + 1] = top[i] end
 end
   elseif name == 'Queue_pop' then
---@ lua/queue.lua:139-270
+--@ lua/queue.lua:139-272
 -- pop <now> <queue> <worker> <count>
 -- Reply: JSON array of the popped jobs ({} when none). Events: reclaim events (4.2), then
 -- ql:popped per tracked job. A work-set jid whose job hash is gone is dropped from the work
@@ -1545,7 +1556,9 @@ function M.Queue_pop(now)
   local count = 1
   if count_s ~= '1' then
     count = M.Num_parse(count_s)
-    if count == nil then error('Pop(): Arg "count" missing or not a number: ' .. tostring(count_s)) end
+    if count == nil then
+      error('Pop(): Arg "count" missing or not a number: ' .. tostring(count_s))
+    end
     count = floor(count)
   end
   -- One EXISTS answers the common case (no config, no paused queue, no templates, no
@@ -1663,7 +1676,7 @@ function M.Queue_pop(now)
   return M.Json_list(parts)
 end
   elseif name == 'Queue_hand_out' then
---@ lua/queue.lua:272-292
+--@ lua/queue.lua:274-294
 -- Hand job `jid` to `worker` (pop's per-job writes: history, job fields, the tracked
 -- ql:popped event). Returns the job's fields in Job.fetch's layout (as they were before
 -- this pop, apart from state, worker and expires) and whether it is tracked; nil when the
@@ -1686,7 +1699,7 @@ function M.Queue_hand_out(now, jid, worker, expires, expires_s, tstr, whole, wen
   return f, tracked
 end
   elseif name == 'Queue_peek' then
---@ lua/queue.lua:294-315
+--@ lua/queue.lua:296-319
 -- peek <now> <queue> <count>
 -- Reply: JSON array of job objects: expired locks first, then the work set ({} when none).
 -- Spawns recurring jobs and promotes scheduled ones. Errors: Queue(): no queue name provided
@@ -1695,7 +1708,9 @@ function M.Queue_peek(now)
   local queue, count_s = A[3], A[4]
   if queue == nil then error('Queue(): no queue name provided') end
   local count = M.Num_parse(count_s)
-  if count == nil then error('Peek(): Arg "count" missing or not a number: ' .. tostring(count_s)) end
+  if count == nil then
+    error('Peek(): Arg "count" missing or not a number: ' .. tostring(count_s))
+  end
   count = M.Queue_whole(count)
   local jids = {}
   if count > 0 then
@@ -1710,7 +1725,7 @@ function M.Queue_peek(now)
   return M.Queue_render(jids)
 end
   elseif name == 'Queue_counts' then
---@ lua/queue.lua:317-332
+--@ lua/queue.lua:321-336
 -- The counts object of one queue (protocol 2.11); promotes every due scheduled job.
 function M.Queue_counts(now, queue)
   local lk, sk = 'ql:q:' .. queue .. '-locks', 'ql:q:' .. queue .. '-scheduled'
@@ -1728,7 +1743,7 @@ function M.Queue_counts(now, queue)
   }
 end
   elseif name == 'Queue_queues' then
---@ lua/queue.lua:334-342
+--@ lua/queue.lua:338-346
 -- queues <now> [queue]
 -- Reply: the counts object of one queue, or an array for every known queue ({} if none).
 function M.Queue_queues(now)
@@ -1739,7 +1754,7 @@ function M.Queue_queues(now)
   return encode(out)
 end
   elseif name == 'Queue_length' then
---@ lua/queue.lua:344-351
+--@ lua/queue.lua:348-355
 -- length <now> <queue>: integer, running + waiting + scheduled jobs.
 -- Error: Queue(): no queue name provided
 function M.Queue_length(now)
@@ -1749,7 +1764,7 @@ function M.Queue_length(now)
     rcall('ZCARD', 'ql:q:' .. queue .. '-scheduled')
 end
   elseif name == 'Queue_page_arg' then
---@ lua/queue.lua:353-359
+--@ lua/queue.lua:357-363
 -- Pagination argument: default when absent, else a number (fractions are floored).
 function M.Queue_page_arg(v, default, msg)
   if v == nil then return default end
@@ -1758,7 +1773,7 @@ function M.Queue_page_arg(v, default, msg)
   return floor(n)
 end
   elseif name == 'Queue_jobs' then
---@ lua/queue.lua:361-393
+--@ lua/queue.lua:365-397
 -- jobs <now> complete [offset] [count] | jobs <now> <state> <queue> [offset] [count]
 -- Reply: array of jids. Errors: Jobs(): Arg "state" missing / Jobs(): Arg "queue" missing /
 -- Jobs(): Arg "offset" not a number: <x> / Jobs(): Arg "count" not a number: <x> / Jobs():
@@ -1793,14 +1808,14 @@ function M.Queue_jobs(now)
   error('Jobs(): Unknown type "' .. state .. '"')
 end
   elseif name == 'Queue_pause' then
---@ lua/queue.lua:395-399
+--@ lua/queue.lua:399-403
 -- pause <now> <queue>...: reply nil.
 function M.Queue_pause(now)
   M.Queue_with_names('SADD', 'ql:paused_queues', 3)
   return nil
 end
   elseif name == 'Queue_unpause' then
---@ lua/queue.lua:401-406
+--@ lua/queue.lua:405-410
 -- unpause <now> <queue>...: reply nil; wakes workers waiting on those queues.
 function M.Queue_unpause(now)
   M.Queue_with_names('SREM', 'ql:paused_queues', 3)
@@ -1808,7 +1823,7 @@ function M.Queue_unpause(now)
   return nil
 end
   elseif name == 'Queue_forget' then
---@ lua/queue.lua:408-412
+--@ lua/queue.lua:412-416
 -- queue.forget <now> <queue>...: drop the names from ql:queues only. Reply nil.
 function M.Queue_forget(now)
   M.Queue_with_names('ZREM', 'ql:queues', 3)
@@ -1949,12 +1964,14 @@ function M.Recur_get(now)
   })
 end
   elseif name == 'Recur_check_update' then
---@ lua/recurring.lua:132-144
+--@ lua/recurring.lua:132-146
 -- Check one recur.update pair (protocol 3.29 validation column).
 function M.Recur_check_update(name, value)
   if value == nil then error('No value provided for ' .. tostring(name)) end
   if name == 'priority' or name == 'interval' or name == 'retries' then
-    if M.Num_parse(value) == nil then error('Recur(): Arg "' .. name .. '" must be a number: ' .. value) end
+    if M.Num_parse(value) == nil then
+      error('Recur(): Arg "' .. name .. '" must be a number: ' .. value)
+    end
   elseif name == 'backlog' then
     if M.Num_parse(value) == nil then error('Recur(): Arg "backlog" not a number: ' .. value) end
   elseif name == 'data' then
@@ -1964,7 +1981,7 @@ function M.Recur_check_update(name, value)
   end
 end
   elseif name == 'Recur_update' then
---@ lua/recurring.lua:146-185
+--@ lua/recurring.lua:148-187
 -- recur.update <now> <jid> [name value]...
 -- Every pair is validated before the first is applied (the reference applies them one by
 -- one). Reply 1. Errors: Recurring(): no jid provided / Recur(): No recurring job <jid> /
@@ -2006,7 +2023,7 @@ function M.Recur_update(now)
   return 1
 end
   elseif name == 'Recur_tag' then
---@ lua/recurring.lua:187-205
+--@ lua/recurring.lua:189-207
 -- recur.tag <now> <jid> <tag>...: append tags not already on the template (duplicates given
 -- in the same call are all appended, as in the reference). Reply: the tag list JSON.
 -- Errors: Recurring(): no jid provided / Tag(): Job <jid> does not exist
@@ -2027,7 +2044,7 @@ function M.Recur_tag(now)
   return out
 end
   elseif name == 'Recur_untag' then
---@ lua/recurring.lua:207-224
+--@ lua/recurring.lua:209-226
 -- recur.untag <now> <jid> <tag>...: remove the listed tags. Reply: the tag list JSON.
 -- Errors: Recurring(): no jid provided / Untag(): Job <jid> does not exist
 function M.Recur_untag(now)
@@ -2530,11 +2547,13 @@ if #KEYS == 0 and #A >= 2 then
     fast = false
   elseif cmd == 'put' then
     local inl_2 repeat local now, requeue = now
---@ lua/job/put.lua:23-37
+--@ lua/job/put.lua:23-39
       local worker, queue, jid, klass, data, delay_s = A[3], A[4], A[5], A[6], A[7], A[8]
       if requeue then
         if jid == nil then error('Job(): no jid provided') end
-        if rcall('EXISTS', 'ql:j:' .. jid) == 0 then error('Requeue(): Job ' .. jid .. ' does not exist') end
+        if rcall('EXISTS', 'ql:j:' .. jid) == 0 then
+          error('Requeue(): Job ' .. jid .. ' does not exist')
+        end
       end
       if queue == nil then error('Queue(): no queue name provided') end
       if jid == nil then error('Put(): Arg "jid" missing') end
@@ -2551,7 +2570,7 @@ if #KEYS == 0 and #A >= 2 then
           -- n - n is 0 for every finite number, and nan for nan and for +-inf.
           if n and n - n == 0 then do inl_3 = n break end end
           do inl_3 = nil break end
---@ lua/job/put.lua:37-45
+--@ lua/job/put.lua:39-47
         until true delay = inl_3
         if delay == nil then error('Put(): Arg "delay" not a number: ' .. tostring(delay_s)) end
       end
@@ -2565,7 +2584,7 @@ if #KEYS == 0 and #A >= 2 then
           local opts = {}
           for i = first, last - 1, 2 do opts[A[i]] = A[i + 1] end
           do inl_4 = opts break end
---@ lua/job/put.lua:45-66
+--@ lua/job/put.lua:47-68
         until true local opts = inl_4
         o_retries, o_tags, o_priority, o_depends = opts.retries, opts.tags, opts.priority, opts.depends
       end
@@ -2593,7 +2612,7 @@ if #KEYS == 0 and #A >= 2 then
           -- n - n is 0 for every finite number, and nan for nan and for +-inf.
           if n and n - n == 0 then do inl_5 = n break end end
           do inl_5 = nil break end
---@ lua/job/put.lua:66-78
+--@ lua/job/put.lua:68-80
         until true retries = inl_5
         if retries == nil then error('Put(): Arg "retries" not a number: ' .. o_retries) end
       end
@@ -2612,7 +2631,7 @@ if #KEYS == 0 and #A >= 2 then
           -- n - n is 0 for every finite number, and nan for nan and for +-inf.
           if n and n - n == 0 then do inl_6 = n break end end
           do inl_6 = nil break end
---@ lua/job/put.lua:78-110
+--@ lua/job/put.lua:80-112
         until true priority = inl_6
         if priority == nil then error('Put(): Arg "priority" not a number' .. o_priority) end
       end
@@ -2648,16 +2667,16 @@ if #KEYS == 0 and #A >= 2 then
       local inl_7 repeat local t = now
 --@ lua/num.lua:14-14
        do inl_7 = format('%.20f', t) break end
---@ lua/job/put.lua:110-111
+--@ lua/job/put.lua:112-113
       until true local tstr = inl_7
       local inl_8 repeat local t, tstr = now, tstr
 --@ lua/num.lua:21-22
         if tstr and t >= 0 and t < 1e14 then do inl_8 = tstr:sub(1, -22) break end end
         do inl_8 = tostring(floor(t)) break end
---@ lua/job/put.lua:111-112
+--@ lua/job/put.lua:113-114
       until true local whole = inl_8
       repeat local jid, when, what_json, extra, legacy, whole = jid, now, '"put"', '{"q":' .. qjson .. '}', f[9] or false, whole
---@ lua/job/history.lua:31-37
+--@ lua/job/history.lua:36-42
         if legacy == nil then legacy = rcall('HGET', 'ql:j:' .. jid, 'history') end
         if legacy then M.Job_migrate(jid, legacy) end
         -- The text cjson would write for [floor(when), what, extra]; `extra` may also be given
@@ -2668,7 +2687,7 @@ if #KEYS == 0 and #A >= 2 then
 --@ lua/num.lua:21-22
             if tstr and t >= 0 and t < 1e14 then do inl_9 = tstr:sub(1, -22) break end end
             do inl_9 = tostring(floor(t)) break end
---@ lua/job/history.lua:37-49
+--@ lua/job/history.lua:42-54
           until true whole = inl_9
         end
         if extra == nil then
@@ -2706,7 +2725,7 @@ if #KEYS == 0 and #A >= 2 then
           until true local n = inl_12
           if n == nil then do inl_10 = fallback break end end
           do inl_10 = n break end
---@ lua/job/history.lua:49-62
+--@ lua/job/history.lua:54-67
         until true local cap = inl_10
         cap = floor(cap)
         if cap >= 3 then
@@ -2721,7 +2740,7 @@ if #KEYS == 0 and #A >= 2 then
           rcall('LPOP', hk)
           rcall('LPUSH', hk, first)
         end
---@ lua/job/put.lua:112-115
+--@ lua/job/put.lua:114-117
       until true
       local old_queue, old_state, old_worker = f[3], f[2], f[4]
       if old_queue then
@@ -2731,7 +2750,7 @@ if #KEYS == 0 and #A >= 2 then
           rcall('ZREM', qk .. '-locks', jid)
           if not exist or exist % 2 == 1 then rcall('ZREM', qk .. '-work', jid) end
           if not exist or exist % 4 >= 2 then rcall('ZREM', qk .. '-scheduled', jid) end
---@ lua/job/put.lua:115-117
+--@ lua/job/put.lua:117-119
         until true
         rcall('ZREM', 'ql:q:' .. old_queue .. '-depends', jid)
         if old_state == 'running' then repeat local queue = old_queue
@@ -2776,7 +2795,7 @@ if #KEYS == 0 and #A >= 2 then
             wake[queue] = true
 --@ lua/job/state.lua:19-19
           until true end
---@ lua/job/put.lua:117-169
+--@ lua/job/put.lua:119-171
         until true end
       end
       if old_worker and old_worker ~= '' then
@@ -2843,14 +2862,14 @@ if #KEYS == 0 and #A >= 2 then
             wake[queue] = true
 --@ lua/job/state.lua:9-9
           until true
---@ lua/job/put.lua:169-171
+--@ lua/job/put.lua:171-173
         until true
       end
       local inl_16 repeat local now, tstr = now, tstr
 --@ lua/num.lua:30-31
         if now >= 1 then do inl_16 = tstr break end end
         do inl_16 = now break end
---@ lua/job/put.lua:171-176
+--@ lua/job/put.lua:173-178
       until true local now_arg = inl_16
       rcall('ZADD', 'ql:queues', 'NX', now_arg, queue)
       if probe >= 2 and rcall('ZSCORE', 'ql:tracked', jid) then
@@ -2874,9 +2893,11 @@ if #KEYS == 0 and #A >= 2 then
           -- n - n is 0 for every finite number, and nan for nan and for +-inf.
           if n and n - n == 0 then do inl_18 = n break end end
           do inl_18 = nil break end
---@ lua/queue.lua:153-165
+--@ lua/queue.lua:153-167
         until true count = inl_18
-        if count == nil then error('Pop(): Arg "count" missing or not a number: ' .. tostring(count_s)) end
+        if count == nil then
+          error('Pop(): Arg "count" missing or not a number: ' .. tostring(count_s))
+        end
         count = floor(count)
       end
       -- One EXISTS answers the common case (no config, no paused queue, no templates, no
@@ -2893,7 +2914,7 @@ if #KEYS == 0 and #A >= 2 then
           -- n - n is 0 for every finite number, and nan for nan and for +-inf.
           if n and n - n == 0 then do inl_19 = n break end end
           do inl_19 = nil break end
---@ lua/queue.lua:165-167
+--@ lua/queue.lua:167-169
         until true local lock = inl_19
         if lock == nil then
           local inl_20 repeat local v = c[2]
@@ -2902,7 +2923,7 @@ if #KEYS == 0 and #A >= 2 then
             -- n - n is 0 for every finite number, and nan for nan and for +-inf.
             if n and n - n == 0 then do inl_20 = n break end end
             do inl_20 = nil break end
---@ lua/queue.lua:167-171
+--@ lua/queue.lua:169-173
           until true lock = inl_20
         end
         expires = now + (lock or 60)
@@ -2913,7 +2934,7 @@ if #KEYS == 0 and #A >= 2 then
           -- n - n is 0 for every finite number, and nan for nan and for +-inf.
           if n and n - n == 0 then do inl_21 = n break end end
           do inl_21 = nil break end
---@ lua/queue.lua:171-177
+--@ lua/queue.lua:173-179
         until true maxc = inl_21
         if maxc == nil then maxc = 0 end
       else
@@ -2923,13 +2944,13 @@ if #KEYS == 0 and #A >= 2 then
       local inl_22 repeat local t = now
 --@ lua/num.lua:14-14
        do inl_22 = format('%.20f', t) break end
---@ lua/queue.lua:177-178
+--@ lua/queue.lua:179-180
       until true local tstr = inl_22
       local inl_23 repeat local now, tstr = now, tstr
 --@ lua/num.lua:30-31
         if now >= 1 then do inl_23 = tstr break end end
         do inl_23 = now break end
---@ lua/queue.lua:178-204
+--@ lua/queue.lua:180-206
       until true local now_arg = inl_23
       rcall('ZADD', 'ql:workers', now_arg, worker)
       local lk = 'ql:q:' .. queue .. '-locks'
@@ -2962,7 +2983,7 @@ if #KEYS == 0 and #A >= 2 then
           local top = rcall('ZREVRANGE', 'ql:q:' .. queue .. '-work', '0',
             want == 1 and '0' or want - 1)
           for i = 1, #top do jids[#jids + 1] = top[i] end
---@ lua/queue.lua:204-216
+--@ lua/queue.lua:206-218
         until true
       end
       if #jids == 0 then do inl_17 = '{}' break end end
@@ -2983,7 +3004,7 @@ if #KEYS == 0 and #A >= 2 then
             if j > n then j = n end
             rcall(cmd, k, unpack(list, i, j))
           end
---@ lua/queue.lua:216-223
+--@ lua/queue.lua:218-225
         until true
       end
       local wjk = 'ql:w:' .. worker .. ':jobs'
@@ -2995,7 +3016,7 @@ if #KEYS == 0 and #A >= 2 then
 --@ lua/num.lua:21-22
         if tstr and t >= 0 and t < 1e14 then do inl_24 = tstr:sub(1, -22) break end end
         do inl_24 = tostring(floor(t)) break end
---@ lua/queue.lua:223-229
+--@ lua/queue.lua:225-231
       until true local whole = inl_24
       local last = '{"when":' .. whole .. ',"what":"popped","worker":' .. wjson .. '}'
       if #jids == 1 then
@@ -3003,7 +3024,7 @@ if #KEYS == 0 and #A >= 2 then
         local jid = jids[1]
         local inl_25, inl_26 repeat local now, jid, worker, expires, expires_s, tstr, whole, wentry, special = now, jid, worker, expires, expires_s, tstr, whole, wentry,
           special
---@ lua/queue.lua:279-286
+--@ lua/queue.lua:281-288
           -- Job.fetch's layout, without reading the three fields pop overwrites (state, worker,
           -- expires): every field read costs a scan of the job hash and a reply string.
           local g = rcall('HMGET', 'ql:j:' .. jid, 'jid', 'klass', 'queue', 'priority', 'retries',
@@ -3012,7 +3033,7 @@ if #KEYS == 0 and #A >= 2 then
           local f = { g[1], g[2], 'running', g[3], worker, g[4], expires, g[5], g[6], g[7], g[8],
             g[9], g[10], false, g[12] }
           repeat local jid, when, what_json, extra, legacy, whole = jid, now, '"popped"', wentry, g[11] or false, whole
---@ lua/job/history.lua:31-37
+--@ lua/job/history.lua:36-42
             if legacy == nil then legacy = rcall('HGET', 'ql:j:' .. jid, 'history') end
             if legacy then M.Job_migrate(jid, legacy) end
             -- The text cjson would write for [floor(when), what, extra]; `extra` may also be given
@@ -3023,7 +3044,7 @@ if #KEYS == 0 and #A >= 2 then
 --@ lua/num.lua:21-22
                 if tstr and t >= 0 and t < 1e14 then do inl_27 = tstr:sub(1, -22) break end end
                 do inl_27 = tostring(floor(t)) break end
---@ lua/job/history.lua:37-49
+--@ lua/job/history.lua:42-54
               until true whole = inl_27
             end
             if extra == nil then
@@ -3061,7 +3082,7 @@ if #KEYS == 0 and #A >= 2 then
               until true local n = inl_30
               if n == nil then do inl_28 = fallback break end end
               do inl_28 = n break end
---@ lua/job/history.lua:49-62
+--@ lua/job/history.lua:54-67
             until true local cap = inl_28
             cap = floor(cap)
             if cap >= 3 then
@@ -3076,14 +3097,14 @@ if #KEYS == 0 and #A >= 2 then
               rcall('LPOP', hk)
               rcall('LPUSH', hk, first)
             end
---@ lua/queue.lua:286-291
+--@ lua/queue.lua:288-293
           until true
           rcall('HSET', 'ql:j:' .. jid, 'time', tstr, 'worker', worker, 'expires', expires_s,
             'state', 'running')
           local tracked = special and rcall('ZSCORE', 'ql:tracked', jid) ~= false
           if tracked then rcall('PUBLISH', 'ql:' .. 'popped', jid) end
           do inl_25, inl_26 = f, tracked break end
---@ lua/queue.lua:229-232
+--@ lua/queue.lua:231-234
         until true local f, tracked = inl_25, inl_26
         if not f then do inl_17 = '{}' break end end
         local put_t = tonumber(f[15]) or now
@@ -3127,7 +3148,7 @@ if #KEYS == 0 and #A >= 2 then
           until true local total, mean, vk = inl_34, inl_35, inl_36
           rcall('HSET', k, 'total', total, 'mean', mean, 'vk', vk, bin, (tonumber(cur[4]) or 0) + 1)
           if total == 1 then M.Stats_expire(k, now, day) end
---@ lua/queue.lua:232-240
+--@ lua/queue.lua:234-242
         until true
         rcall('ZADD', wjk, expires_s, jid)
         rcall('ZADD', lk, expires_s, jid)
@@ -3140,7 +3161,7 @@ if #KEYS == 0 and #A >= 2 then
 --@ lua/num.lua:21-22
             if tstr and t >= 0 and t < 1e14 then do inl_37 = tstr:sub(1, -22) break end end
             do inl_37 = tostring(floor(t)) break end
---@ lua/queue.lua:240-244
+--@ lua/queue.lua:242-246
           until true local w = inl_37
           seen = '[' .. w .. ',"put",{"q":' .. q .. '}]'
           shown = '{"when":' .. w .. ',"what":"put","q":' .. q .. '}'
@@ -3301,14 +3322,14 @@ if #KEYS == 0 and #A >= 2 then
             (retries and ',"retries":' or '') .. (retries or '') ..
             (remaining and ',"remaining":' or '') .. (remaining or '') ..
             (wrap and '}]' or '}') break end
---@ lua/queue.lua:244-249
+--@ lua/queue.lua:246-251
         until true inl_17 = inl_38 break end
       end
       local popped = {}
       for _, jid in ipairs(jids) do
         local inl_49, inl_50 repeat local now, jid, worker, expires, expires_s, tstr, whole, wentry, special = now, jid, worker, expires, expires_s, tstr, whole, wentry,
           special
---@ lua/queue.lua:279-286
+--@ lua/queue.lua:281-288
           -- Job.fetch's layout, without reading the three fields pop overwrites (state, worker,
           -- expires): every field read costs a scan of the job hash and a reply string.
           local g = rcall('HMGET', 'ql:j:' .. jid, 'jid', 'klass', 'queue', 'priority', 'retries',
@@ -3317,7 +3338,7 @@ if #KEYS == 0 and #A >= 2 then
           local f = { g[1], g[2], 'running', g[3], worker, g[4], expires, g[5], g[6], g[7], g[8],
             g[9], g[10], false, g[12] }
           repeat local jid, when, what_json, extra, legacy, whole = jid, now, '"popped"', wentry, g[11] or false, whole
---@ lua/job/history.lua:31-37
+--@ lua/job/history.lua:36-42
             if legacy == nil then legacy = rcall('HGET', 'ql:j:' .. jid, 'history') end
             if legacy then M.Job_migrate(jid, legacy) end
             -- The text cjson would write for [floor(when), what, extra]; `extra` may also be given
@@ -3328,7 +3349,7 @@ if #KEYS == 0 and #A >= 2 then
 --@ lua/num.lua:21-22
                 if tstr and t >= 0 and t < 1e14 then do inl_51 = tstr:sub(1, -22) break end end
                 do inl_51 = tostring(floor(t)) break end
---@ lua/job/history.lua:37-49
+--@ lua/job/history.lua:42-54
               until true whole = inl_51
             end
             if extra == nil then
@@ -3366,7 +3387,7 @@ if #KEYS == 0 and #A >= 2 then
               until true local n = inl_54
               if n == nil then do inl_52 = fallback break end end
               do inl_52 = n break end
---@ lua/job/history.lua:49-62
+--@ lua/job/history.lua:54-67
             until true local cap = inl_52
             cap = floor(cap)
             if cap >= 3 then
@@ -3381,14 +3402,14 @@ if #KEYS == 0 and #A >= 2 then
               rcall('LPOP', hk)
               rcall('LPUSH', hk, first)
             end
---@ lua/queue.lua:286-291
+--@ lua/queue.lua:288-293
           until true
           rcall('HSET', 'ql:j:' .. jid, 'time', tstr, 'worker', worker, 'expires', expires_s,
             'state', 'running')
           local tracked = special and rcall('ZSCORE', 'ql:tracked', jid) ~= false
           if tracked then rcall('PUBLISH', 'ql:' .. 'popped', jid) end
           do inl_49, inl_50 = f, tracked break end
---@ lua/queue.lua:249-261
+--@ lua/queue.lua:251-263
         until true local f, tracked = inl_49, inl_50
         if f then popped[#popped + 1] = { jid, f, tracked } end
       end
@@ -3508,7 +3529,7 @@ if #KEYS == 0 and #A >= 2 then
         end
         rcall('HSET', k, unpack(args))
         if fresh then M.Stats_expire(k, now, day) end
---@ lua/queue.lua:261-262
+--@ lua/queue.lua:263-264
       until true
       repeat local cmd, k, list, step, first = 'ZADD', wjk, scored, 2000
 --@ lua/queue.lua:7-12
@@ -3518,7 +3539,7 @@ if #KEYS == 0 and #A >= 2 then
           if j > n then j = n end
           rcall(cmd, k, unpack(list, i, j))
         end
---@ lua/queue.lua:262-263
+--@ lua/queue.lua:264-265
       until true
       repeat local cmd, k, list, step, first = 'ZADD', lk, scored, 2000
 --@ lua/queue.lua:7-12
@@ -3528,7 +3549,7 @@ if #KEYS == 0 and #A >= 2 then
           if j > n then j = n end
           rcall(cmd, k, unpack(list, i, j))
         end
---@ lua/queue.lua:263-266
+--@ lua/queue.lua:265-268
       until true
       local parts = {}
       for i, p in ipairs(popped) do
@@ -3688,7 +3709,7 @@ if #KEYS == 0 and #A >= 2 then
             (retries and ',"retries":' or '') .. (retries or '') ..
             (remaining and ',"remaining":' or '') .. (remaining or '') ..
             (wrap and '}]' or '}') break end
---@ lua/queue.lua:266-269
+--@ lua/queue.lua:268-271
         until true local text = inl_67
         parts[i] = text
       end
@@ -3696,7 +3717,7 @@ if #KEYS == 0 and #A >= 2 then
 --@ lua/json.lua:29-30
         if #parts == 0 then do inl_78 = '{}' break end end
         do inl_78 = '[' .. concat(parts, ',') .. ']' break end
---@ lua/queue.lua:269-269
+--@ lua/queue.lua:271-271
       until true inl_17 = inl_78 break end
 --@ lua/api.lua:54-56
     until true result = inl_17
@@ -3791,7 +3812,7 @@ if #KEYS == 0 and #A >= 2 then
 --@ lua/job/complete.lua:78-79
       until true local whole = inl_83
       repeat local jid, when, what_json, extra, legacy, whole = jid, now, '"done"', nil, f[4] or false, whole
---@ lua/job/history.lua:31-37
+--@ lua/job/history.lua:36-42
         if legacy == nil then legacy = rcall('HGET', 'ql:j:' .. jid, 'history') end
         if legacy then M.Job_migrate(jid, legacy) end
         -- The text cjson would write for [floor(when), what, extra]; `extra` may also be given
@@ -3802,7 +3823,7 @@ if #KEYS == 0 and #A >= 2 then
 --@ lua/num.lua:21-22
             if tstr and t >= 0 and t < 1e14 then do inl_84 = tstr:sub(1, -22) break end end
             do inl_84 = tostring(floor(t)) break end
---@ lua/job/history.lua:37-49
+--@ lua/job/history.lua:42-54
           until true whole = inl_84
         end
         if extra == nil then
@@ -3840,7 +3861,7 @@ if #KEYS == 0 and #A >= 2 then
           until true local n = inl_87
           if n == nil then do inl_85 = fallback break end end
           do inl_85 = n break end
---@ lua/job/history.lua:49-62
+--@ lua/job/history.lua:54-67
         until true local cap = inl_85
         cap = floor(cap)
         if cap >= 3 then
@@ -3960,7 +3981,7 @@ if #KEYS == 0 and #A >= 2 then
         rcall('PUBLISH', 'ql:' .. 'log',
           encode({ jid = jid, event = 'advanced', queue = queue, to = nextq }))
         repeat local jid, when, what_json, extra, legacy, whole = jid, now, '"put"', '{"q":' .. encode(nextq) .. '}', false, whole
---@ lua/job/history.lua:31-37
+--@ lua/job/history.lua:36-42
           if legacy == nil then legacy = rcall('HGET', 'ql:j:' .. jid, 'history') end
           if legacy then M.Job_migrate(jid, legacy) end
           -- The text cjson would write for [floor(when), what, extra]; `extra` may also be given
@@ -3971,7 +3992,7 @@ if #KEYS == 0 and #A >= 2 then
 --@ lua/num.lua:21-22
               if tstr and t >= 0 and t < 1e14 then do inl_97 = tstr:sub(1, -22) break end end
               do inl_97 = tostring(floor(t)) break end
---@ lua/job/history.lua:37-49
+--@ lua/job/history.lua:42-54
             until true whole = inl_97
           end
           if extra == nil then
@@ -4009,7 +4030,7 @@ if #KEYS == 0 and #A >= 2 then
             until true local n = inl_100
             if n == nil then do inl_98 = fallback break end end
             do inl_98 = n break end
---@ lua/job/history.lua:49-62
+--@ lua/job/history.lua:54-67
           until true local cap = inl_98
           cap = floor(cap)
           if cap >= 3 then
@@ -4273,7 +4294,7 @@ if #KEYS == 0 and #A >= 2 then
       until true
       rcall('ZREM', 'ql:w:' .. worker .. ':jobs', jid)
       repeat local jid, when, what_json, extra, legacy, whole = jid, now, '"failed"', { worker = worker, group = group }, f[4] or false
---@ lua/job/history.lua:31-37
+--@ lua/job/history.lua:36-42
         if legacy == nil then legacy = rcall('HGET', 'ql:j:' .. jid, 'history') end
         if legacy then M.Job_migrate(jid, legacy) end
         -- The text cjson would write for [floor(when), what, extra]; `extra` may also be given
@@ -4284,7 +4305,7 @@ if #KEYS == 0 and #A >= 2 then
 --@ lua/num.lua:21-22
             if tstr and t >= 0 and t < 1e14 then do inl_118 = tstr:sub(1, -22) break end end
             do inl_118 = tostring(floor(t)) break end
---@ lua/job/history.lua:37-49
+--@ lua/job/history.lua:42-54
           until true whole = inl_118
         end
         if extra == nil then
@@ -4322,7 +4343,7 @@ if #KEYS == 0 and #A >= 2 then
           until true local n = inl_121
           if n == nil then do inl_119 = fallback break end end
           do inl_119 = n break end
---@ lua/job/history.lua:49-62
+--@ lua/job/history.lua:54-67
         until true local cap = inl_119
         cap = floor(cap)
         if cap >= 3 then
@@ -4439,14 +4460,16 @@ if #KEYS == 0 and #A >= 2 then
           -- n - n is 0 for every finite number, and nan for nan and for +-inf.
           if n and n - n == 0 then do inl_128 = n break end end
           do inl_128 = nil break end
---@ lua/job/fail_retry.lua:54-70
+--@ lua/job/fail_retry.lua:54-72
         until true delay = inl_128
         if delay == nil then error('Retry(): Arg "delay" not a number: ' .. delay_s) end
       end
       local f = rcall('HMGET', 'ql:j:' .. jid, 'state', 'worker', 'queue', 'priority', 'history')
       local state = f[1]
       if not state then error('Retry(): Job ' .. jid .. ' does not exist') end
-      if state ~= 'running' then error('Retry(): Job ' .. jid .. ' is not currently running: ' .. state) end
+      if state ~= 'running' then
+        error('Retry(): Job ' .. jid .. ' is not currently running: ' .. state)
+      end
       if f[2] ~= worker then
         error('Retry(): Job ' .. jid .. ' has been given to another worker: ' .. tostring(f[2]))
       end
@@ -4498,12 +4521,12 @@ if #KEYS == 0 and #A >= 2 then
           wake[queue] = true
 --@ lua/job/state.lua:19-19
         until true end
---@ lua/job/fail_retry.lua:70-73
+--@ lua/job/fail_retry.lua:72-75
       until true
       if remaining < 0 then
         group = group or ('failed-retries-' .. queue)
         repeat local jid, when, what_json, extra, legacy, whole = jid, now, '"failed"', { group = group }, f[5] or false
---@ lua/job/history.lua:31-37
+--@ lua/job/history.lua:36-42
           if legacy == nil then legacy = rcall('HGET', 'ql:j:' .. jid, 'history') end
           if legacy then M.Job_migrate(jid, legacy) end
           -- The text cjson would write for [floor(when), what, extra]; `extra` may also be given
@@ -4514,7 +4537,7 @@ if #KEYS == 0 and #A >= 2 then
 --@ lua/num.lua:21-22
               if tstr and t >= 0 and t < 1e14 then do inl_132 = tstr:sub(1, -22) break end end
               do inl_132 = tostring(floor(t)) break end
---@ lua/job/history.lua:37-49
+--@ lua/job/history.lua:42-54
             until true whole = inl_132
           end
           if extra == nil then
@@ -4552,7 +4575,7 @@ if #KEYS == 0 and #A >= 2 then
             until true local n = inl_135
             if n == nil then do inl_133 = fallback break end end
             do inl_133 = n break end
---@ lua/job/history.lua:49-62
+--@ lua/job/history.lua:54-67
           until true local cap = inl_133
           cap = floor(cap)
           if cap >= 3 then
@@ -4567,7 +4590,7 @@ if #KEYS == 0 and #A >= 2 then
             rcall('LPOP', hk)
             rcall('LPUSH', hk, first)
           end
---@ lua/job/fail_retry.lua:73-81
+--@ lua/job/fail_retry.lua:75-83
         until true
         local failure
         if message ~= nil then
@@ -4586,7 +4609,7 @@ if #KEYS == 0 and #A >= 2 then
             until true tracked = inl_136
           end
           if tracked then rcall('PUBLISH', 'ql:' .. channel, jid) end
---@ lua/job/fail_retry.lua:81-82
+--@ lua/job/fail_retry.lua:83-84
         until true
         repeat local jid, group, failure = jid, group, failure
 --@ lua/job/state.lua:33-36
@@ -4594,7 +4617,7 @@ if #KEYS == 0 and #A >= 2 then
             'failure', encode(failure))
           rcall('SADD', 'ql:failures', group)
           rcall('LPUSH', 'ql:f:' .. group, jid)
---@ lua/job/fail_retry.lua:82-83
+--@ lua/job/fail_retry.lua:84-85
         until true
         repeat local now, when, queue, field, by, field2, by2 = now, now, queue, 'failures', 1, 'failed', 1
 --@ lua/stats.lua:119-119
@@ -4614,7 +4637,7 @@ if #KEYS == 0 and #A >= 2 then
           rcall('HINCRBY', k, field, by)
           if field2 then rcall('HINCRBY', k, field2, by2) end
           M.Stats_expire(k, now, day)
---@ lua/job/fail_retry.lua:83-89
+--@ lua/job/fail_retry.lua:85-91
         until true
       else
         if delay > 0 then
@@ -4635,7 +4658,7 @@ if #KEYS == 0 and #A >= 2 then
               wake[queue] = true
 --@ lua/job/state.lua:9-9
             until true
---@ lua/job/fail_retry.lua:89-97
+--@ lua/job/fail_retry.lua:91-99
           until true
           rcall('HSET', jk, 'state', 'waiting')
         end
