@@ -548,7 +548,8 @@ def define(cat: Catalogue, texts: dict[str, str]) -> list[Line]:
         out.append((f"  {'if' if n == 0 else 'elseif'} name == '{fn.flat}' then", None))
         out += source_lines(fn.path, texts[fn.path], fn.first, fn.last)
     out += [(t, None) for t in ("  end", "  return rawget(M, name)", "end",
-                                "setmetatable(M, { __index = define })", "")]
+                                "M.__index = define  -- M is its own metatable: one table less",
+                                "setmetatable(M, M)", "")]
     return out
 
 

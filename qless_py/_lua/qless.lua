@@ -2522,7 +2522,8 @@ M['Api_queue.forget'] = M.Queue_forget
   end
   return rawget(M, name)
 end
-setmetatable(M, { __index = define })
+M.__index = define  -- M is its own metatable: one table less
+setmetatable(M, M)
 
 --@ lua/api.lua:1-2
 -- The command table and the dispatcher (protocol 1.1). Always concatenated last.
