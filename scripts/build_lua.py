@@ -6,7 +6,7 @@
 Why a build at all: Redis runs the whole script body on every EVALSHA. Each `function`
 statement there makes a closure again, each top-level table is made again, and each
 local a closure captures is one more allocation, on every call. The sources simply
-concatenated cost 2.7 times the built script's instructions for a put, pop and complete
+concatenated cost 2.5 times the built script's instructions for a put, pop and complete
 (scripts/count_instructions.py); docs/architecture.md gives the figures for each pass.
 
 The sources are plain Lua, concatenated in this order: prelude.lua, the other files in
@@ -23,10 +23,10 @@ path order, api.lua. Four passes turn them into the script. Every pass reads tok
    define(), which M calls (as its __index) the first time a call uses the name. A call
    creates only the functions it uses. define() declares the prelude's aliases of
    globals (`local rcall = redis.call`) again, so that it does not capture them.
-4. Inlining. In the top-level code (api.lua's dispatcher) every call of a function
-   marked `--@inline` (a comment line right above it) is replaced by a copy of the
-   function's body, and the same is done inside each copy: the commands a worker sends
-   for every job run as straight code and create no function at all.
+4. Inlining (scripts/lua_inline.py). In the top-level code (api.lua's dispatcher) every
+   call of a function marked `--@inline` (a comment line right above it) is replaced by
+   a copy of the function's body, and the same is done inside each copy: the commands a
+   worker sends for every job run as straight code and create no function at all.
 
 The script keeps every comment, and says where each line comes from: a line
 `--@ lua/job/put.lua:40-52` means that the next 13 lines are lines 40 to 52 of that
@@ -44,7 +44,8 @@ Rules the sources keep; the build refuses to run otherwise, naming the file and 
   inside a loop; in the top-level code each call of it is a whole statement (`f(x)`,
   `a, b = f(x)`, `local a = f(x)` or `return f(x)`), and no local there hides a name
   its body uses.
-- `M` and the names starting with `inl_` belong to the build.
+- `M`, `define` and the names starting with `inl_` belong to the build; no top-level
+  local is named `name` (define's parameter).
 """
 
 from __future__ import annotations
@@ -54,10 +55,20 @@ import re
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from itertools import count
 from pathlib import Path
 
-from lua_tokens import LexError, Token, tokens
+from lua_inline import Body, Inliner, Line, Writer, parse_body
+from lua_tokens import (
+    BuildError,
+    Local,
+    Token,
+    at,
+    blocks,
+    code_tokens,
+    declarations,
+    local_statement,
+    matching,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = ROOT / "lua"
@@ -68,145 +79,8 @@ HEADER = (
     "-- `python -m qless_py.lua --where 'user_script:<n>'` finds the source of line n.",
 )
 INLINE = "--@inline"
-OPEN = {"function", "if", "do", "repeat"}  # `while` and `for` open their block with `do`
-CLOSE = {"end", "until"}
-BINARY = {"+", "-", "*", "/", "%", "^", "..", "==", "~=", "<", "<=", ">", ">=", "and", "or"}
-# After these a new statement may begin: a call right after one is not in an expression.
-ENDS_STATEMENT = {")", "]", "}", ";", "then", "do", "else", "repeat", "end", "break", "true",
-                  "false", "nil"}
-# These may follow a whole statement; any other token continues an expression.
-STARTS_STATEMENT = {";", "end", "else", "elseif", "until", "return", "local", "if", "for",
-                    "while", "do", "repeat", "function", "break"}
-
-
-class BuildError(Exception):
-    """The sources break a rule of the build; the message names the file and line."""
-
-
-def at(path: str, line: int, message: str) -> BuildError:
-    return BuildError(f"{path}:{line}: {message}")
-
-
-def code_tokens(text: str, path: str, line: int = 1) -> list[Token]:
-    """The code tokens of `text` (no comments); token lines count from `line`."""
-    try:
-        return [Token(t.kind, t.text, t.line + line - 1, t.start, t.end)
-                for t in tokens(text, path) if t.code]
-    except LexError as exc:
-        raise BuildError(str(exc)) from exc
-
-
-def block_end(toks: list[Token], i: int) -> int:
-    """Index of the `end`/`until` closing the block that the keyword toks[i] opens."""
-    depth = 0
-    for j in range(i, len(toks)):
-        t = toks[j]
-        if t.kind == "keyword" and t.text in OPEN:
-            depth += 1
-        elif t.kind == "keyword" and t.text in CLOSE:
-            depth -= 1
-            if depth == 0:
-                return j
-    raise BuildError(f"line {toks[i].line}: no `end` closes this {toks[i].text!r}")
-
-
-def matching(toks: list[Token], i: int) -> int:
-    """Index of the bracket closing the one at toks[i]."""
-    depth = 0
-    for j in range(i, len(toks)):
-        if toks[j].text in ("(", "[", "{"):
-            depth += 1
-        elif toks[j].text in (")", "]", "}"):
-            depth -= 1
-            if depth == 0:
-                return j
-    raise BuildError(f"line {toks[i].line}: unclosed {toks[i].text!r}")
-
-
-def expression_end(toks: list[Token], j: int) -> int:
-    """Index of the last token of the expression that starts at toks[j]."""
-    while True:
-        while toks[j].text in ("-", "not", "#"):
-            j += 1
-        if toks[j].text in ("(", "{"):
-            j = matching(toks, j)
-        elif toks[j].text == "function":
-            j = block_end(toks, j)
-        while j + 1 < len(toks):  # suffixes: .name :name(...) [...] (...) {...} 'text'
-            nxt = toks[j + 1]
-            if nxt.text in (".", ":"):
-                j += 2
-            elif nxt.text in ("(", "[", "{"):
-                j = matching(toks, j + 1)
-            elif nxt.kind == "string":
-                j += 1
-            else:
-                break
-        if j + 1 < len(toks) and toks[j + 1].text in BINARY:
-            j += 2
-            continue
-        return j
-
-
-@dataclass
-class Local:
-    """A `local` statement: its token span, names and value expressions (token lists)."""
-    first: int
-    last: int
-    names: list[str]
-    values: list[list[Token]]
-
-
-def local_statement(toks: list[Token], i: int) -> Local:
-    names, j = [], i + 1
-    while toks[j].kind == "name":
-        names.append(toks[j].text)
-        if j + 1 < len(toks) and toks[j + 1].text == ",":
-            j += 2
-        else:
-            break
-    values: list[list[Token]] = []
-    if j + 1 < len(toks) and toks[j + 1].text == "=":
-        j += 2
-        while True:
-            end = expression_end(toks, j)
-            values.append(toks[j:end + 1])
-            if end + 1 < len(toks) and toks[end + 1].text == ",":
-                j = end + 2
-                continue
-            j = end
-            break
-    return Local(i, j, names, values)
-
-
-def blocks(toks: list[Token]) -> list[tuple[int, int]]:
-    """Token spans of the top-level statements that open a block (functions, ifs, loops)."""
-    spans, i = [], 0
-    while i < len(toks):
-        t = toks[i]
-        if t.kind == "keyword" and t.text in ("while", "for"):
-            do = next(j for j in range(i, len(toks)) if toks[j].text == "do")
-            spans.append((i, block_end(toks, do)))
-        elif t.kind == "keyword" and t.text in OPEN:
-            spans.append((i, block_end(toks, i)))
-        else:
-            i += 1
-            continue
-        i = spans[-1][1] + 1
-    return spans
-
-
-def declarations(toks: list[Token]) -> Iterator[int]:
-    """Indexes of the name tokens declared by `local`, `local function` and `for`."""
-    for i, t in enumerate(toks):
-        if t.text in ("local", "for"):
-            j = i + 2 if toks[i + 1].text == "function" else i + 1
-            while j < len(toks) and toks[j].kind == "name":
-                yield j
-                if j + 1 < len(toks) and toks[j + 1].text == ",":
-                    j += 2
-                else:
-                    break
+RESERVED = {"M", "define"}  # and every name starting with inl_
+__all__ = ["BuildError", "build", "main"]
 
 
 # ---- reading the sources ----
@@ -299,7 +173,7 @@ def catalogue(sources: list[Source]) -> Catalogue:
         raise at(prelude.path, 1, "no module tables declared (`local Job, Queue = {}, {}`)")
     for src in sources:
         for stmt in top_level_locals(src):
-            for name in set(stmt.names) & {"define", "name"}:
+            for name in set(stmt.names) & {"name"}:
                 raise at(src.path, src.toks[stmt.first].line, f"a top-level local named "
                          f"{name} would be hidden inside the generated define(M, name)")
     for src in sources:
@@ -436,7 +310,7 @@ def rewrite(src: Source, cat: Catalogue) -> str:
         if t.kind != "name" or prev in (".", ":"):
             i += 1
             continue
-        if t.text == "M" or t.text.startswith("inl_"):
+        if t.text in RESERVED or t.text.startswith("inl_"):
             raise at(src.path, t.line, f"the name {t.text} belongs to the build")
         if t.text == "key":
             name = toks[i + 2].text if nxt == "." and i + 2 < len(toks) else ""
@@ -483,36 +357,7 @@ def rewrite(src: Source, cat: Catalogue) -> str:
     return result
 
 
-# ---- the script as lines, each with its origin ----
-
-Origin = tuple[str, int] | None  # (path, line), or None for the build's own lines
-Line = tuple[str, Origin]
-
-
-class Writer:
-    """Collects script lines; text() may continue the last line (inlined calls do)."""
-
-    def __init__(self) -> None:
-        self.lines: list[Line] = []
-        self.open = False
-
-    def text(self, chunk: str, path: str, line: int) -> None:
-        """Append `chunk`, whose first character is on line `line` of `path`."""
-        parts = chunk.split("\n")
-        if self.open:
-            self.lines[-1] = (self.lines[-1][0] + parts[0], self.lines[-1][1])
-        else:
-            self.lines.append((parts[0], (path, line)))
-        self.lines += [(part, (path, line + k)) for k, part in enumerate(parts[1:], 1)]
-        self.open = True
-
-    def add(self, lines: list[Line]) -> None:
-        self.lines += lines
-        self.open = False
-
-    def build(self, *texts: str) -> None:
-        self.add([(t, None) for t in texts])
-
+# ---- assembling the script ----
 
 def source_lines(path: str, text: str, first: int, last: int) -> list[Line]:
     lines = text.split("\n")
@@ -572,251 +417,20 @@ def markers(lines: list[Line]) -> str:
     return "\n".join(out) + "\n"
 
 
-# ---- pass 4: inlining ----
-
-@dataclass
-class Body:
-    """An --@inline function ready to be copied."""
-    name: str  # flat name
-    path: str
-    params: list[str]
-    text: str  # from the line after its header (or the header's rest) up to its `end`
-    line: int  # the source line text starts on
-    free: set[str]  # names it takes from outside itself
-    declared: set[str]  # its parameters and locals
-
-
-def parse_body(fn: Function, text: str) -> Body:
-    lines = text.split("\n")
-    chunk = "\n".join(lines[fn.first - 1:fn.last])
-    toks = code_tokens(chunk, fn.path, fn.first)
-    head = next(i for i, t in enumerate(toks) if t.text == "function")
-    close = matching(toks, head + 4)
-    params = [t.text for t in toks[head + 5:close] if t.text != ","]
-    if "..." in params:
-        raise at(fn.path, toks[head].line, f"--@inline {fn.flat} takes `...`")
-    body, line = chunk[toks[close].end:toks[block_end(toks, head)].start], toks[close].line
-    if "\n" in body and not body[:body.index("\n")].strip():
-        body, line = body[body.index("\n") + 1:], line + 1
-    body = body.rstrip(" \t")
-    body = body[:-1] if body.endswith("\n") else body
-    btoks = code_tokens(body, fn.path, line)
-    check_body(fn, btoks)
-    declared = set(params) | {btoks[n].text for n in declarations(btoks)}
-    return Body(fn.flat, fn.path, params, body, line, used_names(btoks) - declared, declared)
-
-
-def check_body(fn: Function, toks: list[Token]) -> None:
-    """Refuse what a copy would not do as the call did: `...`, closures, loop returns."""
-    stack: list[str] = []
-    pending_do = 0
-    for t in toks:
-        if t.text == "...":
-            raise at(fn.path, t.line, f"--@inline {fn.flat} uses `...`")
-        if t.kind != "keyword":
-            continue
-        if t.text == "function":
-            raise at(fn.path, t.line, f"--@inline {fn.flat} defines a function")
-        if t.text in ("while", "for"):
-            stack.append("loop")
-            pending_do += 1
-        elif t.text == "do" and pending_do:
-            pending_do -= 1
-        elif t.text in ("do", "if"):
-            stack.append(t.text)
-        elif t.text == "repeat":
-            stack.append("loop")
-        elif t.text in CLOSE:
-            stack.pop()
-        elif t.text == "return" and "loop" in stack:
-            raise at(fn.path, t.line, f"--@inline {fn.flat} returns from inside a loop (a "
-                     "copy would only leave the loop)")
-
-
-def used_names(toks: list[Token]) -> set[str]:
-    """Variables a token list reads or writes; not fields (`t.x`, `t:x`, `{ x = 1 }`)."""
-    out, brackets = set(), []
-    for i, t in enumerate(toks):
-        if t.text in ("(", "[", "{"):
-            brackets.append(t.text)
-        elif t.text in (")", "]", "}"):
-            brackets.pop()
-        elif t.kind == "name":
-            is_field = i > 0 and toks[i - 1].text in (".", ":")
-            is_key = brackets[-1:] == ["{"] and i + 1 < len(toks) and toks[i + 1].text == "="
-            if not is_field and not is_key:
-                out.add(t.text)
-    return out
-
-
-def return_values(toks: list[Token], i: int) -> list[list[Token]]:
-    """The expressions of the `return` at toks[i]."""
-    values: list[list[Token]] = [[]]
-    depth = 0
-    for t in toks[i + 1:]:
-        if depth == 0 and t.text in ("end", "else", "elseif", "until", ";"):
-            break
-        depth += (t.text in ("(", "[", "{")) - (t.text in (")", "]", "}"))
-        if t.text == "," and depth == 0:
-            values.append([])
-        else:
-            values[-1].append(t)
-    return [v for v in values if v]
-
-
-@dataclass
-class Call:
-    """A whole-statement call of an --@inline function, in its caller's tokens."""
-    start: int  # first token of the statement
-    paren: int  # the call's `(`
-    close: int  # its `)`
-    body: Body
-    form: str  # call | assign | local | return
-    targets: list[str]  # assigned names (assign, local)
-
-
-class Inliner:
-    def __init__(self, bodies: dict[str, Body]):
-        self.bodies = bodies
-        self.fresh = count(1)
-
-    def expand(self, text: str, path: str, line: int, chain: tuple[str, ...] = (),
-               outer: frozenset[str] = frozenset()) -> list[Line]:
-        """The lines of `text` (line `line` of `path` first), its inline calls copied in."""
-        toks = code_tokens(text, path, line)
-        declared = outer | {toks[n].text for n in declarations(toks)}
-        out, pos, pos_line = Writer(), 0, line
-        for call in self.calls(toks, path):
-            body, where = call.body, toks[call.start].line
-            if body.name in chain:
-                raise at(path, where, f"{body.name} would be copied into itself")
-            hidden = body.free & (declared - body.declared)
-            if hidden:
-                raise at(path, where, f"a copy of {body.name} here would see this code's "
-                         f"local {', '.join(sorted(hidden))} instead of its own")
-            out.text(text[pos:toks[call.start].start], path, pos_line)
-            indent = re.match(r"[ \t]*", out.lines[-1][0]).group()  # type: ignore[union-attr]
-            args = text[toks[call.paren].end:toks[call.close].start]
-            count_ = len(call.targets) if call.form != "return" else self.arity(body)
-            temps = [f"inl_{next(self.fresh)}" for _ in range(count_)]
-            head = f"local {', '.join(temps)} repeat" if temps else "repeat"
-            if body.params:
-                head += f" local {', '.join(body.params)} =" + ("" if args.strip() else " nil")
-            elif args.strip():
-                head += " local _ ="
-            out.text(head + (" " + args.lstrip(" \t") if args.strip() else ""), path,
-                     toks[call.start].line)
-            copy = self.expand(breaks(body, temps), body.path, body.line, (*chain, body.name),
-                               frozenset(declared | set(temps) | body.declared))
-            out.add([(indent + t if t.strip() else t, o) for t, o in copy])
-            tail = f"{indent}until true"
-            if call.form == "local":
-                tail += f" local {', '.join(call.targets)} = {', '.join(temps)}"
-            elif call.form == "assign":
-                tail += f" {', '.join(call.targets)} = {', '.join(temps)}"
-            elif call.form == "return":
-                tail += f" return {', '.join(temps)}"
-            pos, pos_line = toks[call.close].end, toks[call.close].line
-            out.text(tail, path, pos_line)
-        out.text(text[pos:], path, pos_line)
-        return out.lines
-
-    def calls(self, toks: list[Token], path: str) -> list[Call]:
-        out = []
-        for i, t in enumerate(toks):
-            body = self.bodies.get(toks[i + 2].text) if (
-                t.text == "M" and i + 2 < len(toks) and toks[i + 1].text == ".") else None
-            if body is None:
-                continue
-            name = body.name.replace("_", ".", 1)
-            if i + 3 >= len(toks) or toks[i + 3].text != "(":
-                raise at(path, t.line, f"{name} is --@inline: call it as {name}(...)")
-            close = matching(toks, i + 3)
-            nxt = toks[close + 1] if close + 1 < len(toks) else None
-            if nxt is not None and nxt.kind != "name" and nxt.text not in STARTS_STATEMENT:
-                raise at(path, t.line, f"{name} is --@inline: its call must be a statement "
-                         "of its own, not part of an expression")
-            prev = toks[i - 1] if i else None
-            if prev is not None and prev.text == "return":
-                out.append(Call(i - 1, i + 3, close, body, "return", []))
-            elif prev is not None and prev.text == "=":
-                k, targets = i - 2, list[str]()
-                while k >= 0 and toks[k].kind == "name":
-                    targets.insert(0, toks[k].text)
-                    if k > 0 and toks[k - 1].text == ",":
-                        k -= 2
-                    else:
-                        break
-                if targets and k > 0 and toks[k - 1].text == "local":
-                    out.append(Call(k - 1, i + 3, close, body, "local", targets))
-                elif targets and (k == 0 or starts_statement(toks[k - 1])):
-                    out.append(Call(k, i + 3, close, body, "assign", targets))
-                else:
-                    raise at(path, t.line, f"{name} is --@inline: assign its results to "
-                             "local names (`local a, b = f(x)` or `a, b = f(x)`)")
-            elif prev is None or starts_statement(prev):
-                out.append(Call(i, i + 3, close, body, "call", []))
-            else:
-                raise at(path, t.line, f"{name} is --@inline: its call must be a statement "
-                         "of its own, not part of an expression")
-        return out
-
-    def arity(self, body: Body) -> int:
-        """How many values `return f(...)` gives (a tail call adds its callee's)."""
-        most = 1
-        toks = code_tokens(body.text, body.path, body.line)
-        for i, t in enumerate(toks):
-            if t.text != "return":
-                continue
-            values = return_values(toks, i)
-            n = len(values)
-            last = values[-1] if values else []
-            if (len(last) >= 4 and last[0].text == "M" and last[3].text == "("
-                    and matching(last, 3) == len(last) - 1):
-                callee = self.bodies.get(last[2].text)
-                if callee is None:
-                    raise at(body.path, t.line, "`return f(...)` of a function that is not "
-                             "--@inline: how many values it gives is unknown")
-                n += self.arity(callee) - 1
-            most = max(most, n)
-        return most
-
-
-def starts_statement(prev: Token) -> bool:
-    """Whether a statement may begin right after token `prev`."""
-    return prev.kind in ("name", "string", "number") or prev.text in ENDS_STATEMENT
-
-
-def breaks(body: Body, temps: list[str]) -> str:
-    """The body with each `return a, b` made `do t1, t2 = a, b break end`."""
-    toks = code_tokens(body.text, body.path)
-    out, pos = [], 0
-    for i, t in enumerate(toks):
-        if t.text != "return":
-            continue
-        values = return_values(toks, i)
-        end = values[-1][-1].end if values else t.end
-        expr = body.text[values[0][0].start:end] if values else ""
-        out.append(body.text[pos:t.start])
-        if expr:
-            out.append(f"do {', '.join(temps) if temps else 'local _'} = {expr} break end")
-        else:
-            out.append("do break end")
-        pos = end
-    out.append(body.text[pos:])
-    return "".join(out)
-
-
 # ---- all together ----
 
 def build(root: Path = SOURCES) -> str:
+    """The built script for the sources under `root` (a `lua/` directory)."""
     sources = read_sources(root)
     cat = catalogue(sources)
     texts = {src.path: rewrite(src, cat) for src in sources}
-    bodies = {name: parse_body(fn, texts[fn.path])
-              for name, fn in cat.functions.items() if fn.inline}
+    bodies: dict[str, Body] = {}
+    for name, fn in cat.functions.items():
+        if fn.inline:
+            chunk = "\n".join(texts[fn.path].split("\n")[fn.first - 1:fn.last])
+            bodies[name] = parse_body(name, fn.path, chunk, fn.first)
     script = Writer()
-    script.build(*HEADER, "")
+    script.add([(t, None) for t in (*HEADER, "")])
     for src in sources[:-1]:
         script.add([*squeezed(outside_functions(src, texts[src.path])), ("", None)])
     script.add(define(cat, texts))

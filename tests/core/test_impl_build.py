@@ -32,7 +32,7 @@ def test_check_mode_reports_a_stale_artifact(tmp_path: Path) -> None:
     copy = tmp_path / "tree"
     (copy / "scripts").mkdir(parents=True)
     (copy / "qless_py" / "_lua").mkdir(parents=True)
-    for script in ("build_lua.py", "lua_tokens.py"):
+    for script in ("build_lua.py", "lua_inline.py", "lua_tokens.py"):
         (copy / "scripts" / script).write_text((ROOT / "scripts" / script).read_text())
     for source in (ROOT / "lua").rglob("*.lua"):
         target = copy / source.relative_to(ROOT)

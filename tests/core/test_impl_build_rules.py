@@ -182,6 +182,16 @@ REFUSED = [
     ({"op.lua": "--@inline\nfunction Op.one(now) return rcall('TIME') end\n",
       "api.lua": "Api['one'] = Op.one\nlocal rcall = 1\nlocal x = Op.one(0)\nreturn x\n"},
      "lua/api.lua:3", "would see this code's local rcall"),
+    ({"op.lua": "--@inline\nfunction Op.one(now)\n  return rcall('TIME')\nend\n",
+      "api.lua": "Api['one'] = Op.one\nreturn Op.one(0)\n"},
+     "lua/op.lua:3", "`return f(...)` where f is not --@inline"),
+    ({"op.lua": ONE, "api.lua": "Api['one'] = Op.one return 1\n"}, "lua/api.lua:1",
+     "a line of its own"),
+    ({"op.lua": "local LIMIT = 3 local y = 2\n" + ONE}, "lua/op.lua:1", "must end its line"),
+    ({"op.lua": ONE + "function Op.two()\n  if x then\nend\n"}, "lua/op.lua:2",
+     "nothing closes this 'function'"),
+    ({"op.lua": ONE + "end\n"}, "lua/op.lua:2", "'end' closes nothing open"),
+    ({"op.lua": ONE + "local s = 'open\n"}, "lua/op.lua:2", "cannot read Lua at"),
     ({"op.lua": "--@inline\nfunction Op.one(now)\n  local x = Op.one(now)\n  return x\nend\n",
       "api.lua": "Api['one'] = Op.one\nlocal x = Op.one(0)\nreturn x\n"},
      "lua/op.lua:3", "copied into itself"),
@@ -198,7 +208,7 @@ def test_the_build_refuses_what_breaks_a_rule(tmp_path: Path, files: dict[str, s
 
 
 def test_a_local_named_like_defines_parameter_is_refused(tmp_path: Path) -> None:
-    with pytest.raises(build_lua.BuildError, match="lua/prelude.lua:7: a top-level local named"):
+    with pytest.raises(build_lua.BuildError, match=r"lua/prelude\.lua:7: a top-level local named"):
         build_lua.build(tree(tmp_path, {"op.lua": ONE}, PRELUDE + "local name = 'x'\n"))
 
 
@@ -207,7 +217,7 @@ def test_command_line_names_the_broken_rule(tmp_path: Path) -> None:
 
     copy = tmp_path / "tree"
     (copy / "scripts").mkdir(parents=True)
-    for script in ("build_lua.py", "lua_tokens.py"):
+    for script in ("build_lua.py", "lua_inline.py", "lua_tokens.py"):
         (copy / "scripts" / script).write_text((ROOT / "scripts" / script).read_text())
     tree(copy, {"op.lua": ONE + "function Op.two()\n  return Op.three()\nend\n"})
     result = subprocess.run([sys.executable, str(copy / "scripts" / "build_lua.py")],
