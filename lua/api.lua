@@ -1,4 +1,4 @@
--- The command table and the dispatcher (protocol 1.1). Always concatenated last.
+-- The command table and the dispatcher (protocol 1.1). The build puts this file last.
 
 Api['get'] = Job.get
 Api['multiget'] = Job.multiget

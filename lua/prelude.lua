@@ -6,10 +6,10 @@
 -- limited by unpack(). Everything here is local: since Redis 6.2.7 the global
 -- environment and the standard libraries are read-only.
 --
--- Redis runs the whole script body on every call, so the top level of every file holds
--- only what this file declares: aliases, the module tables, per-call state, the key
--- table. Functions are `function Module.name(...)`, and the build creates each one only
--- when a call first uses it.
+-- Redis runs the whole script body on every call, so little is at the top level: here
+-- the aliases, the module tables, per-call state and the key table; elsewhere constants.
+-- Functions are `function Module.name(...)`, and the build creates each one only when a
+-- call first uses it.
 
 local rcall = redis.call
 local encode, decode = cjson.encode, cjson.decode

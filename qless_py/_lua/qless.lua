@@ -11,10 +11,10 @@
 -- limited by unpack(). Everything here is local: since Redis 6.2.7 the global
 -- environment and the standard libraries are read-only.
 --
--- Redis runs the whole script body on every call, so the top level of every file holds
--- only what this file declares: aliases, the module tables, per-call state, the key
--- table. Functions are `function Module.name(...)`, and the build creates each one only
--- when a call first uses it.
+-- Redis runs the whole script body on every call, so little is at the top level: here
+-- the aliases, the module tables, per-call state and the key table; elsewhere constants.
+-- Functions are `function Module.name(...)`, and the build creates each one only when a
+-- call first uses it.
 
 local rcall = redis.call
 local encode, decode = cjson.encode, cjson.decode
@@ -2526,7 +2526,7 @@ M.__index = define  -- M is its own metatable: one table less
 setmetatable(M, M)
 
 --@ lua/api.lua:1-2
--- The command table and the dispatcher (protocol 1.1). Always concatenated last.
+-- The command table and the dispatcher (protocol 1.1). The build puts this file last.
 
 --@ lua/api.lua:41-47
 -- Dispatch. The commands a worker sends for every job come first, as plain calls of their
