@@ -37,6 +37,16 @@ Api['recur.untag'] = Recur.untag
 Api['length'] = Queue.length
 Api['worker.deregister'] = Worker.deregister
 Api['queue.forget'] = Queue.forget
+Api['throttle.set'] = Throttle.set
+Api['throttle.get'] = Throttle.get
+Api['throttle.delete'] = Throttle.delete
+Api['throttle.locks'] = Throttle.locks
+Api['throttle.pending'] = Throttle.pending
+Api['throttle.ttl'] = Throttle.ttl
+Api['throttle.release'] = Throttle.release_cmd
+Api['queue.throttle.get'] = Throttle.queue_get
+Api['queue.throttle.set'] = Throttle.queue_set
+Api['qlpy.put_many'] = Job.put_many
 
 -- Dispatch. The commands a worker sends for every job come first, as plain calls of their
 -- functions: those are --@inline, so the build copies them into this block and their
