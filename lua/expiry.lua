@@ -25,14 +25,6 @@ function Expire.check(now, queue)
   if rcall('EXISTS', key.queue .. queue .. key.expiring) == 1 then Expire.reap(now, queue) end
 end
 
--- pop hands out `jid`, a job with a ttl: it has started, so its deadline goes. A job whose
--- deadline has passed is expired instead: false.
-function Expire.start(now, queue, jid)
-  if Expire.due(now, queue, jid) then return false end
-  rcall('ZREM', key.queue .. queue .. key.expiring, jid)
-  return true
-end
-
 -- Expire `jid` of `queue` when its deadline has passed: true then.
 function Expire.due(now, queue, jid)
   local deadline = tonumber(rcall('ZSCORE', key.queue .. queue .. key.expiring, jid))

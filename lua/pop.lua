@@ -261,11 +261,12 @@ end
 function Queue.flow_out(now, jid, queue, text, reclaimed)
   local g = rcall('HMGET', key.job .. jid, 'key', 'ttl')
   if not reclaimed then
-    if g[2] and not Expire.start(now, queue, jid) then
+    if g[2] and Expire.due(now, queue, jid) then
       Expire.reap(now, queue)
       return 2
     end
     if Throttle.take(now, jid, queue, text) then return 1 end
+    if g[2] then rcall('ZREM', key.queue .. queue .. key.expiring, jid) end
   end
   return nil, g[1] or nil, g[2] or nil
 end

@@ -154,7 +154,9 @@ function Throttle.release(now, jid, all)
 end
 
 -- Handing out free locks: jobs waiting for `tid` go through the gate again (Job.unthrottle),
--- oldest first, as many as the throttle has room for (at most HAND_OUT per call).
+-- oldest first, until as many as the throttle has room for went into the work set. A job
+-- that expires, or waits for another throttle instead, takes no room. At most HAND_OUT
+-- jobs are looked at per call.
 function Throttle.hand_out(now, tid)
   local base = key.throttle .. tid
   local pk = base .. key.pending
@@ -170,7 +172,20 @@ function Throttle.hand_out(now, tid)
     end
     if room > HAND_OUT then room = HAND_OUT end
   end
-  for _, jid in ipairs(rcall('ZRANGE', pk, 0, room - 1)) do Job.unthrottle(now, jid) end
+  -- `skip`: jobs looked at that still wait here (they come first in the set).
+  local looked, skip = 0, 0
+  while room > 0 and looked < HAND_OUT do
+    local jids = rcall('ZRANGE', pk, skip, skip + room - 1)
+    if #jids == 0 then return end
+    for _, jid in ipairs(jids) do
+      if Job.unthrottle(now, jid, tid) then
+        room = room - 1
+      elseif rcall('ZSCORE', pk, jid) then
+        skip = skip + 1
+      end
+    end
+    looked = looked + #jids
+  end
 end
 
 -- The maximum argument of throttle.set and queue.throttle.set: a number of at least 0,

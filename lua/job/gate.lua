@@ -77,24 +77,27 @@ end
 -- came to it, or a pop looks at it again. In the work set it is scored as of the time it
 -- began to wait, so that jobs let in together keep their order. Its ttl deadline stays (a
 -- job past it is expired here). A job that is gone or not throttled any more (a stale
--- pending entry) only leaves the pending sets.
-function Job.unthrottle(now, jid)
+-- entry of the pending set of `tid`, when it comes from one) only leaves the pending sets.
+-- Returns true when the job went into the work set.
+function Job.unthrottle(now, jid, tid)
   local f = rcall('HMGET', key.job .. jid, 'state', 'queue', 'priority', 'throttles', 'key',
     'ttl')
   local state, queue = f[1], f[2]
   if state ~= 'throttled' or not queue then
     Job.unpend(jid, Throttle.list(f[4]), nil)
-    return
+    if tid then rcall('ZREM', key.throttle .. tid .. key.pending, jid) end
+    return false
   end
-  if f[6] and Expire.due(now, queue, jid) then return end
+  if f[6] and Expire.due(now, queue, jid) then return false end
   local tk = key.queue .. queue .. key.throttled
   local since = tonumber(rcall('ZSCORE', tk, jid))
   if Job.ready(now, queue, jid, tonumber(f[3]) or 0, f[4], f[5] or nil, nil, nil, state,
       since) then
-    return
+    return false
   end
   rcall('ZREM', tk, jid)
   rcall('HSET', key.job .. jid, 'state', 'waiting')
+  return true
 end
 
 -- Job `jid` leaves its place in `queue` for good (complete, advance, fail, cancel, expiry,

@@ -331,17 +331,8 @@ end
 function M.Expire_check(now, queue)
   if rcall('EXISTS', 'ql:q:' .. queue .. '-expiring') == 1 then M.Expire_reap(now, queue) end
 end
-  elseif name == 'Expire_start' then
---@ lua/expiry.lua:28-34
--- pop hands out `jid`, a job with a ttl: it has started, so its deadline goes. A job whose
--- deadline has passed is expired instead: false.
-function M.Expire_start(now, queue, jid)
-  if M.Expire_due(now, queue, jid) then return false end
-  rcall('ZREM', 'ql:q:' .. queue .. '-expiring', jid)
-  return true
-end
   elseif name == 'Expire_due' then
---@ lua/expiry.lua:36-44
+--@ lua/expiry.lua:28-36
 -- Expire `jid` of `queue` when its deadline has passed: true then.
 function M.Expire_due(now, queue, jid)
   local deadline = tonumber(rcall('ZSCORE', 'ql:q:' .. queue .. '-expiring', jid))
@@ -352,7 +343,7 @@ function M.Expire_due(now, queue, jid)
   return false
 end
   elseif name == 'Job_expire' then
---@ lua/expiry.lua:46-63
+--@ lua/expiry.lua:38-55
 -- Expire job `jid`, due in `queue`: removed as cancel removes a job (its dependents keep
 -- waiting for it), counted in the queue's daily `expired` statistic. Events: ql:log
 -- {"jid","event":"expired","queue"}, then ql:expired (the bare jid) for a tracked job. An
@@ -1005,32 +996,35 @@ function M.Job_unpend(jid, all, keep)
   end
 end
   elseif name == 'Job_unthrottle' then
---@ lua/job/gate.lua:76-98
+--@ lua/job/gate.lua:76-101
 -- A throttled job tries the gate again: a throttle it waited for has room, its ordering key
 -- came to it, or a pop looks at it again. In the work set it is scored as of the time it
 -- began to wait, so that jobs let in together keep their order. Its ttl deadline stays (a
 -- job past it is expired here). A job that is gone or not throttled any more (a stale
--- pending entry) only leaves the pending sets.
-function M.Job_unthrottle(now, jid)
+-- entry of the pending set of `tid`, when it comes from one) only leaves the pending sets.
+-- Returns true when the job went into the work set.
+function M.Job_unthrottle(now, jid, tid)
   local f = rcall('HMGET', 'ql:j:' .. jid, 'state', 'queue', 'priority', 'throttles', 'key',
     'ttl')
   local state, queue = f[1], f[2]
   if state ~= 'throttled' or not queue then
     M.Job_unpend(jid, M.Throttle_list(f[4]), nil)
-    return
+    if tid then rcall('ZREM', 'ql:th:' .. tid .. '-pending', jid) end
+    return false
   end
-  if f[6] and M.Expire_due(now, queue, jid) then return end
+  if f[6] and M.Expire_due(now, queue, jid) then return false end
   local tk = 'ql:q:' .. queue .. '-throttled'
   local since = tonumber(rcall('ZSCORE', tk, jid))
   if M.Job_ready(now, queue, jid, tonumber(f[3]) or 0, f[4], f[5] or nil, nil, nil, state,
       since) then
-    return
+    return false
   end
   rcall('ZREM', tk, jid)
   rcall('HSET', 'ql:j:' .. jid, 'state', 'waiting')
+  return true
 end
   elseif name == 'Job_leave' then
---@ lua/job/gate.lua:100-107
+--@ lua/job/gate.lua:103-110
 -- Job `jid` leaves its place in `queue` for good (complete, advance, fail, cancel, expiry,
 -- put, retries exhausted): it gives back its throttles (`text`, its stored list) and leaves
 -- its ordering key `okey`, so that waiting jobs may start.
@@ -1040,7 +1034,7 @@ function M.Job_leave(now, jid, queue, text, okey)
   if okey and queue then M.Order_leave(now, queue, okey, jid) end
 end
   elseif name == 'Job_flow_leave' then
---@ lua/job/gate.lua:109-115
+--@ lua/job/gate.lua:112-118
 -- A job that uses an extension (stored list `text`) leaves its place in `queue` for good
 -- (Job.leave); returns its key and ttl as stored.
 function M.Job_flow_leave(now, jid, queue, text)
@@ -1049,7 +1043,7 @@ function M.Job_flow_leave(now, jid, queue, text)
   return g[1] or nil, g[2] or nil
 end
   elseif name == 'Job_enter' then
---@ lua/job/gate.lua:117-140
+--@ lua/job/gate.lua:120-143
 -- The job's throttle, key and ttl fields (`text`, `okey`, `ttl_s` as stored) for a job that
 -- moves from queue `old` to `new` and becomes ready there at `now` (advance, unfail): its
 -- list names the new queue's tid, it joins the new queue's key at the end, and it passes the
@@ -2281,7 +2275,7 @@ function M.Queue_pop_again(now, queue, worker, total, popped, expires, expires_s
   end
 end
   elseif name == 'Queue_flow_out' then
---@ lua/pop.lua:255-271
+--@ lua/pop.lua:255-272
 -- pop's checks of a job that uses an extension (stored list `text`): one whose ttl deadline
 -- has passed is expired (then the due jobs of the queue too, a bounded number), one whose
 -- named throttle is full is throttled; otherwise it takes its throttles' locks and its
@@ -2291,16 +2285,17 @@ end
 function M.Queue_flow_out(now, jid, queue, text, reclaimed)
   local g = rcall('HMGET', 'ql:j:' .. jid, 'key', 'ttl')
   if not reclaimed then
-    if g[2] and not M.Expire_start(now, queue, jid) then
+    if g[2] and M.Expire_due(now, queue, jid) then
       M.Expire_reap(now, queue)
       return 2
     end
     if M.Throttle_take(now, jid, queue, text) then return 1 end
+    if g[2] then rcall('ZREM', 'ql:q:' .. queue .. '-expiring', jid) end
   end
   return nil, g[1] or nil, g[2] or nil
 end
   elseif name == 'Queue_throttle_room' then
---@ lua/pop.lua:273-282
+--@ lua/pop.lua:274-283
 -- Room left under the queue's own throttle (tid ql:q:<queue>): its maximum less the jobs
 -- in the queue's locks set (running and stalled, whichever core popped them). nil when the
 -- throttle is unlimited.
@@ -2312,7 +2307,7 @@ function M.Queue_throttle_room(queue, lk)
   return room
 end
   elseif name == 'Queue_revisit' then
---@ lua/pop.lua:284-302
+--@ lua/pop.lua:285-303
 -- A pop that came up short expires the queue's due jobs (a bounded number), and looks at
 -- one throttled job of the queue (which one moves with `now`) and lets it go through the
 -- gate again. A job waits for a release that never comes
@@ -3316,9 +3311,11 @@ function M.Throttle_release(now, jid, all)
   end
 end
   elseif name == 'Throttle_hand_out' then
---@ lua/throttle.lua:156-174
+--@ lua/throttle.lua:156-189
 -- Handing out free locks: jobs waiting for `tid` go through the gate again (Job.unthrottle),
--- oldest first, as many as the throttle has room for (at most HAND_OUT per call).
+-- oldest first, until as many as the throttle has room for went into the work set. A job
+-- that expires, or waits for another throttle instead, takes no room. At most HAND_OUT
+-- jobs are looked at per call.
 function M.Throttle_hand_out(now, tid)
   local base = 'ql:th:' .. tid
   local pk = base .. '-pending'
@@ -3334,10 +3331,23 @@ function M.Throttle_hand_out(now, tid)
     end
     if room > 100 then room = 100 end
   end
-  for _, jid in ipairs(rcall('ZRANGE', pk, 0, room - 1)) do M.Job_unthrottle(now, jid) end
+  -- `skip`: jobs looked at that still wait here (they come first in the set).
+  local looked, skip = 0, 0
+  while room > 0 and looked < 100 do
+    local jids = rcall('ZRANGE', pk, skip, skip + room - 1)
+    if #jids == 0 then return end
+    for _, jid in ipairs(jids) do
+      if M.Job_unthrottle(now, jid, tid) then
+        room = room - 1
+      elseif rcall('ZSCORE', pk, jid) then
+        skip = skip + 1
+      end
+    end
+    looked = looked + #jids
+  end
 end
   elseif name == 'Throttle_max_arg' then
---@ lua/throttle.lua:176-185
+--@ lua/throttle.lua:191-200
 -- The maximum argument of throttle.set and queue.throttle.set: a number of at least 0,
 -- floored.
 function M.Throttle_max_arg(v)
@@ -3349,7 +3359,7 @@ function M.Throttle_max_arg(v)
   return floor(max)
 end
   elseif name == 'Throttle_write' then
---@ lua/throttle.lua:187-194
+--@ lua/throttle.lua:202-209
 -- Store a throttle's maximum (and a TTL on its hash when `expiration` > 0), then let the
 -- jobs waiting for it start as far as the new maximum has room.
 function M.Throttle_write(now, tid, max, expiration)
@@ -3359,13 +3369,13 @@ function M.Throttle_write(now, tid, max, expiration)
   M.Throttle_hand_out(now, tid)
 end
   elseif name == 'Throttle_object' then
---@ lua/throttle.lua:196-199
+--@ lua/throttle.lua:211-214
 -- The throttle object of the dialect: {"id": tid, "maximum": n}.
 function M.Throttle_object(tid)
   return encode({ id = tid, maximum = M.Throttle_maximum(tid) })
 end
   elseif name == 'Throttle_set' then
---@ lua/throttle.lua:201-219
+--@ lua/throttle.lua:216-234
 -- throttle.set <now> <tid> <maximum> [expiration]
 -- Sets the maximum (0: unlimited); with expiration > 0, that many seconds of TTL on the
 -- throttle's hash only. Jobs waiting for the throttle start at once as far as the new
@@ -3386,7 +3396,7 @@ function M.Throttle_set(now)
   return nil
 end
   elseif name == 'Throttle_get' then
---@ lua/throttle.lua:221-227
+--@ lua/throttle.lua:236-242
 -- throttle.get <now> <tid>: {"id": tid, "maximum": n}, maximum 0 when the throttle does not
 -- exist. Error: Throttle(): no tid provided
 function M.Throttle_get(now)
@@ -3395,7 +3405,7 @@ function M.Throttle_get(now)
   return M.Throttle_object(tid)
 end
   elseif name == 'Throttle_delete' then
---@ lua/throttle.lua:229-238
+--@ lua/throttle.lua:244-253
 -- throttle.delete <now> <tid>: delete the throttle's hash (it becomes unlimited; its locks
 -- and pending sets stay), and let its waiting jobs start. Reply nil.
 -- Error: Throttle(): no tid provided
@@ -3407,7 +3417,7 @@ function M.Throttle_delete(now)
   return nil
 end
   elseif name == 'Throttle_locks' then
---@ lua/throttle.lua:240-255
+--@ lua/throttle.lua:255-270
 -- throttle.locks <now> <tid>: the jids holding a lock of the throttle. For a queue's own tid
 -- (ql:q:<queue>) also the jobs running in that queue, which qless_py counts for it.
 -- Error: Throttle(): no tid provided
@@ -3425,7 +3435,7 @@ function M.Throttle_locks(now)
   return out
 end
   elseif name == 'Throttle_pending' then
---@ lua/throttle.lua:257-263
+--@ lua/throttle.lua:272-278
 -- throttle.pending <now> <tid>: the jids waiting for the throttle, oldest first.
 -- Error: Throttle(): no tid provided
 function M.Throttle_pending(now)
@@ -3434,7 +3444,7 @@ function M.Throttle_pending(now)
   return rcall('ZRANGE', 'ql:th:' .. tid .. '-pending', 0, -1)
 end
   elseif name == 'Throttle_ttl' then
---@ lua/throttle.lua:265-271
+--@ lua/throttle.lua:280-286
 -- throttle.ttl <now> <tid>: the TTL of the throttle's hash (-1 none, -2 no such throttle).
 -- Error: Throttle(): no tid provided
 function M.Throttle_ttl(now)
@@ -3443,7 +3453,7 @@ function M.Throttle_ttl(now)
   return rcall('TTL', 'ql:th:' .. tid)
 end
   elseif name == 'Throttle_release_cmd' then
---@ lua/throttle.lua:273-284
+--@ lua/throttle.lua:288-299
 -- throttle.release <now> <tid> [jid...]: for each jid in turn, remove it from the locks set
 -- (or, when it held no lock, from the pending set), then let waiting jobs in. Reply nil.
 -- Error: Throttle(): no tid provided
@@ -3457,7 +3467,7 @@ function M.Throttle_release_cmd(now)
   return nil
 end
   elseif name == 'Throttle_queue_get' then
---@ lua/throttle.lua:286-292
+--@ lua/throttle.lua:301-307
 -- queue.throttle.get <now> <queue>: the throttle object of the queue's own throttle.
 -- Error: Queue(): no queue name provided
 function M.Throttle_queue_get(now)
@@ -3466,7 +3476,7 @@ function M.Throttle_queue_get(now)
   return M.Throttle_object('ql:q:' .. queue)
 end
   elseif name == 'Throttle_queue_set' then
---@ lua/throttle.lua:294-305
+--@ lua/throttle.lua:309-320
 -- queue.throttle.set <now> <queue> <maximum>: the most jobs of the queue running at once
 -- (0: unlimited), no TTL. Wakes the queue's workers when it has room. Reply nil.
 -- Errors: Queue(): no queue name provided / Throttle(): Arg "maximum" missing or not a
@@ -3480,7 +3490,7 @@ function M.Throttle_queue_set(now)
   return nil
 end
   elseif name == 'Throttle_take' then
---@ lua/throttle.lua:307-319
+--@ lua/throttle.lua:322-334
 -- pop: job `jid` of `queue` (stored list `text`) takes a lock of each of its named
 -- throttles. When one is full it takes none and is throttled instead (it gives up its
 -- admissions): true.
