@@ -255,19 +255,24 @@ end
 -- pop's checks of a job that uses an extension (stored list `text`): one whose ttl deadline
 -- has passed is expired (then the due jobs of the queue too, a bounded number), one whose
 -- named throttle is full is throttled; otherwise it takes its throttles' locks and its
--- deadline goes. A `reclaimed` job holds its locks already and has no deadline. Returns nil
--- when it may be handed out (1 when it was throttled, 2 when it expired), then its key
--- and ttl as stored.
+-- deadline goes. A `reclaimed` job (its lock expired; it gave its throttles back) has no
+-- deadline; when it cannot take its throttles again it leaves the queue's locks set and
+-- waits. Returns nil when it may be handed out (1 when it was throttled, 2 when it
+-- expired), then its key and ttl as stored.
 function Queue.flow_out(now, jid, queue, text, reclaimed)
   local g = rcall('HMGET', key.job .. jid, 'key', 'ttl')
-  if not reclaimed then
-    if g[2] and Expire.due(now, queue, jid) then
-      Expire.reap(now, queue)
-      return 2
-    end
-    if Throttle.take(now, jid, queue, text) then return 1 end
-    if g[2] then rcall('ZREM', key.queue .. queue .. key.expiring, jid) end
+  if g[2] and not reclaimed and Expire.due(now, queue, jid) then
+    Expire.reap(now, queue)
+    return 2
   end
+  if Throttle.take(now, jid, queue, text) then
+    if reclaimed then
+      rcall('ZREM', key.queue .. queue .. key.locks, jid)
+      rcall('HSET', key.job .. jid, 'worker', '', 'expires', 0)
+    end
+    return 1
+  end
+  if g[2] and not reclaimed then rcall('ZREM', key.queue .. queue .. key.expiring, jid) end
   return nil, g[1] or nil, g[2] or nil
 end
 

@@ -109,8 +109,9 @@ function Queue.reclaim(now, queue, expired)
 end
 
 -- P-RECLAIM for one expired lock; `f` is the job's worker, grace, queue, history, jid,
--- throttles, key. True when the job may be handed out again: it keeps its throttle locks
--- and its ordering key's turn, since pop hands it straight to the popping worker.
+-- throttles, key. True when the job may be handed out again: it gives back its throttle
+-- locks (pop hands it out only when it can take them again) and keeps its ordering key's
+-- turn.
 function Queue.reclaim_one(now, queue, lk, grace, jid, f)
   local jk = key.job .. jid
   rcall('ZREM', key.worker .. (f[1] or '') .. key.jobs, jid)
@@ -129,7 +130,12 @@ function Queue.reclaim_one(now, queue, lk, grace, jid, f)
   if sent or grace <= 0 then
     rcall('HDEL', jk, 'grace')
     local remaining = tonumber(rcall('HINCRBYFLOAT', jk, 'remaining', -1))
-    if remaining >= 0 then return true end
+    if remaining >= 0 then
+      -- Its lock is lost: it gives back its throttles, and pop hands it out again only
+      -- when it can take them again (Queue.flow_out).
+      if f[6] then Job.leave(now, jid, f[3] or queue, f[6], nil) end
+      return true
+    end
     Queue.exhausted(now, queue, jid, f)
   end
   return false

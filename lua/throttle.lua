@@ -7,9 +7,9 @@
 -- Beside the dialect's keys (hash, -locks, -pending), ql:th:<tid>-ready holds the jobs let
 -- into a work set on the throttle's account that no pop has taken yet: a throttle lets no
 -- more jobs into the work set than it has room for (locks + ready < maximum), so the work
--- set never fills with jobs that cannot run. Pop still applies the dialect's own rule
--- (locks < maximum) before it takes a lock, so a dialect core sharing the database, which
--- knows nothing of -ready, can never make more jobs run than the maximum.
+-- set never fills with jobs that cannot run. Pop checks the room again before it takes a
+-- lock, so a job that was not let in (a dialect core's, a reclaimed one) cannot take room
+-- promised to others, and locks never outnumber the maximum.
 
 -- Jobs handed out per release (the dialect's 10 for an unlimited throttle is too few to
 -- drain a throttle that was deleted or raised), and entries checked per recovery.
@@ -73,8 +73,8 @@ function Throttle.maximum(tid)
 end
 
 -- Check VERIFY entries of the sorted set `zk` (a throttle's -locks when `running`, else its
--- -ready) and drop those whose job is gone, or no longer running (locks), or no longer in
--- its queue's work set (admissions). Which entries are checked moves with `now`, so that
+-- -ready) and drop those whose job is gone, or no longer running (locks), or no longer
+-- waiting to be popped (admissions). Which entries are checked moves with `now`, so that
 -- calls over time look at all of them. Returns how many were dropped.
 function Throttle.verify(now, zk, running)
   local n = rcall('ZCARD', zk)
@@ -82,12 +82,12 @@ function Throttle.verify(now, zk, running)
   local first = floor(now * 1000) % n
   local freed = 0
   for _, jid in ipairs(rcall('ZRANGE', zk, first, first + VERIFY - 1)) do
-    local f = rcall('HMGET', key.job .. jid, 'state', 'queue')
+    local state = rcall('HGET', key.job .. jid, 'state')
     local valid
     if running then
-      valid = f[1] == 'running'
+      valid = state == 'running'
     else
-      valid = f[2] and rcall('ZSCORE', key.queue .. f[2] .. key.work, jid)
+      valid = state == 'waiting' or state == 'stalled'
     end
     if not valid then
       rcall('ZREM', zk, jid)
@@ -120,22 +120,32 @@ function Throttle.admit(now, jid, tids)
   for _, tid in ipairs(tids) do rcall('ZADD', key.throttle .. tid .. key.ready, now, jid) end
 end
 
--- pop: take one lock of each of `tids` for `jid`, or return the first tid whose locks are at
--- its maximum (the dialect's rule; stale locks are dropped first) and take none.
+-- pop: take one lock of each of `tids` for `jid`, or return the first tid that has no room
+-- for it and take none. The job gives up its admissions either way. A job a throttle let
+-- into the work set takes a lock when the locks are fewer than the maximum (the dialect's
+-- rule; fewer than it was promised only after the maximum was lowered); a job it did not
+-- let in (a reclaimed one, or one a dialect core put) must also leave the room promised to
+-- the jobs it did (locks + admissions).
 function Throttle.acquire(now, jid, tids)
-  for _, tid in ipairs(tids) do
+  local admitted = {}
+  for i, tid in ipairs(tids) do
+    admitted[i] = rcall('ZREM', key.throttle .. tid .. key.ready, jid) == 1
+  end
+  for i, tid in ipairs(tids) do
     local max = Throttle.maximum(tid)
+    local base = key.throttle .. tid
+    local lk, rk = base .. key.locks, base .. key.ready
     if max ~= 0 then
-      local lk = key.throttle .. tid .. key.locks
-      local held = rcall('ZCARD', lk)
-      if held >= max and held - Throttle.verify(now, lk, true) >= max then return tid end
+      local used = rcall('ZCARD', lk)
+      if not admitted[i] then used = used + rcall('ZCARD', rk) end
+      if used >= max then
+        used = used - Throttle.verify(now, lk, true)
+        if not admitted[i] then used = used - Throttle.verify(now, rk, false) end
+        if used >= max then return tid end
+      end
     end
   end
-  for _, tid in ipairs(tids) do
-    local base = key.throttle .. tid
-    rcall('ZADD', base .. key.locks, 1, jid)
-    rcall('ZREM', base .. key.ready, jid)
-  end
+  for _, t in ipairs(tids) do rcall('ZADD', key.throttle .. t .. key.locks, 1, jid) end
   return nil
 end
 
@@ -320,15 +330,13 @@ function Throttle.queue_set(now)
 end
 
 -- pop: job `jid` of `queue` (stored list `text`) takes a lock of each of its named
--- throttles. When one is full it takes none and is throttled instead (it gives up its
--- admissions): true.
+-- throttles. When one is full it takes none and is throttled instead: true.
 function Throttle.take(now, jid, queue, text)
   local all = Throttle.list(text)
   local own = Throttle.own(all, queue)
   if not own then return false end
   local tid = Throttle.acquire(now, jid, own)
   if not tid then return false end
-  for _, t in ipairs(own) do rcall('ZREM', key.throttle .. t .. key.ready, jid) end
   Job.throttle(now, jid, queue, tid, nil, all)
   return true
 end

@@ -176,9 +176,9 @@ local cfg, wake
 -- Beside the dialect's keys (hash, -locks, -pending), ql:th:<tid>-ready holds the jobs let
 -- into a work set on the throttle's account that no pop has taken yet: a throttle lets no
 -- more jobs into the work set than it has room for (locks + ready < maximum), so the work
--- set never fills with jobs that cannot run. Pop still applies the dialect's own rule
--- (locks < maximum) before it takes a lock, so a dialect core sharing the database, which
--- knows nothing of -ready, can never make more jobs run than the maximum.
+-- set never fills with jobs that cannot run. Pop checks the room again before it takes a
+-- lock, so a job that was not let in (a dialect core's, a reclaimed one) cannot take room
+-- promised to others, and locks never outnumber the maximum.
 
 -- Jobs handed out per release (the dialect's 10 for an unlimited throttle is too few to
 -- drain a throttle that was deleted or raised), and entries checked per recovery.
@@ -2275,27 +2275,32 @@ function M.Queue_pop_again(now, queue, worker, total, popped, expires, expires_s
   end
 end
   elseif name == 'Queue_flow_out' then
---@ lua/pop.lua:255-272
+--@ lua/pop.lua:255-277
 -- pop's checks of a job that uses an extension (stored list `text`): one whose ttl deadline
 -- has passed is expired (then the due jobs of the queue too, a bounded number), one whose
 -- named throttle is full is throttled; otherwise it takes its throttles' locks and its
--- deadline goes. A `reclaimed` job holds its locks already and has no deadline. Returns nil
--- when it may be handed out (1 when it was throttled, 2 when it expired), then its key
--- and ttl as stored.
+-- deadline goes. A `reclaimed` job (its lock expired; it gave its throttles back) has no
+-- deadline; when it cannot take its throttles again it leaves the queue's locks set and
+-- waits. Returns nil when it may be handed out (1 when it was throttled, 2 when it
+-- expired), then its key and ttl as stored.
 function M.Queue_flow_out(now, jid, queue, text, reclaimed)
   local g = rcall('HMGET', 'ql:j:' .. jid, 'key', 'ttl')
-  if not reclaimed then
-    if g[2] and M.Expire_due(now, queue, jid) then
-      M.Expire_reap(now, queue)
-      return 2
-    end
-    if M.Throttle_take(now, jid, queue, text) then return 1 end
-    if g[2] then rcall('ZREM', 'ql:q:' .. queue .. '-expiring', jid) end
+  if g[2] and not reclaimed and M.Expire_due(now, queue, jid) then
+    M.Expire_reap(now, queue)
+    return 2
   end
+  if M.Throttle_take(now, jid, queue, text) then
+    if reclaimed then
+      rcall('ZREM', 'ql:q:' .. queue .. '-locks', jid)
+      rcall('HSET', 'ql:j:' .. jid, 'worker', '', 'expires', 0)
+    end
+    return 1
+  end
+  if g[2] and not reclaimed then rcall('ZREM', 'ql:q:' .. queue .. '-expiring', jid) end
   return nil, g[1] or nil, g[2] or nil
 end
   elseif name == 'Queue_throttle_room' then
---@ lua/pop.lua:274-283
+--@ lua/pop.lua:279-288
 -- Room left under the queue's own throttle (tid ql:q:<queue>): its maximum less the jobs
 -- in the queue's locks set (running and stalled, whichever core popped them). nil when the
 -- throttle is unlimited.
@@ -2307,7 +2312,7 @@ function M.Queue_throttle_room(queue, lk)
   return room
 end
   elseif name == 'Queue_revisit' then
---@ lua/pop.lua:285-303
+--@ lua/pop.lua:290-308
 -- A pop that came up short expires the queue's due jobs (a bounded number), and looks at
 -- one throttled job of the queue (which one moves with `now`) and lets it go through the
 -- gate again. A job waits for a release that never comes
@@ -2443,10 +2448,11 @@ function M.Queue_reclaim(now, queue, expired)
   return out
 end
   elseif name == 'Queue_reclaim_one' then
---@ lua/queue.lua:111-136
+--@ lua/queue.lua:111-142
 -- P-RECLAIM for one expired lock; `f` is the job's worker, grace, queue, history, jid,
--- throttles, key. True when the job may be handed out again: it keeps its throttle locks
--- and its ordering key's turn, since pop hands it straight to the popping worker.
+-- throttles, key. True when the job may be handed out again: it gives back its throttle
+-- locks (pop hands it out only when it can take them again) and keeps its ordering key's
+-- turn.
 function M.Queue_reclaim_one(now, queue, lk, grace, jid, f)
   local jk = 'ql:j:' .. jid
   rcall('ZREM', 'ql:w:' .. (f[1] or '') .. ':jobs', jid)
@@ -2465,13 +2471,18 @@ function M.Queue_reclaim_one(now, queue, lk, grace, jid, f)
   if sent or grace <= 0 then
     rcall('HDEL', jk, 'grace')
     local remaining = tonumber(rcall('HINCRBYFLOAT', jk, 'remaining', -1))
-    if remaining >= 0 then return true end
+    if remaining >= 0 then
+      -- Its lock is lost: it gives back its throttles, and pop hands it out again only
+      -- when it can take them again (Queue.flow_out).
+      if f[6] then M.Job_leave(now, jid, f[3] or queue, f[6], nil) end
+      return true
+    end
     M.Queue_exhausted(now, queue, jid, f)
   end
   return false
 end
   elseif name == 'Queue_render' then
---@ lua/queue.lua:138-143
+--@ lua/queue.lua:144-149
 -- Render a list of jids as a JSON array of job objects, skipping missing jobs.
 function M.Queue_render(jids)
   local parts = {}
@@ -2479,7 +2490,7 @@ function M.Queue_render(jids)
   return M.Json_list(parts)
 end
   elseif name == 'Queue_peek' then
---@ lua/queue.lua:145-169
+--@ lua/queue.lua:151-175
 -- peek <now> <queue> <count>
 -- Reply: JSON array of job objects: expired locks first, then the work set ({} when none).
 -- Spawns recurring jobs and promotes scheduled ones. Errors: Queue(): no queue name provided
@@ -2506,7 +2517,7 @@ function M.Queue_peek(now)
   return M.Queue_render(jids)
 end
   elseif name == 'Queue_counts' then
---@ lua/queue.lua:171-191
+--@ lua/queue.lua:177-197
 -- The counts object of one queue (protocol 2.11); promotes every due scheduled job and
 -- expires due jobs (Expire.check). `throttled` (the dialect's count) is there only when the
 -- queue has throttled jobs, so that the object keeps qless-core's shape otherwise.
@@ -2529,7 +2540,7 @@ function M.Queue_counts(now, queue)
   }
 end
   elseif name == 'Queue_queues' then
---@ lua/queue.lua:193-201
+--@ lua/queue.lua:199-207
 -- queues <now> [queue]
 -- Reply: the counts object of one queue, or an array for every known queue ({} if none).
 function M.Queue_queues(now)
@@ -2540,7 +2551,7 @@ function M.Queue_queues(now)
   return encode(out)
 end
   elseif name == 'Queue_length' then
---@ lua/queue.lua:203-211
+--@ lua/queue.lua:209-217
 -- length <now> <queue>: integer, running + waiting + scheduled jobs.
 -- Error: Queue(): no queue name provided
 function M.Queue_length(now)
@@ -2551,7 +2562,7 @@ function M.Queue_length(now)
     rcall('ZCARD', 'ql:q:' .. queue .. '-scheduled')
 end
   elseif name == 'Queue_page_arg' then
---@ lua/queue.lua:213-219
+--@ lua/queue.lua:219-225
 -- Pagination argument: default when absent, else a number (fractions are floored).
 function M.Queue_page_arg(v, default, msg)
   if v == nil then return default end
@@ -2560,7 +2571,7 @@ function M.Queue_page_arg(v, default, msg)
   return floor(n)
 end
   elseif name == 'Queue_jobs' then
---@ lua/queue.lua:221-259
+--@ lua/queue.lua:227-265
 -- jobs <now> complete [offset] [count] | jobs <now> <state> <queue> [offset] [count]
 -- States: running, stalled, scheduled, depends, recurring, throttled (the dialect's, oldest
 -- first). Reply: array of jids. Errors: Jobs(): Arg "state" missing / Jobs(): Arg "queue" missing /
@@ -2601,14 +2612,14 @@ function M.Queue_jobs(now)
   return rcall('ZRANGE', 'ql:q:' .. queue .. '-throttled', offset, last)
 end
   elseif name == 'Queue_pause' then
---@ lua/queue.lua:261-265
+--@ lua/queue.lua:267-271
 -- pause <now> <queue>...: reply nil.
 function M.Queue_pause(now)
   M.Queue_with_names('SADD', 'ql:paused_queues', 3)
   return nil
 end
   elseif name == 'Queue_unpause' then
---@ lua/queue.lua:267-272
+--@ lua/queue.lua:273-278
 -- unpause <now> <queue>...: reply nil; wakes workers waiting on those queues.
 function M.Queue_unpause(now)
   M.Queue_with_names('SREM', 'ql:paused_queues', 3)
@@ -2616,7 +2627,7 @@ function M.Queue_unpause(now)
   return nil
 end
   elseif name == 'Queue_forget' then
---@ lua/queue.lua:274-278
+--@ lua/queue.lua:280-284
 -- queue.forget <now> <queue>...: drop the names from ql:queues only. Reply nil.
 function M.Queue_forget(now)
   M.Queue_with_names('ZREM', 'ql:queues', 3)
@@ -3227,8 +3238,8 @@ end
   elseif name == 'Throttle_verify' then
 --@ lua/throttle.lua:75-98
 -- Check VERIFY entries of the sorted set `zk` (a throttle's -locks when `running`, else its
--- -ready) and drop those whose job is gone, or no longer running (locks), or no longer in
--- its queue's work set (admissions). Which entries are checked moves with `now`, so that
+-- -ready) and drop those whose job is gone, or no longer running (locks), or no longer
+-- waiting to be popped (admissions). Which entries are checked moves with `now`, so that
 -- calls over time look at all of them. Returns how many were dropped.
 function M.Throttle_verify(now, zk, running)
   local n = rcall('ZCARD', zk)
@@ -3236,12 +3247,12 @@ function M.Throttle_verify(now, zk, running)
   local first = floor(now * 1000) % n
   local freed = 0
   for _, jid in ipairs(rcall('ZRANGE', zk, first, first + 3 - 1)) do
-    local f = rcall('HMGET', 'ql:j:' .. jid, 'state', 'queue')
+    local state = rcall('HGET', 'ql:j:' .. jid, 'state')
     local valid
     if running then
-      valid = f[1] == 'running'
+      valid = state == 'running'
     else
-      valid = f[2] and rcall('ZSCORE', 'ql:q:' .. f[2] .. '-work', jid)
+      valid = state == 'waiting' or state == 'stalled'
     end
     if not valid then
       rcall('ZREM', zk, jid)
@@ -3276,27 +3287,37 @@ function M.Throttle_admit(now, jid, tids)
   for _, tid in ipairs(tids) do rcall('ZADD', 'ql:th:' .. tid .. '-ready', now, jid) end
 end
   elseif name == 'Throttle_acquire' then
---@ lua/throttle.lua:123-140
--- pop: take one lock of each of `tids` for `jid`, or return the first tid whose locks are at
--- its maximum (the dialect's rule; stale locks are dropped first) and take none.
+--@ lua/throttle.lua:123-150
+-- pop: take one lock of each of `tids` for `jid`, or return the first tid that has no room
+-- for it and take none. The job gives up its admissions either way. A job a throttle let
+-- into the work set takes a lock when the locks are fewer than the maximum (the dialect's
+-- rule; fewer than it was promised only after the maximum was lowered); a job it did not
+-- let in (a reclaimed one, or one a dialect core put) must also leave the room promised to
+-- the jobs it did (locks + admissions).
 function M.Throttle_acquire(now, jid, tids)
-  for _, tid in ipairs(tids) do
+  local admitted = {}
+  for i, tid in ipairs(tids) do
+    admitted[i] = rcall('ZREM', 'ql:th:' .. tid .. '-ready', jid) == 1
+  end
+  for i, tid in ipairs(tids) do
     local max = M.Throttle_maximum(tid)
+    local base = 'ql:th:' .. tid
+    local lk, rk = base .. '-locks', base .. '-ready'
     if max ~= 0 then
-      local lk = 'ql:th:' .. tid .. '-locks'
-      local held = rcall('ZCARD', lk)
-      if held >= max and held - M.Throttle_verify(now, lk, true) >= max then return tid end
+      local used = rcall('ZCARD', lk)
+      if not admitted[i] then used = used + rcall('ZCARD', rk) end
+      if used >= max then
+        used = used - M.Throttle_verify(now, lk, true)
+        if not admitted[i] then used = used - M.Throttle_verify(now, rk, false) end
+        if used >= max then return tid end
+      end
     end
   end
-  for _, tid in ipairs(tids) do
-    local base = 'ql:th:' .. tid
-    rcall('ZADD', base .. '-locks', 1, jid)
-    rcall('ZREM', base .. '-ready', jid)
-  end
+  for _, t in ipairs(tids) do rcall('ZADD', 'ql:th:' .. t .. '-locks', 1, jid) end
   return nil
 end
   elseif name == 'Throttle_release' then
---@ lua/throttle.lua:142-154
+--@ lua/throttle.lua:152-164
 -- Job `jid` stops holding or waiting for the throttles `all` (its whole stored list: the
 -- queue's own tid is returned too, for jobs a dialect core locked): it leaves each one's
 -- locks set, or else its pending set, and its admissions; each throttle that it held a lock
@@ -3311,7 +3332,7 @@ function M.Throttle_release(now, jid, all)
   end
 end
   elseif name == 'Throttle_hand_out' then
---@ lua/throttle.lua:156-189
+--@ lua/throttle.lua:166-199
 -- Handing out free locks: jobs waiting for `tid` go through the gate again (Job.unthrottle),
 -- oldest first, until as many as the throttle has room for went into the work set. A job
 -- that expires, or waits for another throttle instead, takes no room. At most HAND_OUT
@@ -3347,7 +3368,7 @@ function M.Throttle_hand_out(now, tid)
   end
 end
   elseif name == 'Throttle_max_arg' then
---@ lua/throttle.lua:191-200
+--@ lua/throttle.lua:201-210
 -- The maximum argument of throttle.set and queue.throttle.set: a number of at least 0,
 -- floored.
 function M.Throttle_max_arg(v)
@@ -3359,7 +3380,7 @@ function M.Throttle_max_arg(v)
   return floor(max)
 end
   elseif name == 'Throttle_write' then
---@ lua/throttle.lua:202-209
+--@ lua/throttle.lua:212-219
 -- Store a throttle's maximum (and a TTL on its hash when `expiration` > 0), then let the
 -- jobs waiting for it start as far as the new maximum has room.
 function M.Throttle_write(now, tid, max, expiration)
@@ -3369,13 +3390,13 @@ function M.Throttle_write(now, tid, max, expiration)
   M.Throttle_hand_out(now, tid)
 end
   elseif name == 'Throttle_object' then
---@ lua/throttle.lua:211-214
+--@ lua/throttle.lua:221-224
 -- The throttle object of the dialect: {"id": tid, "maximum": n}.
 function M.Throttle_object(tid)
   return encode({ id = tid, maximum = M.Throttle_maximum(tid) })
 end
   elseif name == 'Throttle_set' then
---@ lua/throttle.lua:216-234
+--@ lua/throttle.lua:226-244
 -- throttle.set <now> <tid> <maximum> [expiration]
 -- Sets the maximum (0: unlimited); with expiration > 0, that many seconds of TTL on the
 -- throttle's hash only. Jobs waiting for the throttle start at once as far as the new
@@ -3396,7 +3417,7 @@ function M.Throttle_set(now)
   return nil
 end
   elseif name == 'Throttle_get' then
---@ lua/throttle.lua:236-242
+--@ lua/throttle.lua:246-252
 -- throttle.get <now> <tid>: {"id": tid, "maximum": n}, maximum 0 when the throttle does not
 -- exist. Error: Throttle(): no tid provided
 function M.Throttle_get(now)
@@ -3405,7 +3426,7 @@ function M.Throttle_get(now)
   return M.Throttle_object(tid)
 end
   elseif name == 'Throttle_delete' then
---@ lua/throttle.lua:244-253
+--@ lua/throttle.lua:254-263
 -- throttle.delete <now> <tid>: delete the throttle's hash (it becomes unlimited; its locks
 -- and pending sets stay), and let its waiting jobs start. Reply nil.
 -- Error: Throttle(): no tid provided
@@ -3417,7 +3438,7 @@ function M.Throttle_delete(now)
   return nil
 end
   elseif name == 'Throttle_locks' then
---@ lua/throttle.lua:255-270
+--@ lua/throttle.lua:265-280
 -- throttle.locks <now> <tid>: the jids holding a lock of the throttle. For a queue's own tid
 -- (ql:q:<queue>) also the jobs running in that queue, which qless_py counts for it.
 -- Error: Throttle(): no tid provided
@@ -3435,7 +3456,7 @@ function M.Throttle_locks(now)
   return out
 end
   elseif name == 'Throttle_pending' then
---@ lua/throttle.lua:272-278
+--@ lua/throttle.lua:282-288
 -- throttle.pending <now> <tid>: the jids waiting for the throttle, oldest first.
 -- Error: Throttle(): no tid provided
 function M.Throttle_pending(now)
@@ -3444,7 +3465,7 @@ function M.Throttle_pending(now)
   return rcall('ZRANGE', 'ql:th:' .. tid .. '-pending', 0, -1)
 end
   elseif name == 'Throttle_ttl' then
---@ lua/throttle.lua:280-286
+--@ lua/throttle.lua:290-296
 -- throttle.ttl <now> <tid>: the TTL of the throttle's hash (-1 none, -2 no such throttle).
 -- Error: Throttle(): no tid provided
 function M.Throttle_ttl(now)
@@ -3453,7 +3474,7 @@ function M.Throttle_ttl(now)
   return rcall('TTL', 'ql:th:' .. tid)
 end
   elseif name == 'Throttle_release_cmd' then
---@ lua/throttle.lua:288-299
+--@ lua/throttle.lua:298-309
 -- throttle.release <now> <tid> [jid...]: for each jid in turn, remove it from the locks set
 -- (or, when it held no lock, from the pending set), then let waiting jobs in. Reply nil.
 -- Error: Throttle(): no tid provided
@@ -3467,7 +3488,7 @@ function M.Throttle_release_cmd(now)
   return nil
 end
   elseif name == 'Throttle_queue_get' then
---@ lua/throttle.lua:301-307
+--@ lua/throttle.lua:311-317
 -- queue.throttle.get <now> <queue>: the throttle object of the queue's own throttle.
 -- Error: Queue(): no queue name provided
 function M.Throttle_queue_get(now)
@@ -3476,7 +3497,7 @@ function M.Throttle_queue_get(now)
   return M.Throttle_object('ql:q:' .. queue)
 end
   elseif name == 'Throttle_queue_set' then
---@ lua/throttle.lua:309-320
+--@ lua/throttle.lua:319-330
 -- queue.throttle.set <now> <queue> <maximum>: the most jobs of the queue running at once
 -- (0: unlimited), no TTL. Wakes the queue's workers when it has room. Reply nil.
 -- Errors: Queue(): no queue name provided / Throttle(): Arg "maximum" missing or not a
@@ -3490,17 +3511,15 @@ function M.Throttle_queue_set(now)
   return nil
 end
   elseif name == 'Throttle_take' then
---@ lua/throttle.lua:322-334
+--@ lua/throttle.lua:332-342
 -- pop: job `jid` of `queue` (stored list `text`) takes a lock of each of its named
--- throttles. When one is full it takes none and is throttled instead (it gives up its
--- admissions): true.
+-- throttles. When one is full it takes none and is throttled instead: true.
 function M.Throttle_take(now, jid, queue, text)
   local all = M.Throttle_list(text)
   local own = M.Throttle_own(all, queue)
   if not own then return false end
   local tid = M.Throttle_acquire(now, jid, own)
   if not tid then return false end
-  for _, t in ipairs(own) do rcall('ZREM', 'ql:th:' .. t .. '-ready', jid) end
   M.Job_throttle(now, jid, queue, tid, nil, all)
   return true
 end

@@ -345,15 +345,28 @@ def test_retries_exhausted_by_lock_loss_release(core: Core) -> None:
     assert locks(core, "t") == ["b"] and ready(core, "t") == []
 
 
-def test_a_reclaimed_job_keeps_its_locks(core: Core) -> None:
+def test_a_job_whose_lock_is_lost_gives_back_its_throttles(core: Core) -> None:
     core("config.set", T0, "grace-period", 0)
     core("throttle.set", T0, "t", 1)
     put(core, "a", "t")
     put(core, "b", "t", now=T0 + 0.1)
     assert popped(core, count=1, worker="w1") == ["a"]
-    assert popped(core, count=2, now=T0 + 100, worker="w2") == ["a"]
-    assert locks(core, "t") == ["a"] and pending(core, "t") == ["b"]
-    assert core.job("a")["worker"] == "w2"
+    # reclaimed, a releases its lock; b, waiting longer, takes the room; a waits
+    assert popped(core, count=2, now=T0 + 100, worker="w2") == ["b"]
+    assert locks(core, "t") == ["b"] and pending(core, "t") == ["a"]
+    job = core.job("a")
+    assert job["state"] == "throttled" and job["worker"] == "" and job["remaining"] == 4
+    assert core.zset("ql:q:q-locks") == [("b", T0 + 160)]
+    assert core.zset("ql:w:w1:jobs") == []
+
+
+def test_a_reclaimed_job_with_room_is_handed_out_again(core: Core) -> None:
+    core("config.set", T0, "grace-period", 0)
+    core("throttle.set", T0, "t", 1)
+    put(core, "a", "t")
+    assert popped(core, count=1, worker="w1") == ["a"]
+    assert popped(core, count=1, now=T0 + 100, worker="w2") == ["a"]
+    assert locks(core, "t") == ["a"] and core.job("a")["worker"] == "w2"
 
 
 def test_release_command(core: Core) -> None:
@@ -423,7 +436,9 @@ def test_a_lock_of_a_job_that_no_longer_runs_is_recovered(core: Core) -> None:
 def test_a_stale_admission_is_recovered(core: Core) -> None:
     core("throttle.set", T0, "t", 1)
     put(core, "a", "t")
-    core.conn.zrem("ql:q:q-work", "a")  # the admitted job left the work set unseen
+    # another core's pop takes the admitted job without knowing of admissions
+    core.conn.zrem("ql:q:q-work", "a")
+    core.conn.hset("ql:j:a", "state", "running")
     put(core, "b", "t", now=T0 + 1)
     assert ready(core, "t") == ["b"] and pending(core, "t") == []
 
