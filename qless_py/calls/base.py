@@ -1,0 +1,60 @@
+"""What a client call is, without the sending: one core command and how to read its reply
+(:class:`Call`), a pipelined batch of them (:class:`Batch`), or an operation that needs
+several commands in turn (:data:`Steps`, a generator of Calls)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Generator, Sequence
+from typing import Any, Generic, TypeVar
+
+from qless_py.calls.core import PackedCall
+
+T = TypeVar("T")
+
+
+class Call(Generic[T]):
+    """One core command (``command`` and the arguments after ``now``) and ``parse``, which
+    turns its reply (as ``LuaCore.call`` returns it) into the caller's value."""
+
+    __slots__ = ("args", "command", "parse")
+
+    def __init__(self, command: str, args: Sequence[Any], parse: Callable[[Any], T]) -> None:
+        self.command = command
+        self.args = args
+        self.parse = parse
+
+    def __repr__(self) -> str:
+        return f"Call({self.command!r}, {list(self.args)!r})"
+
+
+class Batch(Generic[T]):
+    """Core commands sent in one round trip (``LuaCore.call_packed``); ``parse`` gets the
+    list of their results (a refused command's result is its exception object)."""
+
+    __slots__ = ("calls", "parse")
+
+    def __init__(self, calls: list[PackedCall], parse: Callable[[list[Any]], T]) -> None:
+        self.calls = calls
+        self.parse = parse
+
+
+Steps = Generator[Call[Any], Any, T]
+"""An operation of several calls, each depending on the one before: the generator yields a
+Call, is sent that call's parsed result, and returns the operation's value. An error of a
+call is raised out of the driver, not thrown into the generator."""
+
+
+def as_is(reply: T) -> T:
+    """The reply unchanged (``Call(..., parse=as_is)``)."""
+    return reply
+
+
+def run_steps(steps: Steps[T], send: Callable[[Call[Any]], Any]) -> T:
+    """Drive ``steps`` with a sync ``send`` (the async client has its own loop)."""
+    try:
+        call = next(steps)
+        while True:
+            call = steps.send(send(call))
+    except StopIteration as done:
+        result: T = done.value
+        return result
