@@ -141,6 +141,7 @@ class Client:
         self.socket_timeout = socket_timeout
         # redis-py is imported and the client made on first use: a worker never needs it.
         self._redis: redis.Redis | None = redis_client
+        self._made_redis = False
         self._endpoint: Endpoint | None = None
         if redis_client is None:
             # A bad URL fails here (ValueError), not on first use.
@@ -170,6 +171,7 @@ class Client:
                     # a worker's client (switched to direct calls) names these too
                     direct = self.core.transport is not None
                     self._redis = make_redis(self.endpoint() if direct else self.settings)
+                    self._made_redis = True
         return self._redis
 
     @property
@@ -240,3 +242,6 @@ class Client:
         self.core.close()
         if self._redis is not None:
             self._redis.close()
+            if self._made_redis:
+                # redis-py leaves a pool it was given open; this one is ours
+                self._redis.connection_pool.disconnect()

@@ -127,6 +127,7 @@ class AsyncClient:
         self.worker_name: str = name or f"{socket.gethostname()}-{os.getpid()}"
         self.socket_timeout = socket_timeout
         self._redis: redis.asyncio.Redis | None = redis_client
+        self._made_redis = False
         self._endpoint: Endpoint | None = None
         if redis_client is None:
             # A bad URL fails here (ValueError), not on first use.
@@ -151,6 +152,7 @@ class AsyncClient:
         use (making it connects nothing)."""
         if self._redis is None:
             self._redis = make_async_redis(self.settings)
+            self._made_redis = True
         return self._redis
 
     @property
@@ -210,6 +212,7 @@ class AsyncClient:
         if self._events is not None:
             await self._events.stop()
         if self._redis is not None:
-            await self._redis.aclose()
+            # redis.asyncio leaves a pool it was given open; ours is closed too
+            await self._redis.aclose(close_connection_pool=self._made_redis)
 
     aclose = close

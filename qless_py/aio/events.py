@@ -77,6 +77,7 @@ class Events:
         self._task: asyncio.Task[None] | None = None
         self._pubsub: Any = None
         self._stopping = False
+        self._starting = asyncio.Lock()
         self.subscribed = asyncio.Event()
         """Set while subscribed; cleared when the connection drops until it is back."""
         self.reconnects = 0
@@ -105,14 +106,15 @@ class Events:
     # -- lifecycle -------------------------------------------------------------------------
     async def start(self) -> Events:
         """Subscribe now and listen in a task."""
-        if self._task is not None:
-            return self
-        try:
-            self._pubsub = await self._subscribe()
-        except _LOST as exc:
-            raise QlessConnectionError(f"cannot subscribe: {exc}") from exc
-        self._stopping = False
-        self._task = asyncio.create_task(self._run(), name="qless-events")
+        async with self._starting:  # one listener, even when several coroutines start it
+            if self._task is not None:
+                return self
+            try:
+                self._pubsub = await self._subscribe()
+            except _LOST as exc:
+                raise QlessConnectionError(f"cannot subscribe: {exc}") from exc
+            self._stopping = False
+            self._task = asyncio.create_task(self._run(), name="qless-events")
         return self
 
     async def stop(self, timeout: float = 5.0) -> None:
@@ -125,15 +127,17 @@ class Events:
         if pubsub is not None:
             with contextlib.suppress(*_LOST):
                 await pubsub.unsubscribe()
-        if task is not asyncio.current_task():  # stop() may come from a callback
+        if task is not asyncio.current_task():
             try:
                 await asyncio.wait_for(asyncio.shield(task), timeout)
             except TimeoutError:  # the unsubscribe reply did not come
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
+            await self._close_pubsub()
+        # else stop() came from a callback: the task reads on to the unsubscribe reply,
+        # then ends and closes the connection itself
         self._task = None
-        await self._close_pubsub()
         self.subscribed.clear()
         for stream in list(self._streams):
             stream._put(_END)
@@ -176,6 +180,12 @@ class Events:
                 await pubsub.aclose()
 
     async def _run(self) -> None:
+        try:
+            await self._listen()
+        finally:
+            await self._close_pubsub()
+
+    async def _listen(self) -> None:
         delay = _RECONNECT_DELAY
         while True:
             try:
