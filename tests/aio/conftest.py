@@ -9,7 +9,10 @@ import pytest
 import pytest_asyncio
 
 from qless_py.aio import AsyncClient
+from tests.connections.conftest import certs, servers  # TLS and Sentinel servers
 from tests.loopcheck import SLOW, collected, no_slow_callbacks
+
+__all__ = ["certs", "servers"]
 
 
 @pytest.fixture(autouse=True)

@@ -1,7 +1,8 @@
 """The async client connects where and how the sync one does: TLS (verification, client
 certificates, hostname checks), Sentinel (the master found without blocking the loop, and
 followed across a failover), client names, credential providers, WAIT, and the same
-refusals. Servers come from tests/connections' helpers."""
+refusals. Servers come from tests/connections' helpers (its ``servers`` and ``certs``
+fixtures are imported by tests/aio/conftest.py)."""
 
 from __future__ import annotations
 
@@ -18,14 +19,12 @@ from redis.credentials import CredentialProvider
 from qless_py import ConnectionSetupError, QlessConnectionError, UnsupportedSettingError
 from qless_py.aio import AsyncClient
 from qless_py.server import ServerProcess, free_port
-from tests.connections.conftest import (  # noqa: F401  (fixtures used by name)
+from tests.connections.conftest import (
     SERVICE,
     Certs,
     SentinelProcess,
     Servers,
     admin,
-    certs,
-    servers,
     tls_args,
     wait_for,
 )
