@@ -152,3 +152,4 @@ def _sleep_in_library(module: Any) -> None:
     namespace: dict[str, Any] = {"__name__": module.__name__}
     exec(code, namespace)
     namespace["f"]()
+
