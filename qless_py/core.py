@@ -126,7 +126,8 @@ class LuaCore:
 
     def send(self, call: Call[T]) -> T:
         """Run a :class:`~qless_py.calls.Call` and read its reply."""
-        return call.parse(self.call(call.command, *call.args))
+        command, args, parse = call
+        return parse(self.call(command, *args))
 
     def run(self, steps: Steps[T]) -> T:
         """Run an operation of several calls (:data:`~qless_py.calls.Steps`)."""

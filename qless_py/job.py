@@ -40,8 +40,6 @@ class Job(JobBase):
 
     client: Client
 
-    def __init__(self, client: Client, raw: dict[str, Any], worker: str | None = None) -> None:
-        super().__init__(client, raw, worker)
 
     @classmethod
     def from_json(cls, client: Client, text: str, worker: str | None = None) -> list[Job]:
@@ -69,13 +67,14 @@ class Job(JobBase):
     def _hold(self, call: Call[T], ends: bool = True) -> T:
         """Send a command this object sends as the job's holder, noting what the reply (or
         its absence) says about the lease (see ``JobBase._refused``)."""
-        self._holding(call, ends)
+        command, args, parse = call
+        self._holding(command, ends)
         try:
-            reply = self.client.core.call(call.command, *call.args)
+            reply = self.client.core.call(command, *args)
         except QlessError as exc:
-            self._refused(call, exc, ends)
+            self._refused(command, exc, ends)
             raise
-        return call.parse(reply)
+        return parse(reply)
 
     # -- the holder's commands -------------------------------------------------------------
     def complete(self, next: str | None = None, delay: float | None = None,

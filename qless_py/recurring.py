@@ -17,8 +17,6 @@ class RecurringJob(RecurringJobBase):
 
     client: Client
 
-    def __init__(self, client: Client, raw: dict[str, Any]) -> None:
-        super().__init__(client, raw)
 
     @property
     def queue(self) -> Queue:

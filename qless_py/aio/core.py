@@ -70,7 +70,8 @@ class AsyncCore:
 
     async def send(self, call: Call[T]) -> T:
         """Run a :class:`~qless_py.calls.Call` and read its reply."""
-        return call.parse(await self.call(call.command, *call.args))
+        command, args, parse = call
+        return parse(await self.call(command, *args))
 
     async def run(self, steps: Steps[T]) -> T:
         """Run an operation of several calls (:data:`~qless_py.calls.Steps`)."""

@@ -22,8 +22,6 @@ class RecurringJob(RecurringJobBase):
 
     client: AsyncClient
 
-    def __init__(self, client: AsyncClient, raw: dict[str, Any]) -> None:
-        super().__init__(client, raw)
 
     @property
     def queue(self) -> Queue:

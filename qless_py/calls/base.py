@@ -12,19 +12,10 @@ from qless_py.calls.core import PackedCall
 T = TypeVar("T")
 
 
-class Call(Generic[T]):
-    """One core command (``command`` and the arguments after ``now``) and ``parse``, which
-    turns its reply (as ``LuaCore.call`` returns it) into the caller's value."""
-
-    __slots__ = ("args", "command", "parse")
-
-    def __init__(self, command: str, args: Sequence[Any], parse: Callable[[Any], T]) -> None:
-        self.command = command
-        self.args = args
-        self.parse = parse
-
-    def __repr__(self) -> str:
-        return f"Call({self.command!r}, {list(self.args)!r})"
+Call = tuple[str, Sequence[Any], Callable[[Any], T]]
+"""One core command: ``(command, arguments after now, parse)``, where ``parse`` turns its
+reply (as ``LuaCore.call`` returns it) into the caller's value. A plain tuple: the busiest
+calls (put, pop, heartbeat, complete) make one each, and a tuple costs no Python frame."""
 
 
 class Batch(Generic[T]):

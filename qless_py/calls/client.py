@@ -30,10 +30,10 @@ class JobsBase(Generic[J, R]):
 
     def _job_steps(self, jid: str) -> Steps[J | R | None]:
         """The job or recurring template with this jid, or None."""
-        raw = yield Call("get", (jid,), _loads)
+        raw = yield ("get", (jid,), _loads)
         if raw is not None:
             return self.job_type(self._client, raw)
-        raw = yield Call("recur.get", (jid,), _loads)
+        raw = yield ("recur.get", (jid,), _loads)
         if raw is not None:
             return self.recurring_type(self._client, raw)
         return None
@@ -44,13 +44,13 @@ class JobsBase(Generic[J, R]):
 
     def _get_call(self, jids: tuple[str, ...]) -> Call[list[J]]:
         """The jobs that exist among ``jids`` (unknown jids are left out), in order."""
-        return Call("multiget", jids, lambda reply: self._jobs(json_list(reply)))
+        return ("multiget", jids, lambda reply: self._jobs(json_list(reply)))
 
     def _cancel_call(self, jids: tuple[str, ...]) -> Call[list[str]]:
-        return Call("cancel", jids, as_list)
+        return ("cancel", jids, as_list)
 
     def _complete_call(self, offset: int, count: int) -> Call[list[str]]:
-        return Call("jobs", ("complete", offset, count), as_list)
+        return ("jobs", ("complete", offset, count), as_list)
 
     def _tracked_call(self) -> Call[dict[str, list[Any]]]:
         def tracked(reply: Any) -> dict[str, list[Any]]:
@@ -58,21 +58,21 @@ class JobsBase(Generic[J, R]):
             return {"jobs": self._jobs(as_list(raw.get("jobs"))),
                     "expired": as_list(raw.get("expired"))}
 
-        return Call("track", (), tracked)
+        return ("track", (), tracked)
 
     def _tagged_call(self, tag: str, offset: int, count: int) -> Call[dict[str, Any]]:
         def tagged(reply: Any) -> dict[str, Any]:
             raw = json.loads(reply)
             return {"total": int(raw.get("total", 0)), "jobs": as_list(raw.get("jobs"))}
 
-        return Call("tag", ("get", tag, offset, count), tagged)
+        return ("tag", ("get", tag, offset, count), tagged)
 
     def _failed_steps(self, group: str | None, start: int, limit: int) -> Steps[dict[str, Any]]:
         """Without a group: ``{group: count}``. With one: ``{"total", "jobs": [Job...]}``."""
         if group is None:
-            overview = yield Call("failed", (), json.loads)
+            overview = yield ("failed", (), json.loads)
             return {str(k): int(v) for k, v in overview.items()}
-        raw = yield Call("failed", (group, start, limit), json.loads)
+        raw = yield ("failed", (group, start, limit), json.loads)
         jids = tuple(as_list(raw.get("jobs")))
         jobs = (yield self._get_call(jids)) if jids else []
         return {"total": int(raw.get("total", 0)), "jobs": jobs}
@@ -80,16 +80,16 @@ class JobsBase(Generic[J, R]):
 
 def queue_counts_call() -> Call[list[dict[str, Any]]]:
     """Every queue's counts."""
-    return Call("queues", (), json_list)
+    return ("queues", (), json_list)
 
 
 def queue_names_call() -> Call[list[str]]:
-    return Call("queues", (), lambda reply: [str(item["name"]) for item in json_list(reply)])
+    return ("queues", (), lambda reply: [str(item["name"]) for item in json_list(reply)])
 
 
 def worker_counts_call() -> Call[list[dict[str, Any]]]:
     """``[{"name", "jobs", "stalled"}]``, most recently active first."""
-    return Call("workers", (), json_list)
+    return ("workers", (), json_list)
 
 
 def worker_call(name: str) -> Call[dict[str, list[str]]]:
@@ -98,25 +98,25 @@ def worker_call(name: str) -> Call[dict[str, list[str]]]:
         raw = json.loads(reply)
         return {"jobs": as_list(raw.get("jobs")), "stalled": as_list(raw.get("stalled"))}
 
-    return Call("workers", (name,), jobs)
+    return ("workers", (name,), jobs)
 
 
 def deregister_call(names: tuple[str, ...]) -> Call[None]:
     """Remove workers from the registry (their job lists stay)."""
-    return Call("worker.deregister", names, lambda _: None)
+    return ("worker.deregister", names, lambda _: None)
 
 
 def track_call(command: str, jid: str) -> Call[bool]:
-    return Call("track", (command, jid), tracked_flag)
+    return ("track", (command, jid), tracked_flag)
 
 
 def tags_call(offset: int, count: int) -> Call[list[str]]:
     """The most used tags (used at least twice), most used first."""
-    return Call("tag", ("top", offset, count), json_list)
+    return ("tag", ("top", offset, count), json_list)
 
 
 def unfail_call(group: str, queue: str, count: int) -> Call[int]:
     """Move the oldest ``count`` jobs of failure ``group`` into ``queue``."""
     if count <= 0:
         raise ValueError("count must be positive")
-    return Call("unfail", (queue, group, count), int)
+    return ("unfail", (queue, group, count), int)

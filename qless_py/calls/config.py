@@ -65,20 +65,20 @@ def _overview(reply: Any) -> dict[str, Any]:
 
 def all_call() -> Call[dict[str, Any]]:
     """Every listed default overlaid with every stored value."""
-    return Call("config.get", (), _overview)
+    return ("config.get", (), _overview)
 
 
 def get_call(key: str) -> Call[Any]:
     """One key's value (parsed), or None."""
-    return Call("config.get", (key,), _parse)
+    return ("config.get", (key,), _parse)
 
 
 def set_call(key: str, value: Any) -> Call[None]:
-    return Call("config.set", (key, check_setting(key, value)), lambda _: None)
+    return ("config.set", (key, check_setting(key, value)), lambda _: None)
 
 
 def unset_call(key: str) -> Call[None]:
-    return Call("config.unset", (key,), lambda _: None)
+    return ("config.unset", (key,), lambda _: None)
 
 
 def get_steps(key: str, default: Any) -> Steps[Any]:
@@ -105,4 +105,4 @@ def update_steps(other: Any, kwargs: Mapping[str, Any]) -> Steps[None]:
     pairs.update(kwargs)
     checked = {key: check_setting(key, value) for key, value in pairs.items()}
     for key, value in checked.items():
-        yield Call("config.set", (key, value), lambda _: None)
+        yield ("config.set", (key, value), lambda _: None)

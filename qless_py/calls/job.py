@@ -108,7 +108,8 @@ class BaseJob:
         self.klass_name: str = raw["klass"]
         self.queue_name: str = raw.get("queue") or ""
         self._priority: float = raw.get("priority", 0)
-        self.tags: list[str] = as_list(raw.get("tags"))
+        tags = raw.get("tags")
+        self.tags: list[str] = tags if type(tags) is list else []  # as_list, written out
         self.data, self.codec = codecs.decode(raw.get("data") or "{}")
 
     @property
@@ -154,16 +155,21 @@ class JobBase(BaseJob):
 
     def __init__(self, client: Any, raw: dict[str, Any], worker: str | None = None) -> None:
         super().__init__(client, raw)
-        self.state: str = raw.get("state", "")
-        self.worker_name: str = raw.get("worker") or ""
-        self.expires_at: float = float(raw.get("expires") or 0)
-        self.original_retries: int = int(raw.get("retries", 0))
-        self.retries_left: int = int(raw.get("remaining", 0))
-        self.tracked: bool = bool(raw.get("tracked", False))
-        self.history: list[dict[str, Any]] = as_list(raw.get("history"))
-        self.failure: Failure | None = Failure.from_core(raw.get("failure"))
-        self.dependents: list[str] = as_list(raw.get("dependents"))
-        self.dependencies: list[str] = as_list(raw.get("dependencies"))
+        get = raw.get
+        self.state: str = get("state", "")
+        self.worker_name: str = get("worker") or ""
+        self.expires_at: float = float(get("expires") or 0)
+        self.original_retries: int = int(get("retries", 0))
+        self.retries_left: int = int(get("remaining", 0))
+        self.tracked: bool = bool(get("tracked", False))
+        # the core writes empty lists (and no failure) as {}: as_list, written out, since
+        # every popped job is built here
+        history, failure = get("history"), get("failure")
+        self.history: list[dict[str, Any]] = history if type(history) is list else []
+        self.failure: Failure | None = Failure.from_core(failure) if failure else None
+        dependents, dependencies = get("dependents"), get("dependencies")
+        self.dependents: list[str] = dependents if type(dependents) is list else []
+        self.dependencies: list[str] = dependencies if type(dependencies) is list else []
         spawned = raw.get("spawned_from_jid")
         self.spawned_from_jid: str | None = spawned if isinstance(spawned, str) else None
         self.finished = False
@@ -226,13 +232,13 @@ class JobBase(BaseJob):
         self.state = state
 
     # -- what the reply to a holder's command says about the lease ---------------------------
-    def _holding(self, call: Call[Any], ends: bool) -> None:
+    def _holding(self, command: str, ends: bool) -> None:
         """Before a command this object sends as the job's holder: a lease-ending command
         in flight makes the job ``settling`` until its reply comes."""
         if ends:
-            self.settling = call.command
+            self.settling = command
 
-    def _refused(self, call: Call[Any], exc: QlessError, ends: bool) -> None:
+    def _refused(self, command: str, exc: QlessError, ends: bool) -> None:
         """After a holder's command failed: a lost connection leaves ``settling`` set (the
         outcome is unknown); the core saying the lease is not this object's any more sets
         ``lease_gone``; any other refusal leaves the lease as it was."""
@@ -241,14 +247,15 @@ class JobBase(BaseJob):
         if ends:
             self.settling = None
         if isinstance(exc, (LockLostError, JobNotFoundError)):
-            self.lease_gone = f"{call.command}: {exc}"
+            self.lease_gone = f"{command}: {exc}"
 
     # -- the holder's commands -------------------------------------------------------------
     def _complete_call(self, next: str | None, delay: float | None,
                        depends: Iterable[str] | None) -> Call[str]:
         if next is None and (delay is not None or depends is not None):
             raise ValueError("delay and depends need next=<queue>")
-        args: list[Any] = [self.jid, self.acting_worker, self.queue_name, self.encoded_data()]
+        args: list[Any] = [self.jid, self._as_worker or self.client.worker_name,
+                           self.queue_name, self.encoded_data()]
         if next is not None:
             args += ["next", next]
             if delay is not None:
@@ -265,7 +272,7 @@ class JobBase(BaseJob):
                 self.queue_name = next
             return state
 
-        return Call("complete", args, completed)
+        return ("complete", args, completed)
 
     def _fail_call(self, group: str, message: str) -> Call[str]:
         if not group:
@@ -275,7 +282,7 @@ class JobBase(BaseJob):
             self._done("failed")
             return self.jid
 
-        return Call("fail", (self.jid, self.acting_worker, group, message), failed)
+        return ("fail", (self.jid, self.acting_worker, group, message), failed)
 
     def _retry_call(self, delay: float, group: str | None, message: str | None) -> Call[int]:
         args: list[Any] = [self.jid, self.queue_name, self.acting_worker, delay]
@@ -290,14 +297,14 @@ class JobBase(BaseJob):
             self._done("failed" if left < 0 else ("scheduled" if delay > 0 else "waiting"))
             return left
 
-        return Call("retry", args, retried)
+        return ("retry", args, retried)
 
     def _heartbeat_call(self) -> Call[float]:
         def renewed(reply: Any) -> float:
             self.expires_at = float(reply)
             return self.expires_at
 
-        return Call("heartbeat", (self.jid, self.acting_worker), renewed)
+        return "heartbeat", (self.jid, self._as_worker or self.client.worker_name), renewed
 
     # -- anyone's commands -----------------------------------------------------------------
     def _cancel_call(self) -> Call[list[str]]:
@@ -305,7 +312,7 @@ class JobBase(BaseJob):
             self._done("canceled")
             return as_list(reply)
 
-        return Call("cancel", (self.jid,), canceled)
+        return ("cancel", (self.jid,), canceled)
 
     def _move_call(self, queue: str, delay: float,
                    depends: Iterable[str] | None) -> Call[str]:
@@ -319,40 +326,40 @@ class JobBase(BaseJob):
             self.queue_name = queue
             return str(reply) if isinstance(reply, str) else self.jid
 
-        return Call("put", args, moved)
+        return ("put", args, moved)
 
     def _timeout_call(self) -> Call[None]:
         def timed_out(_: Any) -> None:
             self._done("stalled")
 
-        return Call("timeout", (self.jid,), timed_out)
+        return ("timeout", (self.jid,), timed_out)
 
     def _priority_call(self, value: float) -> Call[None]:
         def set_priority(_: Any) -> None:
             self._priority = value
 
-        return Call("priority", (self.jid, value), set_priority)
+        return ("priority", (self.jid, value), set_priority)
 
     def _tag_call(self, command: str, tags: tuple[str, ...]) -> Call[list[str]]:
         def tagged(reply: Any) -> list[str]:
             self.tags = json_list(reply)
             return self.tags
 
-        return Call("tag", (command, self.jid, *tags), tagged)
+        return ("tag", (command, self.jid, *tags), tagged)
 
     def _track_call(self, command: str) -> Call[bool]:
         def tracked(reply: Any) -> bool:
             self.tracked = command == "track"
             return tracked_flag(reply)
 
-        return Call("track", (command, self.jid), tracked)
+        return ("track", (command, self.jid), tracked)
 
     def _depends_call(self, command: str, jids: tuple[str, ...]) -> Call[bool]:
-        return Call("depends", (self.jid, command, *jids), lambda _: True)
+        return ("depends", (self.jid, command, *jids), lambda _: True)
 
     def _undepend_call(self, jids: tuple[str, ...], all: bool) -> Call[bool]:
         return self._depends_call("off", ("all",) if all else jids)
 
     def _log_call(self, message: str, data: dict[str, Any] | None) -> Call[None]:
         args = (self.jid, message) if data is None else (self.jid, message, codecs.encode(data))
-        return Call("log", args, lambda _: None)
+        return ("log", args, lambda _: None)

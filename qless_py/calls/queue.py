@@ -111,11 +111,12 @@ class QueueBase(Generic[J]):
                   jid: str | None, depends: Iterable[str] | None) -> Call[str]:
         jid = jid or new_jid()
         args = (self.client.worker_name, self.name, jid, class_name(klass),
-                codecs.encode(data, self.client.codec), _delay(delay),
+                codecs.encode(data, self.client.codec),
+                0 if delay == 0 and type(delay) is int else _delay(delay),
                 *put_options(priority, tags, retries, depends))
         # The jid is known already: the reply is not needed (and a benchmark that binds
         # calls to a pipeline gets no reply at all).
-        return Call("put", args, lambda _: jid)
+        return ("put", args, lambda _: jid)
 
     def _put_many_batch(self, items: Iterable[PutItem], priority: float | None,
                         tags: Iterable[str] | None, delay: float, retries: int | None,
@@ -180,7 +181,7 @@ class QueueBase(Generic[J]):
                 "interval", interval, offset, "priority", priority or 0,
                 "tags", json.dumps(list(tags or ())), "retries", retries or 0,
                 "backlog", backlog)
-        return Call("recur", args, str)
+        return ("recur", args, str)
 
     # -- taking work -----------------------------------------------------------------------
     def _jobs(self, reply: Any, worker: str | None) -> list[J]:
@@ -192,14 +193,16 @@ class QueueBase(Generic[J]):
         if count is not None and count < 0:
             raise ValueError("count must be >= 0")
         worker = worker or self.client.worker_name
+        make, client = self.job_type, self.client
 
         def popped(reply: Any) -> J | list[J] | None:
-            jobs = self._jobs(reply, worker)
+            raws = json.loads(reply)  # a worker's every pop: _jobs, written out
+            jobs = [make(client, raw, worker) for raw in raws] if type(raws) is list else []
             if count is None:
                 return jobs[0] if jobs else None
             return jobs
 
-        return Call("pop", (self.name, worker, 1 if count is None else count), popped)
+        return ("pop", (self.name, worker, 1 if count is None else count), popped)
 
     def _peek_call(self, count: int | None) -> Call[Any]:
         if count is not None and count < 0:
@@ -211,11 +214,11 @@ class QueueBase(Generic[J]):
                 return jobs[0] if jobs else None
             return jobs
 
-        return Call("peek", (self.name, 1 if count is None else count), peeked)
+        return ("peek", (self.name, 1 if count is None else count), peeked)
 
     # -- state and settings ----------------------------------------------------------------
     def _pause_call(self, paused: bool) -> Call[None]:
-        return Call("pause" if paused else "unpause", (self.name,), _nothing)
+        return ("pause" if paused else "unpause", (self.name,), _nothing)
 
     def _counts_call(self) -> Call[dict[str, Any]]:
         """``{name, waiting, stalled, running, scheduled, depends, recurring, paused}``."""
@@ -223,14 +226,14 @@ class QueueBase(Generic[J]):
             value: dict[str, Any] = json.loads(reply)
             return value
 
-        return Call("queues", (self.name,), counts)
+        return ("queues", (self.name,), counts)
 
     def _paused_call(self) -> Call[bool]:
-        return Call("queues", (self.name,), lambda reply: bool(json.loads(reply)["paused"]))
+        return ("queues", (self.name,), lambda reply: bool(json.loads(reply)["paused"]))
 
     def _stats_call(self, date: float | None) -> Call[QueueStats]:
         when = clock.now() if date is None else date
-        return Call("stats", (self.name, when), QueueStats.from_core)
+        return ("stats", (self.name, when), QueueStats.from_core)
 
     def _stats_range_steps(self, start: float, end: float) -> Steps[QueueStats]:
         """Statistics of every day from the one containing ``start`` to ``end``, merged."""
@@ -242,7 +245,7 @@ class QueueBase(Generic[J]):
 
     def _length_call(self) -> Call[int]:
         """Jobs waiting, scheduled or running (not depending, not recurring templates)."""
-        return Call("length", (self.name,), int)
+        return ("length", (self.name,), int)
 
     def _heartbeat_steps(self) -> Steps[int]:
         """Lock length in seconds for jobs of this queue (``<queue>-heartbeat``)."""
@@ -258,7 +261,7 @@ class QueueBase(Generic[J]):
 
     def _max_concurrency_call(self) -> Call[int]:
         """Cap on jobs running at once (0 = unlimited)."""
-        return Call("config.get", (f"{self.name}-max-concurrency",),
+        return ("config.get", (f"{self.name}-max-concurrency",),
                     lambda reply: int(config_calls._parse(reply) or 0))
 
     def _set_max_concurrency_call(self, value: int) -> Call[None]:
@@ -274,4 +277,4 @@ class QueueJobsBase:
         self._queue = queue
 
     def _list_call(self, state: str, offset: int, count: int) -> Call[list[str]]:
-        return Call("jobs", (state, self._queue.name, offset, count), as_list)
+        return ("jobs", (state, self._queue.name, offset, count), as_list)

@@ -66,17 +66,17 @@ class RecurringJobBase(BaseJob):
             else:
                 object.__setattr__(self, f"_{name}", value)
 
-        return Call("recur.update", (self.jid, name, stored), updated)
+        return ("recur.update", (self.jid, name, stored), updated)
 
     def _cancel_call(self) -> Call[None]:
-        return Call("unrecur", (self.jid,), lambda _: None)
+        return ("unrecur", (self.jid,), lambda _: None)
 
     def _tag_call(self, command: str, tags: tuple[str, ...]) -> Call[list[str]]:
         def tagged(reply: Any) -> list[str]:
             self.tags = json_list(reply)
             return self.tags
 
-        return Call(command, (self.jid, *tags), tagged)
+        return (command, (self.jid, *tags), tagged)
 
     def _next_key(self) -> str:
         """The sorted set whose score for the template is its next spawn time (there is
