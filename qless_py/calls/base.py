@@ -1,5 +1,5 @@
 """What a client call is, without the sending: one core command and how to read its reply
-(:class:`Call`), a pipelined batch of them (:class:`Batch`), or an operation that needs
+(:data:`Call`), a pipelined batch of them (:class:`Batch`), or an operation that needs
 several commands in turn (:data:`Steps`, a generator of Calls)."""
 
 from __future__ import annotations
@@ -33,11 +33,6 @@ Steps = Generator[Call[Any], Any, T]
 """An operation of several calls, each depending on the one before: the generator yields a
 Call, is sent that call's parsed result, and returns the operation's value. An error of a
 call is raised out of the driver, not thrown into the generator."""
-
-
-def as_is(reply: T) -> T:
-    """The reply unchanged (``Call(..., parse=as_is)``)."""
-    return reply
 
 
 def run_steps(steps: Steps[T], send: Callable[[Call[Any]], Any]) -> T:
