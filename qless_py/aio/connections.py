@@ -88,25 +88,26 @@ class AsyncEndpointConnection(AbstractConnection):
         return pieces
 
 
+DEFAULT_MAX_CONNECTIONS = 100
+"""Connections an async client's pool opens at most unless ``max_connections`` says."""
+
+
 def make_async_redis(ep: Endpoint) -> redis.asyncio.Redis:
     """A ``redis.asyncio.Redis`` (bytes replies) connecting as ``ep`` says.
 
-    With ``max_connections``, a call that finds every connection busy waits for one (many
-    coroutines share a client; refusing them would fail calls that were never sent).
+    Its pool opens at most ``max_connections`` connections (:data:`DEFAULT_MAX_CONNECTIONS`
+    unless set); a call that finds them all busy waits for one. Many coroutines share one
+    client, and refusing the calls beyond the limit would fail calls that were never sent.
     """
-    kwargs: dict[str, Any] = dict(
-        connection_class=AsyncEndpointConnection, endpoint=ep, db=ep.db,
-        username=ep.username, password=ep.password,
+    pool = redis.asyncio.BlockingConnectionPool(
+        connection_class=AsyncEndpointConnection, endpoint=ep,
+        max_connections=ep.max_connections or DEFAULT_MAX_CONNECTIONS, timeout=None,
+        db=ep.db, username=ep.username, password=ep.password,
         credential_provider=ep.credential_provider, socket_timeout=ep.timeout,
         socket_connect_timeout=ep.connect_timeout, client_name=ep.client_name,
         health_check_interval=ep.health_check_interval,
         # No automatic retries: a write that failed mid-flight must not run twice.
         retry=Retry(NoBackoff(), 0))
-    if ep.max_connections is None:
-        pool = redis.asyncio.ConnectionPool(**kwargs)
-    else:
-        pool = redis.asyncio.BlockingConnectionPool(
-            max_connections=ep.max_connections, timeout=None, **kwargs)
     return redis.asyncio.Redis(connection_pool=pool)
 
 

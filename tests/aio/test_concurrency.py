@@ -40,6 +40,16 @@ async def test_many_coroutines_share_one_client(aclient: AsyncClient,
     assert len(clients) > 1
 
 
+async def test_more_calls_than_connections_wait_for_one(aclient: AsyncClient,
+                                                        redis_conn: redis.Redis) -> None:
+    from qless_py.aio.connections import DEFAULT_MAX_CONNECTIONS
+
+    queue = aclient.queues["q"]
+    lengths = await asyncio.gather(*(queue.length() for _ in range(3 * DEFAULT_MAX_CONNECTIONS)))
+    assert lengths == [0] * 3 * DEFAULT_MAX_CONNECTIONS
+    assert len(redis_conn.client_list()) <= DEFAULT_MAX_CONNECTIONS + 1  # + this one
+
+
 async def test_a_pool_limit_makes_calls_wait_for_a_connection(server_url: str,
                                                                 redis_conn: redis.Redis) -> None:
     async with AsyncClient(f"{server_url}?max_connections=2", client_name="limited") as client:
