@@ -1,35 +1,30 @@
 """Client: the connection, the core handle, and the collections ``queues``, ``jobs``,
-``workers``, ``config`` and ``events`` in the shape qless-py users know.
+``workers``, ``config`` and ``events`` in the shape qless-py users know (sync; the async
+client is ``qless_py.aio.AsyncClient``). What each call sends is in :mod:`qless_py.calls`.
 """
 
 from __future__ import annotations
 
 import importlib
-import json
 import os
 import socket
 import threading
 from typing import TYPE_CHECKING, Any
 
 from qless_py import codecs
+from qless_py.calls import client as calls
 from qless_py.config import Config
 from qless_py.core import Arg, LuaCore
-from qless_py.endpoint import Endpoint
+from qless_py.endpoint import DEFAULT_URL, Endpoint, resolve_url
 from qless_py.events import Events
-from qless_py.job import Job, as_list
+from qless_py.job import Job
 from qless_py.queue import Queue
 from qless_py.recurring import RecurringJob
 
 if TYPE_CHECKING:
     import redis
 
-DEFAULT_URL = "redis://127.0.0.1:6379/0"
-
-
-def resolve_url(url: str | None) -> str:
-    """``url``, else ``$QLESS_URL``, else the local default."""
-    return url or os.environ.get("QLESS_URL") or DEFAULT_URL
-
+__all__ = ["DEFAULT_URL", "Client", "Jobs", "Queues", "Workers", "resolve_url"]
 
 def _core_source() -> tuple[bytes, str]:
     """The shipped script and its SHA-1 (hashed once per process, when qless_py.lua loads)."""
@@ -53,65 +48,48 @@ class Queues:
 
     @property
     def counts(self) -> list[dict[str, Any]]:
-        return as_list(json.loads(self._client.core.call("queues")))
+        return self._client.core.send(calls.queue_counts_call())
 
     def names(self) -> list[str]:
-        return [str(item["name"]) for item in self.counts]
+        return self._client.core.send(calls.queue_names_call())
 
 
-class Jobs:
+class Jobs(calls.JobsBase[Job, RecurringJob]):
     """Jobs by jid, and the core's job listings."""
 
-    def __init__(self, client: Client) -> None:
-        self._client = client
+    job_type = Job
+    recurring_type = RecurringJob
+    _client: Client
 
     def __getitem__(self, jid: str) -> Job | RecurringJob | None:
         """The job or recurring template with this jid, or None."""
-        core = self._client.core
-        reply = core.call("get", jid)
-        if reply is not None:
-            return Job(self._client, json.loads(reply))
-        reply = core.call("recur.get", jid)
-        if reply is not None:
-            return RecurringJob(self._client, json.loads(reply))
-        return None
+        return self._client.core.run(self._job_steps(jid))
 
     def get(self, *jids: str) -> list[Job]:
         """The jobs that exist among ``jids`` (unknown jids are left out), in order."""
-        if not jids:
-            return []
-        return Job.from_json(self._client, self._client.core.call("multiget", *jids))
+        return self._client.core.send(self._get_call(jids)) if jids else []
 
     def cancel(self, *jids: str) -> list[str]:
         """Cancel several jobs at once (a job's dependents must be among them, else the
         core refuses and nothing is cancelled); returns the jids given."""
-        if not jids:
-            return []
-        return as_list(self._client.core.call("cancel", *jids))
+        return self._client.core.send(self._cancel_call(jids)) if jids else []
 
     def complete(self, offset: int = 0, count: int = 25) -> list[str]:
         """Jids of completed jobs, most recent first."""
-        return as_list(self._client.core.call("jobs", "complete", offset, count))
+        return self._client.core.send(self._complete_call(offset, count))
 
     def tracked(self) -> dict[str, list[Any]]:
         """``{"jobs": [Job...], "expired": [jid...]}`` for every tracked jid."""
-        raw = json.loads(self._client.core.call("track"))
-        return {"jobs": [Job(self._client, item) for item in as_list(raw.get("jobs"))],
-                "expired": as_list(raw.get("expired"))}
+        return self._client.core.send(self._tracked_call())
 
     def tagged(self, tag: str, offset: int = 0, count: int = 25) -> dict[str, Any]:
         """``{"total": n, "jobs": [jid...]}`` for jobs carrying ``tag``, oldest first."""
-        raw = json.loads(self._client.core.call("tag", "get", tag, offset, count))
-        return {"total": int(raw.get("total", 0)), "jobs": as_list(raw.get("jobs"))}
+        return self._client.core.send(self._tagged_call(tag, offset, count))
 
     def failed(self, group: str | None = None, start: int = 0,
                limit: int = 25) -> dict[str, Any]:
         """Without a group: ``{group: count}``. With one: ``{"total", "jobs": [Job...]}``."""
-        if group is None:
-            overview: dict[str, Any] = json.loads(self._client.core.call("failed"))
-            return {str(k): int(v) for k, v in overview.items()}
-        raw = json.loads(self._client.core.call("failed", group, start, limit))
-        return {"total": int(raw.get("total", 0)), "jobs": self.get(*as_list(raw.get("jobs")))}
+        return self._client.core.run(self._failed_steps(group, start, limit))
 
 
 class Workers:
@@ -123,17 +101,16 @@ class Workers:
     @property
     def counts(self) -> list[dict[str, Any]]:
         """``[{"name", "jobs", "stalled"}]``, most recently active first."""
-        return as_list(json.loads(self._client.core.call("workers")))
+        return self._client.core.send(calls.worker_counts_call())
 
     def __getitem__(self, name: str) -> dict[str, list[str]]:
         """``{"jobs": [jid...], "stalled": [jid...]}`` for one worker."""
-        raw = json.loads(self._client.core.call("workers", name))
-        return {"jobs": as_list(raw.get("jobs")), "stalled": as_list(raw.get("stalled"))}
+        return self._client.core.send(calls.worker_call(name))
 
     def deregister(self, *names: str) -> None:
         """Remove workers from the registry (their job lists stay)."""
         if names:
-            self._client.core.call("worker.deregister", *names)
+            self._client.core.send(calls.deregister_call(names))
 
 
 class Client:
@@ -164,6 +141,7 @@ class Client:
         self.socket_timeout = socket_timeout
         # redis-py is imported and the client made on first use: a worker never needs it.
         self._redis: redis.Redis | None = redis_client
+        self._made_redis = False
         self._endpoint: Endpoint | None = None
         if redis_client is None:
             # A bad URL fails here (ValueError), not on first use.
@@ -193,6 +171,7 @@ class Client:
                     # a worker's client (switched to direct calls) names these too
                     direct = self.core.transport is not None
                     self._redis = make_redis(self.endpoint() if direct else self.settings)
+                    self._made_redis = True
         return self._redis
 
     @property
@@ -237,20 +216,18 @@ class Client:
 
     def track(self, jid: str) -> bool:
         """Track a job: its events are published and it shows in ``jobs.tracked()``."""
-        return str(self.core.call("track", "track", jid)) == "1"
+        return self.core.send(calls.track_call("track", jid))
 
     def untrack(self, jid: str) -> bool:
-        return str(self.core.call("track", "untrack", jid)) == "1"
+        return self.core.send(calls.track_call("untrack", jid))
 
     def tags(self, offset: int = 0, count: int = 100) -> list[str]:
         """The most used tags (used at least twice), most used first."""
-        return as_list(json.loads(self.core.call("tag", "top", offset, count)))
+        return self.core.send(calls.tags_call(offset, count))
 
     def unfail(self, group: str, queue: str, count: int = 25) -> int:
         """Move the oldest ``count`` jobs of failure ``group`` into ``queue``."""
-        if count <= 0:
-            raise ValueError("count must be positive")
-        return int(self.core.call("unfail", queue, group, count))
+        return self.core.send(calls.unfail_call(group, queue, count))
 
     def __enter__(self) -> Client:
         return self
@@ -265,3 +242,6 @@ class Client:
         self.core.close()
         if self._redis is not None:
             self._redis.close()
+            if self._made_redis:
+                # redis-py leaves a pool it was given open; this one is ours
+                self._redis.connection_pool.disconnect()

@@ -1,61 +1,21 @@
-"""Config: the core's ``ql:config`` settings as a mapping that writes through.
+"""Config: the core's ``ql:config`` settings as a mapping that writes through (sync).
 
-Reading a key returns the stored value (numbers parsed) or the built-in default, and None
-for unknown keys, as qless-py did. ``all`` (and ``items()``/``values()``) show the raw
-overview the core reports: stored values as strings, untouched defaults as numbers.
+The checks, the parsing and the calls are in :mod:`qless_py.calls.config`, shared with the
+async client.
 """
 
 from __future__ import annotations
 
-import json
-import math
-from collections.abc import ItemsView, Iterator, KeysView, Mapping, MutableMapping, ValuesView
+from collections.abc import ItemsView, Iterator, KeysView, MutableMapping, ValuesView
 from typing import TYPE_CHECKING, Any
+
+from qless_py.calls import config as calls
+from qless_py.calls.config import NUMERIC_KEYS, NUMERIC_SUFFIXES, _parse, check_setting
 
 if TYPE_CHECKING:
     from qless_py.client import Client
 
-NUMERIC_KEYS = frozenset({
-    "heartbeat", "grace-period", "stats-history", "histogram-history", "jobs-history",
-    "jobs-history-count", "max-worker-age", "max-job-history", "max-pop-retry",
-})
-NUMERIC_SUFFIXES = ("-heartbeat", "-max-concurrency", "-max-pop-retry")
-
-
-def _parse(value: Any) -> Any:
-    """Stored values are strings; numbers come back as int or float."""
-    if not isinstance(value, str):
-        return value
-    try:
-        return int(value)
-    except ValueError:
-        pass
-    try:
-        number = float(value)
-    except ValueError:
-        return value
-    return number if number == number else value  # keep 'nan' as text
-
-
-def check_setting(key: str, value: Any) -> str | int | float:
-    """``value`` if it may be stored under ``key``, else ValueError/TypeError: numeric keys
-    take finite numbers >= 0 (whole ones for ``<queue>-max-concurrency``)."""
-    if not isinstance(key, str) or not key:
-        raise ValueError("config keys are non-empty strings")
-    if isinstance(value, bool) or not isinstance(value, str | int | float):
-        raise TypeError(f"config value for {key!r} must be a string or a number, "
-                        f"not {type(value).__name__}")
-    if key in NUMERIC_KEYS or key.endswith(NUMERIC_SUFFIXES):
-        try:
-            number = float(value)
-        except ValueError:
-            raise ValueError(f"{key} must be a number, not {value!r}") from None
-        if not math.isfinite(number) or number < 0:
-            raise ValueError(f"{key} must be a finite number >= 0, not {value!r}")
-        if key.endswith("-max-concurrency") and not number.is_integer():
-            raise ValueError(f"{key} must be a whole number, not {value!r}")
-    return value
-
+__all__ = ["NUMERIC_KEYS", "NUMERIC_SUFFIXES", "Config", "_parse", "check_setting"]
 
 
 class Config(MutableMapping[str, Any]):
@@ -67,17 +27,24 @@ class Config(MutableMapping[str, Any]):
     @property
     def all(self) -> dict[str, Any]:
         """Every listed default overlaid with every stored value."""
-        overview: dict[str, Any] = json.loads(self._client.core.call("config.get"))
-        return overview
+        return self._client.core.send(calls.all_call())
 
     def __getitem__(self, key: str) -> Any:
-        return _parse(self._client.core.call("config.get", key))
+        return self._client.core.send(calls.get_call(key))
 
     def __setitem__(self, key: str, value: Any) -> None:
-        self._client.core.call("config.set", key, check_setting(key, value))
+        self._client.core.send(calls.set_call(key, value))
 
     def __delitem__(self, key: str) -> None:
-        self._client.core.call("config.unset", key)
+        self._client.core.send(calls.unset_call(key))
+
+    def set(self, key: str, value: Any) -> None:
+        """``config[key] = value`` (the spelling both clients share)."""
+        self._client.core.send(calls.set_call(key, value))
+
+    def unset(self, key: str) -> None:
+        """``del config[key]`` (the spelling both clients share)."""
+        self._client.core.send(calls.unset_call(key))
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.all)
@@ -98,23 +65,15 @@ class Config(MutableMapping[str, Any]):
         return self.all.items()
 
     def get(self, key: str, default: Any = None) -> Any:
-        value = self[key]
-        return default if value is None else value
+        return self._client.core.run(calls.get_steps(key, default))
 
     def pop(self, key: str, default: Any = None) -> Any:
         """Unset ``key`` and return its value (``default`` when it had none)."""
-        value = self[key]
-        self._client.core.call("config.unset", key)
-        return default if value is None else value
+        return self._client.core.run(calls.pop_steps(key, default))
 
     def clear(self) -> None:
         """Unset every stored key (defaults remain)."""
-        for key in list(self.all):
-            self._client.core.call("config.unset", key)
+        self._client.core.run(calls.clear_steps())
 
     def update(self, other: Any = (), /, **kwargs: Any) -> None:
-        pairs = dict(other.items() if isinstance(other, Mapping) else other)
-        pairs.update(kwargs)
-        checked = {key: check_setting(key, value) for key, value in pairs.items()}
-        for key, value in checked.items():
-            self._client.core.call("config.set", key, value)
+        self._client.core.run(calls.update_steps(other, kwargs))

@@ -7,7 +7,8 @@ reply means the script did not run. Connection errors are retried once for read-
 commands only; for anything that may write, the outcome is unknown and the caller gets
 ``QlessConnectionError``. A refusal that retrying cannot mend (TLS verification,
 authentication, ACL) is ``ConnectionSetupError``. With ``confirm`` set, every write is
-followed by WAIT in the same round trip.
+followed by WAIT in the same round trip. Those rules live in :mod:`qless_py.calls.core`,
+shared with the async client (``qless_py.aio.core``); this module only sends.
 
 Both ways to the server are built from the client's one :class:`~qless_py.endpoint.Endpoint`:
 
@@ -22,86 +23,42 @@ Both ways to the server are built from the client's one :class:`~qless_py.endpoi
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from qless_py import clock
-from qless_py.errors import (
-    ConnectionSetupError,
-    CoreError,
-    QlessConnectionError,
-    error_from_reply,
+from qless_py.calls.base import Batch, Call, Steps, run_steps
+from qless_py.calls.core import (
+    LOAD,
+    Action,
+    Exchange,
+    PackedCall,
+    Send,
+    batch,
+    check_confirmed,
+    checked,
+    confirmed_payload,
+    is_read,
+    pack_call,
+    recover,
+    to_text,
+    translate_redis_error,
 )
+from qless_py.errors import QlessConnectionError, QlessError
 from qless_py.resp import (
     Arg,
     ConnectionFailed,
     Endpoint,
     ReplyError,
-    SetupFailed,
+    RespError,
     Transport,
     bulk,
     encode_arg,
-    pack,
 )
 
 ScriptRunner = Callable[..., Any]
+T = TypeVar("T")
 
 __all__ = ["Arg", "LuaCore", "PackedCall", "bulk", "encode_arg", "pack_call", "to_text"]
-
-# Commands that change nothing a caller could observe twice: safe to send again after a
-# connection error. (``peek``, ``queues`` and ``jobs`` may promote due scheduled jobs, which
-# converges to the same state when repeated.)
-READ_COMMANDS = frozenset({
-    "get", "multiget", "config.get", "queues", "peek", "jobs", "failed", "stats", "length",
-    "workers", "recur.get",
-})
-
-
-def _is_read(command: str, args: Sequence[Arg]) -> bool:
-    if command in READ_COMMANDS:
-        return True
-    if command == "track":
-        return not args
-    if command == "tag":
-        return bool(args) and args[0] in ("get", "top")
-    return False
-
-
-def to_text(reply: Any) -> Any:
-    """Bulk strings become ``str``, arrays lists of converted items; integers stay."""
-    if type(reply) is bytes:
-        return reply.decode("utf-8", "replace")
-    if type(reply) is list:
-        return [to_text(item) for item in reply]
-    return reply
-
-
-_redis_errors: tuple[type[Exception], ...] | None = None
-
-
-def _translate_redis_error(exc: Exception) -> Exception | None:
-    """redis-py's exception as this module's (ConnectionFailed / SetupFailed /
-    ReplyError), or None."""
-    global _redis_errors
-    if _redis_errors is None:
-        from redis import exceptions as e
-        _redis_errors = (e.AuthenticationError, e.ConnectionError, e.TimeoutError,
-                         e.NoScriptError, e.ReadOnlyError, e.NoPermissionError,
-                         e.ResponseError)
-    auth, lost, timeout, noscript, readonly, noperm, refused = _redis_errors
-    if isinstance(exc, auth):
-        return SetupFailed(f"authentication refused: {exc}")
-    if isinstance(exc, (lost, timeout)):
-        return ConnectionFailed(str(exc))
-    # redis-py drops the error code from these replies' text; the code is what counts
-    if isinstance(exc, noscript):
-        return ReplyError(f"NOSCRIPT {exc}")
-    if isinstance(exc, readonly):
-        return ReplyError(f"READONLY {exc}")
-    if isinstance(exc, noperm):
-        return ReplyError(f"NOPERM {exc}")
-    if isinstance(exc, refused):
-        return ReplyError(str(exc))
-    return None
 
 
 class LuaCore:
@@ -154,63 +111,54 @@ class LuaCore:
 
     def call(self, command: str, *args: Arg) -> Any:
         """Run one core command; replies come back as ``str``/``int``/lists/None."""
+        argv = [command, clock.now(), *args]
+        confirm = self.confirm[0] > 0 and not is_read(command, args)
         try:
-            return self._call(command, args)
+            try:
+                reply = self._confirmed(argv) if confirm else self._once(argv)
+            except RespError as exc:  # the rare path: calls.core.recover decides
+                reply = self._drive(recover(command, args, exc, confirm), argv)
         except QlessConnectionError as exc:
             if self.on_connection_error is not None:
                 self.on_connection_error(exc)
             raise
-
-    def _call(self, command: str, args: Sequence[Arg]) -> Any:
-        argv = [command, clock.now(), *args]
-        try:
-            reply = self._run(argv, self.confirm[0] > 0 and not _is_read(command, args))
-        except SetupFailed as exc:
-            raise ConnectionSetupError(f"{command}: {exc}") from exc
-        except ConnectionFailed as exc:
-            if not _is_read(command, args):
-                raise QlessConnectionError(
-                    f"{command}: connection failed, the command may or may not have run: {exc}"
-                ) from exc
-            try:
-                reply = self._run(argv)  # a read: never waited for
-            except SetupFailed as again:
-                raise ConnectionSetupError(f"{command}: {again}") from again
-            except ConnectionFailed as again:
-                raise QlessConnectionError(f"{command}: {again}") from again
-            except ReplyError as err:
-                raise error_from_reply(str(err), command) from err
-        except ReplyError as exc:
-            raise error_from_reply(str(exc), command) from exc
         return to_text(reply)
 
-    def _run(self, argv: list[Any], confirm: bool = False) -> Any:
-        """One call, sent again once after a reply that says it did not run: NOSCRIPT (the
-        script is loaded first) and READONLY (a replica refused it; its connection was
-        closed, and the next one finds the current master)."""
-        try:
-            return self._confirmed(argv) if confirm else self._once(argv)
-        except ReplyError as exc:
-            if not (exc.noscript or exc.readonly):
-                raise
-            return self._again(argv, confirm, exc)
+    def send(self, call: Call[T]) -> T:
+        """Run a :class:`~qless_py.calls.Call` and read its reply."""
+        command, args, parse = call
+        return parse(self.call(command, *args))
 
-    def _again(self, argv: list[Any], confirm: bool, refusal: ReplyError) -> Any:
-        """The rest of :meth:`_run`: at most one more try for each kind of refusal."""
-        seen: set[str] = set()
-        while True:
-            kind = "noscript" if refusal.noscript else "readonly"
-            if kind in seen:
-                raise refusal
-            seen.add(kind)
-            if kind == "noscript":
-                self.load()
-            try:
-                return self._confirmed(argv) if confirm else self._once(argv)
-            except ReplyError as exc:
-                if not (exc.noscript or exc.readonly):
-                    raise
-                refusal = exc
+    def run(self, steps: Steps[T]) -> T:
+        """Run an operation of several calls (:data:`~qless_py.calls.Steps`)."""
+        return run_steps(steps, self.send)
+
+    def send_batch(self, batch: Batch[T]) -> T:
+        """Run a :class:`~qless_py.calls.Batch` in one round trip and read its results."""
+        return batch.parse(self.call_packed(batch.calls))
+
+    def _drive(self, steps: Any, argv: list[Any] | None = None) -> Any:
+        """Perform the actions of a :mod:`qless_py.calls.core` generator until it returns."""
+        try:
+            action: Action = next(steps)
+            while True:
+                try:
+                    result = self._perform(action, argv)
+                except RespError as exc:
+                    action = steps.throw(exc)
+                else:
+                    action = steps.send(result)
+        except StopIteration as done:
+            return done.value
+
+    def _perform(self, action: Action, argv: list[Any] | None) -> Any:
+        if action is LOAD:
+            self.load()
+            return None
+        if isinstance(action, Exchange):
+            return self._exchange(action.payload, action.count)
+        assert argv is not None and isinstance(action, Send)
+        return self._confirmed(argv) if action.confirmed else self._once(argv)
 
     def _once(self, argv: list[Any]) -> Any:
         transport = self.transport
@@ -220,10 +168,10 @@ class LuaCore:
             if self._runner is not None:
                 return self._runner(keys=[], args=argv)
             return self._redis_call(argv)
-        except (ConnectionFailed, ReplyError):
+        except RespError:
             raise
         except Exception as exc:
-            mine = _translate_redis_error(exc)
+            mine = translate_redis_error(exc)
             if mine is None:
                 raise
             raise mine from exc
@@ -231,12 +179,10 @@ class LuaCore:
     def _confirmed(self, argv: list[Any]) -> Any:
         """One call followed by WAIT in the same write; ConnectionFailed if fewer replicas
         than asked have it in time (it ran, but a failover now could lose it)."""
-        replicas, ms = self.confirm
-        payload = pack(["EVALSHA", self.sha, 0, *argv]) + pack(["WAIT", replicas, ms])
-        reply, acked = self._exchange(payload, 2)
+        reply, acked = self._exchange(confirmed_payload(self.sha, argv, self.confirm), 2)
         if isinstance(reply, ReplyError):
             raise reply
-        _check_confirmed(acked, replicas, ms)
+        check_confirmed(acked, *self.confirm)
         return reply
 
     def _redis_call(self, argv: list[Any]) -> Any:
@@ -247,7 +193,7 @@ class LuaCore:
             conn.send_command("EVALSHA", self.sha, 0, *argv, check_health=False)
             return conn.read_response()
         except Exception as exc:
-            mine = _translate_redis_error(exc)
+            mine = translate_redis_error(exc)
             if not isinstance(mine, ReplyError):
                 conn.disconnect()  # a reply may still be on its way: never reuse the stream
             elif mine.readonly:
@@ -269,12 +215,8 @@ class LuaCore:
         """
         try:
             self.call("config.get", "heartbeat")
-        except ConnectionSetupError as exc:  # without the command's name: it is ours
-            raise ConnectionSetupError(str(exc.__cause__ or exc)) from exc
-        except QlessConnectionError as exc:
-            return exc
-        except CoreError as exc:
-            raise ConnectionSetupError(f"the server refused the core: {exc}") from exc
+        except QlessError as exc:
+            return checked(exc)
         return None
 
     def close(self) -> None:
@@ -284,10 +226,18 @@ class LuaCore:
 
     def load(self) -> None:
         """Load the script into the server (again)."""
-        if self.transport is not None:
-            sha = self.transport.call("SCRIPT", "LOAD", self.source)
-        else:
-            sha = self._get_redis().script_load(self.source)
+        try:
+            if self.transport is not None:
+                sha = self.transport.call("SCRIPT", "LOAD", self.source)
+            else:
+                sha = self._get_redis().script_load(self.source)
+        except RespError:
+            raise
+        except Exception as exc:
+            mine = translate_redis_error(exc)
+            if mine is None:
+                raise
+            raise mine from exc
         self.sha = sha.decode() if isinstance(sha, bytes) else str(sha)
         if self._script is not None:
             self._script.sha = self.sha
@@ -304,61 +254,13 @@ class LuaCore:
 
     def call_packed(self, calls: Sequence[PackedCall]) -> list[Any]:
         """``call_many`` for calls already packed with :func:`pack_call` (or by hand)."""
-        results: list[Any] = [None] * len(calls)
-        pending = list(range(len(calls)))
-        # Items 10 us apart: equal priorities (|p| < 4, within the score's precision) then
-        # pop in batch order, as separate puts would, not in the reverse-jid order of ties.
-        base_us = round(clock.now() * 1e6)
-        replicas, ms = self.confirm
-        for attempt in range(2):
-            sha = self.sha.encode()
-            head = b"*%d\r\n$7\r\nEVALSHA\r\n$%d\r\n%s\r\n$1\r\n0\r\n%s"
-            parts: list[bytes] = []
-            for i in pending:
-                name, count, body = calls[i]
-                now = b"%d.%06d" % divmod(base_us + 10 * i, 1_000_000)
-                parts.append(head % (count + 5, len(sha), sha, name))
-                parts.append(b"$%d\r\n%s\r\n" % (len(now), now))
-                parts.append(body)
-            if replicas:
-                parts.append(pack(["WAIT", replicas, ms]))
-            replies = self._send(b"".join(parts), len(pending) + bool(replicas))
-            if replicas:
-                try:
-                    _check_confirmed(replies.pop(), replicas, ms)
-                except ConnectionFailed as exc:
-                    raise QlessConnectionError(f"batch of {len(pending)} commands: {exc}") \
-                        from exc
-            again: list[int] = []
-            load = False
-            for i, reply in zip(pending, replies, strict=True):
-                if isinstance(reply, ReplyError) and attempt == 0 and (
-                        reply.noscript or reply.readonly):
-                    again.append(i)
-                    load = load or reply.noscript
-                elif isinstance(reply, ReplyError):
-                    results[i] = error_from_reply(str(reply), _command_name(calls[i][0]))
-                else:
-                    results[i] = to_text(reply)
-            if not again:
-                break
-            if load:
-                self.load()
-            pending = again
-        return results
-
-    def _send(self, payload: bytes, count: int) -> list[Any]:
-        """:meth:`_exchange`, with connection errors as QlessErrors."""
         try:
-            return self._exchange(payload, count)
-        except SetupFailed as exc:
-            raise ConnectionSetupError(f"batch of {count} commands: {exc}") from exc
-        except ConnectionFailed as exc:
-            error = QlessConnectionError(
-                f"batch of {count} commands: connection failed, some may have run: {exc}")
+            results: list[Any] = self._drive(batch(self, calls, round(clock.now() * 1e6)))
+        except QlessConnectionError as exc:
             if self.on_connection_error is not None:
-                self.on_connection_error(error)
-            raise error from exc
+                self.on_connection_error(exc)
+            raise
+        return results
 
     def _exchange(self, payload: bytes, count: int) -> list[Any]:
         """Write pre-packed commands on one connection and read ``count`` replies (error
@@ -377,7 +279,7 @@ class LuaCore:
                 try:
                     replies.append(conn.read_response())
                 except Exception as exc:
-                    mine = _translate_redis_error(exc)
+                    mine = translate_redis_error(exc)
                     if not isinstance(mine, ReplyError):
                         raise
                     replies.append(mine)  # one refused command; the stream goes on
@@ -386,30 +288,10 @@ class LuaCore:
                 pool.disconnect(inuse_connections=False)
             return replies
         except Exception as exc:
-            mine = _translate_redis_error(exc)
+            mine = translate_redis_error(exc)
             if isinstance(mine, ConnectionFailed):
                 conn.disconnect()
                 raise mine from exc
             raise
         finally:
             pool.release(conn)
-
-
-def _check_confirmed(acked: Any, replicas: int, ms: int) -> None:
-    if isinstance(acked, ReplyError) or not isinstance(acked, int) or acked < replicas:
-        raise ConnectionFailed(
-            f"written, but {acked} of {replicas} replica(s) confirmed it within {ms} ms "
-            "(WAIT): a failover now could lose it")
-
-
-PackedCall = tuple[bytes, int, bytes]
-"""``(command as a RESP bulk string, number of arguments after now, their RESP bulks)``."""
-
-
-def pack_call(command: Arg, args: Sequence[Arg]) -> PackedCall:
-    """Pack ``command`` and its arguments (without ``now``) for :meth:`LuaCore.call_packed`."""
-    return bulk(command), len(args), b"".join([bulk(arg) for arg in args])
-
-
-def _command_name(packed: bytes) -> str:
-    return packed.split(b"\r\n", 2)[1].decode("utf-8", "replace")

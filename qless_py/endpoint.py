@@ -9,6 +9,7 @@ of it that cannot be reproduced is refused by name instead of dropped.
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -17,9 +18,15 @@ from urllib.parse import SplitResult, parse_qs, unquote, urlsplit
 
 from qless_py.errors import UnsupportedSettingError
 
+DEFAULT_URL = "redis://127.0.0.1:6379/0"
 CERT_REQS = ("none", "optional", "required")
 SENTINEL_PORT = 26379
 SCHEMES = ("redis://", "rediss://", "unix://", "redis+sentinel://", "rediss+sentinel://")
+
+
+def resolve_url(url: str | None) -> str:
+    """``url``, else ``$QLESS_URL``, else the local default."""
+    return url or os.environ.get("QLESS_URL") or DEFAULT_URL
 
 
 @dataclass(frozen=True)

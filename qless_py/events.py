@@ -1,12 +1,6 @@
-"""Events: a pub/sub listener for the core's channels, with callbacks by event name.
-
-Event names and what the callback receives:
-
-* ``canceled completed failed popped stalled put track untrack``: the jid (``str``), from
-  the per-job channels ``ql:<name>`` (published for tracked jobs only, except track/untrack);
-* ``log``: every ``ql:log`` message as a dict; ``log.<event>`` (e.g. ``log.lock_lost``,
-  ``log.config_set``) only messages whose ``event`` matches;
-* ``worker``: messages on this client's own channel ``ql:w:<worker name>`` as dicts.
+"""Events: a pub/sub listener for the core's channels, with callbacks by event name, in a
+thread (the async client's is ``qless_py.aio.events``). Event names, channels and what a
+callback receives are defined in :mod:`qless_py.calls.events`.
 
 ``start()`` subscribes before it returns, so nothing published afterwards is missed;
 ``stop()`` unsubscribes and delivers everything published before it. After a lost
@@ -16,12 +10,12 @@ connection (a server restart) the thread reconnects and subscribes again.
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 import threading
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
+from qless_py.calls.events import JOB_EVENTS, channels, check_name, deliveries, text
 from qless_py.errors import QlessConnectionError
 
 if TYPE_CHECKING:
@@ -29,7 +23,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("qless_py.events")
 
-JOB_EVENTS = ("canceled", "completed", "failed", "popped", "stalled", "put", "track", "untrack")
+__all__ = ["JOB_EVENTS", "Callback", "Events"]
+
 Callback = Callable[[Any], object]
 
 _RECONNECT_DELAY = 0.05
@@ -64,13 +59,7 @@ class Events:
     # -- callbacks -------------------------------------------------------------------------
     @staticmethod
     def _check_name(event: str) -> None:
-        if event in JOB_EVENTS or event in ("log", "worker"):
-            return
-        if event.startswith("log.") and len(event) > 4:
-            return
-        raise NotImplementedError(
-            f"unknown event {event!r}: use one of {', '.join(JOB_EVENTS)}, log, log.<event>, "
-            "worker")
+        check_name(event)
 
     def on(self, event: str, callback: Callback) -> None:
         """Call ``callback`` for every ``event`` (replacing an earlier callback)."""
@@ -84,8 +73,7 @@ class Events:
     # -- channels --------------------------------------------------------------------------
     @property
     def channels(self) -> list[str]:
-        return [f"ql:{name}" for name in JOB_EVENTS] + [
-            "ql:log", f"ql:w:{self._client.worker_name}"]
+        return channels(self._client.worker_name)
 
     def _subscribe(self) -> Any:
         conn: Any = self._client.redis  # redis-py's pubsub API is untyped
@@ -180,23 +168,15 @@ class Events:
                 continue
             kind = message[0]
             if kind in (b"message", "message"):
-                self._dispatch(_text(message[1]), _text(message[2]))
+                self._dispatch(text(message[1]), text(message[2]))
             elif (kind in (b"unsubscribe", "unsubscribe") and message[2] == 0
                   and self._stopping.is_set()):
                 return True
 
     def _dispatch(self, channel: str, payload: str) -> None:
-        name = channel[3:]
         try:
-            if name in JOB_EVENTS:
-                self._call(name, payload)
-            elif name == "log":
-                event = _json(payload)
-                self._call("log", event)
-                if isinstance(event, dict) and "event" in event:
-                    self._call(f"log.{event['event']}", event)
-            elif name.startswith("w:"):
-                self._call("worker", _json(payload))
+            for event, value in deliveries(channel, payload):
+                self._call(event, value)
         except Exception as exc:  # a broken callback must not kill the listener
             log.exception("event callback for %s failed", channel)
             self.errors.append(exc)
@@ -205,14 +185,3 @@ class Events:
         callback = self._callbacks.get(event)
         if callback is not None:
             callback(value)
-
-
-def _text(value: Any) -> str:
-    return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
-
-
-def _json(payload: str) -> Any:
-    try:
-        return json.loads(payload)
-    except ValueError:
-        return payload

@@ -1,41 +1,39 @@
-"""Queue: put, pop, peek and recur in one named queue, plus its counts, settings and stats."""
+"""Queue: put, pop, peek and recur in one named queue, plus its counts, settings and stats
+(sync). What each call sends is in :mod:`qless_py.calls.queue`, shared with the async
+client."""
 
 from __future__ import annotations
 
-import json
-import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, overload
 
-from qless_py import clock, codecs
-from qless_py.core import PackedCall, bulk, pack_call
-from qless_py.errors import QlessError
-from qless_py.job import Job, as_list, class_name
+from qless_py.calls.queue import (
+    PutItem,
+    QueueBase,
+    QueueJobsBase,
+    _delay,
+    _number,
+    _put_options,
+    new_jid,
+    put_options,
+)
+from qless_py.job import Job
 from qless_py.stats import QueueStats
 
 if TYPE_CHECKING:
     from qless_py.client import Client
 
-PutItem = tuple[Any, Any] | Mapping[str, Any]
+__all__ = ["PutItem", "Queue", "QueueJobs", "_delay", "_number", "_put_options", "new_jid",
+           "put_options"]
 
 
-def new_jid() -> str:
-    """32 random hex digits (128 bits), the shape qless clients use for jids."""
-    return os.urandom(16).hex()
-
-
-_PUT_KEYS = frozenset({"klass", "data", "priority", "tags", "delay", "retries", "jid", "depends"})
-
-
-class QueueJobs:
+class QueueJobs(QueueJobsBase):
     """Jids of one queue's jobs by state (paginated like the core)."""
 
-    def __init__(self, queue: Queue) -> None:
-        self._queue = queue
+    _queue: Queue
 
     def _list(self, state: str, offset: int, count: int) -> list[str]:
-        reply = self._queue.client.core.call("jobs", state, self._queue.name, offset, count)
-        return as_list(reply)
+        return self._queue.client.core.send(self._list_call(state, offset, count))
 
     def running(self, offset: int = 0, count: int = 25) -> list[str]:
         return self._list("running", offset, count)
@@ -53,54 +51,15 @@ class QueueJobs:
         return self._list("recurring", offset, count)
 
 
-def _number(name: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise TypeError(f"{name} must be a number, not {type(value).__name__}")
-    if value != value or value in (float("inf"), float("-inf")):
-        raise ValueError(f"{name} must be finite")
-    return value
-
-
-def _delay(delay: float | None) -> float:
-    """Seconds before a put job becomes eligible (None and negatives mean now)."""
-    return 0 if delay is None else _number("delay", delay)
-
-
-def _put_options(priority: float | None, tags: Iterable[str] | None, retries: int | None,
-                 depends: Iterable[str] | None) -> list[Any]:
-    """Only the options the caller gave: the core keeps an existing job's values otherwise."""
-    opts: list[Any] = []
-    if priority is not None:
-        opts += ["priority", _number("priority", priority)]
-    if tags is not None:
-        if isinstance(tags, str):
-            raise TypeError("tags must be a list of strings, not a string")
-        opts += ["tags", json.dumps(list(tags))]
-    if retries is not None:
-        if isinstance(retries, bool) or not isinstance(retries, int):
-            raise TypeError(f"retries must be an int, not {type(retries).__name__}")
-        if retries < 0:
-            raise ValueError("retries must be >= 0")
-        opts += ["retries", retries]
-    if depends is not None:
-        if isinstance(depends, str):
-            raise TypeError("depends must be a list of jids, not a string")
-        opts += ["depends", json.dumps(list(depends))]
-    return opts
-
-
-class Queue:
+class Queue(QueueBase[Job]):
     """A named queue. Creating the object costs nothing; the core learns it on first put."""
 
-    def __init__(self, name: str, client: Client) -> None:
-        if not name:
-            raise ValueError("a queue name is required")
-        self.name = name
-        self.client = client
-        self.jobs = QueueJobs(self)
+    job_type = Job
+    client: Client
 
-    def __repr__(self) -> str:
-        return f"<Queue {self.name}>"
+    def __init__(self, name: str, client: Client) -> None:
+        super().__init__(name, client)
+        self.jobs = QueueJobs(self)
 
     # -- putting work ----------------------------------------------------------------------
     def put(self, klass: type | str, data: Any, priority: float | None = None,
@@ -111,13 +70,8 @@ class Queue:
         Options left at None keep an existing job's values (new jobs: priority 0, no tags,
         5 retries).
         """
-        jid = jid or new_jid()
-        # core.call goes through ``client._lua`` at call time (the benchmark harness binds
-        # it to a pipeline, so the reply may not be a reply): the jid is known already.
-        self.client.core.call("put", self.client.worker_name, self.name, jid, class_name(klass),
-                              codecs.encode(data, self.client.codec), _delay(delay),
-                              *_put_options(priority, tags, retries, depends))
-        return jid
+        return self.client.core.send(
+            self._put_call(klass, data, priority, tags, delay, retries, jid, depends))
 
     def put_many(self, items: Iterable[PutItem], *, priority: float | None = None,
                  tags: Iterable[str] | None = None, delay: float = 0,
@@ -129,56 +83,8 @@ class Queue:
         Every item is checked and encoded before anything is sent. If the core refuses
         some items, the others are still put and the first error is raised.
         """
-        codec = self.client.codec
-        encode = codecs.encode
-        put = bulk("put")
-        # What tuple items share, packed once: worker and queue before the jid, delay and
-        # options after the data.
-        shared_head = bulk(self.client.worker_name) + bulk(self.name)
-        shared_opts = [_delay(delay), *_put_options(priority, tags, retries, depends)]
-        shared_tail = b"".join([bulk(arg) for arg in shared_opts])
-        nargs = 5 + len(shared_opts)  # worker queue jid klass data, then delay and options
-        klass_bulks: dict[Any, bytes] = {}
-        calls: list[PackedCall] = []
-        jids: list[str] = []
-        for item in items:
-            if isinstance(item, tuple):
-                klass, data = item
-                klass_bulk = klass_bulks.get(klass)
-                if klass_bulk is None:
-                    klass_bulk = klass_bulks[klass] = bulk(class_name(klass))
-                jid = new_jid()
-                text = encode(data, codec).encode()
-                calls.append((put, nargs, b"".join((
-                    shared_head, b"$32\r\n", jid.encode(), b"\r\n", klass_bulk,
-                    b"$%d\r\n" % len(text), text, b"\r\n", shared_tail))))
-            else:
-                jid, args = self._mapping_args(item, codec, priority, tags, delay, retries,
-                                               depends)
-                calls.append(pack_call("put", args))
-            jids.append(jid)
-        if not calls:
-            return []
-        results = self.client.core.call_packed(calls)
-        errors = [r for r in results if isinstance(r, QlessError)]
-        if errors:
-            raise errors[0]
-        return jids
-
-    def _mapping_args(self, item: Mapping[str, Any], codec: str, priority: float | None,
-                      tags: Iterable[str] | None, delay: float, retries: int | None,
-                      depends: Iterable[str] | None) -> tuple[str, list[Any]]:
-        unknown = set(item) - _PUT_KEYS
-        if unknown or "klass" not in item:
-            raise ValueError(f"put_many item needs 'klass' and 'data'; unknown keys: "
-                             f"{sorted(unknown)}")
-        jid = item.get("jid") or new_jid()
-        opts = _put_options(item.get("priority", priority), item.get("tags", tags),
-                            item.get("retries", retries), item.get("depends", depends))
-        args = [self.client.worker_name, self.name, jid, class_name(item["klass"]),
-                codecs.encode(item.get("data", {}), codec), _delay(item.get("delay", delay)),
-                *opts]
-        return str(jid), args
+        batch = self._put_many_batch(items, priority, tags, delay, retries, depends)
+        return self.client.core.send_batch(batch) if batch.calls else []
 
     def recur(self, klass: type | str, data: Any, interval: float, offset: float = 0,
               priority: float | None = 0, tags: Iterable[str] | None = (),
@@ -188,18 +94,8 @@ class Queue:
         The first job spawns at ``now + offset``; None options mean the defaults (priority
         0, no tags, 0 retries, as the core).
         """
-        if interval <= 0:
-            raise ValueError("interval must be greater than 0")
-        if isinstance(tags, str):
-            raise TypeError("tags must be a list of strings, not a string")
-        if retries is not None and retries < 0:
-            raise ValueError("retries must be >= 0")
-        jid = jid or new_jid()
-        reply = self.client.core.call(
-            "recur", self.name, jid, class_name(klass), codecs.encode(data, self.client.codec),
-            "interval", interval, offset, "priority", priority or 0,
-            "tags", json.dumps(list(tags or ())), "retries", retries or 0, "backlog", backlog)
-        return str(reply)
+        return self.client.core.send(self._recur_call(
+            klass, data, interval, offset, priority, tags, retries, jid, backlog))
 
     # -- taking work -----------------------------------------------------------------------
     @overload
@@ -213,13 +109,7 @@ class Queue:
 
         Without ``count``: one Job or None. With ``count``: a list (maybe empty).
         """
-        if count is not None and count < 0:
-            raise ValueError("count must be >= 0")
-        worker = worker or self.client.worker_name
-        reply = self.client.core.call("pop", self.name, worker, 1 if count is None else count)
-        jobs = Job.from_json(self.client, reply, worker)
-        if count is None:
-            return jobs[0] if jobs else None
+        jobs: Job | list[Job] | None = self.client.core.send(self._pop_call(count, worker))
         return jobs
 
     @overload
@@ -229,70 +119,64 @@ class Queue:
 
     def peek(self, count: int | None = None) -> Job | list[Job] | None:
         """The jobs ``pop`` would hand out next, without leasing them."""
-        if count is not None and count < 0:
-            raise ValueError("count must be >= 0")
-        reply = self.client.core.call("peek", self.name, 1 if count is None else count)
-        jobs = Job.from_json(self.client, reply)
-        if count is None:
-            return jobs[0] if jobs else None
+        jobs: Job | list[Job] | None = self.client.core.send(self._peek_call(count))
         return jobs
 
     # -- state and settings ----------------------------------------------------------------
     def pause(self) -> None:
         """Stop handing out jobs (``pop`` returns nothing); puts still work."""
-        self.client.core.call("pause", self.name)
+        self.client.core.send(self._pause_call(True))
 
     def unpause(self) -> None:
-        self.client.core.call("unpause", self.name)
+        self.client.core.send(self._pause_call(False))
 
     @property
     def paused(self) -> bool:
-        return bool(self.counts["paused"])
+        return self.client.core.send(self._paused_call())
 
     @property
     def counts(self) -> dict[str, Any]:
         """``{name, waiting, stalled, running, scheduled, depends, recurring, paused}``."""
-        counts: dict[str, Any] = json.loads(self.client.core.call("queues", self.name))
-        return counts
+        return self.client.core.send(self._counts_call())
 
     def stats(self, date: float | None = None) -> QueueStats:
         """Wait/run statistics and failure counters for the day containing ``date``."""
-        when = clock.now() if date is None else date
-        return QueueStats.from_core(self.client.core.call("stats", self.name, when))
+        return self.client.core.send(self._stats_call(date))
 
     def stats_range(self, start: float, end: float) -> QueueStats:
         """Statistics of every day from the one containing ``start`` to ``end``, merged."""
-        from qless_py.stats import day_starts, merge_stats
+        return self.client.core.run(self._stats_range_steps(start, end))
 
-        return merge_stats(self.stats(day) for day in day_starts(start, end))
+    def length(self) -> int:
+        """``len(queue)`` (the spelling both clients share)."""
+        return self.client.core.send(self._length_call())
 
     def __len__(self) -> int:
         """Jobs waiting, scheduled or running (not depending, not recurring templates)."""
-        return int(self.client.core.call("length", self.name))
+        return self.client.core.send(self._length_call())
 
     @property
     def heartbeat(self) -> int:
         """Lock length in seconds for jobs of this queue (``<queue>-heartbeat``)."""
-        config = self.client.config
-        value = config.get(f"{self.name}-heartbeat")
-        if value is None:
-            value = config.get("heartbeat", 60)
-        return int(value)
+        return self.client.core.run(self._heartbeat_steps())
 
     @heartbeat.setter
     def heartbeat(self, seconds: int) -> None:
-        if int(seconds) <= 0:
-            raise ValueError("heartbeat must be a positive number of seconds")
-        self.client.config[f"{self.name}-heartbeat"] = int(seconds)
+        self.client.core.send(self._set_heartbeat_call(seconds))
+
+    def set_heartbeat(self, seconds: int) -> None:
+        """``queue.heartbeat = seconds`` (the spelling both clients share)."""
+        self.client.core.send(self._set_heartbeat_call(seconds))
 
     @property
     def max_concurrency(self) -> int:
         """Cap on jobs running at once (0 = unlimited)."""
-        value = self.client.config.get(f"{self.name}-max-concurrency")
-        return int(value or 0)
+        return self.client.core.send(self._max_concurrency_call())
 
     @max_concurrency.setter
     def max_concurrency(self, value: int) -> None:
-        if int(value) < 0:
-            raise ValueError("max_concurrency must be >= 0")
-        self.client.config[f"{self.name}-max-concurrency"] = int(value)
+        self.client.core.send(self._set_max_concurrency_call(value))
+
+    def set_max_concurrency(self, value: int) -> None:
+        """``queue.max_concurrency = value`` (the spelling both clients share)."""
+        self.client.core.send(self._set_max_concurrency_call(value))

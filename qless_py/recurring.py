@@ -1,41 +1,30 @@
-"""RecurringJob: a recurring template whose attribute assignments update it in the core."""
+"""RecurringJob: a recurring template whose attribute assignments update it in the core
+(sync). What each update sends is in :mod:`qless_py.calls.recurring`."""
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Any
 
-from qless_py import codecs
-from qless_py.job import BaseJob, as_list, class_name, plain_number
+from qless_py.calls.recurring import RecurringJobBase, next_spawn
 
 if TYPE_CHECKING:
     from qless_py.client import Client
+    from qless_py.queue import Queue
 
 
-class RecurringJob(BaseJob):
+class RecurringJob(RecurringJobBase):
     """A recurring template; setting its attributes updates the template in the core."""
 
-    def __init__(self, client: Client, raw: dict[str, Any]) -> None:
-        super().__init__(client, raw)
-        self.state: str = raw.get("state", "recur")
-        self._retries: int = int(raw.get("retries", 0))
-        self._interval: float = raw.get("interval", 0)
-        self._backlog: float = raw.get("backlog", 0)
-        self.count: int = int(raw.get("count", 0))
+    client: Client
 
-    def to_dict(self) -> dict[str, Any]:
-        """This snapshot in the shape of the core's recurring object, with real lists and
-        ``data`` decoded."""
-        return {
-            "jid": self.jid, "klass": self.klass_name, "state": self.state,
-            "queue": self.queue_name, "priority": plain_number(self.priority),
-            "interval": plain_number(self.interval), "retries": self.retries,
-            "count": self.count, "data": self.data, "tags": list(self.tags),
-            "backlog": plain_number(self.backlog),
-        }
+
+    @property
+    def queue(self) -> Queue:
+        """The queue the template spawns into (by name)."""
+        return self.client.queues[self.queue_name]
 
     def _update(self, name: str, value: Any) -> None:
-        self.client.core.call("recur.update", self.jid, name, value)
+        self.client.core.send(self._update_call(name, value))
 
     @property
     def priority(self) -> float:
@@ -44,7 +33,6 @@ class RecurringJob(BaseJob):
     @priority.setter
     def priority(self, value: float) -> None:
         self._update("priority", value)
-        self._priority = value
 
     @property
     def retries(self) -> int:
@@ -53,7 +41,6 @@ class RecurringJob(BaseJob):
     @retries.setter
     def retries(self, value: int) -> None:
         self._update("retries", value)
-        self._retries = value
 
     @property
     def interval(self) -> float:
@@ -61,10 +48,7 @@ class RecurringJob(BaseJob):
 
     @interval.setter
     def interval(self, value: float) -> None:
-        if value <= 0:
-            raise ValueError("interval must be greater than 0")
         self._update("interval", value)
-        self._interval = value
 
     @property
     def backlog(self) -> float:
@@ -73,51 +57,50 @@ class RecurringJob(BaseJob):
     @backlog.setter
     def backlog(self, value: float) -> None:
         self._update("backlog", value)
-        self._backlog = value
+
+    def set_priority(self, value: float) -> None:
+        self._update("priority", value)
+
+    def set_retries(self, value: int) -> None:
+        self._update("retries", value)
+
+    def set_interval(self, value: float) -> None:
+        self._update("interval", value)
+
+    def set_backlog(self, value: float) -> None:
+        self._update("backlog", value)
 
     def set_data(self, data: Any) -> None:
         """Replace the data future spawns carry."""
-        text = codecs.encode(data, self.client.codec)
-        self._update("data", text)
-        object.__setattr__(self, "data", data)
-        object.__setattr__(self, "codec", self.client.codec)
+        self._update("data", data)
 
     def set_klass(self, klass: type | str) -> None:
         """Change the class future spawns run."""
-        name = class_name(klass)
-        self._update("klass", name)
-        self.klass_name = name
+        self._update("klass", klass)
 
     def __setattr__(self, key: str, value: Any) -> None:
         # qless-py style: ``template.data = {...}`` and ``template.klass = Cls`` write through
         # once the object is built (``_interval`` exists only after __init__).
         if key in ("data", "klass") and "_interval" in self.__dict__:
-            if key == "data":
-                self.set_data(value)
-            else:
-                self.set_klass(value)
+            self._update(key, value)
             return
         object.__setattr__(self, key, value)
 
     @property
     def next(self) -> float | None:
         """When the next job spawns (Unix seconds), or None if the template is gone."""
-        score = self.client.redis.zscore(f"ql:q:{self.queue_name}-recur", self.jid)
-        return None if score is None else float(score)
+        return next_spawn(self.client.redis.zscore(self._next_key(), self.jid))
 
     def move(self, queue: str) -> None:
         """Attach the template to another queue."""
         self._update("queue", queue)
-        self.queue_name = queue
 
     def cancel(self) -> None:
         """Stop spawning (already spawned jobs stay)."""
-        self.client.core.call("unrecur", self.jid)
+        self.client.core.send(self._cancel_call())
 
     def tag(self, *tags: str) -> list[str]:
-        self.tags = as_list(json.loads(self.client.core.call("recur.tag", self.jid, *tags)))
-        return self.tags
+        return self.client.core.send(self._tag_call("recur.tag", tags))
 
     def untag(self, *tags: str) -> list[str]:
-        self.tags = as_list(json.loads(self.client.core.call("recur.untag", self.jid, *tags)))
-        return self.tags
+        return self.client.core.send(self._tag_call("recur.untag", tags))

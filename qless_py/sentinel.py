@@ -7,28 +7,91 @@ clients and workers follow a failover.
 
 Sentinels have their own credentials (``sentinel_username``/``sentinel_password``); the
 data node's are used only on the master.
+
+The search itself (:func:`find_master`) does no I/O: it yields the questions to ask (an
+:class:`Ask` of a sentinel, a :class:`Role` of a node), so the sync connections here and the
+async ones in ``qless_py.aio.sentinel`` follow the same rules.
 """
 
 from __future__ import annotations
+
+from collections.abc import Generator
+from typing import Any
 
 from qless_py.dial import ConnectionFailed, SetupFailed
 from qless_py.endpoint import Endpoint
 from qless_py.resp import Connection, ReplyError
 
 
+class Ask:
+    """Question: the address sentinel ``endpoint`` gives for ``service`` (None if it does
+    not know it)."""
+
+    __slots__ = ("endpoint", "service")
+
+    def __init__(self, endpoint: Endpoint, service: str) -> None:
+        self.endpoint, self.service = endpoint, service
+
+
+class Role:
+    """Question: the role (``master``, ``slave``...) of the node at ``endpoint``."""
+
+    __slots__ = ("endpoint",)
+
+    def __init__(self, endpoint: Endpoint) -> None:
+        self.endpoint = endpoint
+
+
+Search = Generator["Ask | Role", Any, Endpoint]
+
+
+def sentinel_endpoint(ep: Endpoint, host: str, port: int) -> Endpoint:
+    """How to reach one sentinel: ``ep``'s TLS settings, the sentinels' credentials."""
+    return ep.at(host, port).replace(
+        username=ep.sentinel_username, password=ep.sentinel_password,
+        credential_provider=None, db=0, client_name=None,
+        # a sentinel that hangs must not hold up the others for long
+        timeout=ep.connect_timeout or SENTINEL_TIMEOUT,
+        connect_timeout=ep.connect_timeout or SENTINEL_TIMEOUT)
+
+
+def role_endpoint(master: Endpoint) -> Endpoint:
+    """How to ask a named master its role: its settings, a short timeout."""
+    return master.replace(timeout=master.connect_timeout or SENTINEL_TIMEOUT)
+
+
 def master_endpoint(ep: Endpoint) -> Endpoint:
-    """The direct endpoint of ``ep.service``'s master, with ``ep``'s settings.
+    """The direct endpoint of ``ep.service``'s master, with ``ep``'s settings (see
+    :func:`find_master`), asked over blocking connections."""
+    search = find_master(ep)
+    try:
+        question = next(search)
+        while True:
+            try:
+                answer = _ask(question) if isinstance(question, Ask) else _role(question)
+            except ConnectionFailed as exc:  # SetupFailed included
+                question = search.throw(exc)
+            else:
+                question = search.send(answer)
+    except StopIteration as found:
+        master: Endpoint = found.value
+        return master
+
+
+def find_master(ep: Endpoint) -> Search:
+    """Ask each sentinel in turn; the first address whose node says ``master`` wins.
 
     Raises :class:`SetupFailed` when every sentinel that answered says it does not know
     the service, or refuses our credentials; :class:`ConnectionFailed` when no master
-    can be reached now (sentinels down, a failover in progress).
+    can be reached now (sentinels down, a failover in progress). Each question's failure
+    is thrown in as the ConnectionFailed/SetupFailed it was.
     """
     problems: list[str] = []
     refusals = 0  # sentinels that answered without an address: unknown service, or auth
     named = False  # some sentinel gave an address (if it did not work, a failover may)
     for host, port in ep.sentinels:
         try:
-            address = _ask(ep, host, port)
+            address = yield Ask(sentinel_endpoint(ep, host, port), ep.service or "")
         except SetupFailed as exc:
             refusals += 1
             problems.append(str(exc))
@@ -43,7 +106,7 @@ def master_endpoint(ep: Endpoint) -> Endpoint:
         named = True
         master = ep.at(*address)
         try:
-            role = _role(master)
+            role = yield Role(role_endpoint(master))
         except SetupFailed:
             raise
         except ConnectionFailed as exc:
@@ -60,34 +123,46 @@ def master_endpoint(ep: Endpoint) -> Endpoint:
     raise ConnectionFailed(f"no master for Sentinel service {ep.service!r}: {reason}")
 
 
-def _ask(ep: Endpoint, host: str, port: int) -> tuple[str, int] | None:
-    """The address sentinel ``host:port`` gives for the service, or None if unknown."""
-    sentinel = ep.at(host, port).replace(
-        username=ep.sentinel_username, password=ep.sentinel_password,
-        credential_provider=None, db=0, client_name=None,
-        # a sentinel that hangs must not hold up the others for long
-        timeout=ep.connect_timeout or SENTINEL_TIMEOUT,
-        connect_timeout=ep.connect_timeout or SENTINEL_TIMEOUT)
-    conn = Connection(sentinel)
+def _ask(question: Ask) -> tuple[str, int] | None:
+    conn = Connection(question.endpoint)
     try:
-        reply = conn.call("SENTINEL", "get-master-addr-by-name", ep.service or "")
+        reply = conn.call("SENTINEL", "get-master-addr-by-name", question.service)
     except ReplyError as exc:
-        raise SetupFailed(f"sentinel {host}:{port} refused the query: {exc}") from exc
+        raise sentinel_refusal(question, exc) from exc
     finally:
         conn.close()
-    if not reply:
-        return None
-    return reply[0].decode(), int(reply[1])
+    return master_address(reply)
 
 
-def _role(master: Endpoint) -> str:
-    conn = Connection(master.replace(timeout=master.connect_timeout or SENTINEL_TIMEOUT))
+def _role(question: Role) -> str:
+    conn = Connection(question.endpoint)
     try:
         reply = conn.call("ROLE")
     except ReplyError as exc:
-        raise SetupFailed(f"{master} refused ROLE: {exc}") from exc
+        raise role_refusal(question, exc) from exc
     finally:
         conn.close()
+    return role_name(reply)
+
+
+def sentinel_refusal(question: Ask, exc: BaseException) -> SetupFailed:
+    ep = question.endpoint
+    return SetupFailed(f"sentinel {ep.host}:{ep.port} refused the query: {exc}")
+
+
+def role_refusal(question: Role, exc: BaseException) -> SetupFailed:
+    return SetupFailed(f"{question.endpoint} refused ROLE: {exc}")
+
+
+def master_address(reply: Any) -> tuple[str, int] | None:
+    """The ``SENTINEL get-master-addr-by-name`` reply as ``(host, port)``, or None."""
+    if not reply:
+        return None
+    host = reply[0]
+    return (host.decode() if isinstance(host, bytes) else str(host)), int(reply[1])
+
+
+def role_name(reply: Any) -> str:
     role = reply[0]
     return role.decode() if isinstance(role, bytes) else str(role)
 

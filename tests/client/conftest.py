@@ -1,28 +1,99 @@
-"""Fixtures for client tests: a Client on the flushed per-test server."""
+"""Fixtures for client tests: every test runs twice, once with the sync Client and once
+with the AsyncClient, on the flushed per-test server.
+
+Test bodies are ``async def`` and wrap each call that may talk to the server in
+``await run(...)``: a sync call has already run and its value passes through; an async
+call is awaited. Both clients share one spelling for everything (``queue.length()``,
+``config.set(k, v)``, ``await run(queue.counts)``...). The async runs fail on a blocked
+loop (tests/loopcheck.py).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import inspect
+from collections.abc import AsyncIterator, Callable, Iterator
+from typing import Any, TypeVar
 
 import pytest
+import pytest_asyncio
+from freezegun import freeze_time
 
 from qless_py import Client
+from qless_py.aio import AsyncClient
+from tests.loopcheck import SLOW_WITH_HARNESS, collected, no_slow_callbacks
 
 T0 = "2030-01-01 00:00:00"
 """A fixed start time for frozen tests (a UTC midnight, so day bins are easy to reason about)."""
 
+T = TypeVar("T")
+AnyClient = Any  # Client or AsyncClient: the tests use what both have
+MakeClient = Callable[..., AnyClient]
+
+
+async def run(value: Any) -> Any:
+    """The value of a client call of either flavour."""
+    if inspect.isawaitable(value):
+        return await value
+    return value
+
+
+def frozen(when: str = T0) -> Any:
+    """``freeze_time`` for both flavours: ``clock.now()`` is frozen, the event loop's own
+    clock is not (its timers and the slow-callback check keep real time)."""
+    return freeze_time(when, real_asyncio=True)
+
+
+@pytest.fixture(params=["sync", "async"])
+def flavour(request: pytest.FixtureRequest) -> Iterator[str]:
+    if request.param == "sync":
+        yield "sync"
+        return
+    with collected():  # outside the loop
+        yield "async"
+
+
+@pytest_asyncio.fixture
+async def make_client(flavour: str) -> AsyncIterator[MakeClient]:
+    """Make clients of the test's flavour; all are closed at the end."""
+    made: list[Any] = []
+
+    def make(*args: Any, **kwargs: Any) -> AnyClient:
+        client = (Client if flavour == "sync" else AsyncClient)(*args, **kwargs)
+        made.append(client)
+        return client
+
+    if flavour == "sync":
+        yield make
+        for client in made:
+            client.close()
+        return
+    async with no_slow_callbacks(SLOW_WITH_HARNESS):
+        yield make
+        for client in made:
+            await client.close()
+
 
 @pytest.fixture
-def client(server_url: str) -> Iterator[Client]:
+def client(server_url: str, make_client: MakeClient) -> AnyClient:
     """A client acting as worker 'worker'."""
-    c = Client(server_url, worker_name="worker")
-    yield c
-    c.close()
+    return make_client(server_url, worker_name="worker")
 
 
 @pytest.fixture
-def other(server_url: str) -> Iterator[Client]:
+def any_client(server_url: str, make_client: MakeClient) -> AnyClient:
+    """``client``, for modules whose own ``client`` fixture is the sync one."""
+    return make_client(server_url, worker_name="worker")
+
+
+@pytest.fixture
+def other(server_url: str, make_client: MakeClient) -> AnyClient:
     """A second client on the same server, acting as worker 'other'."""
-    c = Client(server_url, worker_name="other")
+    return make_client(server_url, worker_name="other")
+
+
+@pytest.fixture
+def sync_client(server_url: str) -> Any:
+    """A sync client, for tests of what only the sync client has."""
+    c = Client(server_url, worker_name="worker")
     yield c
     c.close()

@@ -1,114 +1,131 @@
-"""Client-level collections: jobs, queues, workers, tags, tracking, failures, config."""
+"""Client-level collections: jobs, queues, workers, tags, tracking, failures, config
+(each test runs with the sync and the async client)."""
 
 from __future__ import annotations
 
 import pytest
 import redis
-from freezegun import freeze_time
 
-from qless_py import Client, Job, RecurringJob
-from tests.client.conftest import T0
+from tests.client.conftest import AnyClient, frozen, run
+
+pytestmark = pytest.mark.asyncio
 
 NOOP = "tests.client.jobs.Noop"
 
 
-def test_jobs_getitem_returns_job_template_or_none(client: Client) -> None:
-    assert client.jobs["jid"] is None
-    client.queues["q"].put(NOOP, {}, jid="jid")
-    client.queues["q"].recur(NOOP, {}, 60, jid="rec")
-    assert isinstance(client.jobs["jid"], Job)
-    assert isinstance(client.jobs["rec"], RecurringJob)
+def _flavoured(client: AnyClient, name: str) -> type:
+    import qless_py
+    import qless_py.aio
+
+    module = qless_py.aio if type(client).__name__ == "AsyncClient" else qless_py
+    kind: type = getattr(module, name)
+    return kind
 
 
-def test_jobs_get_many_skips_unknown(client: Client) -> None:
-    client.queues["q"].put(NOOP, {}, jid="a")
-    client.queues["q"].put(NOOP, {}, jid="b")
-    assert [j.jid for j in client.jobs.get("b", "nope", "a")] == ["b", "a"]
-    assert client.jobs.get() == [] and client.jobs.get("nope") == []
+async def test_jobs_getitem_returns_job_template_or_none(client: AnyClient) -> None:
+    assert await run(client.jobs["jid"]) is None
+    await run(client.queues["q"].put(NOOP, {}, jid="jid"))
+    await run(client.queues["q"].recur(NOOP, {}, 60, jid="rec"))
+    assert isinstance(await run(client.jobs["jid"]), _flavoured(client, "Job"))
+    assert isinstance(await run(client.jobs["rec"]), _flavoured(client, "RecurringJob"))
 
 
-def test_jobs_complete(client: Client) -> None:
-    assert client.jobs.complete() == []
-    with freeze_time(T0) as frozen:
+async def test_jobs_get_many_skips_unknown(client: AnyClient) -> None:
+    await run(client.queues["q"].put(NOOP, {}, jid="a"))
+    await run(client.queues["q"].put(NOOP, {}, jid="b"))
+    assert [j.jid for j in await run(client.jobs.get("b", "nope", "a"))] == ["b", "a"]
+    assert await run(client.jobs.get()) == [] and await run(client.jobs.get("nope")) == []
+
+
+async def test_jobs_complete(client: AnyClient) -> None:
+    assert await run(client.jobs.complete()) == []
+    with frozen() as clock:
         for jid in ("a", "b"):
-            client.queues["q"].put(NOOP, {}, jid=jid)
-            client.queues["q"].pop().complete()  # type: ignore[union-attr]
-            frozen.tick(1)
-    assert client.jobs.complete() == ["b", "a"]
-    assert client.jobs.complete(offset=1, count=1) == ["a"]
+            await run(client.queues["q"].put(NOOP, {}, jid=jid))
+            await run((await run(client.queues["q"].pop())).complete())
+            clock.tick(1)
+    assert await run(client.jobs.complete()) == ["b", "a"]
+    assert await run(client.jobs.complete(offset=1, count=1)) == ["a"]
 
 
-def test_tracking(client: Client) -> None:
-    assert client.jobs.tracked() == {"jobs": [], "expired": []}
-    client.queues["q"].put(NOOP, {}, jid="a")
-    client.queues["q"].put(NOOP, {}, jid="b")
-    assert client.track("a") is True and client.track("a") is False
-    client.track("b")
-    tracked = client.jobs.tracked()
+async def test_tracking(client: AnyClient) -> None:
+    assert await run(client.jobs.tracked()) == {"jobs": [], "expired": []}
+    await run(client.queues["q"].put(NOOP, {}, jid="a"))
+    await run(client.queues["q"].put(NOOP, {}, jid="b"))
+    assert await run(client.track("a")) is True and await run(client.track("a")) is False
+    await run(client.track("b"))
+    tracked = await run(client.jobs.tracked())
     assert [j.jid for j in tracked["jobs"]] == ["a", "b"] and tracked["expired"] == []
-    client.jobs["b"].cancel()  # type: ignore[union-attr]
-    assert client.jobs.tracked()["expired"] == ["b"]
-    assert client.untrack("a") is True
-    assert [j.jid for j in client.jobs.tracked()["jobs"]] == []
+    await run((await run(client.jobs["b"])).cancel())
+    assert (await run(client.jobs.tracked()))["expired"] == ["b"]
+    assert await run(client.untrack("a")) is True
+    assert [j.jid for j in (await run(client.jobs.tracked()))["jobs"]] == []
 
 
-def test_tags_and_tagged(client: Client) -> None:
-    assert client.tags() == []
-    assert client.jobs.tagged("foo") == {"total": 0, "jobs": []}
+async def test_tags_and_tagged(client: AnyClient) -> None:
+    assert await run(client.tags()) == []
+    assert await run(client.jobs.tagged("foo")) == {"total": 0, "jobs": []}
     for i in range(3):
-        client.queues["q"].put(NOOP, {}, jid=f"j{i}", tags=["foo"])
-    client.queues["q"].put(NOOP, {}, jid="solo", tags=["bar"])
-    assert client.tags() == ["foo"]  # tags used at least twice
-    assert client.jobs.tagged("foo") == {"total": 3, "jobs": ["j0", "j1", "j2"]}
-    assert client.jobs.tagged("foo", offset=1, count=1)["jobs"] == ["j1"]
+        await run(client.queues["q"].put(NOOP, {}, jid=f"j{i}", tags=["foo"]))
+    await run(client.queues["q"].put(NOOP, {}, jid="solo", tags=["bar"]))
+    assert await run(client.tags()) == ["foo"]  # tags used at least twice
+    assert await run(client.jobs.tagged("foo")) == {"total": 3, "jobs": ["j0", "j1", "j2"]}
+    assert (await run(client.jobs.tagged("foo", offset=1, count=1)))["jobs"] == ["j1"]
 
 
-def test_failed_and_unfail(client: Client) -> None:
-    assert client.jobs.failed() == {}
-    assert client.jobs.failed("foo") == {"total": 0, "jobs": []}
+async def test_failed_and_unfail(client: AnyClient) -> None:
+    assert await run(client.jobs.failed()) == {}
+    assert await run(client.jobs.failed("foo")) == {"total": 0, "jobs": []}
     jids = [str(i) for i in range(10)]
     for jid in jids:
-        client.queues["foo"].put(NOOP, {}, jid=jid)
-        client.queues["foo"].pop().fail("foo", "bar")  # type: ignore[union-attr]
-    assert client.jobs.failed() == {"foo": 10}
-    page = client.jobs.failed("foo", 0, 3)
+        await run(client.queues["foo"].put(NOOP, {}, jid=jid))
+        await run((await run(client.queues["foo"].pop())).fail("foo", "bar"))
+    assert await run(client.jobs.failed()) == {"foo": 10}
+    page = await run(client.jobs.failed("foo", 0, 3))
     assert page["total"] == 10 and [j.jid for j in page["jobs"]] == ["9", "8", "7"]
-    assert all(client.jobs[jid].state == "failed" for jid in jids)  # type: ignore[union-attr]
-    assert client.unfail("foo", "foo", count=4) == 4
-    assert {j.jid for j in client.queues["foo"].peek(10)} == {"0", "1", "2", "3"}
-    assert client.unfail("foo", "foo") == 6
-    assert all(client.jobs[jid].state == "waiting" for jid in jids)  # type: ignore[union-attr]
-    assert client.jobs.failed() == {}
+    assert all([(await run(client.jobs[jid])).state == "failed" for jid in jids])
+    assert await run(client.unfail("foo", "foo", count=4)) == 4
+    assert {j.jid for j in await run(client.queues["foo"].peek(10))} == {"0", "1", "2", "3"}
+    assert await run(client.unfail("foo", "foo")) == 6
+    assert all([(await run(client.jobs[jid])).state == "waiting" for jid in jids])
+    assert await run(client.jobs.failed()) == {}
     with pytest.raises(ValueError):
-        client.unfail("foo", "foo", count=0)
+        await run(client.unfail("foo", "foo", count=0))
 
 
-def test_workers(client: Client, other: Client) -> None:
-    client.queues["q"].put(NOOP, {}, jid="jid")
-    assert client.workers.counts == []
-    assert client.workers["other"] == {"jobs": [], "stalled": []}
-    other.queues["q"].pop()
-    assert client.workers["other"] == {"jobs": ["jid"], "stalled": []}
-    assert client.workers.counts == [{"name": "other", "jobs": 1, "stalled": 0}]
-    client.workers.deregister("other")
-    assert client.workers.counts == []
+async def test_workers(client: AnyClient, other: AnyClient) -> None:
+    await run(client.queues["q"].put(NOOP, {}, jid="jid"))
+    assert await run(client.workers.counts) == []
+    assert await run(client.workers["other"]) == {"jobs": [], "stalled": []}
+    await run(other.queues["q"].pop())
+    assert await run(client.workers["other"]) == {"jobs": ["jid"], "stalled": []}
+    assert await run(client.workers.counts) == [{"name": "other", "jobs": 1, "stalled": 0}]
+    await run(client.workers.deregister("other"))
+    assert await run(client.workers.counts) == []
 
 
-def test_raw_call_returns_text(client: Client) -> None:
-    assert client("failed") == "{}"
-    client.queues["q"].put(NOOP, {}, jid="a")
-    assert client("jobs", "complete") == []
-    assert client("length", "q") == 1
-    assert client("get", "nope") is None
+async def test_queue_names(client: AnyClient) -> None:
+    assert await run(client.queues.names()) == []
+    await run(client.queues["b"].put(NOOP, {}))
+    await run(client.queues["a"].put(NOOP, {}))
+    assert sorted(await run(client.queues.names())) == ["a", "b"]
 
 
-def test_attribute_errors(client: Client) -> None:
+async def test_raw_call_returns_text(client: AnyClient) -> None:
+    assert await run(client("failed")) == "{}"
+    await run(client.queues["q"].put(NOOP, {}, jid="a"))
+    assert await run(client("jobs", "complete")) == []
+    assert await run(client("length", "q")) == 1
+    assert await run(client("get", "nope")) is None
+
+
+async def test_attribute_errors(client: AnyClient) -> None:
     with pytest.raises(AttributeError):
-        client.foo  # type: ignore[attr-defined]  # noqa: B018
+        client.foo  # noqa: B018
     with pytest.raises(AttributeError):
-        client.queues.foo  # type: ignore[attr-defined]  # noqa: B018
+        client.queues.foo  # noqa: B018
     with pytest.raises(AttributeError):
-        client.workers.foo  # type: ignore[attr-defined]  # noqa: B018
+        client.workers.foo  # noqa: B018
 
 
 DEFAULTS = {"application": "qless", "grace-period": 10, "heartbeat": 60,
@@ -116,43 +133,54 @@ DEFAULTS = {"application": "qless", "grace-period": 10, "heartbeat": 60,
             "stats-history": 30}
 
 
-def test_config_defaults_and_overview(client: Client) -> None:
-    assert client.config.all == DEFAULTS
-    assert len(client.config) == 7
-    assert client.config["heartbeat"] == 60 and client.config["application"] == "qless"
-    assert set(client.config) == set(DEFAULTS)
+async def test_config_defaults_and_overview(client: AnyClient) -> None:
+    overview = await run(client.config.all)
+    assert overview == DEFAULTS and len(overview) == 7
+    assert await run(client.config["heartbeat"]) == 60
+    assert await run(client.config["application"]) == "qless"
+    assert await run(client.config.get("heartbeat")) == 60
 
 
-def test_config_set_get_unset(client: Client) -> None:
+async def test_config_set_get_unset(client: AnyClient) -> None:
     config = client.config
-    assert config["foo"] is None and "foo" not in config
-    assert config.get("foo", 5) == 5
+    assert await run(config["foo"]) is None and "foo" not in await run(config.all)
+    assert await run(config.get("foo", 5)) == 5
+    await run(config.set("foo", 5))
+    assert await run(config["foo"]) == 5 and "foo" in await run(config.all)
+    await run(config.set("name", "text"))
+    assert await run(config["name"]) == "text"
+    await run(config.unset("foo"))
+    assert await run(config["foo"]) is None
+    await run(config.set("foo", 1.5))
+    assert await run(config.pop("foo")) == 1.5 and "foo" not in await run(config.all)
+    assert await run(config.pop("foo", "gone")) == "gone"
+
+
+async def test_config_update_and_clear(client: AnyClient) -> None:
+    original = await run(client.config.all)
+    await run(client.config.update({key: "1" for key in original}))
+    assert await run(client.config.all) == {key: "1" for key in DEFAULTS}
+    await run(client.config.clear())
+    assert await run(client.config.all) == original
+
+
+async def test_config_rejects_bad_values(client: AnyClient, redis_conn: redis.Redis) -> None:
+    with pytest.raises(ValueError):
+        await run(client.config.set("heartbeat", "soon"))
+    with pytest.raises(ValueError):
+        await run(client.config.set("q-max-concurrency", "lots"))
+    with pytest.raises(TypeError):
+        await run(client.config.set("foo", None))
+    with pytest.raises(ValueError):
+        await run(client.config.update({"ok": 1, "heartbeat": "x"}))
+    assert redis_conn.hgetall("ql:config") == {}
+
+
+async def test_the_sync_config_is_a_mapping_that_writes_through(sync_client: AnyClient) -> None:
+    config = sync_client.config
+    assert len(config) == 7 and set(config) == set(DEFAULTS)
     config["foo"] = 5
     assert config["foo"] == 5 and "foo" in config
-    config["name"] = "text"
-    assert config["name"] == "text"
+    assert dict(config.items())["foo"] == "5" and "5" in config.values()
     del config["foo"]
-    assert config["foo"] is None
-    config["foo"] = 1.5
-    assert config.pop("foo") == 1.5 and "foo" not in config
-
-
-def test_config_update_and_clear(client: Client) -> None:
-    original = dict(client.config.items())
-    client.config.update({key: "1" for key in client.config})
-    assert client.config.all == {key: "1" for key in DEFAULTS}
-    assert all(value == "1" for value in client.config.values())
-    client.config.clear()
-    assert client.config.all == original
-
-
-def test_config_rejects_bad_values(client: Client, redis_conn: redis.Redis) -> None:
-    with pytest.raises(ValueError):
-        client.config["heartbeat"] = "soon"
-    with pytest.raises(ValueError):
-        client.config["q-max-concurrency"] = "lots"
-    with pytest.raises(TypeError):
-        client.config["foo"] = None
-    with pytest.raises(ValueError):
-        client.config.update({"ok": 1, "heartbeat": "x"})
-    assert redis_conn.hgetall("ql:config") == {}
+    assert config["foo"] is None and "foo" not in config

@@ -11,55 +11,61 @@ import redis
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from qless_py import Client, CodecError, Job, codecs
+from qless_py import CodecError, codecs
+from tests.client.conftest import AnyClient, MakeClient, run
 
 NOOP = "tests.client.jobs.Noop"
 
 
-def test_json_is_stored_as_plain_json(client: Client, redis_conn: redis.Redis) -> None:
-    client.queues["q"].put(NOOP, {"a": [1, "é"]}, jid="a")
+@pytest.mark.asyncio
+async def test_json_is_stored_as_plain_json(client: AnyClient, redis_conn: redis.Redis) -> None:
+    await run(client.queues["q"].put(NOOP, {"a": [1, "é"]}, jid="a"))
     assert json.loads(redis_conn.hget("ql:j:a", "data")) == {"a": [1, "é"]}  # type: ignore[arg-type]
 
 
-def test_msgpack_envelope_round_trip(server_url: str, client: Client,
-                                     redis_conn: redis.Redis) -> None:
-    packer = Client(server_url, worker_name="worker", codec="msgpack")
+@pytest.mark.asyncio
+async def test_msgpack_envelope_round_trip(server_url: str, client: AnyClient,
+                                           make_client: MakeClient,
+                                           redis_conn: redis.Redis) -> None:
+    packer = make_client(server_url, worker_name="worker", codec="msgpack")
     payload = {"blob": b"\x00\xff" * 10, "n": 3, "nested": [b"x", {"k": None}]}
-    packer.queues["q"].put(NOOP, payload, jid="a")
+    await run(packer.queues["q"].put(NOOP, payload, jid="a"))
     stored = json.loads(redis_conn.hget("ql:j:a", "data"))  # type: ignore[arg-type]
     assert set(stored) == {"_qless_codec", "b64"} and stored["_qless_codec"] == "msgpack"
     assert msgpack.unpackb(base64.b64decode(stored["b64"]), raw=False) == payload
     # A JSON client reads it too, and writes it back in the same format.
-    job = client.queues["q"].pop()
+    job = await run(client.queues["q"].pop())
     assert job is not None and job.data == payload and job.codec == "msgpack"
     job["n"] = 4
-    job.complete()
-    done = packer.jobs["a"]
-    assert isinstance(done, Job) and done.data == {**payload, "n": 4}
+    await run(job.complete())
+    done = await run(packer.jobs["a"])
+    assert done.data == {**payload, "n": 4}
     assert json.loads(redis_conn.hget("ql:j:a", "data"))["_qless_codec"] == "msgpack"  # type: ignore[arg-type]
-    packer.close()
 
 
-def test_plain_json_read_by_msgpack_client_stays_json(server_url: str, client: Client,
-                                                      redis_conn: redis.Redis) -> None:
-    client.queues["q"].put(NOOP, {"x": 1}, jid="a")
-    packer = Client(server_url, worker_name="worker", codec="msgpack")
-    job = packer.queues["q"].pop()
+@pytest.mark.asyncio
+async def test_plain_json_read_by_msgpack_client_stays_json(
+        server_url: str, client: AnyClient, make_client: MakeClient,
+        redis_conn: redis.Redis) -> None:
+    await run(client.queues["q"].put(NOOP, {"x": 1}, jid="a"))
+    packer = make_client(server_url, worker_name="worker", codec="msgpack")
+    job = await run(packer.queues["q"].pop())
     assert job is not None and job.data == {"x": 1} and job.codec == "json"
-    job.complete()
+    await run(job.complete())
     assert redis_conn.hget("ql:j:a", "data") == b'{"x":1}'
-    packer.close()
 
 
-def test_bytes_need_msgpack(client: Client, redis_conn: redis.Redis) -> None:
+@pytest.mark.asyncio
+async def test_bytes_need_msgpack(client: AnyClient, redis_conn: redis.Redis) -> None:
     with pytest.raises(CodecError, match="msgpack"):
-        client.queues["q"].put(NOOP, {"blob": b"\x00"})
+        await run(client.queues["q"].put(NOOP, {"blob": b"\x00"}))
     assert redis_conn.keys("ql:*") == []
 
 
-def test_unknown_codec_is_refused(server_url: str) -> None:
+@pytest.mark.asyncio
+async def test_unknown_codec_is_refused(server_url: str, make_client: MakeClient) -> None:
     with pytest.raises(CodecError):
-        Client(server_url, codec="pickle")
+        make_client(server_url, codec="pickle")
 
 
 def test_envelope_detection_is_exact() -> None:

@@ -21,6 +21,7 @@ from qless_py import (
     QlessError,
 )
 from qless_py.errors import error_from_reply
+from tests.client.conftest import AnyClient, run
 
 
 def test_worker_name_defaults_to_host_and_pid(server_url: str) -> None:
@@ -69,13 +70,15 @@ def test_rediss_url_selects_tls() -> None:
     assert client.endpoint().tls
 
 
-def test_script_is_reloaded_after_script_flush(client: Client, redis_conn: redis.Redis) -> None:
-    client.queues["q"].put("x.Y", {}, jid="a")
+@pytest.mark.asyncio
+async def test_script_is_reloaded_after_script_flush(client: AnyClient,
+                                                     redis_conn: redis.Redis) -> None:
+    await run(client.queues["q"].put("x.Y", {}, jid="a"))
     redis_conn.script_flush()
     assert redis_conn.script_exists(client.core.sha) == [False]
-    client.queues["q"].put("x.Y", {}, jid="b")
+    await run(client.queues["q"].put("x.Y", {}, jid="b"))
     assert redis_conn.script_exists(client.core.sha) == [True]
-    assert {j.jid for j in client.queues["q"].peek(10)} == {"a", "b"}
+    assert {j.jid for j in await run(client.queues["q"].peek(10))} == {"a", "b"}
 
 
 def test_script_is_reloaded_after_server_restart(private_server) -> None:  # type: ignore[no-untyped-def]
@@ -88,30 +91,33 @@ def test_script_is_reloaded_after_server_restart(private_server) -> None:  # typ
     client.close()
 
 
-def test_core_errors_are_typed_and_keep_the_server_message(client: Client) -> None:
+@pytest.mark.asyncio
+async def test_core_errors_are_typed_and_keep_the_server_message(client: AnyClient) -> None:
     queue = client.queues["q"]
-    queue.put("x.Y", {}, jid="a")
+    await run(queue.put("x.Y", {}, jid="a"))
     with pytest.raises(LockLostError, match="not currently running"):
-        client("complete", "a", "worker", "q", "{}")
+        await run(client("complete", "a", "worker", "q", "{}"))
     with pytest.raises(JobNotFoundError, match="Job nope does not exist"):
-        client("priority", "nope", 1)
+        await run(client("priority", "nope", 1))
     with pytest.raises(CoreError, match="Unknown command nope"):
-        client("nope")
-    job = queue.pop(worker="w1")
+        await run(client("nope"))
+    job = await run(queue.pop(worker="w1"))
     assert job is not None
     with pytest.raises(LockLostError, match="another worker: w1"):
-        client("heartbeat", "a", "w2")
+        await run(client("heartbeat", "a", "w2"))
     assert issubclass(CoreError, QlessError) and issubclass(QlessConnectionError, QlessError)
 
 
-def test_holder_commands_on_a_vanished_job_raise_lock_lost(client: Client) -> None:
-    client.queues["q"].put("x.Y", {}, jid="a")
-    job = client.queues["q"].pop()
+@pytest.mark.asyncio
+async def test_holder_commands_on_a_vanished_job_raise_lock_lost(client: AnyClient) -> None:
+    await run(client.queues["q"].put("x.Y", {}, jid="a"))
+    job = await run(client.queues["q"].pop())
     assert job is not None
-    client.jobs["a"].cancel()  # type: ignore[union-attr]
+    await run((await run(client.jobs["a"])).cancel())
     with pytest.raises(JobGoneError) as info:
-        job.heartbeat()
+        await run(job.heartbeat())
     assert isinstance(info.value, LockLostError) and isinstance(info.value, JobNotFoundError)
+    assert job.lease_gone is not None and job.settling is None
 
 
 def test_error_mapping_by_phrase() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -10,6 +11,19 @@ import pytest
 from qless_py import Client
 
 NOOP = "tests.client.jobs.Noop"
+
+
+@pytest.fixture
+def client(sync_client: Client) -> Client:
+    """The sync client's event thread (tests/aio/test_events.py has the async client's)."""
+    return sync_client
+
+
+@pytest.fixture
+def other(server_url: str) -> Iterator[Client]:
+    c = Client(server_url, worker_name="other")
+    yield c
+    c.close()
 
 
 class Recorder:

@@ -2,9 +2,25 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
+import pytest
+
 from qless_py import Client, Job
+
+
+@pytest.fixture
+def client(sync_client: Client) -> Client:
+    """Job.process() is the sync client's."""
+    return sync_client
+
+
+@pytest.fixture
+def other(server_url: str) -> Iterator[Client]:
+    c = Client(server_url, worker_name="other")
+    yield c
+    c.close()
 
 
 class Page:

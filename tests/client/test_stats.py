@@ -7,13 +7,12 @@ import math
 import statistics
 
 import pytest
-from freezegun import freeze_time
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from qless_py import Client, QueueStats, TimingStats, merge_stats
+from qless_py import QueueStats, TimingStats, merge_stats
 from qless_py.stats import BIN_COUNT, BIN_EDGES, BIN_LABELS, day_start, day_starts
-from tests.client.conftest import T0
+from tests.client.conftest import AnyClient, frozen, run
 
 NOOP = "tests.client.jobs.Noop"
 DAY0 = 1893456000  # T0 as Unix seconds (a UTC midnight)
@@ -28,24 +27,25 @@ def test_bins_have_explicit_edges() -> None:
     assert all(a < b for a, b in itertools.pairwise(BIN_EDGES))
 
 
-def _run_day(client: Client, waits: list[float], run: float) -> None:
+async def _run_day(client: AnyClient, waits: list[float], runs: float) -> None:
     queue = client.queues["q"]
-    with freeze_time(T0) as frozen:
+    with frozen() as clock:
         for i, wait in enumerate(waits):
-            queue.put(NOOP, {}, jid=f"j{i}")
-            frozen.tick(wait)
-            job = queue.pop()
+            await run(queue.put(NOOP, {}, jid=f"j{i}"))
+            clock.tick(wait)
+            job = await run(queue.pop())
             assert job is not None
-            frozen.tick(run)
-            job.complete()
-            frozen.tick(-(wait + run))
+            clock.tick(runs)
+            await run(job.complete())
+            clock.tick(-(wait + runs))
 
 
-def test_stats_of_a_day(client: Client) -> None:
-    _run_day(client, [5, 5, 65], run=3700)
-    with freeze_time(T0):
-        stats = client.queues["q"].stats()
-    assert stats == client.queues["q"].stats(DAY0 + 100)
+@pytest.mark.asyncio
+async def test_stats_of_a_day(client: AnyClient) -> None:
+    await _run_day(client, [5, 5, 65], runs=3700)
+    with frozen():
+        stats = await run(client.queues["q"].stats())
+    assert stats == await run(client.queues["q"].stats(DAY0 + 100))
     assert stats.wait.count == 3
     assert stats.wait.mean == pytest.approx(25)
     assert stats.wait.std == pytest.approx(statistics.stdev([5, 5, 65]))
@@ -58,16 +58,18 @@ def test_stats_of_a_day(client: Client) -> None:
     assert stats["wait"]["count"] == 3
 
 
-def test_failures_are_counted(client: Client) -> None:
-    with freeze_time(T0):
-        client.queues["q"].put(NOOP, {}, jid="a")
-        client.queues["q"].pop().fail("g", "m")  # type: ignore[union-attr]
-        stats = client.queues["q"].stats()
+@pytest.mark.asyncio
+async def test_failures_are_counted(client: AnyClient) -> None:
+    with frozen():
+        await run(client.queues["q"].put(NOOP, {}, jid="a"))
+        await run((await run(client.queues["q"].pop())).fail("g", "m"))
+        stats = await run(client.queues["q"].stats())
     assert (stats.failures, stats.failed) == (1, 1)
 
 
-def test_empty_day(client: Client) -> None:
-    assert client.queues["q"].stats(DAY0) == QueueStats.empty()
+@pytest.mark.asyncio
+async def test_empty_day(client: AnyClient) -> None:
+    assert await run(client.queues["q"].stats(DAY0)) == QueueStats.empty()
 
 
 def test_merge_is_exact() -> None:
@@ -89,25 +91,27 @@ def test_merge_is_exact() -> None:
     assert TimingStats.empty().merge(timing(c)) == timing(c)
 
 
-def test_stats_range_sums_days(client: Client) -> None:
+@pytest.mark.asyncio
+async def test_stats_range_sums_days(client: AnyClient) -> None:
     queue = client.queues["q"]
     for day, waits in ((0, [2, 4]), (1, []), (2, [9])):
-        with freeze_time(T0) as frozen:
-            frozen.tick(day * 86400)
+        with frozen() as clock:
+            clock.tick(day * 86400)
             for i, wait in enumerate(waits):
-                queue.put(NOOP, {}, jid=f"d{day}-{i}")
-                frozen.tick(wait)
-                queue.pop().complete()  # type: ignore[union-attr]
-                frozen.tick(-wait)
-    total = queue.stats_range(DAY0 + 10, DAY0 + 2 * 86400 + 5)
+                await run(queue.put(NOOP, {}, jid=f"d{day}-{i}"))
+                clock.tick(wait)
+                await run((await run(queue.pop())).complete())
+                clock.tick(-wait)
+    total = await run(queue.stats_range(DAY0 + 10, DAY0 + 2 * 86400 + 5))
     assert total.wait.count == 3
     assert total.wait.mean == pytest.approx(5)
     assert total.wait.std == pytest.approx(statistics.stdev([2, 4, 9]))
-    assert total == merge_stats(queue.stats(DAY0 + d * 86400) for d in range(3))
+    days = [await run(queue.stats(DAY0 + d * 86400)) for d in range(3)]
+    assert total == merge_stats(days)
     assert list(day_starts(DAY0 + 5, DAY0 + 86400)) == [DAY0, DAY0 + 86400]
     assert day_start(DAY0 + 86399.5) == DAY0
     with pytest.raises(ValueError):
-        queue.stats_range(DAY0 + 86400, DAY0)
+        await run(queue.stats_range(DAY0 + 86400, DAY0))
 
 
 def _timing_of(xs: list[float]) -> TimingStats:

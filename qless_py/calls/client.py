@@ -1,0 +1,122 @@
+"""Client-wide calls without the sending: jobs by jid and the core's job listings, queue and
+worker overviews, tracking, tags and unfail. ``qless_py.client`` and ``qless_py.aio.client``
+send them; ``job_type``/``recurring_type`` are each flavour's object classes."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any, Generic, TypeVar
+
+from qless_py.calls.base import Call, Steps
+from qless_py.calls.job import as_list, json_list, tracked_flag
+
+J = TypeVar("J")
+R = TypeVar("R")
+
+
+def _loads(reply: Any) -> Any:
+    return None if reply is None else json.loads(reply)
+
+
+class JobsBase(Generic[J, R]):
+    """Jobs by jid, and the core's job listings."""
+
+    job_type: Callable[..., J]
+    recurring_type: Callable[..., R]
+
+    def __init__(self, client: Any) -> None:
+        self._client = client
+
+    def _job_steps(self, jid: str) -> Steps[J | R | None]:
+        """The job or recurring template with this jid, or None."""
+        raw = yield ("get", (jid,), _loads)
+        if raw is not None:
+            return self.job_type(self._client, raw)
+        raw = yield ("recur.get", (jid,), _loads)
+        if raw is not None:
+            return self.recurring_type(self._client, raw)
+        return None
+
+    def _jobs(self, raws: list[Any]) -> list[J]:
+        make, client = self.job_type, self._client
+        return [make(client, raw) for raw in raws]
+
+    def _get_call(self, jids: tuple[str, ...]) -> Call[list[J]]:
+        """The jobs that exist among ``jids`` (unknown jids are left out), in order."""
+        return ("multiget", jids, lambda reply: self._jobs(json_list(reply)))
+
+    def _cancel_call(self, jids: tuple[str, ...]) -> Call[list[str]]:
+        return ("cancel", jids, as_list)
+
+    def _complete_call(self, offset: int, count: int) -> Call[list[str]]:
+        return ("jobs", ("complete", offset, count), as_list)
+
+    def _tracked_call(self) -> Call[dict[str, list[Any]]]:
+        def tracked(reply: Any) -> dict[str, list[Any]]:
+            raw = json.loads(reply)
+            return {"jobs": self._jobs(as_list(raw.get("jobs"))),
+                    "expired": as_list(raw.get("expired"))}
+
+        return ("track", (), tracked)
+
+    def _tagged_call(self, tag: str, offset: int, count: int) -> Call[dict[str, Any]]:
+        def tagged(reply: Any) -> dict[str, Any]:
+            raw = json.loads(reply)
+            return {"total": int(raw.get("total", 0)), "jobs": as_list(raw.get("jobs"))}
+
+        return ("tag", ("get", tag, offset, count), tagged)
+
+    def _failed_steps(self, group: str | None, start: int, limit: int) -> Steps[dict[str, Any]]:
+        """Without a group: ``{group: count}``. With one: ``{"total", "jobs": [Job...]}``."""
+        if group is None:
+            overview = yield ("failed", (), json.loads)
+            return {str(k): int(v) for k, v in overview.items()}
+        raw = yield ("failed", (group, start, limit), json.loads)
+        jids = tuple(as_list(raw.get("jobs")))
+        jobs = (yield self._get_call(jids)) if jids else []
+        return {"total": int(raw.get("total", 0)), "jobs": jobs}
+
+
+def queue_counts_call() -> Call[list[dict[str, Any]]]:
+    """Every queue's counts."""
+    return ("queues", (), json_list)
+
+
+def queue_names_call() -> Call[list[str]]:
+    return ("queues", (), lambda reply: [str(item["name"]) for item in json_list(reply)])
+
+
+def worker_counts_call() -> Call[list[dict[str, Any]]]:
+    """``[{"name", "jobs", "stalled"}]``, most recently active first."""
+    return ("workers", (), json_list)
+
+
+def worker_call(name: str) -> Call[dict[str, list[str]]]:
+    """``{"jobs": [jid...], "stalled": [jid...]}`` for one worker."""
+    def jobs(reply: Any) -> dict[str, list[str]]:
+        raw = json.loads(reply)
+        return {"jobs": as_list(raw.get("jobs")), "stalled": as_list(raw.get("stalled"))}
+
+    return ("workers", (name,), jobs)
+
+
+def deregister_call(names: tuple[str, ...]) -> Call[None]:
+    """Remove workers from the registry (their job lists stay)."""
+    return ("worker.deregister", names, lambda _: None)
+
+
+def track_call(command: str, jid: str) -> Call[bool]:
+    return ("track", (command, jid), tracked_flag)
+
+
+def tags_call(offset: int, count: int) -> Call[list[str]]:
+    """The most used tags (used at least twice), most used first."""
+    return ("tag", ("top", offset, count), json_list)
+
+
+def unfail_call(group: str, queue: str, count: int) -> Call[int]:
+    """Move the oldest ``count`` jobs of failure ``group`` into ``queue``."""
+    if count <= 0:
+        raise ValueError("count must be positive")
+    return ("unfail", (queue, group, count), int)

@@ -1,0 +1,285 @@
+"""What a core call means, whatever carries it: which commands may be sent again, how a
+failed send is recovered, how replies and error replies are read, and how a batch is packed
+and its replies sorted. ``qless_py.core.LuaCore`` (sync) and ``qless_py.aio.core.AsyncCore``
+drive these with their own sends.
+
+A call is sent once on its fast path. When that send fails, :func:`recover` decides what
+happens next, one action at a time (send again, load the script, give up with a typed
+error); :func:`batch` does the same for a pipelined batch. Both are generators: the
+transport performs each yielded action and sends back its result, or throws its
+``RespError`` in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator, Sequence
+from typing import Any, Protocol
+
+from qless_py.errors import (
+    ConnectionSetupError,
+    CoreError,
+    QlessConnectionError,
+    QlessError,
+    error_from_reply,
+)
+from qless_py.resp import (
+    Arg,
+    ConnectionFailed,
+    ReplyError,
+    RespError,
+    SetupFailed,
+    bulk,
+    pack,
+)
+
+# Commands that change nothing a caller could observe twice: safe to send again after a
+# connection error. (``peek``, ``queues`` and ``jobs`` may promote due scheduled jobs, which
+# converges to the same state when repeated.)
+READ_COMMANDS = frozenset({
+    "get", "multiget", "config.get", "queues", "peek", "jobs", "failed", "stats", "length",
+    "workers", "recur.get",
+})
+
+
+def is_read(command: str, args: Sequence[Arg]) -> bool:
+    if command in READ_COMMANDS:
+        return True
+    if command == "track":
+        return not args
+    if command == "tag":
+        return bool(args) and args[0] in ("get", "top")
+    return False
+
+
+def to_text(reply: Any) -> Any:
+    """Bulk strings become ``str``, arrays lists of converted items; integers stay."""
+    if type(reply) is bytes:
+        return reply.decode("utf-8", "replace")
+    if type(reply) is list:
+        return [to_text(item) for item in reply]
+    return reply
+
+
+_redis_errors: tuple[type[Exception], ...] | None = None
+
+
+def translate_redis_error(exc: BaseException) -> RespError | None:
+    """redis-py's exception (sync or asyncio: they share one tree) as ConnectionFailed,
+    SetupFailed or ReplyError, or None for anything else."""
+    global _redis_errors
+    if _redis_errors is None:
+        from redis import exceptions as e
+        _redis_errors = (e.AuthenticationError, e.ConnectionError, e.TimeoutError,
+                         e.NoScriptError, e.ReadOnlyError, e.NoPermissionError,
+                         e.ResponseError)
+    auth, lost, timeout, noscript, readonly, noperm, refused = _redis_errors
+    if isinstance(exc, auth):
+        return SetupFailed(f"authentication refused: {exc}")
+    if isinstance(exc, (lost, timeout)):
+        return ConnectionFailed(str(exc))
+    # redis-py drops the error code from these replies' text; the code is what counts
+    if isinstance(exc, noscript):
+        return ReplyError(f"NOSCRIPT {exc}")
+    if isinstance(exc, readonly):
+        return ReplyError(f"READONLY {exc}")
+    if isinstance(exc, noperm):
+        return ReplyError(f"NOPERM {exc}")
+    if isinstance(exc, refused):
+        return ReplyError(str(exc))
+    return None
+
+
+def check_confirmed(acked: Any, replicas: int, ms: int) -> None:
+    """Raise ConnectionFailed unless WAIT's reply says ``replicas`` replicas have a write."""
+    if isinstance(acked, ReplyError) or not isinstance(acked, int) or acked < replicas:
+        raise ConnectionFailed(
+            f"written, but {acked} of {replicas} replica(s) confirmed it within {ms} ms "
+            "(WAIT): a failover now could lose it")
+
+
+def confirmed_payload(sha: str, argv: Sequence[Arg], confirm: tuple[int, int]) -> bytes:
+    """One EVALSHA followed by WAIT in the same write (``confirm``: replicas, ms)."""
+    return pack(["EVALSHA", sha, 0, *argv]) + pack(["WAIT", *confirm])
+
+
+# -- recovering a failed send ------------------------------------------------------------
+class Send:
+    """Action: send the call again (``confirmed``: with WAIT after it)."""
+
+    __slots__ = ("confirmed",)
+
+    def __init__(self, confirmed: bool) -> None:
+        self.confirmed = confirmed
+
+
+class Load:
+    """Action: load the script into the server (again)."""
+
+
+class Exchange:
+    """Action: write ``payload`` (packed commands) on one connection, read ``count`` replies
+    (error replies as ReplyError objects in the list)."""
+
+    __slots__ = ("count", "payload")
+
+    def __init__(self, payload: bytes, count: int) -> None:
+        self.payload, self.count = payload, count
+
+
+LOAD = Load()
+Action = Send | Load | Exchange
+
+
+def recover(command: str, args: Sequence[Arg], failure: RespError,
+            confirmed: bool) -> Generator[Action, Any, Any]:
+    """After the first send of a call failed with ``failure``: send it again only when
+    that cannot run it twice, else raise the typed error. Returns the raw reply.
+
+    NOSCRIPT (after a restart or SCRIPT FLUSH: the script is loaded first) and READONLY
+    (a replica refused it; its connection was closed, and the next one finds the current
+    master) mean the script did not run: each is sent again at most once. A connection
+    error is sent again once for read-only commands only; for anything that may write,
+    the outcome is unknown (QlessConnectionError). A refusal retrying cannot mend is
+    ConnectionSetupError.
+    """
+    read = is_read(command, args)
+    seen: set[str] = set()
+    retried = False
+    attempt: RespError = failure
+    while True:
+        if isinstance(attempt, SetupFailed):
+            raise ConnectionSetupError(f"{command}: {attempt}") from attempt
+        if isinstance(attempt, ConnectionFailed):
+            if not read:
+                raise QlessConnectionError(
+                    f"{command}: connection failed, the command may or may not have run: "
+                    f"{attempt}") from attempt
+            if retried:
+                raise QlessConnectionError(f"{command}: {attempt}") from attempt
+            retried, confirmed = True, False  # a read: never waited for
+            seen.clear()
+        elif isinstance(attempt, ReplyError) and (attempt.noscript or attempt.readonly):
+            kind = "noscript" if attempt.noscript else "readonly"
+            if kind in seen:
+                raise error_from_reply(str(attempt), command) from attempt
+            seen.add(kind)
+            if kind == "noscript":
+                try:
+                    yield LOAD
+                except RespError as exc:
+                    attempt = exc
+                    continue
+        else:
+            raise error_from_reply(str(attempt), command) from attempt
+        try:
+            return (yield Send(confirmed))
+        except RespError as exc:
+            attempt = exc
+
+
+def checked(error: QlessError) -> QlessConnectionError | None:
+    """What a start-up check (a read on the path calls take) makes of ``error``: a
+    ConnectionSetupError to raise (retrying cannot help), or the connection error to
+    report and retry."""
+    if isinstance(error, ConnectionSetupError):  # without the command's name: it is ours
+        raise ConnectionSetupError(str(error.__cause__ or error)) from error
+    if isinstance(error, QlessConnectionError):
+        return error
+    if isinstance(error, CoreError):
+        raise ConnectionSetupError(f"the server refused the core: {error}") from error
+    raise error
+
+
+# -- batches -----------------------------------------------------------------------------
+PackedCall = tuple[bytes, int, bytes]
+"""``(command as a RESP bulk string, number of arguments after now, their RESP bulks)``."""
+
+
+def pack_call(command: Arg, args: Sequence[Arg]) -> PackedCall:
+    """Pack ``command`` and its arguments (without ``now``) for a batch."""
+    return bulk(command), len(args), b"".join([bulk(arg) for arg in args])
+
+
+def command_name(packed: bytes) -> str:
+    return packed.split(b"\r\n", 2)[1].decode("utf-8", "replace")
+
+
+class CoreState(Protocol):
+    """What :func:`batch` reads of a core: its script's SHA (it changes after a load) and
+    its ``confirm`` setting."""
+
+    sha: str
+    confirm: tuple[int, int]
+
+
+def batch(core: CoreState, calls: Sequence[PackedCall],
+          base_us: int) -> Generator[Action, Any, list[Any]]:
+    """Run many commands in one round trip (pipelined EVALSHA, not a transaction).
+
+    Results come back in order; an item the core refused gets its exception object in the
+    result list. Items that came back NOSCRIPT or READONLY did not run, so only those are
+    sent again (after a load, or on a new connection to the current master). Items are
+    given ``now`` values 10 us apart from ``base_us``: equal priorities (|p| < 4, within
+    the score's precision) then pop in batch order, as separate puts would, not in the
+    reverse-jid order of ties.
+    """
+    results: list[Any] = [None] * len(calls)
+    pending = list(range(len(calls)))
+    replicas, ms = core.confirm
+    for attempt in range(2):
+        payload = _pack_batch(core.sha, calls, pending, base_us, core.confirm)
+        try:
+            replies = yield Exchange(payload, len(pending) + bool(replicas))
+        except RespError as exc:
+            raise _batch_error(len(pending), exc) from exc
+        if replicas:
+            try:
+                check_confirmed(replies.pop(), replicas, ms)
+            except ConnectionFailed as exc:
+                raise QlessConnectionError(f"batch of {len(pending)} commands: {exc}") \
+                    from exc
+        again: list[int] = []
+        load = False
+        for i, reply in zip(pending, replies, strict=True):
+            if isinstance(reply, ReplyError) and attempt == 0 and (
+                    reply.noscript or reply.readonly):
+                again.append(i)
+                load = load or reply.noscript
+            elif isinstance(reply, ReplyError):
+                results[i] = error_from_reply(str(reply), command_name(calls[i][0]))
+            else:
+                results[i] = to_text(reply)
+        if not again:
+            break
+        if load:
+            try:
+                yield LOAD
+            except RespError as exc:
+                raise _batch_error(len(again), exc) from exc
+        pending = again
+    return results
+
+
+def _batch_error(count: int, exc: RespError) -> QlessError:
+    if isinstance(exc, SetupFailed):
+        return ConnectionSetupError(f"batch of {count} commands: {exc}")
+    if isinstance(exc, ConnectionFailed):
+        return QlessConnectionError(
+            f"batch of {count} commands: connection failed, some may have run: {exc}")
+    return error_from_reply(str(exc))
+
+
+def _pack_batch(sha: str, calls: Sequence[PackedCall], pending: list[int], base_us: int,
+                confirm: tuple[int, int]) -> bytes:
+    sha_bytes = sha.encode()
+    head = b"*%d\r\n$7\r\nEVALSHA\r\n$%d\r\n%s\r\n$1\r\n0\r\n%s"
+    parts: list[bytes] = []
+    for i in pending:
+        name, count, body = calls[i]
+        now = b"%d.%06d" % divmod(base_us + 10 * i, 1_000_000)
+        parts.append(head % (count + 5, len(sha_bytes), sha_bytes, name))
+        parts.append(b"$%d\r\n%s\r\n" % (len(now), now))
+        parts.append(body)
+    if confirm[0]:
+        parts.append(pack(["WAIT", *confirm]))
+    return b"".join(parts)

@@ -1,0 +1,73 @@
+"""Events without the listening: the names a callback can be given, the channels they come
+on, and what a published message means. ``qless_py.events.Events`` (a thread) and
+``qless_py.aio.events.Events`` (a task) listen and deliver.
+
+* ``canceled completed failed popped stalled put track untrack``: the jid (``str``), from
+  the per-job channels ``ql:<name>`` (published for tracked jobs only, except track/untrack);
+* ``log``: every ``ql:log`` message as a dict; ``log.<event>`` (e.g. ``log.lock_lost``,
+  ``log.config_set``) only messages whose ``event`` matches;
+* ``worker``: messages on the client's own channel ``ql:w:<worker name>`` as dicts.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from qless_py import keys
+
+JOB_EVENTS = ("canceled", "completed", "failed", "popped", "stalled", "put", "track", "untrack")
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """One published message: its most specific event name (``completed``, ``log.put``,
+    ``worker``...) and what a callback for it receives."""
+
+    name: str
+    data: Any
+
+
+def check_name(event: str) -> None:
+    """NotImplementedError for a name no message is ever delivered under."""
+    if event in JOB_EVENTS or event in ("log", "worker"):
+        return
+    if event.startswith("log.") and len(event) > 4:
+        return
+    raise NotImplementedError(
+        f"unknown event {event!r}: use one of {', '.join(JOB_EVENTS)}, log, log.<event>, "
+        "worker")
+
+
+def channels(worker_name: str) -> list[str]:
+    """Every channel a listener subscribes to."""
+    return [keys.channel(name) for name in JOB_EVENTS] + [
+        keys.channel("log"), keys.worker_channel(worker_name)]
+
+
+def deliveries(channel: str, payload: str) -> list[tuple[str, Any]]:
+    """The callbacks a message goes to, as ``(event name, value)``, least specific first
+    (``log`` before ``log.<event>``)."""
+    name = channel[3:]
+    if name in JOB_EVENTS:
+        return [(name, payload)]
+    if name == "log":
+        event = _json(payload)
+        if isinstance(event, dict) and "event" in event:
+            return [("log", event), (f"log.{event['event']}", event)]
+        return [("log", event)]
+    if name.startswith("w:"):
+        return [("worker", _json(payload))]
+    return []
+
+
+def text(value: Any) -> str:
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
+
+
+def _json(payload: str) -> Any:
+    try:
+        return json.loads(payload)
+    except ValueError:
+        return payload
