@@ -1,11 +1,16 @@
 -- qlpy.put_many: many puts into one queue in one call (extension, docs/protocol.md).
 
+-- Seconds between the puts of one call: well above the work-set score's resolution (about
+-- 3e-7 s of time at today's clock), so that jobs of equal priority keep batch order.
+local STEP = 0.00001
+
 -- qlpy.put_many <now> <worker> <queue> (<jid> <klass> <data> <delay> <n> [name value]*n)...
--- Each job is put exactly as `put <now> <worker> <queue> <jid> <klass> <data> <delay>` with
--- its n option pairs would put it (every put option, unique included), in order. Every job
--- is checked before the first write: when one is refused, nothing is written. Reply: array
--- of the jids in order, nil in place of a unique job left alone ({} when no job is given).
--- Events: those of each put, in order.
+-- Each job is put exactly as `put <now + 0.00001 (i - 1)> <worker> <queue> <jid> <klass>
+-- <data> <delay>` with its n option pairs would put it (every put option, unique included):
+-- job i is put 10 us after job i - 1, so that jobs of equal priority pop in batch order.
+-- Every job is checked before the first write: when one is refused, nothing is written.
+-- Reply: array of the jids in order, nil in place of a unique job left alone ({} when no
+-- job is given). Events: those of each put, in order.
 -- Errors: Queue(): no queue name provided / qlpy.put_many(): job <i>: <put's phrase> (i
 -- counts from 1) / qlpy.put_many(): job <i>: option count missing or not a whole number:
 -- <x>
@@ -31,8 +36,8 @@ function Job.put_many(now)
   end
   local out = {}
   for i, j in ipairs(jobs) do
-    out[i] = Job.put_write(now, worker, queue, j[1], j[2], j[3], j[4], j[5], j[6], j[7], j[8],
-      j[9], j[10], j[11], j[12], probe, batch)
+    out[i] = Job.put_write(now + STEP * (i - 1), worker, queue, j[1], j[2], j[3], j[4], j[5],
+      j[6], j[7], j[8], j[9], j[10], j[11], j[12], probe, batch)
   end
   if batch then
     if #batch > 0 then

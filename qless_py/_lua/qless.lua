@@ -113,8 +113,12 @@ local cfg, wake
 --@ lua/job/put.lua:1-1
 -- put and requeue: create a job, or move an existing one, into a queue.
 
---@ lua/job/put_many.lua:1-1
+--@ lua/job/put_many.lua:1-5
 -- qlpy.put_many: many puts into one queue in one call (extension, docs/protocol.md).
+
+-- Seconds between the puts of one call: well above the work-set score's resolution (about
+-- 3e-7 s of time at today's clock), so that jobs of equal priority keep batch order.
+-- local STEP = 0.00001
 
 --@ lua/job/render.lua:1-1
 -- The job object (protocol 2.10) as JSON text, and the commands that return it.
@@ -1582,13 +1586,14 @@ end
 -- requeue: exactly put, for a job that must already exist.
 function M.Job_requeue(now) return M.Job_put(now, true) end
   elseif name == 'Job_put_many' then
---@ lua/job/put_many.lua:3-45
+--@ lua/job/put_many.lua:7-50
 -- qlpy.put_many <now> <worker> <queue> (<jid> <klass> <data> <delay> <n> [name value]*n)...
--- Each job is put exactly as `put <now> <worker> <queue> <jid> <klass> <data> <delay>` with
--- its n option pairs would put it (every put option, unique included), in order. Every job
--- is checked before the first write: when one is refused, nothing is written. Reply: array
--- of the jids in order, nil in place of a unique job left alone ({} when no job is given).
--- Events: those of each put, in order.
+-- Each job is put exactly as `put <now + 0.00001 (i - 1)> <worker> <queue> <jid> <klass>
+-- <data> <delay>` with its n option pairs would put it (every put option, unique included):
+-- job i is put 10 us after job i - 1, so that jobs of equal priority pop in batch order.
+-- Every job is checked before the first write: when one is refused, nothing is written.
+-- Reply: array of the jids in order, nil in place of a unique job left alone ({} when no
+-- job is given). Events: those of each put, in order.
 -- Errors: Queue(): no queue name provided / qlpy.put_many(): job <i>: <put's phrase> (i
 -- counts from 1) / qlpy.put_many(): job <i>: option count missing or not a whole number:
 -- <x>
@@ -1614,8 +1619,8 @@ function M.Job_put_many(now)
   end
   local out = {}
   for i, j in ipairs(jobs) do
-    out[i] = M.Job_put_write(now, worker, queue, j[1], j[2], j[3], j[4], j[5], j[6], j[7], j[8],
-      j[9], j[10], j[11], j[12], probe, batch)
+    out[i] = M.Job_put_write(now + 0.00001 * (i - 1), worker, queue, j[1], j[2], j[3], j[4], j[5],
+      j[6], j[7], j[8], j[9], j[10], j[11], j[12], probe, batch)
   end
   if batch then
     if #batch > 0 then
@@ -1627,7 +1632,7 @@ function M.Job_put_many(now)
   return out
 end
   elseif name == 'Job_put_many_args' then
---@ lua/job/put_many.lua:47-67
+--@ lua/job/put_many.lua:52-72
 -- Check every job of a qlpy.put_many call (ARGV from 5 on), appending each one's arguments
 -- to `jobs` as it passes; `jobs.repeated` is set when a jid occurs twice. Raises put's error
 -- for the first job refused (the caller names it by #jobs + 1).
@@ -1650,7 +1655,7 @@ function M.Job_put_many_args(queue, jobs)
   end
 end
   elseif name == 'Job_none_exist' then
---@ lua/job/put_many.lua:69-79
+--@ lua/job/put_many.lua:74-84
 -- Whether none of the jobs' hashes exists (one EXISTS per 1000 jids).
 function M.Job_none_exist(jobs)
   local keys = {}
@@ -3090,9 +3095,10 @@ function M.Stats_summary(k)
   return { count = count, mean = mean, std = std, histogram = histogram }
 end
   elseif name == 'Stats_get' then
---@ lua/stats.lua:158-175
+--@ lua/stats.lua:158-179
 -- stats <now> <queue> <date>
--- Reply: {"retries","failed","failures","wait":{...},"run":{...}} for the day of `date`.
+-- Reply: {"retries","failed","failures","wait":{...},"run":{...}} for the day of `date`,
+-- and "expired" (jobs whose ttl ran out, an extension) only when there were some.
 -- Errors: Queue(): no queue name provided / Stats(): Arg "date" missing or not a number: <x>
 function M.Stats_get(now)
   local queue, date_s = A[3], A[4]
@@ -3100,11 +3106,14 @@ function M.Stats_get(now)
   local date = M.Num_parse(date_s)
   if date == nil then error('Stats(): Arg "date" missing or not a number: ' .. tostring(date_s)) end
   local day = M.Stats_day(date)
-  local counters = rcall('HMGET', M.Stats_key('stats', day, queue), 'retries', 'failed', 'failures')
+  local counters = rcall('HMGET', M.Stats_key('stats', day, queue), 'retries', 'failed', 'failures',
+    'expired')
+  local expired = tonumber(counters[4])
   return encode({
     retries = tonumber(counters[1]) or 0,
     failed = tonumber(counters[2]) or 0,
     failures = tonumber(counters[3]) or 0,
+    expired = expired and expired > 0 and expired or nil,
     wait = M.Stats_summary(M.Stats_key('wait', day, queue)),
     run = M.Stats_summary(M.Stats_key('run', day, queue)),
   })

@@ -65,7 +65,7 @@ def test_put_many_puts_every_job_as_put_would(core: Core, events: Any) -> None:
     assert [e for _, e in decoded(seen)] == [
         {"jid": j, "event": "put", "queue": "q"} for j in "abc"]
     assert [j for j, _ in core.zset("ql:q:q-work")] == ["a", "b"]
-    assert core.zset("ql:q:q-scheduled") == [("c", T0 + 30)]
+    assert core.zset("ql:q:q-scheduled") == [("c", T0 + 0.00002 + 30)]
     assert core.zset("ql:queues") == [("q", T0)]
     assert core.job("b")["priority"] == 5 and core.job("c")["tags"] == ["red"]
     assert [j["jid"] for j in core.pop("q", "w", 5, now=T0 + 1)] == ["b", "a"]
@@ -77,9 +77,15 @@ def test_put_many_matches_single_puts_byte_for_byte(core: Core) -> None:
     many(core, *jobs)
     batch = core.digest()
     core.conn.flushdb()
-    for jid, klass, data, delay, *opts in jobs:
-        core("put", T0, "w", "q", jid, klass, data, delay, *opts)
+    for i, (jid, klass, data, delay, *opts) in enumerate(jobs):
+        core("put", T0 + i * 0.00001, "w", "q", jid, klass, data, delay, *opts)
     assert core.digest() == batch
+
+
+def test_put_many_keeps_batch_order_among_equal_priorities(core: Core) -> None:
+    jids = [f"j{i}" for i in (5, 3, 9, 1, 7)]
+    many(core, *[(jid, "K", "{}", 0) for jid in jids])
+    assert [j["jid"] for j in core.pop("q", "w", 10, now=T0 + 1)] == jids
 
 
 def test_put_many_of_existing_and_repeated_jobs(core: Core) -> None:
