@@ -34,10 +34,16 @@ function Job.put_many(now)
     probe = 2 * rcall('EXISTS', key.tracked)
     batch = {}
   end
-  local out = {}
-  for i, j in ipairs(jobs) do
-    out[i] = Job.put_write(now + STEP * (i - 1), worker, queue, j[1], j[2], j[3], j[4], j[5],
-      j[6], j[7], j[8], j[9], j[10], j[11], j[12], probe, batch)
+  local out
+  if fresh and jobs.plain then
+    out = Job.put_plain(now, queue, jobs, probe, batch)
+  else
+    out = {}
+    for i, j in ipairs(jobs) do
+      if type(j) ~= 'table' then j = { A[j], A[j + 1], A[j + 2], 0, nil, nil, nil, false } end
+      out[i] = Job.put_write(now + STEP * (i - 1), worker, queue, j[1], j[2], j[3], j[4],
+        j[5], j[6], j[7], j[8], j[9], j[10], j[11], j[12], probe, batch)
+    end
   end
   if batch then
     if #batch > 0 then
@@ -50,31 +56,82 @@ function Job.put_many(now)
 end
 
 -- Check every job of a qlpy.put_many call (ARGV from 5 on), appending each one's arguments
--- to `jobs` as it passes; `jobs.repeated` is set when a jid occurs twice. Raises put's error
--- for the first job refused (the caller names it by #jobs + 1).
+-- to `jobs` as it passes: a plain job (no options, no delay) as the ARGV index of its jid,
+-- another as the list of its checked arguments. `jobs.repeated` is set when a jid occurs
+-- twice, `jobs.plain` while every job is plain. Raises put's error for the first job
+-- refused (the caller names it by #jobs + 1).
 function Job.put_many_args(queue, jobs)
   local i, n, seen = 5, #A, {}
+  jobs.plain = true
   while i <= n do
     local count_s = A[i + 4]
-    local count = Num.parse(count_s)
-    if count == nil or count < 0 or count % 1 ~= 0 or i + 4 + 2 * count > n then
-      error('option count missing or not a whole number: ' .. tostring(count_s), 0)
+    local jid = A[i]
+    if count_s == '0' then
+      if Job.put_check(queue, jid, A[i + 1], A[i + 2], A[i + 3]) == 0 and i + 4 <= n then
+        jobs[#jobs + 1] = i
+      else
+        jobs.plain = false
+        jobs[#jobs + 1] = Job.put_many_job(queue, i, i + 4)
+      end
+      i = i + 5
+    else
+      local count = Num.parse(count_s)
+      if count == nil or count < 0 or count % 1 ~= 0 or i + 4 + 2 * count > n then
+        error('option count missing or not a whole number: ' .. tostring(count_s), 0)
+      end
+      jobs.plain = false
+      local last = i + 4 + 2 * count
+      jobs[#jobs + 1] = Job.put_many_job(queue, i, last)
+      i = last + 1
     end
-    local jid, last = A[i], i + 4 + 2 * count
-    local delay, retries, tags, priority, depends, throttles, okey, ttl, unique =
-      Job.put_args(queue, jid, A[i + 1], A[i + 2], A[i + 3], i + 5, last)
     if seen[jid] then jobs.repeated = true end
     seen[jid] = true
-    jobs[#jobs + 1] = { jid, A[i + 1], A[i + 2], delay, retries, tags, priority, depends,
-      throttles, okey, ttl, unique }
-    i = last + 1
   end
+end
+
+-- The checked arguments of the job at ARGV[i] whose options end at ARGV[last].
+function Job.put_many_job(queue, i, last)
+  local delay, retries, tags, priority, depends, throttles, okey, ttl, unique =
+    Job.put_args(queue, A[i], A[i + 1], A[i + 2], A[i + 3], i + 5, last)
+  return { A[i], A[i + 1], A[i + 2], delay, retries, tags, priority, depends, throttles, okey,
+    ttl, unique }
+end
+
+-- The writes of a batch of plain jobs (no options, no delay) none of which exists: exactly
+-- what Job.put_write writes for each (the same events, history entry, hash and score),
+-- without what only other jobs need. `jobs` holds the ARGV index of each jid; `tracked` is
+-- 2 when any job is tracked; the work-set entries go to `batch`.
+function Job.put_plain(now, queue, jobs, tracked, batch)
+  local out = {}
+  local qjson = encode(queue)
+  local log_tail = ',"event":"put","queue":' .. qjson .. '}'
+  local hist_tail = ',"put",{"q":' .. qjson .. '}]'
+  local logk = key.channel .. 'log'
+  for n, i in ipairs(jobs) do
+    local jid = A[i]
+    local t = now + STEP * (n - 1)
+    local tstr = format('%.20f', t)
+    local whole = Num.whole_text(t, tstr)
+    local jk = key.job .. jid
+    rcall('PUBLISH', logk, '{"jid":' .. encode(jid) .. log_tail)
+    rcall('RPUSH', jk .. key.history, '[' .. whole .. hist_tail)
+    rcall('HSET', jk, 'jid', jid, 'klass', A[i + 1], 'data', A[i + 2], 'priority', '0',
+      'tags', '{}', 'state', 'waiting', 'worker', '', 'expires', '0', 'queue', queue,
+      'retries', '5', 'remaining', '5', 'time', tstr)
+    batch[#batch + 1] = 0 - (t / 10000000000)
+    batch[#batch + 1] = jid
+    if tracked >= 2 and rcall('ZSCORE', key.tracked, jid) then
+      rcall('PUBLISH', key.channel .. 'put', jid)
+    end
+    out[n] = jid
+  end
+  return out
 end
 
 -- Whether none of the jobs' hashes exists (one EXISTS per 1000 jids).
 function Job.none_exist(jobs)
   local keys = {}
-  for i, j in ipairs(jobs) do keys[i] = key.job .. j[1] end
+  for i, j in ipairs(jobs) do keys[i] = key.job .. (type(j) == 'table' and j[1] or A[j]) end
   for i = 1, #keys, 1000 do
     local last = i + 999
     if last > #keys then last = #keys end

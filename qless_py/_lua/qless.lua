@@ -1586,7 +1586,7 @@ end
 -- requeue: exactly put, for a job that must already exist.
 function M.Job_requeue(now) return M.Job_put(now, true) end
   elseif name == 'Job_put_many' then
---@ lua/job/put_many.lua:7-50
+--@ lua/job/put_many.lua:7-56
 -- qlpy.put_many <now> <worker> <queue> (<jid> <klass> <data> <delay> <n> [name value]*n)...
 -- Each job is put exactly as `put <now + 0.00001 (i - 1)> <worker> <queue> <jid> <klass>
 -- <data> <delay>` with its n option pairs would put it (every put option, unique included):
@@ -1617,10 +1617,16 @@ function M.Job_put_many(now)
     probe = 2 * rcall('EXISTS', 'ql:tracked')
     batch = {}
   end
-  local out = {}
-  for i, j in ipairs(jobs) do
-    out[i] = M.Job_put_write(now + 0.00001 * (i - 1), worker, queue, j[1], j[2], j[3], j[4], j[5],
-      j[6], j[7], j[8], j[9], j[10], j[11], j[12], probe, batch)
+  local out
+  if fresh and jobs.plain then
+    out = M.Job_put_plain(now, queue, jobs, probe, batch)
+  else
+    out = {}
+    for i, j in ipairs(jobs) do
+      if type(j) ~= 'table' then j = { A[j], A[j + 1], A[j + 2], 0, nil, nil, nil, false } end
+      out[i] = M.Job_put_write(now + 0.00001 * (i - 1), worker, queue, j[1], j[2], j[3], j[4],
+        j[5], j[6], j[7], j[8], j[9], j[10], j[11], j[12], probe, batch)
+    end
   end
   if batch then
     if #batch > 0 then
@@ -1632,34 +1638,87 @@ function M.Job_put_many(now)
   return out
 end
   elseif name == 'Job_put_many_args' then
---@ lua/job/put_many.lua:52-72
+--@ lua/job/put_many.lua:58-90
 -- Check every job of a qlpy.put_many call (ARGV from 5 on), appending each one's arguments
--- to `jobs` as it passes; `jobs.repeated` is set when a jid occurs twice. Raises put's error
--- for the first job refused (the caller names it by #jobs + 1).
+-- to `jobs` as it passes: a plain job (no options, no delay) as the ARGV index of its jid,
+-- another as the list of its checked arguments. `jobs.repeated` is set when a jid occurs
+-- twice, `jobs.plain` while every job is plain. Raises put's error for the first job
+-- refused (the caller names it by #jobs + 1).
 function M.Job_put_many_args(queue, jobs)
   local i, n, seen = 5, #A, {}
+  jobs.plain = true
   while i <= n do
     local count_s = A[i + 4]
-    local count = M.Num_parse(count_s)
-    if count == nil or count < 0 or count % 1 ~= 0 or i + 4 + 2 * count > n then
-      error('option count missing or not a whole number: ' .. tostring(count_s), 0)
+    local jid = A[i]
+    if count_s == '0' then
+      if M.Job_put_check(queue, jid, A[i + 1], A[i + 2], A[i + 3]) == 0 and i + 4 <= n then
+        jobs[#jobs + 1] = i
+      else
+        jobs.plain = false
+        jobs[#jobs + 1] = M.Job_put_many_job(queue, i, i + 4)
+      end
+      i = i + 5
+    else
+      local count = M.Num_parse(count_s)
+      if count == nil or count < 0 or count % 1 ~= 0 or i + 4 + 2 * count > n then
+        error('option count missing or not a whole number: ' .. tostring(count_s), 0)
+      end
+      jobs.plain = false
+      local last = i + 4 + 2 * count
+      jobs[#jobs + 1] = M.Job_put_many_job(queue, i, last)
+      i = last + 1
     end
-    local jid, last = A[i], i + 4 + 2 * count
-    local delay, retries, tags, priority, depends, throttles, okey, ttl, unique =
-      M.Job_put_args(queue, jid, A[i + 1], A[i + 2], A[i + 3], i + 5, last)
     if seen[jid] then jobs.repeated = true end
     seen[jid] = true
-    jobs[#jobs + 1] = { jid, A[i + 1], A[i + 2], delay, retries, tags, priority, depends,
-      throttles, okey, ttl, unique }
-    i = last + 1
   end
 end
+  elseif name == 'Job_put_many_job' then
+--@ lua/job/put_many.lua:92-98
+-- The checked arguments of the job at ARGV[i] whose options end at ARGV[last].
+function M.Job_put_many_job(queue, i, last)
+  local delay, retries, tags, priority, depends, throttles, okey, ttl, unique =
+    M.Job_put_args(queue, A[i], A[i + 1], A[i + 2], A[i + 3], i + 5, last)
+  return { A[i], A[i + 1], A[i + 2], delay, retries, tags, priority, depends, throttles, okey,
+    ttl, unique }
+end
+  elseif name == 'Job_put_plain' then
+--@ lua/job/put_many.lua:100-129
+-- The writes of a batch of plain jobs (no options, no delay) none of which exists: exactly
+-- what Job.put_write writes for each (the same events, history entry, hash and score),
+-- without what only other jobs need. `jobs` holds the ARGV index of each jid; `tracked` is
+-- 2 when any job is tracked; the work-set entries go to `batch`.
+function M.Job_put_plain(now, queue, jobs, tracked, batch)
+  local out = {}
+  local qjson = encode(queue)
+  local log_tail = ',"event":"put","queue":' .. qjson .. '}'
+  local hist_tail = ',"put",{"q":' .. qjson .. '}]'
+  local logk = 'ql:' .. 'log'
+  for n, i in ipairs(jobs) do
+    local jid = A[i]
+    local t = now + 0.00001 * (n - 1)
+    local tstr = format('%.20f', t)
+    local whole = M.Num_whole_text(t, tstr)
+    local jk = 'ql:j:' .. jid
+    rcall('PUBLISH', logk, '{"jid":' .. encode(jid) .. log_tail)
+    rcall('RPUSH', jk .. '-history', '[' .. whole .. hist_tail)
+    rcall('HSET', jk, 'jid', jid, 'klass', A[i + 1], 'data', A[i + 2], 'priority', '0',
+      'tags', '{}', 'state', 'waiting', 'worker', '', 'expires', '0', 'queue', queue,
+      'retries', '5', 'remaining', '5', 'time', tstr)
+    batch[#batch + 1] = 0 - (t / 10000000000)
+    batch[#batch + 1] = jid
+    if tracked >= 2 and rcall('ZSCORE', 'ql:tracked', jid) then
+      rcall('PUBLISH', 'ql:' .. 'put', jid)
+    end
+    out[n] = jid
+  end
+  return out
+end
   elseif name == 'Job_none_exist' then
---@ lua/job/put_many.lua:74-84
+--@ lua/job/put_many.lua:131-141
 -- Whether none of the jobs' hashes exists (one EXISTS per 1000 jids).
 function M.Job_none_exist(jobs)
   local keys = {}
-  for i, j in ipairs(jobs) do keys[i] = 'ql:j:' .. j[1] end
+  for i, j in ipairs(jobs) do keys[i] = 'ql:j:' .. (type(j) == 'table' and j[1] or A[j]) end
   for i = 1, #keys, 1000 do
     local last = i + 999
     if last > #keys then last = #keys end

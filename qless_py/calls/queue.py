@@ -182,16 +182,29 @@ class QueueBase(Generic[J]):
         pieces: list[bytes] = []
         nargs: list[int] = []
         jids: list[str] = []
-        for item in items:
+        items = list(items)
+        # Random jids for every item at once (32 hex digits each, as new_jid makes them).
+        ids = os.urandom(16 * len(items)).hex()
+        # Items often share one data object: it is encoded once (nothing runs between two
+        # items that could change it).
+        last_data: Any = None
+        data_bulk = b""
+        for n, item in enumerate(items):
             if isinstance(item, tuple):
                 klass, data = item
                 klass_bulk = klass_bulks.get(klass)
                 if klass_bulk is None:
                     klass_bulk = klass_bulks[klass] = bulk(class_name(klass))
-                jid = new_jid()
-                text = encode(data, codec).encode()
+                if data is not last_data or not data_bulk:
+                    if type(data) is dict and not data and codec == "json":
+                        text = b"{}"  # the most common payload, as the encoder writes it
+                    else:
+                        text = encode(data, codec).encode()
+                    data_bulk = b"$%d\r\n%s\r\n" % (len(text), text)
+                    last_data = data
+                jid = ids[32 * n:32 * n + 32]
                 pieces.append(b"".join((b"$32\r\n", jid.encode(), b"\r\n", klass_bulk,
-                                        b"$%d\r\n" % len(text), text, b"\r\n", shared_tail)))
+                                        data_bulk, shared_tail)))
                 nargs.append(shared_nargs)
             else:
                 jid, args = self._mapping_args(item, codec, priority, tags, delay, retries,

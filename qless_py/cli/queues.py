@@ -22,7 +22,7 @@ from qless_py.cli.render import counts_table, timing_view
 from qless_py.stats import DAY
 
 QUEUE_COLUMNS = ("name", "waiting", "running", "stalled", "scheduled", "depends",
-                 "recurring", "paused")
+                 "recurring", "throttled", "paused")
 
 
 @click.command()
