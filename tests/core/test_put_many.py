@@ -82,6 +82,30 @@ def test_put_many_matches_single_puts_byte_for_byte(core: Core) -> None:
     assert core.digest() == batch
 
 
+@pytest.mark.parametrize("tracked", [False, True])
+def test_a_plain_batch_matches_single_puts_byte_for_byte(core: Core, events: Any,
+                                                        tracked: bool) -> None:
+    """The straight path for new jobs without options writes what put writes."""
+    jobs = [(f"p{i}", "K", '{"i":%d}' % i, 0) for i in range(5)]
+
+    def setup() -> None:
+        if tracked:
+            core.put("other", T0 - 10, "elsewhere")
+            core("track", T0 - 10, "track", "other")
+
+    setup()
+    with events.record() as batch_events:
+        many(core, *jobs)
+    batch = core.digest()
+    core.conn.flushdb()
+    setup()
+    with events.record() as single_events:
+        for i, (jid, klass, data, delay) in enumerate(jobs):
+            core("put", T0 + i * 0.00001, "w", "q", jid, klass, data, delay)
+    assert core.digest() == batch
+    assert batch_events == single_events
+
+
 def test_put_many_keeps_batch_order_among_equal_priorities(core: Core) -> None:
     jids = [f"j{i}" for i in (5, 3, 9, 1, 7)]
     many(core, *[(jid, "K", "{}", 0) for jid in jids])
