@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from freezegun import freeze_time
+
 from qless_py import Client
 from tests.cli.conftest import Run
 
@@ -53,6 +55,16 @@ def test_put_with_key_ttl_and_unique(run: Run) -> None:
     result = run("put", "q", "app.Job", "{}", "--jid", "a", "--unique")
     assert result.stdout == "" and "a exists and is not complete: left alone" in result.stderr
     assert run.json("job", "a")["key"] == "customer-1"
+
+
+def test_stats_count_expired_jobs(run: Run, client: Client) -> None:
+    with freeze_time("2030-01-02 01:00:00") as clock:
+        run("put", "q", "app.Job", "--jid", "a", "--ttl", "10")
+        clock.tick(11)
+        assert client.queues["q"].pop() is None
+        assert run.json("stats", "q")["expired"] == 1
+        assert "expired 1" in run("stats", "q").stdout
+    assert client.jobs["a"] is None
 
 
 def test_bad_input_is_one_line_and_writes_nothing(run: Run,

@@ -283,6 +283,16 @@ def test_max_concurrency_still_applies_beside_throttles(core: Core) -> None:
     assert ready(core, "t") == ["b"]
 
 
+@pytest.mark.parametrize(("throttle", "concurrency"), [(3, 2), (2, 3)])
+def test_the_smaller_of_queue_throttle_and_max_concurrency_wins(
+        core: Core, throttle: int, concurrency: int) -> None:
+    core("queue.throttle.set", T0, "q", throttle)
+    core("config.set", T0, "q-max-concurrency", concurrency)
+    for i in range(5):
+        core.put(f"j{i}", T0 + i * 0.1, "q")
+    assert len(popped(core, count=5, now=T0 + 1)) == 2
+
+
 def test_queue_throttle_raised_wakes_pop(core: Core) -> None:
     core("queue.throttle.set", T0, "q", 1)
     core.put("a", T0, "q")
