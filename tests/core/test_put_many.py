@@ -86,7 +86,7 @@ def test_put_many_matches_single_puts_byte_for_byte(core: Core) -> None:
 def test_a_plain_batch_matches_single_puts_byte_for_byte(core: Core, events: Any,
                                                         tracked: bool) -> None:
     """The straight path for new jobs without options writes what put writes."""
-    jobs = [(f"p{i}", "K", '{"i":%d}' % i, 0) for i in range(5)]
+    jobs = [(f"p{i}", "K", f'{{"i":{i}}}', 0) for i in range(5)]
 
     def setup() -> None:
         if tracked:
