@@ -67,6 +67,31 @@ def test_stats_count_expired_jobs(run: Run, client: Client) -> None:
     assert client.jobs["a"] is None
 
 
+def test_recur_with_throttles_key_and_ttl(run: Run, client: Client,
+                                          snapshot: Callable[[], Any]) -> None:
+    run("recur", "create", "q", "app.Tick", "--interval", "60", "--jid", "tick",
+        "--throttle", "api", "--key", "k1", "--ttl", "30")
+    obj = run.json("job", "tick")
+    assert (obj["throttles"], obj["key"], obj["ttl"]) == (["api", "ql:q:q"], "k1", 30)
+    run("recur", "update", "tick", "--throttle", "db", "--throttle", "api", "--key", "k2",
+        "--ttl", "5")
+    obj = run.json("job", "tick")
+    assert (obj["throttles"], obj["key"], obj["ttl"]) == (["db", "api", "ql:q:q"], "k2", 5)
+    before = snapshot()
+    assert "--key and --no-key contradict" in run.error(
+        "recur", "update", "tick", "--key", "k3", "--no-key", code=2)
+    assert run.error("recur", "update", "tick", "--throttle", "") == (
+        "Error: --throttle must not be empty")
+    assert run.error("recur", "create", "q", "app.Tick", "--interval", "60", "--key", " ") \
+        == "Error: --key must not be empty"
+    assert snapshot() == before
+    run("recur", "update", "tick", "--no-throttles", "--no-key", "--no-ttl")
+    obj = run.json("job", "tick")
+    assert "throttles" not in obj and "key" not in obj and "ttl" not in obj
+    template = client.jobs["tick"]
+    assert template is not None and template.throttles == ["ql:q:q"]
+
+
 def test_bad_input_is_one_line_and_writes_nothing(run: Run,
                                                   snapshot: Callable[[], Any]) -> None:
     run("throttle", "set", "api", "1")
