@@ -19,7 +19,7 @@ from qless_py.workers.jobrun import Workdir, run_job
 from qless_py.workers.logs import flush_logs
 
 if TYPE_CHECKING:
-    from qless_py.workers.base import Worker
+    from qless_py.workers.worker import Worker
 
 log = logging.getLogger("qless_py.worker")
 
@@ -128,7 +128,7 @@ class Runner:
             self.backoff = min(max(self.backoff * 2, 0.5), 5.0)
             log.exception("pop failed unexpectedly; retrying in %.1fs", self.backoff)
             return None
-        jobs = [job for job in jobs if self.w.held.add(job)]  # add() logs what it refuses
+        jobs = [job for job in jobs if self.w.leases.add(job)]  # add() logs what it refuses
         if self.backoff or self.unsettled or self.w.adoption_due:
             if self.backoff:
                 log.info("pop works again")
@@ -149,11 +149,11 @@ class Runner:
         if w.stopping == "now":  # stays held: the control loop gives it back
             return
         if job.stop_event.is_set():
-            held = w.held.remove(job)
+            held = w.leases.remove(job)
             log.info("job %s was lost before it started (%s); not running it", job.jid,
                      held.lost_reason if held is not None else "lost")
             return
-        w.held.started(job)
+        w.leases.started(job)
         started = time.monotonic()
         outcome = "crashed"
         try:
@@ -168,10 +168,10 @@ class Runner:
         """Release the run's entry; an unsettled one stays held until adoption decides."""
         w = self.w
         if outcome in ("unsettled", "crashed"):  # crashed: a bug in the runner, not the job
-            self.unsettled = w.held.ended(job, unsettled=True)
+            self.unsettled = w.leases.ended(job, unsettled=True)
         elif w.stopping == "now" and not job.finished:
             pass  # it stays held: stopped by TERM/INT, the control loop gives it back
-        elif w.held.ended(job):
+        elif w.leases.ended(job):
             self.unsettled = True  # adoption skipped a lease of this job meanwhile
 
     def _idle(self, seen: int) -> None:

@@ -28,8 +28,9 @@ from qless_py import QlessConnectionError, QlessError
 from qless_py.reservers import ORDERS, make_reserver
 from qless_py.resp import Transport
 from qless_py.workers.giveback import give_back
-from qless_py.workers.held import Held, HeldJobs
+from qless_py.workers.heartbeat import Heartbeat
 from qless_py.workers.jobrun import Workdir, note_connection_error
+from qless_py.workers.leases import Lease, Leases
 from qless_py.workers.listener import Listener
 from qless_py.workers.logs import flush_logs
 from qless_py.workers.runner import Runner, Waker
@@ -113,7 +114,8 @@ class Worker:
             raise ValueError(f"unknown queue order {order!r} (choose from {', '.join(ORDERS)})")
         self.stats = Stats()
         self.waker = Waker()
-        self.held = HeldJobs(on_lost=self._job_lost)
+        self.leases = Leases(on_lost=self._job_lost)
+        self.heartbeat = Heartbeat(self.leases)
         self.pipe = SignalPipe()
         self.paused = False
         self.stopping: str | None = None  # "now" (TERM/INT) or "drain" (QUIT, burst, max-jobs)
@@ -150,7 +152,7 @@ class Worker:
             self._start_listener()
             if self.resume:
                 self._resume_jobs()
-            self.held.start()
+            self.heartbeat.start()
             self._active = self.threads
             for index in range(self.threads):
                 thread = threading.Thread(target=self._runner, args=(index, root),
@@ -185,7 +187,7 @@ class Worker:
             for signum in self.pipe.wait(timeout):
                 self._on_signal(signum)
             flush_logs()
-            if self.isolated and self.held.stuck_lost(self.lost_grace):
+            if self.isolated and self.leases.stuck_lost(self.lost_grace):
                 self._abandon_stuck()
                 return
             if self._active == 0:  # every runner has returned (burst drained, stopped)
@@ -219,19 +221,19 @@ class Worker:
             if self.stopping != "now":
                 self.stopping = how
         if how == "now":
-            for held in self.held.snapshot():
+            for held in self.leases.snapshot():
                 held.job.stop_event.set()
         self.waker.notify()
 
     def _abandon_stuck(self) -> None:
-        for held in self.held.stuck_lost(self.lost_grace):
+        for held in self.leases.stuck_lost(self.lost_grace):
             log.error("job %s was lost (%s) and did not stop within %.1fs; ending this "
                       "process so it cannot run on", held.job.jid, held.lost_reason,
                       self.lost_grace)
         self._exit_code = self.EXIT_STUCK
         self._request_stop("now")
 
-    def _job_lost(self, held: Held) -> None:
+    def _job_lost(self, held: Lease) -> None:
         if self.isolated:
             self.pipe.nudge()
 
@@ -257,15 +259,15 @@ class Worker:
 
     def _on_notice(self, jid: str, event: str) -> None:
         if event == "canceled":
-            self.held.lose(jid, event)
-        elif event == "lock_lost" and self.held.get(jid) is not None:
+            self.leases.lose(jid, event)
+        elif event == "lock_lost" and self.leases.get(jid) is not None:
             if self._still_ours(jid):
                 # A stale notice: this worker reclaimed the job itself in the same pop that
                 # sent it (same name after a restart, or its own lock ran out), or the grace
                 # period still leaves it ours. Heartbeats tell if that changes.
                 log.info("job %s: lock_lost notice, but the job is still ours", jid)
                 return
-            self.held.lose(jid, event)
+            self.leases.lose(jid, event)
 
     def _still_ours(self, jid: str) -> bool:
         try:
@@ -284,11 +286,11 @@ class Worker:
         again, without waiting for its lock to expire and without spending a retry; an
         unsettled one the core no longer lists here is forgotten (its command took effect).
         """
-        since = self.held.open_adoption()
+        since = self.leases.open_adoption()
         try:
             self._adopt(since, why)
         finally:
-            if self.held.close_adoption():
+            if self.leases.close_adoption():
                 with self._lock:
                     self._adopt_again = self._adopting  # the running round looks again
 
@@ -296,19 +298,19 @@ class Worker:
         try:
             mine = self.client.workers[self.name]
             listed = [*mine.get("jobs", []), *mine.get("stalled", [])]
-            jids = [jid for jid in listed if self.held.wants(jid, since)]
+            jids = [jid for jid in listed if self.leases.wants(jid, since)]
             jobs = self.client.jobs.get(*jids) if jids else []
         except QlessError as exc:
             log.error("worker %s: could not read the jobs it holds: %s", self.name, exc)
             return
         ours = [job for job in jobs if job.state == "running" and job.worker_name == self.name]
-        for gone in self.held.forget_unsettled({job.jid for job in ours}, since):
+        for gone in self.leases.forget_unsettled({job.jid for job in ours}, since):
             log.info("job %s: no longer leased to this worker; %s", gone.job.jid,
                      f"its {gone.job.settling} took effect (or its lock was lost)"
                      if gone.job.settling else "its lock was lost or it was moved")
         taken = []
         for job in ours:
-            adopted = self.held.adopt(job, since)
+            adopted = self.leases.adopt(job, since)
             if adopted is None:
                 continue  # a run here holds it or settled it (then the core is read again)
             if adopted.unsettled_runs >= MAX_UNSETTLED_RUNS:
@@ -330,14 +332,14 @@ class Worker:
             left = job.retry(group=f"failed-retries-{job.queue_name}", message=message)
         except QlessConnectionError as exc:
             log.error("could not retry %s (%s); looking again later", job.jid, exc)
-            self.held.ended(job, unsettled=True)
+            self.leases.ended(job, unsettled=True)
             return
         except QlessError as exc:
             log.warning("could not retry %s: %s", job.jid, exc)
         else:
             log.error("job %s: %s; retried (%s)", job.jid, message,
                       "no retries left: failed" if left < 0 else f"{left} retries left")
-        self.held.remove(job)
+        self.leases.remove(job)
 
     def adopt_orphans(self) -> None:
         """After a connection problem: take back jobs leased to this name but unknown here.
@@ -375,7 +377,7 @@ class Worker:
             self._give_back_all()
         for thread in self._runners:
             thread.join(max(0.0, deadline - time.monotonic()))
-        self.held.stop()
+        self.heartbeat.stop()
         self._give_back_all()
         if self._listener is not None:
             self._listener.stop()
@@ -385,10 +387,10 @@ class Worker:
             log.warning("worker %s: could not deregister: %s", self.name, exc)
 
     def _give_back_all(self) -> None:
-        for held in self.held.snapshot():
+        for held in self.leases.snapshot():
             job = held.job
             if job.finished or held.lost_at is not None:
-                self.held.remove(job)  # not this worker's any more: nothing to give back
+                self.leases.remove(job)  # not this worker's any more: nothing to give back
                 continue
             job.stop_event.set()
             try:
@@ -397,7 +399,7 @@ class Worker:
                 else:
                     log.info("job %s is no longer leased to this worker; nothing to give "
                              "back", job.jid)
-                self.held.remove(job)
+                self.leases.remove(job)
             except Exception as exc:
                 log.error("could not give %s back (%s); its lock will expire", job.jid, exc)
 
