@@ -26,9 +26,12 @@ connection, so the next command finds the current master.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import select
 import socket
+import sys
+import termios
 import threading
 import time
 import weakref
@@ -134,6 +137,7 @@ class Connection:
         self.spin_hits = self.spin_misses = 0  # replies caught spinning / slept for
         self._miss_streak = 0  # spins in a row that caught nothing
         self._rest = 0  # reads left that sleep at once after too many missed spins
+        self.received = 0  # bytes read from the server, over every socket of this object
 
     @property
     def connected(self) -> bool:
@@ -194,6 +198,27 @@ class Connection:
     def __del__(self) -> None:
         self.close(shutdown=False)
 
+    def waiting_bytes(self) -> int:
+        """Bytes the server sent that this connection has not read yet (0 if unknown)."""
+        sock = self._sock
+        if sock is None:
+            return 0
+        size = bytearray(4)
+        try:
+            fcntl.ioctl(sock.fileno(), termios.FIONREAD, size)
+        except (OSError, ValueError):
+            return 0
+        return int.from_bytes(size, sys.byteorder)
+
+    def interrupt(self) -> None:
+        """End the connection from another thread: a thread waiting in ``read`` wakes and
+        fails as if the server had closed it. (The plain socket's shutdown: a TLS socket's
+        own would unwrap it under the reading thread.)"""
+        sock = self._sock
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                socket.socket.shutdown(sock, socket.SHUT_RDWR)
+
     def stale(self) -> bool:
         """True (and closed) when the server closed the connection or sent something
         unasked: a reply can then not be trusted to belong to the next command."""
@@ -249,6 +274,7 @@ class Connection:
             if not data:
                 self.close()
                 raise ConnectionFailed(f"Connection closed by server ({self.endpoint})")
+            self.received += len(data)
             reader.feed(data)
 
     def _spin(self, sock: socket.socket) -> bytes | None:

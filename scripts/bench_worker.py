@@ -47,7 +47,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from qless_py import Client, keys
+from qless_py import Client
 from qless_py.queue import Queue
 from qless_py.server import ServerProcess, free_port
 
@@ -65,8 +65,8 @@ class StampJob:
     @staticmethod
     def process(job):
         started = time.time()
-        job.client.redis.hset("bench:started", job.jid, repr(started))
         job.complete()
+        job.client.redis.rpush("bench:started", repr(started))
 '''
 
 
@@ -193,26 +193,29 @@ def latency(client: Client, url: str, args: argparse.Namespace) -> None:
             time.sleep(0.5)  # every runner back to sleep
             monitor = Monitor(url) if args.monitor else None
             client.redis.config_resetstat()
+            cpu_before = _server_cpu(client)
             samples = []
             for _ in range(args.latency):
                 time.sleep(0.005 + rng.uniform(0.0, 0.005))
                 samples.append(_run_one(client, queue))
             time.sleep(0.2)  # the last job's after-effects (wake-ups of the others)
             stats = client.redis.info("commandstats")
+            cpu = _server_cpu(client) - cpu_before
             plain = monitor.stop() if monitor is not None else {}
         finally:
             worker.terminate()
             worker.wait(30)
     n = args.latency
     empty = int(stats.get("cmdstat_evalsha", {}).get("calls", 0)) - 3 * n
-    for bench_own in ("evalsha", "hget", "hset", "info", "config|resetstat", "monitor"):
-        plain.pop(bench_own, None)  # the core calls, the bench's polling, the job's stamp
+    for bench_own in ("evalsha", "blpop", "rpush", "info", "config|resetstat", "monitor"):
+        plain.pop(bench_own, None)  # the core calls, the bench's wait, the job's stamp
     others = ", ".join(f"{name} {count / n:.2f}" for name, count in sorted(plain.items()))
     samples.sort()
     print(f"latency, {args.processes} idle process(es), {n} jobs: p50 "
           f"{1e3 * samples[n // 2]:.2f} ms, p90 {1e3 * samples[n * 9 // 10]:.2f} ms, p99 "
-          f"{1e3 * samples[min(n - 1, n * 99 // 100)]:.2f} ms; per job: empty pops "
-          f"{empty / n:.2f}" + (f"; plain commands: {others or 'none'}" if args.monitor else ""))
+          f"{1e3 * samples[min(n - 1, n * 99 // 100)]:.2f} ms; per job: server CPU "
+          f"{1e6 * cpu / n:.0f} µs, empty pops {empty / n:.2f}"
+          + (f"; plain commands: {others or chr(45)}" if args.monitor else ""))
 
 
 class Monitor:
@@ -246,16 +249,22 @@ class Monitor:
         return counts
 
 
+def _server_cpu(client: Client) -> float:
+    cpu = client.redis.info("cpu")
+    return float(cpu["used_cpu_user_main_thread"] + cpu["used_cpu_sys_main_thread"])
+
+
 def _run_one(client: Client, queue: Queue) -> float:
-    """Put one StampJob, wait until it is complete; seconds from the put to its start."""
+    """Put one StampJob, wait until it is complete; seconds from the put to its start.
+
+    The job says when it started once it is complete (a list push the bench waits on), so
+    the bench sends nothing while it waits."""
     put = time.time()
     jid = queue.put("bench_jobs.StampJob", {})
-    deadline = time.monotonic() + 30
-    while client.redis.hget(keys.job(jid), "state") != b"complete":
-        if time.monotonic() > deadline:
-            raise SystemExit(f"job {jid} not complete within 30 s")
-        time.sleep(0.0005)
-    return float(client.redis.hget("bench:started", jid) or "nan") - put
+    reply = client.redis.blpop(["bench:started"], timeout=30)
+    if reply is None:
+        raise SystemExit(f"job {jid} not complete within 30 s")
+    return float(reply[1]) - put
 
 
 def startup(client: Client, url: str, args: argparse.Namespace) -> None:

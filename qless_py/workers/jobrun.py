@@ -22,14 +22,22 @@ import threading
 import time
 import traceback
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal
 
 from qless_py import CoreError, QlessConnectionError, QlessError
+from qless_py.job import Job
 from qless_py.workers.logs import info_line
 
 log = logging.getLogger("qless_py.worker")
 
 Handler = Callable[[Any], Any]
+
+# What became of a run: the state a handler left its job in (it finished the job itself),
+# the worker's completion or failure of it, or why the worker left it alone.
+Outcome = Literal["complete", "failed", "waiting", "scheduled", "depends", "canceled",
+                  "stalled", "finished", "lost", "stopped", "unsettled", "crashed"]
+_FINISHED: dict[str, Outcome] = {state: state for state in (
+    "complete", "failed", "waiting", "scheduled", "depends", "canceled", "stalled")}
 
 _classes: dict[str, Any] = {}
 
@@ -182,7 +190,7 @@ def _connection_error_in(exc: BaseException) -> str | None:
     return None
 
 
-def _report(job: Any, verb: str, call: Callable[[], object], done: str) -> str:
+def _report(job: Job, verb: str, call: Callable[[], object], done: Outcome) -> Outcome:
     """Send the job's outcome (``call``) to the core; ``done`` if it took, else why not."""
     try:
         call()
@@ -199,7 +207,7 @@ def _report(job: Any, verb: str, call: Callable[[], object], done: str) -> str:
     return done
 
 
-def run_job(job: Any, workdir: Workdir | None) -> str:
+def run_job(job: Job, workdir: Workdir | None) -> Outcome:
     """Run ``job``; return what became of it (complete, failed, lost, stopped, unsettled...)."""
     queue, started = job.queue_name, time.monotonic()
     info_line(log, "start %s queue=%s klass=%s", job.jid, queue, job.klass_name)
@@ -209,7 +217,7 @@ def run_job(job: Any, workdir: Workdir | None) -> str:
     return outcome
 
 
-def _run(job: Any, workdir: Workdir | None) -> str:
+def _run(job: Job, workdir: Workdir | None) -> Outcome:
     queue = job.queue_name
     try:
         handler = find_handler(job)
@@ -234,8 +242,8 @@ def _run(job: Any, workdir: Workdir | None) -> str:
     return _settle(job, raised, f"{queue}-{type(raised).__name__}", text, errors)
 
 
-def _settle(job: Any, raised: BaseException | None, group: str, text: str,
-            errors: list[str]) -> str:
+def _settle(job: Job, raised: BaseException | None, group: str, text: str,
+            errors: list[str]) -> Outcome:
     """Settle the job after its handler returned (``raised`` None) or raised.
 
     Whatever the handler did to the job comes first: a job it finished stays as it is, one
@@ -249,7 +257,7 @@ def _settle(job: Any, raised: BaseException | None, group: str, text: str,
         if raised is not None:
             log.error("job %s raised %s after its handler had made it %s; it stays %s\n%s",
                       jid, type(raised).__name__, job.state, job.state, text)
-        return str(getattr(job, "state", "finished"))
+        return _FINISHED.get(job.state, "finished")
     if job.settling is not None:
         log.warning("job %s: its %s may or may not have run (the connection dropped); "
                     "left to the worker's adoption, which completes nothing twice", jid,

@@ -2,9 +2,9 @@
 
 The thread that calls ``run()`` is the control loop: it reads signals (as bytes on a pipe),
 pauses, stops and gives jobs back. Runner threads pop (a small batch when jobs are short),
-run each job and, when idle, sleep until a wake-up arrives on pub/sub, until the earliest
-scheduled job / lock expiry / recurring slot of their queues, or at most ``interval``.
-A pub/sub listener and a heartbeat thread complete the process.
+run each job and, when idle, sleep until the listener notices new work in their queues,
+until the earliest scheduled job / lock expiry / recurring slot of their queues, or at
+most ``interval``. The listener and a heartbeat thread complete the process.
 """
 
 from __future__ import annotations
@@ -22,19 +22,21 @@ import traceback
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
-from qless_py import QlessConnectionError, QlessError
+from qless_py import Client, QlessConnectionError, QlessError, keys
+from qless_py.job import Job
 from qless_py.reservers import ORDERS, make_reserver
 from qless_py.resp import Transport
 from qless_py.workers.giveback import give_back
 from qless_py.workers.heartbeat import Heartbeat
-from qless_py.workers.jobrun import Workdir, note_connection_error
+from qless_py.workers.jobrun import Outcome, Workdir, note_connection_error
 from qless_py.workers.leases import Lease, Leases
 from qless_py.workers.listener import Listener
 from qless_py.workers.logs import flush_logs
-from qless_py.workers.runner import Runner, Waker
+from qless_py.workers.lookout import Look, look
+from qless_py.workers.runner import Runner, RunnerSettings, Stop
 from qless_py.workers.signals import NUDGE, SignalPipe
+from qless_py.workers.waker import Waker
 
 log = logging.getLogger("qless_py.worker")
 
@@ -55,7 +57,7 @@ class Stats:
     spin_hits: int = 0  # replies the runner threads caught while spinning
     spin_misses: int = 0  # spins that ended without one
 
-    def count(self, outcome: str) -> None:
+    def count(self, outcome: Outcome) -> None:
         self.jobs += 1
         self.outcomes[outcome] = self.outcomes.get(outcome, 0) + 1
 
@@ -83,7 +85,7 @@ class Worker:
 
     EXIT_DONE, EXIT_RECYCLE, EXIT_STUCK = 0, 3, 4
 
-    def __init__(self, client: Any, queues: Sequence[str], *, threads: int = 1,
+    def __init__(self, client: Client, queues: Sequence[str], *, threads: int = 1,
                  order: str = "ordered", interval: float = 5.0, workdir: str | None = None,
                  max_jobs: int = 0, resume: bool = False, burst: bool = False,
                  isolated: bool = False, lost_grace: float = 5.0, stop_grace: float = 2.0,
@@ -102,7 +104,9 @@ class Worker:
         client.core.go_direct(client.endpoint(), spin)
         # A handler's calls that fail on the connection must not fail its job (jobrun).
         client.core.on_connection_error = note_connection_error
-        self.transport: Transport = client.core.transport
+        transport = client.core.transport
+        assert transport is not None  # go_direct made it
+        self.transport: Transport = transport
         self.name: str = client.worker_name
         self.queue_names = list(queues)
         self.threads, self.order, self.interval = threads, order, interval
@@ -118,8 +122,8 @@ class Worker:
         self.heartbeat = Heartbeat(self.leases)
         self.pipe = SignalPipe()
         self.paused = False
-        self.stopping: str | None = None  # "now" (TERM/INT) or "drain" (QUIT, burst, max-jobs)
-        self._resumed: deque[Any] = deque()
+        self.stopping: Stop | None = None
+        self._resumed: deque[Job] = deque()
         self._lock = threading.Lock()
         self._runners: list[threading.Thread] = []
         self._active = 0
@@ -175,7 +179,7 @@ class Worker:
                  stats.spin_hits + stats.spin_misses)
         return self._exit_code
 
-    def stop(self, how: str = "now") -> None:
+    def stop(self, how: Stop = "now") -> None:
         """Ask the worker to stop (thread-safe): ``now`` gives jobs back, ``drain`` ends them."""
         self._request_stop(how)
         self.pipe.nudge()
@@ -216,7 +220,7 @@ class Worker:
             self.paused = False
             self.waker.notify()
 
-    def _request_stop(self, how: str) -> None:
+    def _request_stop(self, how: Stop) -> None:
         with self._lock:
             if self.stopping != "now":
                 self.stopping = how
@@ -249,7 +253,8 @@ class Worker:
 
     def _start_listener(self) -> None:
         self._listener = Listener(self.transport, self.queue_names, self.name,
-                                  on_wake=lambda queue: self.waker.notify_one(),
+                                  on_work=self.waker.notify_one,
+                                  is_news=self.waker.is_news,
                                   on_notice=self._on_notice,
                                   on_reconnect=self.waker.notify,
                                   on_schedule=self.waker.notify_schedule)
@@ -271,7 +276,7 @@ class Worker:
 
     def _still_ours(self, jid: str) -> bool:
         try:
-            state, owner = self.transport.call("HMGET", f"ql:j:{jid}", "state", "worker")
+            state, owner = self.transport.call("HMGET", keys.job(jid), "state", "worker")
         except Exception:  # cannot tell: assume the notice is right
             return False
         return bool(state == b"running" and owner == self.name.encode())
@@ -323,7 +328,7 @@ class Worker:
                         " ".join(j.jid for j in taken))
         self.waker.notify()
 
-    def _retry_unsettled(self, job: Any, runs: int) -> None:
+    def _retry_unsettled(self, job: Job, runs: int) -> None:
         """A job whose runs keep ending unsettled spends a retry, as a lock expiry would:
         a handler whose own calls always fail on the connection must not loop for ever."""
         message = (f"its last {runs} runs on worker {self.name} ended with the outcome of a "
@@ -408,7 +413,10 @@ class Worker:
         workdir = Workdir(os.path.join(root, f"t{index}"), chdir=self.threads == 1)
         reserver = make_reserver(self.order,
                                  [self.client.queues[name] for name in self.queue_names])
-        runner = Runner(self, reserver, workdir)
+        settings = RunnerSettings(worker=self.name, interval=self.interval,
+                                  max_batch=self.max_batch, burst=self.burst,
+                                  relay=self.threads > 1)
+        runner = Runner(self, settings, self.waker, self.leases, reserver, workdir)
         try:
             runner.loop()
         except Exception:  # pragma: no cover - a bug: log it, do not hang the process
@@ -422,7 +430,24 @@ class Worker:
                 self.stats.spin_misses += conn.spin_misses
             self.pipe.nudge()
 
-    def _count(self, outcome: str) -> None:
+    # -- what runners ask of the worker (runner.Host) ------------------------------------
+    def adopted(self) -> Job | None:
+        try:
+            return self._resumed.popleft()
+        except IndexError:
+            return None
+
+    def budget(self) -> int | None:
+        return self.max_jobs - self.stats.jobs if self.max_jobs else None
+
+    def look(self) -> Look:
+        caps = self._listener.caps if self._listener is not None else {}
+        return look(self.transport, self.queue_names, caps)
+
+    def mark(self) -> int:
+        return self._listener.mark() if self._listener is not None else -1
+
+    def count(self, outcome: Outcome) -> None:
         with self._lock:
             self.stats.count(outcome)
             if self.max_jobs and self.stats.jobs >= self.max_jobs and self.stopping is None:

@@ -1,0 +1,87 @@
+"""How a worker's idle runner threads are woken, and which notices of work are news.
+
+``generation`` moves when there may be work to pop (or the worker's state changed);
+``schedules`` moves when a due time may have changed (only the due times are re-read).
+A runner notes the generation before it pops and sleeps only while it has not moved.
+
+A notice of work from the listener is news to this process only if the server sent it
+after the reply to the process's latest pop. Each pop's reply comes with the listener's
+mark (how far the server's notices to this process had come by then, read or not: on a
+local socket, everything sent before that reply), and ``is_news`` compares a notice's
+position in the listener's stream with it. A notice sent before a pop's reply reports a
+write made before the runner that popped reads the queues again (it pops again after the
+jobs it took, or, having found nothing, reads whether a job waits before it sleeps), so
+it wakes nobody. That is what keeps a pop's own removal from the work set (a write too)
+from sending the idle processes of the queue to pop once more. A notice that arrives
+while a pop is on its way waits (briefly) for its reply.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+WAIT_FOR_POPS = 0.05  # seconds a notice waits at most for the pops on their way
+
+
+class Waker:
+    """Generation counters (waiters sleep until one moves past the value they saw) and
+    the marks of this process's pops."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self.generation = 0
+        self.schedules = 0
+        self._pops = threading.Condition()  # its own: its notify must not wake runners
+        self._popping = 0
+        self._mark = -1  # the highest mark of a pop's reply
+
+    def notify(self) -> None:
+        """Wake every runner (state changes: stop, resume, reconnection)."""
+        with self._cond:
+            self.generation += 1
+            self._cond.notify_all()
+
+    def notify_one(self) -> None:
+        """Wake one idle runner: new work noticed, or the baton passed on by a runner that
+        found work (so one notice costs a process at most one empty pop however many of
+        its threads sleep)."""
+        with self._cond:
+            self.generation += 1
+            self._cond.notify()
+
+    def notify_schedule(self) -> None:
+        """Make idle runners read their due times again (a schedule changed)."""
+        with self._cond:
+            self.schedules += 1
+            self._cond.notify_all()
+
+    def wait(self, seen: int, timeout: float | None, schedules: int | None = None) -> None:
+        with self._cond:
+            if self.generation == seen and (schedules is None or self.schedules == schedules):
+                self._cond.wait(timeout)
+
+    # -- pops and notices ----------------------------------------------------------------
+    def pop_started(self) -> None:
+        with self._pops:
+            self._popping += 1
+
+    def pop_ended(self, mark: int) -> None:
+        """A pop's reply came; ``mark`` is the listener's mark read after it (-1: unknown,
+        or the pop failed)."""
+        with self._pops:
+            self._popping -= 1
+            self._mark = max(self._mark, mark)
+            self._pops.notify_all()
+
+    def is_news(self, position: int) -> bool:
+        """Whether a notice of work at ``position`` in the listener's stream is news to
+        this process (see the module's docstring)."""
+        deadline = time.monotonic() + WAIT_FOR_POPS
+        with self._pops:
+            while self._popping and position > self._mark:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    break
+                self._pops.wait(left)
+            return position > self._mark
