@@ -7,9 +7,24 @@
 -- statistics vanish at once. It is set only when a sample hash is created (no extra call
 -- per sample).
 
+-- The day bin of a timestamp (UTC midnight, floored modulo).
+--@inline
+function Stats.day(t) return t - (t % 86400) end
+
+-- Statistics hash of `kind` (wait | run | stats) for a day bin and a queue. A day bin is
+-- whole (Stats.day), and below 1e14 %d writes the digits that %.14g (Lua's number text)
+-- does, for a fraction of the cost; -0 and the rest keep Lua's own text.
+--@inline
+function Stats.key(kind, day, queue)
+  if day >= 1 and day < 1e14 then
+    return key.stats .. kind .. ':' .. format('%d', day) .. ':' .. queue
+  end
+  return key.stats .. kind .. ':' .. day .. ':' .. queue
+end
+
 -- Seconds from `now` until a stats hash of day `day` should disappear.
 function Stats.ttl(now, day)
-  local days = config_number('stats-history', 30)
+  local days = Config.number('stats-history', 30)
   return math.ceil(day + 86400 * days - now)
 end
 
@@ -23,6 +38,7 @@ end
 -- Histogram field of a sample (s0..s59, m1..m59, h1..h23, d1...). A whole count from 1 to
 -- 59 (or 23) gets the digits %.14g would write from %d, which costs less; zero, negative
 -- and day counts keep Lua's own number text.
+--@inline
 function Stats.bin(v)
   local f = floor(v)
   if f < 60 then
@@ -35,6 +51,7 @@ function Stats.bin(v)
 end
 
 -- One step of Welford's streaming update (protocol 5.2): count, mean and vk after `v`.
+--@inline
 function Stats.step(total, mean, vk, v)
   if total == nil then return 1, v, 0 end
   mean, vk = mean or 0, vk or 0
@@ -46,9 +63,10 @@ end
 
 -- P-STAT: record sample `v` of `kind` (wait|run) for `queue` in the day bin of `now`.
 -- The histogram bucket is read and written with the running totals (two calls, not three).
+--@inline
 function Stats.sample(now, kind, queue, v)
-  local day = day_of(now)
-  local k = stats_key(kind, day, queue)
+  local day = Stats.day(now)
+  local k = Stats.key(kind, day, queue)
   local bin = Stats.bin(v)
   local cur = rcall('HMGET', k, 'total', 'mean', 'vk', bin)
   local total, mean, vk = Stats.step(tonumber(cur[1]), tonumber(cur[2]), tonumber(cur[3]), v)
@@ -58,6 +76,7 @@ end
 
 -- P-STAT for the samples `vs` of one pop, in order: one read and one write of the hash
 -- instead of two calls per sample, with the same arithmetic, so the same stored values.
+--@inline
 function Stats.samples(now, kind, queue, vs)
   -- More samples than a call may carry (histogram fields) go one by one. (Pop records a
   -- single sample with Stats.sample itself.)
@@ -65,8 +84,8 @@ function Stats.samples(now, kind, queue, vs)
     for _, v in ipairs(vs) do Stats.sample(now, kind, queue, v) end
     return
   end
-  local day = day_of(now)
-  local k = stats_key(kind, day, queue)
+  local day = Stats.day(now)
+  local k = Stats.key(kind, day, queue)
   local fields, slot, bins = { 'total', 'mean', 'vk' }, {}, {}
   for i, v in ipairs(vs) do
     local bin = Stats.bin(v)
@@ -95,9 +114,10 @@ function Stats.samples(now, kind, queue, vs)
 end
 
 -- Adjust the failure counters of `queue` for the day containing `when`.
+--@inline
 function Stats.count(now, when, queue, field, by, field2, by2)
-  local day = day_of(when)
-  local k = stats_key('stats', day, queue)
+  local day = Stats.day(when)
+  local k = Stats.key('stats', day, queue)
   rcall('HINCRBY', k, field, by)
   if field2 then rcall('HINCRBY', k, field2, by2) end
   Stats.expire(k, now, day)
@@ -108,10 +128,10 @@ end
 function Stats.unfailed(now, failure, queue)
   local ok, f = pcall(decode, failure or '{}')
   if not ok or type(f) ~= 'table' then return nil end
-  local when = num(f['when'])
+  local when = Num.parse(f['when'])
   if when == nil then return nil end
-  local day = day_of(when)
-  local k = stats_key('stats', day, queue)
+  local day = Stats.day(when)
+  local k = Stats.key('stats', day, queue)
   rcall('HINCRBY', k, 'failed', -1)
   Stats.expire(k, now, day)
   return f
@@ -140,16 +160,16 @@ end
 -- Errors: Queue(): no queue name provided / Stats(): Arg "date" missing or not a number: <x>
 function Stats.get(now)
   local queue, date_s = A[3], A[4]
-  if queue == nil then fail('Queue(): no queue name provided') end
-  local date = num(date_s)
-  if date == nil then fail('Stats(): Arg "date" missing or not a number: ' .. tostring(date_s)) end
-  local day = day_of(date)
-  local counters = rcall('HMGET', stats_key('stats', day, queue), 'retries', 'failed', 'failures')
+  if queue == nil then error('Queue(): no queue name provided') end
+  local date = Num.parse(date_s)
+  if date == nil then error('Stats(): Arg "date" missing or not a number: ' .. tostring(date_s)) end
+  local day = Stats.day(date)
+  local counters = rcall('HMGET', Stats.key('stats', day, queue), 'retries', 'failed', 'failures')
   return encode({
     retries = tonumber(counters[1]) or 0,
     failed = tonumber(counters[2]) or 0,
     failures = tonumber(counters[3]) or 0,
-    wait = Stats.summary(stats_key('wait', day, queue)),
-    run = Stats.summary(stats_key('run', day, queue)),
+    wait = Stats.summary(Stats.key('wait', day, queue)),
+    run = Stats.summary(Stats.key('run', day, queue)),
   })
 end
