@@ -42,7 +42,7 @@ Api['queue.forget'] = Queue.forget
 -- functions: those are --@inline, so the build copies them into this block and their
 -- common path runs as straight code that creates no function. A call this block does not
 -- take (KEYS given, no `now`, another command) goes on to the checks below, which are
--- made in the protocol's order. Then wake the workers of queues that gained work.
+-- made in the protocol's order.
 if #KEYS == 0 and #A >= 2 then
   local now = Num.parse(A[2])
   local cmd, fast, result = A[1], true, nil
@@ -64,7 +64,6 @@ if #KEYS == 0 and #A >= 2 then
     fast = false
   end
   if fast then
-    Wake.workers()
     return result
   end
 end
@@ -78,5 +77,4 @@ if #A < 2 then error("bad argument #1 to 'tonumber' (value expected)") end
 local now = Num.parse(A[2])
 if now == nil then error('Arg "now" missing or not a number: nil') end
 local result = command(now)
-Wake.workers()
 return result
