@@ -138,6 +138,9 @@ class Connection:
         self._miss_streak = 0  # spins in a row that caught nothing
         self._rest = 0  # reads left that sleep at once after too many missed spins
         self.received = 0  # bytes read from the server, over every socket of this object
+        # Set by a reader whose `received` another thread reads (see waiting_bytes): a read
+        # and the count of its bytes then happen under it.
+        self.count_lock: threading.Lock | None = None
 
     @property
     def connected(self) -> bool:
@@ -199,7 +202,11 @@ class Connection:
         self.close(shutdown=False)
 
     def waiting_bytes(self) -> int:
-        """Bytes the server sent that this connection has not read yet (0 if unknown)."""
+        """Bytes the server sent that this connection has not read yet (0 if unknown).
+
+        ``received + waiting_bytes()`` read under ``count_lock`` is how far the server's
+        stream to this connection had come: on a local socket, everything the server wrote
+        here before it wrote the reply another connection of this process just read."""
         sock = self._sock
         if sock is None:
             return 0
@@ -257,6 +264,9 @@ class Connection:
             if timeout is not None and timeout >= 0 and not _pending(sock) and \
                     not select.select([sock], [], [], timeout)[0]:
                 return NOTHING
+            lock = self.count_lock
+            if lock is not None:
+                lock.acquire()
             try:
                 data = None
                 if self.spin_ns and timeout == -1.0 and self._fd >= 0:
@@ -266,15 +276,18 @@ class Connection:
                         data = self._spin(sock)
                 if data is None:
                     data = sock.recv(65536)
+                self.received += len(data)
             except OSError as exc:
                 self.close()
                 reason = "Timeout reading from socket" if isinstance(
                     exc, (BlockingIOError, TimeoutError)) else f"Error reading from socket: {exc}"
                 raise ConnectionFailed(f"{reason} ({self.endpoint})") from exc
+            finally:
+                if lock is not None:
+                    lock.release()
             if not data:
                 self.close()
                 raise ConnectionFailed(f"Connection closed by server ({self.endpoint})")
-            self.received += len(data)
             reader.feed(data)
 
     def _spin(self, sock: socket.socket) -> bytes | None:

@@ -86,6 +86,8 @@ class Listener:
         self._meaning: dict[bytes, tuple[str, str]] = {}  # tracked key -> (kind, queue)
         self._conn: Connection | None = None
         self._base = 0  # bytes received on the connections before the current one
+        self._count_lock = threading.Lock()  # see mark()
+        self._marked = -1  # the highest mark handed out
         self._stop = threading.Event()
         self._subscribed = threading.Event()
         self._thread = threading.Thread(target=self._run, name="qless-listener", daemon=True)
@@ -116,9 +118,14 @@ class Listener:
         delay = 0.1
         first = True
         while not self._stop.is_set():
-            if self._conn is not None:
-                self._base += self._conn.received
-            conn = self._conn = self._transport.new_connection()
+            conn = self._transport.new_connection()
+            conn.count_lock = self._count_lock
+            with self._count_lock:
+                # Positions go on past every mark handed out: bytes a mark counted that the
+                # old connection never delivered must not make new notices look old.
+                if self._conn is not None:
+                    self._base = max(self._base + self._conn.received, self._marked + 1)
+                self._conn = conn
             try:
                 self._caps = self._read_caps()
                 tracked = self._track(conn)
@@ -129,6 +136,7 @@ class Listener:
                 # (the worker does not wait for it): notices sent meanwhile were missed,
                 # so every runner pops once more.
                 self._on_reconnect()
+                self._subscribed.set()
                 first, delay = False, 0.1
                 self._pump(conn)
             except _Resubscribe:
@@ -206,7 +214,6 @@ class Listener:
                 pending.discard(_text(message[1]))
             else:
                 self._dispatch(message)
-        self._subscribed.set()
 
     def _pump(self, conn: Connection) -> None:
         while not self._stop.is_set():
@@ -271,13 +278,15 @@ class Listener:
     def mark(self) -> int:
         """How far the server's notices to this listener reached at this moment, read or
         not (on a local socket, everything the server sent before the reply the caller
-        just received). Taken from another thread; it may come out too high (a read
-        between the two steps), never too low."""
-        conn = self._conn
-        if conn is None:
-            return -1
-        waiting = conn.waiting_bytes()
-        return self._base + conn.received + waiting
+        just received). Taken from another thread: the lock keeps a read of the
+        listener's and the count of its bytes together."""
+        with self._count_lock:
+            conn = self._conn
+            if conn is None:
+                return -1
+            mark = self._base + conn.received + conn.waiting_bytes()
+            self._marked = max(self._marked, mark)
+            return mark
 
 
 def _kind(message: Any) -> str:

@@ -21,7 +21,9 @@ from __future__ import annotations
 import threading
 import time
 
-WAIT_FOR_POPS = 0.05  # seconds a notice waits at most for the pops on their way
+# Seconds a notice waits at most for a pop on its way: the first reply that comes settles
+# it (its mark covers every notice already received), so this bounds only a stuck server.
+WAIT_FOR_POPS = 1.0
 
 
 class Waker:
@@ -32,6 +34,8 @@ class Waker:
         self._cond = threading.Condition()
         self.generation = 0
         self.schedules = 0
+        self._asleep = 0  # runners waiting here
+        self._slept_at = (0, 0)  # generation and schedules when the latest one began to
         self._pops = threading.Condition()  # its own: its notify must not wake runners
         self._popping = 0
         self._mark = -1  # the highest mark of a pop's reply
@@ -59,7 +63,19 @@ class Waker:
     def wait(self, seen: int, timeout: float | None, schedules: int | None = None) -> None:
         with self._cond:
             if self.generation == seen and (schedules is None or self.schedules == schedules):
-                self._cond.wait(timeout)
+                self._asleep += 1
+                self._slept_at = (self.generation, self.schedules)
+                try:
+                    self._cond.wait(timeout)
+                finally:
+                    self._asleep -= 1
+
+    def quiet(self, runners: int) -> bool:
+        """Whether all ``runners`` wait here and nothing moved since the last one began
+        to: an idle worker (a hook for tests and tools; it reads no server)."""
+        with self._cond:
+            return (self._asleep == runners
+                    and self._slept_at == (self.generation, self.schedules))
 
     # -- pops and notices ----------------------------------------------------------------
     def pop_started(self) -> None:
