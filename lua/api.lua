@@ -37,6 +37,8 @@ Api['recur.untag'] = Recur.untag
 Api['length'] = Queue.length
 Api['worker.deregister'] = Worker.deregister
 Api['queue.forget'] = Queue.forget
+-- qless_py's extension commands (docs/protocol.md): prefixed, so no qless name can clash.
+Api['qlpy.giveback'] = Job.giveback
 
 -- Dispatch. The commands a worker sends for every job come first, as plain calls of their
 -- functions: those are --@inline, so the build copies them into this block and their

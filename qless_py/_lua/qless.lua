@@ -74,6 +74,9 @@ local cfg
 -- local F_RETRIES, F_REMAINING, F_DATA, F_TAGS, F_FAILURE, F_SPAWNED, F_HISTORY, F_TIME =
 --   8, 9, 10, 11, 12, 13, 14, 15
 
+--@ lua/job/giveback.lua:1-1
+-- qlpy.giveback: a worker hands a job it holds back to its queue (extension, not qless's).
+
 --@ lua/job/history.lua:1-1
 -- A job's history: appending entries under the length cap, and migrating the legacy field.
 
@@ -729,6 +732,39 @@ function M.Job_notify(jid, channel, tracked)
     tracked = M.Job_is_tracked(jid)
   end
   if tracked then rcall('PUBLISH', 'ql:' .. channel, jid) end
+end
+  elseif name == 'Job_giveback' then
+--@ lua/job/giveback.lua:3-33
+-- qlpy.giveback <now> <jid> <worker>
+-- If `jid` is running under `worker`: the job becomes waiting in its own queue again, as a
+-- put of it by that worker would make it (history entry `put` with {"q": queue}, out of
+-- the queue's lock set and the worker's job set, `worker` "", `expires` 0, `time` now,
+-- back in the work set by its priority and now), without spending or restoring a retry:
+-- `remaining`, `retries`, priority, tags and data stay as they are. Nothing happens if the
+-- job is missing, not running, or held by another worker: a command that ended the lease
+-- (complete, fail, retry, a move, a timeout, a lock expiry) came first.
+-- Reply: 1 when given back, 0 when the job was not that worker's to give.
+-- Events (as the owner's put): ql:log put, then ql:put (tracked).
+-- Errors: qlpy.giveback(): Arg "jid" missing / qlpy.giveback(): Arg "worker" missing
+function M.Job_giveback(now)
+  local jid, worker = A[3], A[4]
+  if jid == nil then error('qlpy.giveback(): Arg "jid" missing') end
+  if worker == nil then error('qlpy.giveback(): Arg "worker" missing') end
+  local jk = 'ql:j:' .. jid
+  local f = rcall('HMGET', jk, 'state', 'worker', 'queue', 'priority', 'history')
+  if f[1] ~= 'running' or f[2] ~= worker then return 0 end
+  local queue = f[3] or ''
+  local qjson = encode(queue)
+  rcall('PUBLISH', 'ql:' .. 'log',
+    '{"jid":' .. encode(jid) .. ',"event":"put","queue":' .. qjson .. '}')
+  M.Job_hist(jid, now, '"put"', '{"q":' .. qjson .. '}', f[5] or false)
+  M.Queue_unlist(queue, jid)
+  rcall('ZREM', 'ql:w:' .. worker .. ':jobs', jid)
+  rcall('HSET', jk, 'state', 'waiting', 'worker', '', 'expires', '0',
+    'time', M.Num_time_text(now))
+  M.Job_enqueue(queue, jid, tonumber(f[4]) or 0, now)
+  M.Job_notify(jid, 'put')
+  return 1
 end
   elseif name == 'Job_migrate' then
 --@ lua/job/history.lua:3-26
@@ -2446,6 +2482,10 @@ M['Api_worker.deregister'] = M.Worker_deregister
   elseif name == 'Api_queue.forget' then
 --@ lua/api.lua:39-39
 M['Api_queue.forget'] = M.Queue_forget
+  elseif name == 'Api_qlpy.giveback' then
+--@ lua/api.lua:40-41
+-- qless_py's extension commands (docs/protocol.md): prefixed, so no qless name can clash.
+M['Api_qlpy.giveback'] = M.Job_giveback
   end
   return rawget(M, name)
 end
@@ -2455,7 +2495,7 @@ setmetatable(M, M)
 --@ lua/api.lua:1-2
 -- The command table and the dispatcher (protocol 1.1). The build puts this file last.
 
---@ lua/api.lua:41-47
+--@ lua/api.lua:43-49
 -- Dispatch. The commands a worker sends for every job come first, as plain calls of their
 -- functions: those are --@inline, so the build copies them into this block and their
 -- common path runs as straight code that creates no function. A call this block does not
@@ -2468,7 +2508,7 @@ if #KEYS == 0 and #A >= 2 then
     -- n - n is 0 for every finite number, and nan for nan and for +-inf.
     if n and n - n == 0 then do inl_1 = n break end end
     do inl_1 = nil break end
---@ lua/api.lua:47-52
+--@ lua/api.lua:49-54
   until true local now = inl_1
   local cmd, fast, result = A[1], true, nil
   if now == nil then
@@ -2750,7 +2790,7 @@ if #KEYS == 0 and #A >= 2 then
         rcall('PUBLISH', 'ql:' .. 'put', jid)
       end
       do inl_2 = jid break end
---@ lua/api.lua:52-54
+--@ lua/api.lua:54-56
     until true result = inl_2
   elseif cmd == 'pop' then
     local inl_14 repeat local now = now
@@ -3593,7 +3633,7 @@ if #KEYS == 0 and #A >= 2 then
         do inl_75 = '[' .. concat(parts, ',') .. ']' break end
 --@ lua/queue.lua:270-270
       until true inl_14 = inl_75 break end
---@ lua/api.lua:54-56
+--@ lua/api.lua:56-58
     until true result = inl_14
   elseif cmd == 'complete' then
     local inl_76 repeat local now = now
@@ -3996,7 +4036,7 @@ if #KEYS == 0 and #A >= 2 then
         if #dependents > 0 then M.Job_release_dependents(now, jid, dependents) end
       end
       do inl_76 = 'complete' break end
---@ lua/api.lua:56-58
+--@ lua/api.lua:58-60
     until true result = inl_76
   elseif cmd == 'heartbeat' then
     local inl_103 repeat local now = now
@@ -4078,7 +4118,7 @@ if #KEYS == 0 and #A >= 2 then
       rcall('ZADD', 'ql:workers', now, worker)
       rcall('ZADD', 'ql:q:' .. queue .. '-locks', expires, jid)
       do inl_103 = expires break end
---@ lua/api.lua:58-60
+--@ lua/api.lua:60-62
     until true result = inl_103
   elseif cmd == 'fail' then
     local inl_110 repeat local now = now
@@ -4219,7 +4259,7 @@ if #KEYS == 0 and #A >= 2 then
 --@ lua/job/fail_retry.lua:35-36
       until true
       do inl_110 = jid break end
---@ lua/api.lua:60-62
+--@ lua/api.lua:62-64
     until true result = inl_110
   elseif cmd == 'retry' then
     local inl_118 repeat local now = now
@@ -4390,7 +4430,7 @@ if #KEYS == 0 and #A >= 2 then
         end
       end
       do inl_118 = floor(remaining) break end
---@ lua/api.lua:62-77
+--@ lua/api.lua:64-79
     until true result = inl_118
   else
     fast = false
@@ -4412,7 +4452,7 @@ local inl_127 repeat local v = A[2]
   -- n - n is 0 for every finite number, and nan for nan and for +-inf.
   if n and n - n == 0 then do inl_127 = n break end end
   do inl_127 = nil break end
---@ lua/api.lua:77-80
+--@ lua/api.lua:79-82
 until true local now = inl_127
 if now == nil then error('Arg "now" missing or not a number: nil') end
 local result = command(now)
