@@ -22,6 +22,7 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
+from qless_py import keys
 from qless_py.errors import QlessConnectionError
 
 if TYPE_CHECKING:
@@ -84,8 +85,8 @@ class Events:
     # -- channels --------------------------------------------------------------------------
     @property
     def channels(self) -> list[str]:
-        return [f"ql:{name}" for name in JOB_EVENTS] + [
-            "ql:log", f"ql:w:{self._client.worker_name}"]
+        return [keys.channel(name) for name in JOB_EVENTS] + [
+            keys.channel("log"), keys.worker_channel(self._client.worker_name)]
 
     def _subscribe(self) -> Any:
         conn: Any = self._client.redis  # redis-py's pubsub API is untyped
@@ -186,7 +187,7 @@ class Events:
                 return True
 
     def _dispatch(self, channel: str, payload: str) -> None:
-        name = channel[3:]
+        name = channel[len(keys.PREFIX):]
         try:
             if name in JOB_EVENTS:
                 self._call(name, payload)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from qless_py import codecs
+from qless_py import codecs, keys
 from qless_py.job import BaseJob, as_list, class_name, plain_number
 
 if TYPE_CHECKING:
@@ -102,7 +102,7 @@ class RecurringJob(BaseJob):
     @property
     def next(self) -> float | None:
         """When the next job spawns (Unix seconds), or None if the template is gone."""
-        score = self.client.redis.zscore(f"ql:q:{self.queue_name}-recur", self.jid)
+        score = self.client.redis.zscore(keys.queue(self.queue_name, keys.RECUR), self.jid)
         return None if score is None else float(score)
 
     def move(self, queue: str) -> None:
