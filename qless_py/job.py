@@ -6,7 +6,6 @@ command each and update the snapshot where the reply says how.
 
 from __future__ import annotations
 
-import importlib
 import json
 import os  # noqa: F401  (kept importable for tests that patch ``qless_py.job.os``)
 import threading
@@ -15,7 +14,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from qless_py import clock, codecs
+from qless_py import clock, codecs, handlers
 from qless_py.errors import JobNotFoundError, LockLostError, QlessConnectionError, QlessError
 
 if TYPE_CHECKING:
@@ -81,15 +80,6 @@ def class_name(klass: type | str) -> str:
     return f"{klass.__module__}.{klass.__qualname__}"
 
 
-def import_class(name: str) -> Any:
-    """Import ``package.module.Class``; ImportError/AttributeError propagate."""
-    module_name, _, attr = name.rpartition(".")
-    if not module_name:
-        raise ImportError(f"{name!r} is not a dotted 'module.Class' name")
-    target: Any = importlib.import_module(module_name)
-    return getattr(target, attr)
-
-
 class BaseJob:
     """What jobs and recurring templates share."""
 
@@ -110,16 +100,17 @@ class BaseJob:
     @property
     def klass(self) -> Any:
         """The job's class, imported now (ImportError / AttributeError propagate)."""
-        return import_class(self.klass_name)
+        return handlers.import_class(self.klass_name)
 
     @staticmethod
     def _import(name: str) -> Any:
-        """qless-py's name for :func:`import_class`."""
-        return import_class(name)
+        """qless-py's name for :func:`qless_py.handlers.import_class`."""
+        return handlers.import_class(name)
 
     @staticmethod
     def reload(name: str) -> None:
-        """qless-py API; classes are imported afresh by the worker, so nothing to do."""
+        """qless-py API: the next job of class ``name`` imports it afresh."""
+        handlers.forget(name)
 
     def encoded_data(self) -> str:
         """The data as stored, in the format it was read in (encoded now: a handler may
@@ -373,21 +364,14 @@ class Job(BaseJob):
     def process(self) -> None:
         """Run the job in this process: ``klass.<queue name>(job)`` or ``klass.process(job)``.
 
-        A missing class, a missing method or an exception fails the job into the group
-        ``<queue>-<ExceptionName>`` (``<queue>-method-missing`` for a missing method).
+        A handler that cannot be found fails the job as the worker would
+        (``qless_py.handlers``); one that raises fails it into ``<queue>-<ExceptionName>``.
         Handlers complete (or fail/retry) the job themselves.
         """
         try:
-            klass = self.klass
-        except Exception as exc:
-            # One group for every import failure (ModuleNotFoundError included).
-            kind = "ImportError" if isinstance(exc, ImportError) else type(exc).__name__
-            self.fail(f"{self.queue_name}-{kind}", f"Failed to import {self.klass_name}: {exc}")
-            return
-        method = getattr(klass, self.queue_name, None) or getattr(klass, "process", None)
-        if method is None:
-            self.fail(f"{self.queue_name}-method-missing",
-                      f'{self.klass_name} is missing a method "{self.queue_name}" or "process"')
+            method = handlers.find_handler(self.klass_name, self.queue_name)
+        except handlers.HandlerError as exc:
+            self.fail(f"{self.queue_name}-{exc.group_suffix}", str(exc))
             return
         try:
             method(self)

@@ -22,11 +22,12 @@ from typing import Literal, Protocol
 from qless_py import QlessConnectionError, QlessError, clock
 from qless_py.job import Job
 from qless_py.reservers import Reserver
-from qless_py.workers.jobrun import Outcome, Workdir, run_job
+from qless_py.workers.jobrun import Outcome, run_job
 from qless_py.workers.leases import Leases
 from qless_py.workers.logs import flush_logs
 from qless_py.workers.lookout import Look
 from qless_py.workers.waker import Waker
+from qless_py.workers.workdir import Workdir
 
 log = logging.getLogger("qless_py.worker")
 

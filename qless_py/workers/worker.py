@@ -29,7 +29,7 @@ from qless_py.reservers import ORDERS, make_reserver
 from qless_py.resp import Transport
 from qless_py.workers.giveback import give_back
 from qless_py.workers.heartbeat import Heartbeat
-from qless_py.workers.jobrun import Outcome, Workdir, note_connection_error
+from qless_py.workers.jobrun import Outcome, note_connection_error
 from qless_py.workers.leases import Lease, Leases
 from qless_py.workers.listener import Listener
 from qless_py.workers.logs import flush_logs
@@ -37,6 +37,7 @@ from qless_py.workers.lookout import Look, look
 from qless_py.workers.runner import Runner, RunnerSettings, Stop
 from qless_py.workers.signals import NUDGE, SignalPipe
 from qless_py.workers.waker import Waker
+from qless_py.workers.workdir import Workdir
 
 log = logging.getLogger("qless_py.worker")
 

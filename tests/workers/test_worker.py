@@ -56,15 +56,24 @@ def test_raising_handler_fails_with_queue_and_exception_group(
     ("tests.jobs.DoesNotExist", "q-AttributeError"),
     ("no_such_module_anywhere.Job", "q-ImportError"),
     ("nodots", "q-ImportError"),
+    ("tests.workers.broken_job_module.Job", "q-RuntimeError"),
 ])
-def test_missing_class_or_method_fails_with_a_clear_group(
+def test_missing_class_or_method_fails_as_job_process_fails_it(
         server_url: str, client: Client, klass: str, group: str) -> None:
-    jid = client.queues["q"].put(klass, {})
+    # the worker and Job.process find handlers in one place (qless_py.handlers)
+    by_worker = client.queues["q"].put(klass, {})
     run_burst(server_url, ["q"])
-    job = client.jobs[jid]
-    assert job is not None and job.state == "failed"
-    assert job.failure is not None and job.failure.group == group
-    assert klass in job.failure.message
+    by_process = client.queues["q"].put(klass, {})
+    popped = client.queues["q"].pop(worker="w1")
+    assert popped is not None and popped.jid == by_process
+    popped.process()
+    failures = []
+    for jid in (by_worker, by_process):
+        job = client.jobs[jid]
+        assert job is not None and job.state == "failed" and job.failure is not None
+        failures.append((job.failure.group, job.failure.message))
+    assert failures[0] == failures[1]
+    assert failures[0][0] == group and klass in failures[0][1]
 
 
 def test_method_named_after_the_queue_wins_over_process(
