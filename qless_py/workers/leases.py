@@ -36,9 +36,9 @@ import logging
 import threading
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
-from typing import Any
 
 from qless_py import clock
+from qless_py.job import Job
 
 log = logging.getLogger("qless_py.worker")
 
@@ -48,7 +48,7 @@ NEVER = float("inf")
 
 @dataclass
 class Lease:
-    job: Any
+    job: Job
     next_beat: float
     running_since: float | None = None
     lost_at: float | None = None
@@ -64,7 +64,7 @@ def beat_after(expires_at: float, now: float) -> float:
     return now + max(MIN_BEAT, (expires_at - now) / 3.0)
 
 
-def _carries(current: Lease, popped: Any) -> bool:
+def _carries(current: Lease, popped: Job) -> bool:
     """Whether ``current``'s run goes on holding the lease ``popped`` came with: it is in
     progress, has not ended or lost its lease, and the job comes from the same queue."""
     return (current.lost_at is None and current.unsettled_seq is None
@@ -88,7 +88,7 @@ class Leases:
         self._on_lost = on_lost
 
     # -- taking leases -------------------------------------------------------------------
-    def add(self, job: Any) -> bool:
+    def add(self, job: Job) -> bool:
         """Hold a lease a pop just returned; False if a run here already carries it.
 
         The second case is logged; see the module's docstring for both.
@@ -160,7 +160,7 @@ class Leases:
             return held is None or (held.unsettled_seq is not None
                                     and held.unsettled_seq <= since)
 
-    def adopt(self, job: Any, since: int) -> Lease | None:
+    def adopt(self, job: Job, since: int) -> Lease | None:
         """Hold a lease the core lists under this worker's name (read after ``since``).
 
         None when an entry is in the way: a run in progress carries it, or, if that run has
@@ -186,13 +186,13 @@ class Leases:
         return held
 
     # -- runs ----------------------------------------------------------------------------
-    def started(self, job: Any) -> None:
+    def started(self, job: Job) -> None:
         with self._cond:
             held = self._jobs.get(job.jid)
             if held is not None and held.job is job:
                 held.running_since = clock.now()
 
-    def ended(self, job: Any, *, unsettled: bool = False) -> bool:
+    def ended(self, job: Job, *, unsettled: bool = False) -> bool:
         """The run of ``job`` returned; True if adoption should look at the core again.
 
         A settled run's entry goes; an unsettled one stays (heartbeated) until adoption.
@@ -212,7 +212,7 @@ class Leases:
             self._drop(job.jid)
             return recheck
 
-    def remove(self, job: Any) -> Lease | None:
+    def remove(self, job: Job) -> Lease | None:
         """Drop ``job``'s entry (only if it is still this object's); the entry removed."""
         with self._cond:
             held = self._jobs.get(job.jid)

@@ -30,7 +30,15 @@ from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 from qless_py import keys
-from qless_py.resp import NOTHING, Connection, ConnectionFailed, ReplyError, Transport, pack
+from qless_py.resp import (
+    NOTHING,
+    Arg,
+    Connection,
+    ConnectionFailed,
+    ReplyError,
+    Transport,
+    pack,
+)
 from qless_py.workers.lookout import look
 
 log = logging.getLogger("qless_py.worker")
@@ -186,7 +194,7 @@ class Listener:
                 meaning[keys.queue(name, keys.LOCKS).encode()] = (SLOTS, name)
         self._meaning = meaning
         client_id = conn.call("CLIENT", "ID")
-        args: list[Any] = ["CLIENT", "TRACKING", "ON", "REDIRECT", client_id, "BCAST"]
+        args: list[Arg] = ["CLIENT", "TRACKING", "ON", "REDIRECT", client_id, "BCAST"]
         for prefix in _disjoint([name.decode() for name in meaning]):
             args += ["PREFIX", prefix]
         try:

@@ -11,12 +11,12 @@ core and writes the worker's last-seen time.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from qless_py import clock, keys
-from qless_py.resp import ReplyError, Transport
+from qless_py.resp import Arg, ReplyError, Transport
 
 log = logging.getLogger("qless_py.worker")
 
@@ -33,7 +33,7 @@ def look(transport: Transport, queues: Sequence[str], caps: Mapping[str, float],
          due: bool = True) -> Look:
     """Read the due times (unless ``due`` is False) and whether a job waits that a pop
     could take, on the calling thread's connection, in one round trip."""
-    commands: list[list[Any]] = []
+    commands: list[list[Arg]] = []
     if due:
         commands += [["ZRANGE", keys.queue(name, suffix), 0, 0, "WITHSCORES"]
                      for name in queues for suffix in DUE_SETS]
@@ -54,7 +54,8 @@ def look(transport: Transport, queues: Sequence[str], caps: Mapping[str, float],
                 _poppable(queues, caps, iter(replies[count:])))
 
 
-def _poppable(queues: Sequence[str], caps: Mapping[str, float], replies: Any) -> bool:
+def _poppable(queues: Sequence[str], caps: Mapping[str, float],
+              replies: Iterator[Any]) -> bool:
     found = False
     for name in queues:
         waiting, paused = next(replies), next(replies)
