@@ -14,8 +14,8 @@ the server's CPU per job (``INFO cpu``, main thread) and the worker processes' C
 (``getrusage`` of children). With ``--startup N`` it also starts the worker N times for a
 single job and prints the time from spawn to that job's completion. ``--compare ARGS``
 (given twice or more) runs the throughput measurement with each set of worker options in
-turn, ``--rounds`` times, so the settings share the machine's load, and prints each
-setting's median, range and the rounds it won.
+turn, ``--rounds`` times (each round starting one setting further on), so the settings
+share the machine's load, and prints each setting's median, range and the rounds it won.
 
 ``--latency N`` measures instead how an idle worker reacts to new work: ``--processes``
 idle worker processes, N jobs put one at a time (each once the previous one is complete,
@@ -166,9 +166,10 @@ def compare(client: Client, url: str, args: argparse.Namespace) -> None:
     """Throughput of each ``--compare`` setting, alternating, ``--rounds`` times."""
     settings = [option.split() for option in args.compare]
     rates: list[list[float]] = [[] for _ in settings]
-    for _ in range(args.rounds):
-        for index, extra in enumerate(settings):
-            rates[index].append(throughput(client, url, args, extra))
+    for r in range(args.rounds):
+        for k in range(len(settings)):  # each round starts one setting further on
+            index = (r + k) % len(settings)
+            rates[index].append(throughput(client, url, args, settings[index]))
     for index, option in enumerate(args.compare):
         mine = rates[index]
         wins = sum(1 for r in range(args.rounds)

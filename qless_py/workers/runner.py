@@ -65,7 +65,7 @@ class Host(Protocol):
         """The queues' earliest due time and whether a job waits (one round trip)."""
 
     def mark(self) -> int:
-        """How far the listener's notices reached just now (see ``Waker.judge``)."""
+        """How far the listener's notices reached just now (see ``Waker.is_news``)."""
 
 
 @dataclass(frozen=True)
