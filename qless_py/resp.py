@@ -206,9 +206,11 @@ class Connection:
 
         ``received + waiting_bytes()`` read under ``count_lock`` is how far the server's
         stream to this connection had come: on a local socket, everything the server wrote
-        here before it wrote the reply another connection of this process just read."""
+        here before it wrote the reply another connection of this process just read.
+        Over TLS the kernel holds ciphertext, longer than what it decrypts to: 0 then,
+        which only ever counts a notice as newer than it is."""
         sock = self._sock
-        if sock is None:
+        if sock is None or self._fd < 0:
             return 0
         size = bytearray(4)
         try:
