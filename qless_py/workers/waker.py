@@ -4,16 +4,17 @@
 ``schedules`` moves when a due time may have changed (only the due times are re-read).
 A runner notes the generation before it pops and sleeps only while it has not moved.
 
-A notice of work from the listener is news to this process only if the server sent it
-after the reply to the process's latest pop. Each pop's reply comes with the listener's
-mark (how far the server's notices to this process had come by then, read or not: on a
-local socket, everything sent before that reply), and ``is_news`` compares a notice's
-position in the listener's stream with it. A notice sent before a pop's reply reports a
-write made before the runner that popped reads the queues again (it pops again after the
-jobs it took, or, having found nothing, reads whether a job waits before it sleeps), so
-it wakes nobody. That is what keeps a pop's own removal from the work set (a write too)
-from sending the idle processes of the queue to pop once more. A notice that arrives
-while a pop is on its way waits (briefly) for its reply.
+A notice of work from the listener is news to this process only if it arrived after the
+reply to the process's latest pop. Right after each pop's reply a runner takes the
+listener's mark: how many bytes of notices had arrived by then, read or not. A notice at or
+before that mark had arrived, so the write it reports was made before the runner reads
+the queues again (it pops again after the jobs it took, or, having found nothing, reads
+whether a job waits before it sleeps): it wakes nobody. That is what keeps a pop's own
+removal from the work set (a write too) from sending the idle processes of the queue to
+pop once more: on a local socket the server's notice of it arrives before the reply, so
+it lies under the mark. Elsewhere it may come later and cost an empty pop; no job is
+missed either way. A notice that arrives while a pop is on its way waits (briefly) for
+its reply.
 """
 
 from __future__ import annotations
