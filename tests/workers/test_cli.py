@@ -104,11 +104,14 @@ def test_spin_option_reaches_the_worker_and_bad_values_are_refused(
         server_url: str, client: Client, cli_worker: Start) -> None:
     jid = client.queues["q"].put(jobs.Noop, {})
     worker = cli_worker("-q", "q", "--processes", "0", "--url", server_url, "--burst",
-                        "--spin-us", "0")
+                        "--spin-us", "250")
     assert worker.wait(30) == 0
-    assert "spin 0 us" in worker.log
+    assert "spin 250 us" in worker.log
     job = client.jobs[jid]
     assert job is not None and job.state == "complete"
+    default = cli_worker("-q", "q", "--processes", "0", "--url", server_url, "--burst")
+    assert default.wait(30) == 0
+    assert "spin 0 us" in default.log  # off unless asked for
     bad = cli_worker("-q", "q", "--processes", "0", "--url", server_url, "--spin-us", "-1")
     assert bad.wait(30) == 2
     assert "--spin-us" in bad.log and "Traceback" not in bad.log
