@@ -74,7 +74,9 @@ class Listener:
     ``on_work()`` runs when a queue may have a job to pop, ``on_schedule()`` when a due
     time may have moved, ``on_notice(jid, event)`` for every ``lock_lost``/``canceled``
     notice on the worker channel, and ``on_reconnect()`` after every (re)subscription
-    (notices may have been missed meanwhile).
+    (notices may have been missed meanwhile). ``is_news(position)`` says whether a notice
+    of work at that position of the stream (``position()``) is news to the process;
+    ``mark()`` is what a runner compares positions with.
     """
 
     def __init__(self, transport: Transport, queues: Sequence[str], worker: str, *,
