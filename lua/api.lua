@@ -37,12 +37,14 @@ Api['recur.untag'] = Recur.untag
 Api['length'] = Queue.length
 Api['worker.deregister'] = Worker.deregister
 Api['queue.forget'] = Queue.forget
+-- qless_py's extension commands (docs/protocol.md): prefixed, so no qless name can clash.
+Api['qlpy.giveback'] = Job.giveback
 
 -- Dispatch. The commands a worker sends for every job come first, as plain calls of their
 -- functions: those are --@inline, so the build copies them into this block and their
 -- common path runs as straight code that creates no function. A call this block does not
 -- take (KEYS given, no `now`, another command) goes on to the checks below, which are
--- made in the protocol's order. Then wake the workers of queues that gained work.
+-- made in the protocol's order.
 if #KEYS == 0 and #A >= 2 then
   local now = Num.parse(A[2])
   local cmd, fast, result = A[1], true, nil
@@ -64,7 +66,6 @@ if #KEYS == 0 and #A >= 2 then
     fast = false
   end
   if fast then
-    Wake.workers()
     return result
   end
 end
@@ -78,5 +79,4 @@ if #A < 2 then error("bad argument #1 to 'tonumber' (value expected)") end
 local now = Num.parse(A[2])
 if now == nil then error('Arg "now" missing or not a number: nil') end
 local result = command(now)
-Wake.workers()
 return result

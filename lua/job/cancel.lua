@@ -12,7 +12,6 @@ function Job.cancel_one(jid, f)
   if queue then
     Queue.unlist(queue, jid)
     rcall('ZREM', key.queue .. queue .. key.depends, jid)
-    if state == 'running' then Job.left_running(queue) end
   end
   local depk = key.job .. jid .. key.dependencies
   for _, b in ipairs(rcall('SMEMBERS', depk)) do rcall('SREM', key.job .. b .. key.dependents, jid) end

@@ -83,7 +83,6 @@ function Job.complete(now)
   if special and rcall('ZSCORE', key.tracked, jid) then
     rcall('PUBLISH', key.channel .. 'completed', jid)
   end
-  Job.left_running(queue)
   local retries = f[6] or 0
   if nextq ~= nil then
     rcall('PUBLISH', key.channel .. 'log',

@@ -30,7 +30,6 @@ function Job.fail(now)
   Job.hist(jid, now, '"failed"', { worker = worker, group = group }, f[4] or false)
   Stats.count(now, now, queue, 'failures', 1, 'failed', 1)
   Queue.unlist(queue, jid)
-  Job.left_running(queue)
   if decoded ~= nil and decoded ~= false then rcall('HSET', key.job .. jid, 'data', encode(decoded)) end
   Job.park_failed(jid, group,
     { group = group, message = message, when = floor(now), worker = worker })
@@ -69,7 +68,6 @@ function Job.retry(now)
   rcall('HDEL', jk, 'grace')
   rcall('ZREM', key.queue .. (f[3] or '') .. key.locks, jid)
   rcall('ZREM', key.worker .. worker .. key.jobs, jid)
-  Job.left_running(f[3])
   if remaining < 0 then
     group = group or ('failed-retries-' .. queue)
     Job.hist(jid, now, '"failed"', { group = group }, f[5] or false)

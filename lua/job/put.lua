@@ -116,7 +116,6 @@ function Job.put(now, requeue)
   if old_queue then
     Queue.unlist(old_queue, jid)
     rcall('ZREM', key.queue .. old_queue .. key.depends, jid)
-    if old_state == 'running' then Job.left_running(old_queue) end
   end
   if old_worker and old_worker ~= '' then
     rcall('ZREM', key.worker .. old_worker .. key.jobs, jid)

@@ -2,7 +2,7 @@
 -- `--@ lua/<file>:<a>-<b>` says that the lines after it are lines a..b of that file;
 -- `python -m qless_py.lua --where 'user_script:<n>'` finds the source of line n.
 
---@ lua/prelude.lua:1-43
+--@ lua/prelude.lua:1-42
 -- qless_py Lua core: the shared locals every file uses. Built into one script by
 -- scripts/build_lua.py (read its docstring for what the build does to these sources).
 --
@@ -25,13 +25,12 @@ local format, concat = string.format, table.concat
 local A = ARGV
 
 -- Module tables; the other files attach their functions to these.
-local M = {}  -- Api, Config, Job, Json, Num, Queue, Recur, Stats, Tags, Track, Wake, Worker: see define()
---   {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}
+local M = {}  -- Api, Config, Job, Json, Num, Queue, Recur, Stats, Tags, Track, Worker: see define()
+--   {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}
 
 -- Per-call state, made only when a call needs it: `cfg` holds the configuration values
--- already read (false: the call knows the config hash does not exist), `wake` the queue
--- to wake at the end (a name), or the queues (a set, when there are several).
-local cfg, wake
+-- already read (false: the call knows the config hash does not exist).
+local cfg
 
 -- Key names: the only place they are spelled. Job keys are key.job .. jid (.. suffix),
 -- queue keys key.queue .. queue .. suffix, worker keys key.worker .. worker (.. key.jobs),
@@ -44,7 +43,7 @@ local cfg, wake
 --   queue = 'ql:q:', work = '-work', locks = '-locks', scheduled = '-scheduled',
 --   depends = '-depends', recurring = '-recur',
 --   worker = 'ql:w:', jobs = ':jobs', tag = 'ql:t:', failure_group = 'ql:f:', recur = 'ql:r:',
---   stats = 'ql:s:', channel = 'ql:', wake = 'qlpy:wake:',
+--   stats = 'ql:s:', channel = 'ql:',
 -- }
 
 --@ lua/config.lua:1-2
@@ -74,6 +73,9 @@ local cfg, wake
 -- local F_JID, F_KLASS, F_STATE, F_QUEUE, F_WORKER, F_PRIORITY, F_EXPIRES = 1, 2, 3, 4, 5, 6, 7
 -- local F_RETRIES, F_REMAINING, F_DATA, F_TAGS, F_FAILURE, F_SPAWNED, F_HISTORY, F_TIME =
 --   8, 9, 10, 11, 12, 13, 14, 15
+
+--@ lua/job/giveback.lua:1-1
+-- qlpy.giveback: a worker hands a job it holds back to its queue (extension, not qless's).
 
 --@ lua/job/history.lua:1-1
 -- A job's history: appending entries under the length cap, and migrating the legacy field.
@@ -124,12 +126,6 @@ local cfg, wake
 
 --@ lua/track.lua:1-1
 -- Tracking: the track listing and track/untrack.
-
---@ lua/wake.lua:1-4
--- Wake-up extension: after a command, PUBLISH <queue> on qlpy:wake:<queue> for each queue
--- that gained poppable work. Published whether or not anyone listens: with no subscriber
--- PUBLISH is one failed channel lookup, half the cost of asking PUBSUB NUMSUB first, and
--- with one it saves that second call.
 
 --@ lua/worker.lua:1-1
 -- Workers: the registry listing and deregistration.
@@ -213,17 +209,8 @@ function M.Config_get(now)
   for i = 1, #stored, 2 do out[stored[i]] = stored[i + 1] end
   return encode(out)
 end
-  elseif name == 'Config_wake_if_concurrency' then
---@ lua/config.lua:69-75
--- Changing <queue>-max-concurrency may free slots: wake that queue's waiting workers.
-function M.Config_wake_if_concurrency(name)
-  local suffix = '-max-concurrency'
-  if #name > #suffix and name:sub(-#suffix) == suffix then
-    M.Wake_queue(name:sub(1, -#suffix - 1))
-  end
-end
   elseif name == 'Config_set' then
---@ lua/config.lua:77-88
+--@ lua/config.lua:69-79
 -- config.set <now> <key> <value>
 -- Publishes {"event":"config_set","option","value"} on ql:log, then stores. Reply nil.
 -- Errors: config.set(): Arg "option" missing / config.set(): Arg "value" missing
@@ -233,11 +220,10 @@ function M.Config_set(now)
   if value == nil then error('config.set(): Arg "value" missing') end
   rcall('PUBLISH', 'ql:' .. 'log', encode({ event = 'config_set', option = name, value = value }))
   rcall('HSET', 'ql:config', name, value)
-  M.Config_wake_if_concurrency(name)
   return nil
 end
   elseif name == 'Config_unset' then
---@ lua/config.lua:90-100
+--@ lua/config.lua:81-90
 -- config.unset <now> <key>
 -- Publishes {"event":"config_unset","option"} on ql:log, then deletes. Reply nil.
 -- Error: config.unset(): Arg "option" missing
@@ -246,7 +232,6 @@ function M.Config_unset(now)
   if name == nil then error('config.unset(): Arg "option" missing') end
   rcall('PUBLISH', 'ql:' .. 'log', encode({ event = 'config_unset', option = name }))
   rcall('HDEL', 'ql:config', name)
-  M.Config_wake_if_concurrency(name)
   return nil
 end
   elseif name == 'Queue_failed' then
@@ -313,7 +298,7 @@ function M.Queue_unfail(now)
   return moved
 end
   elseif name == 'Job_cancel_one' then
---@ lua/job/cancel.lua:3-38
+--@ lua/job/cancel.lua:3-37
 -- Cancel one job that is not complete (protocol 3.10, per-jid part).
 function M.Job_cancel_one(jid, f)
   local state, queue, failure, worker = f[1], f[2], f[3], f[4]
@@ -326,7 +311,6 @@ function M.Job_cancel_one(jid, f)
   if queue then
     M.Queue_unlist(queue, jid)
     rcall('ZREM', 'ql:q:' .. queue .. '-depends', jid)
-    if state == 'running' then M.Job_left_running(queue) end
   end
   local depk = 'ql:j:' .. jid .. '-dependencies'
   for _, b in ipairs(rcall('SMEMBERS', depk)) do rcall('SREM', 'ql:j:' .. b .. '-dependents', jid) end
@@ -351,7 +335,7 @@ function M.Job_cancel_one(jid, f)
   rcall('DEL', 'ql:j:' .. jid, 'ql:j:' .. jid .. '-history')
 end
   elseif name == 'Job_cancel' then
---@ lua/job/cancel.lua:40-64
+--@ lua/job/cancel.lua:39-63
 -- cancel <now> [jid...]
 -- Reply: array of the jids passed. Events per job: ql:log canceled, ql:w:<worker> canceled,
 -- ql:canceled (tracked). Error: Cancel(): <jid> is a dependency of <dependent> but is not
@@ -378,7 +362,7 @@ function M.Job_cancel(now)
   return out
 end
   elseif name == 'Job_complete' then
---@ lua/job/complete.lua:3-125
+--@ lua/job/complete.lua:3-124
 -- complete <now> <jid> <worker> <queue> <data> [next q] [delay d] [depends json]
 -- Reply: complete | waiting | scheduled | depends. Events: ql:completed (tracked), then
 -- ql:log completed or advanced. A dangling option name is ignored.
@@ -462,7 +446,6 @@ function M.Job_complete(now)
   if special and rcall('ZSCORE', 'ql:tracked', jid) then
     rcall('PUBLISH', 'ql:' .. 'completed', jid)
   end
-  M.Job_left_running(queue)
   local retries = f[6] or 0
   if nextq ~= nil then
     rcall('PUBLISH', 'ql:' .. 'log',
@@ -503,7 +486,7 @@ function M.Job_complete(now)
   return 'complete'
 end
   elseif name == 'Job_expire_completed' then
---@ lua/job/complete.lua:127-147
+--@ lua/job/complete.lua:126-146
 -- P-EXPIRE-COMPLETED, in bounded batches: at most 100 jobs older than `jobs-history` and at
 -- most 100 beyond `jobs-history-count` per call (the reference deletes all at once).
 --@inline
@@ -526,7 +509,7 @@ function M.Job_expire_completed(now)
   end
 end
   elseif name == 'Job_delete' then
---@ lua/job/complete.lua:149-157
+--@ lua/job/complete.lua:148-156
 -- Delete a job entirely (completed-job expiry): its tags, hash and history.
 function M.Job_delete(jid)
   local tags = M.Job_tag_list(rcall('HGET', 'ql:j:' .. jid, 'tags'))
@@ -620,7 +603,7 @@ function M.Job_depends(now)
   return 1
 end
   elseif name == 'Job_fail' then
---@ lua/job/fail_retry.lua:3-38
+--@ lua/job/fail_retry.lua:3-37
 -- fail <now> <jid> <worker> <group> <message> [data]
 -- Reply: the jid. Events: ql:log failed, then ql:failed (tracked).
 -- Errors: Job(): no jid provided / Fail(): Arg "worker" missing / Fail(): Arg "group" missing /
@@ -651,14 +634,13 @@ function M.Job_fail(now)
   M.Job_hist(jid, now, '"failed"', { worker = worker, group = group }, f[4] or false)
   M.Stats_count(now, now, queue, 'failures', 1, 'failed', 1)
   M.Queue_unlist(queue, jid)
-  M.Job_left_running(queue)
   if decoded ~= nil and decoded ~= false then rcall('HSET', 'ql:j:' .. jid, 'data', encode(decoded)) end
   M.Job_park_failed(jid, group,
     { group = group, message = message, when = floor(now), worker = worker })
   return jid
 end
   elseif name == 'Job_retry' then
---@ lua/job/fail_retry.lua:40-100
+--@ lua/job/fail_retry.lua:39-98
 -- retry <now> <jid> <queue> <worker> [delay] [group] [message]
 -- Reply: integer, retries remaining (-1 when the job failed). Events: ql:failed (tracked) on
 -- exhaustion (no ql:log event there, as in the reference).
@@ -691,7 +673,6 @@ function M.Job_retry(now)
   rcall('HDEL', jk, 'grace')
   rcall('ZREM', 'ql:q:' .. (f[3] or '') .. '-locks', jid)
   rcall('ZREM', 'ql:w:' .. worker .. ':jobs', jid)
-  M.Job_left_running(f[3])
   if remaining < 0 then
     group = group or ('failed-retries-' .. queue)
     M.Job_hist(jid, now, '"failed"', { group = group }, f[5] or false)
@@ -751,6 +732,39 @@ function M.Job_notify(jid, channel, tracked)
     tracked = M.Job_is_tracked(jid)
   end
   if tracked then rcall('PUBLISH', 'ql:' .. channel, jid) end
+end
+  elseif name == 'Job_giveback' then
+--@ lua/job/giveback.lua:3-33
+-- qlpy.giveback <now> <jid> <worker>
+-- If `jid` is running under `worker`: the job becomes waiting in its own queue again, as a
+-- put of it by that worker would make it (history entry `put` with {"q": queue}, out of
+-- the queue's lock set and the worker's job set, `worker` "", `expires` 0, `time` now,
+-- back in the work set by its priority and now), without spending or restoring a retry:
+-- `remaining`, `retries`, priority, tags and data stay as they are. Nothing happens if the
+-- job is missing, not running, or held by another worker: a command that ended the lease
+-- (complete, fail, retry, a move, a timeout, a lock expiry) came first.
+-- Reply: 1 when given back, 0 when the job was not that worker's to give.
+-- Events (as the owner's put): ql:log put, then ql:put (tracked).
+-- Errors: qlpy.giveback(): Arg "jid" missing / qlpy.giveback(): Arg "worker" missing
+function M.Job_giveback(now)
+  local jid, worker = A[3], A[4]
+  if jid == nil then error('qlpy.giveback(): Arg "jid" missing') end
+  if worker == nil then error('qlpy.giveback(): Arg "worker" missing') end
+  local jk = 'ql:j:' .. jid
+  local f = rcall('HMGET', jk, 'state', 'worker', 'queue', 'priority', 'history')
+  if f[1] ~= 'running' or f[2] ~= worker then return 0 end
+  local queue = f[3] or ''
+  local qjson = encode(queue)
+  rcall('PUBLISH', 'ql:' .. 'log',
+    '{"jid":' .. encode(jid) .. ',"event":"put","queue":' .. qjson .. '}')
+  M.Job_hist(jid, now, '"put"', '{"q":' .. qjson .. '}', f[5] or false)
+  M.Queue_unlist(queue, jid)
+  rcall('ZREM', 'ql:w:' .. worker .. ':jobs', jid)
+  rcall('HSET', jk, 'state', 'waiting', 'worker', '', 'expires', '0',
+    'time', M.Num_time_text(now))
+  M.Job_enqueue(queue, jid, tonumber(f[4]) or 0, now)
+  M.Job_notify(jid, 'put')
+  return 1
 end
   elseif name == 'Job_migrate' then
 --@ lua/job/history.lua:3-26
@@ -858,7 +872,7 @@ function M.Job_heartbeat(now)
   return expires
 end
   elseif name == 'Job_timeout' then
---@ lua/job/lease.lua:38-67
+--@ lua/job/lease.lua:38-66
 -- timeout <now> <jid>...
 -- Every jid is checked before any is timed out. Reply nil. Events per job:
 -- ql:w:<worker> lock_lost, then ql:log lock_lost.
@@ -881,7 +895,6 @@ function M.Job_timeout(now)
     M.Job_hist(jid, now, '"timed-out"', nil, f[4] or false)
     rcall('ZREM', 'ql:q:' .. queue .. '-locks', jid)
     rcall('ZADD', 'ql:q:' .. queue .. '-work', '+inf', jid)
-    M.Wake_queue(queue)
     rcall('HSET', 'ql:j:' .. jid, 'state', 'stalled', 'expires', 0)
     local msg = encode({ jid = jid, event = 'lock_lost', worker = f[3] })
     rcall('PUBLISH', 'ql:w:' .. (f[3] or ''), msg)
@@ -939,7 +952,7 @@ function M.Job_options(first, last)
   return opts
 end
   elseif name == 'Job_put' then
---@ lua/job/put.lua:11-179
+--@ lua/job/put.lua:11-178
 -- put <now> <worker> <queue> <jid> <klass> <data> <delay> [priority p] [tags t] [retries r]
 --     [depends d]
 -- Reply: the jid. Events: ql:log put; ql:w:<old> + ql:log lock_lost when taken from another
@@ -1048,7 +1061,6 @@ function M.Job_put(now, requeue)
   if old_queue then
     M.Queue_unlist(old_queue, jid)
     rcall('ZREM', 'ql:q:' .. old_queue .. '-depends', jid)
-    if old_state == 'running' then M.Job_left_running(old_queue) end
   end
   if old_worker and old_worker ~= '' then
     rcall('ZREM', 'ql:w:' .. old_worker .. ':jobs', jid)
@@ -1110,7 +1122,7 @@ function M.Job_put(now, requeue)
   return jid
 end
   elseif name == 'Job_requeue' then
---@ lua/job/put.lua:181-182
+--@ lua/job/put.lua:180-181
 -- requeue: exactly put, for a job that must already exist.
 function M.Job_requeue(now) return M.Job_put(now, true) end
   elseif name == 'Job_render_entry' then
@@ -1273,27 +1285,15 @@ function M.Job_multiget(now)
   return M.Json_list(parts)
 end
   elseif name == 'Job_enqueue' then
---@ lua/job/state.lua:4-10
--- P-WORK: make `jid` waiting in `queue` as of time `t`, and wake that queue's workers.
+--@ lua/job/state.lua:4-9
+-- P-WORK: make `jid` waiting in `queue` as of time `t`.
 --@inline
 function M.Job_enqueue(queue, jid, priority, t)
   local score = priority - (t / 10000000000)  -- the work-set score (protocol 2.8)
   rcall('ZADD', 'ql:q:' .. queue .. '-work', score, jid)
-  M.Wake_queue(queue)
-end
-  elseif name == 'Job_left_running' then
---@ lua/job/state.lua:12-20
--- A running job leaving `queue` frees a slot when the queue has a concurrency cap.
---@inline
-function M.Job_left_running(queue)
-  -- cfg false: the call found no config hash, so no queue has a cap. Config.number would
-  -- say so too; asking here first spares building the field's name on every complete.
-  if not queue or cfg == false then return end
-  local cap = M.Config_number(queue .. '-max-concurrency', 0)
-  if cap > 0 then M.Wake_queue(queue) end
 end
   elseif name == 'Job_unlist_failure' then
---@ lua/job/state.lua:22-28
+--@ lua/job/state.lua:11-17
 -- Remove a job from a failure group (and the group from ql:failures when it empties).
 function M.Job_unlist_failure(jid, group)
   if type(group) ~= 'string' then return end
@@ -1302,7 +1302,7 @@ function M.Job_unlist_failure(jid, group)
   if rcall('LLEN', gk) == 0 then rcall('SREM', 'ql:failures', group) end
 end
   elseif name == 'Job_park_failed' then
---@ lua/job/state.lua:30-37
+--@ lua/job/state.lua:19-26
 -- Park a job in failure group `group` with failure object `failure`.
 --@inline
 function M.Job_park_failed(jid, group, failure)
@@ -1455,7 +1455,7 @@ function M.Queue_unlist(queue, jid, exist)
   if not exist or exist % 4 >= 2 then rcall('ZREM', qk .. '-scheduled', jid) end
 end
   elseif name == 'Queue_exhausted' then
---@ lua/queue.lua:59-74
+--@ lua/queue.lua:59-73
 -- Lock expiry that exhausted the job's retries: fail it (protocol 4.2).
 function M.Queue_exhausted(now, queue, jid, f)
   local jq = f[3] or queue
@@ -1470,10 +1470,9 @@ function M.Queue_exhausted(now, queue, jid, f)
   rcall('PUBLISH', 'ql:' .. 'log', encode({ jid = jid, event = 'failed', group = group,
     worker = f[1], message = message }))
   M.Stats_count(now, now, queue, 'failures', 1, 'failed', 1)
-  M.Job_left_running(queue)
 end
   elseif name == 'Queue_reclaim' then
---@ lua/queue.lua:76-94
+--@ lua/queue.lua:75-93
 -- P-RECLAIM: handle the expired locks `expired` of `queue` (pop reads at most its count);
 -- returns the jids that may be handed out again. First expiry: courtesy notice and grace
 -- period; next: retry consumed.
@@ -1494,7 +1493,7 @@ function M.Queue_reclaim(now, queue, expired)
   return out
 end
   elseif name == 'Queue_reclaim_one' then
---@ lua/queue.lua:96-120
+--@ lua/queue.lua:95-119
 -- P-RECLAIM for one expired lock; `f` is the job's worker, grace, queue, history. True when
 -- the job may be handed out again.
 function M.Queue_reclaim_one(now, queue, lk, grace, jid, f)
@@ -1521,7 +1520,7 @@ function M.Queue_reclaim_one(now, queue, lk, grace, jid, f)
   return false
 end
   elseif name == 'Queue_render' then
---@ lua/queue.lua:122-127
+--@ lua/queue.lua:121-126
 -- Render a list of jids as a JSON array of job objects, skipping missing jobs.
 function M.Queue_render(jids)
   local parts = {}
@@ -1529,7 +1528,7 @@ function M.Queue_render(jids)
   return M.Json_list(parts)
 end
   elseif name == 'Queue_take' then
---@ lua/queue.lua:129-137
+--@ lua/queue.lua:128-136
 -- Append up to `want` jids from the work set (highest score first) to `jids`. A want of
 -- 1 (the common pop) goes as text: Redis would format the number first.
 --@inline
@@ -1540,7 +1539,7 @@ function M.Queue_take(queue, jids, want)
   for i = 1, #top do jids[#jids + 1] = top[i] end
 end
   elseif name == 'Queue_pop' then
---@ lua/queue.lua:139-272
+--@ lua/queue.lua:138-271
 -- pop <now> <queue> <worker> <count>
 -- Reply: JSON array of the popped jobs ({} when none). Events: reclaim events (4.2), then
 -- ql:popped per tracked job. A work-set jid whose job hash is gone is dropped from the work
@@ -1676,7 +1675,7 @@ function M.Queue_pop(now)
   return M.Json_list(parts)
 end
   elseif name == 'Queue_hand_out' then
---@ lua/queue.lua:274-294
+--@ lua/queue.lua:273-293
 -- Hand job `jid` to `worker` (pop's per-job writes: history, job fields, the tracked
 -- ql:popped event). Returns the job's fields in Job.fetch's layout (as they were before
 -- this pop, apart from state, worker and expires) and whether it is tracked; nil when the
@@ -1699,7 +1698,7 @@ function M.Queue_hand_out(now, jid, worker, expires, expires_s, tstr, whole, wen
   return f, tracked
 end
   elseif name == 'Queue_peek' then
---@ lua/queue.lua:296-319
+--@ lua/queue.lua:295-318
 -- peek <now> <queue> <count>
 -- Reply: JSON array of job objects: expired locks first, then the work set ({} when none).
 -- Spawns recurring jobs and promotes scheduled ones. Errors: Queue(): no queue name provided
@@ -1725,7 +1724,7 @@ function M.Queue_peek(now)
   return M.Queue_render(jids)
 end
   elseif name == 'Queue_counts' then
---@ lua/queue.lua:321-336
+--@ lua/queue.lua:320-335
 -- The counts object of one queue (protocol 2.11); promotes every due scheduled job.
 function M.Queue_counts(now, queue)
   local lk, sk = 'ql:q:' .. queue .. '-locks', 'ql:q:' .. queue .. '-scheduled'
@@ -1743,7 +1742,7 @@ function M.Queue_counts(now, queue)
   }
 end
   elseif name == 'Queue_queues' then
---@ lua/queue.lua:338-346
+--@ lua/queue.lua:337-345
 -- queues <now> [queue]
 -- Reply: the counts object of one queue, or an array for every known queue ({} if none).
 function M.Queue_queues(now)
@@ -1754,7 +1753,7 @@ function M.Queue_queues(now)
   return encode(out)
 end
   elseif name == 'Queue_length' then
---@ lua/queue.lua:348-355
+--@ lua/queue.lua:347-354
 -- length <now> <queue>: integer, running + waiting + scheduled jobs.
 -- Error: Queue(): no queue name provided
 function M.Queue_length(now)
@@ -1764,7 +1763,7 @@ function M.Queue_length(now)
     rcall('ZCARD', 'ql:q:' .. queue .. '-scheduled')
 end
   elseif name == 'Queue_page_arg' then
---@ lua/queue.lua:357-363
+--@ lua/queue.lua:356-362
 -- Pagination argument: default when absent, else a number (fractions are floored).
 function M.Queue_page_arg(v, default, msg)
   if v == nil then return default end
@@ -1773,7 +1772,7 @@ function M.Queue_page_arg(v, default, msg)
   return floor(n)
 end
   elseif name == 'Queue_jobs' then
---@ lua/queue.lua:365-397
+--@ lua/queue.lua:364-396
 -- jobs <now> complete [offset] [count] | jobs <now> <state> <queue> [offset] [count]
 -- Reply: array of jids. Errors: Jobs(): Arg "state" missing / Jobs(): Arg "queue" missing /
 -- Jobs(): Arg "offset" not a number: <x> / Jobs(): Arg "count" not a number: <x> / Jobs():
@@ -1808,22 +1807,21 @@ function M.Queue_jobs(now)
   error('Jobs(): Unknown type "' .. state .. '"')
 end
   elseif name == 'Queue_pause' then
---@ lua/queue.lua:399-403
+--@ lua/queue.lua:398-402
 -- pause <now> <queue>...: reply nil.
 function M.Queue_pause(now)
   M.Queue_with_names('SADD', 'ql:paused_queues', 3)
   return nil
 end
   elseif name == 'Queue_unpause' then
---@ lua/queue.lua:405-410
--- unpause <now> <queue>...: reply nil; wakes workers waiting on those queues.
+--@ lua/queue.lua:404-408
+-- unpause <now> <queue>...: reply nil.
 function M.Queue_unpause(now)
   M.Queue_with_names('SREM', 'ql:paused_queues', 3)
-  for i = 3, #A do M.Wake_queue(A[i]) end
   return nil
 end
   elseif name == 'Queue_forget' then
---@ lua/queue.lua:412-416
+--@ lua/queue.lua:410-414
 -- queue.forget <now> <queue>...: drop the names from ql:queues only. Reply nil.
 function M.Queue_forget(now)
   M.Queue_with_names('ZREM', 'ql:queues', 3)
@@ -1887,7 +1885,7 @@ function M.Recur_recur_number(opts, name, default)
   return n
 end
   elseif name == 'Recur_recur' then
---@ lua/recurring.lua:58-103
+--@ lua/recurring.lua:58-102
 -- recur <now> <queue> <jid> <klass> <data> interval <seconds> <offset> [priority p]
 --       [tags t] [retries r] [backlog b]
 -- Reply: the template jid. Re-issuing replaces every attribute but keeps `count`.
@@ -1931,11 +1929,10 @@ function M.Recur_recur(now)
     'count', old[1] or 0, 'interval', interval, 'retries', retries, 'backlog', backlog)
   rcall('ZADD', 'ql:q:' .. queue .. '-recur', now + offset, jid)
   rcall('ZADD', 'ql:queues', 'NX', now, queue)
-  if offset <= 0 then M.Wake_queue(queue) end
   return jid
 end
   elseif name == 'Recur_unrecur' then
---@ lua/recurring.lua:105-115
+--@ lua/recurring.lua:104-114
 -- unrecur <now> <jid>: delete the template (spawned jobs stay). Reply 1.
 -- Error: Recurring(): no jid provided
 function M.Recur_unrecur(now)
@@ -1948,7 +1945,7 @@ function M.Recur_unrecur(now)
   return 1
 end
   elseif name == 'Recur_get' then
---@ lua/recurring.lua:117-130
+--@ lua/recurring.lua:116-129
 -- recur.get <now> <jid>: the recurring object (protocol 2.11), or nil.
 -- Error: Recurring(): no jid provided
 function M.Recur_get(now)
@@ -1964,7 +1961,7 @@ function M.Recur_get(now)
   })
 end
   elseif name == 'Recur_check_update' then
---@ lua/recurring.lua:132-146
+--@ lua/recurring.lua:131-145
 -- Check one recur.update pair (protocol 3.29 validation column).
 function M.Recur_check_update(name, value)
   if value == nil then error('No value provided for ' .. tostring(name)) end
@@ -1981,7 +1978,7 @@ function M.Recur_check_update(name, value)
   end
 end
   elseif name == 'Recur_update' then
---@ lua/recurring.lua:148-187
+--@ lua/recurring.lua:147-184
 -- recur.update <now> <jid> [name value]...
 -- Every pair is validated before the first is applied (the reference applies them one by
 -- one). Reply 1. Errors: Recurring(): no jid provided / Recur(): No recurring job <jid> /
@@ -2018,12 +2015,10 @@ function M.Recur_update(now)
       rcall('HSET', tk, name, value)
     end
   end
-  local score = tonumber(rcall('ZSCORE', 'ql:q:' .. queue .. '-recur', jid))
-  if score and score <= now then M.Wake_queue(queue) end
   return 1
 end
   elseif name == 'Recur_tag' then
---@ lua/recurring.lua:189-207
+--@ lua/recurring.lua:186-204
 -- recur.tag <now> <jid> <tag>...: append tags not already on the template (duplicates given
 -- in the same call are all appended, as in the reference). Reply: the tag list JSON.
 -- Errors: Recurring(): no jid provided / Tag(): Job <jid> does not exist
@@ -2044,7 +2039,7 @@ function M.Recur_tag(now)
   return out
 end
   elseif name == 'Recur_untag' then
---@ lua/recurring.lua:209-226
+--@ lua/recurring.lua:206-223
 -- recur.untag <now> <jid> <tag>...: remove the listed tags. Reply: the tag list JSON.
 -- Errors: Recurring(): no jid provided / Untag(): Job <jid> does not exist
 function M.Recur_untag(now)
@@ -2334,38 +2329,6 @@ function M.Track_track(now)
   end
   error('Track(): Unknown action "' .. action .. '"')
 end
-  elseif name == 'Wake_queue' then
---@ lua/wake.lua:6-15
--- Mark `queue` as having gained poppable work: its workers are woken at the end of the call.
---@inline
-function M.Wake_queue(queue)
-  if not wake or wake == queue then
-    wake = queue
-    return
-  end
-  if type(wake) == 'string' then wake = { [wake] = true } end
-  wake[queue] = true
-end
-  elseif name == 'Wake_one' then
---@ lua/wake.lua:17-20
---@inline
-function M.Wake_one(queue)
-  rcall('PUBLISH', 'qlpy:wake:' .. queue, queue)
-end
-  elseif name == 'Wake_workers' then
---@ lua/wake.lua:22-33
--- Publish for every queue marked by Wake.queue during this call (api.lua, after a command).
---@inline
-function M.Wake_workers()
-  if not wake then return end
-  if type(wake) == 'string' then
-    M.Wake_one(wake)
-    return
-  end
-  for q in pairs(wake) do
-    M.Wake_one(q)
-  end
-end
   elseif name == 'Worker_cleanup' then
 --@ lua/worker.lua:3-9
 -- Purge workers idle for longer than `max-worker-age` (default 86400), with their job sets.
@@ -2519,6 +2482,10 @@ M['Api_worker.deregister'] = M.Worker_deregister
   elseif name == 'Api_queue.forget' then
 --@ lua/api.lua:39-39
 M['Api_queue.forget'] = M.Queue_forget
+  elseif name == 'Api_qlpy.giveback' then
+--@ lua/api.lua:40-41
+-- qless_py's extension commands (docs/protocol.md): prefixed, so no qless name can clash.
+M['Api_qlpy.giveback'] = M.Job_giveback
   end
   return rawget(M, name)
 end
@@ -2528,12 +2495,12 @@ setmetatable(M, M)
 --@ lua/api.lua:1-2
 -- The command table and the dispatcher (protocol 1.1). The build puts this file last.
 
---@ lua/api.lua:41-47
+--@ lua/api.lua:43-49
 -- Dispatch. The commands a worker sends for every job come first, as plain calls of their
 -- functions: those are --@inline, so the build copies them into this block and their
 -- common path runs as straight code that creates no function. A call this block does not
 -- take (KEYS given, no `now`, another command) goes on to the checks below, which are
--- made in the protocol's order. Then wake the workers of queues that gained work.
+-- made in the protocol's order.
 if #KEYS == 0 and #A >= 2 then
   local inl_1 repeat local v = A[2]
 --@ lua/num.lua:6-9
@@ -2541,7 +2508,7 @@ if #KEYS == 0 and #A >= 2 then
     -- n - n is 0 for every finite number, and nan for nan and for +-inf.
     if n and n - n == 0 then do inl_1 = n break end end
     do inl_1 = nil break end
---@ lua/api.lua:47-52
+--@ lua/api.lua:49-54
   until true local now = inl_1
   local cmd, fast, result = A[1], true, nil
   if now == nil then
@@ -2751,53 +2718,9 @@ if #KEYS == 0 and #A >= 2 then
           rcall('ZREM', qk .. '-locks', jid)
           if not exist or exist % 2 == 1 then rcall('ZREM', qk .. '-work', jid) end
           if not exist or exist % 4 >= 2 then rcall('ZREM', qk .. '-scheduled', jid) end
---@ lua/job/put.lua:117-119
+--@ lua/job/put.lua:117-170
         until true
         rcall('ZREM', 'ql:q:' .. old_queue .. '-depends', jid)
-        if old_state == 'running' then repeat local queue = old_queue
---@ lua/job/state.lua:15-18
-          -- cfg false: the call found no config hash, so no queue has a cap. Config.number would
-          -- say so too; asking here first spares building the field's name on every complete.
-          if not queue or cfg == false then do break end end
-          local inl_13 repeat local name, fallback = queue .. '-max-concurrency', 0
---@ lua/config.lua:29-30
-            if cfg == false then do inl_13 = fallback break end end
-            local inl_14 repeat local name = name
---@ lua/config.lua:15-22
-              if cfg == false then do inl_14 = false break end end
-              if cfg == nil then cfg = {} end
-              local v = cfg[name]
-              if v == nil then
-                v = rcall('HGET', 'ql:config', name)
-                cfg[name] = v
-              end
-              do inl_14 = v break end
---@ lua/config.lua:30-31
-            until true local raw = inl_14
-            local inl_15 repeat local v = raw
---@ lua/num.lua:6-9
-              local n = tonumber(v)
-              -- n - n is 0 for every finite number, and nan for nan and for +-inf.
-              if n and n - n == 0 then do inl_15 = n break end end
-              do inl_15 = nil break end
---@ lua/config.lua:31-33
-            until true local n = inl_15
-            if n == nil then do inl_13 = fallback break end end
-            do inl_13 = n break end
---@ lua/job/state.lua:18-19
-          until true local cap = inl_13
-          if cap > 0 then repeat local queue = queue
---@ lua/wake.lua:9-14
-            if not wake or wake == queue then
-              wake = queue
-              do break end
-            end
-            if type(wake) == 'string' then wake = { [wake] = true } end
-            wake[queue] = true
---@ lua/job/state.lua:19-19
-          until true end
---@ lua/job/put.lua:119-171
-        until true end
       end
       if old_worker and old_worker ~= '' then
         rcall('ZREM', 'ql:w:' .. old_worker .. ':jobs', jid)
@@ -2850,52 +2773,42 @@ if #KEYS == 0 and #A >= 2 then
         rcall('ZADD', 'ql:q:' .. queue .. '-scheduled', now + delay, jid)
       else
         repeat local queue, jid, priority, t = queue, jid, priority, now
---@ lua/job/state.lua:7-9
+--@ lua/job/state.lua:7-8
           local score = priority - (t / 10000000000)  -- the work-set score (protocol 2.8)
           rcall('ZADD', 'ql:q:' .. queue .. '-work', score, jid)
-          repeat local queue = queue
---@ lua/wake.lua:9-14
-            if not wake or wake == queue then
-              wake = queue
-              do break end
-            end
-            if type(wake) == 'string' then wake = { [wake] = true } end
-            wake[queue] = true
---@ lua/job/state.lua:9-9
-          until true
---@ lua/job/put.lua:171-173
+--@ lua/job/put.lua:170-172
         until true
       end
-      local inl_16 repeat local now, tstr = now, tstr
+      local inl_13 repeat local now, tstr = now, tstr
 --@ lua/num.lua:30-31
-        if now >= 1 then do inl_16 = tstr break end end
-        do inl_16 = now break end
---@ lua/job/put.lua:173-178
-      until true local now_arg = inl_16
+        if now >= 1 then do inl_13 = tstr break end end
+        do inl_13 = now break end
+--@ lua/job/put.lua:172-177
+      until true local now_arg = inl_13
       rcall('ZADD', 'ql:queues', 'NX', now_arg, queue)
       if probe >= 2 and rcall('ZSCORE', 'ql:tracked', jid) then
         rcall('PUBLISH', 'ql:' .. 'put', jid)
       end
       do inl_2 = jid break end
---@ lua/api.lua:52-54
+--@ lua/api.lua:54-56
     until true result = inl_2
   elseif cmd == 'pop' then
-    local inl_17 repeat local now = now
---@ lua/queue.lua:147-153
+    local inl_14 repeat local now = now
+--@ lua/queue.lua:146-152
       local queue, worker, count_s = A[3], A[4], A[5]
       if queue == nil then error('Queue(): no queue name provided') end
       if worker == nil then error('Pop(): Arg "worker" missing') end
       -- A count of '1' (the common pop) needs no parsing: tonumber converts a text twice.
       local count = 1
       if count_s ~= '1' then
-        local inl_18 repeat local v = count_s
+        local inl_15 repeat local v = count_s
 --@ lua/num.lua:6-9
           local n = tonumber(v)
           -- n - n is 0 for every finite number, and nan for nan and for +-inf.
-          if n and n - n == 0 then do inl_18 = n break end end
-          do inl_18 = nil break end
---@ lua/queue.lua:153-167
-        until true count = inl_18
+          if n and n - n == 0 then do inl_15 = n break end end
+          do inl_15 = nil break end
+--@ lua/queue.lua:152-166
+        until true count = inl_15
         if count == nil then
           error('Pop(): Arg "count" missing or not a number: ' .. tostring(count_s))
         end
@@ -2909,57 +2822,57 @@ if #KEYS == 0 and #A >= 2 then
       if special then
         local c = rcall('HMGET', 'ql:config', queue .. '-heartbeat', 'heartbeat',
           queue .. '-max-concurrency')
-        local inl_19 repeat local v = c[1]
+        local inl_16 repeat local v = c[1]
 --@ lua/num.lua:6-9
           local n = tonumber(v)
           -- n - n is 0 for every finite number, and nan for nan and for +-inf.
-          if n and n - n == 0 then do inl_19 = n break end end
-          do inl_19 = nil break end
---@ lua/queue.lua:167-169
-        until true local lock = inl_19
+          if n and n - n == 0 then do inl_16 = n break end end
+          do inl_16 = nil break end
+--@ lua/queue.lua:166-168
+        until true local lock = inl_16
         if lock == nil then
-          local inl_20 repeat local v = c[2]
+          local inl_17 repeat local v = c[2]
 --@ lua/num.lua:6-9
             local n = tonumber(v)
             -- n - n is 0 for every finite number, and nan for nan and for +-inf.
-            if n and n - n == 0 then do inl_20 = n break end end
-            do inl_20 = nil break end
---@ lua/queue.lua:169-173
-          until true lock = inl_20
+            if n and n - n == 0 then do inl_17 = n break end end
+            do inl_17 = nil break end
+--@ lua/queue.lua:168-172
+          until true lock = inl_17
         end
         expires = now + (lock or 60)
-        if rcall('SISMEMBER', 'ql:paused_queues', queue) == 1 then do inl_17 = '{}' break end end
-        local inl_21 repeat local v = c[3]
+        if rcall('SISMEMBER', 'ql:paused_queues', queue) == 1 then do inl_14 = '{}' break end end
+        local inl_18 repeat local v = c[3]
 --@ lua/num.lua:6-9
           local n = tonumber(v)
           -- n - n is 0 for every finite number, and nan for nan and for +-inf.
-          if n and n - n == 0 then do inl_21 = n break end end
-          do inl_21 = nil break end
---@ lua/queue.lua:173-179
-        until true maxc = inl_21
+          if n and n - n == 0 then do inl_18 = n break end end
+          do inl_18 = nil break end
+--@ lua/queue.lua:172-178
+        until true maxc = inl_18
         if maxc == nil then maxc = 0 end
       else
         cfg = false
       end
       -- `now` goes to Redis as its Num.time_text (see Num.score_arg), made once for every use.
-      local inl_22 repeat local t = now
+      local inl_19 repeat local t = now
 --@ lua/num.lua:14-14
-       do inl_22 = format('%.20f', t) break end
---@ lua/queue.lua:179-180
-      until true local tstr = inl_22
-      local inl_23 repeat local now, tstr = now, tstr
+       do inl_19 = format('%.20f', t) break end
+--@ lua/queue.lua:178-179
+      until true local tstr = inl_19
+      local inl_20 repeat local now, tstr = now, tstr
 --@ lua/num.lua:30-31
-        if now >= 1 then do inl_23 = tstr break end end
-        do inl_23 = now break end
---@ lua/queue.lua:180-206
-      until true local now_arg = inl_23
+        if now >= 1 then do inl_20 = tstr break end end
+        do inl_20 = now break end
+--@ lua/queue.lua:179-205
+      until true local now_arg = inl_20
       rcall('ZADD', 'ql:workers', now_arg, worker)
       local lk = 'ql:q:' .. queue .. '-locks'
       if maxc > 0 then
         local allowed = floor(maxc - rcall('ZCOUNT', lk, now, '+inf'))
         if count > allowed then count = allowed end
       end
-      if count <= 0 then do inl_17 = '{}' break end end
+      if count <= 0 then do inl_14 = '{}' break end end
       -- The range queries are made here so that the helpers run only when there is work.
       -- A count of 1 (the common pop) goes as text: Redis would format the number first.
       -- `jids` is the expired locks, then every jid to hand out (the reply is a list of our
@@ -2979,15 +2892,15 @@ if #KEYS == 0 and #A >= 2 then
         -- one call, but it replies with each score, which Redis 6.2 and 7.0 format with %.17g:
         -- about 0.3 us more for one job and 2.7 times the time for 16 (docs/performance.md).
         repeat local queue, jids, want = queue, jids, want
---@ lua/queue.lua:133-136
+--@ lua/queue.lua:132-135
           if want <= 0 then do break end end
           local top = rcall('ZREVRANGE', 'ql:q:' .. queue .. '-work', '0',
             want == 1 and '0' or want - 1)
           for i = 1, #top do jids[#jids + 1] = top[i] end
---@ lua/queue.lua:206-218
+--@ lua/queue.lua:205-217
         until true
       end
-      if #jids == 0 then do inl_17 = '{}' break end end
+      if #jids == 0 then do inl_14 = '{}' break end end
       -- The lock expiry as Redis would format the number itself (%.17g, exact), made once:
       -- each job's hash and both lock sets get this text instead of formatting it again.
       local expires_s = format('%.17g', expires)
@@ -3005,7 +2918,7 @@ if #KEYS == 0 and #A >= 2 then
             if j > n then j = n end
             rcall(cmd, k, unpack(list, i, j))
           end
---@ lua/queue.lua:218-225
+--@ lua/queue.lua:217-224
         until true
       end
       local wjk = 'ql:w:' .. worker .. ':jobs'
@@ -3013,24 +2926,24 @@ if #KEYS == 0 and #A >= 2 then
       -- would make of the stored text), so that no job's render parses it back.
       local wjson = encode(worker)
       local wentry = '{"worker":' .. wjson .. '}'
-      local inl_24 repeat local t, tstr = now, tstr
+      local inl_21 repeat local t, tstr = now, tstr
 --@ lua/num.lua:21-22
-        if tstr and t >= 0 and t < 1e14 then do inl_24 = tstr:sub(1, -22) break end end
-        do inl_24 = tostring(floor(t)) break end
---@ lua/queue.lua:225-231
-      until true local whole = inl_24
+        if tstr and t >= 0 and t < 1e14 then do inl_21 = tstr:sub(1, -22) break end end
+        do inl_21 = tostring(floor(t)) break end
+--@ lua/queue.lua:224-230
+      until true local whole = inl_21
       local last = '{"when":' .. whole .. ',"what":"popped","worker":' .. wjson .. '}'
       if #jids == 1 then
         -- One job (the common case): its writes in place, without the batch lists below.
         local jid = jids[1]
-        local inl_25, inl_26 repeat local now, jid, worker, expires, expires_s, tstr, whole, wentry, special = now, jid, worker, expires, expires_s, tstr, whole, wentry,
+        local inl_22, inl_23 repeat local now, jid, worker, expires, expires_s, tstr, whole, wentry, special = now, jid, worker, expires, expires_s, tstr, whole, wentry,
           special
---@ lua/queue.lua:281-288
+--@ lua/queue.lua:280-287
           -- Job.fetch's layout, without reading the three fields pop overwrites (state, worker,
           -- expires): every field read costs a scan of the job hash and a reply string.
           local g = rcall('HMGET', 'ql:j:' .. jid, 'jid', 'klass', 'queue', 'priority', 'retries',
             'remaining', 'data', 'tags', 'failure', 'spawned_from_jid', 'history', 'time')
-          if not g[1] then do inl_25, inl_26 = nil break end end
+          if not g[1] then do inl_22, inl_23 = nil break end end
           local f = { g[1], g[2], 'running', g[3], worker, g[4], expires, g[5], g[6], g[7], g[8],
             g[9], g[10], false, g[12] }
           repeat local jid, when, what_json, extra, legacy, whole = jid, now, '"popped"', wentry, g[11] or false, whole
@@ -3041,12 +2954,12 @@ if #KEYS == 0 and #A >= 2 then
             -- as JSON text already (the hot callers build {"q":...} / {"worker":...} themselves).
             local entry
             if not whole then
-              local inl_27 repeat local t, tstr = when
+              local inl_24 repeat local t, tstr = when
 --@ lua/num.lua:21-22
-                if tstr and t >= 0 and t < 1e14 then do inl_27 = tstr:sub(1, -22) break end end
-                do inl_27 = tostring(floor(t)) break end
+                if tstr and t >= 0 and t < 1e14 then do inl_24 = tstr:sub(1, -22) break end end
+                do inl_24 = tostring(floor(t)) break end
 --@ lua/job/history.lua:42-54
-              until true whole = inl_27
+              until true whole = inl_24
             end
             if extra == nil then
               entry = '[' .. whole .. ',' .. what_json .. ']'
@@ -3058,33 +2971,33 @@ if #KEYS == 0 and #A >= 2 then
             local len = rcall('RPUSH', hk, entry)
             -- No cap trims a list of two entries or fewer, so the config is read only beyond that.
             if len < 3 then do break end end
-            local inl_28 repeat local name, fallback = 'max-job-history', 100
+            local inl_25 repeat local name, fallback = 'max-job-history', 100
 --@ lua/config.lua:29-30
-              if cfg == false then do inl_28 = fallback break end end
-              local inl_29 repeat local name = name
+              if cfg == false then do inl_25 = fallback break end end
+              local inl_26 repeat local name = name
 --@ lua/config.lua:15-22
-                if cfg == false then do inl_29 = false break end end
+                if cfg == false then do inl_26 = false break end end
                 if cfg == nil then cfg = {} end
                 local v = cfg[name]
                 if v == nil then
                   v = rcall('HGET', 'ql:config', name)
                   cfg[name] = v
                 end
-                do inl_29 = v break end
+                do inl_26 = v break end
 --@ lua/config.lua:30-31
-              until true local raw = inl_29
-              local inl_30 repeat local v = raw
+              until true local raw = inl_26
+              local inl_27 repeat local v = raw
 --@ lua/num.lua:6-9
                 local n = tonumber(v)
                 -- n - n is 0 for every finite number, and nan for nan and for +-inf.
-                if n and n - n == 0 then do inl_30 = n break end end
-                do inl_30 = nil break end
+                if n and n - n == 0 then do inl_27 = n break end end
+                do inl_27 = nil break end
 --@ lua/config.lua:31-33
-              until true local n = inl_30
-              if n == nil then do inl_28 = fallback break end end
-              do inl_28 = n break end
+              until true local n = inl_27
+              if n == nil then do inl_25 = fallback break end end
+              do inl_25 = n break end
 --@ lua/job/history.lua:54-67
-            until true local cap = inl_28
+            until true local cap = inl_25
             cap = floor(cap)
             if cap >= 3 then
               if len > cap then
@@ -3098,58 +3011,58 @@ if #KEYS == 0 and #A >= 2 then
               rcall('LPOP', hk)
               rcall('LPUSH', hk, first)
             end
---@ lua/queue.lua:288-293
+--@ lua/queue.lua:287-292
           until true
           rcall('HSET', 'ql:j:' .. jid, 'time', tstr, 'worker', worker, 'expires', expires_s,
             'state', 'running')
           local tracked = special and rcall('ZSCORE', 'ql:tracked', jid) ~= false
           if tracked then rcall('PUBLISH', 'ql:' .. 'popped', jid) end
-          do inl_25, inl_26 = f, tracked break end
---@ lua/queue.lua:231-234
-        until true local f, tracked = inl_25, inl_26
-        if not f then do inl_17 = '{}' break end end
+          do inl_22, inl_23 = f, tracked break end
+--@ lua/queue.lua:230-233
+        until true local f, tracked = inl_22, inl_23
+        if not f then do inl_14 = '{}' break end end
         local put_t = tonumber(f[15]) or now
         repeat local now, kind, queue, v = now, 'wait', queue, now - put_t
 --@ lua/stats.lua:68-68
-          local inl_31 repeat local t = now
+          local inl_28 repeat local t = now
 --@ lua/stats.lua:12-12
-           do inl_31 = t - (t % 86400) break end
+           do inl_28 = t - (t % 86400) break end
 --@ lua/stats.lua:68-69
-          until true local day = inl_31
-          local inl_32 repeat local kind, day, queue = kind, day, queue
+          until true local day = inl_28
+          local inl_29 repeat local kind, day, queue = kind, day, queue
 --@ lua/stats.lua:19-22
             if day >= 1 and day < 1e14 then
-              do inl_32 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end
+              do inl_29 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end
             end
-            do inl_32 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
+            do inl_29 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
 --@ lua/stats.lua:69-70
-          until true local k = inl_32
-          local inl_33 repeat local v = v
+          until true local k = inl_29
+          local inl_30 repeat local v = v
 --@ lua/stats.lua:43-50
             local f = floor(v)
             if f < 60 then
-              if f >= 1 then do inl_33 = format('s%d', f) break end end
-              do inl_33 = 's' .. f break end
+              if f >= 1 then do inl_30 = format('s%d', f) break end end
+              do inl_30 = 's' .. f break end
             end
-            if f < 3600 then do inl_33 = format('m%d', floor(f / 60)) break end end
-            if f < 86400 then do inl_33 = format('h%d', floor(f / 3600)) break end end
-            do inl_33 = 'd' .. floor(f / 86400) break end
+            if f < 3600 then do inl_30 = format('m%d', floor(f / 60)) break end end
+            if f < 86400 then do inl_30 = format('h%d', floor(f / 3600)) break end end
+            do inl_30 = 'd' .. floor(f / 86400) break end
 --@ lua/stats.lua:70-72
-          until true local bin = inl_33
+          until true local bin = inl_30
           local cur = rcall('HMGET', k, 'total', 'mean', 'vk', bin)
-          local inl_34, inl_35, inl_36 repeat local total, mean, vk, v = tonumber(cur[1]), tonumber(cur[2]), tonumber(cur[3]), v
+          local inl_31, inl_32, inl_33 repeat local total, mean, vk, v = tonumber(cur[1]), tonumber(cur[2]), tonumber(cur[3]), v
 --@ lua/stats.lua:56-61
-            if total == nil then do inl_34, inl_35, inl_36 = 1, v, 0 break end end
+            if total == nil then do inl_31, inl_32, inl_33 = 1, v, 0 break end end
             mean, vk = mean or 0, vk or 0
             total = total + 1
             local old = mean
             mean = old + (v - old) / total
-            do inl_34, inl_35, inl_36 = total, mean, vk + (v - mean) * (v - old) break end
+            do inl_31, inl_32, inl_33 = total, mean, vk + (v - mean) * (v - old) break end
 --@ lua/stats.lua:72-74
-          until true local total, mean, vk = inl_34, inl_35, inl_36
+          until true local total, mean, vk = inl_31, inl_32, inl_33
           rcall('HSET', k, 'total', total, 'mean', mean, 'vk', vk, bin, (tonumber(cur[4]) or 0) + 1)
           if total == 1 then M.Stats_expire(k, now, day) end
---@ lua/queue.lua:234-242
+--@ lua/queue.lua:233-241
         until true
         rcall('ZADD', wjk, expires_s, jid)
         rcall('ZADD', lk, expires_s, jid)
@@ -3158,19 +3071,19 @@ if #KEYS == 0 and #A >= 2 then
         local seen, shown
         local q = encode(f[4])
         if put_t >= 1 and put_t < 1e14 then
-          local inl_37 repeat local t, tstr = put_t, f[15]
+          local inl_34 repeat local t, tstr = put_t, f[15]
 --@ lua/num.lua:21-22
-            if tstr and t >= 0 and t < 1e14 then do inl_37 = tstr:sub(1, -22) break end end
-            do inl_37 = tostring(floor(t)) break end
---@ lua/queue.lua:242-246
-          until true local w = inl_37
+            if tstr and t >= 0 and t < 1e14 then do inl_34 = tstr:sub(1, -22) break end end
+            do inl_34 = tostring(floor(t)) break end
+--@ lua/queue.lua:241-245
+          until true local w = inl_34
           seen = '[' .. w .. ',"put",{"q":' .. q .. '}]'
           shown = '{"when":' .. w .. ',"what":"put","q":' .. q .. '}'
         end
-        do local inl_38 repeat local jid, f, tracked, wrap, last, seen, shown, wjson, qjson = jid, f, tracked, true, last, seen, shown, wjson, q
+        do local inl_35 repeat local jid, f, tracked, wrap, last, seen, shown, wjson, qjson = jid, f, tracked, true, last, seen, shown, wjson, q
 --@ lua/job/render.lua:58-100
           if not f then f = M.Job_fetch(jid) end
-          if not f[1] then do inl_38 = nil break end end
+          if not f[1] then do inl_35 = nil break end end
           if f[14] then
             M.Job_migrate(jid, f[14])
             f[14] = false
@@ -3211,80 +3124,80 @@ if #KEYS == 0 and #A >= 2 then
           local dependents = sets % 2 == 1 and rcall('SMEMBERS', dtk) or {}
           local dependencies = sets >= 2 and M.Job_encoded_members(rcall('SMEMBERS', dck)) or '{}'
           -- Numbers absent from the hash are left out, as cjson leaves out nil values.
-          local inl_39 repeat local v, whole = f[6]
+          local inl_36 repeat local v, whole = f[6]
 --@ lua/json.lua:16-23
             if v == '0' or v == '5' or v == '1' or v == '2' or v == '3' or v == '4' or v == '6'
                 or v == '7' or v == '8' or v == '9' then
-              do inl_39 = v break end
+              do inl_36 = v break end
             end
             local n = tonumber(v)
-            if n == nil then do inl_39 = nil break end end
+            if n == nil then do inl_36 = nil break end end
             if whole then n = floor(n) end
-            do inl_39 = encode(n) break end
+            do inl_36 = encode(n) break end
 --@ lua/job/render.lua:100-101
-          until true local priority = inl_39
-          local inl_40 repeat local v, whole = f[8]
+          until true local priority = inl_36
+          local inl_37 repeat local v, whole = f[8]
 --@ lua/json.lua:16-23
             if v == '0' or v == '5' or v == '1' or v == '2' or v == '3' or v == '4' or v == '6'
                 or v == '7' or v == '8' or v == '9' then
-              do inl_40 = v break end
+              do inl_37 = v break end
             end
             local n = tonumber(v)
-            if n == nil then do inl_40 = nil break end end
+            if n == nil then do inl_37 = nil break end end
             if whole then n = floor(n) end
-            do inl_40 = encode(n) break end
+            do inl_37 = encode(n) break end
 --@ lua/job/render.lua:101-102
-          until true local retries = inl_40
-          local inl_41 repeat local v, whole = f[9], true
+          until true local retries = inl_37
+          local inl_38 repeat local v, whole = f[9], true
 --@ lua/json.lua:16-23
             if v == '0' or v == '5' or v == '1' or v == '2' or v == '3' or v == '4' or v == '6'
                 or v == '7' or v == '8' or v == '9' then
-              do inl_41 = v break end
+              do inl_38 = v break end
             end
             local n = tonumber(v)
-            if n == nil then do inl_41 = nil break end end
+            if n == nil then do inl_38 = nil break end end
             if whole then n = floor(n) end
-            do inl_41 = encode(n) break end
+            do inl_38 = encode(n) break end
 --@ lua/job/render.lua:102-105
-          until true local remaining = inl_41
+          until true local remaining = inl_38
           -- Every part as a statement of its own, so that the build can inline the helpers into
           -- pop's common path; then one concatenation expression builds the result in one step.
-          local inl_42 repeat local v = f[2]
+          local inl_39 repeat local v = f[2]
 --@ lua/json.lua:7-8
-            if v == false or v == nil then do inl_42 = 'false' break end end
-            do inl_42 = encode(v) break end
+            if v == false or v == nil then do inl_39 = 'false' break end end
+            do inl_39 = encode(v) break end
 --@ lua/job/render.lua:105-108
-          until true local klass = inl_42
+          until true local klass = inl_39
           local state = '"running"'
           if f[3] ~= 'running' then
-            local inl_43 repeat local v = f[3]
+            local inl_40 repeat local v = f[3]
 --@ lua/json.lua:7-8
-              if v == false or v == nil then do inl_43 = 'false' break end end
-              do inl_43 = encode(v) break end
+              if v == false or v == nil then do inl_40 = 'false' break end end
+              do inl_40 = encode(v) break end
 --@ lua/job/render.lua:108-112
-            until true state = inl_43
+            until true state = inl_40
           end
           local queue = qjson
           if not queue then
-            local inl_44 repeat local v = f[4]
+            local inl_41 repeat local v = f[4]
 --@ lua/json.lua:7-8
-              if v == false or v == nil then do inl_44 = 'false' break end end
-              do inl_44 = encode(v) break end
+              if v == false or v == nil then do inl_41 = 'false' break end end
+              do inl_41 = encode(v) break end
 --@ lua/job/render.lua:112-114
-            until true queue = inl_44
+            until true queue = inl_41
           end
-          local inl_45 repeat local v = f[10]
+          local inl_42 repeat local v = f[10]
 --@ lua/json.lua:7-8
-            if v == false or v == nil then do inl_45 = 'false' break end end
-            do inl_45 = encode(v) break end
+            if v == false or v == nil then do inl_42 = 'false' break end end
+            do inl_42 = encode(v) break end
 --@ lua/job/render.lua:114-115
-          until true local data = inl_45
-          local inl_46 repeat local v = f[13]
+          until true local data = inl_42
+          local inl_43 repeat local v = f[13]
 --@ lua/json.lua:7-8
-            if v == false or v == nil then do inl_46 = 'false' break end end
-            do inl_46 = encode(v) break end
+            if v == false or v == nil then do inl_43 = 'false' break end end
+            do inl_43 = encode(v) break end
 --@ lua/job/render.lua:115-123
-          until true local spawned = inl_46
+          until true local spawned = inl_43
           -- The history's brackets go into the one concatenation below (cjson writes {} for none).
           local history, hopen, hclose = '{}', '', ''
           if #hist > 0 then
@@ -3292,26 +3205,26 @@ if #KEYS == 0 and #A >= 2 then
           end
           local tags, failure = f[11], f[12]
           if tags ~= '{}' then
-            local inl_47 repeat local text = tags
+            local inl_44 repeat local text = tags
 --@ lua/job/render.lua:36-39
-              if not text or text == '{}' or text == '[]' then do inl_47 = '{}' break end end
+              if not text or text == '{}' or text == '[]' then do inl_44 = '{}' break end end
               local ok, v = pcall(decode, text)
-              if not ok or type(v) ~= 'table' then do inl_47 = '{}' break end end
-              do inl_47 = encode(v) break end
+              if not ok or type(v) ~= 'table' then do inl_44 = '{}' break end end
+              do inl_44 = encode(v) break end
 --@ lua/job/render.lua:123-126
-            until true tags = inl_47
+            until true tags = inl_44
           end
           if failure ~= '{}' then
-            local inl_48 repeat local text = failure
+            local inl_45 repeat local text = failure
 --@ lua/job/render.lua:36-39
-              if not text or text == '{}' or text == '[]' then do inl_48 = '{}' break end end
+              if not text or text == '{}' or text == '[]' then do inl_45 = '{}' break end end
               local ok, v = pcall(decode, text)
-              if not ok or type(v) ~= 'table' then do inl_48 = '{}' break end end
-              do inl_48 = encode(v) break end
+              if not ok or type(v) ~= 'table' then do inl_45 = '{}' break end end
+              do inl_45 = encode(v) break end
 --@ lua/job/render.lua:126-139
-            until true failure = inl_48
+            until true failure = inl_45
           end
-          do inl_38 = (wrap and '[{"jid":' or '{"jid":') .. encode(f[1]) .. ',"klass":' .. klass ..
+          do inl_35 = (wrap and '[{"jid":' or '{"jid":') .. encode(f[1]) .. ',"klass":' .. klass ..
             ',"state":' .. state .. ',"queue":' .. queue ..
             ',"worker":' .. (wjson or encode(f[5] or '')) .. ',"tracked":' .. (tracked and 'true' or 'false') ..
             ',"expires":' .. encode(tonumber(f[7]) or 0) .. ',"data":' .. data ..
@@ -3323,19 +3236,19 @@ if #KEYS == 0 and #A >= 2 then
             (retries and ',"retries":' or '') .. (retries or '') ..
             (remaining and ',"remaining":' or '') .. (remaining or '') ..
             (wrap and '}]' or '}') break end
---@ lua/queue.lua:246-251
-        until true inl_17 = inl_38 break end
+--@ lua/queue.lua:245-250
+        until true inl_14 = inl_35 break end
       end
       local popped = {}
       for _, jid in ipairs(jids) do
-        local inl_49, inl_50 repeat local now, jid, worker, expires, expires_s, tstr, whole, wentry, special = now, jid, worker, expires, expires_s, tstr, whole, wentry,
+        local inl_46, inl_47 repeat local now, jid, worker, expires, expires_s, tstr, whole, wentry, special = now, jid, worker, expires, expires_s, tstr, whole, wentry,
           special
---@ lua/queue.lua:281-288
+--@ lua/queue.lua:280-287
           -- Job.fetch's layout, without reading the three fields pop overwrites (state, worker,
           -- expires): every field read costs a scan of the job hash and a reply string.
           local g = rcall('HMGET', 'ql:j:' .. jid, 'jid', 'klass', 'queue', 'priority', 'retries',
             'remaining', 'data', 'tags', 'failure', 'spawned_from_jid', 'history', 'time')
-          if not g[1] then do inl_49, inl_50 = nil break end end
+          if not g[1] then do inl_46, inl_47 = nil break end end
           local f = { g[1], g[2], 'running', g[3], worker, g[4], expires, g[5], g[6], g[7], g[8],
             g[9], g[10], false, g[12] }
           repeat local jid, when, what_json, extra, legacy, whole = jid, now, '"popped"', wentry, g[11] or false, whole
@@ -3346,12 +3259,12 @@ if #KEYS == 0 and #A >= 2 then
             -- as JSON text already (the hot callers build {"q":...} / {"worker":...} themselves).
             local entry
             if not whole then
-              local inl_51 repeat local t, tstr = when
+              local inl_48 repeat local t, tstr = when
 --@ lua/num.lua:21-22
-                if tstr and t >= 0 and t < 1e14 then do inl_51 = tstr:sub(1, -22) break end end
-                do inl_51 = tostring(floor(t)) break end
+                if tstr and t >= 0 and t < 1e14 then do inl_48 = tstr:sub(1, -22) break end end
+                do inl_48 = tostring(floor(t)) break end
 --@ lua/job/history.lua:42-54
-              until true whole = inl_51
+              until true whole = inl_48
             end
             if extra == nil then
               entry = '[' .. whole .. ',' .. what_json .. ']'
@@ -3363,33 +3276,33 @@ if #KEYS == 0 and #A >= 2 then
             local len = rcall('RPUSH', hk, entry)
             -- No cap trims a list of two entries or fewer, so the config is read only beyond that.
             if len < 3 then do break end end
-            local inl_52 repeat local name, fallback = 'max-job-history', 100
+            local inl_49 repeat local name, fallback = 'max-job-history', 100
 --@ lua/config.lua:29-30
-              if cfg == false then do inl_52 = fallback break end end
-              local inl_53 repeat local name = name
+              if cfg == false then do inl_49 = fallback break end end
+              local inl_50 repeat local name = name
 --@ lua/config.lua:15-22
-                if cfg == false then do inl_53 = false break end end
+                if cfg == false then do inl_50 = false break end end
                 if cfg == nil then cfg = {} end
                 local v = cfg[name]
                 if v == nil then
                   v = rcall('HGET', 'ql:config', name)
                   cfg[name] = v
                 end
-                do inl_53 = v break end
+                do inl_50 = v break end
 --@ lua/config.lua:30-31
-              until true local raw = inl_53
-              local inl_54 repeat local v = raw
+              until true local raw = inl_50
+              local inl_51 repeat local v = raw
 --@ lua/num.lua:6-9
                 local n = tonumber(v)
                 -- n - n is 0 for every finite number, and nan for nan and for +-inf.
-                if n and n - n == 0 then do inl_54 = n break end end
-                do inl_54 = nil break end
+                if n and n - n == 0 then do inl_51 = n break end end
+                do inl_51 = nil break end
 --@ lua/config.lua:31-33
-              until true local n = inl_54
-              if n == nil then do inl_52 = fallback break end end
-              do inl_52 = n break end
+              until true local n = inl_51
+              if n == nil then do inl_49 = fallback break end end
+              do inl_49 = n break end
 --@ lua/job/history.lua:54-67
-            until true local cap = inl_52
+            until true local cap = inl_49
             cap = floor(cap)
             if cap >= 3 then
               if len > cap then
@@ -3403,18 +3316,18 @@ if #KEYS == 0 and #A >= 2 then
               rcall('LPOP', hk)
               rcall('LPUSH', hk, first)
             end
---@ lua/queue.lua:288-293
+--@ lua/queue.lua:287-292
           until true
           rcall('HSET', 'ql:j:' .. jid, 'time', tstr, 'worker', worker, 'expires', expires_s,
             'state', 'running')
           local tracked = special and rcall('ZSCORE', 'ql:tracked', jid) ~= false
           if tracked then rcall('PUBLISH', 'ql:' .. 'popped', jid) end
-          do inl_49, inl_50 = f, tracked break end
---@ lua/queue.lua:251-263
-        until true local f, tracked = inl_49, inl_50
+          do inl_46, inl_47 = f, tracked break end
+--@ lua/queue.lua:250-262
+        until true local f, tracked = inl_46, inl_47
         if f then popped[#popped + 1] = { jid, f, tracked } end
       end
-      if #popped == 0 then do inl_17 = '{}' break end end
+      if #popped == 0 then do inl_14 = '{}' break end end
       -- The wait samples and the two lock sets are written once for the whole batch: the same
       -- values as one write per job (samples in pop order), in two calls per set fewer per job.
       local waits, scored = {}, {}
@@ -3430,75 +3343,75 @@ if #KEYS == 0 and #A >= 2 then
         if #vs > 1000 then
           for _, v in ipairs(vs) do repeat local now, kind, queue, v = now, kind, queue, v
 --@ lua/stats.lua:68-68
-            local inl_55 repeat local t = now
+            local inl_52 repeat local t = now
 --@ lua/stats.lua:12-12
-             do inl_55 = t - (t % 86400) break end
+             do inl_52 = t - (t % 86400) break end
 --@ lua/stats.lua:68-69
-            until true local day = inl_55
-            local inl_56 repeat local kind, day, queue = kind, day, queue
+            until true local day = inl_52
+            local inl_53 repeat local kind, day, queue = kind, day, queue
 --@ lua/stats.lua:19-22
               if day >= 1 and day < 1e14 then
-                do inl_56 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end
+                do inl_53 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end
               end
-              do inl_56 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
+              do inl_53 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
 --@ lua/stats.lua:69-70
-            until true local k = inl_56
-            local inl_57 repeat local v = v
+            until true local k = inl_53
+            local inl_54 repeat local v = v
 --@ lua/stats.lua:43-50
               local f = floor(v)
               if f < 60 then
-                if f >= 1 then do inl_57 = format('s%d', f) break end end
-                do inl_57 = 's' .. f break end
+                if f >= 1 then do inl_54 = format('s%d', f) break end end
+                do inl_54 = 's' .. f break end
               end
-              if f < 3600 then do inl_57 = format('m%d', floor(f / 60)) break end end
-              if f < 86400 then do inl_57 = format('h%d', floor(f / 3600)) break end end
-              do inl_57 = 'd' .. floor(f / 86400) break end
+              if f < 3600 then do inl_54 = format('m%d', floor(f / 60)) break end end
+              if f < 86400 then do inl_54 = format('h%d', floor(f / 3600)) break end end
+              do inl_54 = 'd' .. floor(f / 86400) break end
 --@ lua/stats.lua:70-72
-            until true local bin = inl_57
+            until true local bin = inl_54
             local cur = rcall('HMGET', k, 'total', 'mean', 'vk', bin)
-            local inl_58, inl_59, inl_60 repeat local total, mean, vk, v = tonumber(cur[1]), tonumber(cur[2]), tonumber(cur[3]), v
+            local inl_55, inl_56, inl_57 repeat local total, mean, vk, v = tonumber(cur[1]), tonumber(cur[2]), tonumber(cur[3]), v
 --@ lua/stats.lua:56-61
-              if total == nil then do inl_58, inl_59, inl_60 = 1, v, 0 break end end
+              if total == nil then do inl_55, inl_56, inl_57 = 1, v, 0 break end end
               mean, vk = mean or 0, vk or 0
               total = total + 1
               local old = mean
               mean = old + (v - old) / total
-              do inl_58, inl_59, inl_60 = total, mean, vk + (v - mean) * (v - old) break end
+              do inl_55, inl_56, inl_57 = total, mean, vk + (v - mean) * (v - old) break end
 --@ lua/stats.lua:72-74
-            until true local total, mean, vk = inl_58, inl_59, inl_60
+            until true local total, mean, vk = inl_55, inl_56, inl_57
             rcall('HSET', k, 'total', total, 'mean', mean, 'vk', vk, bin, (tonumber(cur[4]) or 0) + 1)
             if total == 1 then M.Stats_expire(k, now, day) end
 --@ lua/stats.lua:84-87
           until true end
           do break end
         end
-        local inl_61 repeat local t = now
+        local inl_58 repeat local t = now
 --@ lua/stats.lua:12-12
-         do inl_61 = t - (t % 86400) break end
+         do inl_58 = t - (t % 86400) break end
 --@ lua/stats.lua:87-88
-        until true local day = inl_61
-        local inl_62 repeat local kind, day, queue = kind, day, queue
+        until true local day = inl_58
+        local inl_59 repeat local kind, day, queue = kind, day, queue
 --@ lua/stats.lua:19-22
           if day >= 1 and day < 1e14 then
-            do inl_62 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end
+            do inl_59 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end
           end
-          do inl_62 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
+          do inl_59 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
 --@ lua/stats.lua:88-91
-        until true local k = inl_62
+        until true local k = inl_59
         local fields, slot, bins = { 'total', 'mean', 'vk' }, {}, {}
         for i, v in ipairs(vs) do
-          local inl_63 repeat local v = v
+          local inl_60 repeat local v = v
 --@ lua/stats.lua:43-50
             local f = floor(v)
             if f < 60 then
-              if f >= 1 then do inl_63 = format('s%d', f) break end end
-              do inl_63 = 's' .. f break end
+              if f >= 1 then do inl_60 = format('s%d', f) break end end
+              do inl_60 = 's' .. f break end
             end
-            if f < 3600 then do inl_63 = format('m%d', floor(f / 60)) break end end
-            if f < 86400 then do inl_63 = format('h%d', floor(f / 3600)) break end end
-            do inl_63 = 'd' .. floor(f / 86400) break end
+            if f < 3600 then do inl_60 = format('m%d', floor(f / 60)) break end end
+            if f < 86400 then do inl_60 = format('h%d', floor(f / 3600)) break end end
+            do inl_60 = 'd' .. floor(f / 86400) break end
 --@ lua/stats.lua:91-102
-          until true local bin = inl_63
+          until true local bin = inl_60
           bins[i] = bin
           if not slot[bin] then
             fields[#fields + 1] = bin
@@ -3509,16 +3422,16 @@ if #KEYS == 0 and #A >= 2 then
         local total, mean, vk = tonumber(cur[1]), tonumber(cur[2]), tonumber(cur[3])
         local fresh = false
         for _, v in ipairs(vs) do
-          local inl_64, inl_65, inl_66 repeat local total, mean, vk, v = total, mean, vk, v
+          local inl_61, inl_62, inl_63 repeat local total, mean, vk, v = total, mean, vk, v
 --@ lua/stats.lua:56-61
-            if total == nil then do inl_64, inl_65, inl_66 = 1, v, 0 break end end
+            if total == nil then do inl_61, inl_62, inl_63 = 1, v, 0 break end end
             mean, vk = mean or 0, vk or 0
             total = total + 1
             local old = mean
             mean = old + (v - old) / total
-            do inl_64, inl_65, inl_66 = total, mean, vk + (v - mean) * (v - old) break end
+            do inl_61, inl_62, inl_63 = total, mean, vk + (v - mean) * (v - old) break end
 --@ lua/stats.lua:102-113
-          until true total, mean, vk = inl_64, inl_65, inl_66
+          until true total, mean, vk = inl_61, inl_62, inl_63
           if total == 1 then fresh = true end
         end
         local counts = {}
@@ -3530,7 +3443,7 @@ if #KEYS == 0 and #A >= 2 then
         end
         rcall('HSET', k, unpack(args))
         if fresh then M.Stats_expire(k, now, day) end
---@ lua/queue.lua:263-264
+--@ lua/queue.lua:262-263
       until true
       repeat local cmd, k, list, step, first = 'ZADD', wjk, scored, 2000
 --@ lua/queue.lua:7-12
@@ -3540,7 +3453,7 @@ if #KEYS == 0 and #A >= 2 then
           if j > n then j = n end
           rcall(cmd, k, unpack(list, i, j))
         end
---@ lua/queue.lua:264-265
+--@ lua/queue.lua:263-264
       until true
       repeat local cmd, k, list, step, first = 'ZADD', lk, scored, 2000
 --@ lua/queue.lua:7-12
@@ -3550,14 +3463,14 @@ if #KEYS == 0 and #A >= 2 then
           if j > n then j = n end
           rcall(cmd, k, unpack(list, i, j))
         end
---@ lua/queue.lua:265-268
+--@ lua/queue.lua:264-267
       until true
       local parts = {}
       for i, p in ipairs(popped) do
-        local inl_67 repeat local jid, f, tracked, wrap, last, seen, shown, wjson, qjson = p[1], p[2], p[3], false, last, nil, nil, wjson
+        local inl_64 repeat local jid, f, tracked, wrap, last, seen, shown, wjson, qjson = p[1], p[2], p[3], false, last, nil, nil, wjson
 --@ lua/job/render.lua:58-100
           if not f then f = M.Job_fetch(jid) end
-          if not f[1] then do inl_67 = nil break end end
+          if not f[1] then do inl_64 = nil break end end
           if f[14] then
             M.Job_migrate(jid, f[14])
             f[14] = false
@@ -3598,80 +3511,80 @@ if #KEYS == 0 and #A >= 2 then
           local dependents = sets % 2 == 1 and rcall('SMEMBERS', dtk) or {}
           local dependencies = sets >= 2 and M.Job_encoded_members(rcall('SMEMBERS', dck)) or '{}'
           -- Numbers absent from the hash are left out, as cjson leaves out nil values.
-          local inl_68 repeat local v, whole = f[6]
+          local inl_65 repeat local v, whole = f[6]
 --@ lua/json.lua:16-23
             if v == '0' or v == '5' or v == '1' or v == '2' or v == '3' or v == '4' or v == '6'
                 or v == '7' or v == '8' or v == '9' then
-              do inl_68 = v break end
+              do inl_65 = v break end
             end
             local n = tonumber(v)
-            if n == nil then do inl_68 = nil break end end
+            if n == nil then do inl_65 = nil break end end
             if whole then n = floor(n) end
-            do inl_68 = encode(n) break end
+            do inl_65 = encode(n) break end
 --@ lua/job/render.lua:100-101
-          until true local priority = inl_68
-          local inl_69 repeat local v, whole = f[8]
+          until true local priority = inl_65
+          local inl_66 repeat local v, whole = f[8]
 --@ lua/json.lua:16-23
             if v == '0' or v == '5' or v == '1' or v == '2' or v == '3' or v == '4' or v == '6'
                 or v == '7' or v == '8' or v == '9' then
-              do inl_69 = v break end
+              do inl_66 = v break end
             end
             local n = tonumber(v)
-            if n == nil then do inl_69 = nil break end end
+            if n == nil then do inl_66 = nil break end end
             if whole then n = floor(n) end
-            do inl_69 = encode(n) break end
+            do inl_66 = encode(n) break end
 --@ lua/job/render.lua:101-102
-          until true local retries = inl_69
-          local inl_70 repeat local v, whole = f[9], true
+          until true local retries = inl_66
+          local inl_67 repeat local v, whole = f[9], true
 --@ lua/json.lua:16-23
             if v == '0' or v == '5' or v == '1' or v == '2' or v == '3' or v == '4' or v == '6'
                 or v == '7' or v == '8' or v == '9' then
-              do inl_70 = v break end
+              do inl_67 = v break end
             end
             local n = tonumber(v)
-            if n == nil then do inl_70 = nil break end end
+            if n == nil then do inl_67 = nil break end end
             if whole then n = floor(n) end
-            do inl_70 = encode(n) break end
+            do inl_67 = encode(n) break end
 --@ lua/job/render.lua:102-105
-          until true local remaining = inl_70
+          until true local remaining = inl_67
           -- Every part as a statement of its own, so that the build can inline the helpers into
           -- pop's common path; then one concatenation expression builds the result in one step.
-          local inl_71 repeat local v = f[2]
+          local inl_68 repeat local v = f[2]
 --@ lua/json.lua:7-8
-            if v == false or v == nil then do inl_71 = 'false' break end end
-            do inl_71 = encode(v) break end
+            if v == false or v == nil then do inl_68 = 'false' break end end
+            do inl_68 = encode(v) break end
 --@ lua/job/render.lua:105-108
-          until true local klass = inl_71
+          until true local klass = inl_68
           local state = '"running"'
           if f[3] ~= 'running' then
-            local inl_72 repeat local v = f[3]
+            local inl_69 repeat local v = f[3]
 --@ lua/json.lua:7-8
-              if v == false or v == nil then do inl_72 = 'false' break end end
-              do inl_72 = encode(v) break end
+              if v == false or v == nil then do inl_69 = 'false' break end end
+              do inl_69 = encode(v) break end
 --@ lua/job/render.lua:108-112
-            until true state = inl_72
+            until true state = inl_69
           end
           local queue = qjson
           if not queue then
-            local inl_73 repeat local v = f[4]
+            local inl_70 repeat local v = f[4]
 --@ lua/json.lua:7-8
-              if v == false or v == nil then do inl_73 = 'false' break end end
-              do inl_73 = encode(v) break end
+              if v == false or v == nil then do inl_70 = 'false' break end end
+              do inl_70 = encode(v) break end
 --@ lua/job/render.lua:112-114
-            until true queue = inl_73
+            until true queue = inl_70
           end
-          local inl_74 repeat local v = f[10]
+          local inl_71 repeat local v = f[10]
 --@ lua/json.lua:7-8
-            if v == false or v == nil then do inl_74 = 'false' break end end
-            do inl_74 = encode(v) break end
+            if v == false or v == nil then do inl_71 = 'false' break end end
+            do inl_71 = encode(v) break end
 --@ lua/job/render.lua:114-115
-          until true local data = inl_74
-          local inl_75 repeat local v = f[13]
+          until true local data = inl_71
+          local inl_72 repeat local v = f[13]
 --@ lua/json.lua:7-8
-            if v == false or v == nil then do inl_75 = 'false' break end end
-            do inl_75 = encode(v) break end
+            if v == false or v == nil then do inl_72 = 'false' break end end
+            do inl_72 = encode(v) break end
 --@ lua/job/render.lua:115-123
-          until true local spawned = inl_75
+          until true local spawned = inl_72
           -- The history's brackets go into the one concatenation below (cjson writes {} for none).
           local history, hopen, hclose = '{}', '', ''
           if #hist > 0 then
@@ -3679,26 +3592,26 @@ if #KEYS == 0 and #A >= 2 then
           end
           local tags, failure = f[11], f[12]
           if tags ~= '{}' then
-            local inl_76 repeat local text = tags
+            local inl_73 repeat local text = tags
 --@ lua/job/render.lua:36-39
-              if not text or text == '{}' or text == '[]' then do inl_76 = '{}' break end end
+              if not text or text == '{}' or text == '[]' then do inl_73 = '{}' break end end
               local ok, v = pcall(decode, text)
-              if not ok or type(v) ~= 'table' then do inl_76 = '{}' break end end
-              do inl_76 = encode(v) break end
+              if not ok or type(v) ~= 'table' then do inl_73 = '{}' break end end
+              do inl_73 = encode(v) break end
 --@ lua/job/render.lua:123-126
-            until true tags = inl_76
+            until true tags = inl_73
           end
           if failure ~= '{}' then
-            local inl_77 repeat local text = failure
+            local inl_74 repeat local text = failure
 --@ lua/job/render.lua:36-39
-              if not text or text == '{}' or text == '[]' then do inl_77 = '{}' break end end
+              if not text or text == '{}' or text == '[]' then do inl_74 = '{}' break end end
               local ok, v = pcall(decode, text)
-              if not ok or type(v) ~= 'table' then do inl_77 = '{}' break end end
-              do inl_77 = encode(v) break end
+              if not ok or type(v) ~= 'table' then do inl_74 = '{}' break end end
+              do inl_74 = encode(v) break end
 --@ lua/job/render.lua:126-139
-            until true failure = inl_77
+            until true failure = inl_74
           end
-          do inl_67 = (wrap and '[{"jid":' or '{"jid":') .. encode(f[1]) .. ',"klass":' .. klass ..
+          do inl_64 = (wrap and '[{"jid":' or '{"jid":') .. encode(f[1]) .. ',"klass":' .. klass ..
             ',"state":' .. state .. ',"queue":' .. queue ..
             ',"worker":' .. (wjson or encode(f[5] or '')) .. ',"tracked":' .. (tracked and 'true' or 'false') ..
             ',"expires":' .. encode(tonumber(f[7]) or 0) .. ',"data":' .. data ..
@@ -3710,20 +3623,20 @@ if #KEYS == 0 and #A >= 2 then
             (retries and ',"retries":' or '') .. (retries or '') ..
             (remaining and ',"remaining":' or '') .. (remaining or '') ..
             (wrap and '}]' or '}') break end
---@ lua/queue.lua:268-271
-        until true local text = inl_67
+--@ lua/queue.lua:267-270
+        until true local text = inl_64
         parts[i] = text
       end
-      do local inl_78 repeat local parts = parts
+      do local inl_75 repeat local parts = parts
 --@ lua/json.lua:29-30
-        if #parts == 0 then do inl_78 = '{}' break end end
-        do inl_78 = '[' .. concat(parts, ',') .. ']' break end
---@ lua/queue.lua:271-271
-      until true inl_17 = inl_78 break end
---@ lua/api.lua:54-56
-    until true result = inl_17
+        if #parts == 0 then do inl_75 = '{}' break end end
+        do inl_75 = '[' .. concat(parts, ',') .. ']' break end
+--@ lua/queue.lua:270-270
+      until true inl_14 = inl_75 break end
+--@ lua/api.lua:56-58
+    until true result = inl_14
   elseif cmd == 'complete' then
-    local inl_79 repeat local now = now
+    local inl_76 repeat local now = now
 --@ lua/job/complete.lua:14-24
       local jid, worker, queue, data = A[3], A[4], A[5], A[6]
       if jid == nil then error('Job(): no jid provided') end
@@ -3735,23 +3648,23 @@ if #KEYS == 0 and #A >= 2 then
       local nextq, delay, depends = nil, 0, nil
       -- Options are read only when given (most completes have none: no table is made).
       if #A > 6 then
-        local inl_80 repeat local first, last = 7, #A
+        local inl_77 repeat local first, last = 7, #A
 --@ lua/job/put.lua:6-8
           local opts = {}
           for i = first, last - 1, 2 do opts[A[i]] = A[i + 1] end
-          do inl_80 = opts break end
+          do inl_77 = opts break end
 --@ lua/job/complete.lua:24-27
-        until true local opts = inl_80
+        until true local opts = inl_77
         nextq = opts.next
         if opts.delay ~= nil then
-          local inl_81 repeat local v = opts.delay
+          local inl_78 repeat local v = opts.delay
 --@ lua/num.lua:6-9
             local n = tonumber(v)
             -- n - n is 0 for every finite number, and nan for nan and for +-inf.
-            if n and n - n == 0 then do inl_81 = n break end end
-            do inl_81 = nil break end
+            if n and n - n == 0 then do inl_78 = n break end end
+            do inl_78 = nil break end
 --@ lua/job/complete.lua:27-77
-          until true delay = inl_81
+          until true delay = inl_78
           if delay == nil then error('assertion failed!') end
         end
         if opts.depends ~= nil then
@@ -3801,17 +3714,17 @@ if #KEYS == 0 and #A >= 2 then
       else
         cfg = false
       end
-      local inl_82 repeat local t = now
+      local inl_79 repeat local t = now
 --@ lua/num.lua:14-14
-       do inl_82 = format('%.20f', t) break end
+       do inl_79 = format('%.20f', t) break end
 --@ lua/job/complete.lua:77-78
-      until true local tstr = inl_82
-      local inl_83 repeat local t, tstr = now, tstr
+      until true local tstr = inl_79
+      local inl_80 repeat local t, tstr = now, tstr
 --@ lua/num.lua:21-22
-        if tstr and t >= 0 and t < 1e14 then do inl_83 = tstr:sub(1, -22) break end end
-        do inl_83 = tostring(floor(t)) break end
+        if tstr and t >= 0 and t < 1e14 then do inl_80 = tstr:sub(1, -22) break end end
+        do inl_80 = tostring(floor(t)) break end
 --@ lua/job/complete.lua:78-79
-      until true local whole = inl_83
+      until true local whole = inl_80
       repeat local jid, when, what_json, extra, legacy, whole = jid, now, '"done"', nil, f[4] or false, whole
 --@ lua/job/history.lua:36-42
         if legacy == nil then legacy = rcall('HGET', 'ql:j:' .. jid, 'history') end
@@ -3820,12 +3733,12 @@ if #KEYS == 0 and #A >= 2 then
         -- as JSON text already (the hot callers build {"q":...} / {"worker":...} themselves).
         local entry
         if not whole then
-          local inl_84 repeat local t, tstr = when
+          local inl_81 repeat local t, tstr = when
 --@ lua/num.lua:21-22
-            if tstr and t >= 0 and t < 1e14 then do inl_84 = tstr:sub(1, -22) break end end
-            do inl_84 = tostring(floor(t)) break end
+            if tstr and t >= 0 and t < 1e14 then do inl_81 = tstr:sub(1, -22) break end end
+            do inl_81 = tostring(floor(t)) break end
 --@ lua/job/history.lua:42-54
-          until true whole = inl_84
+          until true whole = inl_81
         end
         if extra == nil then
           entry = '[' .. whole .. ',' .. what_json .. ']'
@@ -3837,33 +3750,33 @@ if #KEYS == 0 and #A >= 2 then
         local len = rcall('RPUSH', hk, entry)
         -- No cap trims a list of two entries or fewer, so the config is read only beyond that.
         if len < 3 then do break end end
-        local inl_85 repeat local name, fallback = 'max-job-history', 100
+        local inl_82 repeat local name, fallback = 'max-job-history', 100
 --@ lua/config.lua:29-30
-          if cfg == false then do inl_85 = fallback break end end
-          local inl_86 repeat local name = name
+          if cfg == false then do inl_82 = fallback break end end
+          local inl_83 repeat local name = name
 --@ lua/config.lua:15-22
-            if cfg == false then do inl_86 = false break end end
+            if cfg == false then do inl_83 = false break end end
             if cfg == nil then cfg = {} end
             local v = cfg[name]
             if v == nil then
               v = rcall('HGET', 'ql:config', name)
               cfg[name] = v
             end
-            do inl_86 = v break end
+            do inl_83 = v break end
 --@ lua/config.lua:30-31
-          until true local raw = inl_86
-          local inl_87 repeat local v = raw
+          until true local raw = inl_83
+          local inl_84 repeat local v = raw
 --@ lua/num.lua:6-9
             local n = tonumber(v)
             -- n - n is 0 for every finite number, and nan for nan and for +-inf.
-            if n and n - n == 0 then do inl_87 = n break end end
-            do inl_87 = nil break end
+            if n and n - n == 0 then do inl_84 = n break end end
+            do inl_84 = nil break end
 --@ lua/config.lua:31-33
-          until true local n = inl_87
-          if n == nil then do inl_85 = fallback break end end
-          do inl_85 = n break end
+          until true local n = inl_84
+          if n == nil then do inl_82 = fallback break end end
+          do inl_82 = n break end
 --@ lua/job/history.lua:54-67
-        until true local cap = inl_85
+        until true local cap = inl_82
         cap = floor(cap)
         if cap >= 3 then
           if len > cap then
@@ -3889,94 +3802,50 @@ if #KEYS == 0 and #A >= 2 then
       until true
       repeat local now, kind, queue, v = now, 'run', queue, now - (tonumber(f[5]) or now)
 --@ lua/stats.lua:68-68
-        local inl_88 repeat local t = now
+        local inl_85 repeat local t = now
 --@ lua/stats.lua:12-12
-         do inl_88 = t - (t % 86400) break end
+         do inl_85 = t - (t % 86400) break end
 --@ lua/stats.lua:68-69
-        until true local day = inl_88
-        local inl_89 repeat local kind, day, queue = kind, day, queue
+        until true local day = inl_85
+        local inl_86 repeat local kind, day, queue = kind, day, queue
 --@ lua/stats.lua:19-22
           if day >= 1 and day < 1e14 then
-            do inl_89 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end
+            do inl_86 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end
           end
-          do inl_89 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
+          do inl_86 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
 --@ lua/stats.lua:69-70
-        until true local k = inl_89
-        local inl_90 repeat local v = v
+        until true local k = inl_86
+        local inl_87 repeat local v = v
 --@ lua/stats.lua:43-50
           local f = floor(v)
           if f < 60 then
-            if f >= 1 then do inl_90 = format('s%d', f) break end end
-            do inl_90 = 's' .. f break end
+            if f >= 1 then do inl_87 = format('s%d', f) break end end
+            do inl_87 = 's' .. f break end
           end
-          if f < 3600 then do inl_90 = format('m%d', floor(f / 60)) break end end
-          if f < 86400 then do inl_90 = format('h%d', floor(f / 3600)) break end end
-          do inl_90 = 'd' .. floor(f / 86400) break end
+          if f < 3600 then do inl_87 = format('m%d', floor(f / 60)) break end end
+          if f < 86400 then do inl_87 = format('h%d', floor(f / 3600)) break end end
+          do inl_87 = 'd' .. floor(f / 86400) break end
 --@ lua/stats.lua:70-72
-        until true local bin = inl_90
+        until true local bin = inl_87
         local cur = rcall('HMGET', k, 'total', 'mean', 'vk', bin)
-        local inl_91, inl_92, inl_93 repeat local total, mean, vk, v = tonumber(cur[1]), tonumber(cur[2]), tonumber(cur[3]), v
+        local inl_88, inl_89, inl_90 repeat local total, mean, vk, v = tonumber(cur[1]), tonumber(cur[2]), tonumber(cur[3]), v
 --@ lua/stats.lua:56-61
-          if total == nil then do inl_91, inl_92, inl_93 = 1, v, 0 break end end
+          if total == nil then do inl_88, inl_89, inl_90 = 1, v, 0 break end end
           mean, vk = mean or 0, vk or 0
           total = total + 1
           local old = mean
           mean = old + (v - old) / total
-          do inl_91, inl_92, inl_93 = total, mean, vk + (v - mean) * (v - old) break end
+          do inl_88, inl_89, inl_90 = total, mean, vk + (v - mean) * (v - old) break end
 --@ lua/stats.lua:72-74
-        until true local total, mean, vk = inl_91, inl_92, inl_93
+        until true local total, mean, vk = inl_88, inl_89, inl_90
         rcall('HSET', k, 'total', total, 'mean', mean, 'vk', vk, bin, (tonumber(cur[4]) or 0) + 1)
         if total == 1 then M.Stats_expire(k, now, day) end
---@ lua/job/complete.lua:81-86
+--@ lua/job/complete.lua:81-90
       until true
       rcall('ZREM', 'ql:w:' .. worker .. ':jobs', jid)
       if special and rcall('ZSCORE', 'ql:tracked', jid) then
         rcall('PUBLISH', 'ql:' .. 'completed', jid)
       end
-      repeat local queue = queue
---@ lua/job/state.lua:15-18
-        -- cfg false: the call found no config hash, so no queue has a cap. Config.number would
-        -- say so too; asking here first spares building the field's name on every complete.
-        if not queue or cfg == false then do break end end
-        local inl_94 repeat local name, fallback = queue .. '-max-concurrency', 0
---@ lua/config.lua:29-30
-          if cfg == false then do inl_94 = fallback break end end
-          local inl_95 repeat local name = name
---@ lua/config.lua:15-22
-            if cfg == false then do inl_95 = false break end end
-            if cfg == nil then cfg = {} end
-            local v = cfg[name]
-            if v == nil then
-              v = rcall('HGET', 'ql:config', name)
-              cfg[name] = v
-            end
-            do inl_95 = v break end
---@ lua/config.lua:30-31
-          until true local raw = inl_95
-          local inl_96 repeat local v = raw
---@ lua/num.lua:6-9
-            local n = tonumber(v)
-            -- n - n is 0 for every finite number, and nan for nan and for +-inf.
-            if n and n - n == 0 then do inl_96 = n break end end
-            do inl_96 = nil break end
---@ lua/config.lua:31-33
-          until true local n = inl_96
-          if n == nil then do inl_94 = fallback break end end
-          do inl_94 = n break end
---@ lua/job/state.lua:18-19
-        until true local cap = inl_94
-        if cap > 0 then repeat local queue = queue
---@ lua/wake.lua:9-14
-          if not wake or wake == queue then
-            wake = queue
-            do break end
-          end
-          if type(wake) == 'string' then wake = { [wake] = true } end
-          wake[queue] = true
---@ lua/job/state.lua:19-19
-        until true end
---@ lua/job/complete.lua:86-91
-      until true
       local retries = f[6] or 0
       if nextq ~= nil then
         rcall('PUBLISH', 'ql:' .. 'log',
@@ -3989,12 +3858,12 @@ if #KEYS == 0 and #A >= 2 then
           -- as JSON text already (the hot callers build {"q":...} / {"worker":...} themselves).
           local entry
           if not whole then
-            local inl_97 repeat local t, tstr = when
+            local inl_91 repeat local t, tstr = when
 --@ lua/num.lua:21-22
-              if tstr and t >= 0 and t < 1e14 then do inl_97 = tstr:sub(1, -22) break end end
-              do inl_97 = tostring(floor(t)) break end
+              if tstr and t >= 0 and t < 1e14 then do inl_91 = tstr:sub(1, -22) break end end
+              do inl_91 = tostring(floor(t)) break end
 --@ lua/job/history.lua:42-54
-            until true whole = inl_97
+            until true whole = inl_91
           end
           if extra == nil then
             entry = '[' .. whole .. ',' .. what_json .. ']'
@@ -4006,33 +3875,33 @@ if #KEYS == 0 and #A >= 2 then
           local len = rcall('RPUSH', hk, entry)
           -- No cap trims a list of two entries or fewer, so the config is read only beyond that.
           if len < 3 then do break end end
-          local inl_98 repeat local name, fallback = 'max-job-history', 100
+          local inl_92 repeat local name, fallback = 'max-job-history', 100
 --@ lua/config.lua:29-30
-            if cfg == false then do inl_98 = fallback break end end
-            local inl_99 repeat local name = name
+            if cfg == false then do inl_92 = fallback break end end
+            local inl_93 repeat local name = name
 --@ lua/config.lua:15-22
-              if cfg == false then do inl_99 = false break end end
+              if cfg == false then do inl_93 = false break end end
               if cfg == nil then cfg = {} end
               local v = cfg[name]
               if v == nil then
                 v = rcall('HGET', 'ql:config', name)
                 cfg[name] = v
               end
-              do inl_99 = v break end
+              do inl_93 = v break end
 --@ lua/config.lua:30-31
-            until true local raw = inl_99
-            local inl_100 repeat local v = raw
+            until true local raw = inl_93
+            local inl_94 repeat local v = raw
 --@ lua/num.lua:6-9
               local n = tonumber(v)
               -- n - n is 0 for every finite number, and nan for nan and for +-inf.
-              if n and n - n == 0 then do inl_100 = n break end end
-              do inl_100 = nil break end
+              if n and n - n == 0 then do inl_94 = n break end end
+              do inl_94 = nil break end
 --@ lua/config.lua:31-33
-            until true local n = inl_100
-            if n == nil then do inl_98 = fallback break end end
-            do inl_98 = n break end
+            until true local n = inl_94
+            if n == nil then do inl_92 = fallback break end end
+            do inl_92 = n break end
 --@ lua/job/history.lua:54-67
-          until true local cap = inl_98
+          until true local cap = inl_92
           cap = floor(cap)
           if cap >= 3 then
             if len > cap then
@@ -4046,20 +3915,20 @@ if #KEYS == 0 and #A >= 2 then
             rcall('LPOP', hk)
             rcall('LPUSH', hk, first)
           end
---@ lua/job/complete.lua:91-92
+--@ lua/job/complete.lua:90-91
         until true
-        local inl_101 repeat local now, tstr = now, tstr
+        local inl_95 repeat local now, tstr = now, tstr
 --@ lua/num.lua:30-31
-          if now >= 1 then do inl_101 = tstr break end end
-          do inl_101 = now break end
---@ lua/job/complete.lua:92-110
-        until true local now_arg = inl_101
+          if now >= 1 then do inl_95 = tstr break end end
+          do inl_95 = now break end
+--@ lua/job/complete.lua:91-109
+        until true local now_arg = inl_95
         rcall('ZADD', 'ql:queues', 'NX', now_arg, nextq)
         rcall('HSET', jk, 'data', data, 'time', tstr, 'state', 'waiting', 'worker', '',
           'failure', '{}', 'queue', nextq, 'expires', '0', 'remaining', retries)
         if delay > 0 and (depends == nil or #depends == 0) then
           rcall('ZADD', 'ql:q:' .. nextq .. '-scheduled', now + delay, jid)
-          do inl_79 = 'scheduled' break end
+          do inl_76 = 'scheduled' break end
         end
         local linked = 0
         for _, d in ipairs(depends or {}) do
@@ -4069,93 +3938,83 @@ if #KEYS == 0 and #A >= 2 then
           rcall('ZADD', 'ql:q:' .. nextq .. '-depends', now, jid)
           rcall('HSET', jk, 'state', 'depends')
           if delay > 0 then rcall('HSET', jk, 'scheduled', now + delay) end
-          do inl_79 = 'depends' break end
+          do inl_76 = 'depends' break end
         end
         repeat local queue, jid, priority, t = nextq, jid, tonumber(f[7]) or 0, now
---@ lua/job/state.lua:7-9
+--@ lua/job/state.lua:7-8
           local score = priority - (t / 10000000000)  -- the work-set score (protocol 2.8)
           rcall('ZADD', 'ql:q:' .. queue .. '-work', score, jid)
-          repeat local queue = queue
---@ lua/wake.lua:9-14
-            if not wake or wake == queue then
-              wake = queue
-              do break end
-            end
-            if type(wake) == 'string' then wake = { [wake] = true } end
-            wake[queue] = true
---@ lua/job/state.lua:9-9
-          until true
---@ lua/job/complete.lua:110-117
+--@ lua/job/complete.lua:109-116
         until true
-        do inl_79 = 'waiting' break end
+        do inl_76 = 'waiting' break end
       end
       rcall('PUBLISH', 'ql:' .. 'log',
         '{"jid":' .. encode(jid) .. ',"event":"completed","queue":' .. encode(queue) .. '}')
       rcall('HSET', jk, 'data', data, 'time', tstr, 'state', 'complete', 'worker', '',
         'failure', '{}', 'queue', '', 'expires', '0', 'remaining', retries)
-      local inl_102 repeat local now, tstr = now, tstr
+      local inl_96 repeat local now, tstr = now, tstr
 --@ lua/num.lua:30-31
-        if now >= 1 then do inl_102 = tstr break end end
-        do inl_102 = now break end
---@ lua/job/complete.lua:117-119
-      until true local now_arg = inl_102
+        if now >= 1 then do inl_96 = tstr break end end
+        do inl_96 = now break end
+--@ lua/job/complete.lua:116-118
+      until true local now_arg = inl_96
       rcall('ZADD', 'ql:completed', now_arg, jid)
       repeat local now = now
---@ lua/job/complete.lua:131-131
-        local inl_103 repeat local name, fallback = 'jobs-history', 604800
+--@ lua/job/complete.lua:130-130
+        local inl_97 repeat local name, fallback = 'jobs-history', 604800
 --@ lua/config.lua:29-30
-          if cfg == false then do inl_103 = fallback break end end
-          local inl_104 repeat local name = name
+          if cfg == false then do inl_97 = fallback break end end
+          local inl_98 repeat local name = name
 --@ lua/config.lua:15-22
-            if cfg == false then do inl_104 = false break end end
+            if cfg == false then do inl_98 = false break end end
             if cfg == nil then cfg = {} end
             local v = cfg[name]
             if v == nil then
               v = rcall('HGET', 'ql:config', name)
               cfg[name] = v
             end
-            do inl_104 = v break end
+            do inl_98 = v break end
 --@ lua/config.lua:30-31
-          until true local raw = inl_104
-          local inl_105 repeat local v = raw
+          until true local raw = inl_98
+          local inl_99 repeat local v = raw
 --@ lua/num.lua:6-9
             local n = tonumber(v)
             -- n - n is 0 for every finite number, and nan for nan and for +-inf.
-            if n and n - n == 0 then do inl_105 = n break end end
-            do inl_105 = nil break end
+            if n and n - n == 0 then do inl_99 = n break end end
+            do inl_99 = nil break end
 --@ lua/config.lua:31-33
-          until true local n = inl_105
-          if n == nil then do inl_103 = fallback break end end
-          do inl_103 = n break end
---@ lua/job/complete.lua:131-132
-        until true local age = inl_103
-        local inl_106 repeat local name, fallback = 'jobs-history-count', 50000
+          until true local n = inl_99
+          if n == nil then do inl_97 = fallback break end end
+          do inl_97 = n break end
+--@ lua/job/complete.lua:130-131
+        until true local age = inl_97
+        local inl_100 repeat local name, fallback = 'jobs-history-count', 50000
 --@ lua/config.lua:29-30
-          if cfg == false then do inl_106 = fallback break end end
-          local inl_107 repeat local name = name
+          if cfg == false then do inl_100 = fallback break end end
+          local inl_101 repeat local name = name
 --@ lua/config.lua:15-22
-            if cfg == false then do inl_107 = false break end end
+            if cfg == false then do inl_101 = false break end end
             if cfg == nil then cfg = {} end
             local v = cfg[name]
             if v == nil then
               v = rcall('HGET', 'ql:config', name)
               cfg[name] = v
             end
-            do inl_107 = v break end
+            do inl_101 = v break end
 --@ lua/config.lua:30-31
-          until true local raw = inl_107
-          local inl_108 repeat local v = raw
+          until true local raw = inl_101
+          local inl_102 repeat local v = raw
 --@ lua/num.lua:6-9
             local n = tonumber(v)
             -- n - n is 0 for every finite number, and nan for nan and for +-inf.
-            if n and n - n == 0 then do inl_108 = n break end end
-            do inl_108 = nil break end
+            if n and n - n == 0 then do inl_102 = n break end end
+            do inl_102 = nil break end
 --@ lua/config.lua:31-33
-          until true local n = inl_108
-          if n == nil then do inl_106 = fallback break end end
-          do inl_106 = n break end
---@ lua/job/complete.lua:132-146
-        until true local keep = inl_106
+          until true local n = inl_102
+          if n == nil then do inl_100 = fallback break end end
+          do inl_100 = n break end
+--@ lua/job/complete.lua:131-145
+        until true local keep = inl_100
         keep = floor(keep)
         local old = rcall('ZRANGEBYSCORE', 'ql:completed', '0', now - age, 'LIMIT', '0', '100')
         if #old > 0 then
@@ -4170,17 +4029,17 @@ if #KEYS == 0 and #A >= 2 then
           for _, j in ipairs(rcall('ZRANGE', 'ql:completed', 0, excess - 1)) do M.Job_delete(j) end
           rcall('ZREMRANGEBYRANK', 'ql:completed', 0, excess - 1)
         end
---@ lua/job/complete.lua:119-124
+--@ lua/job/complete.lua:118-123
       until true
       if special then
         local dependents = rcall('SMEMBERS', dk)
         if #dependents > 0 then M.Job_release_dependents(now, jid, dependents) end
       end
-      do inl_79 = 'complete' break end
---@ lua/api.lua:56-58
-    until true result = inl_79
+      do inl_76 = 'complete' break end
+--@ lua/api.lua:58-60
+    until true result = inl_76
   elseif cmd == 'heartbeat' then
-    local inl_109 repeat local now = now
+    local inl_103 repeat local now = now
 --@ lua/job/lease.lua:10-17
       local jid, worker, data = A[3], A[4], A[5]
       if jid == nil then error('Job(): no jid provided') end
@@ -4189,30 +4048,137 @@ if #KEYS == 0 and #A >= 2 then
       if data ~= nil then decoded = decode(data) end
       local f = rcall('HMGET', 'ql:j:' .. jid, 'worker', 'state', 'queue')
       local queue = f[3] or ''
-      local inl_110 repeat local queue = queue
+      local inl_104 repeat local queue = queue
 --@ lua/config.lua:39-39
-        local inl_111 repeat local name = queue .. '-heartbeat'
+        local inl_105 repeat local name = queue .. '-heartbeat'
 --@ lua/config.lua:15-22
-          if cfg == false then do inl_111 = false break end end
+          if cfg == false then do inl_105 = false break end end
           if cfg == nil then cfg = {} end
           local v = cfg[name]
           if v == nil then
             v = rcall('HGET', 'ql:config', name)
             cfg[name] = v
           end
-          do inl_111 = v break end
+          do inl_105 = v break end
 --@ lua/config.lua:39-40
-        until true local raw = inl_111
-        local inl_112 repeat local v = raw
+        until true local raw = inl_105
+        local inl_106 repeat local v = raw
 --@ lua/num.lua:6-9
           local n = tonumber(v)
           -- n - n is 0 for every finite number, and nan for nan and for +-inf.
-          if n and n - n == 0 then do inl_112 = n break end end
-          do inl_112 = nil break end
+          if n and n - n == 0 then do inl_106 = n break end end
+          do inl_106 = nil break end
 --@ lua/config.lua:40-42
-        until true local n = inl_112
-        if n ~= nil then do inl_110 = n break end end
-        do local inl_113 repeat local name, fallback = 'heartbeat', 60
+        until true local n = inl_106
+        if n ~= nil then do inl_104 = n break end end
+        do local inl_107 repeat local name, fallback = 'heartbeat', 60
+--@ lua/config.lua:29-30
+          if cfg == false then do inl_107 = fallback break end end
+          local inl_108 repeat local name = name
+--@ lua/config.lua:15-22
+            if cfg == false then do inl_108 = false break end end
+            if cfg == nil then cfg = {} end
+            local v = cfg[name]
+            if v == nil then
+              v = rcall('HGET', 'ql:config', name)
+              cfg[name] = v
+            end
+            do inl_108 = v break end
+--@ lua/config.lua:30-31
+          until true local raw = inl_108
+          local inl_109 repeat local v = raw
+--@ lua/num.lua:6-9
+            local n = tonumber(v)
+            -- n - n is 0 for every finite number, and nan for nan and for +-inf.
+            if n and n - n == 0 then do inl_109 = n break end end
+            do inl_109 = nil break end
+--@ lua/config.lua:31-33
+          until true local n = inl_109
+          if n == nil then do inl_107 = fallback break end end
+          do inl_107 = n break end
+--@ lua/config.lua:42-42
+        until true inl_104 = inl_107 break end
+--@ lua/job/lease.lua:17-35
+      until true local lock = inl_104
+      local expires = now + lock
+      if not f[1] then error('Heartbeat(): Job ' .. jid .. ' does not exist') end
+      if f[2] ~= 'running' then
+        error('Heartbeat(): Job ' .. jid .. ' not currently running: ' .. tostring(f[2]))
+      end
+      if f[1] ~= worker or f[1] == '' then
+        error('Heartbeat(): Job ' .. jid .. ' given out to another worker: ' .. f[1])
+      end
+      local jk = 'ql:j:' .. jid
+      if decoded ~= nil and decoded ~= false then
+        rcall('HSET', jk, 'expires', expires, 'worker', worker, 'data', encode(decoded))
+      else
+        rcall('HSET', jk, 'expires', expires, 'worker', worker)
+      end
+      rcall('ZADD', 'ql:w:' .. worker .. ':jobs', expires, jid)
+      rcall('ZADD', 'ql:workers', now, worker)
+      rcall('ZADD', 'ql:q:' .. queue .. '-locks', expires, jid)
+      do inl_103 = expires break end
+--@ lua/api.lua:60-62
+    until true result = inl_103
+  elseif cmd == 'fail' then
+    local inl_110 repeat local now = now
+--@ lua/job/fail_retry.lua:11-28
+      local jid, worker, group, message, data = A[3], A[4], A[5], A[6], A[7]
+      if jid == nil then error('Job(): no jid provided') end
+      if worker == nil then error('Fail(): Arg "worker" missing') end
+      if group == nil then error('Fail(): Arg "group" missing') end
+      if message == nil then error('Fail(): Arg "message" missing') end
+      local decoded
+      if data ~= nil then decoded = decode(data) end
+      local f = rcall('HMGET', 'ql:j:' .. jid, 'state', 'worker', 'queue', 'history')
+      local state, queue = f[1], f[3]
+      if not state then error('Fail(): Job ' .. jid .. 'does not exist') end
+      if state ~= 'running' then error('Fail(): Job ' .. jid .. 'not currently running: ' .. state) end
+      if f[2] ~= worker then
+        error('Fail(): Job ' .. jid .. ' running with another worker: ' .. tostring(f[2]))
+      end
+      queue = queue or ''
+      rcall('PUBLISH', 'ql:' .. 'log', encode({ jid = jid, event = 'failed', worker = worker,
+        group = group, message = message }))
+      repeat local jid, channel, tracked = jid, 'failed'
+--@ lua/job/fields.lua:31-32
+        if tracked == nil then
+          local inl_111 repeat local jid = jid
+--@ lua/job/fields.lua:26-26
+           do inl_111 = rcall('ZSCORE', 'ql:tracked', jid) ~= false break end
+--@ lua/job/fields.lua:32-34
+          until true tracked = inl_111
+        end
+        if tracked then rcall('PUBLISH', 'ql:' .. channel, jid) end
+--@ lua/job/fail_retry.lua:28-30
+      until true
+      rcall('ZREM', 'ql:w:' .. worker .. ':jobs', jid)
+      repeat local jid, when, what_json, extra, legacy, whole = jid, now, '"failed"', { worker = worker, group = group }, f[4] or false
+--@ lua/job/history.lua:36-42
+        if legacy == nil then legacy = rcall('HGET', 'ql:j:' .. jid, 'history') end
+        if legacy then M.Job_migrate(jid, legacy) end
+        -- The text cjson would write for [floor(when), what, extra]; `extra` may also be given
+        -- as JSON text already (the hot callers build {"q":...} / {"worker":...} themselves).
+        local entry
+        if not whole then
+          local inl_112 repeat local t, tstr = when
+--@ lua/num.lua:21-22
+            if tstr and t >= 0 and t < 1e14 then do inl_112 = tstr:sub(1, -22) break end end
+            do inl_112 = tostring(floor(t)) break end
+--@ lua/job/history.lua:42-54
+          until true whole = inl_112
+        end
+        if extra == nil then
+          entry = '[' .. whole .. ',' .. what_json .. ']'
+        else
+          if type(extra) ~= 'string' then extra = encode(extra) end
+          entry = '[' .. whole .. ',' .. what_json .. ',' .. extra .. ']'
+        end
+        local hk = 'ql:j:' .. jid .. '-history'
+        local len = rcall('RPUSH', hk, entry)
+        -- No cap trims a list of two entries or fewer, so the config is read only beyond that.
+        if len < 3 then do break end end
+        local inl_113 repeat local name, fallback = 'max-job-history', 100
 --@ lua/config.lua:29-30
           if cfg == false then do inl_113 = fallback break end end
           local inl_114 repeat local name = name
@@ -4237,115 +4203,8 @@ if #KEYS == 0 and #A >= 2 then
           until true local n = inl_115
           if n == nil then do inl_113 = fallback break end end
           do inl_113 = n break end
---@ lua/config.lua:42-42
-        until true inl_110 = inl_113 break end
---@ lua/job/lease.lua:17-35
-      until true local lock = inl_110
-      local expires = now + lock
-      if not f[1] then error('Heartbeat(): Job ' .. jid .. ' does not exist') end
-      if f[2] ~= 'running' then
-        error('Heartbeat(): Job ' .. jid .. ' not currently running: ' .. tostring(f[2]))
-      end
-      if f[1] ~= worker or f[1] == '' then
-        error('Heartbeat(): Job ' .. jid .. ' given out to another worker: ' .. f[1])
-      end
-      local jk = 'ql:j:' .. jid
-      if decoded ~= nil and decoded ~= false then
-        rcall('HSET', jk, 'expires', expires, 'worker', worker, 'data', encode(decoded))
-      else
-        rcall('HSET', jk, 'expires', expires, 'worker', worker)
-      end
-      rcall('ZADD', 'ql:w:' .. worker .. ':jobs', expires, jid)
-      rcall('ZADD', 'ql:workers', now, worker)
-      rcall('ZADD', 'ql:q:' .. queue .. '-locks', expires, jid)
-      do inl_109 = expires break end
---@ lua/api.lua:58-60
-    until true result = inl_109
-  elseif cmd == 'fail' then
-    local inl_116 repeat local now = now
---@ lua/job/fail_retry.lua:11-28
-      local jid, worker, group, message, data = A[3], A[4], A[5], A[6], A[7]
-      if jid == nil then error('Job(): no jid provided') end
-      if worker == nil then error('Fail(): Arg "worker" missing') end
-      if group == nil then error('Fail(): Arg "group" missing') end
-      if message == nil then error('Fail(): Arg "message" missing') end
-      local decoded
-      if data ~= nil then decoded = decode(data) end
-      local f = rcall('HMGET', 'ql:j:' .. jid, 'state', 'worker', 'queue', 'history')
-      local state, queue = f[1], f[3]
-      if not state then error('Fail(): Job ' .. jid .. 'does not exist') end
-      if state ~= 'running' then error('Fail(): Job ' .. jid .. 'not currently running: ' .. state) end
-      if f[2] ~= worker then
-        error('Fail(): Job ' .. jid .. ' running with another worker: ' .. tostring(f[2]))
-      end
-      queue = queue or ''
-      rcall('PUBLISH', 'ql:' .. 'log', encode({ jid = jid, event = 'failed', worker = worker,
-        group = group, message = message }))
-      repeat local jid, channel, tracked = jid, 'failed'
---@ lua/job/fields.lua:31-32
-        if tracked == nil then
-          local inl_117 repeat local jid = jid
---@ lua/job/fields.lua:26-26
-           do inl_117 = rcall('ZSCORE', 'ql:tracked', jid) ~= false break end
---@ lua/job/fields.lua:32-34
-          until true tracked = inl_117
-        end
-        if tracked then rcall('PUBLISH', 'ql:' .. channel, jid) end
---@ lua/job/fail_retry.lua:28-30
-      until true
-      rcall('ZREM', 'ql:w:' .. worker .. ':jobs', jid)
-      repeat local jid, when, what_json, extra, legacy, whole = jid, now, '"failed"', { worker = worker, group = group }, f[4] or false
---@ lua/job/history.lua:36-42
-        if legacy == nil then legacy = rcall('HGET', 'ql:j:' .. jid, 'history') end
-        if legacy then M.Job_migrate(jid, legacy) end
-        -- The text cjson would write for [floor(when), what, extra]; `extra` may also be given
-        -- as JSON text already (the hot callers build {"q":...} / {"worker":...} themselves).
-        local entry
-        if not whole then
-          local inl_118 repeat local t, tstr = when
---@ lua/num.lua:21-22
-            if tstr and t >= 0 and t < 1e14 then do inl_118 = tstr:sub(1, -22) break end end
-            do inl_118 = tostring(floor(t)) break end
---@ lua/job/history.lua:42-54
-          until true whole = inl_118
-        end
-        if extra == nil then
-          entry = '[' .. whole .. ',' .. what_json .. ']'
-        else
-          if type(extra) ~= 'string' then extra = encode(extra) end
-          entry = '[' .. whole .. ',' .. what_json .. ',' .. extra .. ']'
-        end
-        local hk = 'ql:j:' .. jid .. '-history'
-        local len = rcall('RPUSH', hk, entry)
-        -- No cap trims a list of two entries or fewer, so the config is read only beyond that.
-        if len < 3 then do break end end
-        local inl_119 repeat local name, fallback = 'max-job-history', 100
---@ lua/config.lua:29-30
-          if cfg == false then do inl_119 = fallback break end end
-          local inl_120 repeat local name = name
---@ lua/config.lua:15-22
-            if cfg == false then do inl_120 = false break end end
-            if cfg == nil then cfg = {} end
-            local v = cfg[name]
-            if v == nil then
-              v = rcall('HGET', 'ql:config', name)
-              cfg[name] = v
-            end
-            do inl_120 = v break end
---@ lua/config.lua:30-31
-          until true local raw = inl_120
-          local inl_121 repeat local v = raw
---@ lua/num.lua:6-9
-            local n = tonumber(v)
-            -- n - n is 0 for every finite number, and nan for nan and for +-inf.
-            if n and n - n == 0 then do inl_121 = n break end end
-            do inl_121 = nil break end
---@ lua/config.lua:31-33
-          until true local n = inl_121
-          if n == nil then do inl_119 = fallback break end end
-          do inl_119 = n break end
 --@ lua/job/history.lua:54-67
-        until true local cap = inl_119
+        until true local cap = inl_113
         cap = floor(cap)
         if cap >= 3 then
           if len > cap then
@@ -4363,19 +4222,19 @@ if #KEYS == 0 and #A >= 2 then
       until true
       repeat local now, when, queue, field, by, field2, by2 = now, now, queue, 'failures', 1, 'failed', 1
 --@ lua/stats.lua:119-119
-        local inl_122 repeat local t = when
+        local inl_116 repeat local t = when
 --@ lua/stats.lua:12-12
-         do inl_122 = t - (t % 86400) break end
+         do inl_116 = t - (t % 86400) break end
 --@ lua/stats.lua:119-120
-        until true local day = inl_122
-        local inl_123 repeat local kind, day, queue = 'stats', day, queue
+        until true local day = inl_116
+        local inl_117 repeat local kind, day, queue = 'stats', day, queue
 --@ lua/stats.lua:19-22
           if day >= 1 and day < 1e14 then
-            do inl_123 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end
+            do inl_117 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end
           end
-          do inl_123 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
+          do inl_117 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
 --@ lua/stats.lua:120-123
-        until true local k = inl_123
+        until true local k = inl_117
         rcall('HINCRBY', k, field, by)
         if field2 then rcall('HINCRBY', k, field2, by2) end
         M.Stats_expire(k, now, day)
@@ -4387,82 +4246,38 @@ if #KEYS == 0 and #A >= 2 then
         rcall('ZREM', qk .. '-locks', jid)
         if not exist or exist % 2 == 1 then rcall('ZREM', qk .. '-work', jid) end
         if not exist or exist % 4 >= 2 then rcall('ZREM', qk .. '-scheduled', jid) end
---@ lua/job/fail_retry.lua:32-33
-      until true
-      repeat local queue = queue
---@ lua/job/state.lua:15-18
-        -- cfg false: the call found no config hash, so no queue has a cap. Config.number would
-        -- say so too; asking here first spares building the field's name on every complete.
-        if not queue or cfg == false then do break end end
-        local inl_124 repeat local name, fallback = queue .. '-max-concurrency', 0
---@ lua/config.lua:29-30
-          if cfg == false then do inl_124 = fallback break end end
-          local inl_125 repeat local name = name
---@ lua/config.lua:15-22
-            if cfg == false then do inl_125 = false break end end
-            if cfg == nil then cfg = {} end
-            local v = cfg[name]
-            if v == nil then
-              v = rcall('HGET', 'ql:config', name)
-              cfg[name] = v
-            end
-            do inl_125 = v break end
---@ lua/config.lua:30-31
-          until true local raw = inl_125
-          local inl_126 repeat local v = raw
---@ lua/num.lua:6-9
-            local n = tonumber(v)
-            -- n - n is 0 for every finite number, and nan for nan and for +-inf.
-            if n and n - n == 0 then do inl_126 = n break end end
-            do inl_126 = nil break end
---@ lua/config.lua:31-33
-          until true local n = inl_126
-          if n == nil then do inl_124 = fallback break end end
-          do inl_124 = n break end
---@ lua/job/state.lua:18-19
-        until true local cap = inl_124
-        if cap > 0 then repeat local queue = queue
---@ lua/wake.lua:9-14
-          if not wake or wake == queue then
-            wake = queue
-            do break end
-          end
-          if type(wake) == 'string' then wake = { [wake] = true } end
-          wake[queue] = true
---@ lua/job/state.lua:19-19
-        until true end
---@ lua/job/fail_retry.lua:33-36
+--@ lua/job/fail_retry.lua:32-35
       until true
       if decoded ~= nil and decoded ~= false then rcall('HSET', 'ql:j:' .. jid, 'data', encode(decoded)) end
       repeat local jid, group, failure = jid, group,
         { group = group, message = message, when = floor(now), worker = worker }
---@ lua/job/state.lua:33-36
+--@ lua/job/state.lua:22-25
         rcall('HSET', 'ql:j:' .. jid, 'state', 'failed', 'worker', '', 'expires', '',
           'failure', encode(failure))
         rcall('SADD', 'ql:failures', group)
         rcall('LPUSH', 'ql:f:' .. group, jid)
---@ lua/job/fail_retry.lua:36-37
+--@ lua/job/fail_retry.lua:35-36
       until true
-      do inl_116 = jid break end
---@ lua/api.lua:60-62
-    until true result = inl_116
+      do inl_110 = jid break end
+--@ lua/api.lua:62-64
+    until true result = inl_110
   elseif cmd == 'retry' then
-    local inl_127 repeat local now = now
---@ lua/job/fail_retry.lua:48-54
+    local inl_118 repeat local now = now
+--@ lua/job/fail_retry.lua:47-53
       local jid, queue, worker, delay_s, group, message = A[3], A[4], A[5], A[6], A[7], A[8]
       if jid == nil then error('Job(): no jid provided') end
       if queue == nil then error('Retry(): Arg "queue" missing') end
       if worker == nil then error('Retry(): Arg "worker" missing') end
       local delay = 0
       if delay_s ~= nil then
-        local inl_128 repeat local v = delay_s
+        local inl_119 repeat local v = delay_s
 --@ lua/num.lua:6-9
           local n = tonumber(v)
           -- n - n is 0 for every finite number, and nan for nan and for +-inf.
-          if n and n - n == 0 then do inl_128 = n break end end
-          do inl_128 = nil break end
---@ lua/job/fail_retry.lua:54-72
-        until true delay = inl_128
+          if n and n - n == 0 then do inl_119 = n break end end
+          do inl_119 = nil break end
+--@ lua/job/fail_retry.lua:53-73
+        until true delay = inl_119
         if delay == nil then error('Retry(): Arg "delay" not a number: ' .. delay_s) end
       end
       local f = rcall('HMGET', 'ql:j:' .. jid, 'state', 'worker', 'queue', 'priority', 'history')
@@ -4480,50 +4295,6 @@ if #KEYS == 0 and #A >= 2 then
       rcall('HDEL', jk, 'grace')
       rcall('ZREM', 'ql:q:' .. (f[3] or '') .. '-locks', jid)
       rcall('ZREM', 'ql:w:' .. worker .. ':jobs', jid)
-      repeat local queue = f[3]
---@ lua/job/state.lua:15-18
-        -- cfg false: the call found no config hash, so no queue has a cap. Config.number would
-        -- say so too; asking here first spares building the field's name on every complete.
-        if not queue or cfg == false then do break end end
-        local inl_129 repeat local name, fallback = queue .. '-max-concurrency', 0
---@ lua/config.lua:29-30
-          if cfg == false then do inl_129 = fallback break end end
-          local inl_130 repeat local name = name
---@ lua/config.lua:15-22
-            if cfg == false then do inl_130 = false break end end
-            if cfg == nil then cfg = {} end
-            local v = cfg[name]
-            if v == nil then
-              v = rcall('HGET', 'ql:config', name)
-              cfg[name] = v
-            end
-            do inl_130 = v break end
---@ lua/config.lua:30-31
-          until true local raw = inl_130
-          local inl_131 repeat local v = raw
---@ lua/num.lua:6-9
-            local n = tonumber(v)
-            -- n - n is 0 for every finite number, and nan for nan and for +-inf.
-            if n and n - n == 0 then do inl_131 = n break end end
-            do inl_131 = nil break end
---@ lua/config.lua:31-33
-          until true local n = inl_131
-          if n == nil then do inl_129 = fallback break end end
-          do inl_129 = n break end
---@ lua/job/state.lua:18-19
-        until true local cap = inl_129
-        if cap > 0 then repeat local queue = queue
---@ lua/wake.lua:9-14
-          if not wake or wake == queue then
-            wake = queue
-            do break end
-          end
-          if type(wake) == 'string' then wake = { [wake] = true } end
-          wake[queue] = true
---@ lua/job/state.lua:19-19
-        until true end
---@ lua/job/fail_retry.lua:72-75
-      until true
       if remaining < 0 then
         group = group or ('failed-retries-' .. queue)
         repeat local jid, when, what_json, extra, legacy, whole = jid, now, '"failed"', { group = group }, f[5] or false
@@ -4534,12 +4305,12 @@ if #KEYS == 0 and #A >= 2 then
           -- as JSON text already (the hot callers build {"q":...} / {"worker":...} themselves).
           local entry
           if not whole then
-            local inl_132 repeat local t, tstr = when
+            local inl_120 repeat local t, tstr = when
 --@ lua/num.lua:21-22
-              if tstr and t >= 0 and t < 1e14 then do inl_132 = tstr:sub(1, -22) break end end
-              do inl_132 = tostring(floor(t)) break end
+              if tstr and t >= 0 and t < 1e14 then do inl_120 = tstr:sub(1, -22) break end end
+              do inl_120 = tostring(floor(t)) break end
 --@ lua/job/history.lua:42-54
-            until true whole = inl_132
+            until true whole = inl_120
           end
           if extra == nil then
             entry = '[' .. whole .. ',' .. what_json .. ']'
@@ -4551,33 +4322,33 @@ if #KEYS == 0 and #A >= 2 then
           local len = rcall('RPUSH', hk, entry)
           -- No cap trims a list of two entries or fewer, so the config is read only beyond that.
           if len < 3 then do break end end
-          local inl_133 repeat local name, fallback = 'max-job-history', 100
+          local inl_121 repeat local name, fallback = 'max-job-history', 100
 --@ lua/config.lua:29-30
-            if cfg == false then do inl_133 = fallback break end end
-            local inl_134 repeat local name = name
+            if cfg == false then do inl_121 = fallback break end end
+            local inl_122 repeat local name = name
 --@ lua/config.lua:15-22
-              if cfg == false then do inl_134 = false break end end
+              if cfg == false then do inl_122 = false break end end
               if cfg == nil then cfg = {} end
               local v = cfg[name]
               if v == nil then
                 v = rcall('HGET', 'ql:config', name)
                 cfg[name] = v
               end
-              do inl_134 = v break end
+              do inl_122 = v break end
 --@ lua/config.lua:30-31
-            until true local raw = inl_134
-            local inl_135 repeat local v = raw
+            until true local raw = inl_122
+            local inl_123 repeat local v = raw
 --@ lua/num.lua:6-9
               local n = tonumber(v)
               -- n - n is 0 for every finite number, and nan for nan and for +-inf.
-              if n and n - n == 0 then do inl_135 = n break end end
-              do inl_135 = nil break end
+              if n and n - n == 0 then do inl_123 = n break end end
+              do inl_123 = nil break end
 --@ lua/config.lua:31-33
-            until true local n = inl_135
-            if n == nil then do inl_133 = fallback break end end
-            do inl_133 = n break end
+            until true local n = inl_123
+            if n == nil then do inl_121 = fallback break end end
+            do inl_121 = n break end
 --@ lua/job/history.lua:54-67
-          until true local cap = inl_133
+          until true local cap = inl_121
           cap = floor(cap)
           if cap >= 3 then
             if len > cap then
@@ -4591,7 +4362,7 @@ if #KEYS == 0 and #A >= 2 then
             rcall('LPOP', hk)
             rcall('LPUSH', hk, first)
           end
---@ lua/job/fail_retry.lua:75-83
+--@ lua/job/fail_retry.lua:73-81
         until true
         local failure
         if message ~= nil then
@@ -4603,42 +4374,42 @@ if #KEYS == 0 and #A >= 2 then
         repeat local jid, channel, tracked = jid, 'failed'
 --@ lua/job/fields.lua:31-32
           if tracked == nil then
-            local inl_136 repeat local jid = jid
+            local inl_124 repeat local jid = jid
 --@ lua/job/fields.lua:26-26
-             do inl_136 = rcall('ZSCORE', 'ql:tracked', jid) ~= false break end
+             do inl_124 = rcall('ZSCORE', 'ql:tracked', jid) ~= false break end
 --@ lua/job/fields.lua:32-34
-            until true tracked = inl_136
+            until true tracked = inl_124
           end
           if tracked then rcall('PUBLISH', 'ql:' .. channel, jid) end
---@ lua/job/fail_retry.lua:83-84
+--@ lua/job/fail_retry.lua:81-82
         until true
         repeat local jid, group, failure = jid, group, failure
---@ lua/job/state.lua:33-36
+--@ lua/job/state.lua:22-25
           rcall('HSET', 'ql:j:' .. jid, 'state', 'failed', 'worker', '', 'expires', '',
             'failure', encode(failure))
           rcall('SADD', 'ql:failures', group)
           rcall('LPUSH', 'ql:f:' .. group, jid)
---@ lua/job/fail_retry.lua:84-85
+--@ lua/job/fail_retry.lua:82-83
         until true
         repeat local now, when, queue, field, by, field2, by2 = now, now, queue, 'failures', 1, 'failed', 1
 --@ lua/stats.lua:119-119
-          local inl_137 repeat local t = when
+          local inl_125 repeat local t = when
 --@ lua/stats.lua:12-12
-           do inl_137 = t - (t % 86400) break end
+           do inl_125 = t - (t % 86400) break end
 --@ lua/stats.lua:119-120
-          until true local day = inl_137
-          local inl_138 repeat local kind, day, queue = 'stats', day, queue
+          until true local day = inl_125
+          local inl_126 repeat local kind, day, queue = 'stats', day, queue
 --@ lua/stats.lua:19-22
             if day >= 1 and day < 1e14 then
-              do inl_138 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end
+              do inl_126 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end
             end
-            do inl_138 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
+            do inl_126 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
 --@ lua/stats.lua:120-123
-          until true local k = inl_138
+          until true local k = inl_126
           rcall('HINCRBY', k, field, by)
           if field2 then rcall('HINCRBY', k, field2, by2) end
           M.Stats_expire(k, now, day)
---@ lua/job/fail_retry.lua:85-91
+--@ lua/job/fail_retry.lua:83-89
         until true
       else
         if delay > 0 then
@@ -4646,20 +4417,10 @@ if #KEYS == 0 and #A >= 2 then
           rcall('HSET', jk, 'state', 'scheduled')
         else
           repeat local queue, jid, priority, t = queue, jid, tonumber(f[4]) or 0, now
---@ lua/job/state.lua:7-9
+--@ lua/job/state.lua:7-8
             local score = priority - (t / 10000000000)  -- the work-set score (protocol 2.8)
             rcall('ZADD', 'ql:q:' .. queue .. '-work', score, jid)
-            repeat local queue = queue
---@ lua/wake.lua:9-14
-              if not wake or wake == queue then
-                wake = queue
-                do break end
-              end
-              if type(wake) == 'string' then wake = { [wake] = true } end
-              wake[queue] = true
---@ lua/job/state.lua:9-9
-            until true
---@ lua/job/fail_retry.lua:91-99
+--@ lua/job/fail_retry.lua:89-97
           until true
           rcall('HSET', jk, 'state', 'waiting')
         end
@@ -4668,33 +4429,13 @@ if #KEYS == 0 and #A >= 2 then
             encode({ group = group, message = message, when = floor(now), worker = worker }))
         end
       end
-      do inl_127 = floor(remaining) break end
---@ lua/api.lua:62-67
-    until true result = inl_127
+      do inl_118 = floor(remaining) break end
+--@ lua/api.lua:64-79
+    until true result = inl_118
   else
     fast = false
   end
   if fast then
-    repeat
---@ lua/wake.lua:25-27
-      if not wake then do break end end
-      if type(wake) == 'string' then
-        repeat local queue = wake
---@ lua/wake.lua:19-19
-          rcall('PUBLISH', 'qlpy:wake:' .. queue, queue)
---@ lua/wake.lua:27-31
-        until true
-        do break end
-      end
-      for q in pairs(wake) do
-        repeat local queue = q
---@ lua/wake.lua:19-19
-          rcall('PUBLISH', 'qlpy:wake:' .. queue, queue)
---@ lua/wake.lua:31-32
-        until true
-      end
---@ lua/api.lua:67-78
-    until true
     return result
   end
 end
@@ -4705,34 +4446,14 @@ if cmd == nil then error('Must provide a command') end
 local command = M['Api_' .. (cmd)]
 if not command then error('Unknown command ' .. cmd) end
 if #A < 2 then error("bad argument #1 to 'tonumber' (value expected)") end
-local inl_139 repeat local v = A[2]
+local inl_127 repeat local v = A[2]
 --@ lua/num.lua:6-9
   local n = tonumber(v)
   -- n - n is 0 for every finite number, and nan for nan and for +-inf.
-  if n and n - n == 0 then do inl_139 = n break end end
-  do inl_139 = nil break end
---@ lua/api.lua:78-81
-until true local now = inl_139
+  if n and n - n == 0 then do inl_127 = n break end end
+  do inl_127 = nil break end
+--@ lua/api.lua:79-82
+until true local now = inl_127
 if now == nil then error('Arg "now" missing or not a number: nil') end
 local result = command(now)
-repeat
---@ lua/wake.lua:25-27
-  if not wake then do break end end
-  if type(wake) == 'string' then
-    repeat local queue = wake
---@ lua/wake.lua:19-19
-      rcall('PUBLISH', 'qlpy:wake:' .. queue, queue)
---@ lua/wake.lua:27-31
-    until true
-    do break end
-  end
-  for q in pairs(wake) do
-    repeat local queue = q
---@ lua/wake.lua:19-19
-      rcall('PUBLISH', 'qlpy:wake:' .. queue, queue)
---@ lua/wake.lua:31-32
-    until true
-  end
---@ lua/api.lua:81-82
-until true
 return result
