@@ -46,13 +46,16 @@ Api['throttle.ttl'] = Throttle.ttl
 Api['throttle.release'] = Throttle.release_cmd
 Api['queue.throttle.get'] = Throttle.queue_get
 Api['queue.throttle.set'] = Throttle.queue_set
+-- The throttle dialect's commands keep its names (above); qless_py's own extension commands
+-- (docs/protocol.md) are prefixed, so no qless name can clash.
+Api['qlpy.giveback'] = Job.giveback
 Api['qlpy.put_many'] = Job.put_many
 
 -- Dispatch. The commands a worker sends for every job come first, as plain calls of their
 -- functions: those are --@inline, so the build copies them into this block and their
 -- common path runs as straight code that creates no function. A call this block does not
 -- take (KEYS given, no `now`, another command) goes on to the checks below, which are
--- made in the protocol's order. Then wake the workers of queues that gained work.
+-- made in the protocol's order.
 if #KEYS == 0 and #A >= 2 then
   local now = Num.parse(A[2])
   local cmd, fast, result = A[1], true, nil
@@ -74,7 +77,6 @@ if #KEYS == 0 and #A >= 2 then
     fast = false
   end
   if fast then
-    Wake.workers()
     return result
   end
 end
@@ -88,5 +90,4 @@ if #A < 2 then error("bad argument #1 to 'tonumber' (value expected)") end
 local now = Num.parse(A[2])
 if now == nil then error('Arg "now" missing or not a number: nil') end
 local result = command(now)
-Wake.workers()
 return result

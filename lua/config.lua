@@ -66,14 +66,6 @@ function Config.get(now)
   return encode(out)
 end
 
--- Changing <queue>-max-concurrency may free slots: wake that queue's waiting workers.
-function Config.wake_if_concurrency(name)
-  local suffix = '-max-concurrency'
-  if #name > #suffix and name:sub(-#suffix) == suffix then
-    Wake.queue(name:sub(1, -#suffix - 1))
-  end
-end
-
 -- config.set <now> <key> <value>
 -- Publishes {"event":"config_set","option","value"} on ql:log, then stores. Reply nil.
 -- Errors: config.set(): Arg "option" missing / config.set(): Arg "value" missing
@@ -83,7 +75,6 @@ function Config.set(now)
   if value == nil then error('config.set(): Arg "value" missing') end
   rcall('PUBLISH', key.channel .. 'log', encode({ event = 'config_set', option = name, value = value }))
   rcall('HSET', key.config, name, value)
-  Config.wake_if_concurrency(name)
   return nil
 end
 
@@ -95,6 +86,5 @@ function Config.unset(now)
   if name == nil then error('config.unset(): Arg "option" missing') end
   rcall('PUBLISH', key.channel .. 'log', encode({ event = 'config_unset', option = name }))
   rcall('HDEL', key.config, name)
-  Config.wake_if_concurrency(name)
   return nil
 end

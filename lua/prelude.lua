@@ -21,12 +21,11 @@ local A = ARGV
 
 -- Module tables; the other files attach their functions to these.
 local Api, Config, Expire, Job, Json, Num, Order, Queue, Recur, Stats, Tags, Throttle, Track,
-  Wake, Worker = {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}
+  Worker = {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}
 
 -- Per-call state, made only when a call needs it: `cfg` holds the configuration values
--- already read (false: the call knows the config hash does not exist), `wake` the queue
--- to wake at the end (a name), or the queues (a set, when there are several).
-local cfg, wake
+-- already read (false: the call knows the config hash does not exist).
+local cfg
 
 -- Key names: the only place they are spelled. Job keys are key.job .. jid (.. suffix),
 -- queue keys key.queue .. queue .. suffix, worker keys key.worker .. worker (.. key.jobs),
@@ -41,7 +40,7 @@ local key = {
   queue = 'ql:q:', work = '-work', locks = '-locks', scheduled = '-scheduled',
   depends = '-depends', recurring = '-recur',
   worker = 'ql:w:', jobs = ':jobs', tag = 'ql:t:', failure_group = 'ql:f:', recur = 'ql:r:',
-  stats = 'ql:s:', channel = 'ql:', wake = 'qlpy:wake:',
+  stats = 'ql:s:', channel = 'ql:',
   throttle = 'ql:th:', pending = '-pending', ready = '-ready', throttled = '-throttled',
   order = '-key:', expiring = '-expiring',
 }

@@ -84,7 +84,6 @@ function Queue.exhausted(now, queue, jid, f)
   rcall('PUBLISH', key.channel .. 'log', encode({ jid = jid, event = 'failed', group = group,
     worker = f[1], message = message }))
   Stats.count(now, now, queue, 'failures', 1, 'failed', 1)
-  Job.left_running(queue)
 end
 
 -- P-RECLAIM: handle the expired locks `expired` of `queue` (pop reads at most its count);
@@ -270,10 +269,9 @@ function Queue.pause(now)
   return nil
 end
 
--- unpause <now> <queue>...: reply nil; wakes workers waiting on those queues.
+-- unpause <now> <queue>...: reply nil.
 function Queue.unpause(now)
   Queue.with_names('SREM', key.paused, 3)
-  for i = 3, #A do Wake.queue(A[i]) end
   return nil
 end
 

@@ -116,7 +116,6 @@ function Recur.recur(now)
   end
   rcall('ZADD', key.queue .. queue .. key.recurring, now + offset, jid)
   rcall('ZADD', key.queues, 'NX', now, queue)
-  if offset <= 0 then Wake.queue(queue) end
   return jid
 end
 
@@ -231,8 +230,6 @@ function Recur.update(now)
       rcall('HSET', tk, name, value)
     end
   end
-  local score = tonumber(rcall('ZSCORE', key.queue .. queue .. key.recurring, jid))
-  if score and score <= now then Wake.queue(queue) end
   return 1
 end
 

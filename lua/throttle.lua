@@ -317,7 +317,8 @@ function Throttle.queue_get(now)
 end
 
 -- queue.throttle.set <now> <queue> <maximum>: the most jobs of the queue running at once
--- (0: unlimited), no TTL. Wakes the queue's workers when it has room. Reply nil.
+-- (0: unlimited), no TTL. Reply nil. (Workers learn of it from the write to the throttle's
+-- hash, which they track: docs/workers.md.)
 -- Errors: Queue(): no queue name provided / Throttle(): Arg "maximum" missing or not a
 -- number: <x> / Throttle(): Arg "maximum" must not be negative: <x>
 function Throttle.queue_set(now)
@@ -325,7 +326,6 @@ function Throttle.queue_set(now)
   if queue == nil then error('Queue(): no queue name provided') end
   local max = Throttle.max_arg(A[4])
   Throttle.write(now, key.queue .. queue, max, 0)
-  Wake.queue(queue)
   return nil
 end
 

@@ -11,6 +11,7 @@ import traceback
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from qless_py import handlers
 from qless_py.calls.base import Call
 from qless_py.calls.job import (
     BaseJob,
@@ -18,11 +19,11 @@ from qless_py.calls.job import (
     JobBase,
     as_list,
     class_name,
-    import_class,
     json_list,
     plain_number,
 )
 from qless_py.errors import QlessError
+from qless_py.handlers import import_class
 
 if TYPE_CHECKING:
     from qless_py.client import Client
@@ -143,21 +144,14 @@ class Job(JobBase):
     def process(self) -> None:
         """Run the job in this process: ``klass.<queue name>(job)`` or ``klass.process(job)``.
 
-        A missing class, a missing method or an exception fails the job into the group
-        ``<queue>-<ExceptionName>`` (``<queue>-method-missing`` for a missing method).
+        A handler that cannot be found fails the job as the worker would
+        (``qless_py.handlers``); one that raises fails it into ``<queue>-<ExceptionName>``.
         Handlers complete (or fail/retry) the job themselves.
         """
         try:
-            klass = self.klass
-        except Exception as exc:
-            # One group for every import failure (ModuleNotFoundError included).
-            kind = "ImportError" if isinstance(exc, ImportError) else type(exc).__name__
-            self.fail(f"{self.queue_name}-{kind}", f"Failed to import {self.klass_name}: {exc}")
-            return
-        method = getattr(klass, self.queue_name, None) or getattr(klass, "process", None)
-        if method is None:
-            self.fail(f"{self.queue_name}-method-missing",
-                      f'{self.klass_name} is missing a method "{self.queue_name}" or "process"')
+            method = handlers.find_handler(self.klass_name, self.queue_name)
+        except handlers.HandlerError as exc:
+            self.fail(f"{self.queue_name}-{exc.group_suffix}", str(exc))
             return
         try:
             method(self)

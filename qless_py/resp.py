@@ -26,9 +26,12 @@ connection, so the next command finds the current master.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import select
 import socket
+import sys
+import termios
 import threading
 import time
 import weakref
@@ -134,6 +137,10 @@ class Connection:
         self.spin_hits = self.spin_misses = 0  # replies caught spinning / slept for
         self._miss_streak = 0  # spins in a row that caught nothing
         self._rest = 0  # reads left that sleep at once after too many missed spins
+        self.received = 0  # bytes read from the server, over every socket of this object
+        # Set by a reader whose `received` another thread reads (see waiting_bytes): a read
+        # and the count of its bytes then happen under it.
+        self.count_lock: threading.Lock | None = None
 
     @property
     def connected(self) -> bool:
@@ -194,6 +201,33 @@ class Connection:
     def __del__(self) -> None:
         self.close(shutdown=False)
 
+    def waiting_bytes(self) -> int:
+        """Bytes the server sent that this connection has not read yet (0 if unknown).
+
+        ``received + waiting_bytes()`` read under ``count_lock`` is how far the server's
+        stream to this connection had come: on a local socket, everything the server wrote
+        here before it wrote the reply another connection of this process just read.
+        Over TLS the kernel holds ciphertext, longer than what it decrypts to: 0 then,
+        which only ever counts a notice as newer than it is."""
+        sock = self._sock
+        if sock is None or self._fd < 0:
+            return 0
+        size = bytearray(4)
+        try:
+            fcntl.ioctl(sock.fileno(), termios.FIONREAD, size)
+        except (OSError, ValueError):
+            return 0
+        return int.from_bytes(size, sys.byteorder)
+
+    def interrupt(self) -> None:
+        """End the connection from another thread: a thread waiting in ``read`` wakes and
+        fails as if the server had closed it. (The plain socket's shutdown: a TLS socket's
+        own would unwrap it under the reading thread.)"""
+        sock = self._sock
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                socket.socket.shutdown(sock, socket.SHUT_RDWR)
+
     def stale(self) -> bool:
         """True (and closed) when the server closed the connection or sent something
         unasked: a reply can then not be trusted to belong to the next command."""
@@ -232,6 +266,9 @@ class Connection:
             if timeout is not None and timeout >= 0 and not _pending(sock) and \
                     not select.select([sock], [], [], timeout)[0]:
                 return NOTHING
+            lock = self.count_lock
+            if lock is not None:
+                lock.acquire()
             try:
                 data = None
                 if self.spin_ns and timeout == -1.0 and self._fd >= 0:
@@ -241,11 +278,15 @@ class Connection:
                         data = self._spin(sock)
                 if data is None:
                     data = sock.recv(65536)
+                self.received += len(data)
             except OSError as exc:
                 self.close()
                 reason = "Timeout reading from socket" if isinstance(
                     exc, (BlockingIOError, TimeoutError)) else f"Error reading from socket: {exc}"
                 raise ConnectionFailed(f"{reason} ({self.endpoint})") from exc
+            finally:
+                if lock is not None:
+                    lock.release()
             if not data:
                 self.close()
                 raise ConnectionFailed(f"Connection closed by server ({self.endpoint})")

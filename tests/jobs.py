@@ -146,6 +146,25 @@ class Stubborn:
         _redis(job).hset(RECORD, field, "completed")
 
 
+class Gather:
+    """Waits (up to ``data['within']`` seconds) until ``data['size']`` jobs of its group
+    run at once; records ``met`` or ``alone``, then completes. A worker that runs fewer
+    jobs at a time than the group's size leaves them all ``alone``."""
+
+    @staticmethod
+    def process(job: Any) -> None:
+        _started(job)
+        group = f"test:gather:{job.data['group']}"
+        _redis(job).incr(group)
+        deadline = time.monotonic() + float(job.data.get("within", 10))
+        while int(_redis(job).get(group) or 0) < int(job.data["size"]):
+            if time.monotonic() > deadline:
+                _redis(job).hset(RECORD, job.jid, "alone")
+                return
+            time.sleep(0.005)
+        _redis(job).hset(RECORD, job.jid, "met")
+
+
 class Stage:
     """One stage of the reliability pipeline: a little work, then advance or complete.
 

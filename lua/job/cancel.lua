@@ -23,7 +23,6 @@ function Job.erase(now, jid, f)
     rcall('ZREM', key.queue .. queue .. key.depends, jid)
     if state == 'throttled' then rcall('ZREM', key.queue .. queue .. key.throttled, jid) end
     if f[8] then rcall('ZREM', key.queue .. queue .. key.expiring, jid) end
-    if state == 'running' then Job.left_running(queue) end
   end
   if f[6] or f[7] then Job.leave(now, jid, queue, f[6], f[7] or nil) end
   local depk = key.job .. jid .. key.dependencies

@@ -90,7 +90,6 @@ function Job.complete(now)
   if special and rcall('ZSCORE', key.tracked, jid) then
     rcall('PUBLISH', key.channel .. 'completed', jid)
   end
-  Job.left_running(queue)
   -- The job gives back its throttles and lets the next job of its ordering key start.
   local okey, ttl_s = nil, nil
   if f[7] then

@@ -32,7 +32,6 @@ function Job.fail(now)
   Job.hist(jid, now, '"failed"', { worker = worker, group = group }, f[4] or false)
   Stats.count(now, now, queue, 'failures', 1, 'failed', 1)
   Queue.unlist(queue, jid)
-  Job.left_running(queue)
   if f[5] or f[6] then Job.leave(now, jid, queue, f[5], f[6] or nil) end
   if decoded ~= nil and decoded ~= false then rcall('HSET', key.job .. jid, 'data', encode(decoded)) end
   Job.park_failed(jid, group,
@@ -75,7 +74,6 @@ function Job.retry(now)
   rcall('HDEL', jk, 'grace')
   rcall('ZREM', key.queue .. (f[3] or '') .. key.locks, jid)
   rcall('ZREM', key.worker .. worker .. key.jobs, jid)
-  Job.left_running(f[3])
   -- The job gives back its throttles: it takes them again when it is popped again, behind
   -- the jobs waiting for them. It keeps its ordering key's turn unless it fails here.
   if f[6] then Job.leave(now, jid, f[3], f[6], nil) end

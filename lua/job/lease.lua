@@ -70,7 +70,6 @@ function Job.timeout(now)
       end
     else
       rcall('ZADD', key.queue .. queue .. key.work, '+inf', jid)
-      Wake.queue(queue)
       rcall('HSET', key.job .. jid, 'state', 'stalled', 'expires', 0)
     end
     local msg = encode({ jid = jid, event = 'lock_lost', worker = f[3] })

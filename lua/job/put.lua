@@ -225,7 +225,6 @@ function Job.put_write(now, worker, queue, jid, klass, data, delay, o_retries, o
   if old_queue then
     Queue.unlist(old_queue, jid)
     rcall('ZREM', key.queue .. old_queue .. key.depends, jid)
-    if old_state == 'running' then Job.left_running(old_queue) end
     if old_state == 'throttled' then
       rcall('ZREM', key.queue .. old_queue .. key.throttled, jid)
     end

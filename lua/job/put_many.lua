@@ -48,7 +48,6 @@ function Job.put_many(now)
   if batch then
     if #batch > 0 then
       Queue.call_list('ZADD', key.queue .. queue .. key.work, batch, 1000)
-      Wake.queue(queue)
     end
     rcall('ZADD', key.queues, 'NX', Num.score_arg(now, Num.time_text(now)), queue)
   end

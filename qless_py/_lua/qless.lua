@@ -2,7 +2,7 @@
 -- `--@ lua/<file>:<a>-<b>` says that the lines after it are lines a..b of that file;
 -- `python -m qless_py.lua --where 'user_script:<n>'` finds the source of line n.
 
---@ lua/prelude.lua:1-47
+--@ lua/prelude.lua:1-46
 -- qless_py Lua core: the shared locals every file uses. Built into one script by
 -- scripts/build_lua.py (read its docstring for what the build does to these sources).
 --
@@ -25,13 +25,12 @@ local format, concat = string.format, table.concat
 local A = ARGV
 
 -- Module tables; the other files attach their functions to these.
-local M = {}  -- Api, Config, Expire, Job, Json, Num, Order, Queue, Recur, Stats, Tags, Throttle, Track, Wake, Worker: see define()
---   Wake, Worker = {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}
+local M = {}  -- Api, Config, Expire, Job, Json, Num, Order, Queue, Recur, Stats, Tags, Throttle, Track, Worker: see define()
+--   Worker = {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}
 
 -- Per-call state, made only when a call needs it: `cfg` holds the configuration values
--- already read (false: the call knows the config hash does not exist), `wake` the queue
--- to wake at the end (a name), or the queues (a set, when there are several).
-local cfg, wake
+-- already read (false: the call knows the config hash does not exist).
+local cfg
 
 -- Key names: the only place they are spelled. Job keys are key.job .. jid (.. suffix),
 -- queue keys key.queue .. queue .. suffix, worker keys key.worker .. worker (.. key.jobs),
@@ -46,7 +45,7 @@ local cfg, wake
 --   queue = 'ql:q:', work = '-work', locks = '-locks', scheduled = '-scheduled',
 --   depends = '-depends', recurring = '-recur',
 --   worker = 'ql:w:', jobs = ':jobs', tag = 'ql:t:', failure_group = 'ql:f:', recur = 'ql:r:',
---   stats = 'ql:s:', channel = 'ql:', wake = 'qlpy:wake:',
+--   stats = 'ql:s:', channel = 'ql:',
 --   throttle = 'ql:th:', pending = '-pending', ready = '-ready', throttled = '-throttled',
 --   order = '-key:', expiring = '-expiring',
 -- }
@@ -97,6 +96,9 @@ local cfg, wake
 -- its named throttles decide whether it goes into the work set or waits as `throttled`,
 -- and a ttl starts its deadline. Jobs without key, throttles or ttl never come here: their
 -- callers enqueue them directly (Job.enqueue).
+
+--@ lua/job/giveback.lua:1-1
+-- qlpy.giveback: a worker hands a job it holds back to its queue (extension, not qless's).
 
 --@ lua/job/history.lua:1-1
 -- A job's history: appending entries under the length cap, and migrating the legacy field.
@@ -191,12 +193,6 @@ local cfg, wake
 --@ lua/track.lua:1-1
 -- Tracking: the track listing and track/untrack.
 
---@ lua/wake.lua:1-4
--- Wake-up extension: after a command, PUBLISH <queue> on qlpy:wake:<queue> for each queue
--- that gained poppable work. Published whether or not anyone listens: with no subscriber
--- PUBLISH is one failed channel lookup, half the cost of asking PUBSUB NUMSUB first, and
--- with one it saves that second call.
-
 --@ lua/worker.lua:1-1
 -- Workers: the registry listing and deregistration.
 
@@ -279,17 +275,8 @@ function M.Config_get(now)
   for i = 1, #stored, 2 do out[stored[i]] = stored[i + 1] end
   return encode(out)
 end
-  elseif name == 'Config_wake_if_concurrency' then
---@ lua/config.lua:69-75
--- Changing <queue>-max-concurrency may free slots: wake that queue's waiting workers.
-function M.Config_wake_if_concurrency(name)
-  local suffix = '-max-concurrency'
-  if #name > #suffix and name:sub(-#suffix) == suffix then
-    M.Wake_queue(name:sub(1, -#suffix - 1))
-  end
-end
   elseif name == 'Config_set' then
---@ lua/config.lua:77-88
+--@ lua/config.lua:69-79
 -- config.set <now> <key> <value>
 -- Publishes {"event":"config_set","option","value"} on ql:log, then stores. Reply nil.
 -- Errors: config.set(): Arg "option" missing / config.set(): Arg "value" missing
@@ -299,11 +286,10 @@ function M.Config_set(now)
   if value == nil then error('config.set(): Arg "value" missing') end
   rcall('PUBLISH', 'ql:' .. 'log', encode({ event = 'config_set', option = name, value = value }))
   rcall('HSET', 'ql:config', name, value)
-  M.Config_wake_if_concurrency(name)
   return nil
 end
   elseif name == 'Config_unset' then
---@ lua/config.lua:90-100
+--@ lua/config.lua:81-90
 -- config.unset <now> <key>
 -- Publishes {"event":"config_unset","option"} on ql:log, then deletes. Reply nil.
 -- Error: config.unset(): Arg "option" missing
@@ -312,7 +298,6 @@ function M.Config_unset(now)
   if name == nil then error('config.unset(): Arg "option" missing') end
   rcall('PUBLISH', 'ql:' .. 'log', encode({ event = 'config_unset', option = name }))
   rcall('HDEL', 'ql:config', name)
-  M.Config_wake_if_concurrency(name)
   return nil
 end
   elseif name == 'Expire_arm' then
@@ -451,7 +436,7 @@ function M.Job_cancel_one(now, jid, f)
   M.Job_notify(jid, 'canceled')
 end
   elseif name == 'Job_erase' then
---@ lua/job/cancel.lua:16-49
+--@ lua/job/cancel.lua:16-48
 -- Remove a job that is not complete with everything that refers to it (cancel, expiry) but
 -- its dependents, which the caller handles. `f` is the job's state, queue, failure, worker,
 -- tags, throttles, key and ttl fields.
@@ -462,7 +447,6 @@ function M.Job_erase(now, jid, f)
     rcall('ZREM', 'ql:q:' .. queue .. '-depends', jid)
     if state == 'throttled' then rcall('ZREM', 'ql:q:' .. queue .. '-throttled', jid) end
     if f[8] then rcall('ZREM', 'ql:q:' .. queue .. '-expiring', jid) end
-    if state == 'running' then M.Job_left_running(queue) end
   end
   if f[6] or f[7] then M.Job_leave(now, jid, queue, f[6], f[7] or nil) end
   local depk = 'ql:j:' .. jid .. '-dependencies'
@@ -487,7 +471,7 @@ function M.Job_erase(now, jid, f)
   rcall('DEL', 'ql:j:' .. jid, 'ql:j:' .. jid .. '-history')
 end
   elseif name == 'Job_cancel' then
---@ lua/job/cancel.lua:51-76
+--@ lua/job/cancel.lua:50-75
 -- cancel <now> [jid...]
 -- Reply: array of the jids passed. Events per job: ql:log canceled, ql:w:<worker> canceled,
 -- ql:canceled (tracked). Error: Cancel(): <jid> is a dependency of <dependent> but is not
@@ -515,7 +499,7 @@ function M.Job_cancel(now)
   return out
 end
   elseif name == 'Job_complete' then
---@ lua/job/complete.lua:3-147
+--@ lua/job/complete.lua:3-146
 -- complete <now> <jid> <worker> <queue> <data> [next q] [delay d] [depends json]
 -- Reply: complete | waiting | scheduled | depends (| throttled: the job's ordering key or a
 -- named throttle makes it wait in the next queue). Events: ql:completed (tracked), then
@@ -606,7 +590,6 @@ function M.Job_complete(now)
   if special and rcall('ZSCORE', 'ql:tracked', jid) then
     rcall('PUBLISH', 'ql:' .. 'completed', jid)
   end
-  M.Job_left_running(queue)
   -- The job gives back its throttles and lets the next job of its ordering key start.
   local okey, ttl_s = nil, nil
   if f[7] then
@@ -662,7 +645,7 @@ function M.Job_complete(now)
   return 'complete'
 end
   elseif name == 'Job_expire_completed' then
---@ lua/job/complete.lua:149-169
+--@ lua/job/complete.lua:148-168
 -- P-EXPIRE-COMPLETED, in bounded batches: at most 100 jobs older than `jobs-history` and at
 -- most 100 beyond `jobs-history-count` per call (the reference deletes all at once).
 --@inline
@@ -685,7 +668,7 @@ function M.Job_expire_completed(now)
   end
 end
   elseif name == 'Job_delete' then
---@ lua/job/complete.lua:171-179
+--@ lua/job/complete.lua:170-178
 -- Delete a job entirely (completed-job expiry): its tags, hash and history.
 function M.Job_delete(jid)
   local tags = M.Job_tag_list(rcall('HGET', 'ql:j:' .. jid, 'tags'))
@@ -779,7 +762,7 @@ function M.Job_depends(now)
   return 1
 end
   elseif name == 'Job_fail' then
---@ lua/job/fail_retry.lua:3-41
+--@ lua/job/fail_retry.lua:3-40
 -- fail <now> <jid> <worker> <group> <message> [data]
 -- Reply: the jid. Events: ql:log failed, then ql:failed (tracked). The job gives back its
 -- throttles and its ordering key's turn.
@@ -812,7 +795,6 @@ function M.Job_fail(now)
   M.Job_hist(jid, now, '"failed"', { worker = worker, group = group }, f[4] or false)
   M.Stats_count(now, now, queue, 'failures', 1, 'failed', 1)
   M.Queue_unlist(queue, jid)
-  M.Job_left_running(queue)
   if f[5] or f[6] then M.Job_leave(now, jid, queue, f[5], f[6] or nil) end
   if decoded ~= nil and decoded ~= false then rcall('HSET', 'ql:j:' .. jid, 'data', encode(decoded)) end
   M.Job_park_failed(jid, group,
@@ -820,7 +802,7 @@ function M.Job_fail(now)
   return jid
 end
   elseif name == 'Job_retry' then
---@ lua/job/fail_retry.lua:43-115
+--@ lua/job/fail_retry.lua:42-113
 -- retry <now> <jid> <queue> <worker> [delay] [group] [message]
 -- Reply: integer, retries remaining (-1 when the job failed). Events: ql:failed (tracked) on
 -- exhaustion (no ql:log event there, as in the reference). The job gives back its
@@ -856,7 +838,6 @@ function M.Job_retry(now)
   rcall('HDEL', jk, 'grace')
   rcall('ZREM', 'ql:q:' .. (f[3] or '') .. '-locks', jid)
   rcall('ZREM', 'ql:w:' .. worker .. ':jobs', jid)
-  M.Job_left_running(f[3])
   -- The job gives back its throttles: it takes them again when it is popped again, behind
   -- the jobs waiting for them. It keeps its ordering key's turn unless it fails here.
   if f[6] then M.Job_leave(now, jid, f[3], f[6], nil) end
@@ -1072,6 +1053,39 @@ function M.Job_enter(now, jid, old, new, text, okey, ttl_s, priority, ready)
   if not ready then return false end
   return M.Job_ready(now, new, jid, priority, text, okey, tonumber(ttl_s), now, nil)
 end
+  elseif name == 'Job_giveback' then
+--@ lua/job/giveback.lua:3-33
+-- qlpy.giveback <now> <jid> <worker>
+-- If `jid` is running under `worker`: the job becomes waiting in its own queue again, as a
+-- put of it by that worker would make it (history entry `put` with {"q": queue}, out of
+-- the queue's lock set and the worker's job set, `worker` "", `expires` 0, `time` now,
+-- back in the work set by its priority and now), without spending or restoring a retry:
+-- `remaining`, `retries`, priority, tags and data stay as they are. Nothing happens if the
+-- job is missing, not running, or held by another worker: a command that ended the lease
+-- (complete, fail, retry, a move, a timeout, a lock expiry) came first.
+-- Reply: 1 when given back, 0 when the job was not that worker's to give.
+-- Events (as the owner's put): ql:log put, then ql:put (tracked).
+-- Errors: qlpy.giveback(): Arg "jid" missing / qlpy.giveback(): Arg "worker" missing
+function M.Job_giveback(now)
+  local jid, worker = A[3], A[4]
+  if jid == nil then error('qlpy.giveback(): Arg "jid" missing') end
+  if worker == nil then error('qlpy.giveback(): Arg "worker" missing') end
+  local jk = 'ql:j:' .. jid
+  local f = rcall('HMGET', jk, 'state', 'worker', 'queue', 'priority', 'history')
+  if f[1] ~= 'running' or f[2] ~= worker then return 0 end
+  local queue = f[3] or ''
+  local qjson = encode(queue)
+  rcall('PUBLISH', 'ql:' .. 'log',
+    '{"jid":' .. encode(jid) .. ',"event":"put","queue":' .. qjson .. '}')
+  M.Job_hist(jid, now, '"put"', '{"q":' .. qjson .. '}', f[5] or false)
+  M.Queue_unlist(queue, jid)
+  rcall('ZREM', 'ql:w:' .. worker .. ':jobs', jid)
+  rcall('HSET', jk, 'state', 'waiting', 'worker', '', 'expires', '0',
+    'time', M.Num_time_text(now))
+  M.Job_enqueue(queue, jid, tonumber(f[4]) or 0, now)
+  M.Job_notify(jid, 'put')
+  return 1
+end
   elseif name == 'Job_migrate' then
 --@ lua/job/history.lua:3-26
 -- Legacy history (a JSON field of jobs written by very old versions) becomes list entries,
@@ -1178,7 +1192,7 @@ function M.Job_heartbeat(now)
   return expires
 end
   elseif name == 'Job_timeout' then
---@ lua/job/lease.lua:38-81
+--@ lua/job/lease.lua:38-80
 -- timeout <now> <jid>...
 -- Every jid is checked before any is timed out. Reply nil. Events per job:
 -- ql:w:<worker> lock_lost, then ql:log lock_lost. A job gives back its throttles and keeps
@@ -1214,7 +1228,6 @@ function M.Job_timeout(now)
       end
     else
       rcall('ZADD', 'ql:q:' .. queue .. '-work', '+inf', jid)
-      M.Wake_queue(queue)
       rcall('HSET', 'ql:j:' .. jid, 'state', 'stalled', 'expires', 0)
     end
     local msg = encode({ jid = jid, event = 'lock_lost', worker = f[3] })
@@ -1421,7 +1434,7 @@ function M.Job_store_flow(jid, queue, text, okey, ttl)
   return text
 end
   elseif name == 'Job_put_write' then
---@ lua/job/put.lua:153-311
+--@ lua/job/put.lua:153-310
 -- The writes of one put, after Job.put_args. `probe` is the put's EXISTS bit set when the
 -- caller knows it (qlpy.put_many); with `batch` (a list) a job that becomes waiting is not
 -- added to the work set but appended to it as score, jid, and ql:queues is left to the
@@ -1497,7 +1510,6 @@ function M.Job_put_write(now, worker, queue, jid, klass, data, delay, o_retries,
   if old_queue then
     M.Queue_unlist(old_queue, jid)
     rcall('ZREM', 'ql:q:' .. old_queue .. '-depends', jid)
-    if old_state == 'running' then M.Job_left_running(old_queue) end
     if old_state == 'throttled' then
       rcall('ZREM', 'ql:q:' .. old_queue .. '-throttled', jid)
     end
@@ -1582,11 +1594,11 @@ function M.Job_put_write(now, worker, queue, jid, klass, data, delay, o_retries,
   return jid
 end
   elseif name == 'Job_requeue' then
---@ lua/job/put.lua:313-314
+--@ lua/job/put.lua:312-313
 -- requeue: exactly put, for a job that must already exist.
 function M.Job_requeue(now) return M.Job_put(now, true) end
   elseif name == 'Job_put_many' then
---@ lua/job/put_many.lua:7-56
+--@ lua/job/put_many.lua:7-55
 -- qlpy.put_many <now> <worker> <queue> (<jid> <klass> <data> <delay> <n> [name value]*n)...
 -- Each job is put exactly as `put <now + 0.00001 (i - 1)> <worker> <queue> <jid> <klass>
 -- <data> <delay>` with its n option pairs would put it (every put option, unique included):
@@ -1631,14 +1643,13 @@ function M.Job_put_many(now)
   if batch then
     if #batch > 0 then
       M.Queue_call_list('ZADD', 'ql:q:' .. queue .. '-work', batch, 1000)
-      M.Wake_queue(queue)
     end
     rcall('ZADD', 'ql:queues', 'NX', M.Num_score_arg(now, M.Num_time_text(now)), queue)
   end
   return out
 end
   elseif name == 'Job_put_many_args' then
---@ lua/job/put_many.lua:58-90
+--@ lua/job/put_many.lua:57-89
 -- Check every job of a qlpy.put_many call (ARGV from 5 on), appending each one's arguments
 -- to `jobs` as it passes: a plain job (no options, no delay) as the ARGV index of its jid,
 -- another as the list of its checked arguments. `jobs.repeated` is set when a jid occurs
@@ -1673,7 +1684,7 @@ function M.Job_put_many_args(queue, jobs)
   end
 end
   elseif name == 'Job_put_many_job' then
---@ lua/job/put_many.lua:92-98
+--@ lua/job/put_many.lua:91-97
 -- The checked arguments of the job at ARGV[i] whose options end at ARGV[last].
 function M.Job_put_many_job(queue, i, last)
   local delay, retries, tags, priority, depends, throttles, okey, ttl, unique =
@@ -1682,7 +1693,7 @@ function M.Job_put_many_job(queue, i, last)
     ttl, unique }
 end
   elseif name == 'Job_put_plain' then
---@ lua/job/put_many.lua:100-129
+--@ lua/job/put_many.lua:99-128
 -- The writes of a batch of plain jobs (no options, no delay) none of which exists: exactly
 -- what Job.put_write writes for each (the same events, history entry, hash and score),
 -- without what only other jobs need. `jobs` holds the ARGV index of each jid; `tracked` is
@@ -1714,7 +1725,7 @@ function M.Job_put_plain(now, queue, jobs, tracked, batch)
   return out
 end
   elseif name == 'Job_none_exist' then
---@ lua/job/put_many.lua:131-141
+--@ lua/job/put_many.lua:130-140
 -- Whether none of the jobs' hashes exists (one EXISTS per 1000 jids).
 function M.Job_none_exist(jobs)
   local keys = {}
@@ -1903,27 +1914,15 @@ function M.Job_multiget(now)
   return M.Json_list(parts)
 end
   elseif name == 'Job_enqueue' then
---@ lua/job/state.lua:4-10
--- P-WORK: make `jid` waiting in `queue` as of time `t`, and wake that queue's workers.
+--@ lua/job/state.lua:4-9
+-- P-WORK: make `jid` waiting in `queue` as of time `t`.
 --@inline
 function M.Job_enqueue(queue, jid, priority, t)
   local score = priority - (t / 10000000000)  -- the work-set score (protocol 2.8)
   rcall('ZADD', 'ql:q:' .. queue .. '-work', score, jid)
-  M.Wake_queue(queue)
-end
-  elseif name == 'Job_left_running' then
---@ lua/job/state.lua:12-20
--- A running job leaving `queue` frees a slot when the queue has a concurrency cap.
---@inline
-function M.Job_left_running(queue)
-  -- cfg false: the call found no config hash, so no queue has a cap. Config.number would
-  -- say so too; asking here first spares building the field's name on every complete.
-  if not queue or cfg == false then return end
-  local cap = M.Config_number(queue .. '-max-concurrency', 0)
-  if cap > 0 then M.Wake_queue(queue) end
 end
   elseif name == 'Job_unlist_failure' then
---@ lua/job/state.lua:22-28
+--@ lua/job/state.lua:11-17
 -- Remove a job from a failure group (and the group from ql:failures when it empties).
 function M.Job_unlist_failure(jid, group)
   if type(group) ~= 'string' then return end
@@ -1932,7 +1931,7 @@ function M.Job_unlist_failure(jid, group)
   if rcall('LLEN', gk) == 0 then rcall('SREM', 'ql:failures', group) end
 end
   elseif name == 'Job_park_failed' then
---@ lua/job/state.lua:30-37
+--@ lua/job/state.lua:19-26
 -- Park a job in failure group `group` with failure object `failure`.
 --@inline
 function M.Job_park_failed(jid, group, failure)
@@ -2470,7 +2469,7 @@ function M.Queue_unlist(queue, jid, exist)
   if not exist or exist % 4 >= 2 then rcall('ZREM', qk .. '-scheduled', jid) end
 end
   elseif name == 'Queue_exhausted' then
---@ lua/queue.lua:71-88
+--@ lua/queue.lua:71-87
 -- Lock expiry that exhausted the job's retries: fail it (protocol 4.2); it gives back its
 -- throttles and its ordering key's turn.
 function M.Queue_exhausted(now, queue, jid, f)
@@ -2487,10 +2486,9 @@ function M.Queue_exhausted(now, queue, jid, f)
   rcall('PUBLISH', 'ql:' .. 'log', encode({ jid = jid, event = 'failed', group = group,
     worker = f[1], message = message }))
   M.Stats_count(now, now, queue, 'failures', 1, 'failed', 1)
-  M.Job_left_running(queue)
 end
   elseif name == 'Queue_reclaim' then
---@ lua/queue.lua:90-109
+--@ lua/queue.lua:89-108
 -- P-RECLAIM: handle the expired locks `expired` of `queue` (pop reads at most its count);
 -- returns the jids that may be handed out again. First expiry: courtesy notice and grace
 -- period; next: retry consumed.
@@ -2512,7 +2510,7 @@ function M.Queue_reclaim(now, queue, expired)
   return out
 end
   elseif name == 'Queue_reclaim_one' then
---@ lua/queue.lua:111-142
+--@ lua/queue.lua:110-141
 -- P-RECLAIM for one expired lock; `f` is the job's worker, grace, queue, history, jid,
 -- throttles, key. True when the job may be handed out again: it gives back its throttle
 -- locks (pop hands it out only when it can take them again) and keeps its ordering key's
@@ -2546,7 +2544,7 @@ function M.Queue_reclaim_one(now, queue, lk, grace, jid, f)
   return false
 end
   elseif name == 'Queue_render' then
---@ lua/queue.lua:144-149
+--@ lua/queue.lua:143-148
 -- Render a list of jids as a JSON array of job objects, skipping missing jobs.
 function M.Queue_render(jids)
   local parts = {}
@@ -2554,7 +2552,7 @@ function M.Queue_render(jids)
   return M.Json_list(parts)
 end
   elseif name == 'Queue_peek' then
---@ lua/queue.lua:151-175
+--@ lua/queue.lua:150-174
 -- peek <now> <queue> <count>
 -- Reply: JSON array of job objects: expired locks first, then the work set ({} when none).
 -- Spawns recurring jobs and promotes scheduled ones. Errors: Queue(): no queue name provided
@@ -2581,7 +2579,7 @@ function M.Queue_peek(now)
   return M.Queue_render(jids)
 end
   elseif name == 'Queue_counts' then
---@ lua/queue.lua:177-197
+--@ lua/queue.lua:176-196
 -- The counts object of one queue (protocol 2.11); promotes every due scheduled job and
 -- expires due jobs (Expire.check). `throttled` (the dialect's count) is there only when the
 -- queue has throttled jobs, so that the object keeps qless-core's shape otherwise.
@@ -2604,7 +2602,7 @@ function M.Queue_counts(now, queue)
   }
 end
   elseif name == 'Queue_queues' then
---@ lua/queue.lua:199-207
+--@ lua/queue.lua:198-206
 -- queues <now> [queue]
 -- Reply: the counts object of one queue, or an array for every known queue ({} if none).
 function M.Queue_queues(now)
@@ -2615,7 +2613,7 @@ function M.Queue_queues(now)
   return encode(out)
 end
   elseif name == 'Queue_length' then
---@ lua/queue.lua:209-217
+--@ lua/queue.lua:208-216
 -- length <now> <queue>: integer, running + waiting + scheduled jobs.
 -- Error: Queue(): no queue name provided
 function M.Queue_length(now)
@@ -2626,7 +2624,7 @@ function M.Queue_length(now)
     rcall('ZCARD', 'ql:q:' .. queue .. '-scheduled')
 end
   elseif name == 'Queue_page_arg' then
---@ lua/queue.lua:219-225
+--@ lua/queue.lua:218-224
 -- Pagination argument: default when absent, else a number (fractions are floored).
 function M.Queue_page_arg(v, default, msg)
   if v == nil then return default end
@@ -2635,7 +2633,7 @@ function M.Queue_page_arg(v, default, msg)
   return floor(n)
 end
   elseif name == 'Queue_jobs' then
---@ lua/queue.lua:227-265
+--@ lua/queue.lua:226-264
 -- jobs <now> complete [offset] [count] | jobs <now> <state> <queue> [offset] [count]
 -- States: running, stalled, scheduled, depends, recurring, throttled (the dialect's, oldest
 -- first). Reply: array of jids. Errors: Jobs(): Arg "state" missing / Jobs(): Arg "queue" missing /
@@ -2676,22 +2674,21 @@ function M.Queue_jobs(now)
   return rcall('ZRANGE', 'ql:q:' .. queue .. '-throttled', offset, last)
 end
   elseif name == 'Queue_pause' then
---@ lua/queue.lua:267-271
+--@ lua/queue.lua:266-270
 -- pause <now> <queue>...: reply nil.
 function M.Queue_pause(now)
   M.Queue_with_names('SADD', 'ql:paused_queues', 3)
   return nil
 end
   elseif name == 'Queue_unpause' then
---@ lua/queue.lua:273-278
--- unpause <now> <queue>...: reply nil; wakes workers waiting on those queues.
+--@ lua/queue.lua:272-276
+-- unpause <now> <queue>...: reply nil.
 function M.Queue_unpause(now)
   M.Queue_with_names('SREM', 'ql:paused_queues', 3)
-  for i = 3, #A do M.Wake_queue(A[i]) end
   return nil
 end
   elseif name == 'Queue_forget' then
---@ lua/queue.lua:280-284
+--@ lua/queue.lua:278-282
 -- queue.forget <now> <queue>...: drop the names from ql:queues only. Reply nil.
 function M.Queue_forget(now)
   M.Queue_with_names('ZREM', 'ql:queues', 3)
@@ -2764,7 +2761,7 @@ function M.Recur_recur_number(opts, name, default)
   return n
 end
   elseif name == 'Recur_recur' then
---@ lua/recurring.lua:67-121
+--@ lua/recurring.lua:67-120
 -- recur <now> <queue> <jid> <klass> <data> interval <seconds> <offset> [priority p]
 --       [tags t] [retries r] [backlog b] [throttles t] [key k] [ttl s]
 -- Reply: the template jid. Re-issuing replaces every attribute but keeps `count`. Spawned
@@ -2817,11 +2814,10 @@ function M.Recur_recur(now)
   end
   rcall('ZADD', 'ql:q:' .. queue .. '-recur', now + offset, jid)
   rcall('ZADD', 'ql:queues', 'NX', now, queue)
-  if offset <= 0 then M.Wake_queue(queue) end
   return jid
 end
   elseif name == 'Recur_store_flow' then
---@ lua/recurring.lua:123-130
+--@ lua/recurring.lua:122-129
 -- Store a template's throttle list (JSON text), ordering key and ttl, those given.
 function M.Recur_store_flow(tk, text, okey, ttl)
   local args = {}
@@ -2831,7 +2827,7 @@ function M.Recur_store_flow(tk, text, okey, ttl)
   rcall('HSET', tk, unpack(args))
 end
   elseif name == 'Recur_unrecur' then
---@ lua/recurring.lua:132-142
+--@ lua/recurring.lua:131-141
 -- unrecur <now> <jid>: delete the template (spawned jobs stay). Reply 1.
 -- Error: Recurring(): no jid provided
 function M.Recur_unrecur(now)
@@ -2844,7 +2840,7 @@ function M.Recur_unrecur(now)
   return 1
 end
   elseif name == 'Recur_get' then
---@ lua/recurring.lua:144-161
+--@ lua/recurring.lua:143-160
 -- recur.get <now> <jid>: the recurring object (protocol 2.11), or nil. It has `throttles`
 -- (the stored list) when the template names a throttle besides its queue's own, and `key`
 -- and `ttl` when they are set. Error: Recurring(): no jid provided
@@ -2864,7 +2860,7 @@ function M.Recur_get(now)
   })
 end
   elseif name == 'Recur_check_update' then
---@ lua/recurring.lua:163-185
+--@ lua/recurring.lua:162-184
 -- Check one recur.update pair (protocol 3.29 validation column).
 function M.Recur_check_update(name, value)
   if value == nil then error('No value provided for ' .. tostring(name)) end
@@ -2889,7 +2885,7 @@ function M.Recur_check_update(name, value)
   end
 end
   elseif name == 'Recur_update' then
---@ lua/recurring.lua:187-237
+--@ lua/recurring.lua:186-234
 -- recur.update <now> <jid> [name value]...
 -- Names: priority, retries, interval, data, klass, queue, backlog; throttles (the dialect's:
 -- a JSON array, the queue's own tid is appended), key ('' removes it), ttl (0 removes it).
@@ -2937,12 +2933,10 @@ function M.Recur_update(now)
       rcall('HSET', tk, name, value)
     end
   end
-  local score = tonumber(rcall('ZSCORE', 'ql:q:' .. queue .. '-recur', jid))
-  if score and score <= now then M.Wake_queue(queue) end
   return 1
 end
   elseif name == 'Recur_set_throttles' then
---@ lua/recurring.lua:239-248
+--@ lua/recurring.lua:236-245
 -- Store the named throttles `given` on template `tk` of `queue` (with the queue's own tid),
 -- or remove the field when there are none.
 function M.Recur_set_throttles(tk, given, queue)
@@ -2954,7 +2948,7 @@ function M.Recur_set_throttles(tk, given, queue)
   end
 end
   elseif name == 'Recur_tag' then
---@ lua/recurring.lua:250-268
+--@ lua/recurring.lua:247-265
 -- recur.tag <now> <jid> <tag>...: append tags not already on the template (duplicates given
 -- in the same call are all appended, as in the reference). Reply: the tag list JSON.
 -- Errors: Recurring(): no jid provided / Tag(): Job <jid> does not exist
@@ -2975,7 +2969,7 @@ function M.Recur_tag(now)
   return out
 end
   elseif name == 'Recur_untag' then
---@ lua/recurring.lua:270-287
+--@ lua/recurring.lua:267-284
 -- recur.untag <now> <jid> <tag>...: remove the listed tags. Reply: the tag list JSON.
 -- Errors: Recurring(): no jid provided / Untag(): Job <jid> does not exist
 function M.Recur_untag(now)
@@ -3567,7 +3561,8 @@ end
   elseif name == 'Throttle_queue_set' then
 --@ lua/throttle.lua:319-330
 -- queue.throttle.set <now> <queue> <maximum>: the most jobs of the queue running at once
--- (0: unlimited), no TTL. Wakes the queue's workers when it has room. Reply nil.
+-- (0: unlimited), no TTL. Reply nil. (Workers learn of it from the write to the throttle's
+-- hash, which they track: docs/workers.md.)
 -- Errors: Queue(): no queue name provided / Throttle(): Arg "maximum" missing or not a
 -- number: <x> / Throttle(): Arg "maximum" must not be negative: <x>
 function M.Throttle_queue_set(now)
@@ -3575,7 +3570,6 @@ function M.Throttle_queue_set(now)
   if queue == nil then error('Queue(): no queue name provided') end
   local max = M.Throttle_max_arg(A[4])
   M.Throttle_write(now, 'ql:q:' .. queue, max, 0)
-  M.Wake_queue(queue)
   return nil
 end
   elseif name == 'Throttle_take' then
@@ -3618,38 +3612,6 @@ function M.Track_track(now)
     return encode(rcall('ZREM', 'ql:tracked', jid))
   end
   error('Track(): Unknown action "' .. action .. '"')
-end
-  elseif name == 'Wake_queue' then
---@ lua/wake.lua:6-15
--- Mark `queue` as having gained poppable work: its workers are woken at the end of the call.
---@inline
-function M.Wake_queue(queue)
-  if not wake or wake == queue then
-    wake = queue
-    return
-  end
-  if type(wake) == 'string' then wake = { [wake] = true } end
-  wake[queue] = true
-end
-  elseif name == 'Wake_one' then
---@ lua/wake.lua:17-20
---@inline
-function M.Wake_one(queue)
-  rcall('PUBLISH', 'qlpy:wake:' .. queue, queue)
-end
-  elseif name == 'Wake_workers' then
---@ lua/wake.lua:22-33
--- Publish for every queue marked by Wake.queue during this call (api.lua, after a command).
---@inline
-function M.Wake_workers()
-  if not wake then return end
-  if type(wake) == 'string' then
-    M.Wake_one(wake)
-    return
-  end
-  for q in pairs(wake) do
-    M.Wake_one(q)
-  end
 end
   elseif name == 'Worker_cleanup' then
 --@ lua/worker.lua:3-9
@@ -3831,8 +3793,13 @@ M['Api_queue.throttle.get'] = M.Throttle_queue_get
   elseif name == 'Api_queue.throttle.set' then
 --@ lua/api.lua:48-48
 M['Api_queue.throttle.set'] = M.Throttle_queue_set
+  elseif name == 'Api_qlpy.giveback' then
+--@ lua/api.lua:49-51
+-- The throttle dialect's commands keep its names (above); qless_py's own extension commands
+-- (docs/protocol.md) are prefixed, so no qless name can clash.
+M['Api_qlpy.giveback'] = M.Job_giveback
   elseif name == 'Api_qlpy.put_many' then
---@ lua/api.lua:49-49
+--@ lua/api.lua:52-52
 M['Api_qlpy.put_many'] = M.Job_put_many
   end
   return rawget(M, name)
@@ -3843,12 +3810,12 @@ setmetatable(M, M)
 --@ lua/api.lua:1-2
 -- The command table and the dispatcher (protocol 1.1). The build puts this file last.
 
---@ lua/api.lua:51-57
+--@ lua/api.lua:54-60
 -- Dispatch. The commands a worker sends for every job come first, as plain calls of their
 -- functions: those are --@inline, so the build copies them into this block and their
 -- common path runs as straight code that creates no function. A call this block does not
 -- take (KEYS given, no `now`, another command) goes on to the checks below, which are
--- made in the protocol's order. Then wake the workers of queues that gained work.
+-- made in the protocol's order.
 if #KEYS == 0 and #A >= 2 then
   local inl_1 repeat local v = A[2]
 --@ lua/num.lua:6-9
@@ -3856,7 +3823,7 @@ if #KEYS == 0 and #A >= 2 then
     -- n - n is 0 for every finite number, and nan for nan and for +-inf.
     if n and n - n == 0 then do inl_1 = n break end end
     do inl_1 = nil break end
---@ lua/api.lua:57-62
+--@ lua/api.lua:60-65
   until true local now = inl_1
   local cmd, fast, result = A[1], true, nil
   if now == nil then
@@ -4048,53 +4015,9 @@ if #KEYS == 0 and #A >= 2 then
               rcall('ZREM', qk .. '-locks', jid)
               if not exist or exist % 2 == 1 then rcall('ZREM', qk .. '-work', jid) end
               if not exist or exist % 4 >= 2 then rcall('ZREM', qk .. '-scheduled', jid) end
---@ lua/job/put.lua:226-228
+--@ lua/job/put.lua:226-300
             until true
             rcall('ZREM', 'ql:q:' .. old_queue .. '-depends', jid)
-            if old_state == 'running' then repeat local queue = old_queue
---@ lua/job/state.lua:15-18
-              -- cfg false: the call found no config hash, so no queue has a cap. Config.number would
-              -- say so too; asking here first spares building the field's name on every complete.
-              if not queue or cfg == false then do break end end
-              local inl_12 repeat local name, fallback = queue .. '-max-concurrency', 0
---@ lua/config.lua:29-30
-                if cfg == false then do inl_12 = fallback break end end
-                local inl_13 repeat local name = name
---@ lua/config.lua:15-22
-                  if cfg == false then do inl_13 = false break end end
-                  if cfg == nil then cfg = {} end
-                  local v = cfg[name]
-                  if v == nil then
-                    v = rcall('HGET', 'ql:config', name)
-                    cfg[name] = v
-                  end
-                  do inl_13 = v break end
---@ lua/config.lua:30-31
-                until true local raw = inl_13
-                local inl_14 repeat local v = raw
---@ lua/num.lua:6-9
-                  local n = tonumber(v)
-                  -- n - n is 0 for every finite number, and nan for nan and for +-inf.
-                  if n and n - n == 0 then do inl_14 = n break end end
-                  do inl_14 = nil break end
---@ lua/config.lua:31-33
-                until true local n = inl_14
-                if n == nil then do inl_12 = fallback break end end
-                do inl_12 = n break end
---@ lua/job/state.lua:18-19
-              until true local cap = inl_12
-              if cap > 0 then repeat local queue = queue
---@ lua/wake.lua:9-14
-                if not wake or wake == queue then
-                  wake = queue
-                  do break end
-                end
-                if type(wake) == 'string' then wake = { [wake] = true } end
-                wake[queue] = true
---@ lua/job/state.lua:19-19
-              until true end
---@ lua/job/put.lua:228-301
-            until true end
             if old_state == 'throttled' then
               rcall('ZREM', 'ql:q:' .. old_queue .. '-throttled', jid)
             end
@@ -4168,29 +4091,19 @@ if #KEYS == 0 and #A >= 2 then
             batch[#batch + 1] = jid
           else
             repeat local queue, jid, priority, t = queue, jid, priority, now
---@ lua/job/state.lua:7-9
+--@ lua/job/state.lua:7-8
               local score = priority - (t / 10000000000)  -- the work-set score (protocol 2.8)
               rcall('ZADD', 'ql:q:' .. queue .. '-work', score, jid)
-              repeat local queue = queue
---@ lua/wake.lua:9-14
-                if not wake or wake == queue then
-                  wake = queue
-                  do break end
-                end
-                if type(wake) == 'string' then wake = { [wake] = true } end
-                wake[queue] = true
---@ lua/job/state.lua:9-9
-              until true
---@ lua/job/put.lua:301-304
+--@ lua/job/put.lua:300-303
             until true
           end
           if not batch then
-            local inl_15 repeat local now, tstr = now, tstr
+            local inl_12 repeat local now, tstr = now, tstr
 --@ lua/num.lua:30-31
-              if now >= 1 then do inl_15 = tstr break end end
-              do inl_15 = now break end
---@ lua/job/put.lua:304-310
-            until true local now_arg = inl_15
+              if now >= 1 then do inl_12 = tstr break end end
+              do inl_12 = now break end
+--@ lua/job/put.lua:303-309
+            until true local now_arg = inl_12
             rcall('ZADD', 'ql:queues', 'NX', now_arg, queue)
           end
           if probe >= 2 and rcall('ZSCORE', 'ql:tracked', jid) then
@@ -4200,9 +4113,9 @@ if #KEYS == 0 and #A >= 2 then
 --@ lua/job/put.lua:41-43
         until true inl_2 = inl_5 break end
       end
-      local inl_16, inl_17, inl_18, inl_19, inl_20, inl_21, inl_22, inl_23, inl_24 repeat local queue, jid, klass, data, delay_s, first, last = queue, jid, klass, data, delay_s, 9, n
+      local inl_13, inl_14, inl_15, inl_16, inl_17, inl_18, inl_19, inl_20, inl_21 repeat local queue, jid, klass, data, delay_s, first, last = queue, jid, klass, data, delay_s, 9, n
 --@ lua/job/put.lua:71-71
-        local inl_25 repeat local queue, jid, klass, data, delay_s = queue, jid, klass, data, delay_s
+        local inl_22 repeat local queue, jid, klass, data, delay_s = queue, jid, klass, data, delay_s
 --@ lua/job/put.lua:52-61
           if queue == nil then error('Queue(): no queue name provided') end
           if jid == nil then error('Put(): Arg "jid" missing') end
@@ -4213,41 +4126,41 @@ if #KEYS == 0 and #A >= 2 then
           -- A delay of '0' (the common put) needs no parsing: tonumber converts a text twice.
           local delay = 0
           if delay_s ~= '0' then
-            local inl_26 repeat local v = delay_s
+            local inl_23 repeat local v = delay_s
 --@ lua/num.lua:6-9
               local n = tonumber(v)
               -- n - n is 0 for every finite number, and nan for nan and for +-inf.
-              if n and n - n == 0 then do inl_26 = n break end end
-              do inl_26 = nil break end
+              if n and n - n == 0 then do inl_23 = n break end end
+              do inl_23 = nil break end
 --@ lua/job/put.lua:61-64
-            until true delay = inl_26
+            until true delay = inl_23
             if delay == nil then error('Put(): Arg "delay" not a number: ' .. tostring(delay_s)) end
           end
-          do inl_25 = delay break end
+          do inl_22 = delay break end
 --@ lua/job/put.lua:71-75
-        until true local delay = inl_25
+        until true local delay = inl_22
         if (last - first + 1) % 2 == 1 then error('Odd number of additional args') end
         -- No table at all when there are no options (the common case).
-        if last < first then do inl_16, inl_17, inl_18, inl_19, inl_20, inl_21, inl_22, inl_23, inl_24 = delay, nil, nil, nil, false, nil, nil, nil, false break end end
-        local inl_27 repeat local first, last = first, last
+        if last < first then do inl_13, inl_14, inl_15, inl_16, inl_17, inl_18, inl_19, inl_20, inl_21 = delay, nil, nil, nil, false, nil, nil, nil, false break end end
+        local inl_24 repeat local first, last = first, last
 --@ lua/job/put.lua:6-8
           local opts = {}
           for i = first, last - 1, 2 do opts[A[i]] = A[i + 1] end
-          do inl_27 = opts break end
+          do inl_24 = opts break end
 --@ lua/job/put.lua:75-76
-        until true local opts = inl_27
-        local inl_28, inl_29, inl_30, inl_31, inl_32, inl_33, inl_34, inl_35 repeat local opts = opts
+        until true local opts = inl_24
+        local inl_25, inl_26, inl_27, inl_28, inl_29, inl_30, inl_31, inl_32 repeat local opts = opts
 --@ lua/job/put.lua:84-86
           local retries, tags, priority, depends = nil, nil, nil, false
           if opts.retries ~= nil then
-            local inl_36 repeat local v = opts.retries
+            local inl_33 repeat local v = opts.retries
 --@ lua/num.lua:6-9
               local n = tonumber(v)
               -- n - n is 0 for every finite number, and nan for nan and for +-inf.
-              if n and n - n == 0 then do inl_36 = n break end end
-              do inl_36 = nil break end
+              if n and n - n == 0 then do inl_33 = n break end end
+              do inl_33 = nil break end
 --@ lua/job/put.lua:86-94
-            until true retries = inl_36
+            until true retries = inl_33
             if retries == nil then error('Put(): Arg "retries" not a number: ' .. opts.retries) end
           end
           if opts.tags ~= nil then
@@ -4255,14 +4168,14 @@ if #KEYS == 0 and #A >= 2 then
             if tags == nil then error('Put(): Arg "tags" not JSON' .. opts.tags) end
           end
           if opts.priority ~= nil then
-            local inl_37 repeat local v = opts.priority
+            local inl_34 repeat local v = opts.priority
 --@ lua/num.lua:6-9
               local n = tonumber(v)
               -- n - n is 0 for every finite number, and nan for nan and for +-inf.
-              if n and n - n == 0 then do inl_37 = n break end end
-              do inl_37 = nil break end
+              if n and n - n == 0 then do inl_34 = n break end end
+              do inl_34 = nil break end
 --@ lua/job/put.lua:94-112
-            until true priority = inl_37
+            until true priority = inl_34
             if priority == nil then error('Put(): Arg "priority" not a number' .. opts.priority) end
           end
           if opts.depends ~= nil then
@@ -4280,13 +4193,13 @@ if #KEYS == 0 and #A >= 2 then
               error('Put(): Arg "unique" must be 0 or 1: ' .. opts.unique)
             end
           end
-          do inl_28, inl_29, inl_30, inl_31, inl_32, inl_33, inl_34, inl_35 = retries, tags, priority, depends, throttles, okey, ttl, unique break end
+          do inl_25, inl_26, inl_27, inl_28, inl_29, inl_30, inl_31, inl_32 = retries, tags, priority, depends, throttles, okey, ttl, unique break end
 --@ lua/job/put.lua:76-77
-        until true local retries, tags, priority, depends, throttles, okey, ttl, unique = inl_28, inl_29, inl_30, inl_31, inl_32, inl_33, inl_34, inl_35
-        do inl_16, inl_17, inl_18, inl_19, inl_20, inl_21, inl_22, inl_23, inl_24 = delay, retries, tags, priority, depends, throttles, okey, ttl, unique break end
+        until true local retries, tags, priority, depends, throttles, okey, ttl, unique = inl_25, inl_26, inl_27, inl_28, inl_29, inl_30, inl_31, inl_32
+        do inl_13, inl_14, inl_15, inl_16, inl_17, inl_18, inl_19, inl_20, inl_21 = delay, retries, tags, priority, depends, throttles, okey, ttl, unique break end
 --@ lua/job/put.lua:44-46
-      until true local delay, retries, tags, priority, depends, throttles, okey, ttl, unique = inl_16, inl_17, inl_18, inl_19, inl_20, inl_21, inl_22, inl_23, inl_24
-      do local inl_38 repeat local now, worker, queue, jid, klass, data, delay, o_retries, o_tags, o_priority, depends, given, okey, ttl, unique, probe, batch = now, worker, queue, jid, klass, data, delay, retries, tags, priority,
+      until true local delay, retries, tags, priority, depends, throttles, okey, ttl, unique = inl_13, inl_14, inl_15, inl_16, inl_17, inl_18, inl_19, inl_20, inl_21
+      do local inl_35 repeat local now, worker, queue, jid, klass, data, delay, o_retries, o_tags, o_priority, depends, given, okey, ttl, unique, probe, batch = now, worker, queue, jid, klass, data, delay, retries, tags, priority,
         depends, throttles, okey, ttl, unique, nil, nil
 --@ lua/job/put.lua:160-221
         -- One EXISTS tells whether the job exists (1) and whether any job is tracked (2): it
@@ -4302,7 +4215,7 @@ if #KEYS == 0 and #A >= 2 then
         if probe % 2 == 1 then
           f = rcall('HMGET', jk, 'jid', 'state', 'queue', 'worker', 'priority', 'retries', 'tags',
             'failure', 'history', 'throttles', 'key', 'ttl')
-          if unique and f[2] ~= 'complete' then do inl_38 = false break end end
+          if unique and f[2] ~= 'complete' then do inl_35 = false break end end
         else
           -- A new job has none of those fields: KEYS is an empty table here (the dispatcher
           -- checked), so nothing has to be made for it.
@@ -4350,17 +4263,17 @@ if #KEYS == 0 and #A >= 2 then
         local qjson = encode(queue)
         rcall('PUBLISH', 'ql:' .. 'log',
           '{"jid":' .. encode(jid) .. ',"event":"put","queue":' .. qjson .. '}')
-        local inl_39 repeat local t = now
+        local inl_36 repeat local t = now
 --@ lua/num.lua:14-14
-         do inl_39 = format('%.20f', t) break end
+         do inl_36 = format('%.20f', t) break end
 --@ lua/job/put.lua:221-222
-        until true local tstr = inl_39
-        local inl_40 repeat local t, tstr = now, tstr
+        until true local tstr = inl_36
+        local inl_37 repeat local t, tstr = now, tstr
 --@ lua/num.lua:21-22
-          if tstr and t >= 0 and t < 1e14 then do inl_40 = tstr:sub(1, -22) break end end
-          do inl_40 = tostring(floor(t)) break end
+          if tstr and t >= 0 and t < 1e14 then do inl_37 = tstr:sub(1, -22) break end end
+          do inl_37 = tostring(floor(t)) break end
 --@ lua/job/put.lua:222-223
-        until true local whole = inl_40
+        until true local whole = inl_37
         repeat local jid, when, what_json, extra, legacy, whole = jid, now, '"put"', '{"q":' .. qjson .. '}', f[9] or false, whole
 --@ lua/job/history.lua:36-42
           if legacy == nil then legacy = rcall('HGET', 'ql:j:' .. jid, 'history') end
@@ -4369,12 +4282,12 @@ if #KEYS == 0 and #A >= 2 then
           -- as JSON text already (the hot callers build {"q":...} / {"worker":...} themselves).
           local entry
           if not whole then
-            local inl_41 repeat local t, tstr = when
+            local inl_38 repeat local t, tstr = when
 --@ lua/num.lua:21-22
-              if tstr and t >= 0 and t < 1e14 then do inl_41 = tstr:sub(1, -22) break end end
-              do inl_41 = tostring(floor(t)) break end
+              if tstr and t >= 0 and t < 1e14 then do inl_38 = tstr:sub(1, -22) break end end
+              do inl_38 = tostring(floor(t)) break end
 --@ lua/job/history.lua:42-54
-            until true whole = inl_41
+            until true whole = inl_38
           end
           if extra == nil then
             entry = '[' .. whole .. ',' .. what_json .. ']'
@@ -4386,33 +4299,33 @@ if #KEYS == 0 and #A >= 2 then
           local len = rcall('RPUSH', hk, entry)
           -- No cap trims a list of two entries or fewer, so the config is read only beyond that.
           if len < 3 then do break end end
-          local inl_42 repeat local name, fallback = 'max-job-history', 100
+          local inl_39 repeat local name, fallback = 'max-job-history', 100
 --@ lua/config.lua:29-30
-            if cfg == false then do inl_42 = fallback break end end
-            local inl_43 repeat local name = name
+            if cfg == false then do inl_39 = fallback break end end
+            local inl_40 repeat local name = name
 --@ lua/config.lua:15-22
-              if cfg == false then do inl_43 = false break end end
+              if cfg == false then do inl_40 = false break end end
               if cfg == nil then cfg = {} end
               local v = cfg[name]
               if v == nil then
                 v = rcall('HGET', 'ql:config', name)
                 cfg[name] = v
               end
-              do inl_43 = v break end
+              do inl_40 = v break end
 --@ lua/config.lua:30-31
-            until true local raw = inl_43
-            local inl_44 repeat local v = raw
+            until true local raw = inl_40
+            local inl_41 repeat local v = raw
 --@ lua/num.lua:6-9
               local n = tonumber(v)
               -- n - n is 0 for every finite number, and nan for nan and for +-inf.
-              if n and n - n == 0 then do inl_44 = n break end end
-              do inl_44 = nil break end
+              if n and n - n == 0 then do inl_41 = n break end end
+              do inl_41 = nil break end
 --@ lua/config.lua:31-33
-            until true local n = inl_44
-            if n == nil then do inl_42 = fallback break end end
-            do inl_42 = n break end
+            until true local n = inl_41
+            if n == nil then do inl_39 = fallback break end end
+            do inl_39 = n break end
 --@ lua/job/history.lua:54-67
-          until true local cap = inl_42
+          until true local cap = inl_39
           cap = floor(cap)
           if cap >= 3 then
             if len > cap then
@@ -4436,53 +4349,9 @@ if #KEYS == 0 and #A >= 2 then
             rcall('ZREM', qk .. '-locks', jid)
             if not exist or exist % 2 == 1 then rcall('ZREM', qk .. '-work', jid) end
             if not exist or exist % 4 >= 2 then rcall('ZREM', qk .. '-scheduled', jid) end
---@ lua/job/put.lua:226-228
+--@ lua/job/put.lua:226-300
           until true
           rcall('ZREM', 'ql:q:' .. old_queue .. '-depends', jid)
-          if old_state == 'running' then repeat local queue = old_queue
---@ lua/job/state.lua:15-18
-            -- cfg false: the call found no config hash, so no queue has a cap. Config.number would
-            -- say so too; asking here first spares building the field's name on every complete.
-            if not queue or cfg == false then do break end end
-            local inl_45 repeat local name, fallback = queue .. '-max-concurrency', 0
---@ lua/config.lua:29-30
-              if cfg == false then do inl_45 = fallback break end end
-              local inl_46 repeat local name = name
---@ lua/config.lua:15-22
-                if cfg == false then do inl_46 = false break end end
-                if cfg == nil then cfg = {} end
-                local v = cfg[name]
-                if v == nil then
-                  v = rcall('HGET', 'ql:config', name)
-                  cfg[name] = v
-                end
-                do inl_46 = v break end
---@ lua/config.lua:30-31
-              until true local raw = inl_46
-              local inl_47 repeat local v = raw
---@ lua/num.lua:6-9
-                local n = tonumber(v)
-                -- n - n is 0 for every finite number, and nan for nan and for +-inf.
-                if n and n - n == 0 then do inl_47 = n break end end
-                do inl_47 = nil break end
---@ lua/config.lua:31-33
-              until true local n = inl_47
-              if n == nil then do inl_45 = fallback break end end
-              do inl_45 = n break end
---@ lua/job/state.lua:18-19
-            until true local cap = inl_45
-            if cap > 0 then repeat local queue = queue
---@ lua/wake.lua:9-14
-              if not wake or wake == queue then
-                wake = queue
-                do break end
-              end
-              if type(wake) == 'string' then wake = { [wake] = true } end
-              wake[queue] = true
---@ lua/job/state.lua:19-19
-            until true end
---@ lua/job/put.lua:228-301
-          until true end
           if old_state == 'throttled' then
             rcall('ZREM', 'ql:q:' .. old_queue .. '-throttled', jid)
           end
@@ -4556,41 +4425,31 @@ if #KEYS == 0 and #A >= 2 then
           batch[#batch + 1] = jid
         else
           repeat local queue, jid, priority, t = queue, jid, priority, now
---@ lua/job/state.lua:7-9
+--@ lua/job/state.lua:7-8
             local score = priority - (t / 10000000000)  -- the work-set score (protocol 2.8)
             rcall('ZADD', 'ql:q:' .. queue .. '-work', score, jid)
-            repeat local queue = queue
---@ lua/wake.lua:9-14
-              if not wake or wake == queue then
-                wake = queue
-                do break end
-              end
-              if type(wake) == 'string' then wake = { [wake] = true } end
-              wake[queue] = true
---@ lua/job/state.lua:9-9
-            until true
---@ lua/job/put.lua:301-304
+--@ lua/job/put.lua:300-303
           until true
         end
         if not batch then
-          local inl_48 repeat local now, tstr = now, tstr
+          local inl_42 repeat local now, tstr = now, tstr
 --@ lua/num.lua:30-31
-            if now >= 1 then do inl_48 = tstr break end end
-            do inl_48 = now break end
---@ lua/job/put.lua:304-310
-          until true local now_arg = inl_48
+            if now >= 1 then do inl_42 = tstr break end end
+            do inl_42 = now break end
+--@ lua/job/put.lua:303-309
+          until true local now_arg = inl_42
           rcall('ZADD', 'ql:queues', 'NX', now_arg, queue)
         end
         if probe >= 2 and rcall('ZSCORE', 'ql:tracked', jid) then
           rcall('PUBLISH', 'ql:' .. 'put', jid)
         end
-        do inl_38 = jid break end
+        do inl_35 = jid break end
 --@ lua/job/put.lua:46-46
-      until true inl_2 = inl_38 break end
---@ lua/api.lua:62-64
+      until true inl_2 = inl_35 break end
+--@ lua/api.lua:65-67
     until true result = inl_2
   elseif cmd == 'pop' then
-    local inl_49 repeat local now = now
+    local inl_43 repeat local now = now
 --@ lua/pop.lua:31-37
       local queue, worker, count_s = A[3], A[4], A[5]
       if queue == nil then error('Queue(): no queue name provided') end
@@ -4598,14 +4457,14 @@ if #KEYS == 0 and #A >= 2 then
       -- A count of '1' (the common pop) needs no parsing: tonumber converts a text twice.
       local count = 1
       if count_s ~= '1' then
-        local inl_50 repeat local v = count_s
+        local inl_44 repeat local v = count_s
 --@ lua/num.lua:6-9
           local n = tonumber(v)
           -- n - n is 0 for every finite number, and nan for nan and for +-inf.
-          if n and n - n == 0 then do inl_50 = n break end end
-          do inl_50 = nil break end
+          if n and n - n == 0 then do inl_44 = n break end end
+          do inl_44 = nil break end
 --@ lua/pop.lua:37-54
-        until true count = inl_50
+        until true count = inl_44
         if count == nil then
           error('Pop(): Arg "count" missing or not a number: ' .. tostring(count_s))
         end
@@ -4622,57 +4481,57 @@ if #KEYS == 0 and #A >= 2 then
       if special then
         local c = rcall('HMGET', 'ql:config', queue .. '-heartbeat', 'heartbeat',
           queue .. '-max-concurrency')
-        local inl_51 repeat local v = c[1]
+        local inl_45 repeat local v = c[1]
 --@ lua/num.lua:6-9
           local n = tonumber(v)
           -- n - n is 0 for every finite number, and nan for nan and for +-inf.
-          if n and n - n == 0 then do inl_51 = n break end end
-          do inl_51 = nil break end
+          if n and n - n == 0 then do inl_45 = n break end end
+          do inl_45 = nil break end
 --@ lua/pop.lua:54-56
-        until true local lock = inl_51
+        until true local lock = inl_45
         if lock == nil then
-          local inl_52 repeat local v = c[2]
+          local inl_46 repeat local v = c[2]
 --@ lua/num.lua:6-9
             local n = tonumber(v)
             -- n - n is 0 for every finite number, and nan for nan and for +-inf.
-            if n and n - n == 0 then do inl_52 = n break end end
-            do inl_52 = nil break end
+            if n and n - n == 0 then do inl_46 = n break end end
+            do inl_46 = nil break end
 --@ lua/pop.lua:56-60
-          until true lock = inl_52
+          until true lock = inl_46
         end
         expires = now + (lock or 60)
-        if rcall('SISMEMBER', 'ql:paused_queues', queue) == 1 then do inl_49 = '{}' break end end
-        local inl_53 repeat local v = c[3]
+        if rcall('SISMEMBER', 'ql:paused_queues', queue) == 1 then do inl_43 = '{}' break end end
+        local inl_47 repeat local v = c[3]
 --@ lua/num.lua:6-9
           local n = tonumber(v)
           -- n - n is 0 for every finite number, and nan for nan and for +-inf.
-          if n and n - n == 0 then do inl_53 = n break end end
-          do inl_53 = nil break end
+          if n and n - n == 0 then do inl_47 = n break end end
+          do inl_47 = nil break end
 --@ lua/pop.lua:60-66
-        until true maxc = inl_53
+        until true maxc = inl_47
         if maxc == nil then maxc = 0 end
       else
         cfg = false
       end
       -- `now` goes to Redis as its Num.time_text (see Num.score_arg), made once for every use.
-      local inl_54 repeat local t = now
+      local inl_48 repeat local t = now
 --@ lua/num.lua:14-14
-       do inl_54 = format('%.20f', t) break end
+       do inl_48 = format('%.20f', t) break end
 --@ lua/pop.lua:66-67
-      until true local tstr = inl_54
-      local inl_55 repeat local now, tstr = now, tstr
+      until true local tstr = inl_48
+      local inl_49 repeat local now, tstr = now, tstr
 --@ lua/num.lua:30-31
-        if now >= 1 then do inl_55 = tstr break end end
-        do inl_55 = now break end
+        if now >= 1 then do inl_49 = tstr break end end
+        do inl_49 = now break end
 --@ lua/pop.lua:67-98
-      until true local now_arg = inl_55
+      until true local now_arg = inl_49
       rcall('ZADD', 'ql:workers', now_arg, worker)
       local lk = qk .. '-locks'
       if maxc > 0 then
         local allowed = floor(maxc - rcall('ZCOUNT', lk, now, '+inf'))
         if count > allowed then count = allowed end
       end
-      if count <= 0 then do inl_49 = '{}' break end end
+      if count <= 0 then do inl_43 = '{}' break end end
       -- The range queries are made here so that the helpers run only when there is work.
       -- A count of 1 (the common pop) goes as text: Redis would format the number first.
       -- `jids` is the expired locks, then every jid to hand out (the reply is a list of our
@@ -4707,7 +4566,7 @@ if #KEYS == 0 and #A >= 2 then
       end
       if #jids == 0 then
         M.Queue_revisit(now, queue)
-        do inl_49 = '{}' break end
+        do inl_43 = '{}' break end
       end
       -- The lock expiry as Redis would format the number itself (%.17g, exact), made once:
       -- each job's hash and both lock sets get this text instead of formatting it again.
@@ -4734,19 +4593,19 @@ if #KEYS == 0 and #A >= 2 then
       -- would make of the stored text), so that no job's render parses it back.
       local wjson = encode(worker)
       local wentry = '{"worker":' .. wjson .. '}'
-      local inl_56 repeat local t, tstr = now, tstr
+      local inl_50 repeat local t, tstr = now, tstr
 --@ lua/num.lua:21-22
-        if tstr and t >= 0 and t < 1e14 then do inl_56 = tstr:sub(1, -22) break end end
-        do inl_56 = tostring(floor(t)) break end
+        if tstr and t >= 0 and t < 1e14 then do inl_50 = tstr:sub(1, -22) break end end
+        do inl_50 = tostring(floor(t)) break end
 --@ lua/pop.lua:120-128
-      until true local whole = inl_56
+      until true local whole = inl_50
       local last = '{"when":' .. whole .. ',"what":"popped","worker":' .. wjson .. '}'
       -- Why jobs were not handed out: 1 = one was throttled, 2 = only expired ones.
       local total, popped, skipped = #jids, nil, nil
       if total == 1 then
         -- One job (the common case): its writes in place, without the batch lists below.
         local jid = jids[1]
-        local inl_57, inl_58 repeat local now, jid, worker, expires, expires_s, tstr, whole, wentry, special, queue, reclaimed = now, jid, worker, expires, expires_s, tstr, whole, wentry,
+        local inl_51, inl_52 repeat local now, jid, worker, expires, expires_s, tstr, whole, wentry, special, queue, reclaimed = now, jid, worker, expires, expires_s, tstr, whole, wentry,
           special, queue, reclaimed == 1
 --@ lua/pop.lua:193-209
           -- Job.fetch's layout, without reading the three fields pop overwrites (state, worker,
@@ -4756,12 +4615,12 @@ if #KEYS == 0 and #A >= 2 then
           local g = rcall('HMGET', 'ql:j:' .. jid, 'jid', 'klass', 'queue', 'priority', 'retries',
             'remaining', 'data', 'tags', 'failure', 'spawned_from_jid', 'history', 'time',
             'throttles')
-          if not g[1] then do inl_57, inl_58 = nil, false break end end
+          if not g[1] then do inl_51, inl_52 = nil, false break end end
           local okey, ttl = nil, nil
           if g[13] then
             local why
             why, okey, ttl = M.Queue_flow_out(now, jid, queue, g[13], reclaimed)
-            if why then do inl_57, inl_58 = nil, why break end end
+            if why then do inl_51, inl_52 = nil, why break end end
           end
           local f = { g[1], g[2], 'running', g[3], worker, g[4], expires, g[5], g[6], g[7], g[8],
             g[9], g[10], false, g[12], g[13], okey, ttl }
@@ -4773,12 +4632,12 @@ if #KEYS == 0 and #A >= 2 then
             -- as JSON text already (the hot callers build {"q":...} / {"worker":...} themselves).
             local entry
             if not whole then
-              local inl_59 repeat local t, tstr = when
+              local inl_53 repeat local t, tstr = when
 --@ lua/num.lua:21-22
-                if tstr and t >= 0 and t < 1e14 then do inl_59 = tstr:sub(1, -22) break end end
-                do inl_59 = tostring(floor(t)) break end
+                if tstr and t >= 0 and t < 1e14 then do inl_53 = tstr:sub(1, -22) break end end
+                do inl_53 = tostring(floor(t)) break end
 --@ lua/job/history.lua:42-54
-              until true whole = inl_59
+              until true whole = inl_53
             end
             if extra == nil then
               entry = '[' .. whole .. ',' .. what_json .. ']'
@@ -4790,33 +4649,33 @@ if #KEYS == 0 and #A >= 2 then
             local len = rcall('RPUSH', hk, entry)
             -- No cap trims a list of two entries or fewer, so the config is read only beyond that.
             if len < 3 then do break end end
-            local inl_60 repeat local name, fallback = 'max-job-history', 100
+            local inl_54 repeat local name, fallback = 'max-job-history', 100
 --@ lua/config.lua:29-30
-              if cfg == false then do inl_60 = fallback break end end
-              local inl_61 repeat local name = name
+              if cfg == false then do inl_54 = fallback break end end
+              local inl_55 repeat local name = name
 --@ lua/config.lua:15-22
-                if cfg == false then do inl_61 = false break end end
+                if cfg == false then do inl_55 = false break end end
                 if cfg == nil then cfg = {} end
                 local v = cfg[name]
                 if v == nil then
                   v = rcall('HGET', 'ql:config', name)
                   cfg[name] = v
                 end
-                do inl_61 = v break end
+                do inl_55 = v break end
 --@ lua/config.lua:30-31
-              until true local raw = inl_61
-              local inl_62 repeat local v = raw
+              until true local raw = inl_55
+              local inl_56 repeat local v = raw
 --@ lua/num.lua:6-9
                 local n = tonumber(v)
                 -- n - n is 0 for every finite number, and nan for nan and for +-inf.
-                if n and n - n == 0 then do inl_62 = n break end end
-                do inl_62 = nil break end
+                if n and n - n == 0 then do inl_56 = n break end end
+                do inl_56 = nil break end
 --@ lua/config.lua:31-33
-              until true local n = inl_62
-              if n == nil then do inl_60 = fallback break end end
-              do inl_60 = n break end
+              until true local n = inl_56
+              if n == nil then do inl_54 = fallback break end end
+              do inl_54 = n break end
 --@ lua/job/history.lua:54-67
-            until true local cap = inl_60
+            until true local cap = inl_54
             cap = floor(cap)
             if cap >= 3 then
               if len > cap then
@@ -4836,49 +4695,49 @@ if #KEYS == 0 and #A >= 2 then
             'state', 'running')
           local tracked = special and rcall('ZSCORE', 'ql:tracked', jid) ~= false
           if tracked then rcall('PUBLISH', 'ql:' .. 'popped', jid) end
-          do inl_57, inl_58 = f, tracked break end
+          do inl_51, inl_52 = f, tracked break end
 --@ lua/pop.lua:128-131
-        until true local f, tracked = inl_57, inl_58
+        until true local f, tracked = inl_51, inl_52
         if f then
           local put_t = tonumber(f[15]) or now
           repeat local now, kind, queue, v = now, 'wait', queue, now - put_t
 --@ lua/stats.lua:68-68
-            local inl_63 repeat local t = now
+            local inl_57 repeat local t = now
 --@ lua/stats.lua:12-12
-             do inl_63 = t - (t % 86400) break end
+             do inl_57 = t - (t % 86400) break end
 --@ lua/stats.lua:68-69
-            until true local day = inl_63
-            local inl_64 repeat local kind, day, queue = kind, day, queue
+            until true local day = inl_57
+            local inl_58 repeat local kind, day, queue = kind, day, queue
 --@ lua/stats.lua:19-22
               if day >= 1 and day < 1e14 then
-                do inl_64 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end
+                do inl_58 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end
               end
-              do inl_64 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
+              do inl_58 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
 --@ lua/stats.lua:69-70
-            until true local k = inl_64
-            local inl_65 repeat local v = v
+            until true local k = inl_58
+            local inl_59 repeat local v = v
 --@ lua/stats.lua:43-50
               local f = floor(v)
               if f < 60 then
-                if f >= 1 then do inl_65 = format('s%d', f) break end end
-                do inl_65 = 's' .. f break end
+                if f >= 1 then do inl_59 = format('s%d', f) break end end
+                do inl_59 = 's' .. f break end
               end
-              if f < 3600 then do inl_65 = format('m%d', floor(f / 60)) break end end
-              if f < 86400 then do inl_65 = format('h%d', floor(f / 3600)) break end end
-              do inl_65 = 'd' .. floor(f / 86400) break end
+              if f < 3600 then do inl_59 = format('m%d', floor(f / 60)) break end end
+              if f < 86400 then do inl_59 = format('h%d', floor(f / 3600)) break end end
+              do inl_59 = 'd' .. floor(f / 86400) break end
 --@ lua/stats.lua:70-72
-            until true local bin = inl_65
+            until true local bin = inl_59
             local cur = rcall('HMGET', k, 'total', 'mean', 'vk', bin)
-            local inl_66, inl_67, inl_68 repeat local total, mean, vk, v = tonumber(cur[1]), tonumber(cur[2]), tonumber(cur[3]), v
+            local inl_60, inl_61, inl_62 repeat local total, mean, vk, v = tonumber(cur[1]), tonumber(cur[2]), tonumber(cur[3]), v
 --@ lua/stats.lua:56-61
-              if total == nil then do inl_66, inl_67, inl_68 = 1, v, 0 break end end
+              if total == nil then do inl_60, inl_61, inl_62 = 1, v, 0 break end end
               mean, vk = mean or 0, vk or 0
               total = total + 1
               local old = mean
               mean = old + (v - old) / total
-              do inl_66, inl_67, inl_68 = total, mean, vk + (v - mean) * (v - old) break end
+              do inl_60, inl_61, inl_62 = total, mean, vk + (v - mean) * (v - old) break end
 --@ lua/stats.lua:72-74
-            until true local total, mean, vk = inl_66, inl_67, inl_68
+            until true local total, mean, vk = inl_60, inl_61, inl_62
             rcall('HSET', k, 'total', total, 'mean', mean, 'vk', vk, bin, (tonumber(cur[4]) or 0) + 1)
             if total == 1 then M.Stats_expire(k, now, day) end
 --@ lua/pop.lua:131-139
@@ -4890,19 +4749,19 @@ if #KEYS == 0 and #A >= 2 then
           local seen, shown
           local q = encode(f[4])
           if put_t >= 1 and put_t < 1e14 then
-            local inl_69 repeat local t, tstr = put_t, f[15]
+            local inl_63 repeat local t, tstr = put_t, f[15]
 --@ lua/num.lua:21-22
-              if tstr and t >= 0 and t < 1e14 then do inl_69 = tstr:sub(1, -22) break end end
-              do inl_69 = tostring(floor(t)) break end
+              if tstr and t >= 0 and t < 1e14 then do inl_63 = tstr:sub(1, -22) break end end
+              do inl_63 = tostring(floor(t)) break end
 --@ lua/pop.lua:139-143
-            until true local w = inl_69
+            until true local w = inl_63
             seen = '[' .. w .. ',"put",{"q":' .. q .. '}]'
             shown = '{"when":' .. w .. ',"what":"put","q":' .. q .. '}'
           end
-          do local inl_70 repeat local jid, f, tracked, wrap, last, seen, shown, wjson, qjson = jid, f, tracked, true, last, seen, shown, wjson, q
+          do local inl_64 repeat local jid, f, tracked, wrap, last, seen, shown, wjson, qjson = jid, f, tracked, true, last, seen, shown, wjson, q
 --@ lua/job/render.lua:58-100
             if not f then f = M.Job_fetch(jid) end
-            if not f[1] then do inl_70 = nil break end end
+            if not f[1] then do inl_64 = nil break end end
             if f[14] then
               M.Job_migrate(jid, f[14])
               f[14] = false
@@ -4943,80 +4802,80 @@ if #KEYS == 0 and #A >= 2 then
             local dependents = sets % 2 == 1 and rcall('SMEMBERS', dtk) or {}
             local dependencies = sets >= 2 and M.Job_encoded_members(rcall('SMEMBERS', dck)) or '{}'
             -- Numbers absent from the hash are left out, as cjson leaves out nil values.
-            local inl_71 repeat local v, whole = f[6]
+            local inl_65 repeat local v, whole = f[6]
 --@ lua/json.lua:16-23
               if v == '0' or v == '5' or v == '1' or v == '2' or v == '3' or v == '4' or v == '6'
                   or v == '7' or v == '8' or v == '9' then
-                do inl_71 = v break end
+                do inl_65 = v break end
               end
               local n = tonumber(v)
-              if n == nil then do inl_71 = nil break end end
+              if n == nil then do inl_65 = nil break end end
               if whole then n = floor(n) end
-              do inl_71 = encode(n) break end
+              do inl_65 = encode(n) break end
 --@ lua/job/render.lua:100-101
-            until true local priority = inl_71
-            local inl_72 repeat local v, whole = f[8]
+            until true local priority = inl_65
+            local inl_66 repeat local v, whole = f[8]
 --@ lua/json.lua:16-23
               if v == '0' or v == '5' or v == '1' or v == '2' or v == '3' or v == '4' or v == '6'
                   or v == '7' or v == '8' or v == '9' then
-                do inl_72 = v break end
+                do inl_66 = v break end
               end
               local n = tonumber(v)
-              if n == nil then do inl_72 = nil break end end
+              if n == nil then do inl_66 = nil break end end
               if whole then n = floor(n) end
-              do inl_72 = encode(n) break end
+              do inl_66 = encode(n) break end
 --@ lua/job/render.lua:101-102
-            until true local retries = inl_72
-            local inl_73 repeat local v, whole = f[9], true
+            until true local retries = inl_66
+            local inl_67 repeat local v, whole = f[9], true
 --@ lua/json.lua:16-23
               if v == '0' or v == '5' or v == '1' or v == '2' or v == '3' or v == '4' or v == '6'
                   or v == '7' or v == '8' or v == '9' then
-                do inl_73 = v break end
+                do inl_67 = v break end
               end
               local n = tonumber(v)
-              if n == nil then do inl_73 = nil break end end
+              if n == nil then do inl_67 = nil break end end
               if whole then n = floor(n) end
-              do inl_73 = encode(n) break end
+              do inl_67 = encode(n) break end
 --@ lua/job/render.lua:102-105
-            until true local remaining = inl_73
+            until true local remaining = inl_67
             -- Every part as a statement of its own, so that the build can inline the helpers into
             -- pop's common path; then one concatenation expression builds the result in one step.
-            local inl_74 repeat local v = f[2]
+            local inl_68 repeat local v = f[2]
 --@ lua/json.lua:7-8
-              if v == false or v == nil then do inl_74 = 'false' break end end
-              do inl_74 = encode(v) break end
+              if v == false or v == nil then do inl_68 = 'false' break end end
+              do inl_68 = encode(v) break end
 --@ lua/job/render.lua:105-108
-            until true local klass = inl_74
+            until true local klass = inl_68
             local state = '"running"'
             if f[3] ~= 'running' then
-              local inl_75 repeat local v = f[3]
+              local inl_69 repeat local v = f[3]
 --@ lua/json.lua:7-8
-                if v == false or v == nil then do inl_75 = 'false' break end end
-                do inl_75 = encode(v) break end
+                if v == false or v == nil then do inl_69 = 'false' break end end
+                do inl_69 = encode(v) break end
 --@ lua/job/render.lua:108-112
-              until true state = inl_75
+              until true state = inl_69
             end
             local queue = qjson
             if not queue then
-              local inl_76 repeat local v = f[4]
+              local inl_70 repeat local v = f[4]
 --@ lua/json.lua:7-8
-                if v == false or v == nil then do inl_76 = 'false' break end end
-                do inl_76 = encode(v) break end
+                if v == false or v == nil then do inl_70 = 'false' break end end
+                do inl_70 = encode(v) break end
 --@ lua/job/render.lua:112-114
-              until true queue = inl_76
+              until true queue = inl_70
             end
-            local inl_77 repeat local v = f[10]
+            local inl_71 repeat local v = f[10]
 --@ lua/json.lua:7-8
-              if v == false or v == nil then do inl_77 = 'false' break end end
-              do inl_77 = encode(v) break end
+              if v == false or v == nil then do inl_71 = 'false' break end end
+              do inl_71 = encode(v) break end
 --@ lua/job/render.lua:114-115
-            until true local data = inl_77
-            local inl_78 repeat local v = f[13]
+            until true local data = inl_71
+            local inl_72 repeat local v = f[13]
 --@ lua/json.lua:7-8
-              if v == false or v == nil then do inl_78 = 'false' break end end
-              do inl_78 = encode(v) break end
+              if v == false or v == nil then do inl_72 = 'false' break end end
+              do inl_72 = encode(v) break end
 --@ lua/job/render.lua:115-123
-            until true local spawned = inl_78
+            until true local spawned = inl_72
             -- The history's brackets go into the one concatenation below (cjson writes {} for none).
             local history, hopen, hclose = '{}', '', ''
             if #hist > 0 then
@@ -5024,31 +4883,31 @@ if #KEYS == 0 and #A >= 2 then
             end
             local tags, failure = f[11], f[12]
             if tags ~= '{}' then
-              local inl_79 repeat local text = tags
+              local inl_73 repeat local text = tags
 --@ lua/job/render.lua:36-39
-                if not text or text == '{}' or text == '[]' then do inl_79 = '{}' break end end
+                if not text or text == '{}' or text == '[]' then do inl_73 = '{}' break end end
                 local ok, v = pcall(decode, text)
-                if not ok or type(v) ~= 'table' then do inl_79 = '{}' break end end
-                do inl_79 = encode(v) break end
+                if not ok or type(v) ~= 'table' then do inl_73 = '{}' break end end
+                do inl_73 = encode(v) break end
 --@ lua/job/render.lua:123-126
-              until true tags = inl_79
+              until true tags = inl_73
             end
             if failure ~= '{}' then
-              local inl_80 repeat local text = failure
+              local inl_74 repeat local text = failure
 --@ lua/job/render.lua:36-39
-                if not text or text == '{}' or text == '[]' then do inl_80 = '{}' break end end
+                if not text or text == '{}' or text == '[]' then do inl_74 = '{}' break end end
                 local ok, v = pcall(decode, text)
-                if not ok or type(v) ~= 'table' then do inl_80 = '{}' break end end
-                do inl_80 = encode(v) break end
+                if not ok or type(v) ~= 'table' then do inl_74 = '{}' break end end
+                do inl_74 = encode(v) break end
 --@ lua/job/render.lua:126-144
-              until true failure = inl_80
+              until true failure = inl_74
             end
             -- The extensions' fields, only on jobs that use them (docs/compatibility.md).
             local flow = ''
             if f[16] or f[17] or f[18] then
               flow = M.Job_flow_fields(f)
             end
-            do inl_70 = (wrap and '[{"jid":' or '{"jid":') .. encode(f[1]) .. ',"klass":' .. klass ..
+            do inl_64 = (wrap and '[{"jid":' or '{"jid":') .. encode(f[1]) .. ',"klass":' .. klass ..
               ',"state":' .. state .. ',"queue":' .. queue ..
               ',"worker":' .. (wjson or encode(f[5] or '')) .. ',"tracked":' .. (tracked and 'true' or 'false') ..
               ',"expires":' .. encode(tonumber(f[7]) or 0) .. ',"data":' .. data ..
@@ -5061,14 +4920,14 @@ if #KEYS == 0 and #A >= 2 then
               (remaining and ',"remaining":' or '') .. (remaining or '') .. flow ..
               (wrap and '}]' or '}') break end
 --@ lua/pop.lua:143-151
-          until true inl_49 = inl_70 break end
+          until true inl_43 = inl_64 break end
         end
         if tracked then skipped = tracked end
         popped = {}
       else
         popped = {}
         for i, jid in ipairs(jids) do
-          local inl_81, inl_82 repeat local now, jid, worker, expires, expires_s, tstr, whole, wentry, special, queue, reclaimed = now, jid, worker, expires, expires_s, tstr, whole,
+          local inl_75, inl_76 repeat local now, jid, worker, expires, expires_s, tstr, whole, wentry, special, queue, reclaimed = now, jid, worker, expires, expires_s, tstr, whole,
             wentry, special, queue, i <= reclaimed
 --@ lua/pop.lua:193-209
             -- Job.fetch's layout, without reading the three fields pop overwrites (state, worker,
@@ -5078,12 +4937,12 @@ if #KEYS == 0 and #A >= 2 then
             local g = rcall('HMGET', 'ql:j:' .. jid, 'jid', 'klass', 'queue', 'priority', 'retries',
               'remaining', 'data', 'tags', 'failure', 'spawned_from_jid', 'history', 'time',
               'throttles')
-            if not g[1] then do inl_81, inl_82 = nil, false break end end
+            if not g[1] then do inl_75, inl_76 = nil, false break end end
             local okey, ttl = nil, nil
             if g[13] then
               local why
               why, okey, ttl = M.Queue_flow_out(now, jid, queue, g[13], reclaimed)
-              if why then do inl_81, inl_82 = nil, why break end end
+              if why then do inl_75, inl_76 = nil, why break end end
             end
             local f = { g[1], g[2], 'running', g[3], worker, g[4], expires, g[5], g[6], g[7], g[8],
               g[9], g[10], false, g[12], g[13], okey, ttl }
@@ -5095,12 +4954,12 @@ if #KEYS == 0 and #A >= 2 then
               -- as JSON text already (the hot callers build {"q":...} / {"worker":...} themselves).
               local entry
               if not whole then
-                local inl_83 repeat local t, tstr = when
+                local inl_77 repeat local t, tstr = when
 --@ lua/num.lua:21-22
-                  if tstr and t >= 0 and t < 1e14 then do inl_83 = tstr:sub(1, -22) break end end
-                  do inl_83 = tostring(floor(t)) break end
+                  if tstr and t >= 0 and t < 1e14 then do inl_77 = tstr:sub(1, -22) break end end
+                  do inl_77 = tostring(floor(t)) break end
 --@ lua/job/history.lua:42-54
-                until true whole = inl_83
+                until true whole = inl_77
               end
               if extra == nil then
                 entry = '[' .. whole .. ',' .. what_json .. ']'
@@ -5112,33 +4971,33 @@ if #KEYS == 0 and #A >= 2 then
               local len = rcall('RPUSH', hk, entry)
               -- No cap trims a list of two entries or fewer, so the config is read only beyond that.
               if len < 3 then do break end end
-              local inl_84 repeat local name, fallback = 'max-job-history', 100
+              local inl_78 repeat local name, fallback = 'max-job-history', 100
 --@ lua/config.lua:29-30
-                if cfg == false then do inl_84 = fallback break end end
-                local inl_85 repeat local name = name
+                if cfg == false then do inl_78 = fallback break end end
+                local inl_79 repeat local name = name
 --@ lua/config.lua:15-22
-                  if cfg == false then do inl_85 = false break end end
+                  if cfg == false then do inl_79 = false break end end
                   if cfg == nil then cfg = {} end
                   local v = cfg[name]
                   if v == nil then
                     v = rcall('HGET', 'ql:config', name)
                     cfg[name] = v
                   end
-                  do inl_85 = v break end
+                  do inl_79 = v break end
 --@ lua/config.lua:30-31
-                until true local raw = inl_85
-                local inl_86 repeat local v = raw
+                until true local raw = inl_79
+                local inl_80 repeat local v = raw
 --@ lua/num.lua:6-9
                   local n = tonumber(v)
                   -- n - n is 0 for every finite number, and nan for nan and for +-inf.
-                  if n and n - n == 0 then do inl_86 = n break end end
-                  do inl_86 = nil break end
+                  if n and n - n == 0 then do inl_80 = n break end end
+                  do inl_80 = nil break end
 --@ lua/config.lua:31-33
-                until true local n = inl_86
-                if n == nil then do inl_84 = fallback break end end
-                do inl_84 = n break end
+                until true local n = inl_80
+                if n == nil then do inl_78 = fallback break end end
+                do inl_78 = n break end
 --@ lua/job/history.lua:54-67
-              until true local cap = inl_84
+              until true local cap = inl_78
               cap = floor(cap)
               if cap >= 3 then
                 if len > cap then
@@ -5158,9 +5017,9 @@ if #KEYS == 0 and #A >= 2 then
               'state', 'running')
             local tracked = special and rcall('ZSCORE', 'ql:tracked', jid) ~= false
             if tracked then rcall('PUBLISH', 'ql:' .. 'popped', jid) end
-            do inl_81, inl_82 = f, tracked break end
+            do inl_75, inl_76 = f, tracked break end
 --@ lua/pop.lua:151-173
-          until true local f, tracked = inl_81, inl_82
+          until true local f, tracked = inl_75, inl_76
           if f then
             popped[#popped + 1] = { jid, f, tracked }
           elseif tracked and (not skipped or tracked < skipped) then
@@ -5173,7 +5032,7 @@ if #KEYS == 0 and #A >= 2 then
           special, skipped)
       end
       if #popped < count then M.Queue_revisit(now, queue) end
-      if #popped == 0 then do inl_49 = '{}' break end end
+      if #popped == 0 then do inl_43 = '{}' break end end
       -- The wait samples and the two lock sets are written once for the whole batch: the same
       -- values as one write per job (samples in pop order), in two calls per set fewer per job.
       local waits, scored = {}, {}
@@ -5189,75 +5048,75 @@ if #KEYS == 0 and #A >= 2 then
         if #vs > 1000 then
           for _, v in ipairs(vs) do repeat local now, kind, queue, v = now, kind, queue, v
 --@ lua/stats.lua:68-68
-            local inl_87 repeat local t = now
+            local inl_81 repeat local t = now
 --@ lua/stats.lua:12-12
-             do inl_87 = t - (t % 86400) break end
+             do inl_81 = t - (t % 86400) break end
 --@ lua/stats.lua:68-69
-            until true local day = inl_87
-            local inl_88 repeat local kind, day, queue = kind, day, queue
+            until true local day = inl_81
+            local inl_82 repeat local kind, day, queue = kind, day, queue
 --@ lua/stats.lua:19-22
               if day >= 1 and day < 1e14 then
-                do inl_88 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end
+                do inl_82 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end
               end
-              do inl_88 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
+              do inl_82 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
 --@ lua/stats.lua:69-70
-            until true local k = inl_88
-            local inl_89 repeat local v = v
+            until true local k = inl_82
+            local inl_83 repeat local v = v
 --@ lua/stats.lua:43-50
               local f = floor(v)
               if f < 60 then
-                if f >= 1 then do inl_89 = format('s%d', f) break end end
-                do inl_89 = 's' .. f break end
+                if f >= 1 then do inl_83 = format('s%d', f) break end end
+                do inl_83 = 's' .. f break end
               end
-              if f < 3600 then do inl_89 = format('m%d', floor(f / 60)) break end end
-              if f < 86400 then do inl_89 = format('h%d', floor(f / 3600)) break end end
-              do inl_89 = 'd' .. floor(f / 86400) break end
+              if f < 3600 then do inl_83 = format('m%d', floor(f / 60)) break end end
+              if f < 86400 then do inl_83 = format('h%d', floor(f / 3600)) break end end
+              do inl_83 = 'd' .. floor(f / 86400) break end
 --@ lua/stats.lua:70-72
-            until true local bin = inl_89
+            until true local bin = inl_83
             local cur = rcall('HMGET', k, 'total', 'mean', 'vk', bin)
-            local inl_90, inl_91, inl_92 repeat local total, mean, vk, v = tonumber(cur[1]), tonumber(cur[2]), tonumber(cur[3]), v
+            local inl_84, inl_85, inl_86 repeat local total, mean, vk, v = tonumber(cur[1]), tonumber(cur[2]), tonumber(cur[3]), v
 --@ lua/stats.lua:56-61
-              if total == nil then do inl_90, inl_91, inl_92 = 1, v, 0 break end end
+              if total == nil then do inl_84, inl_85, inl_86 = 1, v, 0 break end end
               mean, vk = mean or 0, vk or 0
               total = total + 1
               local old = mean
               mean = old + (v - old) / total
-              do inl_90, inl_91, inl_92 = total, mean, vk + (v - mean) * (v - old) break end
+              do inl_84, inl_85, inl_86 = total, mean, vk + (v - mean) * (v - old) break end
 --@ lua/stats.lua:72-74
-            until true local total, mean, vk = inl_90, inl_91, inl_92
+            until true local total, mean, vk = inl_84, inl_85, inl_86
             rcall('HSET', k, 'total', total, 'mean', mean, 'vk', vk, bin, (tonumber(cur[4]) or 0) + 1)
             if total == 1 then M.Stats_expire(k, now, day) end
 --@ lua/stats.lua:84-87
           until true end
           do break end
         end
-        local inl_93 repeat local t = now
+        local inl_87 repeat local t = now
 --@ lua/stats.lua:12-12
-         do inl_93 = t - (t % 86400) break end
+         do inl_87 = t - (t % 86400) break end
 --@ lua/stats.lua:87-88
-        until true local day = inl_93
-        local inl_94 repeat local kind, day, queue = kind, day, queue
+        until true local day = inl_87
+        local inl_88 repeat local kind, day, queue = kind, day, queue
 --@ lua/stats.lua:19-22
           if day >= 1 and day < 1e14 then
-            do inl_94 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end
+            do inl_88 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end
           end
-          do inl_94 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
+          do inl_88 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
 --@ lua/stats.lua:88-91
-        until true local k = inl_94
+        until true local k = inl_88
         local fields, slot, bins = { 'total', 'mean', 'vk' }, {}, {}
         for i, v in ipairs(vs) do
-          local inl_95 repeat local v = v
+          local inl_89 repeat local v = v
 --@ lua/stats.lua:43-50
             local f = floor(v)
             if f < 60 then
-              if f >= 1 then do inl_95 = format('s%d', f) break end end
-              do inl_95 = 's' .. f break end
+              if f >= 1 then do inl_89 = format('s%d', f) break end end
+              do inl_89 = 's' .. f break end
             end
-            if f < 3600 then do inl_95 = format('m%d', floor(f / 60)) break end end
-            if f < 86400 then do inl_95 = format('h%d', floor(f / 3600)) break end end
-            do inl_95 = 'd' .. floor(f / 86400) break end
+            if f < 3600 then do inl_89 = format('m%d', floor(f / 60)) break end end
+            if f < 86400 then do inl_89 = format('h%d', floor(f / 3600)) break end end
+            do inl_89 = 'd' .. floor(f / 86400) break end
 --@ lua/stats.lua:91-102
-          until true local bin = inl_95
+          until true local bin = inl_89
           bins[i] = bin
           if not slot[bin] then
             fields[#fields + 1] = bin
@@ -5268,16 +5127,16 @@ if #KEYS == 0 and #A >= 2 then
         local total, mean, vk = tonumber(cur[1]), tonumber(cur[2]), tonumber(cur[3])
         local fresh = false
         for _, v in ipairs(vs) do
-          local inl_96, inl_97, inl_98 repeat local total, mean, vk, v = total, mean, vk, v
+          local inl_90, inl_91, inl_92 repeat local total, mean, vk, v = total, mean, vk, v
 --@ lua/stats.lua:56-61
-            if total == nil then do inl_96, inl_97, inl_98 = 1, v, 0 break end end
+            if total == nil then do inl_90, inl_91, inl_92 = 1, v, 0 break end end
             mean, vk = mean or 0, vk or 0
             total = total + 1
             local old = mean
             mean = old + (v - old) / total
-            do inl_96, inl_97, inl_98 = total, mean, vk + (v - mean) * (v - old) break end
+            do inl_90, inl_91, inl_92 = total, mean, vk + (v - mean) * (v - old) break end
 --@ lua/stats.lua:102-113
-          until true total, mean, vk = inl_96, inl_97, inl_98
+          until true total, mean, vk = inl_90, inl_91, inl_92
           if total == 1 then fresh = true end
         end
         local counts = {}
@@ -5313,10 +5172,10 @@ if #KEYS == 0 and #A >= 2 then
       until true
       local parts = {}
       for i, p in ipairs(popped) do
-        local inl_99 repeat local jid, f, tracked, wrap, last, seen, shown, wjson, qjson = p[1], p[2], p[3], false, last, nil, nil, wjson
+        local inl_93 repeat local jid, f, tracked, wrap, last, seen, shown, wjson, qjson = p[1], p[2], p[3], false, last, nil, nil, wjson
 --@ lua/job/render.lua:58-100
           if not f then f = M.Job_fetch(jid) end
-          if not f[1] then do inl_99 = nil break end end
+          if not f[1] then do inl_93 = nil break end end
           if f[14] then
             M.Job_migrate(jid, f[14])
             f[14] = false
@@ -5357,80 +5216,80 @@ if #KEYS == 0 and #A >= 2 then
           local dependents = sets % 2 == 1 and rcall('SMEMBERS', dtk) or {}
           local dependencies = sets >= 2 and M.Job_encoded_members(rcall('SMEMBERS', dck)) or '{}'
           -- Numbers absent from the hash are left out, as cjson leaves out nil values.
-          local inl_100 repeat local v, whole = f[6]
+          local inl_94 repeat local v, whole = f[6]
 --@ lua/json.lua:16-23
             if v == '0' or v == '5' or v == '1' or v == '2' or v == '3' or v == '4' or v == '6'
                 or v == '7' or v == '8' or v == '9' then
-              do inl_100 = v break end
+              do inl_94 = v break end
             end
             local n = tonumber(v)
-            if n == nil then do inl_100 = nil break end end
+            if n == nil then do inl_94 = nil break end end
             if whole then n = floor(n) end
-            do inl_100 = encode(n) break end
+            do inl_94 = encode(n) break end
 --@ lua/job/render.lua:100-101
-          until true local priority = inl_100
-          local inl_101 repeat local v, whole = f[8]
+          until true local priority = inl_94
+          local inl_95 repeat local v, whole = f[8]
 --@ lua/json.lua:16-23
             if v == '0' or v == '5' or v == '1' or v == '2' or v == '3' or v == '4' or v == '6'
                 or v == '7' or v == '8' or v == '9' then
-              do inl_101 = v break end
+              do inl_95 = v break end
             end
             local n = tonumber(v)
-            if n == nil then do inl_101 = nil break end end
+            if n == nil then do inl_95 = nil break end end
             if whole then n = floor(n) end
-            do inl_101 = encode(n) break end
+            do inl_95 = encode(n) break end
 --@ lua/job/render.lua:101-102
-          until true local retries = inl_101
-          local inl_102 repeat local v, whole = f[9], true
+          until true local retries = inl_95
+          local inl_96 repeat local v, whole = f[9], true
 --@ lua/json.lua:16-23
             if v == '0' or v == '5' or v == '1' or v == '2' or v == '3' or v == '4' or v == '6'
                 or v == '7' or v == '8' or v == '9' then
-              do inl_102 = v break end
+              do inl_96 = v break end
             end
             local n = tonumber(v)
-            if n == nil then do inl_102 = nil break end end
+            if n == nil then do inl_96 = nil break end end
             if whole then n = floor(n) end
-            do inl_102 = encode(n) break end
+            do inl_96 = encode(n) break end
 --@ lua/job/render.lua:102-105
-          until true local remaining = inl_102
+          until true local remaining = inl_96
           -- Every part as a statement of its own, so that the build can inline the helpers into
           -- pop's common path; then one concatenation expression builds the result in one step.
-          local inl_103 repeat local v = f[2]
+          local inl_97 repeat local v = f[2]
 --@ lua/json.lua:7-8
-            if v == false or v == nil then do inl_103 = 'false' break end end
-            do inl_103 = encode(v) break end
+            if v == false or v == nil then do inl_97 = 'false' break end end
+            do inl_97 = encode(v) break end
 --@ lua/job/render.lua:105-108
-          until true local klass = inl_103
+          until true local klass = inl_97
           local state = '"running"'
           if f[3] ~= 'running' then
-            local inl_104 repeat local v = f[3]
+            local inl_98 repeat local v = f[3]
 --@ lua/json.lua:7-8
-              if v == false or v == nil then do inl_104 = 'false' break end end
-              do inl_104 = encode(v) break end
+              if v == false or v == nil then do inl_98 = 'false' break end end
+              do inl_98 = encode(v) break end
 --@ lua/job/render.lua:108-112
-            until true state = inl_104
+            until true state = inl_98
           end
           local queue = qjson
           if not queue then
-            local inl_105 repeat local v = f[4]
+            local inl_99 repeat local v = f[4]
 --@ lua/json.lua:7-8
-              if v == false or v == nil then do inl_105 = 'false' break end end
-              do inl_105 = encode(v) break end
+              if v == false or v == nil then do inl_99 = 'false' break end end
+              do inl_99 = encode(v) break end
 --@ lua/job/render.lua:112-114
-            until true queue = inl_105
+            until true queue = inl_99
           end
-          local inl_106 repeat local v = f[10]
+          local inl_100 repeat local v = f[10]
 --@ lua/json.lua:7-8
-            if v == false or v == nil then do inl_106 = 'false' break end end
-            do inl_106 = encode(v) break end
+            if v == false or v == nil then do inl_100 = 'false' break end end
+            do inl_100 = encode(v) break end
 --@ lua/job/render.lua:114-115
-          until true local data = inl_106
-          local inl_107 repeat local v = f[13]
+          until true local data = inl_100
+          local inl_101 repeat local v = f[13]
 --@ lua/json.lua:7-8
-            if v == false or v == nil then do inl_107 = 'false' break end end
-            do inl_107 = encode(v) break end
+            if v == false or v == nil then do inl_101 = 'false' break end end
+            do inl_101 = encode(v) break end
 --@ lua/job/render.lua:115-123
-          until true local spawned = inl_107
+          until true local spawned = inl_101
           -- The history's brackets go into the one concatenation below (cjson writes {} for none).
           local history, hopen, hclose = '{}', '', ''
           if #hist > 0 then
@@ -5438,31 +5297,31 @@ if #KEYS == 0 and #A >= 2 then
           end
           local tags, failure = f[11], f[12]
           if tags ~= '{}' then
-            local inl_108 repeat local text = tags
+            local inl_102 repeat local text = tags
 --@ lua/job/render.lua:36-39
-              if not text or text == '{}' or text == '[]' then do inl_108 = '{}' break end end
+              if not text or text == '{}' or text == '[]' then do inl_102 = '{}' break end end
               local ok, v = pcall(decode, text)
-              if not ok or type(v) ~= 'table' then do inl_108 = '{}' break end end
-              do inl_108 = encode(v) break end
+              if not ok or type(v) ~= 'table' then do inl_102 = '{}' break end end
+              do inl_102 = encode(v) break end
 --@ lua/job/render.lua:123-126
-            until true tags = inl_108
+            until true tags = inl_102
           end
           if failure ~= '{}' then
-            local inl_109 repeat local text = failure
+            local inl_103 repeat local text = failure
 --@ lua/job/render.lua:36-39
-              if not text or text == '{}' or text == '[]' then do inl_109 = '{}' break end end
+              if not text or text == '{}' or text == '[]' then do inl_103 = '{}' break end end
               local ok, v = pcall(decode, text)
-              if not ok or type(v) ~= 'table' then do inl_109 = '{}' break end end
-              do inl_109 = encode(v) break end
+              if not ok or type(v) ~= 'table' then do inl_103 = '{}' break end end
+              do inl_103 = encode(v) break end
 --@ lua/job/render.lua:126-144
-            until true failure = inl_109
+            until true failure = inl_103
           end
           -- The extensions' fields, only on jobs that use them (docs/compatibility.md).
           local flow = ''
           if f[16] or f[17] or f[18] then
             flow = M.Job_flow_fields(f)
           end
-          do inl_99 = (wrap and '[{"jid":' or '{"jid":') .. encode(f[1]) .. ',"klass":' .. klass ..
+          do inl_93 = (wrap and '[{"jid":' or '{"jid":') .. encode(f[1]) .. ',"klass":' .. klass ..
             ',"state":' .. state .. ',"queue":' .. queue ..
             ',"worker":' .. (wjson or encode(f[5] or '')) .. ',"tracked":' .. (tracked and 'true' or 'false') ..
             ',"expires":' .. encode(tonumber(f[7]) or 0) .. ',"data":' .. data ..
@@ -5475,19 +5334,19 @@ if #KEYS == 0 and #A >= 2 then
             (remaining and ',"remaining":' or '') .. (remaining or '') .. flow ..
             (wrap and '}]' or '}') break end
 --@ lua/pop.lua:178-181
-        until true local text = inl_99
+        until true local text = inl_93
         parts[i] = text
       end
-      do local inl_110 repeat local parts = parts
+      do local inl_104 repeat local parts = parts
 --@ lua/json.lua:29-30
-        if #parts == 0 then do inl_110 = '{}' break end end
-        do inl_110 = '[' .. concat(parts, ',') .. ']' break end
+        if #parts == 0 then do inl_104 = '{}' break end end
+        do inl_104 = '[' .. concat(parts, ',') .. ']' break end
 --@ lua/pop.lua:181-181
-      until true inl_49 = inl_110 break end
---@ lua/api.lua:64-66
-    until true result = inl_49
+      until true inl_43 = inl_104 break end
+--@ lua/api.lua:67-69
+    until true result = inl_43
   elseif cmd == 'complete' then
-    local inl_111 repeat local now = now
+    local inl_105 repeat local now = now
 --@ lua/job/complete.lua:16-26
       local jid, worker, queue, data = A[3], A[4], A[5], A[6]
       if jid == nil then error('Job(): no jid provided') end
@@ -5499,23 +5358,23 @@ if #KEYS == 0 and #A >= 2 then
       local nextq, delay, depends = nil, 0, nil
       -- Options are read only when given (most completes have none: no table is made).
       if #A > 6 then
-        local inl_112 repeat local first, last = 7, #A
+        local inl_106 repeat local first, last = 7, #A
 --@ lua/job/put.lua:6-8
           local opts = {}
           for i = first, last - 1, 2 do opts[A[i]] = A[i + 1] end
-          do inl_112 = opts break end
+          do inl_106 = opts break end
 --@ lua/job/complete.lua:26-29
-        until true local opts = inl_112
+        until true local opts = inl_106
         nextq = opts.next
         if opts.delay ~= nil then
-          local inl_113 repeat local v = opts.delay
+          local inl_107 repeat local v = opts.delay
 --@ lua/num.lua:6-9
             local n = tonumber(v)
             -- n - n is 0 for every finite number, and nan for nan and for +-inf.
-            if n and n - n == 0 then do inl_113 = n break end end
-            do inl_113 = nil break end
+            if n and n - n == 0 then do inl_107 = n break end end
+            do inl_107 = nil break end
 --@ lua/job/complete.lua:29-84
-          until true delay = inl_113
+          until true delay = inl_107
           if delay == nil then error('assertion failed!') end
         end
         if opts.depends ~= nil then
@@ -5570,17 +5429,17 @@ if #KEYS == 0 and #A >= 2 then
       else
         cfg = false
       end
-      local inl_114 repeat local t = now
+      local inl_108 repeat local t = now
 --@ lua/num.lua:14-14
-       do inl_114 = format('%.20f', t) break end
+       do inl_108 = format('%.20f', t) break end
 --@ lua/job/complete.lua:84-85
-      until true local tstr = inl_114
-      local inl_115 repeat local t, tstr = now, tstr
+      until true local tstr = inl_108
+      local inl_109 repeat local t, tstr = now, tstr
 --@ lua/num.lua:21-22
-        if tstr and t >= 0 and t < 1e14 then do inl_115 = tstr:sub(1, -22) break end end
-        do inl_115 = tostring(floor(t)) break end
+        if tstr and t >= 0 and t < 1e14 then do inl_109 = tstr:sub(1, -22) break end end
+        do inl_109 = tostring(floor(t)) break end
 --@ lua/job/complete.lua:85-86
-      until true local whole = inl_115
+      until true local whole = inl_109
       repeat local jid, when, what_json, extra, legacy, whole = jid, now, '"done"', nil, f[4] or false, whole
 --@ lua/job/history.lua:36-42
         if legacy == nil then legacy = rcall('HGET', 'ql:j:' .. jid, 'history') end
@@ -5589,12 +5448,12 @@ if #KEYS == 0 and #A >= 2 then
         -- as JSON text already (the hot callers build {"q":...} / {"worker":...} themselves).
         local entry
         if not whole then
-          local inl_116 repeat local t, tstr = when
+          local inl_110 repeat local t, tstr = when
 --@ lua/num.lua:21-22
-            if tstr and t >= 0 and t < 1e14 then do inl_116 = tstr:sub(1, -22) break end end
-            do inl_116 = tostring(floor(t)) break end
+            if tstr and t >= 0 and t < 1e14 then do inl_110 = tstr:sub(1, -22) break end end
+            do inl_110 = tostring(floor(t)) break end
 --@ lua/job/history.lua:42-54
-          until true whole = inl_116
+          until true whole = inl_110
         end
         if extra == nil then
           entry = '[' .. whole .. ',' .. what_json .. ']'
@@ -5606,33 +5465,33 @@ if #KEYS == 0 and #A >= 2 then
         local len = rcall('RPUSH', hk, entry)
         -- No cap trims a list of two entries or fewer, so the config is read only beyond that.
         if len < 3 then do break end end
-        local inl_117 repeat local name, fallback = 'max-job-history', 100
+        local inl_111 repeat local name, fallback = 'max-job-history', 100
 --@ lua/config.lua:29-30
-          if cfg == false then do inl_117 = fallback break end end
-          local inl_118 repeat local name = name
+          if cfg == false then do inl_111 = fallback break end end
+          local inl_112 repeat local name = name
 --@ lua/config.lua:15-22
-            if cfg == false then do inl_118 = false break end end
+            if cfg == false then do inl_112 = false break end end
             if cfg == nil then cfg = {} end
             local v = cfg[name]
             if v == nil then
               v = rcall('HGET', 'ql:config', name)
               cfg[name] = v
             end
-            do inl_118 = v break end
+            do inl_112 = v break end
 --@ lua/config.lua:30-31
-          until true local raw = inl_118
-          local inl_119 repeat local v = raw
+          until true local raw = inl_112
+          local inl_113 repeat local v = raw
 --@ lua/num.lua:6-9
             local n = tonumber(v)
             -- n - n is 0 for every finite number, and nan for nan and for +-inf.
-            if n and n - n == 0 then do inl_119 = n break end end
-            do inl_119 = nil break end
+            if n and n - n == 0 then do inl_113 = n break end end
+            do inl_113 = nil break end
 --@ lua/config.lua:31-33
-          until true local n = inl_119
-          if n == nil then do inl_117 = fallback break end end
-          do inl_117 = n break end
+          until true local n = inl_113
+          if n == nil then do inl_111 = fallback break end end
+          do inl_111 = n break end
 --@ lua/job/history.lua:54-67
-        until true local cap = inl_117
+        until true local cap = inl_111
         cap = floor(cap)
         if cap >= 3 then
           if len > cap then
@@ -5658,56 +5517,181 @@ if #KEYS == 0 and #A >= 2 then
       until true
       repeat local now, kind, queue, v = now, 'run', queue, now - (tonumber(f[5]) or now)
 --@ lua/stats.lua:68-68
-        local inl_120 repeat local t = now
+        local inl_114 repeat local t = now
 --@ lua/stats.lua:12-12
-         do inl_120 = t - (t % 86400) break end
+         do inl_114 = t - (t % 86400) break end
 --@ lua/stats.lua:68-69
-        until true local day = inl_120
-        local inl_121 repeat local kind, day, queue = kind, day, queue
+        until true local day = inl_114
+        local inl_115 repeat local kind, day, queue = kind, day, queue
 --@ lua/stats.lua:19-22
           if day >= 1 and day < 1e14 then
-            do inl_121 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end
+            do inl_115 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end
           end
-          do inl_121 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
+          do inl_115 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
 --@ lua/stats.lua:69-70
-        until true local k = inl_121
-        local inl_122 repeat local v = v
+        until true local k = inl_115
+        local inl_116 repeat local v = v
 --@ lua/stats.lua:43-50
           local f = floor(v)
           if f < 60 then
-            if f >= 1 then do inl_122 = format('s%d', f) break end end
-            do inl_122 = 's' .. f break end
+            if f >= 1 then do inl_116 = format('s%d', f) break end end
+            do inl_116 = 's' .. f break end
           end
-          if f < 3600 then do inl_122 = format('m%d', floor(f / 60)) break end end
-          if f < 86400 then do inl_122 = format('h%d', floor(f / 3600)) break end end
-          do inl_122 = 'd' .. floor(f / 86400) break end
+          if f < 3600 then do inl_116 = format('m%d', floor(f / 60)) break end end
+          if f < 86400 then do inl_116 = format('h%d', floor(f / 3600)) break end end
+          do inl_116 = 'd' .. floor(f / 86400) break end
 --@ lua/stats.lua:70-72
-        until true local bin = inl_122
+        until true local bin = inl_116
         local cur = rcall('HMGET', k, 'total', 'mean', 'vk', bin)
-        local inl_123, inl_124, inl_125 repeat local total, mean, vk, v = tonumber(cur[1]), tonumber(cur[2]), tonumber(cur[3]), v
+        local inl_117, inl_118, inl_119 repeat local total, mean, vk, v = tonumber(cur[1]), tonumber(cur[2]), tonumber(cur[3]), v
 --@ lua/stats.lua:56-61
-          if total == nil then do inl_123, inl_124, inl_125 = 1, v, 0 break end end
+          if total == nil then do inl_117, inl_118, inl_119 = 1, v, 0 break end end
           mean, vk = mean or 0, vk or 0
           total = total + 1
           local old = mean
           mean = old + (v - old) / total
-          do inl_123, inl_124, inl_125 = total, mean, vk + (v - mean) * (v - old) break end
+          do inl_117, inl_118, inl_119 = total, mean, vk + (v - mean) * (v - old) break end
 --@ lua/stats.lua:72-74
-        until true local total, mean, vk = inl_123, inl_124, inl_125
+        until true local total, mean, vk = inl_117, inl_118, inl_119
         rcall('HSET', k, 'total', total, 'mean', mean, 'vk', vk, bin, (tonumber(cur[4]) or 0) + 1)
         if total == 1 then M.Stats_expire(k, now, day) end
---@ lua/job/complete.lua:88-93
+--@ lua/job/complete.lua:88-102
       until true
       rcall('ZREM', 'ql:w:' .. worker .. ':jobs', jid)
       if special and rcall('ZSCORE', 'ql:tracked', jid) then
         rcall('PUBLISH', 'ql:' .. 'completed', jid)
       end
-      repeat local queue = queue
---@ lua/job/state.lua:15-18
-        -- cfg false: the call found no config hash, so no queue has a cap. Config.number would
-        -- say so too; asking here first spares building the field's name on every complete.
-        if not queue or cfg == false then do break end end
-        local inl_126 repeat local name, fallback = queue .. '-max-concurrency', 0
+      -- The job gives back its throttles and lets the next job of its ordering key start.
+      local okey, ttl_s = nil, nil
+      if f[7] then
+        okey, ttl_s = M.Job_flow_leave(now, jid, queue, f[7])
+      end
+      local retries = f[6] or 0
+      if nextq ~= nil then
+        rcall('PUBLISH', 'ql:' .. 'log',
+          encode({ jid = jid, event = 'advanced', queue = queue, to = nextq }))
+        repeat local jid, when, what_json, extra, legacy, whole = jid, now, '"put"', '{"q":' .. encode(nextq) .. '}', false, whole
+--@ lua/job/history.lua:36-42
+          if legacy == nil then legacy = rcall('HGET', 'ql:j:' .. jid, 'history') end
+          if legacy then M.Job_migrate(jid, legacy) end
+          -- The text cjson would write for [floor(when), what, extra]; `extra` may also be given
+          -- as JSON text already (the hot callers build {"q":...} / {"worker":...} themselves).
+          local entry
+          if not whole then
+            local inl_120 repeat local t, tstr = when
+--@ lua/num.lua:21-22
+              if tstr and t >= 0 and t < 1e14 then do inl_120 = tstr:sub(1, -22) break end end
+              do inl_120 = tostring(floor(t)) break end
+--@ lua/job/history.lua:42-54
+            until true whole = inl_120
+          end
+          if extra == nil then
+            entry = '[' .. whole .. ',' .. what_json .. ']'
+          else
+            if type(extra) ~= 'string' then extra = encode(extra) end
+            entry = '[' .. whole .. ',' .. what_json .. ',' .. extra .. ']'
+          end
+          local hk = 'ql:j:' .. jid .. '-history'
+          local len = rcall('RPUSH', hk, entry)
+          -- No cap trims a list of two entries or fewer, so the config is read only beyond that.
+          if len < 3 then do break end end
+          local inl_121 repeat local name, fallback = 'max-job-history', 100
+--@ lua/config.lua:29-30
+            if cfg == false then do inl_121 = fallback break end end
+            local inl_122 repeat local name = name
+--@ lua/config.lua:15-22
+              if cfg == false then do inl_122 = false break end end
+              if cfg == nil then cfg = {} end
+              local v = cfg[name]
+              if v == nil then
+                v = rcall('HGET', 'ql:config', name)
+                cfg[name] = v
+              end
+              do inl_122 = v break end
+--@ lua/config.lua:30-31
+            until true local raw = inl_122
+            local inl_123 repeat local v = raw
+--@ lua/num.lua:6-9
+              local n = tonumber(v)
+              -- n - n is 0 for every finite number, and nan for nan and for +-inf.
+              if n and n - n == 0 then do inl_123 = n break end end
+              do inl_123 = nil break end
+--@ lua/config.lua:31-33
+            until true local n = inl_123
+            if n == nil then do inl_121 = fallback break end end
+            do inl_121 = n break end
+--@ lua/job/history.lua:54-67
+          until true local cap = inl_121
+          cap = floor(cap)
+          if cap >= 3 then
+            if len > cap then
+              local first = rcall('LPOP', hk)
+              rcall('LTRIM', hk, 1 - cap, -1)
+              rcall('LPUSH', hk, first)
+            end
+          elseif cap == 1 and len >= 3 then
+            -- N = 1 keeps the first entry and drops the second one on every append.
+            local first = rcall('LPOP', hk)
+            rcall('LPOP', hk)
+            rcall('LPUSH', hk, first)
+          end
+--@ lua/job/complete.lua:102-103
+        until true
+        local inl_124 repeat local now, tstr = now, tstr
+--@ lua/num.lua:30-31
+          if now >= 1 then do inl_124 = tstr break end end
+          do inl_124 = now break end
+--@ lua/job/complete.lua:103-131
+        until true local now_arg = inl_124
+        rcall('ZADD', 'ql:queues', 'NX', now_arg, nextq)
+        rcall('HSET', jk, 'data', data, 'time', tstr, 'state', 'waiting', 'worker', '',
+          'failure', '{}', 'queue', nextq, 'expires', '0', 'remaining', retries)
+        local flow = f[7]
+        if delay > 0 and (depends == nil or #depends == 0) then
+          if flow then M.Job_enter(now, jid, queue, nextq, f[7], okey, ttl_s, 0, false) end
+          rcall('ZADD', 'ql:q:' .. nextq .. '-scheduled', now + delay, jid)
+          do inl_105 = 'scheduled' break end
+        end
+        local linked = 0
+        for _, d in ipairs(depends or {}) do
+          if M.Job_link(jid, d) then linked = linked + 1 end
+        end
+        if linked > 0 then
+          if flow then M.Job_enter(now, jid, queue, nextq, f[7], okey, ttl_s, 0, false) end
+          rcall('ZADD', 'ql:q:' .. nextq .. '-depends', now, jid)
+          rcall('HSET', jk, 'state', 'depends')
+          if delay > 0 then rcall('HSET', jk, 'scheduled', now + delay) end
+          do inl_105 = 'depends' break end
+        end
+        local priority = tonumber(f[8]) or 0
+        if flow then
+          if M.Job_enter(now, jid, queue, nextq, f[7], okey, ttl_s, priority, true) then
+            do inl_105 = 'throttled' break end
+          end
+          do inl_105 = 'waiting' break end
+        end
+        repeat local queue, jid, priority, t = nextq, jid, priority, now
+--@ lua/job/state.lua:7-8
+          local score = priority - (t / 10000000000)  -- the work-set score (protocol 2.8)
+          rcall('ZADD', 'ql:q:' .. queue .. '-work', score, jid)
+--@ lua/job/complete.lua:131-138
+        until true
+        do inl_105 = 'waiting' break end
+      end
+      rcall('PUBLISH', 'ql:' .. 'log',
+        '{"jid":' .. encode(jid) .. ',"event":"completed","queue":' .. encode(queue) .. '}')
+      rcall('HSET', jk, 'data', data, 'time', tstr, 'state', 'complete', 'worker', '',
+        'failure', '{}', 'queue', '', 'expires', '0', 'remaining', retries)
+      local inl_125 repeat local now, tstr = now, tstr
+--@ lua/num.lua:30-31
+        if now >= 1 then do inl_125 = tstr break end end
+        do inl_125 = now break end
+--@ lua/job/complete.lua:138-140
+      until true local now_arg = inl_125
+      rcall('ZADD', 'ql:completed', now_arg, jid)
+      repeat local now = now
+--@ lua/job/complete.lua:152-152
+        local inl_126 repeat local name, fallback = 'jobs-history', 604800
 --@ lua/config.lua:29-30
           if cfg == false then do inl_126 = fallback break end end
           local inl_127 repeat local name = name
@@ -5732,214 +5716,35 @@ if #KEYS == 0 and #A >= 2 then
           until true local n = inl_128
           if n == nil then do inl_126 = fallback break end end
           do inl_126 = n break end
---@ lua/job/state.lua:18-19
-        until true local cap = inl_126
-        if cap > 0 then repeat local queue = queue
---@ lua/wake.lua:9-14
-          if not wake or wake == queue then
-            wake = queue
-            do break end
-          end
-          if type(wake) == 'string' then wake = { [wake] = true } end
-          wake[queue] = true
---@ lua/job/state.lua:19-19
-        until true end
---@ lua/job/complete.lua:93-103
-      until true
-      -- The job gives back its throttles and lets the next job of its ordering key start.
-      local okey, ttl_s = nil, nil
-      if f[7] then
-        okey, ttl_s = M.Job_flow_leave(now, jid, queue, f[7])
-      end
-      local retries = f[6] or 0
-      if nextq ~= nil then
-        rcall('PUBLISH', 'ql:' .. 'log',
-          encode({ jid = jid, event = 'advanced', queue = queue, to = nextq }))
-        repeat local jid, when, what_json, extra, legacy, whole = jid, now, '"put"', '{"q":' .. encode(nextq) .. '}', false, whole
---@ lua/job/history.lua:36-42
-          if legacy == nil then legacy = rcall('HGET', 'ql:j:' .. jid, 'history') end
-          if legacy then M.Job_migrate(jid, legacy) end
-          -- The text cjson would write for [floor(when), what, extra]; `extra` may also be given
-          -- as JSON text already (the hot callers build {"q":...} / {"worker":...} themselves).
-          local entry
-          if not whole then
-            local inl_129 repeat local t, tstr = when
---@ lua/num.lua:21-22
-              if tstr and t >= 0 and t < 1e14 then do inl_129 = tstr:sub(1, -22) break end end
-              do inl_129 = tostring(floor(t)) break end
---@ lua/job/history.lua:42-54
-            until true whole = inl_129
-          end
-          if extra == nil then
-            entry = '[' .. whole .. ',' .. what_json .. ']'
-          else
-            if type(extra) ~= 'string' then extra = encode(extra) end
-            entry = '[' .. whole .. ',' .. what_json .. ',' .. extra .. ']'
-          end
-          local hk = 'ql:j:' .. jid .. '-history'
-          local len = rcall('RPUSH', hk, entry)
-          -- No cap trims a list of two entries or fewer, so the config is read only beyond that.
-          if len < 3 then do break end end
-          local inl_130 repeat local name, fallback = 'max-job-history', 100
+--@ lua/job/complete.lua:152-153
+        until true local age = inl_126
+        local inl_129 repeat local name, fallback = 'jobs-history-count', 50000
 --@ lua/config.lua:29-30
-            if cfg == false then do inl_130 = fallback break end end
-            local inl_131 repeat local name = name
+          if cfg == false then do inl_129 = fallback break end end
+          local inl_130 repeat local name = name
 --@ lua/config.lua:15-22
-              if cfg == false then do inl_131 = false break end end
-              if cfg == nil then cfg = {} end
-              local v = cfg[name]
-              if v == nil then
-                v = rcall('HGET', 'ql:config', name)
-                cfg[name] = v
-              end
-              do inl_131 = v break end
---@ lua/config.lua:30-31
-            until true local raw = inl_131
-            local inl_132 repeat local v = raw
---@ lua/num.lua:6-9
-              local n = tonumber(v)
-              -- n - n is 0 for every finite number, and nan for nan and for +-inf.
-              if n and n - n == 0 then do inl_132 = n break end end
-              do inl_132 = nil break end
---@ lua/config.lua:31-33
-            until true local n = inl_132
-            if n == nil then do inl_130 = fallback break end end
-            do inl_130 = n break end
---@ lua/job/history.lua:54-67
-          until true local cap = inl_130
-          cap = floor(cap)
-          if cap >= 3 then
-            if len > cap then
-              local first = rcall('LPOP', hk)
-              rcall('LTRIM', hk, 1 - cap, -1)
-              rcall('LPUSH', hk, first)
-            end
-          elseif cap == 1 and len >= 3 then
-            -- N = 1 keeps the first entry and drops the second one on every append.
-            local first = rcall('LPOP', hk)
-            rcall('LPOP', hk)
-            rcall('LPUSH', hk, first)
-          end
---@ lua/job/complete.lua:103-104
-        until true
-        local inl_133 repeat local now, tstr = now, tstr
---@ lua/num.lua:30-31
-          if now >= 1 then do inl_133 = tstr break end end
-          do inl_133 = now break end
---@ lua/job/complete.lua:104-132
-        until true local now_arg = inl_133
-        rcall('ZADD', 'ql:queues', 'NX', now_arg, nextq)
-        rcall('HSET', jk, 'data', data, 'time', tstr, 'state', 'waiting', 'worker', '',
-          'failure', '{}', 'queue', nextq, 'expires', '0', 'remaining', retries)
-        local flow = f[7]
-        if delay > 0 and (depends == nil or #depends == 0) then
-          if flow then M.Job_enter(now, jid, queue, nextq, f[7], okey, ttl_s, 0, false) end
-          rcall('ZADD', 'ql:q:' .. nextq .. '-scheduled', now + delay, jid)
-          do inl_111 = 'scheduled' break end
-        end
-        local linked = 0
-        for _, d in ipairs(depends or {}) do
-          if M.Job_link(jid, d) then linked = linked + 1 end
-        end
-        if linked > 0 then
-          if flow then M.Job_enter(now, jid, queue, nextq, f[7], okey, ttl_s, 0, false) end
-          rcall('ZADD', 'ql:q:' .. nextq .. '-depends', now, jid)
-          rcall('HSET', jk, 'state', 'depends')
-          if delay > 0 then rcall('HSET', jk, 'scheduled', now + delay) end
-          do inl_111 = 'depends' break end
-        end
-        local priority = tonumber(f[8]) or 0
-        if flow then
-          if M.Job_enter(now, jid, queue, nextq, f[7], okey, ttl_s, priority, true) then
-            do inl_111 = 'throttled' break end
-          end
-          do inl_111 = 'waiting' break end
-        end
-        repeat local queue, jid, priority, t = nextq, jid, priority, now
---@ lua/job/state.lua:7-9
-          local score = priority - (t / 10000000000)  -- the work-set score (protocol 2.8)
-          rcall('ZADD', 'ql:q:' .. queue .. '-work', score, jid)
-          repeat local queue = queue
---@ lua/wake.lua:9-14
-            if not wake or wake == queue then
-              wake = queue
-              do break end
-            end
-            if type(wake) == 'string' then wake = { [wake] = true } end
-            wake[queue] = true
---@ lua/job/state.lua:9-9
-          until true
---@ lua/job/complete.lua:132-139
-        until true
-        do inl_111 = 'waiting' break end
-      end
-      rcall('PUBLISH', 'ql:' .. 'log',
-        '{"jid":' .. encode(jid) .. ',"event":"completed","queue":' .. encode(queue) .. '}')
-      rcall('HSET', jk, 'data', data, 'time', tstr, 'state', 'complete', 'worker', '',
-        'failure', '{}', 'queue', '', 'expires', '0', 'remaining', retries)
-      local inl_134 repeat local now, tstr = now, tstr
---@ lua/num.lua:30-31
-        if now >= 1 then do inl_134 = tstr break end end
-        do inl_134 = now break end
---@ lua/job/complete.lua:139-141
-      until true local now_arg = inl_134
-      rcall('ZADD', 'ql:completed', now_arg, jid)
-      repeat local now = now
---@ lua/job/complete.lua:153-153
-        local inl_135 repeat local name, fallback = 'jobs-history', 604800
---@ lua/config.lua:29-30
-          if cfg == false then do inl_135 = fallback break end end
-          local inl_136 repeat local name = name
---@ lua/config.lua:15-22
-            if cfg == false then do inl_136 = false break end end
+            if cfg == false then do inl_130 = false break end end
             if cfg == nil then cfg = {} end
             local v = cfg[name]
             if v == nil then
               v = rcall('HGET', 'ql:config', name)
               cfg[name] = v
             end
-            do inl_136 = v break end
+            do inl_130 = v break end
 --@ lua/config.lua:30-31
-          until true local raw = inl_136
-          local inl_137 repeat local v = raw
+          until true local raw = inl_130
+          local inl_131 repeat local v = raw
 --@ lua/num.lua:6-9
             local n = tonumber(v)
             -- n - n is 0 for every finite number, and nan for nan and for +-inf.
-            if n and n - n == 0 then do inl_137 = n break end end
-            do inl_137 = nil break end
+            if n and n - n == 0 then do inl_131 = n break end end
+            do inl_131 = nil break end
 --@ lua/config.lua:31-33
-          until true local n = inl_137
-          if n == nil then do inl_135 = fallback break end end
-          do inl_135 = n break end
---@ lua/job/complete.lua:153-154
-        until true local age = inl_135
-        local inl_138 repeat local name, fallback = 'jobs-history-count', 50000
---@ lua/config.lua:29-30
-          if cfg == false then do inl_138 = fallback break end end
-          local inl_139 repeat local name = name
---@ lua/config.lua:15-22
-            if cfg == false then do inl_139 = false break end end
-            if cfg == nil then cfg = {} end
-            local v = cfg[name]
-            if v == nil then
-              v = rcall('HGET', 'ql:config', name)
-              cfg[name] = v
-            end
-            do inl_139 = v break end
---@ lua/config.lua:30-31
-          until true local raw = inl_139
-          local inl_140 repeat local v = raw
---@ lua/num.lua:6-9
-            local n = tonumber(v)
-            -- n - n is 0 for every finite number, and nan for nan and for +-inf.
-            if n and n - n == 0 then do inl_140 = n break end end
-            do inl_140 = nil break end
---@ lua/config.lua:31-33
-          until true local n = inl_140
-          if n == nil then do inl_138 = fallback break end end
-          do inl_138 = n break end
---@ lua/job/complete.lua:154-168
-        until true local keep = inl_138
+          until true local n = inl_131
+          if n == nil then do inl_129 = fallback break end end
+          do inl_129 = n break end
+--@ lua/job/complete.lua:153-167
+        until true local keep = inl_129
         keep = floor(keep)
         local old = rcall('ZRANGEBYSCORE', 'ql:completed', '0', now - age, 'LIMIT', '0', '100')
         if #old > 0 then
@@ -5954,17 +5759,17 @@ if #KEYS == 0 and #A >= 2 then
           for _, j in ipairs(rcall('ZRANGE', 'ql:completed', 0, excess - 1)) do M.Job_delete(j) end
           rcall('ZREMRANGEBYRANK', 'ql:completed', 0, excess - 1)
         end
---@ lua/job/complete.lua:141-146
+--@ lua/job/complete.lua:140-145
       until true
       if special then
         local dependents = rcall('SMEMBERS', dk)
         if #dependents > 0 then M.Job_release_dependents(now, jid, dependents) end
       end
-      do inl_111 = 'complete' break end
---@ lua/api.lua:66-68
-    until true result = inl_111
+      do inl_105 = 'complete' break end
+--@ lua/api.lua:69-71
+    until true result = inl_105
   elseif cmd == 'heartbeat' then
-    local inl_141 repeat local now = now
+    local inl_132 repeat local now = now
 --@ lua/job/lease.lua:10-17
       local jid, worker, data = A[3], A[4], A[5]
       if jid == nil then error('Job(): no jid provided') end
@@ -5973,58 +5778,58 @@ if #KEYS == 0 and #A >= 2 then
       if data ~= nil then decoded = decode(data) end
       local f = rcall('HMGET', 'ql:j:' .. jid, 'worker', 'state', 'queue')
       local queue = f[3] or ''
-      local inl_142 repeat local queue = queue
+      local inl_133 repeat local queue = queue
 --@ lua/config.lua:39-39
-        local inl_143 repeat local name = queue .. '-heartbeat'
+        local inl_134 repeat local name = queue .. '-heartbeat'
 --@ lua/config.lua:15-22
-          if cfg == false then do inl_143 = false break end end
+          if cfg == false then do inl_134 = false break end end
           if cfg == nil then cfg = {} end
           local v = cfg[name]
           if v == nil then
             v = rcall('HGET', 'ql:config', name)
             cfg[name] = v
           end
-          do inl_143 = v break end
+          do inl_134 = v break end
 --@ lua/config.lua:39-40
-        until true local raw = inl_143
-        local inl_144 repeat local v = raw
+        until true local raw = inl_134
+        local inl_135 repeat local v = raw
 --@ lua/num.lua:6-9
           local n = tonumber(v)
           -- n - n is 0 for every finite number, and nan for nan and for +-inf.
-          if n and n - n == 0 then do inl_144 = n break end end
-          do inl_144 = nil break end
+          if n and n - n == 0 then do inl_135 = n break end end
+          do inl_135 = nil break end
 --@ lua/config.lua:40-42
-        until true local n = inl_144
-        if n ~= nil then do inl_142 = n break end end
-        do local inl_145 repeat local name, fallback = 'heartbeat', 60
+        until true local n = inl_135
+        if n ~= nil then do inl_133 = n break end end
+        do local inl_136 repeat local name, fallback = 'heartbeat', 60
 --@ lua/config.lua:29-30
-          if cfg == false then do inl_145 = fallback break end end
-          local inl_146 repeat local name = name
+          if cfg == false then do inl_136 = fallback break end end
+          local inl_137 repeat local name = name
 --@ lua/config.lua:15-22
-            if cfg == false then do inl_146 = false break end end
+            if cfg == false then do inl_137 = false break end end
             if cfg == nil then cfg = {} end
             local v = cfg[name]
             if v == nil then
               v = rcall('HGET', 'ql:config', name)
               cfg[name] = v
             end
-            do inl_146 = v break end
+            do inl_137 = v break end
 --@ lua/config.lua:30-31
-          until true local raw = inl_146
-          local inl_147 repeat local v = raw
+          until true local raw = inl_137
+          local inl_138 repeat local v = raw
 --@ lua/num.lua:6-9
             local n = tonumber(v)
             -- n - n is 0 for every finite number, and nan for nan and for +-inf.
-            if n and n - n == 0 then do inl_147 = n break end end
-            do inl_147 = nil break end
+            if n and n - n == 0 then do inl_138 = n break end end
+            do inl_138 = nil break end
 --@ lua/config.lua:31-33
-          until true local n = inl_147
-          if n == nil then do inl_145 = fallback break end end
-          do inl_145 = n break end
+          until true local n = inl_138
+          if n == nil then do inl_136 = fallback break end end
+          do inl_136 = n break end
 --@ lua/config.lua:42-42
-        until true inl_142 = inl_145 break end
+        until true inl_133 = inl_136 break end
 --@ lua/job/lease.lua:17-35
-      until true local lock = inl_142
+      until true local lock = inl_133
       local expires = now + lock
       if not f[1] then error('Heartbeat(): Job ' .. jid .. ' does not exist') end
       if f[2] ~= 'running' then
@@ -6042,11 +5847,11 @@ if #KEYS == 0 and #A >= 2 then
       rcall('ZADD', 'ql:w:' .. worker .. ':jobs', expires, jid)
       rcall('ZADD', 'ql:workers', now, worker)
       rcall('ZADD', 'ql:q:' .. queue .. '-locks', expires, jid)
-      do inl_141 = expires break end
---@ lua/api.lua:68-70
-    until true result = inl_141
+      do inl_132 = expires break end
+--@ lua/api.lua:71-73
+    until true result = inl_132
   elseif cmd == 'fail' then
-    local inl_148 repeat local now = now
+    local inl_139 repeat local now = now
 --@ lua/job/fail_retry.lua:12-30
       local jid, worker, group, message, data = A[3], A[4], A[5], A[6], A[7]
       if jid == nil then error('Job(): no jid provided') end
@@ -6069,11 +5874,11 @@ if #KEYS == 0 and #A >= 2 then
       repeat local jid, channel, tracked = jid, 'failed'
 --@ lua/job/fields.lua:32-33
         if tracked == nil then
-          local inl_149 repeat local jid = jid
+          local inl_140 repeat local jid = jid
 --@ lua/job/fields.lua:27-27
-           do inl_149 = rcall('ZSCORE', 'ql:tracked', jid) ~= false break end
+           do inl_140 = rcall('ZSCORE', 'ql:tracked', jid) ~= false break end
 --@ lua/job/fields.lua:33-35
-          until true tracked = inl_149
+          until true tracked = inl_140
         end
         if tracked then rcall('PUBLISH', 'ql:' .. channel, jid) end
 --@ lua/job/fail_retry.lua:30-32
@@ -6087,12 +5892,12 @@ if #KEYS == 0 and #A >= 2 then
         -- as JSON text already (the hot callers build {"q":...} / {"worker":...} themselves).
         local entry
         if not whole then
-          local inl_150 repeat local t, tstr = when
+          local inl_141 repeat local t, tstr = when
 --@ lua/num.lua:21-22
-            if tstr and t >= 0 and t < 1e14 then do inl_150 = tstr:sub(1, -22) break end end
-            do inl_150 = tostring(floor(t)) break end
+            if tstr and t >= 0 and t < 1e14 then do inl_141 = tstr:sub(1, -22) break end end
+            do inl_141 = tostring(floor(t)) break end
 --@ lua/job/history.lua:42-54
-          until true whole = inl_150
+          until true whole = inl_141
         end
         if extra == nil then
           entry = '[' .. whole .. ',' .. what_json .. ']'
@@ -6104,33 +5909,33 @@ if #KEYS == 0 and #A >= 2 then
         local len = rcall('RPUSH', hk, entry)
         -- No cap trims a list of two entries or fewer, so the config is read only beyond that.
         if len < 3 then do break end end
-        local inl_151 repeat local name, fallback = 'max-job-history', 100
+        local inl_142 repeat local name, fallback = 'max-job-history', 100
 --@ lua/config.lua:29-30
-          if cfg == false then do inl_151 = fallback break end end
-          local inl_152 repeat local name = name
+          if cfg == false then do inl_142 = fallback break end end
+          local inl_143 repeat local name = name
 --@ lua/config.lua:15-22
-            if cfg == false then do inl_152 = false break end end
+            if cfg == false then do inl_143 = false break end end
             if cfg == nil then cfg = {} end
             local v = cfg[name]
             if v == nil then
               v = rcall('HGET', 'ql:config', name)
               cfg[name] = v
             end
-            do inl_152 = v break end
+            do inl_143 = v break end
 --@ lua/config.lua:30-31
-          until true local raw = inl_152
-          local inl_153 repeat local v = raw
+          until true local raw = inl_143
+          local inl_144 repeat local v = raw
 --@ lua/num.lua:6-9
             local n = tonumber(v)
             -- n - n is 0 for every finite number, and nan for nan and for +-inf.
-            if n and n - n == 0 then do inl_153 = n break end end
-            do inl_153 = nil break end
+            if n and n - n == 0 then do inl_144 = n break end end
+            do inl_144 = nil break end
 --@ lua/config.lua:31-33
-          until true local n = inl_153
-          if n == nil then do inl_151 = fallback break end end
-          do inl_151 = n break end
+          until true local n = inl_144
+          if n == nil then do inl_142 = fallback break end end
+          do inl_142 = n break end
 --@ lua/job/history.lua:54-67
-        until true local cap = inl_151
+        until true local cap = inl_142
         cap = floor(cap)
         if cap >= 3 then
           if len > cap then
@@ -6148,19 +5953,19 @@ if #KEYS == 0 and #A >= 2 then
       until true
       repeat local now, when, queue, field, by, field2, by2 = now, now, queue, 'failures', 1, 'failed', 1
 --@ lua/stats.lua:119-119
-        local inl_154 repeat local t = when
+        local inl_145 repeat local t = when
 --@ lua/stats.lua:12-12
-         do inl_154 = t - (t % 86400) break end
+         do inl_145 = t - (t % 86400) break end
 --@ lua/stats.lua:119-120
-        until true local day = inl_154
-        local inl_155 repeat local kind, day, queue = 'stats', day, queue
+        until true local day = inl_145
+        local inl_146 repeat local kind, day, queue = 'stats', day, queue
 --@ lua/stats.lua:19-22
           if day >= 1 and day < 1e14 then
-            do inl_155 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end
+            do inl_146 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end
           end
-          do inl_155 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
+          do inl_146 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
 --@ lua/stats.lua:120-123
-        until true local k = inl_155
+        until true local k = inl_146
         rcall('HINCRBY', k, field, by)
         if field2 then rcall('HINCRBY', k, field2, by2) end
         M.Stats_expire(k, now, day)
@@ -6172,83 +5977,39 @@ if #KEYS == 0 and #A >= 2 then
         rcall('ZREM', qk .. '-locks', jid)
         if not exist or exist % 2 == 1 then rcall('ZREM', qk .. '-work', jid) end
         if not exist or exist % 4 >= 2 then rcall('ZREM', qk .. '-scheduled', jid) end
---@ lua/job/fail_retry.lua:34-35
-      until true
-      repeat local queue = queue
---@ lua/job/state.lua:15-18
-        -- cfg false: the call found no config hash, so no queue has a cap. Config.number would
-        -- say so too; asking here first spares building the field's name on every complete.
-        if not queue or cfg == false then do break end end
-        local inl_156 repeat local name, fallback = queue .. '-max-concurrency', 0
---@ lua/config.lua:29-30
-          if cfg == false then do inl_156 = fallback break end end
-          local inl_157 repeat local name = name
---@ lua/config.lua:15-22
-            if cfg == false then do inl_157 = false break end end
-            if cfg == nil then cfg = {} end
-            local v = cfg[name]
-            if v == nil then
-              v = rcall('HGET', 'ql:config', name)
-              cfg[name] = v
-            end
-            do inl_157 = v break end
---@ lua/config.lua:30-31
-          until true local raw = inl_157
-          local inl_158 repeat local v = raw
---@ lua/num.lua:6-9
-            local n = tonumber(v)
-            -- n - n is 0 for every finite number, and nan for nan and for +-inf.
-            if n and n - n == 0 then do inl_158 = n break end end
-            do inl_158 = nil break end
---@ lua/config.lua:31-33
-          until true local n = inl_158
-          if n == nil then do inl_156 = fallback break end end
-          do inl_156 = n break end
---@ lua/job/state.lua:18-19
-        until true local cap = inl_156
-        if cap > 0 then repeat local queue = queue
---@ lua/wake.lua:9-14
-          if not wake or wake == queue then
-            wake = queue
-            do break end
-          end
-          if type(wake) == 'string' then wake = { [wake] = true } end
-          wake[queue] = true
---@ lua/job/state.lua:19-19
-        until true end
---@ lua/job/fail_retry.lua:35-39
+--@ lua/job/fail_retry.lua:34-38
       until true
       if f[5] or f[6] then M.Job_leave(now, jid, queue, f[5], f[6] or nil) end
       if decoded ~= nil and decoded ~= false then rcall('HSET', 'ql:j:' .. jid, 'data', encode(decoded)) end
       repeat local jid, group, failure = jid, group,
         { group = group, message = message, when = floor(now), worker = worker }
---@ lua/job/state.lua:33-36
+--@ lua/job/state.lua:22-25
         rcall('HSET', 'ql:j:' .. jid, 'state', 'failed', 'worker', '', 'expires', '',
           'failure', encode(failure))
         rcall('SADD', 'ql:failures', group)
         rcall('LPUSH', 'ql:f:' .. group, jid)
---@ lua/job/fail_retry.lua:39-40
+--@ lua/job/fail_retry.lua:38-39
       until true
-      do inl_148 = jid break end
---@ lua/api.lua:70-72
-    until true result = inl_148
+      do inl_139 = jid break end
+--@ lua/api.lua:73-75
+    until true result = inl_139
   elseif cmd == 'retry' then
-    local inl_159 repeat local now = now
---@ lua/job/fail_retry.lua:53-59
+    local inl_147 repeat local now = now
+--@ lua/job/fail_retry.lua:52-58
       local jid, queue, worker, delay_s, group, message = A[3], A[4], A[5], A[6], A[7], A[8]
       if jid == nil then error('Job(): no jid provided') end
       if queue == nil then error('Retry(): Arg "queue" missing') end
       if worker == nil then error('Retry(): Arg "worker" missing') end
       local delay = 0
       if delay_s ~= nil then
-        local inl_160 repeat local v = delay_s
+        local inl_148 repeat local v = delay_s
 --@ lua/num.lua:6-9
           local n = tonumber(v)
           -- n - n is 0 for every finite number, and nan for nan and for +-inf.
-          if n and n - n == 0 then do inl_160 = n break end end
-          do inl_160 = nil break end
---@ lua/job/fail_retry.lua:59-78
-        until true delay = inl_160
+          if n and n - n == 0 then do inl_148 = n break end end
+          do inl_148 = nil break end
+--@ lua/job/fail_retry.lua:58-83
+        until true delay = inl_148
         if delay == nil then error('Retry(): Arg "delay" not a number: ' .. delay_s) end
       end
       local f = rcall('HMGET', 'ql:j:' .. jid, 'state', 'worker', 'queue', 'priority', 'history',
@@ -6267,50 +6028,6 @@ if #KEYS == 0 and #A >= 2 then
       rcall('HDEL', jk, 'grace')
       rcall('ZREM', 'ql:q:' .. (f[3] or '') .. '-locks', jid)
       rcall('ZREM', 'ql:w:' .. worker .. ':jobs', jid)
-      repeat local queue = f[3]
---@ lua/job/state.lua:15-18
-        -- cfg false: the call found no config hash, so no queue has a cap. Config.number would
-        -- say so too; asking here first spares building the field's name on every complete.
-        if not queue or cfg == false then do break end end
-        local inl_161 repeat local name, fallback = queue .. '-max-concurrency', 0
---@ lua/config.lua:29-30
-          if cfg == false then do inl_161 = fallback break end end
-          local inl_162 repeat local name = name
---@ lua/config.lua:15-22
-            if cfg == false then do inl_162 = false break end end
-            if cfg == nil then cfg = {} end
-            local v = cfg[name]
-            if v == nil then
-              v = rcall('HGET', 'ql:config', name)
-              cfg[name] = v
-            end
-            do inl_162 = v break end
---@ lua/config.lua:30-31
-          until true local raw = inl_162
-          local inl_163 repeat local v = raw
---@ lua/num.lua:6-9
-            local n = tonumber(v)
-            -- n - n is 0 for every finite number, and nan for nan and for +-inf.
-            if n and n - n == 0 then do inl_163 = n break end end
-            do inl_163 = nil break end
---@ lua/config.lua:31-33
-          until true local n = inl_163
-          if n == nil then do inl_161 = fallback break end end
-          do inl_161 = n break end
---@ lua/job/state.lua:18-19
-        until true local cap = inl_161
-        if cap > 0 then repeat local queue = queue
---@ lua/wake.lua:9-14
-          if not wake or wake == queue then
-            wake = queue
-            do break end
-          end
-          if type(wake) == 'string' then wake = { [wake] = true } end
-          wake[queue] = true
---@ lua/job/state.lua:19-19
-        until true end
---@ lua/job/fail_retry.lua:78-85
-      until true
       -- The job gives back its throttles: it takes them again when it is popped again, behind
       -- the jobs waiting for them. It keeps its ordering key's turn unless it fails here.
       if f[6] then M.Job_leave(now, jid, f[3], f[6], nil) end
@@ -6325,12 +6042,12 @@ if #KEYS == 0 and #A >= 2 then
           -- as JSON text already (the hot callers build {"q":...} / {"worker":...} themselves).
           local entry
           if not whole then
-            local inl_164 repeat local t, tstr = when
+            local inl_149 repeat local t, tstr = when
 --@ lua/num.lua:21-22
-              if tstr and t >= 0 and t < 1e14 then do inl_164 = tstr:sub(1, -22) break end end
-              do inl_164 = tostring(floor(t)) break end
+              if tstr and t >= 0 and t < 1e14 then do inl_149 = tstr:sub(1, -22) break end end
+              do inl_149 = tostring(floor(t)) break end
 --@ lua/job/history.lua:42-54
-            until true whole = inl_164
+            until true whole = inl_149
           end
           if extra == nil then
             entry = '[' .. whole .. ',' .. what_json .. ']'
@@ -6342,33 +6059,33 @@ if #KEYS == 0 and #A >= 2 then
           local len = rcall('RPUSH', hk, entry)
           -- No cap trims a list of two entries or fewer, so the config is read only beyond that.
           if len < 3 then do break end end
-          local inl_165 repeat local name, fallback = 'max-job-history', 100
+          local inl_150 repeat local name, fallback = 'max-job-history', 100
 --@ lua/config.lua:29-30
-            if cfg == false then do inl_165 = fallback break end end
-            local inl_166 repeat local name = name
+            if cfg == false then do inl_150 = fallback break end end
+            local inl_151 repeat local name = name
 --@ lua/config.lua:15-22
-              if cfg == false then do inl_166 = false break end end
+              if cfg == false then do inl_151 = false break end end
               if cfg == nil then cfg = {} end
               local v = cfg[name]
               if v == nil then
                 v = rcall('HGET', 'ql:config', name)
                 cfg[name] = v
               end
-              do inl_166 = v break end
+              do inl_151 = v break end
 --@ lua/config.lua:30-31
-            until true local raw = inl_166
-            local inl_167 repeat local v = raw
+            until true local raw = inl_151
+            local inl_152 repeat local v = raw
 --@ lua/num.lua:6-9
               local n = tonumber(v)
               -- n - n is 0 for every finite number, and nan for nan and for +-inf.
-              if n and n - n == 0 then do inl_167 = n break end end
-              do inl_167 = nil break end
+              if n and n - n == 0 then do inl_152 = n break end end
+              do inl_152 = nil break end
 --@ lua/config.lua:31-33
-            until true local n = inl_167
-            if n == nil then do inl_165 = fallback break end end
-            do inl_165 = n break end
+            until true local n = inl_152
+            if n == nil then do inl_150 = fallback break end end
+            do inl_150 = n break end
 --@ lua/job/history.lua:54-67
-          until true local cap = inl_165
+          until true local cap = inl_150
           cap = floor(cap)
           if cap >= 3 then
             if len > cap then
@@ -6382,7 +6099,7 @@ if #KEYS == 0 and #A >= 2 then
             rcall('LPOP', hk)
             rcall('LPUSH', hk, first)
           end
---@ lua/job/fail_retry.lua:85-93
+--@ lua/job/fail_retry.lua:83-91
         until true
         local failure
         if message ~= nil then
@@ -6394,42 +6111,42 @@ if #KEYS == 0 and #A >= 2 then
         repeat local jid, channel, tracked = jid, 'failed'
 --@ lua/job/fields.lua:32-33
           if tracked == nil then
-            local inl_168 repeat local jid = jid
+            local inl_153 repeat local jid = jid
 --@ lua/job/fields.lua:27-27
-             do inl_168 = rcall('ZSCORE', 'ql:tracked', jid) ~= false break end
+             do inl_153 = rcall('ZSCORE', 'ql:tracked', jid) ~= false break end
 --@ lua/job/fields.lua:33-35
-            until true tracked = inl_168
+            until true tracked = inl_153
           end
           if tracked then rcall('PUBLISH', 'ql:' .. channel, jid) end
---@ lua/job/fail_retry.lua:93-94
+--@ lua/job/fail_retry.lua:91-92
         until true
         repeat local jid, group, failure = jid, group, failure
---@ lua/job/state.lua:33-36
+--@ lua/job/state.lua:22-25
           rcall('HSET', 'ql:j:' .. jid, 'state', 'failed', 'worker', '', 'expires', '',
             'failure', encode(failure))
           rcall('SADD', 'ql:failures', group)
           rcall('LPUSH', 'ql:f:' .. group, jid)
---@ lua/job/fail_retry.lua:94-95
+--@ lua/job/fail_retry.lua:92-93
         until true
         repeat local now, when, queue, field, by, field2, by2 = now, now, queue, 'failures', 1, 'failed', 1
 --@ lua/stats.lua:119-119
-          local inl_169 repeat local t = when
+          local inl_154 repeat local t = when
 --@ lua/stats.lua:12-12
-           do inl_169 = t - (t % 86400) break end
+           do inl_154 = t - (t % 86400) break end
 --@ lua/stats.lua:119-120
-          until true local day = inl_169
-          local inl_170 repeat local kind, day, queue = 'stats', day, queue
+          until true local day = inl_154
+          local inl_155 repeat local kind, day, queue = 'stats', day, queue
 --@ lua/stats.lua:19-22
             if day >= 1 and day < 1e14 then
-              do inl_170 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end
+              do inl_155 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end
             end
-            do inl_170 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
+            do inl_155 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
 --@ lua/stats.lua:120-123
-          until true local k = inl_170
+          until true local k = inl_155
           rcall('HINCRBY', k, field, by)
           if field2 then rcall('HINCRBY', k, field2, by2) end
           M.Stats_expire(k, now, day)
---@ lua/job/fail_retry.lua:95-106
+--@ lua/job/fail_retry.lua:93-104
         until true
       else
         if delay > 0 then
@@ -6442,20 +6159,10 @@ if #KEYS == 0 and #A >= 2 then
           end
         else
           repeat local queue, jid, priority, t = queue, jid, tonumber(f[4]) or 0, now
---@ lua/job/state.lua:7-9
+--@ lua/job/state.lua:7-8
             local score = priority - (t / 10000000000)  -- the work-set score (protocol 2.8)
             rcall('ZADD', 'ql:q:' .. queue .. '-work', score, jid)
-            repeat local queue = queue
---@ lua/wake.lua:9-14
-              if not wake or wake == queue then
-                wake = queue
-                do break end
-              end
-              if type(wake) == 'string' then wake = { [wake] = true } end
-              wake[queue] = true
---@ lua/job/state.lua:9-9
-            until true
---@ lua/job/fail_retry.lua:106-114
+--@ lua/job/fail_retry.lua:104-112
           until true
           rcall('HSET', jk, 'state', 'waiting')
         end
@@ -6464,33 +6171,13 @@ if #KEYS == 0 and #A >= 2 then
             encode({ group = group, message = message, when = floor(now), worker = worker }))
         end
       end
-      do inl_159 = floor(remaining) break end
---@ lua/api.lua:72-77
-    until true result = inl_159
+      do inl_147 = floor(remaining) break end
+--@ lua/api.lua:75-90
+    until true result = inl_147
   else
     fast = false
   end
   if fast then
-    repeat
---@ lua/wake.lua:25-27
-      if not wake then do break end end
-      if type(wake) == 'string' then
-        repeat local queue = wake
---@ lua/wake.lua:19-19
-          rcall('PUBLISH', 'qlpy:wake:' .. queue, queue)
---@ lua/wake.lua:27-31
-        until true
-        do break end
-      end
-      for q in pairs(wake) do
-        repeat local queue = q
---@ lua/wake.lua:19-19
-          rcall('PUBLISH', 'qlpy:wake:' .. queue, queue)
---@ lua/wake.lua:31-32
-        until true
-      end
---@ lua/api.lua:77-88
-    until true
     return result
   end
 end
@@ -6501,34 +6188,14 @@ if cmd == nil then error('Must provide a command') end
 local command = M['Api_' .. (cmd)]
 if not command then error('Unknown command ' .. cmd) end
 if #A < 2 then error("bad argument #1 to 'tonumber' (value expected)") end
-local inl_171 repeat local v = A[2]
+local inl_156 repeat local v = A[2]
 --@ lua/num.lua:6-9
   local n = tonumber(v)
   -- n - n is 0 for every finite number, and nan for nan and for +-inf.
-  if n and n - n == 0 then do inl_171 = n break end end
-  do inl_171 = nil break end
---@ lua/api.lua:88-91
-until true local now = inl_171
+  if n and n - n == 0 then do inl_156 = n break end end
+  do inl_156 = nil break end
+--@ lua/api.lua:90-93
+until true local now = inl_156
 if now == nil then error('Arg "now" missing or not a number: nil') end
 local result = command(now)
-repeat
---@ lua/wake.lua:25-27
-  if not wake then do break end end
-  if type(wake) == 'string' then
-    repeat local queue = wake
---@ lua/wake.lua:19-19
-      rcall('PUBLISH', 'qlpy:wake:' .. queue, queue)
---@ lua/wake.lua:27-31
-    until true
-    do break end
-  end
-  for q in pairs(wake) do
-    repeat local queue = q
---@ lua/wake.lua:19-19
-      rcall('PUBLISH', 'qlpy:wake:' .. queue, queue)
---@ lua/wake.lua:31-32
-    until true
-  end
---@ lua/api.lua:91-92
-until true
 return result

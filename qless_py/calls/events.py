@@ -50,7 +50,7 @@ def channels(worker_name: str) -> list[str]:
 def deliveries(channel: str, payload: str) -> list[tuple[str, Any]]:
     """The callbacks a message goes to, as ``(event name, value)``, least specific first
     (``log`` before ``log.<event>``)."""
-    name = channel[3:]
+    name = channel[len(keys.PREFIX):]
     if name in JOB_EVENTS:
         return [(name, payload)]
     if name == "log":

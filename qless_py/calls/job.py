@@ -9,14 +9,13 @@ snapshot where its reply says how.
 
 from __future__ import annotations
 
-import importlib
 import json
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from qless_py import clock, codecs, keys
+from qless_py import clock, codecs, handlers, keys
 from qless_py.calls.base import Call
 from qless_py.errors import JobNotFoundError, LockLostError, QlessConnectionError, QlessError
 
@@ -77,15 +76,6 @@ def class_name(klass: type | str) -> str:
     return f"{klass.__module__}.{klass.__qualname__}"
 
 
-def import_class(name: str) -> Any:
-    """Import ``package.module.Class``; ImportError/AttributeError propagate."""
-    module_name, _, attr = name.rpartition(".")
-    if not module_name:
-        raise ImportError(f"{name!r} is not a dotted 'module.Class' name")
-    target: Any = importlib.import_module(module_name)
-    return getattr(target, attr)
-
-
 def json_list(reply: Any) -> list[Any]:
     """A reply holding a JSON array (``{}`` when empty) as a list."""
     return as_list(json.loads(reply))
@@ -119,16 +109,17 @@ class BaseJob:
     @property
     def klass(self) -> Any:
         """The job's class, imported now (ImportError / AttributeError propagate)."""
-        return import_class(self.klass_name)
+        return handlers.import_class(self.klass_name)
 
     @staticmethod
     def _import(name: str) -> Any:
-        """qless-py's name for :func:`import_class`."""
-        return import_class(name)
+        """qless-py's name for :func:`qless_py.handlers.import_class`."""
+        return handlers.import_class(name)
 
     @staticmethod
     def reload(name: str) -> None:
-        """qless-py API; classes are imported afresh by the worker, so nothing to do."""
+        """qless-py API: the next job of class ``name`` imports it afresh."""
+        handlers.forget(name)
 
     def encoded_data(self) -> str:
         """The data as stored, in the format it was read in (encoded now: a handler may

@@ -60,11 +60,11 @@ def _child_name(name: str | None, processes: int, index: int) -> str | None:
               show_default=True,
               help="Seconds to wait for a server reply before treating it as a connection "
               "error (then the worker logs, backs off and retries).")
-@click.option("--spin-us", type=click.IntRange(min=0, max=100_000), default=300,
+@click.option("--spin-us", type=click.IntRange(min=0, max=100_000), default=0,
               show_default=True,
               help="Microseconds a thread waits awake for each server reply before it "
-              "sleeps (0: sleep at once). Saves the wake-up, which costs tens of "
-              "microseconds on virtual machines, at the price of that CPU time.")
+              "sleeps (0: sleep at once). May save the wake-up from a sleep, at the "
+              "price of that CPU time; measure before turning it on.")
 @click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]),
               default="info", show_default=True,
               help="info logs one line per job start and end.")

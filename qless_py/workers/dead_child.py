@@ -25,14 +25,19 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the supervisor imports the client only when a child was killed
+    from qless_py import Client
+    from qless_py.job import Job
+    from qless_py.workers.worker import Worker
 
 log = logging.getLogger("qless_py.worker")
 
 TIMEOUT = 2.0  # seconds per reply at most: the supervisor must get back to its children
 
 
-def report(worker: Any) -> bytes:
+def report(worker: Worker) -> bytes:
     """What a child tells its supervisor about itself (its name, its server)."""
     endpoint = dataclasses.asdict(worker.transport.endpoint)
     return json.dumps({"name": worker.name, "url": worker.client.url,
@@ -65,14 +70,14 @@ def settle(info: dict[str, Any], pid: int, how: str, *, spend_retry: bool) -> No
         client.close()
 
 
-def _leased(client: Any, name: str) -> list[Any]:
+def _leased(client: Client, name: str) -> list[Job]:
     mine = client.workers[name]
     jids = [*mine.get("jobs", []), *mine.get("stalled", [])]
     jobs = client.jobs.get(*jids) if jids else []
     return [job for job in jobs if job.state == "running" and job.worker_name == name]
 
 
-def _settle_one(client: Any, name: str, job: Any, why: str, spend_retry: bool) -> str:
+def _settle_one(client: Client, name: str, job: Job, why: str, spend_retry: bool) -> str:
     """Retry or give back one job of the dead worker; a word on what became of it."""
     from qless_py import CoreError
     from qless_py.workers.giveback import give_back

@@ -23,9 +23,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from qless_py.workers import dead_child
-from qless_py.workers.base import Worker, dump_stacks
 from qless_py.workers.logs import flush_logs
 from qless_py.workers.signals import HANDLED, NUDGE, SignalPipe
+from qless_py.workers.worker import Worker, dump_stacks
 
 log = logging.getLogger("qless_py.worker")
 

@@ -1,9 +1,10 @@
 """Running one job: find its handler, call it in a clean directory, settle the outcome.
 
-The handler is the static method named after the job's queue on the job's class, else
-``process``. A handler that raises fails the job with group ``<queue>-<ExceptionName>`` and
-the traceback as message; one that returns without finishing the job completes it. A job
-whose lock was lost (its ``stop_event`` is set) is never completed or failed from here.
+The handler is found as ``Job.process`` finds it (``qless_py.handlers``: the same class
+import, the same failure groups when there is none). A handler that raises fails the job
+with group ``<queue>-<ExceptionName>`` and the traceback as message; one that returns
+without finishing the job completes it. A job whose lock was lost (its ``stop_event`` is
+set) is never completed or failed from here.
 
 A connection error never fails a job: when a core call the handler made failed on its
 connection (the worker's client reports each one here, on the handler's thread) and the
@@ -13,148 +14,28 @@ handler raised, or when a command that ends the lease may or may not have run, t
 
 from __future__ import annotations
 
-import contextlib
-import importlib
 import logging
-import os
-import shutil
 import threading
 import time
 import traceback
 from collections.abc import Callable
-from typing import Any
+from typing import Literal
 
 from qless_py import CoreError, QlessConnectionError, QlessError
+from qless_py.handlers import HandlerError, find_handler
+from qless_py.job import Job
 from qless_py.workers.logs import info_line
+from qless_py.workers.workdir import Workdir
 
 log = logging.getLogger("qless_py.worker")
 
-Handler = Callable[[Any], Any]
+# What became of a run: the state a handler left its job in (it finished the job itself),
+# the worker's completion or failure of it, or why the worker left it alone.
+Outcome = Literal["complete", "failed", "waiting", "scheduled", "depends", "canceled",
+                  "stalled", "finished", "lost", "stopped", "unsettled", "crashed"]
+_FINISHED: dict[str, Outcome] = {state: state for state in (
+    "complete", "failed", "waiting", "scheduled", "depends", "canceled", "stalled")}
 
-_classes: dict[str, Any] = {}
-
-
-class HandlerError(Exception):
-    """The job's handler could not be found; ``group_suffix`` names the failure group."""
-
-    def __init__(self, group_suffix: str, message: str) -> None:
-        super().__init__(message)
-        self.group_suffix = group_suffix
-
-
-def import_class(dotted: str) -> Any:
-    """The class named ``module.Class`` (cached per process)."""
-    found = _classes.get(dotted)
-    if found is None:
-        module_name, _, attr = dotted.rpartition(".")
-        if not module_name:
-            raise ImportError(f"job class {dotted!r} is not a dotted 'module.Class' name")
-        found = getattr(importlib.import_module(module_name), attr)
-        _classes[dotted] = found
-    return found
-
-
-def find_handler(job: Any) -> Handler:
-    """The queue-named static method of the job's class, else its ``process``."""
-    try:
-        klass = import_class(job.klass_name)
-    except Exception as exc:
-        # the client's Job.process convention: one group for every import failure
-        kind = "ImportError" if isinstance(exc, ImportError) else type(exc).__name__
-        raise HandlerError(kind, f"could not import {job.klass_name}:\n"
-                                 f"{traceback.format_exc()}") from exc
-    handler = getattr(klass, job.queue_name, None)
-    if not callable(handler):
-        handler = getattr(klass, "process", None)
-    if not callable(handler):
-        raise HandlerError("method-missing",
-                           f"{job.klass_name} has neither a {job.queue_name!r} nor a "
-                           "'process' method")
-    return handler  # type: ignore[no-any-return]
-
-
-def _signature(st: os.stat_result) -> tuple[int, int, int, int, int]:
-    """What changes when an entry is added to or removed from a directory."""
-    return (st.st_ino, st.st_mtime_ns, st.st_ctime_ns, st.st_nlink, st.st_size)
-
-
-class Workdir:
-    """A private, emptied-after-use directory for the jobs of one runner thread.
-
-    After a job, one ``stat`` usually proves the directory still empty: adding or removing
-    an entry changes its mtime/ctime, so an unchanged stat since it was last seen empty
-    means nothing happened in it. Timestamps may be coarse (a clock tick), so the stat is
-    trusted only when the directory's mtime was already 50 ms old when it was seen empty;
-    otherwise (and whenever anything differs) the directory is listed.
-    """
-
-    SETTLED = 0.05  # seconds: older than any filesystem timestamp granularity
-
-    def __init__(self, path: str, chdir: bool) -> None:
-        self.path, self.chdir = path, chdir
-        os.makedirs(path, exist_ok=True)
-        self.seen: tuple[int, int, int, int, int] | None = None
-        self._fd = -1  # the directory, open: fstat skips the path lookup stat would do
-        self._reopen()
-        self._remember(self._stat())
-
-    def enter(self) -> None:
-        if self.chdir:
-            try:
-                os.chdir(self.path)
-            except FileNotFoundError:  # a job removed it
-                os.makedirs(self.path, exist_ok=True)
-                os.chdir(self.path)
-
-    def clean(self) -> None:
-        """Empty the directory; one ``stat`` when the job left nothing behind."""
-        st = self._stat()
-        if st is not None and self.seen == _signature(st):
-            return
-        try:
-            with os.scandir(self.path) as entries:
-                dirty = next(entries, None) is not None
-        except FileNotFoundError:
-            dirty = True
-        if dirty:
-            shutil.rmtree(self.path, ignore_errors=True)
-            os.makedirs(self.path, exist_ok=True)
-        if dirty or st is None or st.st_nlink == 0:
-            # the directory at the path is another one now (made here, or by the job)
-            self._reopen()
-            st = self._stat()
-        self._remember(st)
-
-    def _reopen(self) -> None:
-        self._close()
-        with contextlib.suppress(OSError):  # no fd: the next clean lists the directory
-            self._fd = os.open(self.path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-
-    def _stat(self) -> os.stat_result | None:
-        """The open directory's stat. One a job removed has ``st_nlink`` 0, so it never
-        matches the signature of the directory last seen empty."""
-        if self._fd < 0:
-            return None
-        try:
-            return os.stat(self._fd)
-        except OSError:
-            return None
-
-    def _remember(self, st: os.stat_result | None) -> None:
-        """Note the empty directory's stat, if it is old enough to be trusted later."""
-        if st is not None and time.time() - st.st_mtime_ns / 1e9 > self.SETTLED:
-            self.seen = _signature(st)
-        else:
-            self.seen = None
-
-    def _close(self) -> None:
-        if self._fd >= 0:
-            os.close(self._fd)
-            self._fd = -1
-
-    def remove(self) -> None:
-        self._close()
-        shutil.rmtree(self.path, ignore_errors=True)
 
 
 def note_connection_error(exc: Exception) -> None:
@@ -182,7 +63,7 @@ def _connection_error_in(exc: BaseException) -> str | None:
     return None
 
 
-def _report(job: Any, verb: str, call: Callable[[], object], done: str) -> str:
+def _report(job: Job, verb: str, call: Callable[[], object], done: Outcome) -> Outcome:
     """Send the job's outcome (``call``) to the core; ``done`` if it took, else why not."""
     try:
         call()
@@ -199,7 +80,7 @@ def _report(job: Any, verb: str, call: Callable[[], object], done: str) -> str:
     return done
 
 
-def run_job(job: Any, workdir: Workdir | None) -> str:
+def run_job(job: Job, workdir: Workdir | None) -> Outcome:
     """Run ``job``; return what became of it (complete, failed, lost, stopped, unsettled...)."""
     queue, started = job.queue_name, time.monotonic()
     info_line(log, "start %s queue=%s klass=%s", job.jid, queue, job.klass_name)
@@ -209,10 +90,10 @@ def run_job(job: Any, workdir: Workdir | None) -> str:
     return outcome
 
 
-def _run(job: Any, workdir: Workdir | None) -> str:
+def _run(job: Job, workdir: Workdir | None) -> Outcome:
     queue = job.queue_name
     try:
-        handler = find_handler(job)
+        handler = find_handler(job.klass_name, queue)
     except HandlerError as exc:
         log.error("job %s: %s", job.jid, exc)
         return _settle(job, exc, f"{queue}-{exc.group_suffix}", str(exc), [])
@@ -234,8 +115,8 @@ def _run(job: Any, workdir: Workdir | None) -> str:
     return _settle(job, raised, f"{queue}-{type(raised).__name__}", text, errors)
 
 
-def _settle(job: Any, raised: BaseException | None, group: str, text: str,
-            errors: list[str]) -> str:
+def _settle(job: Job, raised: BaseException | None, group: str, text: str,
+            errors: list[str]) -> Outcome:
     """Settle the job after its handler returned (``raised`` None) or raised.
 
     Whatever the handler did to the job comes first: a job it finished stays as it is, one
@@ -249,7 +130,7 @@ def _settle(job: Any, raised: BaseException | None, group: str, text: str,
         if raised is not None:
             log.error("job %s raised %s after its handler had made it %s; it stays %s\n%s",
                       jid, type(raised).__name__, job.state, job.state, text)
-        return str(getattr(job, "state", "finished"))
+        return _FINISHED.get(job.state, "finished")
     if job.settling is not None:
         log.warning("job %s: its %s may or may not have run (the connection dropped); "
                     "left to the worker's adoption, which completes nothing twice", jid,

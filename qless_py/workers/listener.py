@@ -1,32 +1,57 @@
-"""The worker's pub/sub thread: wake-ups for its queues and notices for its own jobs.
+"""The worker's notice thread: new work, changed schedules, and news of its own jobs.
 
-It subscribes to ``qlpy:wake:<queue>`` for every queue (the core publishes there when work
-becomes poppable, but only while someone listens) and to ``ql:w:<worker>`` (``lock_lost``
-and ``canceled`` notices for jobs this worker holds). The subscription is confirmed before
-``start()`` returns, so a worker that pops afterwards cannot miss a wake-up.
+The core sends workers no message of its own: a server with qless_py workers carries
+exactly the pub/sub traffic qless-core would. The listener learns of new work from the
+server's key-change notices instead (client-side-caching invalidations in broadcast mode,
+Redis/Valkey 6+): its connection asks for ``CLIENT TRACKING ON REDIRECT <its own id>
+BCAST PREFIX ...`` on the keys whose writes can make a job poppable (each queue's work
+set, ``ql:paused_queues``, ``ql:config``, and the lock set of a queue with a concurrency
+cap) and on those whose writes move a due time (the scheduled and recurring sets). The
+server then sends the names of written keys to this connection alone, as messages on
+``__redis__:invalidate``; they never pass through PUBLISH, so pattern subscribers do not
+see them. It also subscribes to ``ql:w:<worker>`` (``lock_lost`` and ``canceled`` notices
+for jobs this worker holds).
+
+A notice of work wakes one idle runner at once, unless it is no news to the process
+(``Waker.is_news``: a pop's own removal from a work set is a write too, and the runner
+whose pop's reply came after the write reads the queues again anyway). A write to a capped
+queue's lock set alone (a pop, a heartbeat, a job leaving) wakes a runner only if a slot
+is free and a job waits: one pipelined read of plain commands (``lookout``). A job
+therefore costs each idle process of its queue at most one empty pop.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
 import threading
 import time
-import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
-from qless_py.resp import NOTHING, Connection, ConnectionFailed, ReplyError, Transport, pack
+from qless_py import keys
+from qless_py.resp import (
+    NOTHING,
+    Arg,
+    Connection,
+    ConnectionFailed,
+    ReplyError,
+    Transport,
+    pack,
+)
+from qless_py.workers.lookout import look
 
 log = logging.getLogger("qless_py.worker")
 
-WAKE_PREFIX = "qlpy:wake:"
 INVALIDATE = "__redis__:invalidate"
 IDLE_PING = 30.0  # seconds of silence after which the subscription connection is checked
+CAP = "-max-concurrency"  # config field suffix: <queue>-max-concurrency
+
+# What a write to a tracked key means.
+WORK, SLOTS, SCHEDULE, PAUSED, CONFIG = "work", "slots", "schedule", "paused", "config"
 
 
-def _disjoint(prefixes: list[str]) -> list[str]:
+def _disjoint(prefixes: Collection[str]) -> list[str]:
     """Drop prefixes covered by a shorter one (the server refuses overlapping prefixes)."""
     kept: list[str] = []
     for prefix in sorted(set(prefixes), key=len):
@@ -35,43 +60,44 @@ def _disjoint(prefixes: list[str]) -> list[str]:
     return kept
 
 
-def wake_channel(queue: str) -> str:
-    return WAKE_PREFIX + queue
-
-
-def worker_channel(worker: str) -> str:
-    return "ql:w:" + worker
-
-
 def _text(value: Any) -> str:
     return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
 
 
-class Listener:
-    """Runs one pub/sub connection in a daemon thread.
+class _Resubscribe(Exception):
+    """The set of keys to track changed (a queue got or lost its cap): connect again."""
 
-    ``on_wake(queue)`` runs for every wake-up, ``on_notice(jid, event)`` for every
-    ``lock_lost``/``canceled`` notice on the worker channel, and ``on_reconnect()`` after
-    the subscription was re-established (wake-ups may have been missed meanwhile).
+
+class Listener:
+    """Runs one notice connection in a daemon thread.
+
+    ``on_work()`` runs when a queue may have a job to pop, ``on_schedule()`` when a due
+    time may have moved, ``on_notice(jid, event)`` for every ``lock_lost``/``canceled``
+    notice on the worker channel, and ``on_reconnect()`` after every (re)subscription
+    (notices may have been missed meanwhile). ``is_news(position)`` says whether a notice
+    of work at that position of the stream (``position()``) is news to the process;
+    ``mark()`` is what a runner compares positions with.
     """
 
     def __init__(self, transport: Transport, queues: Sequence[str], worker: str, *,
-                 on_wake: Callable[[str], None],
+                 on_work: Callable[[], None],
+                 is_news: Callable[[int], bool],
                  on_notice: Callable[[str, str], None],
                  on_reconnect: Callable[[], None],
-                 on_schedule: Callable[[], None] | None = None) -> None:
+                 on_schedule: Callable[[], None]) -> None:
         self._transport = transport
-        self._on_schedule = on_schedule
-        self._prefixes = _disjoint([f"ql:q:{q}{suffix}" for q in queues
-                                    for suffix in ("-scheduled", "-recur")])
+        self._queues = list(dict.fromkeys(queues))
+        self._worker_channel = keys.worker_channel(worker)
+        self._on_work, self._on_schedule = on_work, on_schedule
+        self._is_news = is_news
+        self._on_notice, self._on_reconnect = on_notice, on_reconnect
         self.tracking = False
-        # the private channel only lets stop() interrupt a blocking wait
-        self._stop_channel = f"qlpy:listener:{uuid.uuid4().hex}"
-        self._channels = [wake_channel(q) for q in queues] + [worker_channel(worker),
-                                                               self._stop_channel]
-        self._worker_channel = worker_channel(worker)
-        self._on_wake, self._on_notice = on_wake, on_notice
-        self._on_reconnect = on_reconnect
+        self._caps: dict[str, float] = {}  # queue -> its max-concurrency, when above 0
+        self._meaning: dict[bytes, tuple[str, str]] = {}  # tracked key -> (kind, queue)
+        self._conn: Connection | None = None
+        self._base = 0  # bytes received on the connections before the current one
+        self._count_lock = threading.Lock()  # see mark()
+        self._marked = -1  # the highest mark handed out
         self._stop = threading.Event()
         self._subscribed = threading.Event()
         self._thread = threading.Thread(target=self._run, name="qless-listener", daemon=True)
@@ -81,43 +107,58 @@ class Listener:
         return self._subscribed.is_set()
 
     def start(self, timeout: float = 5.0) -> bool:
-        """Start the thread and wait up to ``timeout`` s for every subscription (0: no wait).
+        """Start the thread and wait up to ``timeout`` s for the subscription (0: no wait).
 
         Every (re)subscription calls ``on_reconnect``, so callers that do not wait lose no
-        wake-up: whatever was published before it is found by the pop that follows."""
+        work: whatever was written before it is found by the pop that follows."""
         self._thread.start()
         return self._subscribed.wait(timeout)
 
     def stop(self, timeout: float = 2.0) -> None:
-        """End the thread; a message on its private channel interrupts its wait at once."""
+        """End the thread; shutting its socket down interrupts its wait at once."""
         self._stop.set()
+        conn = self._conn
+        if conn is not None:
+            conn.interrupt()
         if self._thread.is_alive():
-            with contextlib.suppress(Exception):
-                self._transport.call("PUBLISH", self._stop_channel, b"stop")
             self._thread.join(timeout)
 
+    # -- the thread ----------------------------------------------------------------------
     def _run(self) -> None:
         delay = 0.1
         first = True
         while not self._stop.is_set():
             conn = self._transport.new_connection()
+            conn.count_lock = self._count_lock
+            with self._count_lock:
+                # Positions go on past every mark handed out: bytes a mark counted that the
+                # old connection never delivered must not make new notices look old.
+                if self._conn is not None:
+                    self._base = max(self._base + self._conn.received, self._marked + 1)
+                self._conn = conn
             try:
-                tracked = self._on_schedule is not None and self._track(conn)
+                self._caps = self._read_caps()
+                tracked = self._track(conn)
                 self._subscribe(conn, [INVALIDATE] if tracked else [])
                 if not first:
-                    log.warning("listener: subscribed again")
+                    log.info("listener: subscribed again")
                 # Runners may have found nothing and gone to sleep before the subscription
-                # (the worker does not wait for it): wake-ups sent meanwhile were missed,
+                # (the worker does not wait for it): notices sent meanwhile were missed,
                 # so every runner pops once more.
                 self._on_reconnect()
+                self._subscribed.set()
                 first, delay = False, 0.1
                 self._pump(conn)
+            except _Resubscribe:
+                continue
             except (ConnectionFailed, OSError) as exc:
                 self._subscribed.clear()
+                if self._stop.is_set():
+                    break
                 log.warning("listener: connection problem (%s); retrying in %.1fs", exc, delay)
                 self._stop.wait(delay)
                 delay = min(delay * 2, 5.0)
-            except Exception:  # a bug here must not silently end wake-ups
+            except Exception:  # a bug here must not silently end the notices
                 self._subscribed.clear()
                 log.exception("listener: unexpected error; restarting in %.1fs", delay)
                 self._stop.wait(delay)
@@ -125,30 +166,51 @@ class Listener:
             finally:
                 conn.close()
 
-    def _track(self, conn: Connection) -> bool:
-        """Ask the server to tell this connection when a scheduled or recur set changes.
+    def _read_caps(self) -> dict[str, float]:
+        """The queues with a concurrency cap (their lock sets are tracked too)."""
+        fields = [name + CAP for name in self._queues]
+        values = self._transport.call("HMGET", keys.CONFIG, *fields)
+        caps: dict[str, float] = {}
+        for name, value in zip(self._queues, values, strict=True):
+            try:
+                cap = float(value) if value is not None else 0.0
+            except ValueError:
+                continue
+            if cap > 0:
+                caps[name] = cap
+        return caps
 
-        Client-side-caching invalidations in broadcast mode (Redis/Valkey 6+), redirected to
-        the subscription connection itself: every write to a key starting with
-        ``ql:q:<queue>-scheduled`` or ``-recur`` (put with a delay, a new recurring job, ...)
-        sends the key name on ``__redis__:invalidate``. Without it such jobs are found at the
-        next safety check; with it the worker re-reads its due times at once.
+    def _track(self, conn: Connection) -> bool:
+        """Ask the server to tell this connection about writes to the keys that matter.
+
+        Without it (a server before 6.0, an ACL, a proxy) the worker finds new work and
+        new schedules only at its safety interval, and says so.
         """
+        meaning: dict[bytes, tuple[str, str]] = {
+            keys.PAUSED.encode(): (PAUSED, ""), keys.CONFIG.encode(): (CONFIG, "")}
+        for name in self._queues:
+            meaning[keys.queue(name, keys.WORK).encode()] = (WORK, name)
+            meaning[keys.queue(name, keys.SCHEDULED).encode()] = (SCHEDULE, name)
+            meaning[keys.queue(name, keys.RECUR).encode()] = (SCHEDULE, name)
+            if name in self._caps:
+                meaning[keys.queue(name, keys.LOCKS).encode()] = (SLOTS, name)
+        self._meaning = meaning
         client_id = conn.call("CLIENT", "ID")
-        args: list[Any] = ["CLIENT", "TRACKING", "ON", "REDIRECT", client_id, "BCAST"]
-        for prefix in self._prefixes:
+        args: list[Arg] = ["CLIENT", "TRACKING", "ON", "REDIRECT", client_id, "BCAST"]
+        for prefix in _disjoint([name.decode() for name in meaning]):
             args += ["PREFIX", prefix]
         try:
             conn.call(*args)
         except ReplyError as exc:
-            log.info("listener: no key tracking (%s); new schedules are found at the "
-                     "next safety check", exc)
+            log.warning("listener: the server refuses key tracking (%s); new work is found "
+                        "at the safety interval only", exc)
+            self.tracking = False
             return False
         self.tracking = True
         return True
 
     def _subscribe(self, conn: Connection, extra: list[str]) -> None:
-        channels = self._channels + extra
+        channels = [self._worker_channel, *extra]
         conn.send(pack(["SUBSCRIBE", *channels]))
         pending = set(channels)
         deadline = time.monotonic() + 10.0
@@ -162,7 +224,6 @@ class Listener:
                 pending.discard(_text(message[1]))
             else:
                 self._dispatch(message)
-        self._subscribed.set()
 
     def _pump(self, conn: Connection) -> None:
         while not self._stop.is_set():
@@ -172,13 +233,16 @@ class Listener:
             else:  # a long silence: make sure the connection is still alive
                 conn.send(pack(["PING"]))
 
+    # -- messages ------------------------------------------------------------------------
     def _dispatch(self, message: Any) -> None:
         if isinstance(message, ReplyError):
             raise ConnectionFailed(f"subscription refused: {message}")
         if _kind(message) != "message":
             return  # subscribe confirmations, pongs
         channel = _text(message[1])
-        if channel == self._worker_channel:
+        if channel == INVALIDATE:
+            self._written(message[2])
+        elif channel == self._worker_channel:
             try:
                 notice = json.loads(_text(message[2]))
                 jid, event = str(notice["jid"]), str(notice["event"])
@@ -186,10 +250,53 @@ class Listener:
                 log.warning("listener: unreadable notice %r", message[2])
                 return
             self._on_notice(jid, event)
-        elif channel.startswith(WAKE_PREFIX):
-            self._on_wake(channel[len(WAKE_PREFIX):])
-        elif channel == INVALIDATE and self._on_schedule is not None:
-            self._on_schedule()
+
+    def _written(self, names: list[bytes] | None) -> None:
+        """Tracked keys were written (``None``: the whole database was flushed)."""
+        if names is None:
+            meanings = [(CONFIG, "")]
+        else:
+            meanings = [self._meaning[name] for name in names if name in self._meaning]
+        kinds = {kind for kind, _ in meanings}
+        if CONFIG in kinds:
+            caps = self._read_caps()
+            if caps.keys() != self._caps.keys():
+                raise _Resubscribe  # the reconnection wakes every runner
+            self._caps = caps
+        if kinds & {SCHEDULE, CONFIG}:
+            self._on_schedule()  # a config change may move lock expiries too
+        if kinds & {PAUSED, CONFIG}:
+            self._on_work()
+        elif WORK in kinds:
+            if self._is_news(self.position()):
+                self._on_work()
+        elif SLOTS in kinds:
+            capped = [queue for kind, queue in meanings if kind == SLOTS]
+            if look(self._transport, capped, self._caps, due=False).poppable:
+                self._on_work()
+
+    @property
+    def caps(self) -> dict[str, float]:
+        """The worker's queues with a concurrency cap, and the cap."""
+        return self._caps
+
+    def position(self) -> int:
+        """How many bytes the notice connections have delivered so far."""
+        conn = self._conn
+        return self._base + (conn.received if conn is not None else 0)
+
+    def mark(self) -> int:
+        """How far the server's notices to this listener reached at this moment, read or
+        not (on a local socket, everything the server sent before the reply the caller
+        just received). Taken from another thread: the lock keeps a read of the
+        listener's and the count of its bytes together."""
+        with self._count_lock:
+            conn = self._conn
+            if conn is None:
+                return -1
+            mark = self._base + conn.received + conn.waiting_bytes()
+            self._marked = max(self._marked, mark)
+            return mark
 
 
 def _kind(message: Any) -> str:

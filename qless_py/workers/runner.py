@@ -1,221 +1,249 @@
 """A runner thread's loop: reserve, run, settle; sleep until work may be there.
 
-Runners pop a small batch when jobs are short, register every popped job for heartbeats,
-and, when idle, wait for a wake-up, a schedule change or the earliest due time of their
-queues (one pipelined read), capped by the worker's safety interval.
+Runners pop a small batch when jobs are short, register every popped job with the lease
+registry, and, when idle, wait for the listener's notice of new work, a schedule change or
+the earliest due time of their queues (one pipelined read, ``lookout``), capped by the
+worker's safety interval.
+
+A runner sees its worker through ``Host``: the worker's state (stopping, paused), the jobs
+adoption took, its job budget and outcome count, adoption, and its reads of the queues.
+Everything else it is handed: its settings, the waker, the lease registry, its reserver
+and its work directory.
 """
 
 from __future__ import annotations
 
 import logging
-import threading
 import time
 from collections import deque
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import Literal, Protocol
 
 from qless_py import QlessConnectionError, QlessError, clock
+from qless_py.job import Job
 from qless_py.reservers import Reserver
-from qless_py.workers.jobrun import Workdir, run_job
+from qless_py.workers.jobrun import Outcome, run_job
+from qless_py.workers.leases import Leases
 from qless_py.workers.logs import flush_logs
-
-if TYPE_CHECKING:
-    from qless_py.workers.base import Worker
+from qless_py.workers.lookout import Look
+from qless_py.workers.waker import Waker
+from qless_py.workers.workdir import Workdir
 
 log = logging.getLogger("qless_py.worker")
 
 BATCH_WINDOW = 0.02  # pop a batch only if it is expected to run within this many seconds
 
+Stop = Literal["now", "drain"]  # TERM/INT: give jobs back; QUIT, burst, max-jobs: end them
 
-class Waker:
-    """Generation counters: waiters sleep until one moves past the value they saw.
 
-    ``generation`` moves when there may be work to pop (or the worker's state changed);
-    ``schedules`` moves when a due time may have changed (only the due times are re-read).
-    """
+class Host(Protocol):
+    """What a runner asks of the worker it runs in."""
 
-    def __init__(self) -> None:
-        self._cond = threading.Condition()
-        self.generation = 0
-        self.schedules = 0
+    @property
+    def stopping(self) -> Stop | None: ...
 
-    def notify(self) -> None:
-        """Wake every runner (state changes: stop, resume, reconnection)."""
-        with self._cond:
-            self.generation += 1
-            self._cond.notify_all()
+    @property
+    def paused(self) -> bool: ...
 
-    def notify_one(self) -> None:
-        """Wake one idle runner (a wake-up from the core, or the baton passed on).
+    @property
+    def adoption_due(self) -> bool:
+        """An adoption round was asked for and none is running."""
 
-        A runner that finds work passes the baton to the next idle one, so one wake-up
-        costs a process at most one empty pop however many threads sleep.
-        """
-        with self._cond:
-            self.generation += 1
-            self._cond.notify()
+    def adopted(self) -> Job | None:
+        """A job adoption took (leased to this worker, known to no run), to run next."""
 
-    def notify_schedule(self) -> None:
-        with self._cond:
-            self.schedules += 1
-            self._cond.notify_all()
+    def budget(self) -> int | None:
+        """How many more jobs may be popped before the worker recycles (None: no limit)."""
 
-    def wait(self, seen: int, timeout: float | None, schedules: int | None = None) -> None:
-        with self._cond:
-            if self.generation == seen and (schedules is None or self.schedules == schedules):
-                self._cond.wait(timeout)
+    def count(self, outcome: Outcome) -> None:
+        """A run ended with ``outcome``."""
+
+    def adopt_orphans(self) -> None:
+        """Take back jobs leased to this worker's name that nothing here knows of."""
+
+    def look(self) -> Look:
+        """The queues' earliest due time and whether a job waits (one round trip)."""
+
+    def mark(self) -> int:
+        """How far the listener's notices reached just now (see ``Waker.is_news``)."""
+
+
+@dataclass(frozen=True)
+class RunnerSettings:
+    worker: str  # the name pops lease jobs to
+    interval: float  # seconds an idle runner sleeps at most
+    max_batch: int  # jobs one pop may take
+    burst: bool  # return once nothing can be popped
+    relay: bool  # other runners share the process: pass the baton on when there is work
 
 
 class Runner:
     """One runner thread's loop: reserve, run, repeat; sleep smartly when idle."""
 
-    def __init__(self, worker: Worker, reserver: Reserver, workdir: Workdir) -> None:
-        self.w = worker
+    def __init__(self, host: Host, settings: RunnerSettings, waker: Waker, leases: Leases,
+                 reserver: Reserver, workdir: Workdir) -> None:
+        self.host, self.settings = host, settings
+        self.waker, self.leases = waker, leases
         self.reserver = reserver
         self.workdir = workdir
-        self.buffer: deque[Any] = deque()
+        self.buffer: deque[Job] = deque()
         self.avg = 1.0  # seconds per job, smoothed; starts pessimistic: no batches
         self.backoff = 0.0
         self.unsettled = False
         self.idle_streak = 0
+        self.missed = False  # a job waited after a pop that found nothing: popped again
 
     def loop(self) -> None:
-        w = self.w
-        while w.stopping is None:
-            if w.paused:  # no new pops; jobs this thread already popped still run
+        host, waker = self.host, self.waker
+        while host.stopping is None:
+            if host.paused:  # no new pops; jobs this thread already popped still run
                 if self.buffer:
                     self._run(self.buffer.popleft())
                     continue
                 flush_logs()
-                seen = w.waker.generation
-                if w.paused and w.stopping is None:
-                    w.waker.wait(seen, None)
+                seen = waker.generation
+                if host.paused and host.stopping is None:
+                    waker.wait(seen, None)
                 continue
-            seen = w.waker.generation
+            seen = waker.generation
             job = self._next_job()
             if job is not None:
                 self._run(job)
                 continue
             if self.backoff:  # connection trouble: wait, then retry
-                w.waker.wait(seen, self.backoff)
+                waker.wait(seen, self.backoff)
                 continue
-            if w.burst:
+            if self.settings.burst:
                 return
             self._idle(seen)
         # jobs still in the buffer stay held: the control loop gives them back
 
-    def _next_job(self) -> Any | None:
+    def _next_job(self) -> Job | None:
         if self.buffer:
             return self.buffer.popleft()
-        try:
-            return self.w._resumed.popleft()
-        except IndexError:
-            pass
-        count = 1 if self.avg > BATCH_WINDOW else max(
-            1, min(self.w.max_batch, int(BATCH_WINDOW / max(self.avg, 1e-5))))
-        if self.w.max_jobs:  # do not pop what a recycle would have to give back
-            count = max(1, min(count, self.w.max_jobs - self.w.stats.jobs))
-        try:
-            jobs = self.reserver.reserve(count, worker=self.w.name)
-        except QlessConnectionError as exc:
-            self.backoff = min(max(self.backoff * 2, 0.1), 5.0)
-            log.warning("pop failed (%s); retrying in %.1fs", exc, self.backoff)
+        adopted = self.host.adopted()
+        if adopted is not None:
+            return adopted
+        jobs = self._pop()
+        if jobs is None:
             return None
-        except QlessError as exc:
-            self.backoff = min(max(self.backoff * 2, 0.5), 5.0)
-            log.error("pop refused (%s); retrying in %.1fs", exc, self.backoff)
-            return None
-        except Exception:  # anything else (a bug, an odd reply) must not end the thread
-            self.backoff = min(max(self.backoff * 2, 0.5), 5.0)
-            log.exception("pop failed unexpectedly; retrying in %.1fs", self.backoff)
-            return None
-        jobs = [job for job in jobs if self.w.held.add(job)]  # add() logs what it refuses
-        if self.backoff or self.unsettled or self.w.adoption_due:
+        jobs = [job for job in jobs if self.leases.add(job)]  # add() logs what it refuses
+        if self.backoff or self.unsettled or self.host.adoption_due:
             if self.backoff:
                 log.info("pop works again")
             self.backoff, self.unsettled = 0.0, False
-            self.w.adopt_orphans()
+            self.host.adopt_orphans()
         if not jobs:
-            try:
-                return self.w._resumed.popleft()  # adopted just now
-            except IndexError:
-                return None
-        if self.w.threads > 1:
-            self.w.waker.notify_one()  # there was work: another idle runner may find more
+            return self.host.adopted()  # adopted just now
+        self.missed = False
+        if self.settings.relay:
+            self.waker.notify_one()  # there was work: another idle runner may find more
         self.buffer.extend(jobs[1:])
         return jobs[0]
 
-    def _run(self, job: Any) -> None:
-        w = self.w
-        if w.stopping == "now":  # stays held: the control loop gives it back
+    def _pop(self) -> list[Job] | None:
+        """Jobs from the reserver, as many as the recent pace suggests; None on trouble."""
+        count = 1 if self.avg > BATCH_WINDOW else max(
+            1, min(self.settings.max_batch, int(BATCH_WINDOW / max(self.avg, 1e-5))))
+        budget = self.host.budget()
+        if budget is not None:  # do not pop what a recycle would have to give back
+            count = max(1, min(count, budget))
+        self.waker.pop_started()
+        mark = -1
+        try:
+            jobs = list(self.reserver.reserve(count, worker=self.settings.worker))
+            mark = self.host.mark()  # before anything else: the notices sent by now
+            return jobs
+        except QlessConnectionError as exc:
+            self.backoff = min(max(self.backoff * 2, 0.1), 5.0)
+            log.warning("pop failed (%s); retrying in %.1fs", exc, self.backoff)
+        except QlessError as exc:
+            self.backoff = min(max(self.backoff * 2, 0.5), 5.0)
+            log.error("pop refused (%s); retrying in %.1fs", exc, self.backoff)
+        except Exception:  # anything else (a bug, an odd reply) must not end the thread
+            self.backoff = min(max(self.backoff * 2, 0.5), 5.0)
+            log.exception("pop failed unexpectedly; retrying in %.1fs", self.backoff)
+        finally:
+            self.waker.pop_ended(mark)
+        return None
+
+    def _run(self, job: Job) -> None:
+        if self.host.stopping == "now":  # stays held: the control loop gives it back
             return
         if job.stop_event.is_set():
-            held = w.held.remove(job)
+            lease = self.leases.remove(job)
             log.info("job %s was lost before it started (%s); not running it", job.jid,
-                     held.lost_reason if held is not None else "lost")
+                     lease.lost_reason if lease is not None else "lost")
             return
-        w.held.started(job)
+        self.leases.started(job)
         started = time.monotonic()
-        outcome = "crashed"
+        outcome: Outcome = "crashed"
         try:
             outcome = run_job(job, self.workdir)
         finally:
             self._ended(job, outcome)
         self.avg = 0.8 * self.avg + 0.2 * (time.monotonic() - started)
         self.idle_streak = 0
-        w._count(outcome)
+        self.host.count(outcome)
 
-    def _ended(self, job: Any, outcome: str) -> None:
+    def _ended(self, job: Job, outcome: Outcome) -> None:
         """Release the run's entry; an unsettled one stays held until adoption decides."""
-        w = self.w
         if outcome in ("unsettled", "crashed"):  # crashed: a bug in the runner, not the job
-            self.unsettled = w.held.ended(job, unsettled=True)
-        elif w.stopping == "now" and not job.finished:
+            self.unsettled = self.leases.ended(job, unsettled=True)
+        elif self.host.stopping == "now" and not job.finished:
             pass  # it stays held: stopped by TERM/INT, the control loop gives it back
-        elif w.held.ended(job):
+        elif self.leases.ended(job):
             self.unsettled = True  # adoption skipped a lease of this job meanwhile
 
     def _idle(self, seen: int) -> None:
-        """Sleep until work may be there: a wake-up, the earliest due time, or the interval.
+        """Sleep until work may be there: new work noticed, the earliest due time, or the
+        interval.
 
-        A changed schedule only makes the runner re-read the due times; it pops again
-        when something is due, when a wake-up arrives, or at the safety interval.
+        Before it sleeps it reads the due times and whether a job waits (``lookout``): a
+        write whose notice came before the reply to its pop is no news to the listener
+        (``Waker.is_news``), so this read is what finds it. A changed schedule makes the
+        runner read again; it pops when something becomes due (at once when the change
+        brought a due time that has passed: a recurring job made due now, say), or at
+        the safety interval.
         """
         flush_logs()
-        waker = self.w.waker
-        deadline = time.monotonic() + self.w.interval
+        host, waker = self.host, self.waker
+        deadline = time.monotonic() + self.settings.interval
+        known: float | None = None  # the due time read before the schedule changed
+        changed = False
+        awaited: float | None = None  # the due time this runner slept until
         while True:
             schedules = waker.schedules
-            due = self._next_due()
-            timeout = deadline - time.monotonic()
+            look = host.look()
+            due, timeout = look.due, deadline - time.monotonic()
+            if look.poppable:
+                if not self.missed:  # another worker took the job first, or one came since
+                    self.missed = True
+                    return
+                due = clock.now()  # again: something the read counts that no pop takes
+            else:
+                self.missed = False
             if due is not None:
                 wait = due - clock.now()
+                if wait <= 0 and ((changed and due != known) or due == awaited):
+                    return  # it is due now: pop
                 if wait <= 0:
                     # due but nothing to pop (paused queue, concurrency limit, grace
                     # period): back off instead of spinning
                     self.idle_streak += 1
-                    wait = min(0.01 * 2 ** min(self.idle_streak, 10), self.w.interval)
+                    wait = min(0.01 * 2 ** min(self.idle_streak, 10), self.settings.interval)
                 else:
                     self.idle_streak = 0
+                    awaited = due
                     wait += 0.001  # land just after the due time, not just before it
                 timeout = min(timeout, wait)
             waker.wait(seen, max(0.0, timeout), schedules)
             if waker.generation != seen or waker.schedules == schedules:
-                return  # a wake-up, or the time to pop has come
-            if self.w.stopping is not None or time.monotonic() >= deadline:
+                return  # new work, or the time to pop has come
+            if host.stopping is not None or time.monotonic() >= deadline:
                 return
+            known, changed = due, True
             # coalesce bursts of schedule changes: at most one re-read per 10 ms
             waker.wait(seen, 0.01)
             if waker.generation != seen:
                 return
-
-    def _next_due(self) -> float | None:
-        """Earliest of the lowest scores of the scheduled, locks and recur sets (one trip)."""
-        try:
-            replies = self.w.transport.pipeline([
-                ["ZRANGE", f"ql:q:{name}{suffix}", 0, 0, "WITHSCORES"]
-                for name in self.w.queue_names for suffix in ("-scheduled", "-locks", "-recur")])
-        except Exception as exc:  # connection trouble: the interval is the safety net
-            log.debug("could not read due times: %s", exc)
-            return None
-        scores = [float(reply[1]) for reply in replies if isinstance(reply, list) and reply]
-        return min(scores) if scores else None

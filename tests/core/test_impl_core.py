@@ -6,7 +6,6 @@ Every test calls the built script directly (EVALSHA, explicit `now`) on both ser
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -52,22 +51,6 @@ class Core:
 @pytest.fixture
 def core(redis_conn: redis.Redis) -> Core:
     return Core(redis_conn)
-
-
-@pytest.fixture
-def wake(redis_conn: redis.Redis) -> Iterator[Any]:
-    pubsub = redis_conn.pubsub(ignore_subscribe_messages=True)
-    pubsub.subscribe("qlpy:wake:q")
-    pubsub.get_message(timeout=1)
-
-    def messages() -> list[bytes]:
-        got = []
-        while (m := pubsub.get_message(timeout=0.05)) is not None:
-            got.append(m["data"])
-        return got
-
-    yield messages
-    pubsub.close()
 
 
 # -- history cap: the reference's algorithm, reproduced without reading the list ------------
@@ -268,47 +251,3 @@ def test_stats_expiry_works_with_small_now_values(core: Core) -> None:
     # A client clock far from the server's must not make fresh statistics vanish.
     core.running("a", 1000.0)
     assert core.json("stats", 1000.0, "q", 1000.0)["wait"]["count"] == 1
-
-
-# -- wake-up extension ----------------------------------------------------------------------
-
-def test_put_into_waiting_wakes_subscribers(core: Core, wake: Any) -> None:
-    core.put("a")
-    assert wake() == [b"q"]
-    assert core("put", T0, "w", "q", "b", "K", "{}", 30) == b"b"
-    assert wake() == []
-
-
-def test_wake_events_of_other_commands(core: Core, wake: Any) -> None:
-    core.running("a")
-    wake()
-    assert core("complete", T0 + 1, "a", "w", "q", "{}", "next", "q") == b"waiting"
-    assert wake() == [b"q"]
-    core("pause", T0, "q")
-    core("unpause", T0, "q")
-    assert wake() == [b"q"]
-    core("config.set", T0, "q-max-concurrency", 2)
-    assert wake() == [b"q"]
-    core("recur", T0, "q", "r", "K", "{}", "interval", 60, 0)
-    assert wake() == [b"q"]
-    core("recur", T0, "q", "r2", "K", "{}", "interval", 60, 30)
-    assert wake() == []
-
-
-def test_wake_is_published_once_per_queue(core: Core, wake: Any) -> None:
-    core.running("a")
-    core.running("b")
-    wake()
-    core("timeout", T0 + 1, "a", "b")
-    assert wake() == [b"q"]
-
-
-def test_wake_on_running_job_leaving_a_capped_queue(core: Core, wake: Any) -> None:
-    core("config.set", T0, "q-max-concurrency", 1)
-    core.running("a")
-    core.put("b")
-    wake()
-    assert core.json("pop", T0 + 1, "q", "w", 1) == {}
-    core("fail", T0 + 2, "a", "w", "g", "m")
-    assert wake() == [b"q"]
-

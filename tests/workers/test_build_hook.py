@@ -23,8 +23,8 @@ def source_tree(root: Path) -> Path:
     package = root / "qless_py"
     (package / "workers").mkdir(parents=True)
     (package / "__init__.py").write_text("")
-    (package / "workers" / "base.py").write_text("X = 1\n")
-    return package / "workers" / "base.py"
+    (package / "workers" / "worker.py").write_text("X = 1\n")
+    return package / "workers" / "worker.py"
 
 
 def cached(source: Path) -> bool:

@@ -62,15 +62,14 @@ def test_default_workdir_is_removed_when_the_supervisor_exits(
 
 def test_processes_and_threads_combine(server_url: str, client: Client,
                                        cli_worker: Start) -> None:
-    import time
-
-    jids = [client.queues["q"].put(jobs.Sleeper, {"seconds": 1.0}) for _ in range(8)]
-    started = time.monotonic()
+    # two groups of four jobs, each job waiting for its whole group to run at once
+    jids = [client.queues["q"].put(jobs.Gather, {"group": n // 4, "size": 4})
+            for n in range(8)]
     worker = cli_worker("-q", "q", "--processes", "2", "--threads", "2", "--url", server_url,
                         "--interval", "30")
-    wait_for(lambda: client.redis.hlen(jobs.COMPLETED) == 8, timeout=15)
-    elapsed = time.monotonic() - started
-    assert elapsed < 4.5, elapsed  # 4 at a time: two rounds of 1 s (serially: 8 s)
+    wait_for(lambda: all((j := client.jobs[jid]) is not None and j.state == "complete"
+                         for jid in jids), timeout=30)
+    assert [client.redis.hget(jobs.RECORD, jid) for jid in jids] == [b"met"] * 8
     popped_by = {h["worker"] for jid in jids for h in client.jobs[jid].history  # type: ignore[union-attr]
                  if h.get("what") == "popped"}
     assert len(popped_by) == 2  # two processes, each with its own worker name
@@ -105,11 +104,14 @@ def test_spin_option_reaches_the_worker_and_bad_values_are_refused(
         server_url: str, client: Client, cli_worker: Start) -> None:
     jid = client.queues["q"].put(jobs.Noop, {})
     worker = cli_worker("-q", "q", "--processes", "0", "--url", server_url, "--burst",
-                        "--spin-us", "0")
+                        "--spin-us", "250")
     assert worker.wait(30) == 0
-    assert "spin 0 us" in worker.log
+    assert "spin 250 us" in worker.log
     job = client.jobs[jid]
     assert job is not None and job.state == "complete"
+    default = cli_worker("-q", "q", "--processes", "0", "--url", server_url, "--burst")
+    assert default.wait(30) == 0
+    assert "spin 0 us" in default.log  # off unless asked for
     bad = cli_worker("-q", "q", "--processes", "0", "--url", server_url, "--spin-us", "-1")
     assert bad.wait(30) == 2
     assert "--spin-us" in bad.log and "Traceback" not in bad.log

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from qless_py.workers.jobrun import Workdir
+from qless_py.workers.workdir import Workdir
 
 
 def settled(path: Path) -> Workdir:

@@ -1,4 +1,5 @@
-"""The lease registry (HeldJobs): one entry per jid, what a second lease of a jid does.
+"""The lease registry (Leases): one entry per jid, what a second lease of a jid does;
+and the heartbeat thread renewing them.
 
 The registry decisions need no server: the Job objects here are built from job replies
 and never send anything. The heartbeat tests use a real server.
@@ -13,7 +14,8 @@ import pytest
 
 from qless_py import Client, clock
 from qless_py.job import Job
-from qless_py.workers.held import NEVER, HeldJobs
+from qless_py.workers.heartbeat import Heartbeat
+from qless_py.workers.leases import NEVER, Leases
 from tests import jobs
 from tests.workers.conftest import wait_for
 
@@ -26,7 +28,7 @@ def leased(jid: str = "j", queue: str = "a", expires: float | None = None) -> Jo
 
 
 def test_a_pop_of_a_job_whose_run_here_completed_it_into_the_next_queue_is_held() -> None:
-    held = HeldJobs()
+    held = Leases()
     first = leased(queue="a")
     assert held.add(first)
     held.started(first)
@@ -42,7 +44,7 @@ def test_a_pop_of_a_job_whose_run_here_completed_it_into_the_next_queue_is_held(
 
 
 def test_a_pop_while_the_earlier_runs_complete_is_in_flight_or_in_doubt_is_held() -> None:
-    held = HeldJobs()
+    held = Leases()
     first = leased(queue="a")
     held.add(first)
     first.settling = "complete"  # sent; no reply yet (or the connection dropped)
@@ -54,7 +56,7 @@ def test_a_pop_while_the_earlier_runs_complete_is_in_flight_or_in_doubt_is_held(
 
 def test_a_run_holding_the_job_in_the_same_queue_carries_a_lease_its_process_popped_again(
         caplog: pytest.LogCaptureFixture) -> None:
-    held = HeldJobs()
+    held = Leases()
     first = leased(queue="a")
     held.add(first)
     held.started(first)
@@ -69,7 +71,7 @@ def test_a_run_holding_the_job_in_the_same_queue_carries_a_lease_its_process_pop
 def test_a_pop_from_another_queue_replaces_a_run_whose_job_was_moved(
         caplog: pytest.LogCaptureFixture) -> None:
     lost: list[Any] = []
-    held = HeldJobs(on_lost=lost.append)
+    held = Leases(on_lost=lost.append)
     first = leased(queue="a")
     held.add(first)
     held.started(first)
@@ -88,7 +90,7 @@ def test_a_pop_from_another_queue_replaces_a_run_whose_job_was_moved(
 
 
 def test_a_pop_replaces_a_lost_entry() -> None:
-    held = HeldJobs()
+    held = Leases()
     first = leased()
     held.add(first)
     held.lose("j", "lock_lost")
@@ -99,7 +101,7 @@ def test_a_pop_replaces_a_lost_entry() -> None:
 
 
 def test_adoption_never_replaces_a_run_in_progress() -> None:
-    held = HeldJobs()
+    held = Leases()
     first = leased()
     held.add(first)
     held.started(first)
@@ -112,7 +114,7 @@ def test_adoption_never_replaces_a_run_in_progress() -> None:
 
 
 def test_adoption_refuses_a_job_a_run_here_settled_while_it_read_the_core() -> None:
-    held = HeldJobs()
+    held = Leases()
     since = held.open_adoption()
     # the read lists the job as leased here, from before its run's complete...
     first = leased()
@@ -130,7 +132,7 @@ def test_adoption_refuses_a_job_a_run_here_settled_while_it_read_the_core() -> N
 
 
 def test_adoption_looks_again_once_a_run_that_ended_its_lease_returns() -> None:
-    held = HeldJobs()
+    held = Leases()
     first = leased(queue="a")
     held.add(first)
     held.started(first)
@@ -145,7 +147,7 @@ def test_adoption_looks_again_once_a_run_that_ended_its_lease_returns() -> None:
 
 
 def test_an_unsettled_run_stays_held_until_adoption_read_the_core_after_it() -> None:
-    held = HeldJobs()
+    held = Leases()
     first = leased()
     held.add(first)
     held.started(first)
@@ -167,7 +169,7 @@ def test_an_unsettled_run_stays_held_until_adoption_read_the_core_after_it() -> 
 
 
 def test_an_unsettled_run_the_core_no_longer_lists_is_forgotten() -> None:
-    held = HeldJobs()
+    held = Leases()
     first = leased()
     held.add(first)
     held.ended(first, unsettled=True)
@@ -177,7 +179,7 @@ def test_an_unsettled_run_the_core_no_longer_lists_is_forgotten() -> None:
 
 
 def test_a_pop_replaces_an_unsettled_entry_without_stopping_anything() -> None:
-    held = HeldJobs()
+    held = Leases()
     first = leased(queue="a")
     held.add(first)
     held.ended(first, unsettled=True)  # a read failed on the connection: lease still open
@@ -189,7 +191,7 @@ def test_a_pop_replaces_an_unsettled_entry_without_stopping_anything() -> None:
 
 
 def test_a_notice_for_an_unsettled_entry_drops_it_quietly() -> None:
-    held = HeldJobs()
+    held = Leases()
     first = leased()
     held.add(first)
     held.ended(first, unsettled=True)
@@ -212,17 +214,18 @@ def test_a_refused_heartbeat_does_not_stop_a_handler_whose_complete_is_in_doubt(
     # the handler's complete ran but its reply was lost: the job is no longer leased
     assert Job(client, {"jid": "j", "klass": "x", "queue": "q"}, worker="w").complete()
     job.settling = "complete"
-    held = HeldJobs()
+    held = Leases()
     held.add(job)
     held.started(job)
-    held.start()
+    beats = Heartbeat(held)
+    beats.start()
     try:
         entry = held.get("j")
         assert entry is not None
         wait_for(lambda: entry.next_beat == NEVER)
         assert not job.stop_event.is_set() and entry.lost_at is None
     finally:
-        held.stop()
+        beats.stop()
 
 
 def test_a_refused_heartbeat_of_a_held_job_stops_it(client: Client) -> None:
@@ -230,14 +233,15 @@ def test_a_refused_heartbeat_of_a_held_job_stops_it(client: Client) -> None:
     job = popped(client)
     client.core.call("timeout", "j")
     lost: list[Any] = []
-    held = HeldJobs(on_lost=lost.append)
+    held = Leases(on_lost=lost.append)
     held.add(job)
-    held.start()
+    beats = Heartbeat(held)
+    beats.start()
     try:
         wait_for(lambda: job.stop_event.is_set())
         assert [h.job for h in lost] == [job]
     finally:
-        held.stop()
+        beats.stop()
 
 
 def test_an_unsettled_entry_is_heartbeated_and_dropped_once_the_core_refuses(
@@ -246,10 +250,11 @@ def test_an_unsettled_entry_is_heartbeated_and_dropped_once_the_core_refuses(
     client.queues["q"].put(jobs.Noop, {}, jid="j")
     job = popped(client)
     stale = job.expires_at
-    held = HeldJobs()
+    held = Leases()
     held.add(job)
     held.ended(job, unsettled=True)
-    held.start()
+    beats = Heartbeat(held)
+    beats.start()
     try:
         wait_for(lambda: job.expires_at > stale)  # beaten: the lease lives on meanwhile
         assert held.get("j") is not None
@@ -257,4 +262,4 @@ def test_an_unsettled_entry_is_heartbeated_and_dropped_once_the_core_refuses(
         wait_for(lambda: held.get("j") is None)
         assert not job.stop_event.is_set()
     finally:
-        held.stop()
+        beats.stop()

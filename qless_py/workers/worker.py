@@ -2,9 +2,9 @@
 
 The thread that calls ``run()`` is the control loop: it reads signals (as bytes on a pipe),
 pauses, stops and gives jobs back. Runner threads pop (a small batch when jobs are short),
-run each job and, when idle, sleep until a wake-up arrives on pub/sub, until the earliest
-scheduled job / lock expiry / recurring slot of their queues, or at most ``interval``.
-A pub/sub listener and a heartbeat thread complete the process.
+run each job and, when idle, sleep until the listener notices new work in their queues,
+until the earliest scheduled job / lock expiry / recurring slot of their queues, or at
+most ``interval``. The listener and a heartbeat thread complete the process.
 """
 
 from __future__ import annotations
@@ -22,18 +22,22 @@ import traceback
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
-from qless_py import QlessConnectionError, QlessError
+from qless_py import Client, QlessConnectionError, QlessError, keys
+from qless_py.job import Job
 from qless_py.reservers import ORDERS, make_reserver
 from qless_py.resp import Transport
 from qless_py.workers.giveback import give_back
-from qless_py.workers.held import Held, HeldJobs
-from qless_py.workers.jobrun import Workdir, note_connection_error
+from qless_py.workers.heartbeat import Heartbeat
+from qless_py.workers.jobrun import Outcome, note_connection_error
+from qless_py.workers.leases import Lease, Leases
 from qless_py.workers.listener import Listener
 from qless_py.workers.logs import flush_logs
-from qless_py.workers.runner import Runner, Waker
+from qless_py.workers.lookout import Look, look
+from qless_py.workers.runner import Runner, RunnerSettings, Stop
 from qless_py.workers.signals import NUDGE, SignalPipe
+from qless_py.workers.waker import Waker
+from qless_py.workers.workdir import Workdir
 
 log = logging.getLogger("qless_py.worker")
 
@@ -43,8 +47,10 @@ MAX_BATCH = 16
 MAX_UNSETTLED_RUNS = 5
 ADOPTION_ROUNDS = 5  # rounds one adopt_orphans call may run back to back
 # Seconds a runner waits awake for a command's reply before it sleeps in recv (see
-# qless_py.resp): a sleeping thread's wake-up can cost more than the command.
-SPIN = 0.0003
+# qless_py.resp). Off by default: measured interleaved on a 2-core VM, sleeping at once
+# drained no-op jobs faster in 8 rounds of 10 with 1 and with 2 processes, for 35-50 us
+# less worker CPU per job (docs/workers.md, "Throughput path").
+SPIN = 0.0
 
 
 @dataclass
@@ -54,7 +60,7 @@ class Stats:
     spin_hits: int = 0  # replies the runner threads caught while spinning
     spin_misses: int = 0  # spins that ended without one
 
-    def count(self, outcome: str) -> None:
+    def count(self, outcome: Outcome) -> None:
         self.jobs += 1
         self.outcomes[outcome] = self.outcomes.get(outcome, 0) + 1
 
@@ -82,7 +88,7 @@ class Worker:
 
     EXIT_DONE, EXIT_RECYCLE, EXIT_STUCK = 0, 3, 4
 
-    def __init__(self, client: Any, queues: Sequence[str], *, threads: int = 1,
+    def __init__(self, client: Client, queues: Sequence[str], *, threads: int = 1,
                  order: str = "ordered", interval: float = 5.0, workdir: str | None = None,
                  max_jobs: int = 0, resume: bool = False, burst: bool = False,
                  isolated: bool = False, lost_grace: float = 5.0, stop_grace: float = 2.0,
@@ -101,7 +107,9 @@ class Worker:
         client.core.go_direct(client.endpoint(), spin)
         # A handler's calls that fail on the connection must not fail its job (jobrun).
         client.core.on_connection_error = note_connection_error
-        self.transport: Transport = client.core.transport
+        transport = client.core.transport
+        assert transport is not None  # go_direct made it
+        self.transport: Transport = transport
         self.name: str = client.worker_name
         self.queue_names = list(queues)
         self.threads, self.order, self.interval = threads, order, interval
@@ -113,11 +121,12 @@ class Worker:
             raise ValueError(f"unknown queue order {order!r} (choose from {', '.join(ORDERS)})")
         self.stats = Stats()
         self.waker = Waker()
-        self.held = HeldJobs(on_lost=self._job_lost)
+        self.leases = Leases(on_lost=self._job_lost)
+        self.heartbeat = Heartbeat(self.leases)
         self.pipe = SignalPipe()
         self.paused = False
-        self.stopping: str | None = None  # "now" (TERM/INT) or "drain" (QUIT, burst, max-jobs)
-        self._resumed: deque[Any] = deque()
+        self.stopping: Stop | None = None
+        self._resumed: deque[Job] = deque()
         self._lock = threading.Lock()
         self._runners: list[threading.Thread] = []
         self._active = 0
@@ -150,7 +159,7 @@ class Worker:
             self._start_listener()
             if self.resume:
                 self._resume_jobs()
-            self.held.start()
+            self.heartbeat.start()
             self._active = self.threads
             for index in range(self.threads):
                 thread = threading.Thread(target=self._runner, args=(index, root),
@@ -173,7 +182,7 @@ class Worker:
                  stats.spin_hits + stats.spin_misses)
         return self._exit_code
 
-    def stop(self, how: str = "now") -> None:
+    def stop(self, how: Stop = "now") -> None:
         """Ask the worker to stop (thread-safe): ``now`` gives jobs back, ``drain`` ends them."""
         self._request_stop(how)
         self.pipe.nudge()
@@ -185,7 +194,7 @@ class Worker:
             for signum in self.pipe.wait(timeout):
                 self._on_signal(signum)
             flush_logs()
-            if self.isolated and self.held.stuck_lost(self.lost_grace):
+            if self.isolated and self.leases.stuck_lost(self.lost_grace):
                 self._abandon_stuck()
                 return
             if self._active == 0:  # every runner has returned (burst drained, stopped)
@@ -214,24 +223,24 @@ class Worker:
             self.paused = False
             self.waker.notify()
 
-    def _request_stop(self, how: str) -> None:
+    def _request_stop(self, how: Stop) -> None:
         with self._lock:
             if self.stopping != "now":
                 self.stopping = how
         if how == "now":
-            for held in self.held.snapshot():
+            for held in self.leases.snapshot():
                 held.job.stop_event.set()
         self.waker.notify()
 
     def _abandon_stuck(self) -> None:
-        for held in self.held.stuck_lost(self.lost_grace):
+        for held in self.leases.stuck_lost(self.lost_grace):
             log.error("job %s was lost (%s) and did not stop within %.1fs; ending this "
                       "process so it cannot run on", held.job.jid, held.lost_reason,
                       self.lost_grace)
         self._exit_code = self.EXIT_STUCK
         self._request_stop("now")
 
-    def _job_lost(self, held: Held) -> None:
+    def _job_lost(self, held: Lease) -> None:
         if self.isolated:
             self.pipe.nudge()
 
@@ -247,7 +256,8 @@ class Worker:
 
     def _start_listener(self) -> None:
         self._listener = Listener(self.transport, self.queue_names, self.name,
-                                  on_wake=lambda queue: self.waker.notify_one(),
+                                  on_work=self.waker.notify_one,
+                                  is_news=self.waker.is_news,
                                   on_notice=self._on_notice,
                                   on_reconnect=self.waker.notify,
                                   on_schedule=self.waker.notify_schedule)
@@ -257,19 +267,19 @@ class Worker:
 
     def _on_notice(self, jid: str, event: str) -> None:
         if event == "canceled":
-            self.held.lose(jid, event)
-        elif event == "lock_lost" and self.held.get(jid) is not None:
+            self.leases.lose(jid, event)
+        elif event == "lock_lost" and self.leases.get(jid) is not None:
             if self._still_ours(jid):
                 # A stale notice: this worker reclaimed the job itself in the same pop that
                 # sent it (same name after a restart, or its own lock ran out), or the grace
                 # period still leaves it ours. Heartbeats tell if that changes.
                 log.info("job %s: lock_lost notice, but the job is still ours", jid)
                 return
-            self.held.lose(jid, event)
+            self.leases.lose(jid, event)
 
     def _still_ours(self, jid: str) -> bool:
         try:
-            state, owner = self.transport.call("HMGET", f"ql:j:{jid}", "state", "worker")
+            state, owner = self.transport.call("HMGET", keys.job(jid), "state", "worker")
         except Exception:  # cannot tell: assume the notice is right
             return False
         return bool(state == b"running" and owner == self.name.encode())
@@ -284,11 +294,11 @@ class Worker:
         again, without waiting for its lock to expire and without spending a retry; an
         unsettled one the core no longer lists here is forgotten (its command took effect).
         """
-        since = self.held.open_adoption()
+        since = self.leases.open_adoption()
         try:
             self._adopt(since, why)
         finally:
-            if self.held.close_adoption():
+            if self.leases.close_adoption():
                 with self._lock:
                     self._adopt_again = self._adopting  # the running round looks again
 
@@ -296,19 +306,19 @@ class Worker:
         try:
             mine = self.client.workers[self.name]
             listed = [*mine.get("jobs", []), *mine.get("stalled", [])]
-            jids = [jid for jid in listed if self.held.wants(jid, since)]
+            jids = [jid for jid in listed if self.leases.wants(jid, since)]
             jobs = self.client.jobs.get(*jids) if jids else []
         except QlessError as exc:
             log.error("worker %s: could not read the jobs it holds: %s", self.name, exc)
             return
         ours = [job for job in jobs if job.state == "running" and job.worker_name == self.name]
-        for gone in self.held.forget_unsettled({job.jid for job in ours}, since):
+        for gone in self.leases.forget_unsettled({job.jid for job in ours}, since):
             log.info("job %s: no longer leased to this worker; %s", gone.job.jid,
                      f"its {gone.job.settling} took effect (or its lock was lost)"
                      if gone.job.settling else "its lock was lost or it was moved")
         taken = []
         for job in ours:
-            adopted = self.held.adopt(job, since)
+            adopted = self.leases.adopt(job, since)
             if adopted is None:
                 continue  # a run here holds it or settled it (then the core is read again)
             if adopted.unsettled_runs >= MAX_UNSETTLED_RUNS:
@@ -321,7 +331,7 @@ class Worker:
                         " ".join(j.jid for j in taken))
         self.waker.notify()
 
-    def _retry_unsettled(self, job: Any, runs: int) -> None:
+    def _retry_unsettled(self, job: Job, runs: int) -> None:
         """A job whose runs keep ending unsettled spends a retry, as a lock expiry would:
         a handler whose own calls always fail on the connection must not loop for ever."""
         message = (f"its last {runs} runs on worker {self.name} ended with the outcome of a "
@@ -330,14 +340,14 @@ class Worker:
             left = job.retry(group=f"failed-retries-{job.queue_name}", message=message)
         except QlessConnectionError as exc:
             log.error("could not retry %s (%s); looking again later", job.jid, exc)
-            self.held.ended(job, unsettled=True)
+            self.leases.ended(job, unsettled=True)
             return
         except QlessError as exc:
             log.warning("could not retry %s: %s", job.jid, exc)
         else:
             log.error("job %s: %s; retried (%s)", job.jid, message,
                       "no retries left: failed" if left < 0 else f"{left} retries left")
-        self.held.remove(job)
+        self.leases.remove(job)
 
     def adopt_orphans(self) -> None:
         """After a connection problem: take back jobs leased to this name but unknown here.
@@ -375,7 +385,7 @@ class Worker:
             self._give_back_all()
         for thread in self._runners:
             thread.join(max(0.0, deadline - time.monotonic()))
-        self.held.stop()
+        self.heartbeat.stop()
         self._give_back_all()
         if self._listener is not None:
             self._listener.stop()
@@ -385,10 +395,10 @@ class Worker:
             log.warning("worker %s: could not deregister: %s", self.name, exc)
 
     def _give_back_all(self) -> None:
-        for held in self.held.snapshot():
+        for held in self.leases.snapshot():
             job = held.job
             if job.finished or held.lost_at is not None:
-                self.held.remove(job)  # not this worker's any more: nothing to give back
+                self.leases.remove(job)  # not this worker's any more: nothing to give back
                 continue
             job.stop_event.set()
             try:
@@ -397,7 +407,7 @@ class Worker:
                 else:
                     log.info("job %s is no longer leased to this worker; nothing to give "
                              "back", job.jid)
-                self.held.remove(job)
+                self.leases.remove(job)
             except Exception as exc:
                 log.error("could not give %s back (%s); its lock will expire", job.jid, exc)
 
@@ -406,7 +416,10 @@ class Worker:
         workdir = Workdir(os.path.join(root, f"t{index}"), chdir=self.threads == 1)
         reserver = make_reserver(self.order,
                                  [self.client.queues[name] for name in self.queue_names])
-        runner = Runner(self, reserver, workdir)
+        settings = RunnerSettings(worker=self.name, interval=self.interval,
+                                  max_batch=self.max_batch, burst=self.burst,
+                                  relay=self.threads > 1)
+        runner = Runner(self, settings, self.waker, self.leases, reserver, workdir)
         try:
             runner.loop()
         except Exception:  # pragma: no cover - a bug: log it, do not hang the process
@@ -420,7 +433,24 @@ class Worker:
                 self.stats.spin_misses += conn.spin_misses
             self.pipe.nudge()
 
-    def _count(self, outcome: str) -> None:
+    # -- what runners ask of the worker (runner.Host) ------------------------------------
+    def adopted(self) -> Job | None:
+        try:
+            return self._resumed.popleft()
+        except IndexError:
+            return None
+
+    def budget(self) -> int | None:
+        return self.max_jobs - self.stats.jobs if self.max_jobs else None
+
+    def look(self) -> Look:
+        caps = self._listener.caps if self._listener is not None else {}
+        return look(self.transport, self.queue_names, caps)
+
+    def mark(self) -> int:
+        return self._listener.mark() if self._listener is not None else -1
+
+    def count(self, outcome: Outcome) -> None:
         with self._lock:
             self.stats.count(outcome)
             if self.max_jobs and self.stats.jobs >= self.max_jobs and self.stopping is None:

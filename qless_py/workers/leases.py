@@ -1,4 +1,4 @@
-"""The leases a worker process holds, and the thread that keeps their locks.
+"""The leases a worker process holds: one entry per job, from its pop to its settling.
 
 Every lease is registered here at once, when a pop returns it or adoption takes it, whether
 it runs at once or waits in a thread's small batch: its lock is renewed at a third of its
@@ -25,6 +25,9 @@ adoption looks at the core and either runs the job again or forgets it.
 
 A refused heartbeat or a ``lock_lost``/``canceled`` notice marks a job lost: its
 ``stop_event`` is set and it is never heartbeated or completed by this worker again.
+
+Each entry carries the time its lock is next renewed; the heartbeat thread
+(``qless_py.workers.heartbeat``) waits here for the earliest one.
 """
 
 from __future__ import annotations
@@ -33,9 +36,9 @@ import logging
 import threading
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
-from typing import Any
 
-from qless_py import QlessConnectionError, QlessError, clock
+from qless_py import clock
+from qless_py.job import Job
 
 log = logging.getLogger("qless_py.worker")
 
@@ -44,8 +47,8 @@ NEVER = float("inf")
 
 
 @dataclass
-class Held:
-    job: Any
+class Lease:
+    job: Job
     next_beat: float
     running_since: float | None = None
     lost_at: float | None = None
@@ -57,23 +60,23 @@ class Held:
     recheck: bool = False  # adoption found another lease of this jid while this run ended
 
 
-def _beat_after(expires_at: float, now: float) -> float:
+def beat_after(expires_at: float, now: float) -> float:
     return now + max(MIN_BEAT, (expires_at - now) / 3.0)
 
 
-def _carries(current: Held, popped: Any) -> bool:
+def _carries(current: Lease, popped: Job) -> bool:
     """Whether ``current``'s run goes on holding the lease ``popped`` came with: it is in
     progress, has not ended or lost its lease, and the job comes from the same queue."""
     return (current.lost_at is None and current.unsettled_seq is None
             and bool(current.job.lease_open) and current.job.queue_name == popped.queue_name)
 
 
-class HeldJobs:
-    """Thread-safe registry of held leases plus the heartbeat thread."""
+class Leases:
+    """Thread-safe registry of the leases this process holds."""
 
-    def __init__(self, on_lost: Callable[[Held], None] | None = None) -> None:
-        self._jobs: dict[str, Held] = {}
-        self._detached: list[Held] = []  # lost runs replaced by a newer lease, still running
+    def __init__(self, on_lost: Callable[[Lease], None] | None = None) -> None:
+        self._jobs: dict[str, Lease] = {}
+        self._detached: list[Lease] = []  # lost runs replaced by a newer lease, still running
         self._cond = threading.Condition()
         self._wake_at = NEVER
         self._seq = 0
@@ -81,19 +84,18 @@ class HeldJobs:
         # read may be older than that run's last command), and whether one was refused.
         self._removed: set[str] | None = None
         self._stale = False
-        self._stop = False
+        self._closed = False
         self._on_lost = on_lost
-        self._thread = threading.Thread(target=self._run, name="qless-heartbeat", daemon=True)
 
     # -- taking leases -------------------------------------------------------------------
-    def add(self, job: Any) -> bool:
+    def add(self, job: Job) -> bool:
         """Hold a lease a pop just returned; False if a run here already carries it.
 
         The second case is logged; see the module's docstring for both.
         """
         job.stop_event  # noqa: B018 - create it now, in one thread, before anyone waits on it
         now = clock.now()
-        held = Held(job, _beat_after(float(job.expires_at), now))
+        held = Lease(job, beat_after(float(job.expires_at), now))
         with self._cond:
             current = self._jobs.get(job.jid)
             carried = current is not None and _carries(current, job)
@@ -114,7 +116,7 @@ class HeldJobs:
             self._keep_if_running(current)
         return True
 
-    def _detach(self, held: Held, reason: str) -> None:
+    def _detach(self, held: Lease, reason: str) -> None:
         """A run whose lease a newer one replaced: tell it to stop, keep it for stuck checks."""
         with self._cond:
             held.lost_at, held.lost_reason, held.next_beat = clock.now(), reason, NEVER
@@ -125,7 +127,7 @@ class HeldJobs:
         if self._on_lost is not None:
             self._on_lost(held)
 
-    def _keep_if_running(self, held: Held) -> None:
+    def _keep_if_running(self, held: Lease) -> None:
         """A lost run a newer lease replaced stays visible to ``stuck_lost`` until it returns."""
         with self._cond:
             if held.running_since is not None:
@@ -158,7 +160,7 @@ class HeldJobs:
             return held is None or (held.unsettled_seq is not None
                                     and held.unsettled_seq <= since)
 
-    def adopt(self, job: Any, since: int) -> Held | None:
+    def adopt(self, job: Job, since: int) -> Lease | None:
         """Hold a lease the core lists under this worker's name (read after ``since``).
 
         None when an entry is in the way: a run in progress carries it, or, if that run has
@@ -166,7 +168,7 @@ class HeldJobs:
         An unsettled entry from before ``since`` is replaced, its count carried over.
         """
         job.stop_event  # noqa: B018 - as in add()
-        held = Held(job, clock.now())  # beat at once: the lock may be close to running out
+        held = Lease(job, clock.now())  # beat at once: the lock may be close to running out
         with self._cond:
             if self._removed is not None and job.jid in self._removed:
                 self._stale = True  # a run here settled it after the read: look again
@@ -184,13 +186,13 @@ class HeldJobs:
         return held
 
     # -- runs ----------------------------------------------------------------------------
-    def started(self, job: Any) -> None:
+    def started(self, job: Job) -> None:
         with self._cond:
             held = self._jobs.get(job.jid)
             if held is not None and held.job is job:
                 held.running_since = clock.now()
 
-    def ended(self, job: Any, *, unsettled: bool = False) -> bool:
+    def ended(self, job: Job, *, unsettled: bool = False) -> bool:
         """The run of ``job`` returned; True if adoption should look at the core again.
 
         A settled run's entry goes; an unsettled one stays (heartbeated) until adoption.
@@ -210,7 +212,7 @@ class HeldJobs:
             self._drop(job.jid)
             return recheck
 
-    def remove(self, job: Any) -> Held | None:
+    def remove(self, job: Job) -> Lease | None:
         """Drop ``job``'s entry (only if it is still this object's); the entry removed."""
         with self._cond:
             held = self._jobs.get(job.jid)
@@ -219,7 +221,7 @@ class HeldJobs:
                 return held
             return None
 
-    def forget_unsettled(self, listed: Collection[str], since: int) -> list[Held]:
+    def forget_unsettled(self, listed: Collection[str], since: int) -> list[Lease]:
         """Drop unsettled entries (from before ``since``) whose jid the core, read after
         ``since``, no longer lists under this worker: their lease is over."""
         with self._cond:
@@ -230,11 +232,11 @@ class HeldJobs:
                 self._drop(held.job.jid)
         return gone
 
-    def get(self, jid: str) -> Held | None:
+    def get(self, jid: str) -> Lease | None:
         with self._cond:
             return self._jobs.get(jid)
 
-    def snapshot(self) -> list[Held]:
+    def snapshot(self) -> list[Lease]:
         with self._cond:
             return list(self._jobs.values())
 
@@ -243,13 +245,14 @@ class HeldJobs:
             return len(self._jobs)
 
     # -- losing leases -------------------------------------------------------------------
-    def lose(self, jid: str, reason: str) -> Held | None:
+    def lose(self, jid: str, reason: str) -> Lease | None:
         """Mark the lease of ``jid`` lost (a notice): stop heartbeating it, stop its handler."""
         with self._cond:
             held = self._jobs.get(jid)
-        return None if held is None else self._lose(held, reason)
+        return None if held is None else self.lose_lease(held, reason)
 
-    def _lose(self, held: Held, reason: str) -> Held | None:
+    def lose_lease(self, held: Lease, reason: str) -> Lease | None:
+        """Mark this entry's lease lost (a refused heartbeat), unless it was replaced."""
         job = held.job
         with self._cond:
             if self._jobs.get(job.jid) is not held or held.lost_at is not None:
@@ -271,7 +274,7 @@ class HeldJobs:
             self._on_lost(held)
         return held
 
-    def stuck_lost(self, grace: float) -> list[Held]:
+    def stuck_lost(self, grace: float) -> list[Lease]:
         """Running jobs lost more than ``grace`` seconds ago whose handler has not returned."""
         now = clock.now()
         with self._cond:
@@ -279,20 +282,11 @@ class HeldJobs:
                     if h.lost_at is not None and h.running_since is not None
                     and now - h.lost_at >= grace]
 
-    # -- heartbeat thread ----------------------------------------------------------------
-    def start(self) -> None:
-        self._thread.start()
-
-    def stop(self, timeout: float = 2.0) -> None:
+    # -- for the heartbeat thread ---------------------------------------------------------
+    def due(self) -> list[Lease]:
+        """Block until some lock is due for renewal (those entries), or [] once closed."""
         with self._cond:
-            self._stop = True
-            self._cond.notify()
-        if self._thread.is_alive():
-            self._thread.join(timeout)
-
-    def _due(self) -> list[Held]:
-        with self._cond:
-            while not self._stop:
+            while not self._closed:
                 now = clock.now()
                 due = [h for h in self._jobs.values() if h.next_beat <= now]
                 if due:
@@ -303,43 +297,14 @@ class HeldJobs:
                 self._wake_at = NEVER
             return []
 
-    def _run(self) -> None:
-        while True:
-            due = self._due()
-            if not due:
-                return
-            for held in due:
-                self._beat(held)
-
-    def _beat(self, held: Held) -> None:
-        job = held.job
-        if job.finished:  # its run removes the entry when the handler returns
-            with self._cond:
-                held.next_beat = NEVER
-            return
-        # A lease-ending command in doubt (its handler still running) or an unsettled run:
-        # beat anyway, so the lease lives on if the command never ran; a refusal then only
-        # says that it did run (or the lock went), which stops nothing. The same holds for
-        # a refusal that crossed the handler's own complete on its way.
-        try:
-            expires = float(job.heartbeat())
-        except QlessConnectionError as exc:
-            log.warning("heartbeat of %s failed (%s); retrying", job.jid, exc)
-            with self._cond:
-                held.next_beat = clock.now() + 0.5
-            return
-        except QlessError as exc:
-            if (job.finished or job.settling is not None) and held.unsettled_seq is None:
-                with self._cond:
-                    held.next_beat = NEVER
-                return
-            self._lose(held, f"heartbeat refused: {exc}")
-            return
-        except Exception:  # never let a bug end all heartbeats
-            log.exception("heartbeat of %s raised", job.jid)
-            with self._cond:
-                held.next_beat = clock.now() + 1.0
-            return
+    def beat_at(self, held: Lease, when: float, *, unless_lost: bool = False) -> None:
+        """Renew this entry's lock next at ``when`` (``NEVER``: not again)."""
         with self._cond:
-            if held.lost_at is None:
-                held.next_beat = _beat_after(expires, clock.now())
+            if not (unless_lost and held.lost_at is not None):
+                held.next_beat = when
+
+    def close(self) -> None:
+        """Release the heartbeat thread from ``due``."""
+        with self._cond:
+            self._closed = True
+            self._cond.notify()
