@@ -1054,7 +1054,7 @@ function M.Job_enter(now, jid, old, new, text, okey, ttl_s, priority, ready)
   return M.Job_ready(now, new, jid, priority, text, okey, tonumber(ttl_s), now, nil)
 end
   elseif name == 'Job_giveback' then
---@ lua/job/giveback.lua:3-33
+--@ lua/job/giveback.lua:3-47
 -- qlpy.giveback <now> <jid> <worker>
 -- If `jid` is running under `worker`: the job becomes waiting in its own queue again, as a
 -- put of it by that worker would make it (history entry `put` with {"q": queue}, out of
@@ -1063,6 +1063,10 @@ end
 -- `remaining`, `retries`, priority, tags and data stay as they are. Nothing happens if the
 -- job is missing, not running, or held by another worker: a command that ended the lease
 -- (complete, fail, retry, a move, a timeout, a lock expiry) came first.
+-- A job that uses an extension (its `throttles` field) gives back its throttles' locks and
+-- passes the gate again, as a timed-out job does: it keeps its ordering key's turn, waits
+-- `throttled` behind the jobs already waiting when a throttle has no room, and must start
+-- within its ttl again.
 -- Reply: 1 when given back, 0 when the job was not that worker's to give.
 -- Events (as the owner's put): ql:log put, then ql:put (tracked).
 -- Errors: qlpy.giveback(): Arg "jid" missing / qlpy.giveback(): Arg "worker" missing
@@ -1071,7 +1075,7 @@ function M.Job_giveback(now)
   if jid == nil then error('qlpy.giveback(): Arg "jid" missing') end
   if worker == nil then error('qlpy.giveback(): Arg "worker" missing') end
   local jk = 'ql:j:' .. jid
-  local f = rcall('HMGET', jk, 'state', 'worker', 'queue', 'priority', 'history')
+  local f = rcall('HMGET', jk, 'state', 'worker', 'queue', 'priority', 'history', 'throttles')
   if f[1] ~= 'running' or f[2] ~= worker then return 0 end
   local queue = f[3] or ''
   local qjson = encode(queue)
@@ -1080,9 +1084,19 @@ function M.Job_giveback(now)
   M.Job_hist(jid, now, '"put"', '{"q":' .. qjson .. '}', f[5] or false)
   M.Queue_unlist(queue, jid)
   rcall('ZREM', 'ql:w:' .. worker .. ':jobs', jid)
-  rcall('HSET', jk, 'state', 'waiting', 'worker', '', 'expires', '0',
-    'time', M.Num_time_text(now))
-  M.Job_enqueue(queue, jid, tonumber(f[4]) or 0, now)
+  if f[6] then
+    rcall('HSET', jk, 'worker', '', 'expires', '0', 'time', M.Num_time_text(now))
+    local g = rcall('HMGET', jk, 'key', 'ttl')
+    M.Job_leave(now, jid, queue, f[6], nil)
+    if not M.Job_ready(now, queue, jid, tonumber(f[4]) or 0, f[6], g[1] or nil, tonumber(g[2]),
+        now, 'running') then
+      rcall('HSET', jk, 'state', 'waiting')
+    end
+  else
+    rcall('HSET', jk, 'state', 'waiting', 'worker', '', 'expires', '0',
+      'time', M.Num_time_text(now))
+    M.Job_enqueue(queue, jid, tonumber(f[4]) or 0, now)
+  end
   M.Job_notify(jid, 'put')
   return 1
 end

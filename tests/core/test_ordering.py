@@ -77,7 +77,7 @@ def test_keys_are_per_queue(core: Core) -> None:
     assert popped(core, T0 + 5, queue="q2") == ["b"]
 
 
-@pytest.mark.parametrize("how", ["retry", "retry-delay", "timeout", "lock-loss"])
+@pytest.mark.parametrize("how", ["retry", "retry-delay", "timeout", "lock-loss", "giveback"])
 def test_a_job_that_runs_again_goes_before_the_next(core: Core, how: str) -> None:
     core("config.set", T0, "grace-period", 0)
     put(core, "a", now=T0)
@@ -90,6 +90,9 @@ def test_a_job_that_runs_again_goes_before_the_next(core: Core, how: str) -> Non
         assert popped(core, T0 + 4) == []
     elif how == "timeout":
         core("timeout", T0 + 3, "a")
+    elif how == "giveback":
+        assert core("qlpy.giveback", T0 + 3, "a", "w") == 1
+        assert state(core, "a") == "waiting"
     assert state(core, "b") == "throttled"
     assert popped(core, T0 + 100) == ["a"]
     assert popped(core, T0 + 101) == []

@@ -321,6 +321,7 @@ RELEASES: dict[str, tuple[tuple[Any, ...], list[str]]] = {
     "timeout": (("timeout", "a"), ["a"]),
     "cancel": (("cancel", "a"), []),
     "put": (("put", "w", "q2", "a", "K", "{}", 0), []),
+    "giveback": (("qlpy.giveback", "a", "w"), ["a"]),
 }
 
 
