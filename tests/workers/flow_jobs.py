@@ -19,6 +19,7 @@ SEEN = "test:flow:seen"            # list: the count each run saw when it starte
 ORDER = "test:flow:order:"         # list per key: the seq of every run, in start order
 OVERLAP = "test:flow:overlap"      # list: runs that found another run of their key alive
 RUNS = "test:flow:runs"            # hash: jid -> runs started
+HOLD = "test:flow:hold"            # while it exists, a job with data['hold'] does not end
 
 
 def process_id(pid: int) -> str | None:
@@ -54,9 +55,12 @@ def _enter(job: Any, members: str) -> tuple[str, list[str]]:
 
 def _work(job: Any, runs: int) -> None:
     """Work ``data['work']`` seconds; a victim (``data['victim']``) waits on its first run
-    until the test kills its process."""
+    until the test kills its process, a held job (``data['hold']``) while ``HOLD`` exists
+    or its worker is told to stop."""
     if job.data.get("victim") and runs == 1:
         time.sleep(60)
+    while job.data.get("hold") and job.client.redis.exists(HOLD) and not job.stopping:
+        time.sleep(0.01)
     time.sleep(float(job.data.get("work", 0.01)))
 
 

@@ -162,3 +162,53 @@ def test_ordering_keys_hold_under_retries_and_kill_9(
     worker.signal(signal.SIGTERM)
     assert worker.wait(15) == 0
     client.close()
+
+
+@pytest.mark.slow
+def test_a_stopped_worker_gives_back_its_throttle_locks(
+        private_server: Any, cli_worker: Start) -> None:
+    """TERM makes the worker give back the jobs it holds (qlpy.giveback): their throttle
+    locks go with them, and a second worker runs every job, still three at a time.
+
+    The first worker has one process: a worker gives its jobs back before their handlers
+    return, so a second process that has not yet stopped popping could start a job given
+    back while its handler still runs (a window of the worker's shutdown, not of the
+    throttle)."""
+    server = private_server("valkey")
+    client = Client(server.url, worker_name="producer")
+    client.throttles["api"].maximum = 3
+    # the jobs the first worker starts run until it is told to stop
+    client.redis.set(flow_jobs.HOLD, 1)
+    items = [(flow_jobs.Concurrent, {"work": 0.01, "hold": True}) for _ in range(8)]
+    jids = client.queues["q"].put_many(items, throttles=["api"])
+    first = cli_worker("-q", "q", "--processes", "1", "--threads", "8", "--url", server.url,
+                       "--interval", "0.2")
+    throttle = client.throttles["api"]
+    wait_for_runs(client, 3)
+    assert len(throttle.locks()) == 3
+    first.signal(signal.SIGTERM)
+    assert first.wait(30) == 0
+    assert first.log.count("back to its queue") == 3, first.log[-2000:]
+    assert throttle.locks() == []
+    states = {job.state for job in client.jobs.get(*jids)}
+    assert states <= {"waiting", "throttled"}, states
+    client.redis.delete(flow_jobs.HOLD)
+    second = start_worker(cli_worker, server.url)
+    assert settle(client, jids, second, [flow_jobs.RUNNING], set()) == 0
+    seen = [int(n) for n in client.redis.lrange(flow_jobs.SEEN, 0, -1)]
+    assert max(seen) <= 3
+    runs = {k.decode(): int(v) for k, v in client.redis.hgetall(flow_jobs.RUNS).items()}
+    assert sum(runs.values()) == len(jids) + 3  # the three given back ran again
+    for suffix in ("locks", "pending", "ready"):
+        assert client.redis.zcard(f"ql:th:api-{suffix}") == 0
+    second.signal(signal.SIGTERM)
+    assert second.wait(15) == 0
+    client.close()
+
+
+def wait_for_runs(client: Client, n: int, timeout: float = 30) -> None:
+    """Wait until ``n`` runs have started (the jobs count themselves)."""
+    deadline = time.monotonic() + timeout
+    while int(client.redis.llen(flow_jobs.SEEN)) < n:
+        assert time.monotonic() < deadline, "the runs did not start"
+        time.sleep(0.02)
