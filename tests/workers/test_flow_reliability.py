@@ -48,9 +48,10 @@ def settle(client: Client, jids: list[str], worker: CliWorker, members: list[str
         if len(found) == len(jids) and all(j.state == "complete" for j in found):
             return len(killed)
         assert client.redis.zcard("ql:th:api-locks") <= 3
-        for jid, pid in victims_running(client, members, victims - killed).items():
+        running = victims_running(client, members, victims - killed)
+        for pid in set(running.values()):  # two victims may share a process: one kill
             os.kill(pid, signal.SIGKILL)
-            killed.add(jid)
+        killed |= set(running)
         time.sleep(0.05)
     states = {j.jid: j.state for j in client.jobs.get(*jids)}
     raise AssertionError(f"jobs not complete after {timeout}s: "
@@ -94,7 +95,7 @@ def check_killed(worker: CliWorker, victims: set[str]) -> None:
     """Each victim's process was killed while it ran it, and the supervisor retried it."""
     retried = retried_by_supervisor(worker)
     assert all(retried[jid] >= 1 for jid in victims), (victims, retried)
-    assert worker.log.count("killed by SIGKILL") >= len(victims)
+    assert (worker.log.count("killed by SIGKILL") >= 1) == bool(victims)
 
 
 @pytest.mark.slow
