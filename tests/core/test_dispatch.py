@@ -111,7 +111,7 @@ def test_bad_now_leaves_keyspace_alone(populated: Core) -> None:
 
 
 def test_eval_with_source_is_equivalent(core: Core) -> None:
-    assert core.conn.eval(core.source, 0, "put", T0, "", "q", "a", "K", "{}", 0) == b"a"
+    assert core.conn.eval(core.source.decode(), 0, "put", T0, "", "q", "a", "K", "{}", 0) == b"a"
     assert core("get", T0, "a") is not None
 
 
