@@ -7,7 +7,15 @@ from typing import Any
 
 import pytest
 
-from qless_py import Client, CoreError, DependencyError, Failure, JobNotFoundError, LockLostError
+from qless_py import (
+    Client,
+    CoreError,
+    DependencyError,
+    Failure,
+    Job,
+    JobNotFoundError,
+    LockLostError,
+)
 from tests.client import jobs as job_classes
 from tests.client.conftest import AnyClient, frozen, run
 
@@ -316,7 +324,7 @@ async def test_retry_decorator(sync_client: Client) -> None:
     queue.put(job_classes.Flaky, {}, jid="a", tags=["transient"])
     queue.pop().process()  # type: ignore[union-attr]
     job = client.jobs["a"]
-    assert job is not None and job.state == "waiting" and job.retries_left == 4
-    job.untag("transient")  # type: ignore[union-attr]
+    assert isinstance(job, Job) and job.state == "waiting" and job.retries_left == 4
+    job.untag("transient")
     queue.pop().process()  # type: ignore[union-attr]
     assert client.jobs["a"].state == "failed"  # type: ignore[union-attr]

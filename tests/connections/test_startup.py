@@ -128,7 +128,7 @@ def test_a_credential_provider_is_asked_by_the_worker_too(guarded: ServerProcess
     class Counting(UsernamePasswordCredentialProvider):
         def get_credentials(self) -> tuple[str] | tuple[str, str]:
             asked.append(1)
-            return super().get_credentials()  # type: ignore[no-untyped-call,no-any-return]
+            return super().get_credentials()  # type: ignore[no-any-return]
 
     conn = redis.Redis(host="127.0.0.1", port=guarded.port,
                        credential_provider=Counting(password="secret"))
