@@ -9,6 +9,7 @@ from pathlib import Path
 
 from qless_py import Client
 from tests import jobs
+from tests.replies import text
 from tests.workers.conftest import CliWorker, wait_for
 
 Start = Callable[..., CliWorker]
@@ -40,7 +41,7 @@ def test_path_import_and_workdir(server_url: str, client: Client, cli_worker: St
     assert worker.wait(30) == 0
     job = client.jobs[jid]
     assert job is not None and job.state == "complete"
-    preloaded_by, ran_in, cwd = client.redis.hget(jobs.RECORD, jid).decode().split("|")
+    preloaded_by, ran_in, cwd = text(client.redis.hget(jobs.RECORD, jid)).split("|")
     assert preloaded_by == str(worker.proc.pid)  # imported once, before forking
     assert ran_in != preloaded_by  # and run in a forked child
     assert cwd.startswith(str(workdir / "pathy"))
@@ -52,7 +53,7 @@ def test_default_workdir_is_removed_when_the_supervisor_exits(
     jid = client.queues["q"].put(jobs.WorkdirProbe, {})
     worker = cli_worker("-q", "q", "--processes", "2", "--url", server_url, "--interval", "30")
     wait_for(lambda: client.redis.hget(jobs.RECORD, jid))
-    cwd = client.redis.hget(jobs.RECORD, jid).decode().split("|")[0]
+    cwd = text(client.redis.hget(jobs.RECORD, jid)).split("|")[0]
     root = Path(cwd).parents[1]
     assert root.name.startswith("qless-py-") and root.exists()
     worker.signal(signal.SIGTERM)

@@ -111,7 +111,7 @@ def test_depends_off_wakes_it(client: Client, background: Background) -> None:
     client.queues["q"].put(jobs.Noop, {}, jid="j", depends=["dep"])
     idle_worker(background, "q")
     held = client.jobs["j"]
-    assert held is not None and held.state == "depends"
+    assert isinstance(held, Job) and held.state == "depends"
     assert held.undepend(all=True)
     started_at(client, "j")
 
@@ -354,7 +354,7 @@ def test_pubsub_clients_see_nothing_of_the_workers_notices(
     everything = client.redis.pubsub()
     everything.psubscribe("*")
     try:
-        assert everything.get_message(timeout=5)["type"] == "psubscribe"  # type: ignore[index]
+        assert everything.get_message(timeout=5)["type"] == "psubscribe"
         worker = idle_worker(background, "q")
         completed(client, client.queues["q"].put(jobs.Noop, {}, delay=0.2))
         asleep(worker)
