@@ -86,7 +86,8 @@ async def test_a_call_cancelled_in_flight_leaves_the_pool_usable(private_server)
         # the connection that carried the cancelled call was closed, not reused: the next
         # calls get their own replies
         assert await queue.put(NOOP, {}, jid="after") == "after"
-        assert (await client.jobs["after"]).jid == "after"  # type: ignore[union-attr]
+        after = await client.jobs["after"]
+        assert after is not None and after.jid == "after"
         assert await client.jobs["nope"] is None
         jobs = {j.jid for j in await queue.peek(10)}
         # the cancelled put ran whole or not at all: never half a command

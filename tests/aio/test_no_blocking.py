@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from qless_py.aio import AsyncClient
+from qless_py.aio import AsyncClient, RecurringJob
 
 AIO = Path(__file__).resolve().parents[2] / "qless_py" / "aio"
 NOOP = "tests.client.jobs.Noop"
@@ -126,7 +126,7 @@ async def test_a_workload_makes_no_blocking_call(server_url: str, tripwires: lis
             await asyncio.gather(*(queue.put(NOOP, {}) for _ in range(20)))
             await client.queues["q"].recur(NOOP, {}, 60, jid="r")
             template = await client.jobs["r"]
-            assert template is not None and await template.next is not None  # type: ignore[union-attr]
+            assert isinstance(template, RecurringJob) and await template.next is not None
             assert await queue.stats() is not None and await client.tags() == []
     assert tripwires == []
 

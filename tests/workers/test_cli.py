@@ -9,6 +9,7 @@ from pathlib import Path
 
 from qless_py import Client
 from tests import jobs
+from tests.lookups import get_job
 from tests.replies import text
 from tests.workers.conftest import CliWorker, wait_for
 
@@ -71,7 +72,7 @@ def test_processes_and_threads_combine(server_url: str, client: Client,
     wait_for(lambda: all((j := client.jobs[jid]) is not None and j.state == "complete"
                          for jid in jids), timeout=30)
     assert [client.redis.hget(jobs.RECORD, jid) for jid in jids] == [b"met"] * 8
-    popped_by = {h["worker"] for jid in jids for h in client.jobs[jid].history  # type: ignore[union-attr]
+    popped_by = {h["worker"] for jid in jids for h in get_job(client, jid).history
                  if h.get("what") == "popped"}
     assert len(popped_by) == 2  # two processes, each with its own worker name
     worker.signal(signal.SIGTERM)
@@ -94,7 +95,7 @@ def test_a_killed_childs_job_runs_again_at_once_in_its_replacement(
     wait_for(lambda: (j := client.jobs[jid]) is not None and j.state == "complete", timeout=5)
     assert "steady (process" in worker.log and f"{jid} retried" in worker.log
     assert "resuming" not in worker.log  # nothing was left for --resume
-    history = client.jobs[jid].history  # type: ignore[union-attr]
+    history = get_job(client, jid).history
     assert [e["worker"] for e in history if e["what"] == "popped"] == ["steady", "steady"]
     assert not any(e["what"] == "timed-out" for e in history)
     worker.signal(signal.SIGTERM)

@@ -18,6 +18,7 @@ import pytest
 from qless_py import Client, Job
 from qless_py.server import free_port
 from tests import jobs
+from tests.lookups import get_job
 from tests.replies import text
 from tests.workers.conftest import CliWorker, wait_for
 
@@ -240,7 +241,7 @@ def test_jobs_leased_by_a_lost_reply_are_adopted_after_recovery(private_server: 
     thread.start()
     wait_for(lambda: worker._listener is not None and worker._listener.subscribed)
     time.sleep(0.3)
-    assert client.jobs[jid].state == "running"  # type: ignore[union-attr]
+    assert get_job(client, jid).state == "running"
     server.signal(signal.SIGSTOP)  # the worker's next pops time out ...
     time.sleep(1.0)
     server.signal(signal.SIGCONT)  # ... and once they work again it looks for orphans
