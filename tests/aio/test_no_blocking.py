@@ -12,6 +12,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 import pytest
@@ -70,14 +71,14 @@ def tripwires(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     loop_thread = threading.get_ident()
 
     def from_library() -> bool:
-        frame = sys._getframe(3)  # the caller of the patched function
+        frame: FrameType | None = sys._getframe(3)  # the caller of the patched function
         while frame is not None:
             name = frame.f_globals.get("__name__", "")
             if name.startswith(("qless_py", "redis")):
                 return True
             if name.startswith("tests."):
                 return False
-            frame = frame.f_back  # type: ignore[assignment]
+            frame = frame.f_back
         return False
 
     def trip(what: str) -> None:

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from qless_py import Client
+from tests.conftest import PrivateServerFactory
 from tests.lookups import get_job, pop_job
 
 NOOP = "tests.client.jobs.Noop"
@@ -112,7 +113,7 @@ def test_a_failing_callback_does_not_stop_the_listener(client: Client) -> None:
     assert [str(e) for e in client.events.errors] == ["callback bug"]
 
 
-def test_resubscribes_after_a_server_restart(private_server) -> None:  # type: ignore[no-untyped-def]
+def test_resubscribes_after_a_server_restart(private_server: PrivateServerFactory) -> None:
     server = private_server("valkey", appendonly=True)
     client = Client(server.url, worker_name="worker")
     client.queues["q"].put(NOOP, {}, jid="a")

@@ -66,8 +66,11 @@ class BackgroundWorker:
         return self.code
 
 
+Background = Callable[..., BackgroundWorker]  # the fixture: start(queues, name=..., **kwargs)
+
+
 @pytest.fixture
-def background(server_url: str) -> Iterator[Callable[..., BackgroundWorker]]:
+def background(server_url: str) -> Iterator[Background]:
     started: list[BackgroundWorker] = []
 
     def start(queues: list[str], name: str = "bg", **kwargs: Any) -> BackgroundWorker:

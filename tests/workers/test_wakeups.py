@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -23,9 +22,8 @@ import pytest
 from qless_py import Client, keys
 from qless_py.job import Job
 from tests import jobs
-from tests.workers.conftest import BackgroundWorker, wait_for
+from tests.workers.conftest import Background, BackgroundWorker, wait_for
 
-Background = Callable[..., BackgroundWorker]
 IDLE = 30.0  # the safety interval: nothing in these tests may wait for it
 WAKE = 5.0  # seconds a notice may take to start a job, generously
 

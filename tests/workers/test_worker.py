@@ -11,7 +11,7 @@ from qless_py import Client, Job
 from qless_py.workers import Worker
 from tests import jobs
 from tests.replies import text
-from tests.workers.conftest import wait_for
+from tests.workers.conftest import Background, wait_for
 
 
 def run_burst(url: str, queues: list[str], name: str = "w1", **kwargs: object) -> Worker:
@@ -215,9 +215,9 @@ def test_spin_reaches_the_runner_connections(server_url: str, client: Client) ->
 
 
 def test_stop_now_gives_the_running_job_back_without_spending_a_retry(
-        client: Client, background: object) -> None:
+        client: Client, background: Background) -> None:
     jid = client.queues["q"].put(jobs.Sleeper, {"seconds": 30}, retries=2)
-    bg = background(["q"], name="bg")  # type: ignore[operator]
+    bg = background(["q"], name="bg")
     wait_for(lambda: client.redis.hget(jobs.STARTED, jid))
     bg.stop("now")
     job = client.jobs[jid]
@@ -227,9 +227,9 @@ def test_stop_now_gives_the_running_job_back_without_spending_a_retry(
     assert "bg" not in [w["name"] for w in client.workers.counts]
 
 
-def test_stop_drain_lets_the_running_job_finish(client: Client, background: object) -> None:
+def test_stop_drain_lets_the_running_job_finish(client: Client, background: Background) -> None:
     jid = client.queues["q"].put(jobs.Sleeper, {"seconds": 0.5})
-    bg = background(["q"], name="bg")  # type: ignore[operator]
+    bg = background(["q"], name="bg")
     wait_for(lambda: client.redis.hget(jobs.STARTED, jid))
     bg.stop("drain")
     job = client.jobs[jid]
@@ -238,9 +238,9 @@ def test_stop_drain_lets_the_running_job_finish(client: Client, background: obje
 
 
 def test_lock_lost_notice_stops_the_job_and_it_is_not_completed(
-        client: Client, background: object) -> None:
+        client: Client, background: Background) -> None:
     jid = client.queues["q"].put(jobs.Sleeper, {"seconds": 30})
-    bg = background(["q"], name="bg")  # type: ignore[operator]
+    bg = background(["q"], name="bg")
     wait_for(lambda: client.redis.hget(jobs.STARTED, jid))
     client.core.call("timeout", jid)  # publishes lock_lost on ql:w:bg
     wait_for(lambda: client.redis.hget(jobs.RECORD, jid) == b"stopped")
@@ -252,10 +252,10 @@ def test_lock_lost_notice_stops_the_job_and_it_is_not_completed(
     assert job is not None and job.state != "complete"
 
 
-def test_heartbeats_keep_the_lock_of_a_long_job(client: Client, background: object) -> None:
+def test_heartbeats_keep_the_lock_of_a_long_job(client: Client, background: Background) -> None:
     client.config["q-heartbeat"] = 1
     jid = client.queues["q"].put(jobs.Sleeper, {"seconds": 2.5})
-    background(["q"], name="bg")  # type: ignore[operator]
+    background(["q"], name="bg")
     wait_for(lambda: client.redis.hget(jobs.STARTED, jid))
     first = float(client.redis.hget(f"ql:j:{jid}", "expires") or 0)
     wait_for(lambda: float(client.redis.hget(f"ql:j:{jid}", "expires") or 0) > first + 0.5,
@@ -271,14 +271,14 @@ def test_heartbeats_keep_the_lock_of_a_long_job(client: Client, background: obje
 
 
 def test_job_reclaimed_by_a_worker_of_the_same_name_runs_to_completion(
-        client: Client, background: object) -> None:
+        client: Client, background: Background) -> None:
     # A restarted worker keeps its name; reclaiming its predecessor's expired lock sends it
     # a lock_lost notice for a job it holds again. That stale notice must not stop the job.
     client.config["q-heartbeat"] = 1
     client.config["grace-period"] = 0
     jid = client.queues["q"].put(jobs.Noop, {})
     assert client.queues["q"].pop(worker="steady") is not None  # the crashed predecessor
-    background(["q"], name="steady", interval=30)  # type: ignore[operator]
+    background(["q"], name="steady", interval=30)
     wait_for(lambda: (j := client.jobs[jid]) is not None and j.state == "complete", timeout=5)
     assert client.redis.hget(jobs.RUNS, jid) == b"1"
 
