@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import redis
 
-from tests.core.support import T0, Core
+from tests.core.support import T0, Arg, Core
 
 COMMANDS = [
     "get",
@@ -48,9 +48,9 @@ COMMANDS = [
 ]
 
 
-def raw_error(core: Core, numkeys: int, *argv: object) -> str:
+def raw_error(core: Core, numkeys: int, *argv: Arg) -> str:
     with pytest.raises(redis.ResponseError) as info:
-        core.raw(numkeys, *argv)  # type: ignore[arg-type]
+        core.raw(numkeys, *argv)
     return str(info.value)
 
 

@@ -18,8 +18,8 @@ from tests.replies import text
 CJSON_NIL = "bad argument #1 to 'decode' (string expected, got nil)"
 
 
-def resp(core: Core, command: str, now: object, *args: object) -> Any:
-    return core(command, now, *args)  # type: ignore[arg-type]
+def resp(core: Core, command: str, now: Arg, *args: Arg) -> Any:
+    return core(command, now, *args)
 
 
 # --- 1.2 reply conversion -------------------------------------------------------------------
