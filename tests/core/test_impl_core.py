@@ -12,6 +12,7 @@ import pytest
 import redis
 
 from qless_py import lua
+from tests.replies import bulk
 
 T0 = 1_893_456_000.0  # 2030-01-01, a day boundary
 DAY = 86400
@@ -22,13 +23,13 @@ class Core:
         self.conn = conn
         self.sha = conn.script_load(lua.SOURCE)
 
-    def __call__(self, command: str, now: float, *args: Any) -> Any:
+    def __call__(self, command: str, now: float | str, *args: Any) -> Any:
         return self.conn.evalsha(self.sha, 0, command, repr(now), *args)
 
     def json(self, command: str, now: float, *args: Any) -> Any:
         return json.loads(self(command, now, *args))
 
-    def error(self, command: str, now: float, *args: Any) -> str:
+    def error(self, command: str, now: float | str, *args: Any) -> str:
         with pytest.raises(redis.ResponseError) as info:
             self(command, now, *args)
         return str(info.value)
@@ -36,7 +37,7 @@ class Core:
     def snapshot(self) -> dict[bytes, Any]:
         state: dict[bytes, Any] = {}
         for k in sorted(self.conn.keys("*")):
-            state[k] = (self.conn.type(k), self.conn.dump(k))
+            state[bulk(k)] = (self.conn.type(k), self.conn.dump(k))
         return state
 
     def put(self, jid: str, now: float = T0, queue: str = "q", *opts: Any) -> None:
