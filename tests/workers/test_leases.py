@@ -24,7 +24,7 @@ def leased(jid: str = "j", queue: str = "a", expires: float | None = None) -> Jo
     """A job as a pop by worker ``w`` returns it (never used to send anything)."""
     raw = {"jid": jid, "klass": "tests.jobs.Noop", "queue": queue, "state": "running",
            "worker": "w", "expires": clock.now() + 60 if expires is None else expires}
-    return Job(None, raw, worker="w")  # type: ignore[arg-type]
+    return Job(None, raw, worker="w")
 
 
 def test_a_pop_of_a_job_whose_run_here_completed_it_into_the_next_queue_is_held() -> None:

@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 import pytest
 
-from qless_py import Client
+from qless_py import Client, Job
 from tests import jobs
 from tests.workers.conftest import CliWorker, wait_for
 
@@ -36,7 +36,7 @@ def test_term_and_int_stop_at_once_and_give_the_job_back(
     assert worker.wait(15) == 0  # the job would sleep for 60 s
     assert client.redis.hget(jobs.RECORD, jid) == b"stopped"  # told to stop, it did
     job = client.jobs[jid]
-    assert job is not None and job.state == "waiting"
+    assert isinstance(job, Job) and job.state == "waiting"
     assert job.retries_left == 3  # no retry spent
     assert "gave " + jid + " back" in worker.log
     assert "sig" not in registered(client)
