@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from tests.core.support import T0, Core, as_list
+from tests.replies import text
 
 
 def pop(core: Core, queue: str = "q", count: int = 10, now: float = T0 + 1,
@@ -24,7 +25,7 @@ def pop(core: Core, queue: str = "q", count: int = 10, now: float = T0 + 1,
 
 
 def locks(core: Core, tid: str) -> list[str]:
-    return sorted(j.decode() for j in core.conn.zrange(f"ql:th:{tid}-locks", 0, -1))
+    return sorted(text(j) for j in core.conn.zrange(f"ql:th:{tid}-locks", 0, -1))
 
 
 def check_locks(core: Core, tid: str, maximum: int) -> None:
@@ -94,7 +95,7 @@ def test_our_jobs_run_under_the_dialects_pop(core: Core, dialect: Core) -> None:
     assert locks(core, "t") == []
     # a's admission, taken up by the dialect's pop unseen, is dropped when it is in the way
     core.put("c", T0 + 5, "q", "throttles", '["t"]')
-    assert [j.decode() for j in core.conn.zrange("ql:th:t-ready", 0, -1)] == ["c"]
+    assert [text(j) for j in core.conn.zrange("ql:th:t-ready", 0, -1)] == ["c"]
     assert pop(core, now=T0 + 6) == ["c"]
 
 

@@ -39,6 +39,7 @@ from hypothesis.stateful import (
 )
 
 from tests.core.support import T0, Core, as_list
+from tests.replies import bulk, text
 
 JIDS = ["a", "b", "c", "d", "e", "f"]
 QUEUES = ["q1", "q2"]
@@ -311,11 +312,11 @@ def make_machine(core: Core) -> type[RuleBasedStateMachine]:
                     for jid, _ in core.zset(f"ql:q:{q}-{suffix}"):
                         assert jid in jobs, (suffix, jid)
                         places[jid].append(f"{suffix}:{q}")
-            for jid in core.conn.zrange("ql:completed", 0, -1):
-                places[jid.decode()].append("completed")
+            for raw in core.conn.zrange("ql:completed", 0, -1):
+                places[text(raw)].append("completed")
             for group in core.conn.smembers("ql:failures"):
-                for jid in core.conn.lrange(b"ql:f:" + group, 0, -1):
-                    places[jid.decode()].append("failed")
+                for raw in core.conn.lrange(b"ql:f:" + bulk(group), 0, -1):
+                    places[text(raw)].append("failed")
             expected = {
                 "waiting": ("work", "scheduled"), "stalled": ("work",),
                 "scheduled": ("scheduled",), "depends": ("depends",), "running": ("locks",),
@@ -338,9 +339,9 @@ def make_machine(core: Core) -> type[RuleBasedStateMachine]:
                 return [t for t in listed if t != f"ql:q:{job['queue']}"]
 
             for tid in THROTTLES:
-                holders = [j.decode() for j in core.conn.zrange(f"ql:th:{tid}-locks", 0, -1)]
-                admitted = [j.decode() for j in core.conn.zrange(f"ql:th:{tid}-ready", 0, -1)]
-                waiting = [j.decode() for j in core.conn.zrange(f"ql:th:{tid}-pending", 0, -1)]
+                holders = [text(j) for j in core.conn.zrange(f"ql:th:{tid}-locks", 0, -1)]
+                admitted = [text(j) for j in core.conn.zrange(f"ql:th:{tid}-ready", 0, -1)]
+                waiting = [text(j) for j in core.conn.zrange(f"ql:th:{tid}-pending", 0, -1)]
                 cap = self.model.cap.get(tid, 0)
                 self.model.slack[tid] = min(self.model.slack.get(tid, 0), len(holders))
                 if cap:

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from tests.core.support import T0, Core, as_list, decoded
+from tests.replies import text
 
 
 def put(core: Core, jid: str, *throttles: str, queue: str = "q", now: float = T0,
@@ -23,15 +24,15 @@ def put(core: Core, jid: str, *throttles: str, queue: str = "q", now: float = T0
 
 
 def locks(core: Core, tid: str) -> list[str]:
-    return [j.decode() for j in core("throttle.locks", T0, tid)]
+    return [text(j) for j in core("throttle.locks", T0, tid)]
 
 
 def pending(core: Core, tid: str) -> list[str]:
-    return [j.decode() for j in core("throttle.pending", T0, tid)]
+    return [text(j) for j in core("throttle.pending", T0, tid)]
 
 
 def ready(core: Core, tid: str) -> list[str]:
-    return [j.decode() for j in core.conn.zrange(f"ql:th:{tid}-ready", 0, -1)]
+    return [text(j) for j in core.conn.zrange(f"ql:th:{tid}-ready", 0, -1)]
 
 
 def work(core: Core, queue: str = "q") -> list[str]:
@@ -39,7 +40,7 @@ def work(core: Core, queue: str = "q") -> list[str]:
 
 
 def throttled(core: Core, queue: str = "q") -> list[str]:
-    return [j.decode() for j in core("jobs", T0, "throttled", queue)]
+    return [text(j) for j in core("jobs", T0, "throttled", queue)]
 
 
 def popped(core: Core, queue: str = "q", count: int = 10, now: float = T0 + 1,

@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from qless_py import Client
+from tests.replies import text
 from tests.workers import flow_jobs
 from tests.workers.conftest import CliWorker
 
@@ -31,7 +32,7 @@ def victims_running(client: Client, members: list[str], victims: set[str]) -> di
     found = {}
     for name in members:
         for raw in client.redis.smembers(name):
-            pid, start, jid = raw.decode().split(":", 2)
+            pid, start, jid = text(raw).split(":", 2)
             if jid in victims and flow_jobs.process_id(int(pid)) == f"{pid}:{start}":
                 found[jid] = int(pid)
     return found
@@ -82,7 +83,7 @@ def check_runs(client: Client, jids: list[str], victims: set[str],
     """Every job ran once, plus at most once more each time the supervisor retried it for
     a killed child (a job popped but not started when its process died ran no more); every
     victim was retried, and no job was retried without a kill."""
-    runs = {k.decode(): int(v) for k, v in client.redis.hgetall(flow_jobs.RUNS).items()}
+    runs = {text(k): int(v) for k, v in client.redis.hgetall(flow_jobs.RUNS).items()}
     retried = retried_by_supervisor(worker)
     assert set(runs) == set(jids)
     assert set(retried) <= set(jids)
@@ -198,7 +199,7 @@ def test_a_stopped_worker_gives_back_its_throttle_locks(
     assert settle(client, jids, second, [flow_jobs.RUNNING], set()) == 0
     seen = [int(n) for n in client.redis.lrange(flow_jobs.SEEN, 0, -1)]
     assert max(seen) <= 3
-    runs = {k.decode(): int(v) for k, v in client.redis.hgetall(flow_jobs.RUNS).items()}
+    runs = {text(k): int(v) for k, v in client.redis.hgetall(flow_jobs.RUNS).items()}
     assert sum(runs.values()) == len(jids) + 3  # the three given back ran again
     for suffix in ("locks", "pending", "ready"):
         assert client.redis.zcard(f"ql:th:api-{suffix}") == 0
