@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from freezegun import freeze_time
 
 from qless_py import Client
 from tests.conftest import PrivateServerFactory
@@ -55,6 +56,22 @@ def test_tracked_job_events(client: Client) -> None:
     expected = {name: ["jid"] for name in names}
     expected["popped"] = ["jid", "jid"]
     assert {name: r.items for name, r in recorders.items()} == expected
+
+
+def test_an_expired_job_is_told_to_its_subscribers_and_on_the_log(client: Client) -> None:
+    expired, logged = Recorder(), Recorder()
+    client.events.on("expired", expired)
+    client.events.on("log.expired", logged)
+    with client.events.thread(), freeze_time("2026-01-01 00:00:00") as clock:
+        client.queues["q"].put(NOOP, {}, jid="jid", ttl=10)
+        client.track("jid")
+        client.queues["q"].put(NOOP, {}, jid="other", ttl=10)
+        clock.tick(11)
+        assert client.queues["q"].pop() is None
+    assert expired.items == ["jid"]  # tracked jobs only
+    assert sorted(logged.items, key=lambda e: e["jid"]) == [
+        {"jid": "jid", "event": "expired", "queue": "q"},
+        {"jid": "other", "event": "expired", "queue": "q"}]
 
 
 def test_untracked_jobs_publish_no_job_events(client: Client) -> None:
