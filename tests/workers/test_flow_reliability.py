@@ -170,12 +170,8 @@ def test_ordering_keys_hold_under_retries_and_kill_9(
 def test_a_stopped_worker_gives_back_its_throttle_locks(
         private_server: Any, cli_worker: Start) -> None:
     """TERM makes the worker give back the jobs it holds (qlpy.giveback): their throttle
-    locks go with them, and a second worker runs every job, still three at a time.
-
-    The first worker has one process: a worker gives its jobs back before their handlers
-    return, so a second process that has not yet stopped popping could start a job given
-    back while its handler still runs (a window of the worker's shutdown, not of the
-    throttle)."""
+    locks go with them, once their handlers have returned, and a second worker runs every
+    job, still three at a time."""
     server = private_server("valkey")
     client = Client(server.url, worker_name="producer")
     client.throttles["api"].maximum = 3
