@@ -20,18 +20,23 @@ function Stats.expire(k, now, day)
   rcall('EXPIRE', k, ttl)
 end
 
--- Histogram field of a sample (s0..s59, m1..m59, h1..h23, d1...). A whole count from 1 to
--- 59 (or 23) gets the digits %.14g would write from %d, which costs less; zero, negative
--- and day counts keep Lua's own number text.
+-- The histogram fields of sample `v` (seconds): qless's bin (s0..s59, m1..m59, h1..h23,
+-- d1...) and the fine histogram's bucket (extension, protocol.md): floor(20 * log10(v)), so
+-- bucket b holds 10^(b/20) <= v < 10^((b+1)/20), 20 buckets per decade, each 12.2 % wide;
+-- bucket -81 holds everything below 0.1 ms, zero and negative samples included.
+-- A whole count from 1 to 59 (or 23) gets the digits %.14g would write from %d, which costs
+-- less; zero, negative and day counts keep Lua's own number text.
 function Stats.bin(v)
+  local fine = -81
+  if v >= 0.0001 then fine = floor(math.log10(v) * 20) end
   local f = floor(v)
   if f < 60 then
-    if f >= 1 then return format('s%d', f) end
-    return 's' .. f
+    if f >= 1 then return format('s%d', f), fine end
+    return 's' .. f, fine
   end
-  if f < 3600 then return format('m%d', floor(f / 60)) end
-  if f < 86400 then return format('h%d', floor(f / 3600)) end
-  return 'd' .. floor(f / 86400)
+  if f < 3600 then return format('m%d', floor(f / 60)), fine end
+  if f < 86400 then return format('h%d', floor(f / 3600)), fine end
+  return 'd' .. floor(f / 86400), fine
 end
 
 -- One step of Welford's streaming update (protocol 5.2): count, mean and vk after `v`.
@@ -46,18 +51,33 @@ end
 
 -- P-STAT: record sample `v` of `kind` (wait|run) for `queue` in the day bin of `now`.
 -- The histogram bucket is read and written with the running totals (two calls, not three).
+-- The fine histogram (extension) lives in its own hash, so qless's hash keeps exactly the
+-- fields other clients read. A bucket's first sample gives that hash the TTL of qless's
+-- hash, so both disappear together (and neither does when the hash was made without one).
+-- It is written with pcall, like the stored totals are read with tonumber: pop writes it
+-- after the job left the work set, so a corrupt field must not raise there (the job would
+-- be in no set at all); a field that is not a number starts again from this sample.
 function Stats.sample(now, kind, queue, v)
   local day = day_of(now)
   local k = stats_key(kind, day, queue)
-  local bin = Stats.bin(v)
+  local bin, fine = Stats.bin(v)
   local cur = rcall('HMGET', k, 'total', 'mean', 'vk', bin)
   local total, mean, vk = Stats.step(tonumber(cur[1]), tonumber(cur[2]), tonumber(cur[3]), v)
   rcall('HSET', k, 'total', total, 'mean', mean, 'vk', vk, bin, (tonumber(cur[4]) or 0) + 1)
   if total == 1 then Stats.expire(k, now, day) end
+  local fk = stats_key(kind .. key.fine, day, queue)
+  local n = redis.pcall('HINCRBY', fk, fine, 1)
+  if n == 1 then
+    local ttl = rcall('TTL', k)
+    if ttl > 0 then rcall('EXPIRE', fk, ttl) end
+  elseif type(n) == 'table' then
+    redis.pcall('HSET', fk, fine, 1)
+  end
 end
 
 -- P-STAT for the samples `vs` of one pop, in order: one read and one write of the hash
 -- instead of two calls per sample, with the same arithmetic, so the same stored values.
+-- The fine histogram gets one HINCRBY per bucket the samples fall in.
 function Stats.samples(now, kind, queue, vs)
   -- More samples than a call may carry (histogram fields) go one by one. (Pop records a
   -- single sample with Stats.sample itself.)
@@ -67,10 +87,11 @@ function Stats.samples(now, kind, queue, vs)
   end
   local day = day_of(now)
   local k = stats_key(kind, day, queue)
-  local fields, slot, bins = { 'total', 'mean', 'vk' }, {}, {}
+  local fields, slot, bins, fines = { 'total', 'mean', 'vk' }, {}, {}, {}
   for i, v in ipairs(vs) do
-    local bin = Stats.bin(v)
+    local bin, fine = Stats.bin(v)
     bins[i] = bin
+    fines[fine] = (fines[fine] or 0) + 1
     if not slot[bin] then
       fields[#fields + 1] = bin
       slot[bin] = #fields
@@ -92,6 +113,17 @@ function Stats.samples(now, kind, queue, vs)
   end
   rcall('HSET', k, unpack(args))
   if fresh then Stats.expire(k, now, day) end
+  local fk = stats_key(kind .. key.fine, day, queue)
+  local ttl
+  for fine, n in pairs(fines) do
+    local got = redis.pcall('HINCRBY', fk, fine, n)
+    if got == n then
+      if ttl == nil then ttl = rcall('TTL', k) end
+      if ttl > 0 then rcall('EXPIRE', fk, ttl) end
+    elseif type(got) == 'table' then
+      redis.pcall('HSET', fk, fine, n)
+    end
+  end
 end
 
 -- Adjust the failure counters of `queue` for the day containing `when`.
@@ -152,4 +184,24 @@ function Stats.get(now)
     wait = Stats.summary(stats_key('wait', day, queue)),
     run = Stats.summary(stats_key('run', day, queue)),
   })
+end
+
+-- qlpy.histograms <now> <queue> <date> (extension)
+-- Reply: {"wait":{"<bucket>":<count>,...},"run":{...}}, the fine histograms of the day of
+-- `date` (buckets as in Stats.bin; empty buckets are left out; `{}` when there are none).
+-- Errors: Queue(): no queue name provided / Stats(): Arg "date" missing or not a number: <x>
+function Stats.histograms(now)
+  local queue, date_s = A[3], A[4]
+  if queue == nil then fail('Queue(): no queue name provided') end
+  local date = num(date_s)
+  if date == nil then fail('Stats(): Arg "date" missing or not a number: ' .. tostring(date_s)) end
+  local day = day_of(date)
+  local reply = {}
+  for _, kind in ipairs({ 'wait', 'run' }) do
+    local raw = rcall('HGETALL', stats_key(kind .. key.fine, day, queue))
+    local h = {}
+    for i = 1, #raw, 2 do h[raw[i]] = tonumber(raw[i + 1]) end
+    reply[kind] = h
+  end
+  return encode(reply)
 end

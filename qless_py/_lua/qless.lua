@@ -39,6 +39,7 @@ local cfg, wake
 --   depends = '-depends', recurring = '-recur',
 --   worker = 'ql:w:', jobs = ':jobs', tag = 'ql:t:', failure_group = 'ql:f:', recur = 'ql:r:',
 --   channel = 'ql:', wake = 'qlpy:wake:',
+--   fine = '-fine',
 
 
 
@@ -75,6 +76,7 @@ local cfg, wake
 -- whose `now` differs from the server's clock (tests, replays, skew) must not see its fresh
 -- statistics vanish at once. It is set only when a sample hash is created (no extra call
 -- per sample).
+
 
 
 
@@ -279,7 +281,8 @@ local function define(lazy_t, lazy_k)
     -- The day bin of a timestamp (UTC midnight, floored modulo).
     lazy_f = function(t) return t - (t % 86400) end
   elseif lazy_k == 'P_stats_key' then
-    -- Statistics hash of `kind` (wait | run | stats) for a day bin and a queue. A day bin is
+    -- Statistics hash of `kind` (wait | run | stats, and the fine histograms' wait .. key.fine
+    -- and run .. key.fine, an extension) for a day bin and a queue. A day bin is
     -- whole (day_of), and below 1e14 %d writes the digits that %.14g (Lua's number text) does,
     -- for a fraction of the cost; -0 and the rest keep Lua's own text.
     lazy_f = function(kind, day, queue)
@@ -1104,28 +1107,47 @@ local function define(lazy_t, lazy_k)
   elseif lazy_k == 'Stats_sample' then
     -- P-STAT: record sample `v` of `kind` (wait|run) for `queue` in the day bin of `now`.
     -- The histogram bucket is read and written with the running totals (two calls, not three).
+    -- The fine histogram (extension) lives in its own hash, so qless's hash keeps exactly the
+    -- fields other clients read. A bucket's first sample gives that hash the TTL of qless's
+    -- hash, so both disappear together (and neither does when the hash was made without one).
+    -- It is written with pcall, like the stored totals are read with tonumber: pop writes it
+    -- after the job left the work set, so a corrupt field must not raise there (the job would
+    -- be in no set at all); a field that is not a number starts again from this sample.
     lazy_f = function(now, kind, queue, v)
       local day = M.P_day_of(now)
       local k = M.P_stats_key(kind, day, queue)
-      local bin = M.Stats_bin(v)
+      local bin, fine = M.Stats_bin(v)
       local cur = rcall('HMGET', k, 'total', 'mean', 'vk', bin)
       local total, mean, vk = M.Stats_step(tonumber(cur[1]), tonumber(cur[2]), tonumber(cur[3]), v)
       rcall('HSET', k, 'total', total, 'mean', mean, 'vk', vk, bin, (tonumber(cur[4]) or 0) + 1)
       if total == 1 then M.Stats_expire(k, now, day) end
+      local fk = M.P_stats_key(kind .. '-fine', day, queue)
+      local n = redis.pcall('HINCRBY', fk, fine, 1)
+      if n == 1 then
+        local ttl = rcall('TTL', k)
+        if ttl > 0 then rcall('EXPIRE', fk, ttl) end
+      elseif type(n) == 'table' then
+        redis.pcall('HSET', fk, fine, 1)
+      end
     end
   elseif lazy_k == 'Stats_bin' then
-    -- Histogram field of a sample (s0..s59, m1..m59, h1..h23, d1...). A whole count from 1 to
-    -- 59 (or 23) gets the digits %.14g would write from %d, which costs less; zero, negative
-    -- and day counts keep Lua's own number text.
+    -- The histogram fields of sample `v` (seconds): qless's bin (s0..s59, m1..m59, h1..h23,
+    -- d1...) and the fine histogram's bucket (extension, protocol.md): floor(20 * log10(v)), so
+    -- bucket b holds 10^(b/20) <= v < 10^((b+1)/20), 20 buckets per decade, each 12.2 % wide;
+    -- bucket -81 holds everything below 0.1 ms, zero and negative samples included.
+    -- A whole count from 1 to 59 (or 23) gets the digits %.14g would write from %d, which costs
+    -- less; zero, negative and day counts keep Lua's own number text.
     lazy_f = function(v)
+      local fine = -81
+      if v >= 0.0001 then fine = floor(math.log10(v) * 20) end
       local f = floor(v)
       if f < 60 then
-        if f >= 1 then return format('s%d', f) end
-        return 's' .. f
+        if f >= 1 then return format('s%d', f), fine end
+        return 's' .. f, fine
       end
-      if f < 3600 then return format('m%d', floor(f / 60)) end
-      if f < 86400 then return format('h%d', floor(f / 3600)) end
-      return 'd' .. floor(f / 86400)
+      if f < 3600 then return format('m%d', floor(f / 60)), fine end
+      if f < 86400 then return format('h%d', floor(f / 3600)), fine end
+      return 'd' .. floor(f / 86400), fine
     end
   elseif lazy_k == 'Stats_expire' then
     -- Keep a stats hash only for the configured history.
@@ -1294,6 +1316,7 @@ local function define(lazy_t, lazy_k)
   elseif lazy_k == 'Stats_samples' then
     -- P-STAT for the samples `vs` of one pop, in order: one read and one write of the hash
     -- instead of two calls per sample, with the same arithmetic, so the same stored values.
+    -- The fine histogram gets one HINCRBY per bucket the samples fall in.
     lazy_f = function(now, kind, queue, vs)
       -- More samples than a call may carry (histogram fields) go one by one. (Pop records a
       -- single sample with M.Stats_sample itself.)
@@ -1303,10 +1326,11 @@ local function define(lazy_t, lazy_k)
       end
       local day = M.P_day_of(now)
       local k = M.P_stats_key(kind, day, queue)
-      local fields, slot, bins = { 'total', 'mean', 'vk' }, {}, {}
+      local fields, slot, bins, fines = { 'total', 'mean', 'vk' }, {}, {}, {}
       for i, v in ipairs(vs) do
-        local bin = M.Stats_bin(v)
+        local bin, fine = M.Stats_bin(v)
         bins[i] = bin
+        fines[fine] = (fines[fine] or 0) + 1
         if not slot[bin] then
           fields[#fields + 1] = bin
           slot[bin] = #fields
@@ -1328,6 +1352,17 @@ local function define(lazy_t, lazy_k)
       end
       rcall('HSET', k, unpack(args))
       if fresh then M.Stats_expire(k, now, day) end
+      local fk = M.P_stats_key(kind .. '-fine', day, queue)
+      local ttl
+      for fine, n in pairs(fines) do
+        local got = redis.pcall('HINCRBY', fk, fine, n)
+        if got == n then
+          if ttl == nil then ttl = rcall('TTL', k) end
+          if ttl > 0 then rcall('EXPIRE', fk, ttl) end
+        elseif type(got) == 'table' then
+          redis.pcall('HSET', fk, fine, n)
+        end
+      end
     end
   elseif lazy_k == 'Stats_count' then
     -- Adjust the failure counters of `queue` for the day containing `when`.
@@ -1388,6 +1423,26 @@ local function define(lazy_t, lazy_k)
         wait = M.Stats_summary(M.P_stats_key('wait', day, queue)),
         run = M.Stats_summary(M.P_stats_key('run', day, queue)),
       })
+    end
+  elseif lazy_k == 'Stats_histograms' then
+    -- qlpy.histograms <now> <queue> <date> (extension)
+    -- Reply: {"wait":{"<bucket>":<count>,...},"run":{...}}, the fine histograms of the day of
+    -- `date` (buckets as in M.Stats_bin; empty buckets are left out; `{}` when there are none).
+    -- Errors: Queue(): no queue name provided / Stats(): Arg "date" missing or not a number: <x>
+    lazy_f = function(now)
+      local queue, date_s = A[3], A[4]
+      if queue == nil then M.P_fail('Queue(): no queue name provided') end
+      local date = M.P_num(date_s)
+      if date == nil then M.P_fail('Stats(): Arg "date" missing or not a number: ' .. tostring(date_s)) end
+      local day = M.P_day_of(date)
+      local reply = {}
+      for _, kind in ipairs({ 'wait', 'run' }) do
+        local raw = rcall('HGETALL', M.P_stats_key(kind .. '-fine', day, queue))
+        local h = {}
+        for i = 1, #raw, 2 do h[raw[i]] = tonumber(raw[i + 1]) end
+        reply[kind] = h
+      end
+      return encode(reply)
     end
   elseif lazy_k == 'Job_migrate' then
     -- Legacy history (a JSON field of jobs written by very old versions) becomes list entries,
@@ -2387,6 +2442,8 @@ local function define(lazy_t, lazy_k)
     lazy_f = M.Worker_deregister
   elseif lazy_k == 'Api_queue.forget' then
     lazy_f = M.Queue_forget
+  elseif lazy_k == 'Api_qlpy.histograms' then
+    lazy_f = M.Stats_histograms
   end
   if lazy_f ~= nil then lazy_t[lazy_k] = lazy_f end
   return lazy_f
@@ -2932,35 +2989,54 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
                   do inl_28 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
               until true
               k = inl_28
-              local bin
-              local inl_29
+              local bin, fine
+              local inl_29, inl_30
               repeat  -- inlined Stats_bin
                 local v = v
+                  local fine = -81
+                  if v >= 0.0001 then fine = floor(math.log10(v) * 20) end
                   local f = floor(v)
                   if f < 60 then
-                    if f >= 1 then do inl_29 = format('s%d', f) break end end
-                    do inl_29 = 's' .. f break end
+                    if f >= 1 then do inl_29, inl_30 = format('s%d', f), fine break end end
+                    do inl_29, inl_30 = 's' .. f, fine break end
                   end
-                  if f < 3600 then do inl_29 = format('m%d', floor(f / 60)) break end end
-                  if f < 86400 then do inl_29 = format('h%d', floor(f / 3600)) break end end
-                  do inl_29 = 'd' .. floor(f / 86400) break end
+                  if f < 3600 then do inl_29, inl_30 = format('m%d', floor(f / 60)), fine break end end
+                  if f < 86400 then do inl_29, inl_30 = format('h%d', floor(f / 3600)), fine break end end
+                  do inl_29, inl_30 = 'd' .. floor(f / 86400), fine break end
               until true
-              bin = inl_29
+              bin, fine = inl_29, inl_30
               local cur = rcall('HMGET', k, 'total', 'mean', 'vk', bin)
               local total, mean, vk
-              local inl_30, inl_31, inl_32
+              local inl_31, inl_32, inl_33
               repeat  -- inlined Stats_step
                 local total, mean, vk, v = tonumber(cur[1]), tonumber(cur[2]), tonumber(cur[3]), v
-                  if total == nil then do inl_30, inl_31, inl_32 = 1, v, 0 break end end
+                  if total == nil then do inl_31, inl_32, inl_33 = 1, v, 0 break end end
                   mean, vk = mean or 0, vk or 0
                   total = total + 1
                   local old = mean
                   mean = old + (v - old) / total
-                  do inl_30, inl_31, inl_32 = total, mean, vk + (v - mean) * (v - old) break end
+                  do inl_31, inl_32, inl_33 = total, mean, vk + (v - mean) * (v - old) break end
               until true
-              total, mean, vk = inl_30, inl_31, inl_32
+              total, mean, vk = inl_31, inl_32, inl_33
               rcall('HSET', k, 'total', total, 'mean', mean, 'vk', vk, bin, (tonumber(cur[4]) or 0) + 1)
               if total == 1 then define(nil, 'Stats_expire')(k, now, day) end
+              local fk
+              local inl_34
+              repeat  -- inlined P_stats_key
+                local kind, day, queue = kind .. '-fine', day, queue
+                  if day >= 1 and day < 1e14 then
+                    do inl_34 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end
+                  end
+                  do inl_34 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
+              until true
+              fk = inl_34
+              local n = redis.pcall('HINCRBY', fk, fine, 1)
+              if n == 1 then
+                local ttl = rcall('TTL', k)
+                if ttl > 0 then rcall('EXPIRE', fk, ttl) end
+              elseif type(n) == 'table' then
+                redis.pcall('HSET', fk, fine, 1)
+              end
           until true
           rcall('ZADD', wjk, expires_s, jid)
           rcall('ZADD', lk, expires_s, jid)
@@ -2968,22 +3044,22 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
           local q = encode(f[4])
           if put_t >= 1 and put_t < 1e14 then
             local w
-            local inl_33
+            local inl_35
             repeat  -- inlined P_whole_text
               local t, tstr = put_t, f[15]
-                if tstr and t >= 0 and t < 1e14 then do inl_33 = tstr:sub(1, -22) break end end
-                do inl_33 = tostring(floor(t)) break end
+                if tstr and t >= 0 and t < 1e14 then do inl_35 = tstr:sub(1, -22) break end end
+                do inl_35 = tostring(floor(t)) break end
             until true
-            w = inl_33
+            w = inl_35
             seen = '[' .. w .. ',"put",{"q":' .. q .. '}]'
             shown = '{"when":' .. w .. ',"what":"put","q":' .. q .. '}'
           end
-          local inl_34
-          local inl_35
+          local inl_36
+          local inl_37
           repeat  -- inlined Job_render
             local jid, f, tracked, wrap, last, seen, shown, wjson, qjson = jid, f, tracked, true, last, seen, shown, wjson, q
               if not f then f = define(nil, 'Job_fetch')(jid) end
-              if not f[1] then do inl_35 = nil break end end
+              if not f[1] then do inl_37 = nil break end end
               if f[14] then
                 define(nil, 'Job_migrate')(jid, f[14])
                 f[14] = false
@@ -3019,37 +3095,9 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
               local dependents = sets % 2 == 1 and rcall('SMEMBERS', dtk) or {}
               local dependencies = sets >= 2 and define(nil, 'Job_encoded_members')(rcall('SMEMBERS', dck)) or '{}'
               local priority
-              local inl_36
-              repeat  -- inlined P_num_json
-                local v, whole = f[6]
-                  if v == '0' or v == '5' or v == '1' or v == '2' or v == '3' or v == '4' or v == '6'
-                      or v == '7' or v == '8' or v == '9' then
-                    do inl_36 = v break end
-                  end
-                  local n = tonumber(v)
-                  if n == nil then do inl_36 = nil break end end
-                  if whole then n = floor(n) end
-                  do inl_36 = encode(n) break end
-              until true
-              priority = inl_36
-              local retries
-              local inl_37
-              repeat  -- inlined P_num_json
-                local v, whole = f[8]
-                  if v == '0' or v == '5' or v == '1' or v == '2' or v == '3' or v == '4' or v == '6'
-                      or v == '7' or v == '8' or v == '9' then
-                    do inl_37 = v break end
-                  end
-                  local n = tonumber(v)
-                  if n == nil then do inl_37 = nil break end end
-                  if whole then n = floor(n) end
-                  do inl_37 = encode(n) break end
-              until true
-              retries = inl_37
-              local remaining
               local inl_38
               repeat  -- inlined P_num_json
-                local v, whole = f[9], true
+                local v, whole = f[6]
                   if v == '0' or v == '5' or v == '1' or v == '2' or v == '3' or v == '4' or v == '6'
                       or v == '7' or v == '8' or v == '9' then
                     do inl_38 = v break end
@@ -3059,79 +3107,107 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
                   if whole then n = floor(n) end
                   do inl_38 = encode(n) break end
               until true
-              remaining = inl_38
-              local klass
+              priority = inl_38
+              local retries
               local inl_39
+              repeat  -- inlined P_num_json
+                local v, whole = f[8]
+                  if v == '0' or v == '5' or v == '1' or v == '2' or v == '3' or v == '4' or v == '6'
+                      or v == '7' or v == '8' or v == '9' then
+                    do inl_39 = v break end
+                  end
+                  local n = tonumber(v)
+                  if n == nil then do inl_39 = nil break end end
+                  if whole then n = floor(n) end
+                  do inl_39 = encode(n) break end
+              until true
+              retries = inl_39
+              local remaining
+              local inl_40
+              repeat  -- inlined P_num_json
+                local v, whole = f[9], true
+                  if v == '0' or v == '5' or v == '1' or v == '2' or v == '3' or v == '4' or v == '6'
+                      or v == '7' or v == '8' or v == '9' then
+                    do inl_40 = v break end
+                  end
+                  local n = tonumber(v)
+                  if n == nil then do inl_40 = nil break end end
+                  if whole then n = floor(n) end
+                  do inl_40 = encode(n) break end
+              until true
+              remaining = inl_40
+              local klass
+              local inl_41
               repeat  -- inlined P_jstr
                 local v = f[2]
-                  if v == false or v == nil then do inl_39 = 'false' break end end
-                  do inl_39 = encode(v) break end
+                  if v == false or v == nil then do inl_41 = 'false' break end end
+                  do inl_41 = encode(v) break end
               until true
-              klass = inl_39
+              klass = inl_41
               local state = '"running"'
               if f[3] ~= 'running' then
-                local inl_40
+                local inl_42
                 repeat  -- inlined P_jstr
                   local v = f[3]
-                    if v == false or v == nil then do inl_40 = 'false' break end end
-                    do inl_40 = encode(v) break end
+                    if v == false or v == nil then do inl_42 = 'false' break end end
+                    do inl_42 = encode(v) break end
                 until true
-                state = inl_40
+                state = inl_42
               end
               local queue = qjson
               if not queue then
-                local inl_41
+                local inl_43
                 repeat  -- inlined P_jstr
                   local v = f[4]
-                    if v == false or v == nil then do inl_41 = 'false' break end end
-                    do inl_41 = encode(v) break end
+                    if v == false or v == nil then do inl_43 = 'false' break end end
+                    do inl_43 = encode(v) break end
                 until true
-                queue = inl_41
+                queue = inl_43
               end
               local data
-              local inl_42
+              local inl_44
               repeat  -- inlined P_jstr
                 local v = f[10]
-                  if v == false or v == nil then do inl_42 = 'false' break end end
-                  do inl_42 = encode(v) break end
+                  if v == false or v == nil then do inl_44 = 'false' break end end
+                  do inl_44 = encode(v) break end
               until true
-              data = inl_42
+              data = inl_44
               local spawned
-              local inl_43
+              local inl_45
               repeat  -- inlined P_jstr
                 local v = f[13]
-                  if v == false or v == nil then do inl_43 = 'false' break end end
-                  do inl_43 = encode(v) break end
+                  if v == false or v == nil then do inl_45 = 'false' break end end
+                  do inl_45 = encode(v) break end
               until true
-              spawned = inl_43
+              spawned = inl_45
               local history, hopen, hclose = '{}', '', ''
               if #hist > 0 then
                 history, hopen, hclose = concat(hist, ','), '[', ']'
               end
               local tags, failure = f[11], f[12]
               if tags ~= '{}' then
-                local inl_44
+                local inl_46
                 repeat  -- inlined Job_stored_list
                   local text = tags
-                    if not text or text == '{}' or text == '[]' then do inl_44 = '{}' break end end
+                    if not text or text == '{}' or text == '[]' then do inl_46 = '{}' break end end
                     local ok, v = pcall(decode, text)
-                    if not ok or type(v) ~= 'table' then do inl_44 = '{}' break end end
-                    do inl_44 = encode(v) break end
+                    if not ok or type(v) ~= 'table' then do inl_46 = '{}' break end end
+                    do inl_46 = encode(v) break end
                 until true
-                tags = inl_44
+                tags = inl_46
               end
               if failure ~= '{}' then
-                local inl_45
+                local inl_47
                 repeat  -- inlined Job_stored_list
                   local text = failure
-                    if not text or text == '{}' or text == '[]' then do inl_45 = '{}' break end end
+                    if not text or text == '{}' or text == '[]' then do inl_47 = '{}' break end end
                     local ok, v = pcall(decode, text)
-                    if not ok or type(v) ~= 'table' then do inl_45 = '{}' break end end
-                    do inl_45 = encode(v) break end
+                    if not ok or type(v) ~= 'table' then do inl_47 = '{}' break end end
+                    do inl_47 = encode(v) break end
                 until true
-                failure = inl_45
+                failure = inl_47
               end
-              do inl_35 = (wrap and '[{"jid":' or '{"jid":') .. encode(f[1]) .. ',"klass":' .. klass ..
+              do inl_37 = (wrap and '[{"jid":' or '{"jid":') .. encode(f[1]) .. ',"klass":' .. klass ..
                 ',"state":' .. state .. ',"queue":' .. queue ..
                 ',"worker":' .. (wjson or encode(f[5] or '')) .. ',"tracked":' .. (tracked and 'true' or 'false') ..
                 ',"expires":' .. encode(tonumber(f[7]) or 0) .. ',"data":' .. data ..
@@ -3144,18 +3220,18 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
                 (remaining and ',"remaining":' or '') .. (remaining or '') ..
                 (wrap and '}]' or '}') break end
           until true
-          inl_34 = inl_35
-          do inl_16 = inl_34 break end
+          inl_36 = inl_37
+          do inl_16 = inl_36 break end
         end
         local popped = {}
         for _, jid in ipairs(jids) do
           local f, tracked
-          local inl_46, inl_47
+          local inl_48, inl_49
           repeat  -- inlined Queue_hand_out
             local now, jid, worker, expires, expires_s, tstr, whole, wentry, special = now, jid, worker, expires, expires_s, tstr, whole, wentry, special
               local g = rcall('HMGET', 'ql:j:' .. jid, 'jid', 'klass', 'queue', 'priority', 'retries',
                 'remaining', 'data', 'tags', 'failure', 'spawned_from_jid', 'history', 'time')
-              if not g[1] then do inl_46, inl_47 = nil break end end
+              if not g[1] then do inl_48, inl_49 = nil break end end
               local f = { g[1], g[2], 'running', g[3], worker, g[4], expires, g[5], g[6], g[7], g[8],
                 g[9], g[10], false, g[12] }
               repeat  -- inlined Job_hist
@@ -3164,13 +3240,13 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
                   if legacy then define(nil, 'Job_migrate')(jid, legacy) end
                   local entry
                   if not whole then
-                    local inl_48
+                    local inl_50
                     repeat  -- inlined P_whole_text
                       local t, tstr = when
-                        if tstr and t >= 0 and t < 1e14 then do inl_48 = tstr:sub(1, -22) break end end
-                        do inl_48 = tostring(floor(t)) break end
+                        if tstr and t >= 0 and t < 1e14 then do inl_50 = tstr:sub(1, -22) break end end
+                        do inl_50 = tostring(floor(t)) break end
                     until true
-                    whole = inl_48
+                    whole = inl_50
                   end
                   if extra == nil then
                     entry = '[' .. whole .. ',' .. what_json .. ']'
@@ -3182,37 +3258,37 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
                   local len = rcall('RPUSH', hk, entry)
                   if len < 3 then do break end end
                   local cap
-                  local inl_49
+                  local inl_51
                   repeat  -- inlined P_config_number
                     local name, fallback = 'max-job-history', 100
-                      if cfg == false then do inl_49 = fallback break end end
+                      if cfg == false then do inl_51 = fallback break end end
                       local raw
-                      local inl_50
+                      local inl_52
                       repeat  -- inlined P_config_raw
                         local name = name
-                          if cfg == false then do inl_50 = false break end end
+                          if cfg == false then do inl_52 = false break end end
                           if cfg == nil then cfg = {} end
                           local v = cfg[name]
                           if v == nil then
                             v = rcall('HGET', 'ql:config', name)
                             cfg[name] = v
                           end
-                          do inl_50 = v break end
+                          do inl_52 = v break end
                       until true
-                      raw = inl_50
+                      raw = inl_52
                       local n
-                      local inl_51
+                      local inl_53
                       repeat  -- inlined P_num
                         local v = raw
                           local n = tonumber(v)
-                          if n and n - n == 0 then do inl_51 = n break end end
-                          do inl_51 = nil break end
+                          if n and n - n == 0 then do inl_53 = n break end end
+                          do inl_53 = nil break end
                       until true
-                      n = inl_51
-                      if n == nil then do inl_49 = fallback break end end
-                      do inl_49 = n break end
+                      n = inl_53
+                      if n == nil then do inl_51 = fallback break end end
+                      do inl_51 = n break end
                   until true
-                  cap = inl_49
+                  cap = inl_51
                   cap = floor(cap)
                   if cap >= 3 then
                     if len > cap then
@@ -3230,9 +3306,9 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
                 'state', 'running')
               local tracked = special and rcall('ZSCORE', 'ql:tracked', jid) ~= false
               if tracked then rcall('PUBLISH', 'ql:' .. 'popped', jid) end
-              do inl_46, inl_47 = f, tracked break end
+              do inl_48, inl_49 = f, tracked break end
           until true
-          f, tracked = inl_46, inl_47
+          f, tracked = inl_48, inl_49
           if f then popped[#popped + 1] = { jid, f, tracked } end
         end
         if #popped == 0 then do inl_16 = '{}' break end end
@@ -3249,39 +3325,42 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
               do break end
             end
             local day
-            local inl_52
+            local inl_54
             repeat  -- inlined P_day_of
               local t = now
-              do inl_52 = t - (t % 86400) break end
+              do inl_54 = t - (t % 86400) break end
             until true
-            day = inl_52
+            day = inl_54
             local k
-            local inl_53
+            local inl_55
             repeat  -- inlined P_stats_key
               local kind, day, queue = kind, day, queue
                 if day >= 1 and day < 1e14 then
-                  do inl_53 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end
+                  do inl_55 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end
                 end
-                do inl_53 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
+                do inl_55 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
             until true
-            k = inl_53
-            local fields, slot, bins = { 'total', 'mean', 'vk' }, {}, {}
+            k = inl_55
+            local fields, slot, bins, fines = { 'total', 'mean', 'vk' }, {}, {}, {}
             for i, v in ipairs(vs) do
-              local bin
-              local inl_54
+              local bin, fine
+              local inl_56, inl_57
               repeat  -- inlined Stats_bin
                 local v = v
+                  local fine = -81
+                  if v >= 0.0001 then fine = floor(math.log10(v) * 20) end
                   local f = floor(v)
                   if f < 60 then
-                    if f >= 1 then do inl_54 = format('s%d', f) break end end
-                    do inl_54 = 's' .. f break end
+                    if f >= 1 then do inl_56, inl_57 = format('s%d', f), fine break end end
+                    do inl_56, inl_57 = 's' .. f, fine break end
                   end
-                  if f < 3600 then do inl_54 = format('m%d', floor(f / 60)) break end end
-                  if f < 86400 then do inl_54 = format('h%d', floor(f / 3600)) break end end
-                  do inl_54 = 'd' .. floor(f / 86400) break end
+                  if f < 3600 then do inl_56, inl_57 = format('m%d', floor(f / 60)), fine break end end
+                  if f < 86400 then do inl_56, inl_57 = format('h%d', floor(f / 3600)), fine break end end
+                  do inl_56, inl_57 = 'd' .. floor(f / 86400), fine break end
               until true
-              bin = inl_54
+              bin, fine = inl_56, inl_57
               bins[i] = bin
+              fines[fine] = (fines[fine] or 0) + 1
               if not slot[bin] then
                 fields[#fields + 1] = bin
                 slot[bin] = #fields
@@ -3291,17 +3370,17 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
             local total, mean, vk = tonumber(cur[1]), tonumber(cur[2]), tonumber(cur[3])
             local fresh = false
             for _, v in ipairs(vs) do
-              local inl_55, inl_56, inl_57
+              local inl_58, inl_59, inl_60
               repeat  -- inlined Stats_step
                 local total, mean, vk, v = total, mean, vk, v
-                  if total == nil then do inl_55, inl_56, inl_57 = 1, v, 0 break end end
+                  if total == nil then do inl_58, inl_59, inl_60 = 1, v, 0 break end end
                   mean, vk = mean or 0, vk or 0
                   total = total + 1
                   local old = mean
                   mean = old + (v - old) / total
-                  do inl_55, inl_56, inl_57 = total, mean, vk + (v - mean) * (v - old) break end
+                  do inl_58, inl_59, inl_60 = total, mean, vk + (v - mean) * (v - old) break end
               until true
-              total, mean, vk = inl_55, inl_56, inl_57
+              total, mean, vk = inl_58, inl_59, inl_60
               if total == 1 then fresh = true end
             end
             local counts = {}
@@ -3313,6 +3392,26 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
             end
             rcall('HSET', k, unpack(args))
             if fresh then define(nil, 'Stats_expire')(k, now, day) end
+            local fk
+            local inl_61
+            repeat  -- inlined P_stats_key
+              local kind, day, queue = kind .. '-fine', day, queue
+                if day >= 1 and day < 1e14 then
+                  do inl_61 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end
+                end
+                do inl_61 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
+            until true
+            fk = inl_61
+            local ttl
+            for fine, n in pairs(fines) do
+              local got = redis.pcall('HINCRBY', fk, fine, n)
+              if got == n then
+                if ttl == nil then ttl = rcall('TTL', k) end
+                if ttl > 0 then rcall('EXPIRE', fk, ttl) end
+              elseif type(got) == 'table' then
+                redis.pcall('HSET', fk, fine, n)
+              end
+            end
         until true
         repeat  -- inlined Queue_call_list
           local cmd, k, list, step, first = 'ZADD', wjk, scored, 2000
@@ -3335,11 +3434,11 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
         local parts = {}
         for i, p in ipairs(popped) do
           local text
-          local inl_58
+          local inl_62
           repeat  -- inlined Job_render
             local jid, f, tracked, wrap, last, seen, shown, wjson, qjson = p[1], p[2], p[3], false, last, nil, nil, wjson
               if not f then f = define(nil, 'Job_fetch')(jid) end
-              if not f[1] then do inl_58 = nil break end end
+              if not f[1] then do inl_62 = nil break end end
               if f[14] then
                 define(nil, 'Job_migrate')(jid, f[14])
                 f[14] = false
@@ -3375,119 +3474,119 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
               local dependents = sets % 2 == 1 and rcall('SMEMBERS', dtk) or {}
               local dependencies = sets >= 2 and define(nil, 'Job_encoded_members')(rcall('SMEMBERS', dck)) or '{}'
               local priority
-              local inl_59
+              local inl_63
               repeat  -- inlined P_num_json
                 local v, whole = f[6]
                   if v == '0' or v == '5' or v == '1' or v == '2' or v == '3' or v == '4' or v == '6'
                       or v == '7' or v == '8' or v == '9' then
-                    do inl_59 = v break end
+                    do inl_63 = v break end
                   end
                   local n = tonumber(v)
-                  if n == nil then do inl_59 = nil break end end
+                  if n == nil then do inl_63 = nil break end end
                   if whole then n = floor(n) end
-                  do inl_59 = encode(n) break end
+                  do inl_63 = encode(n) break end
               until true
-              priority = inl_59
+              priority = inl_63
               local retries
-              local inl_60
+              local inl_64
               repeat  -- inlined P_num_json
                 local v, whole = f[8]
                   if v == '0' or v == '5' or v == '1' or v == '2' or v == '3' or v == '4' or v == '6'
                       or v == '7' or v == '8' or v == '9' then
-                    do inl_60 = v break end
+                    do inl_64 = v break end
                   end
                   local n = tonumber(v)
-                  if n == nil then do inl_60 = nil break end end
+                  if n == nil then do inl_64 = nil break end end
                   if whole then n = floor(n) end
-                  do inl_60 = encode(n) break end
+                  do inl_64 = encode(n) break end
               until true
-              retries = inl_60
+              retries = inl_64
               local remaining
-              local inl_61
+              local inl_65
               repeat  -- inlined P_num_json
                 local v, whole = f[9], true
                   if v == '0' or v == '5' or v == '1' or v == '2' or v == '3' or v == '4' or v == '6'
                       or v == '7' or v == '8' or v == '9' then
-                    do inl_61 = v break end
+                    do inl_65 = v break end
                   end
                   local n = tonumber(v)
-                  if n == nil then do inl_61 = nil break end end
+                  if n == nil then do inl_65 = nil break end end
                   if whole then n = floor(n) end
-                  do inl_61 = encode(n) break end
+                  do inl_65 = encode(n) break end
               until true
-              remaining = inl_61
+              remaining = inl_65
               local klass
-              local inl_62
-              repeat  -- inlined P_jstr
-                local v = f[2]
-                  if v == false or v == nil then do inl_62 = 'false' break end end
-                  do inl_62 = encode(v) break end
-              until true
-              klass = inl_62
-              local state = '"running"'
-              if f[3] ~= 'running' then
-                local inl_63
-                repeat  -- inlined P_jstr
-                  local v = f[3]
-                    if v == false or v == nil then do inl_63 = 'false' break end end
-                    do inl_63 = encode(v) break end
-                until true
-                state = inl_63
-              end
-              local queue = qjson
-              if not queue then
-                local inl_64
-                repeat  -- inlined P_jstr
-                  local v = f[4]
-                    if v == false or v == nil then do inl_64 = 'false' break end end
-                    do inl_64 = encode(v) break end
-                until true
-                queue = inl_64
-              end
-              local data
-              local inl_65
-              repeat  -- inlined P_jstr
-                local v = f[10]
-                  if v == false or v == nil then do inl_65 = 'false' break end end
-                  do inl_65 = encode(v) break end
-              until true
-              data = inl_65
-              local spawned
               local inl_66
               repeat  -- inlined P_jstr
-                local v = f[13]
+                local v = f[2]
                   if v == false or v == nil then do inl_66 = 'false' break end end
                   do inl_66 = encode(v) break end
               until true
-              spawned = inl_66
+              klass = inl_66
+              local state = '"running"'
+              if f[3] ~= 'running' then
+                local inl_67
+                repeat  -- inlined P_jstr
+                  local v = f[3]
+                    if v == false or v == nil then do inl_67 = 'false' break end end
+                    do inl_67 = encode(v) break end
+                until true
+                state = inl_67
+              end
+              local queue = qjson
+              if not queue then
+                local inl_68
+                repeat  -- inlined P_jstr
+                  local v = f[4]
+                    if v == false or v == nil then do inl_68 = 'false' break end end
+                    do inl_68 = encode(v) break end
+                until true
+                queue = inl_68
+              end
+              local data
+              local inl_69
+              repeat  -- inlined P_jstr
+                local v = f[10]
+                  if v == false or v == nil then do inl_69 = 'false' break end end
+                  do inl_69 = encode(v) break end
+              until true
+              data = inl_69
+              local spawned
+              local inl_70
+              repeat  -- inlined P_jstr
+                local v = f[13]
+                  if v == false or v == nil then do inl_70 = 'false' break end end
+                  do inl_70 = encode(v) break end
+              until true
+              spawned = inl_70
               local history, hopen, hclose = '{}', '', ''
               if #hist > 0 then
                 history, hopen, hclose = concat(hist, ','), '[', ']'
               end
               local tags, failure = f[11], f[12]
               if tags ~= '{}' then
-                local inl_67
+                local inl_71
                 repeat  -- inlined Job_stored_list
                   local text = tags
-                    if not text or text == '{}' or text == '[]' then do inl_67 = '{}' break end end
+                    if not text or text == '{}' or text == '[]' then do inl_71 = '{}' break end end
                     local ok, v = pcall(decode, text)
-                    if not ok or type(v) ~= 'table' then do inl_67 = '{}' break end end
-                    do inl_67 = encode(v) break end
+                    if not ok or type(v) ~= 'table' then do inl_71 = '{}' break end end
+                    do inl_71 = encode(v) break end
                 until true
-                tags = inl_67
+                tags = inl_71
               end
               if failure ~= '{}' then
-                local inl_68
+                local inl_72
                 repeat  -- inlined Job_stored_list
                   local text = failure
-                    if not text or text == '{}' or text == '[]' then do inl_68 = '{}' break end end
+                    if not text or text == '{}' or text == '[]' then do inl_72 = '{}' break end end
                     local ok, v = pcall(decode, text)
-                    if not ok or type(v) ~= 'table' then do inl_68 = '{}' break end end
-                    do inl_68 = encode(v) break end
+                    if not ok or type(v) ~= 'table' then do inl_72 = '{}' break end end
+                    do inl_72 = encode(v) break end
                 until true
-                failure = inl_68
+                failure = inl_72
               end
-              do inl_58 = (wrap and '[{"jid":' or '{"jid":') .. encode(f[1]) .. ',"klass":' .. klass ..
+              do inl_62 = (wrap and '[{"jid":' or '{"jid":') .. encode(f[1]) .. ',"klass":' .. klass ..
                 ',"state":' .. state .. ',"queue":' .. queue ..
                 ',"worker":' .. (wjson or encode(f[5] or '')) .. ',"tracked":' .. (tracked and 'true' or 'false') ..
                 ',"expires":' .. encode(tonumber(f[7]) or 0) .. ',"data":' .. data ..
@@ -3500,18 +3599,18 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
                 (remaining and ',"remaining":' or '') .. (remaining or '') ..
                 (wrap and '}]' or '}') break end
           until true
-          text = inl_58
+          text = inl_62
           parts[i] = text
         end
-        local inl_69
-        local inl_70
+        local inl_73
+        local inl_74
         repeat  -- inlined P_jlist
           local parts = parts
-            if #parts == 0 then do inl_70 = '{}' break end end
-            do inl_70 = '[' .. concat(parts, ',') .. ']' break end
+            if #parts == 0 then do inl_74 = '{}' break end end
+            do inl_74 = '[' .. concat(parts, ',') .. ']' break end
         until true
-        inl_69 = inl_70
-        do inl_16 = inl_69 break end
+        inl_73 = inl_74
+        do inl_16 = inl_73 break end
     until true
     result = inl_16
     repeat  -- inlined P_wake_workers
@@ -3535,17 +3634,17 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
 end
 if A[1] == 'complete' and #KEYS == 0 and #A >= 2 then
   local now
-  local inl_71
+  local inl_75
   repeat  -- inlined P_num
     local v = A[2]
       local n = tonumber(v)
-      if n and n - n == 0 then do inl_71 = n break end end
-      do inl_71 = nil break end
+      if n and n - n == 0 then do inl_75 = n break end end
+      do inl_75 = nil break end
   until true
-  now = inl_71
+  now = inl_75
   if now ~= nil then
     local result
-    local inl_72
+    local inl_76
     repeat  -- inlined Job_complete
       local now = now
         local jid, worker, queue, data = A[3], A[4], A[5], A[6]
@@ -3558,24 +3657,24 @@ if A[1] == 'complete' and #KEYS == 0 and #A >= 2 then
         local nextq, delay, depends = nil, 0, nil
         if #A > 6 then
           local opts
-          local inl_73
+          local inl_77
           repeat  -- inlined Job_options
             local first, last = 7, #A
               local opts = {}
               for i = first, last - 1, 2 do opts[A[i]] = A[i + 1] end
-              do inl_73 = opts break end
+              do inl_77 = opts break end
           until true
-          opts = inl_73
+          opts = inl_77
           nextq = opts.next
           if opts.delay ~= nil then
-            local inl_74
+            local inl_78
             repeat  -- inlined P_num
               local v = opts.delay
                 local n = tonumber(v)
-                if n and n - n == 0 then do inl_74 = n break end end
-                do inl_74 = nil break end
+                if n and n - n == 0 then do inl_78 = n break end end
+                do inl_78 = nil break end
             until true
-            delay = inl_74
+            delay = inl_78
             if delay == nil then define(nil, 'P_fail')('assertion failed!') end
           end
           if opts.depends ~= nil then
@@ -3619,33 +3718,33 @@ if A[1] == 'complete' and #KEYS == 0 and #A >= 2 then
           cfg = false
         end
         local tstr
-        local inl_75
+        local inl_79
         repeat  -- inlined P_time_text
           local t = now
-          do inl_75 = format('%.20f', t) break end
+          do inl_79 = format('%.20f', t) break end
         until true
-        tstr = inl_75
+        tstr = inl_79
         local whole
-        local inl_76
+        local inl_80
         repeat  -- inlined P_whole_text
           local t, tstr = now, tstr
-            if tstr and t >= 0 and t < 1e14 then do inl_76 = tstr:sub(1, -22) break end end
-            do inl_76 = tostring(floor(t)) break end
+            if tstr and t >= 0 and t < 1e14 then do inl_80 = tstr:sub(1, -22) break end end
+            do inl_80 = tostring(floor(t)) break end
         until true
-        whole = inl_76
+        whole = inl_80
         repeat  -- inlined Job_hist
           local jid, when, what_json, extra, legacy, whole = jid, now, '"done"', nil, f[4] or false, whole
             if legacy == nil then legacy = rcall('HGET', 'ql:j:' .. jid, 'history') end
             if legacy then define(nil, 'Job_migrate')(jid, legacy) end
             local entry
             if not whole then
-              local inl_77
+              local inl_81
               repeat  -- inlined P_whole_text
                 local t, tstr = when
-                  if tstr and t >= 0 and t < 1e14 then do inl_77 = tstr:sub(1, -22) break end end
-                  do inl_77 = tostring(floor(t)) break end
+                  if tstr and t >= 0 and t < 1e14 then do inl_81 = tstr:sub(1, -22) break end end
+                  do inl_81 = tostring(floor(t)) break end
               until true
-              whole = inl_77
+              whole = inl_81
             end
             if extra == nil then
               entry = '[' .. whole .. ',' .. what_json .. ']'
@@ -3657,37 +3756,37 @@ if A[1] == 'complete' and #KEYS == 0 and #A >= 2 then
             local len = rcall('RPUSH', hk, entry)
             if len < 3 then do break end end
             local cap
-            local inl_78
+            local inl_82
             repeat  -- inlined P_config_number
               local name, fallback = 'max-job-history', 100
-                if cfg == false then do inl_78 = fallback break end end
+                if cfg == false then do inl_82 = fallback break end end
                 local raw
-                local inl_79
+                local inl_83
                 repeat  -- inlined P_config_raw
                   local name = name
-                    if cfg == false then do inl_79 = false break end end
+                    if cfg == false then do inl_83 = false break end end
                     if cfg == nil then cfg = {} end
                     local v = cfg[name]
                     if v == nil then
                       v = rcall('HGET', 'ql:config', name)
                       cfg[name] = v
                     end
-                    do inl_79 = v break end
+                    do inl_83 = v break end
                 until true
-                raw = inl_79
+                raw = inl_83
                 local n
-                local inl_80
+                local inl_84
                 repeat  -- inlined P_num
                   local v = raw
                     local n = tonumber(v)
-                    if n and n - n == 0 then do inl_80 = n break end end
-                    do inl_80 = nil break end
+                    if n and n - n == 0 then do inl_84 = n break end end
+                    do inl_84 = nil break end
                 until true
-                n = inl_80
-                if n == nil then do inl_78 = fallback break end end
-                do inl_78 = n break end
+                n = inl_84
+                if n == nil then do inl_82 = fallback break end end
+                do inl_82 = n break end
             until true
-            cap = inl_78
+            cap = inl_82
             cap = floor(cap)
             if cap >= 3 then
               if len > cap then
@@ -3711,51 +3810,70 @@ if A[1] == 'complete' and #KEYS == 0 and #A >= 2 then
         repeat  -- inlined Stats_sample
           local now, kind, queue, v = now, 'run', queue, now - (tonumber(f[5]) or now)
             local day
-            local inl_81
+            local inl_85
             repeat  -- inlined P_day_of
               local t = now
-              do inl_81 = t - (t % 86400) break end
+              do inl_85 = t - (t % 86400) break end
             until true
-            day = inl_81
+            day = inl_85
             local k
-            local inl_82
+            local inl_86
             repeat  -- inlined P_stats_key
               local kind, day, queue = kind, day, queue
                 if day >= 1 and day < 1e14 then
-                  do inl_82 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end
+                  do inl_86 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end
                 end
-                do inl_82 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
+                do inl_86 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
             until true
-            k = inl_82
-            local bin
-            local inl_83
+            k = inl_86
+            local bin, fine
+            local inl_87, inl_88
             repeat  -- inlined Stats_bin
               local v = v
+                local fine = -81
+                if v >= 0.0001 then fine = floor(math.log10(v) * 20) end
                 local f = floor(v)
                 if f < 60 then
-                  if f >= 1 then do inl_83 = format('s%d', f) break end end
-                  do inl_83 = 's' .. f break end
+                  if f >= 1 then do inl_87, inl_88 = format('s%d', f), fine break end end
+                  do inl_87, inl_88 = 's' .. f, fine break end
                 end
-                if f < 3600 then do inl_83 = format('m%d', floor(f / 60)) break end end
-                if f < 86400 then do inl_83 = format('h%d', floor(f / 3600)) break end end
-                do inl_83 = 'd' .. floor(f / 86400) break end
+                if f < 3600 then do inl_87, inl_88 = format('m%d', floor(f / 60)), fine break end end
+                if f < 86400 then do inl_87, inl_88 = format('h%d', floor(f / 3600)), fine break end end
+                do inl_87, inl_88 = 'd' .. floor(f / 86400), fine break end
             until true
-            bin = inl_83
+            bin, fine = inl_87, inl_88
             local cur = rcall('HMGET', k, 'total', 'mean', 'vk', bin)
             local total, mean, vk
-            local inl_84, inl_85, inl_86
+            local inl_89, inl_90, inl_91
             repeat  -- inlined Stats_step
               local total, mean, vk, v = tonumber(cur[1]), tonumber(cur[2]), tonumber(cur[3]), v
-                if total == nil then do inl_84, inl_85, inl_86 = 1, v, 0 break end end
+                if total == nil then do inl_89, inl_90, inl_91 = 1, v, 0 break end end
                 mean, vk = mean or 0, vk or 0
                 total = total + 1
                 local old = mean
                 mean = old + (v - old) / total
-                do inl_84, inl_85, inl_86 = total, mean, vk + (v - mean) * (v - old) break end
+                do inl_89, inl_90, inl_91 = total, mean, vk + (v - mean) * (v - old) break end
             until true
-            total, mean, vk = inl_84, inl_85, inl_86
+            total, mean, vk = inl_89, inl_90, inl_91
             rcall('HSET', k, 'total', total, 'mean', mean, 'vk', vk, bin, (tonumber(cur[4]) or 0) + 1)
             if total == 1 then define(nil, 'Stats_expire')(k, now, day) end
+            local fk
+            local inl_92
+            repeat  -- inlined P_stats_key
+              local kind, day, queue = kind .. '-fine', day, queue
+                if day >= 1 and day < 1e14 then
+                  do inl_92 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end
+                end
+                do inl_92 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
+            until true
+            fk = inl_92
+            local n = redis.pcall('HINCRBY', fk, fine, 1)
+            if n == 1 then
+              local ttl = rcall('TTL', k)
+              if ttl > 0 then rcall('EXPIRE', fk, ttl) end
+            elseif type(n) == 'table' then
+              redis.pcall('HSET', fk, fine, 1)
+            end
         until true
         rcall('ZREM', 'ql:w:' .. worker .. ':jobs', jid)
         if special and rcall('ZSCORE', 'ql:tracked', jid) then
@@ -3765,37 +3883,37 @@ if A[1] == 'complete' and #KEYS == 0 and #A >= 2 then
           local queue = queue
             if not queue or cfg == false then do break end end
             local cap
-            local inl_87
+            local inl_93
             repeat  -- inlined P_config_number
               local name, fallback = queue .. '-max-concurrency', 0
-                if cfg == false then do inl_87 = fallback break end end
+                if cfg == false then do inl_93 = fallback break end end
                 local raw
-                local inl_88
+                local inl_94
                 repeat  -- inlined P_config_raw
                   local name = name
-                    if cfg == false then do inl_88 = false break end end
+                    if cfg == false then do inl_94 = false break end end
                     if cfg == nil then cfg = {} end
                     local v = cfg[name]
                     if v == nil then
                       v = rcall('HGET', 'ql:config', name)
                       cfg[name] = v
                     end
-                    do inl_88 = v break end
+                    do inl_94 = v break end
                 until true
-                raw = inl_88
+                raw = inl_94
                 local n
-                local inl_89
+                local inl_95
                 repeat  -- inlined P_num
                   local v = raw
                     local n = tonumber(v)
-                    if n and n - n == 0 then do inl_89 = n break end end
-                    do inl_89 = nil break end
+                    if n and n - n == 0 then do inl_95 = n break end end
+                    do inl_95 = nil break end
                 until true
-                n = inl_89
-                if n == nil then do inl_87 = fallback break end end
-                do inl_87 = n break end
+                n = inl_95
+                if n == nil then do inl_93 = fallback break end end
+                do inl_93 = n break end
             until true
-            cap = inl_87
+            cap = inl_93
             if cap > 0 then define(nil, 'P_wake_queue')(queue) end
         until true
         local retries = f[6] or 0
@@ -3808,13 +3926,13 @@ if A[1] == 'complete' and #KEYS == 0 and #A >= 2 then
               if legacy then define(nil, 'Job_migrate')(jid, legacy) end
               local entry
               if not whole then
-                local inl_90
+                local inl_96
                 repeat  -- inlined P_whole_text
                   local t, tstr = when
-                    if tstr and t >= 0 and t < 1e14 then do inl_90 = tstr:sub(1, -22) break end end
-                    do inl_90 = tostring(floor(t)) break end
+                    if tstr and t >= 0 and t < 1e14 then do inl_96 = tstr:sub(1, -22) break end end
+                    do inl_96 = tostring(floor(t)) break end
                 until true
-                whole = inl_90
+                whole = inl_96
               end
               if extra == nil then
                 entry = '[' .. whole .. ',' .. what_json .. ']'
@@ -3826,37 +3944,37 @@ if A[1] == 'complete' and #KEYS == 0 and #A >= 2 then
               local len = rcall('RPUSH', hk, entry)
               if len < 3 then do break end end
               local cap
-              local inl_91
+              local inl_97
               repeat  -- inlined P_config_number
                 local name, fallback = 'max-job-history', 100
-                  if cfg == false then do inl_91 = fallback break end end
+                  if cfg == false then do inl_97 = fallback break end end
                   local raw
-                  local inl_92
+                  local inl_98
                   repeat  -- inlined P_config_raw
                     local name = name
-                      if cfg == false then do inl_92 = false break end end
+                      if cfg == false then do inl_98 = false break end end
                       if cfg == nil then cfg = {} end
                       local v = cfg[name]
                       if v == nil then
                         v = rcall('HGET', 'ql:config', name)
                         cfg[name] = v
                       end
-                      do inl_92 = v break end
+                      do inl_98 = v break end
                   until true
-                  raw = inl_92
+                  raw = inl_98
                   local n
-                  local inl_93
+                  local inl_99
                   repeat  -- inlined P_num
                     local v = raw
                       local n = tonumber(v)
-                      if n and n - n == 0 then do inl_93 = n break end end
-                      do inl_93 = nil break end
+                      if n and n - n == 0 then do inl_99 = n break end end
+                      do inl_99 = nil break end
                   until true
-                  n = inl_93
-                  if n == nil then do inl_91 = fallback break end end
-                  do inl_91 = n break end
+                  n = inl_99
+                  if n == nil then do inl_97 = fallback break end end
+                  do inl_97 = n break end
               until true
-              cap = inl_91
+              cap = inl_97
               cap = floor(cap)
               if cap >= 3 then
                 if len > cap then
@@ -3871,19 +3989,19 @@ if A[1] == 'complete' and #KEYS == 0 and #A >= 2 then
               end
           until true
           local now_arg
-          local inl_94
+          local inl_100
           repeat  -- inlined P_score_arg
             local now, tstr = now, tstr
-              if now >= 1 then do inl_94 = tstr break end end
-              do inl_94 = now break end
+              if now >= 1 then do inl_100 = tstr break end end
+              do inl_100 = now break end
           until true
-          now_arg = inl_94
+          now_arg = inl_100
           rcall('ZADD', 'ql:queues', 'NX', now_arg, nextq)
           rcall('HSET', jk, 'data', data, 'time', tstr, 'state', 'waiting', 'worker', '',
             'failure', '{}', 'queue', nextq, 'expires', '0', 'remaining', retries)
           if delay > 0 and (depends == nil or #depends == 0) then
             rcall('ZADD', 'ql:q:' .. nextq .. '-scheduled', now + delay, jid)
-            do inl_72 = 'scheduled' break end
+            do inl_76 = 'scheduled' break end
           end
           local linked = 0
           for _, d in ipairs(depends or {}) do
@@ -3893,17 +4011,17 @@ if A[1] == 'complete' and #KEYS == 0 and #A >= 2 then
             rcall('ZADD', 'ql:q:' .. nextq .. '-depends', now, jid)
             rcall('HSET', jk, 'state', 'depends')
             if delay > 0 then rcall('HSET', jk, 'scheduled', now + delay) end
-            do inl_72 = 'depends' break end
+            do inl_76 = 'depends' break end
           end
           repeat  -- inlined Job_enqueue
             local queue, jid, priority, t = nextq, jid, tonumber(f[7]) or 0, now
               local score
-              local inl_95
+              local inl_101
               repeat  -- inlined P_work_score
                 local priority, t = priority, t
-                do inl_95 = priority - (t / 10000000000) break end
+                do inl_101 = priority - (t / 10000000000) break end
               until true
-              score = inl_95
+              score = inl_101
               rcall('ZADD', 'ql:q:' .. queue .. '-work', score, jid)
               repeat  -- inlined P_wake_queue
                 local queue = queue
@@ -3915,87 +4033,87 @@ if A[1] == 'complete' and #KEYS == 0 and #A >= 2 then
                   wake[queue] = true
               until true
           until true
-          do inl_72 = 'waiting' break end
+          do inl_76 = 'waiting' break end
         end
         rcall('PUBLISH', 'ql:' .. 'log',
           '{"jid":' .. encode(jid) .. ',"event":"completed","queue":' .. encode(queue) .. '}')
         rcall('HSET', jk, 'data', data, 'time', tstr, 'state', 'complete', 'worker', '',
           'failure', '{}', 'queue', '', 'expires', '0', 'remaining', retries)
         local now_arg
-        local inl_96
+        local inl_102
         repeat  -- inlined P_score_arg
           local now, tstr = now, tstr
-            if now >= 1 then do inl_96 = tstr break end end
-            do inl_96 = now break end
+            if now >= 1 then do inl_102 = tstr break end end
+            do inl_102 = now break end
         until true
-        now_arg = inl_96
+        now_arg = inl_102
         rcall('ZADD', 'ql:completed', now_arg, jid)
         repeat  -- inlined Job_expire_completed
           local now = now
             local age
-            local inl_97
+            local inl_103
             repeat  -- inlined P_config_number
               local name, fallback = 'jobs-history', 604800
-                if cfg == false then do inl_97 = fallback break end end
+                if cfg == false then do inl_103 = fallback break end end
                 local raw
-                local inl_98
+                local inl_104
                 repeat  -- inlined P_config_raw
                   local name = name
-                    if cfg == false then do inl_98 = false break end end
+                    if cfg == false then do inl_104 = false break end end
                     if cfg == nil then cfg = {} end
                     local v = cfg[name]
                     if v == nil then
                       v = rcall('HGET', 'ql:config', name)
                       cfg[name] = v
                     end
-                    do inl_98 = v break end
+                    do inl_104 = v break end
                 until true
-                raw = inl_98
+                raw = inl_104
                 local n
-                local inl_99
+                local inl_105
                 repeat  -- inlined P_num
                   local v = raw
                     local n = tonumber(v)
-                    if n and n - n == 0 then do inl_99 = n break end end
-                    do inl_99 = nil break end
+                    if n and n - n == 0 then do inl_105 = n break end end
+                    do inl_105 = nil break end
                 until true
-                n = inl_99
-                if n == nil then do inl_97 = fallback break end end
-                do inl_97 = n break end
+                n = inl_105
+                if n == nil then do inl_103 = fallback break end end
+                do inl_103 = n break end
             until true
-            age = inl_97
+            age = inl_103
             local keep
-            local inl_100
+            local inl_106
             repeat  -- inlined P_config_number
               local name, fallback = 'jobs-history-count', 50000
-                if cfg == false then do inl_100 = fallback break end end
+                if cfg == false then do inl_106 = fallback break end end
                 local raw
-                local inl_101
+                local inl_107
                 repeat  -- inlined P_config_raw
                   local name = name
-                    if cfg == false then do inl_101 = false break end end
+                    if cfg == false then do inl_107 = false break end end
                     if cfg == nil then cfg = {} end
                     local v = cfg[name]
                     if v == nil then
                       v = rcall('HGET', 'ql:config', name)
                       cfg[name] = v
                     end
-                    do inl_101 = v break end
+                    do inl_107 = v break end
                 until true
-                raw = inl_101
+                raw = inl_107
                 local n
-                local inl_102
+                local inl_108
                 repeat  -- inlined P_num
                   local v = raw
                     local n = tonumber(v)
-                    if n and n - n == 0 then do inl_102 = n break end end
-                    do inl_102 = nil break end
+                    if n and n - n == 0 then do inl_108 = n break end end
+                    do inl_108 = nil break end
                 until true
-                n = inl_102
-                if n == nil then do inl_100 = fallback break end end
-                do inl_100 = n break end
+                n = inl_108
+                if n == nil then do inl_106 = fallback break end end
+                do inl_106 = n break end
             until true
-            keep = inl_100
+            keep = inl_106
             keep = floor(keep)
             local old = rcall('ZRANGEBYSCORE', 'ql:completed', '0', now - age, 'LIMIT', '0', '100')
             if #old > 0 then
@@ -4014,9 +4132,9 @@ if A[1] == 'complete' and #KEYS == 0 and #A >= 2 then
           local dependents = rcall('SMEMBERS', dk)
           if #dependents > 0 then define(nil, 'Job_release_dependents')(now, jid, dependents) end
         end
-        do inl_72 = 'complete' break end
+        do inl_76 = 'complete' break end
     until true
-    result = inl_72
+    result = inl_76
     repeat  -- inlined P_wake_workers
         if not wake then do break end end
         if type(wake) == 'string' then
@@ -4038,17 +4156,17 @@ if A[1] == 'complete' and #KEYS == 0 and #A >= 2 then
 end
 if A[1] == 'heartbeat' and #KEYS == 0 and #A >= 2 then
   local now
-  local inl_103
+  local inl_109
   repeat  -- inlined P_num
     local v = A[2]
       local n = tonumber(v)
-      if n and n - n == 0 then do inl_103 = n break end end
-      do inl_103 = nil break end
+      if n and n - n == 0 then do inl_109 = n break end end
+      do inl_109 = nil break end
   until true
-  now = inl_103
+  now = inl_109
   if now ~= nil then
     local result
-    local inl_104
+    local inl_110
     repeat  -- inlined Job_heartbeat
       local now = now
         local jid, worker, data = A[3], A[4], A[5]
@@ -4059,68 +4177,68 @@ if A[1] == 'heartbeat' and #KEYS == 0 and #A >= 2 then
         local f = rcall('HMGET', 'ql:j:' .. jid, 'worker', 'state', 'queue')
         local queue = f[3] or ''
         local lock
-        local inl_105
+        local inl_111
         repeat  -- inlined P_config_heartbeat
           local queue = queue
             local raw
-            local inl_106
+            local inl_112
             repeat  -- inlined P_config_raw
               local name = queue .. '-heartbeat'
-                if cfg == false then do inl_106 = false break end end
+                if cfg == false then do inl_112 = false break end end
                 if cfg == nil then cfg = {} end
                 local v = cfg[name]
                 if v == nil then
                   v = rcall('HGET', 'ql:config', name)
                   cfg[name] = v
                 end
-                do inl_106 = v break end
+                do inl_112 = v break end
             until true
-            raw = inl_106
+            raw = inl_112
             local n
-            local inl_107
+            local inl_113
             repeat  -- inlined P_num
               local v = raw
                 local n = tonumber(v)
-                if n and n - n == 0 then do inl_107 = n break end end
-                do inl_107 = nil break end
+                if n and n - n == 0 then do inl_113 = n break end end
+                do inl_113 = nil break end
             until true
-            n = inl_107
-            if n ~= nil then do inl_105 = n break end end
-            local inl_108
-            local inl_109
+            n = inl_113
+            if n ~= nil then do inl_111 = n break end end
+            local inl_114
+            local inl_115
             repeat  -- inlined P_config_number
               local name, fallback = 'heartbeat', 60
-                if cfg == false then do inl_109 = fallback break end end
+                if cfg == false then do inl_115 = fallback break end end
                 local raw
-                local inl_110
+                local inl_116
                 repeat  -- inlined P_config_raw
                   local name = name
-                    if cfg == false then do inl_110 = false break end end
+                    if cfg == false then do inl_116 = false break end end
                     if cfg == nil then cfg = {} end
                     local v = cfg[name]
                     if v == nil then
                       v = rcall('HGET', 'ql:config', name)
                       cfg[name] = v
                     end
-                    do inl_110 = v break end
+                    do inl_116 = v break end
                 until true
-                raw = inl_110
+                raw = inl_116
                 local n
-                local inl_111
+                local inl_117
                 repeat  -- inlined P_num
                   local v = raw
                     local n = tonumber(v)
-                    if n and n - n == 0 then do inl_111 = n break end end
-                    do inl_111 = nil break end
+                    if n and n - n == 0 then do inl_117 = n break end end
+                    do inl_117 = nil break end
                 until true
-                n = inl_111
-                if n == nil then do inl_109 = fallback break end end
-                do inl_109 = n break end
+                n = inl_117
+                if n == nil then do inl_115 = fallback break end end
+                do inl_115 = n break end
             until true
-            inl_108 = inl_109
-            do inl_105 = inl_108 break end
+            inl_114 = inl_115
+            do inl_111 = inl_114 break end
         until true
-        lock = inl_105
+        lock = inl_111
         local expires = now + lock
         if not f[1] then define(nil, 'P_fail')('Heartbeat(): Job ' .. jid .. ' does not exist') end
         if f[2] ~= 'running' then
@@ -4138,9 +4256,9 @@ if A[1] == 'heartbeat' and #KEYS == 0 and #A >= 2 then
         rcall('ZADD', 'ql:w:' .. worker .. ':jobs', expires, jid)
         rcall('ZADD', 'ql:workers', now, worker)
         rcall('ZADD', 'ql:q:' .. queue .. '-locks', expires, jid)
-        do inl_104 = expires break end
+        do inl_110 = expires break end
     until true
-    result = inl_104
+    result = inl_110
     repeat  -- inlined P_wake_workers
         if not wake then do break end end
         if type(wake) == 'string' then
@@ -4162,17 +4280,17 @@ if A[1] == 'heartbeat' and #KEYS == 0 and #A >= 2 then
 end
 if A[1] == 'fail' and #KEYS == 0 and #A >= 2 then
   local now
-  local inl_112
+  local inl_118
   repeat  -- inlined P_num
     local v = A[2]
       local n = tonumber(v)
-      if n and n - n == 0 then do inl_112 = n break end end
-      do inl_112 = nil break end
+      if n and n - n == 0 then do inl_118 = n break end end
+      do inl_118 = nil break end
   until true
-  now = inl_112
+  now = inl_118
   if now ~= nil then
     local result
-    local inl_113
+    local inl_119
     repeat  -- inlined Job_fail
       local now = now
         local jid, worker, group, message, data = A[3], A[4], A[5], A[6], A[7]
@@ -4195,12 +4313,12 @@ if A[1] == 'fail' and #KEYS == 0 and #A >= 2 then
         repeat  -- inlined Job_notify
           local jid, channel, tracked = jid, 'failed'
             if tracked == nil then
-              local inl_114
+              local inl_120
               repeat  -- inlined Job_is_tracked
                 local jid = jid
-                do inl_114 = rcall('ZSCORE', 'ql:tracked', jid) ~= false break end
+                do inl_120 = rcall('ZSCORE', 'ql:tracked', jid) ~= false break end
               until true
-              tracked = inl_114
+              tracked = inl_120
             end
             if tracked then rcall('PUBLISH', 'ql:' .. channel, jid) end
         until true
@@ -4211,13 +4329,13 @@ if A[1] == 'fail' and #KEYS == 0 and #A >= 2 then
             if legacy then define(nil, 'Job_migrate')(jid, legacy) end
             local entry
             if not whole then
-              local inl_115
+              local inl_121
               repeat  -- inlined P_whole_text
                 local t, tstr = when
-                  if tstr and t >= 0 and t < 1e14 then do inl_115 = tstr:sub(1, -22) break end end
-                  do inl_115 = tostring(floor(t)) break end
+                  if tstr and t >= 0 and t < 1e14 then do inl_121 = tstr:sub(1, -22) break end end
+                  do inl_121 = tostring(floor(t)) break end
               until true
-              whole = inl_115
+              whole = inl_121
             end
             if extra == nil then
               entry = '[' .. whole .. ',' .. what_json .. ']'
@@ -4229,37 +4347,37 @@ if A[1] == 'fail' and #KEYS == 0 and #A >= 2 then
             local len = rcall('RPUSH', hk, entry)
             if len < 3 then do break end end
             local cap
-            local inl_116
+            local inl_122
             repeat  -- inlined P_config_number
               local name, fallback = 'max-job-history', 100
-                if cfg == false then do inl_116 = fallback break end end
+                if cfg == false then do inl_122 = fallback break end end
                 local raw
-                local inl_117
+                local inl_123
                 repeat  -- inlined P_config_raw
                   local name = name
-                    if cfg == false then do inl_117 = false break end end
+                    if cfg == false then do inl_123 = false break end end
                     if cfg == nil then cfg = {} end
                     local v = cfg[name]
                     if v == nil then
                       v = rcall('HGET', 'ql:config', name)
                       cfg[name] = v
                     end
-                    do inl_117 = v break end
+                    do inl_123 = v break end
                 until true
-                raw = inl_117
+                raw = inl_123
                 local n
-                local inl_118
+                local inl_124
                 repeat  -- inlined P_num
                   local v = raw
                     local n = tonumber(v)
-                    if n and n - n == 0 then do inl_118 = n break end end
-                    do inl_118 = nil break end
+                    if n and n - n == 0 then do inl_124 = n break end end
+                    do inl_124 = nil break end
                 until true
-                n = inl_118
-                if n == nil then do inl_116 = fallback break end end
-                do inl_116 = n break end
+                n = inl_124
+                if n == nil then do inl_122 = fallback break end end
+                do inl_122 = n break end
             until true
-            cap = inl_116
+            cap = inl_122
             cap = floor(cap)
             if cap >= 3 then
               if len > cap then
@@ -4276,22 +4394,22 @@ if A[1] == 'fail' and #KEYS == 0 and #A >= 2 then
         repeat  -- inlined Stats_count
           local now, when, queue, field, by, field2, by2 = now, now, queue, 'failures', 1, 'failed', 1
             local day
-            local inl_119
+            local inl_125
             repeat  -- inlined P_day_of
               local t = when
-              do inl_119 = t - (t % 86400) break end
+              do inl_125 = t - (t % 86400) break end
             until true
-            day = inl_119
+            day = inl_125
             local k
-            local inl_120
+            local inl_126
             repeat  -- inlined P_stats_key
               local kind, day, queue = 'stats', day, queue
                 if day >= 1 and day < 1e14 then
-                  do inl_120 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end
+                  do inl_126 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end
                 end
-                do inl_120 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
+                do inl_126 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
             until true
-            k = inl_120
+            k = inl_126
             rcall('HINCRBY', k, field, by)
             if field2 then rcall('HINCRBY', k, field2, by2) end
             define(nil, 'Stats_expire')(k, now, day)
@@ -4305,116 +4423,6 @@ if A[1] == 'fail' and #KEYS == 0 and #A >= 2 then
         until true
         repeat  -- inlined Job_left_running
           local queue = queue
-            if not queue or cfg == false then do break end end
-            local cap
-            local inl_121
-            repeat  -- inlined P_config_number
-              local name, fallback = queue .. '-max-concurrency', 0
-                if cfg == false then do inl_121 = fallback break end end
-                local raw
-                local inl_122
-                repeat  -- inlined P_config_raw
-                  local name = name
-                    if cfg == false then do inl_122 = false break end end
-                    if cfg == nil then cfg = {} end
-                    local v = cfg[name]
-                    if v == nil then
-                      v = rcall('HGET', 'ql:config', name)
-                      cfg[name] = v
-                    end
-                    do inl_122 = v break end
-                until true
-                raw = inl_122
-                local n
-                local inl_123
-                repeat  -- inlined P_num
-                  local v = raw
-                    local n = tonumber(v)
-                    if n and n - n == 0 then do inl_123 = n break end end
-                    do inl_123 = nil break end
-                until true
-                n = inl_123
-                if n == nil then do inl_121 = fallback break end end
-                do inl_121 = n break end
-            until true
-            cap = inl_121
-            if cap > 0 then define(nil, 'P_wake_queue')(queue) end
-        until true
-        if decoded ~= nil and decoded ~= false then rcall('HSET', 'ql:j:' .. jid, 'data', encode(decoded)) end
-        repeat  -- inlined Job_park_failed
-          local jid, group, failure = jid, group, { group = group, message = message, when = floor(now), worker = worker }
-            rcall('HSET', 'ql:j:' .. jid, 'state', 'failed', 'worker', '', 'expires', '',
-              'failure', encode(failure))
-            rcall('SADD', 'ql:failures', group)
-            rcall('LPUSH', 'ql:f:' .. group, jid)
-        until true
-        do inl_113 = jid break end
-    until true
-    result = inl_113
-    repeat  -- inlined P_wake_workers
-        if not wake then do break end end
-        if type(wake) == 'string' then
-          repeat  -- inlined P_wake_one
-            local queue = wake
-              rcall('PUBLISH', 'qlpy:wake:' .. queue, queue)
-          until true
-          do break end
-        end
-        for q in pairs(wake) do
-          repeat  -- inlined P_wake_one
-            local queue = q
-              rcall('PUBLISH', 'qlpy:wake:' .. queue, queue)
-          until true
-        end
-    until true
-    return result
-  end
-end
-if A[1] == 'retry' and #KEYS == 0 and #A >= 2 then
-  local now
-  local inl_124
-  repeat  -- inlined P_num
-    local v = A[2]
-      local n = tonumber(v)
-      if n and n - n == 0 then do inl_124 = n break end end
-      do inl_124 = nil break end
-  until true
-  now = inl_124
-  if now ~= nil then
-    local result
-    local inl_125
-    repeat  -- inlined Job_retry
-      local now = now
-        local jid, queue, worker, delay_s, group, message = A[3], A[4], A[5], A[6], A[7], A[8]
-        if jid == nil then define(nil, 'P_fail')('Job(): no jid provided') end
-        if queue == nil then define(nil, 'P_fail')('Retry(): Arg "queue" missing') end
-        if worker == nil then define(nil, 'P_fail')('Retry(): Arg "worker" missing') end
-        local delay = 0
-        if delay_s ~= nil then
-          local inl_126
-          repeat  -- inlined P_num
-            local v = delay_s
-              local n = tonumber(v)
-              if n and n - n == 0 then do inl_126 = n break end end
-              do inl_126 = nil break end
-          until true
-          delay = inl_126
-          if delay == nil then define(nil, 'P_fail')('Retry(): Arg "delay" not a number: ' .. delay_s) end
-        end
-        local f = rcall('HMGET', 'ql:j:' .. jid, 'state', 'worker', 'queue', 'priority', 'history')
-        local state = f[1]
-        if not state then define(nil, 'P_fail')('Retry(): Job ' .. jid .. ' does not exist') end
-        if state ~= 'running' then define(nil, 'P_fail')('Retry(): Job ' .. jid .. ' is not currently running: ' .. state) end
-        if f[2] ~= worker then
-          define(nil, 'P_fail')('Retry(): Job ' .. jid .. ' has been given to another worker: ' .. tostring(f[2]))
-        end
-        local jk = 'ql:j:' .. jid
-        local remaining = tonumber(rcall('HINCRBYFLOAT', jk, 'remaining', -1))
-        rcall('HDEL', jk, 'grace')
-        rcall('ZREM', 'ql:q:' .. (f[3] or '') .. '-locks', jid)
-        rcall('ZREM', 'ql:w:' .. worker .. ':jobs', jid)
-        repeat  -- inlined Job_left_running
-          local queue = f[3]
             if not queue or cfg == false then do break end end
             local cap
             local inl_127
@@ -4450,6 +4458,116 @@ if A[1] == 'retry' and #KEYS == 0 and #A >= 2 then
             cap = inl_127
             if cap > 0 then define(nil, 'P_wake_queue')(queue) end
         until true
+        if decoded ~= nil and decoded ~= false then rcall('HSET', 'ql:j:' .. jid, 'data', encode(decoded)) end
+        repeat  -- inlined Job_park_failed
+          local jid, group, failure = jid, group, { group = group, message = message, when = floor(now), worker = worker }
+            rcall('HSET', 'ql:j:' .. jid, 'state', 'failed', 'worker', '', 'expires', '',
+              'failure', encode(failure))
+            rcall('SADD', 'ql:failures', group)
+            rcall('LPUSH', 'ql:f:' .. group, jid)
+        until true
+        do inl_119 = jid break end
+    until true
+    result = inl_119
+    repeat  -- inlined P_wake_workers
+        if not wake then do break end end
+        if type(wake) == 'string' then
+          repeat  -- inlined P_wake_one
+            local queue = wake
+              rcall('PUBLISH', 'qlpy:wake:' .. queue, queue)
+          until true
+          do break end
+        end
+        for q in pairs(wake) do
+          repeat  -- inlined P_wake_one
+            local queue = q
+              rcall('PUBLISH', 'qlpy:wake:' .. queue, queue)
+          until true
+        end
+    until true
+    return result
+  end
+end
+if A[1] == 'retry' and #KEYS == 0 and #A >= 2 then
+  local now
+  local inl_130
+  repeat  -- inlined P_num
+    local v = A[2]
+      local n = tonumber(v)
+      if n and n - n == 0 then do inl_130 = n break end end
+      do inl_130 = nil break end
+  until true
+  now = inl_130
+  if now ~= nil then
+    local result
+    local inl_131
+    repeat  -- inlined Job_retry
+      local now = now
+        local jid, queue, worker, delay_s, group, message = A[3], A[4], A[5], A[6], A[7], A[8]
+        if jid == nil then define(nil, 'P_fail')('Job(): no jid provided') end
+        if queue == nil then define(nil, 'P_fail')('Retry(): Arg "queue" missing') end
+        if worker == nil then define(nil, 'P_fail')('Retry(): Arg "worker" missing') end
+        local delay = 0
+        if delay_s ~= nil then
+          local inl_132
+          repeat  -- inlined P_num
+            local v = delay_s
+              local n = tonumber(v)
+              if n and n - n == 0 then do inl_132 = n break end end
+              do inl_132 = nil break end
+          until true
+          delay = inl_132
+          if delay == nil then define(nil, 'P_fail')('Retry(): Arg "delay" not a number: ' .. delay_s) end
+        end
+        local f = rcall('HMGET', 'ql:j:' .. jid, 'state', 'worker', 'queue', 'priority', 'history')
+        local state = f[1]
+        if not state then define(nil, 'P_fail')('Retry(): Job ' .. jid .. ' does not exist') end
+        if state ~= 'running' then define(nil, 'P_fail')('Retry(): Job ' .. jid .. ' is not currently running: ' .. state) end
+        if f[2] ~= worker then
+          define(nil, 'P_fail')('Retry(): Job ' .. jid .. ' has been given to another worker: ' .. tostring(f[2]))
+        end
+        local jk = 'ql:j:' .. jid
+        local remaining = tonumber(rcall('HINCRBYFLOAT', jk, 'remaining', -1))
+        rcall('HDEL', jk, 'grace')
+        rcall('ZREM', 'ql:q:' .. (f[3] or '') .. '-locks', jid)
+        rcall('ZREM', 'ql:w:' .. worker .. ':jobs', jid)
+        repeat  -- inlined Job_left_running
+          local queue = f[3]
+            if not queue or cfg == false then do break end end
+            local cap
+            local inl_133
+            repeat  -- inlined P_config_number
+              local name, fallback = queue .. '-max-concurrency', 0
+                if cfg == false then do inl_133 = fallback break end end
+                local raw
+                local inl_134
+                repeat  -- inlined P_config_raw
+                  local name = name
+                    if cfg == false then do inl_134 = false break end end
+                    if cfg == nil then cfg = {} end
+                    local v = cfg[name]
+                    if v == nil then
+                      v = rcall('HGET', 'ql:config', name)
+                      cfg[name] = v
+                    end
+                    do inl_134 = v break end
+                until true
+                raw = inl_134
+                local n
+                local inl_135
+                repeat  -- inlined P_num
+                  local v = raw
+                    local n = tonumber(v)
+                    if n and n - n == 0 then do inl_135 = n break end end
+                    do inl_135 = nil break end
+                until true
+                n = inl_135
+                if n == nil then do inl_133 = fallback break end end
+                do inl_133 = n break end
+            until true
+            cap = inl_133
+            if cap > 0 then define(nil, 'P_wake_queue')(queue) end
+        until true
         if remaining < 0 then
           group = group or ('failed-retries-' .. queue)
           repeat  -- inlined Job_hist
@@ -4458,13 +4576,13 @@ if A[1] == 'retry' and #KEYS == 0 and #A >= 2 then
               if legacy then define(nil, 'Job_migrate')(jid, legacy) end
               local entry
               if not whole then
-                local inl_130
+                local inl_136
                 repeat  -- inlined P_whole_text
                   local t, tstr = when
-                    if tstr and t >= 0 and t < 1e14 then do inl_130 = tstr:sub(1, -22) break end end
-                    do inl_130 = tostring(floor(t)) break end
+                    if tstr and t >= 0 and t < 1e14 then do inl_136 = tstr:sub(1, -22) break end end
+                    do inl_136 = tostring(floor(t)) break end
                 until true
-                whole = inl_130
+                whole = inl_136
               end
               if extra == nil then
                 entry = '[' .. whole .. ',' .. what_json .. ']'
@@ -4476,37 +4594,37 @@ if A[1] == 'retry' and #KEYS == 0 and #A >= 2 then
               local len = rcall('RPUSH', hk, entry)
               if len < 3 then do break end end
               local cap
-              local inl_131
+              local inl_137
               repeat  -- inlined P_config_number
                 local name, fallback = 'max-job-history', 100
-                  if cfg == false then do inl_131 = fallback break end end
+                  if cfg == false then do inl_137 = fallback break end end
                   local raw
-                  local inl_132
+                  local inl_138
                   repeat  -- inlined P_config_raw
                     local name = name
-                      if cfg == false then do inl_132 = false break end end
+                      if cfg == false then do inl_138 = false break end end
                       if cfg == nil then cfg = {} end
                       local v = cfg[name]
                       if v == nil then
                         v = rcall('HGET', 'ql:config', name)
                         cfg[name] = v
                       end
-                      do inl_132 = v break end
+                      do inl_138 = v break end
                   until true
-                  raw = inl_132
+                  raw = inl_138
                   local n
-                  local inl_133
+                  local inl_139
                   repeat  -- inlined P_num
                     local v = raw
                       local n = tonumber(v)
-                      if n and n - n == 0 then do inl_133 = n break end end
-                      do inl_133 = nil break end
+                      if n and n - n == 0 then do inl_139 = n break end end
+                      do inl_139 = nil break end
                   until true
-                  n = inl_133
-                  if n == nil then do inl_131 = fallback break end end
-                  do inl_131 = n break end
+                  n = inl_139
+                  if n == nil then do inl_137 = fallback break end end
+                  do inl_137 = n break end
               until true
-              cap = inl_131
+              cap = inl_137
               cap = floor(cap)
               if cap >= 3 then
                 if len > cap then
@@ -4530,12 +4648,12 @@ if A[1] == 'retry' and #KEYS == 0 and #A >= 2 then
           repeat  -- inlined Job_notify
             local jid, channel, tracked = jid, 'failed'
               if tracked == nil then
-                local inl_134
+                local inl_140
                 repeat  -- inlined Job_is_tracked
                   local jid = jid
-                  do inl_134 = rcall('ZSCORE', 'ql:tracked', jid) ~= false break end
+                  do inl_140 = rcall('ZSCORE', 'ql:tracked', jid) ~= false break end
                 until true
-                tracked = inl_134
+                tracked = inl_140
               end
               if tracked then rcall('PUBLISH', 'ql:' .. channel, jid) end
           until true
@@ -4549,22 +4667,22 @@ if A[1] == 'retry' and #KEYS == 0 and #A >= 2 then
           repeat  -- inlined Stats_count
             local now, when, queue, field, by, field2, by2 = now, now, queue, 'failures', 1, 'failed', 1
               local day
-              local inl_135
+              local inl_141
               repeat  -- inlined P_day_of
                 local t = when
-                do inl_135 = t - (t % 86400) break end
+                do inl_141 = t - (t % 86400) break end
               until true
-              day = inl_135
+              day = inl_141
               local k
-              local inl_136
+              local inl_142
               repeat  -- inlined P_stats_key
                 local kind, day, queue = 'stats', day, queue
                   if day >= 1 and day < 1e14 then
-                    do inl_136 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end
+                    do inl_142 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end
                   end
-                  do inl_136 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
+                  do inl_142 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
               until true
-              k = inl_136
+              k = inl_142
               rcall('HINCRBY', k, field, by)
               if field2 then rcall('HINCRBY', k, field2, by2) end
               define(nil, 'Stats_expire')(k, now, day)
@@ -4577,12 +4695,12 @@ if A[1] == 'retry' and #KEYS == 0 and #A >= 2 then
             repeat  -- inlined Job_enqueue
               local queue, jid, priority, t = queue, jid, tonumber(f[4]) or 0, now
                 local score
-                local inl_137
+                local inl_143
                 repeat  -- inlined P_work_score
                   local priority, t = priority, t
-                  do inl_137 = priority - (t / 10000000000) break end
+                  do inl_143 = priority - (t / 10000000000) break end
                 until true
-                score = inl_137
+                score = inl_143
                 rcall('ZADD', 'ql:q:' .. queue .. '-work', score, jid)
                 repeat  -- inlined P_wake_queue
                   local queue = queue
@@ -4601,9 +4719,9 @@ if A[1] == 'retry' and #KEYS == 0 and #A >= 2 then
               encode({ group = group, message = message, when = floor(now), worker = worker }))
           end
         end
-        do inl_125 = floor(remaining) break end
+        do inl_131 = floor(remaining) break end
     until true
-    result = inl_125
+    result = inl_131
     repeat  -- inlined P_wake_workers
         if not wake then do break end end
         if type(wake) == 'string' then
@@ -4635,14 +4753,14 @@ local function main()
   if not command then define(nil, 'P_fail')('Unknown command ' .. cmd) end
   if #A < 2 then error("bad argument #1 to 'tonumber' (value expected)") end
   local now
-  local inl_138
+  local inl_144
   repeat  -- inlined P_num
     local v = A[2]
       local n = tonumber(v)
-      if n and n - n == 0 then do inl_138 = n break end end
-      do inl_138 = nil break end
+      if n and n - n == 0 then do inl_144 = n break end end
+      do inl_144 = nil break end
   until true
-  now = inl_138
+  now = inl_144
   if now == nil then define(nil, 'P_fail')('Arg "now" missing or not a number: nil') end
   local result = command(now)
   repeat  -- inlined P_wake_workers

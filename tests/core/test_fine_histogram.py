@@ -1,0 +1,150 @@
+"""The fine wait/run histograms (extension): buckets of 1/20 decade beside qless's stats
+hashes, the ``qlpy.histograms`` command, their expiry, and what they leave untouched."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from tests.core.support import DAY, T0, Core
+
+DAY0 = int(T0 // DAY * DAY)
+QLESS_FIELDS = {b"total", b"mean", b"vk"}
+
+
+def bucket(seconds: float) -> int:
+    """The bucket the core files a sample of ``seconds`` under (floor of 20 * log10)."""
+    return -81 if seconds < 1e-4 else math.floor(20 * math.log10(seconds))
+
+
+def pop_after(core: Core, jid: str, wait: float, queue: str = "q") -> None:
+    core.put(jid, T0, queue)
+    assert core.pop(queue, "w", 1, now=T0 + wait)[0]["jid"] == jid
+
+
+def fine(core: Core, queue: str = "q", date: float = T0) -> dict[str, dict[int, int]]:
+    got = core.json("qlpy.histograms", T0, queue, date)
+    return {kind: {int(b): n for b, n in got[kind].items()} for kind in ("wait", "run")}
+
+
+def test_sub_second_samples_land_in_distinct_buckets(core: Core) -> None:
+    samples = [0.0003, 0.007, 0.12, 2.5]
+    for i, wait in enumerate(samples):
+        pop_after(core, f"j{i}", wait)
+    got = fine(core)
+    assert got["wait"] == {bucket(s): 1 for s in samples}
+    assert len(got["wait"]) == 4 and got["run"] == {}
+    # Each sample lies inside the bounds its bucket stands for.
+    for s in samples:
+        b = bucket(s)
+        assert 10 ** (b / 20) <= s < 10 ** ((b + 1) / 20)
+    # qless's own histogram cannot tell them apart: all but 2.5 s are in s0.
+    qless = core.json("stats", T0, "q", T0)["wait"]["histogram"]
+    assert qless[0] == 3 and qless[2] == 1
+
+
+def test_run_samples_are_counted_at_complete(core: Core) -> None:
+    pop_after(core, "a", 1)
+    core("complete", T0 + 1.014, "a", "w", "q", "{}")
+    assert fine(core)["run"] == {bucket(0.014): 1}
+    assert fine(core)["wait"] == {0: 1}
+
+
+def test_tiny_zero_and_negative_samples_share_the_lowest_bucket(core: Core) -> None:
+    core.put("a", T0, "q")
+    core.put("b", T0 + 5, "q")  # put "later" than the pop: a clock running behind
+    core.put("c", T0 - 0.00005, "q")
+    core.pop("q", "w", 3, now=T0)
+    assert fine(core)["wait"] == {-81: 3}
+
+
+def test_long_samples_keep_counting_past_a_week(core: Core) -> None:
+    pop_after(core, "a", 30 * DAY)
+    assert fine(core, date=T0 + 30 * DAY)["wait"] == {bucket(30 * DAY): 1}
+
+
+def test_the_day_is_the_day_of_the_sample(core: Core) -> None:
+    pop_after(core, "a", DAY + 0.5)
+    assert fine(core, date=T0)["wait"] == {}
+    assert fine(core, date=T0 + DAY + 3)["wait"] == {bucket(DAY + 0.5): 1}
+
+
+def test_a_batch_pop_stores_what_single_pops_store(core: Core) -> None:
+    waits = [0.25, 0.0003, 0.26, 3.2, 0.25, 4000.0, 1e-7]
+    popped_at = T0 + 100000
+    for i, wait in enumerate(waits):
+        for queue in ("batch", "single"):
+            core.put(f"{queue}-{i}", popped_at - wait, queue)
+    core.pop("batch", "w", len(waits), now=popped_at)
+    for _ in waits:
+        core.pop("single", "w", 1, now=popped_at)
+    day = int(popped_at // DAY * DAY)
+    batch = core.conn.hgetall(f"ql:s:wait-fine:{day}:batch")
+    assert batch == core.conn.hgetall(f"ql:s:wait-fine:{day}:single")
+    assert sum(int(n) for n in batch.values()) == len(waits)
+    assert core.conn.ttl(f"ql:s:wait-fine:{day}:batch") == core.conn.ttl(
+        f"ql:s:wait:{day}:batch")
+
+
+def test_qless_hashes_keep_exactly_their_fields(core: Core) -> None:
+    pop_after(core, "a", 0.007)
+    core("complete", T0 + 1, "a", "w", "q", "{}")
+    assert set(core.conn.hgetall(f"ql:s:wait:{DAY0}:q")) == QLESS_FIELDS | {b"s0"}
+    assert set(core.conn.hgetall(f"ql:s:run:{DAY0}:q")) == QLESS_FIELDS | {b"s0"}
+    assert core.json("stats", T0, "q", T0)["wait"]["count"] == 1
+    names = {k.decode() for k in core.conn.scan_iter("ql:s:*")}
+    assert names == {f"ql:s:{kind}:{DAY0}:q" for kind in
+                     ("wait", "run", "wait-fine", "run-fine")}
+
+
+def test_fine_hash_expires_with_its_qless_twin(core: Core) -> None:
+    core("config.set", T0, "stats-history", 3)
+    pop_after(core, "a", 0.5)
+    pop_after(core, "b", 2)  # a second bucket: its first sample copies the TTL again
+    wait_ttl = core.conn.ttl(f"ql:s:wait:{DAY0}:q")
+    assert 0 < wait_ttl <= 3 * DAY
+    assert abs(core.conn.ttl(f"ql:s:wait-fine:{DAY0}:q") - wait_ttl) <= 1
+
+
+def test_a_hash_made_without_expiry_keeps_its_twin_without_one(core: Core) -> None:
+    # A day begun by a core that set no TTL (the reference never does): neither expires.
+    core.conn.hset(f"ql:s:wait:{DAY0}:q", mapping={"total": 1, "mean": 4, "vk": 0, "s4": 1})
+    pop_after(core, "a", 0.02)
+    assert core.conn.ttl(f"ql:s:wait:{DAY0}:q") == -1
+    assert core.conn.ttl(f"ql:s:wait-fine:{DAY0}:q") == -1
+    assert fine(core)["wait"] == {bucket(0.02): 1}
+
+
+@pytest.mark.parametrize("count", [1, 2])
+def test_a_corrupt_fine_field_loses_no_job(core: Core, count: int) -> None:
+    # As with qless's hash (tests/core/test_stats.py): pop writes the sample after the job
+    # left the work set, so a stored value that is not a number must not raise there.
+    key = f"ql:s:wait-fine:{DAY0}:q"
+    core.conn.hset(key, str(bucket(5)), "five")
+    for i in range(count):
+        core.put(f"j{i}", T0, "q")
+    popped = core.pop("q", "w", count, now=T0 + 5)
+    assert len(popped) == count
+    for i in range(count):
+        assert core.conn.zscore("ql:q:q-locks", f"j{i}") == T0 + 65
+    assert fine(core)["wait"] == {bucket(5): count}
+
+
+def test_a_fine_key_of_another_type_loses_no_job(core: Core) -> None:
+    core.conn.set(f"ql:s:wait-fine:{DAY0}:q", "not a hash")
+    pop_after(core, "a", 1)
+    assert core.conn.zscore("ql:q:q-locks", "a") == T0 + 61
+    assert core.json("stats", T0, "q", T0)["wait"]["count"] == 1
+
+
+def test_empty_reply_shape(core: Core) -> None:
+    assert core.json("qlpy.histograms", T0, "nothing-here", T0) == {"wait": {}, "run": {}}
+
+
+def test_errors_change_nothing(populated: Core) -> None:
+    populated.rejects("Queue(): no queue name provided", "qlpy.histograms", T0)
+    populated.rejects('Stats(): Arg "date" missing or not a number: nil', "qlpy.histograms",
+                      T0, "q")
+    populated.rejects('Stats(): Arg "date" missing or not a number: today',
+                      "qlpy.histograms", T0, "q", "today")
