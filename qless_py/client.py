@@ -9,16 +9,19 @@ import json
 import os
 import socket
 import threading
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from qless_py import codecs
+from qless_py import clock, codecs
 from qless_py.config import Config
 from qless_py.core import Arg, LuaCore
 from qless_py.events import Events
+from qless_py.failures import DEFAULT_BATCH, GroupResult, cancel_group, retry_group
 from qless_py.job import Job, as_list
 from qless_py.queue import Queue
 from qless_py.recurring import RecurringJob
 from qless_py.resp import Endpoint
+from qless_py.stats import QueueStats
 
 if TYPE_CHECKING:
     import redis
@@ -68,6 +71,19 @@ class Queues:
     def names(self) -> list[str]:
         return [str(item["name"]) for item in self.counts]
 
+    def stats(self, names: Iterable[str], date: float | None = None) -> dict[str, QueueStats]:
+        """The statistics of several queues for the day containing ``date`` (default
+        today), with their fine histograms, in one round trip."""
+        names = list(names)
+        when = clock.now() if date is None else date
+        calls = [call for name in names for call in QueueStats.core_calls(name, when)]
+        replies = self._client.core.call_many(calls) if calls else []
+        for reply in replies:
+            if isinstance(reply, Exception):
+                raise reply
+        return {name: QueueStats.from_core(replies[2 * i], replies[2 * i + 1])
+                for i, name in enumerate(names)}
+
 
 class Jobs:
     """Jobs by jid, and the core's job listings."""
@@ -113,6 +129,23 @@ class Jobs:
         """``{"total": n, "jobs": [jid...]}`` for jobs carrying ``tag``, oldest first."""
         raw = json.loads(self._client.core.call("tag", "get", tag, offset, count))
         return {"total": int(raw.get("total", 0)), "jobs": as_list(raw.get("jobs"))}
+
+    def recurring(self, queues: Iterable[str] | None = None) -> list[RecurringJob]:
+        """Every recurring template of the given queues (default all), by queue."""
+        names = [str(row["name"]) for row in self._client.queues.counts
+                 if row.get("recurring")] if queues is None else list(queues)
+        jids = [jid for name in names for jid in self._client.queues[name].jobs.recurring(0, -1)]
+        replies = self._client.core.call_many([("recur.get", jid) for jid in jids])
+        return [RecurringJob(self._client, json.loads(reply)) for reply in replies
+                if isinstance(reply, str)]
+
+    def retry_group(self, group: str, batch: int = DEFAULT_BATCH) -> GroupResult:
+        """Put every job of a failure group back into its queue (see qless_py.failures)."""
+        return retry_group(self._client, group, batch)
+
+    def cancel_group(self, group: str, batch: int = DEFAULT_BATCH) -> GroupResult:
+        """Cancel every job of a failure group (see qless_py.failures)."""
+        return cancel_group(self._client, group, batch)
 
     def failed(self, group: str | None = None, start: int = 0,
                limit: int = 25) -> dict[str, Any]:

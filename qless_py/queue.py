@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, overload
 
 from qless_py import clock, codecs
@@ -32,6 +32,20 @@ class QueueJobs:
 
     def __init__(self, queue: Queue) -> None:
         self._queue = queue
+
+    def waiting(self, offset: int = 0, count: int = 25) -> list[str]:
+        """Jids of waiting jobs in the order ``pop`` takes them.
+
+        The protocol's ``jobs`` command lists no waiting jobs (``peek`` only shows the
+        first ones, and promotes due scheduled jobs), so this reads the queue's work set.
+        """
+        if offset < 0 or count < 0:
+            raise ValueError("offset and count must be >= 0")
+        if count == 0:
+            return []
+        key = f"ql:q:{self._queue.name}-work"
+        found = self._queue.client.redis.zrevrange(key, offset, offset + count - 1)
+        return [jid.decode() if isinstance(jid, bytes) else str(jid) for jid in found]
 
     def _list(self, state: str, offset: int, count: int) -> list[str]:
         reply = self._queue.client.core.call("jobs", state, self._queue.name, offset, count)
@@ -87,6 +101,15 @@ def _put_options(priority: float | None, tags: Iterable[str] | None, retries: in
             raise TypeError("depends must be a list of jids, not a string")
         opts += ["depends", json.dumps(list(depends))]
     return opts
+
+
+def _pairs(replies: list[Any]) -> Iterator[tuple[str, str]]:
+    """Replies of ``QueueStats.core_calls`` two by two; a refused call raises its error."""
+    for reply in replies:
+        if isinstance(reply, Exception):
+            raise reply
+    for i in range(0, len(replies), 2):
+        yield replies[i], replies[i + 1]
 
 
 class Queue:
@@ -256,15 +279,19 @@ class Queue:
         return counts
 
     def stats(self, date: float | None = None) -> QueueStats:
-        """Wait/run statistics and failure counters for the day containing ``date``."""
-        when = clock.now() if date is None else date
-        return QueueStats.from_core(self.client.core.call("stats", self.name, when))
+        """Wait/run statistics (with the fine histograms) and failure counters for the day
+        containing ``date`` (one round trip)."""
+        return self.stats_range(clock.now() if date is None else date)
 
-    def stats_range(self, start: float, end: float) -> QueueStats:
-        """Statistics of every day from the one containing ``start`` to ``end``, merged."""
+    def stats_range(self, start: float, end: float | None = None) -> QueueStats:
+        """Statistics of every day from the one containing ``start`` to ``end``, merged
+        (one round trip)."""
         from qless_py.stats import day_starts, merge_stats
 
-        return merge_stats(self.stats(day) for day in day_starts(start, end))
+        days = list(day_starts(start, start if end is None else end))
+        replies = self.client.core.call_many(
+            [call for day in days for call in QueueStats.core_calls(self.name, day)])
+        return merge_stats(QueueStats.from_core(*pair) for pair in _pairs(replies))
 
     def __len__(self) -> int:
         """Jobs waiting, scheduled or running (not depending, not recurring templates)."""

@@ -18,6 +18,24 @@ def bucket(seconds: float) -> int:
     return -81 if seconds < 1e-4 else math.floor(20 * math.log10(seconds))
 
 
+def test_the_client_names_the_buckets_the_core_fills(core: Core) -> None:
+    # Samples from 10 us to a day, each a put and a pop whose times differ by it; the
+    # client's fine_bucket (qless_py.stats) must name the bucket the core counted it in
+    # (both take the same C log10 of the same double).
+    from qless_py.stats import fine_bucket
+
+    start = T0 + 0.25
+    samples = [10 ** (e / 37) for e in range(-185, 183)]
+    for i, wait in enumerate(samples):
+        core.put(f"j{i}", start, "q")
+        core.pop("q", "w", 1, now=start + wait)
+    want: dict[int, int] = {}
+    for wait in samples:
+        b = fine_bucket((start + wait) - start)
+        want[b] = want.get(b, 0) + 1
+    assert fine(core, date=start)["wait"] == want
+
+
 def pop_after(core: Core, jid: str, wait: float, queue: str = "q") -> None:
     core.put(jid, T0, queue)
     assert core.pop(queue, "w", 1, now=T0 + wait)[0]["jid"] == jid

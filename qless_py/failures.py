@@ -1,0 +1,91 @@
+"""Whole failure groups at once: retry or cancel every job of a group in bounded batches.
+
+Each batch is one round trip of at most ``batch`` core calls, so neither a huge group nor a
+slow server makes one script run long. Both stop after as many jobs as the group held
+when they started, so jobs that fail meanwhile are left for the next call.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from qless_py.errors import QlessError
+
+if TYPE_CHECKING:
+    from qless_py.client import Client
+    from qless_py.job import Job
+
+DEFAULT_BATCH = 100
+
+
+@dataclass(slots=True)
+class GroupResult:
+    """What a whole-group action did: jobs done, jobs the core refused, the first refusal."""
+
+    done: int = 0
+    refused: int = 0
+    errors: list[str] = field(default_factory=list)
+
+    def refuse(self, error: QlessError) -> None:
+        self.refused += 1
+        if len(self.errors) < 5:
+            self.errors.append(str(error))
+
+
+def _check_batch(batch: int) -> None:
+    if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
+        raise ValueError("batch must be a positive whole number")
+
+
+def _page(client: Client, group: str, offset: int, count: int) -> list[Job]:
+    found: list[Job] = client.jobs.failed(group, offset, count)["jobs"]
+    return found
+
+
+def retry_group(client: Client, group: str, batch: int = DEFAULT_BATCH) -> GroupResult:
+    """Put every job of failure ``group`` back into the queue it failed in (as the
+    ``qless-py retry`` command does for one job), ``batch`` jobs per round trip."""
+    _check_batch(batch)
+    total = client.jobs.failed().get(group, 0)
+    result = GroupResult()
+    while result.done + result.refused < total:
+        jobs = _page(client, group, result.refused, min(batch, total - result.done))
+        if not jobs:
+            break
+        calls = [("put", job.acting_worker, job.queue_name, job.jid, job.klass_name,
+                  job.encoded_data(), 0) for job in jobs]
+        for reply in client.core.call_many(calls):
+            if isinstance(reply, QlessError):
+                result.refuse(reply)  # it stays in the group: later pages skip past it
+            else:
+                result.done += 1
+    return result
+
+
+def cancel_group(client: Client, group: str, batch: int = DEFAULT_BATCH) -> GroupResult:
+    """Cancel every job of failure ``group``, ``batch`` jobs per core call.
+
+    The core refuses to cancel a job whose dependents are not cancelled with it; when it
+    refuses a batch, that batch's jobs are cancelled one by one and the refused ones stay.
+    """
+    _check_batch(batch)
+    total = client.jobs.failed().get(group, 0)
+    result = GroupResult()
+    while result.done + result.refused < total:
+        jobs = _page(client, group, result.refused, min(batch, total - result.done))
+        if not jobs:
+            break
+        jids = [job.jid for job in jobs]
+        try:
+            client.jobs.cancel(*jids)
+            result.done += len(jids)
+            continue
+        except QlessError:
+            pass
+        for reply in client.core.call_many([("cancel", jid) for jid in jids]):
+            if isinstance(reply, QlessError):
+                result.refuse(reply)
+            else:
+                result.done += 1
+    return result
