@@ -37,13 +37,13 @@ local key = {
   depends = '-depends', recurring = '-recur',
   worker = 'ql:w:', jobs = ':jobs', tag = 'ql:t:', failure_group = 'ql:f:', recur = 'ql:r:',
   channel = 'ql:', wake = 'qlpy:wake:',
-  fine = '-fine',
+  fine = 'ql:fine:',
 }
 
--- Statistics hash of `kind` (wait | run | stats, and the fine histograms' wait .. key.fine
--- and run .. key.fine, an extension) for a day bin and a queue. A day bin is
--- whole (day_of), and below 1e14 %d writes the digits that %.14g (Lua's number text) does,
--- for a fraction of the cost; -0 and the rest keep Lua's own text.
+-- Statistics hash of `kind` (wait | run | stats) for a day bin and a queue; the fine
+-- histograms (extension) are key.fine followed by the wait or run hash's name. A day bin
+-- is whole (day_of), and below 1e14 %d writes the digits that %.14g (Lua's number text)
+-- does, for a fraction of the cost; -0 and the rest keep Lua's own text.
 local function stats_key(kind, day, queue)
   if day >= 1 and day < 1e14 then
     return 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue

@@ -7,6 +7,10 @@
 -- statistics vanish at once. It is set only when a sample hash is created (no extra call
 -- per sample).
 
+-- The fine histogram's field names (extension): the bucket number zero-padded to three
+-- characters, -81 to 199 (bucket b at 3 * (b + 81) + 1).
+local FINE_FIELDS = '-81-80-79-78-77-76-75-74-73-72-71-70-69-68-67-66-65-64-63-62-61-60-59-58-57-56-55-54-53-52-51-50-49-48-47-46-45-44-43-42-41-40-39-38-37-36-35-34-33-32-31-30-29-28-27-26-25-24-23-22-21-20-19-18-17-16-15-14-13-12-11-10-09-08-07-06-05-04-03-02-01000001002003004005006007008009010011012013014015016017018019020021022023024025026027028029030031032033034035036037038039040041042043044045046047048049050051052053054055056057058059060061062063064065066067068069070071072073074075076077078079080081082083084085086087088089090091092093094095096097098099100101102103104105106107108109110111112113114115116117118119120121122123124125126127128129130131132133134135136137138139140141142143144145146147148149150151152153154155156157158159160161162163164165166167168169170171172173174175176177178179180181182183184185186187188189190191192193194195196197198199'
+
 -- Seconds from `now` until a stats hash of day `day` should disappear.
 function Stats.ttl(now, day)
   local days = config_number('stats-history', 30)
@@ -23,12 +27,19 @@ end
 -- The histogram fields of sample `v` (seconds): qless's bin (s0..s59, m1..m59, h1..h23,
 -- d1...) and the fine histogram's bucket (extension, protocol.md): floor(20 * log10(v)), so
 -- bucket b holds 10^(b/20) <= v < 10^((b+1)/20), 20 buckets per decade, each 12.2 % wide;
--- bucket -81 holds everything below 0.1 ms, zero and negative samples included.
+-- bucket -81 holds everything below 0.1 ms, zero and negative samples included, and
+-- bucket 199 everything from 10^10 s on. Both are field names (text); the fine one is cut
+-- from FINE_FIELDS, which costs half of formatting it (and Redis would format a number
+-- argument with %.17g, which costs more still).
 -- A whole count from 1 to 59 (or 23) gets the digits %.14g would write from %d, which costs
 -- less; zero, negative and day counts keep Lua's own number text.
 function Stats.bin(v)
-  local fine = -81
-  if v >= 0.0001 then fine = floor(math.log10(v) * 20) end
+  local fine = '-81'
+  if v >= 0.0001 then
+    local b = floor(math.log10(v) * 20)
+    if b > 199 then b = 199 end
+    fine = FINE_FIELDS:sub(3 * b + 244, 3 * b + 246)
+  end
   local f = floor(v)
   if f < 60 then
     if f >= 1 then return format('s%d', f), fine end
@@ -52,11 +63,12 @@ end
 -- P-STAT: record sample `v` of `kind` (wait|run) for `queue` in the day bin of `now`.
 -- The histogram bucket is read and written with the running totals (two calls, not three).
 -- The fine histogram (extension) lives in its own hash, so qless's hash keeps exactly the
--- fields other clients read. A bucket's first sample gives that hash the TTL of qless's
--- hash, so both disappear together (and neither does when the hash was made without one).
--- It is written with pcall, like the stored totals are read with tonumber: pop writes it
--- after the job left the work set, so a corrupt field must not raise there (the job would
--- be in no set at all); a field that is not a number starts again from this sample.
+-- fields other clients read: ql:fine:<the qless hash's name>, one concatenation away. A
+-- bucket's first sample gives that hash the TTL of qless's hash, so both disappear
+-- together (and neither does when the hash was made without one). It is written with
+-- pcall, like the stored totals are read with tonumber: pop writes it after the job left
+-- the work set, so a corrupt field must not raise there (the job would be in no set at
+-- all); a field that is not a number starts again from this sample.
 function Stats.sample(now, kind, queue, v)
   local day = day_of(now)
   local k = stats_key(kind, day, queue)
@@ -65,13 +77,13 @@ function Stats.sample(now, kind, queue, v)
   local total, mean, vk = Stats.step(tonumber(cur[1]), tonumber(cur[2]), tonumber(cur[3]), v)
   rcall('HSET', k, 'total', total, 'mean', mean, 'vk', vk, bin, (tonumber(cur[4]) or 0) + 1)
   if total == 1 then Stats.expire(k, now, day) end
-  local fk = stats_key(kind .. key.fine, day, queue)
-  local n = redis.pcall('HINCRBY', fk, fine, 1)
+  local fk = key.fine .. k
+  local n = redis.pcall('HINCRBY', fk, fine, '1')
   if n == 1 then
     local ttl = rcall('TTL', k)
     if ttl > 0 then rcall('EXPIRE', fk, ttl) end
   elseif type(n) == 'table' then
-    redis.pcall('HSET', fk, fine, 1)
+    redis.pcall('HSET', fk, fine, '1')
   end
 end
 
@@ -113,7 +125,7 @@ function Stats.samples(now, kind, queue, vs)
   end
   rcall('HSET', k, unpack(args))
   if fresh then Stats.expire(k, now, day) end
-  local fk = stats_key(kind .. key.fine, day, queue)
+  local fk = key.fine .. k
   local ttl
   for fine, n in pairs(fines) do
     local got = redis.pcall('HINCRBY', fk, fine, n)
@@ -198,7 +210,7 @@ function Stats.histograms(now)
   local day = day_of(date)
   local reply = {}
   for _, kind in ipairs({ 'wait', 'run' }) do
-    local raw = rcall('HGETALL', stats_key(kind .. key.fine, day, queue))
+    local raw = rcall('HGETALL', key.fine .. stats_key(kind, day, queue))
     local h = {}
     for i = 1, #raw, 2 do h[raw[i]] = tonumber(raw[i + 1]) end
     reply[kind] = h

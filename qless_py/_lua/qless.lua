@@ -39,7 +39,7 @@ local cfg, wake
 --   depends = '-depends', recurring = '-recur',
 --   worker = 'ql:w:', jobs = ':jobs', tag = 'ql:t:', failure_group = 'ql:f:', recur = 'ql:r:',
 --   channel = 'ql:', wake = 'qlpy:wake:',
---   fine = '-fine',
+--   fine = 'ql:fine:',
 
 
 
@@ -76,6 +76,10 @@ local cfg, wake
 -- whose `now` differs from the server's clock (tests, replays, skew) must not see its fresh
 -- statistics vanish at once. It is set only when a sample hash is created (no extra call
 -- per sample).
+
+-- The fine histogram's field names (extension): the bucket number zero-padded to three
+-- characters, -81 to 199 (bucket b at 3 * (b + 81) + 1).
+local FINE_FIELDS = '-81-80-79-78-77-76-75-74-73-72-71-70-69-68-67-66-65-64-63-62-61-60-59-58-57-56-55-54-53-52-51-50-49-48-47-46-45-44-43-42-41-40-39-38-37-36-35-34-33-32-31-30-29-28-27-26-25-24-23-22-21-20-19-18-17-16-15-14-13-12-11-10-09-08-07-06-05-04-03-02-01000001002003004005006007008009010011012013014015016017018019020021022023024025026027028029030031032033034035036037038039040041042043044045046047048049050051052053054055056057058059060061062063064065066067068069070071072073074075076077078079080081082083084085086087088089090091092093094095096097098099100101102103104105106107108109110111112113114115116117118119120121122123124125126127128129130131132133134135136137138139140141142143144145146147148149150151152153154155156157158159160161162163164165166167168169170171172173174175176177178179180181182183184185186187188189190191192193194195196197198199'
 
 
 
@@ -281,10 +285,10 @@ local function define(lazy_t, lazy_k)
     -- The day bin of a timestamp (UTC midnight, floored modulo).
     lazy_f = function(t) return t - (t % 86400) end
   elseif lazy_k == 'P_stats_key' then
-    -- Statistics hash of `kind` (wait | run | stats, and the fine histograms' wait .. key.fine
-    -- and run .. key.fine, an extension) for a day bin and a queue. A day bin is
-    -- whole (day_of), and below 1e14 %d writes the digits that %.14g (Lua's number text) does,
-    -- for a fraction of the cost; -0 and the rest keep Lua's own text.
+    -- Statistics hash of `kind` (wait | run | stats) for a day bin and a queue; the fine
+    -- histograms (extension) are key.fine followed by the wait or run hash's name. A day bin
+    -- is whole (day_of), and below 1e14 %d writes the digits that %.14g (Lua's number text)
+    -- does, for a fraction of the cost; -0 and the rest keep Lua's own text.
     lazy_f = function(kind, day, queue)
       if day >= 1 and day < 1e14 then
         return 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue
@@ -1108,11 +1112,12 @@ local function define(lazy_t, lazy_k)
     -- P-STAT: record sample `v` of `kind` (wait|run) for `queue` in the day bin of `now`.
     -- The histogram bucket is read and written with the running totals (two calls, not three).
     -- The fine histogram (extension) lives in its own hash, so qless's hash keeps exactly the
-    -- fields other clients read. A bucket's first sample gives that hash the TTL of qless's
-    -- hash, so both disappear together (and neither does when the hash was made without one).
-    -- It is written with pcall, like the stored totals are read with tonumber: pop writes it
-    -- after the job left the work set, so a corrupt field must not raise there (the job would
-    -- be in no set at all); a field that is not a number starts again from this sample.
+    -- fields other clients read: ql:fine:<the qless hash's name>, one concatenation away. A
+    -- bucket's first sample gives that hash the TTL of qless's hash, so both disappear
+    -- together (and neither does when the hash was made without one). It is written with
+    -- pcall, like the stored totals are read with tonumber: pop writes it after the job left
+    -- the work set, so a corrupt field must not raise there (the job would be in no set at
+    -- all); a field that is not a number starts again from this sample.
     lazy_f = function(now, kind, queue, v)
       local day = M.P_day_of(now)
       local k = M.P_stats_key(kind, day, queue)
@@ -1121,25 +1126,32 @@ local function define(lazy_t, lazy_k)
       local total, mean, vk = M.Stats_step(tonumber(cur[1]), tonumber(cur[2]), tonumber(cur[3]), v)
       rcall('HSET', k, 'total', total, 'mean', mean, 'vk', vk, bin, (tonumber(cur[4]) or 0) + 1)
       if total == 1 then M.Stats_expire(k, now, day) end
-      local fk = M.P_stats_key(kind .. '-fine', day, queue)
-      local n = redis.pcall('HINCRBY', fk, fine, 1)
+      local fk = 'ql:fine:' .. k
+      local n = redis.pcall('HINCRBY', fk, fine, '1')
       if n == 1 then
         local ttl = rcall('TTL', k)
         if ttl > 0 then rcall('EXPIRE', fk, ttl) end
       elseif type(n) == 'table' then
-        redis.pcall('HSET', fk, fine, 1)
+        redis.pcall('HSET', fk, fine, '1')
       end
     end
   elseif lazy_k == 'Stats_bin' then
     -- The histogram fields of sample `v` (seconds): qless's bin (s0..s59, m1..m59, h1..h23,
     -- d1...) and the fine histogram's bucket (extension, protocol.md): floor(20 * log10(v)), so
     -- bucket b holds 10^(b/20) <= v < 10^((b+1)/20), 20 buckets per decade, each 12.2 % wide;
-    -- bucket -81 holds everything below 0.1 ms, zero and negative samples included.
+    -- bucket -81 holds everything below 0.1 ms, zero and negative samples included, and
+    -- bucket 199 everything from 10^10 s on. Both are field names (text); the fine one is cut
+    -- from FINE_FIELDS, which costs half of formatting it (and Redis would format a number
+    -- argument with %.17g, which costs more still).
     -- A whole count from 1 to 59 (or 23) gets the digits %.14g would write from %d, which costs
     -- less; zero, negative and day counts keep Lua's own number text.
     lazy_f = function(v)
-      local fine = -81
-      if v >= 0.0001 then fine = floor(math.log10(v) * 20) end
+      local fine = '-81'
+      if v >= 0.0001 then
+        local b = floor(math.log10(v) * 20)
+        if b > 199 then b = 199 end
+        fine = FINE_FIELDS:sub(3 * b + 244, 3 * b + 246)
+      end
       local f = floor(v)
       if f < 60 then
         if f >= 1 then return format('s%d', f), fine end
@@ -1352,7 +1364,7 @@ local function define(lazy_t, lazy_k)
       end
       rcall('HSET', k, unpack(args))
       if fresh then M.Stats_expire(k, now, day) end
-      local fk = M.P_stats_key(kind .. '-fine', day, queue)
+      local fk = 'ql:fine:' .. k
       local ttl
       for fine, n in pairs(fines) do
         local got = redis.pcall('HINCRBY', fk, fine, n)
@@ -1437,7 +1449,7 @@ local function define(lazy_t, lazy_k)
       local day = M.P_day_of(date)
       local reply = {}
       for _, kind in ipairs({ 'wait', 'run' }) do
-        local raw = rcall('HGETALL', M.P_stats_key(kind .. '-fine', day, queue))
+        local raw = rcall('HGETALL', 'ql:fine:' .. M.P_stats_key(kind, day, queue))
         local h = {}
         for i = 1, #raw, 2 do h[raw[i]] = tonumber(raw[i + 1]) end
         reply[kind] = h
@@ -2993,8 +3005,12 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
               local inl_29, inl_30
               repeat  -- inlined Stats_bin
                 local v = v
-                  local fine = -81
-                  if v >= 0.0001 then fine = floor(math.log10(v) * 20) end
+                  local fine = '-81'
+                  if v >= 0.0001 then
+                    local b = floor(math.log10(v) * 20)
+                    if b > 199 then b = 199 end
+                    fine = FINE_FIELDS:sub(3 * b + 244, 3 * b + 246)
+                  end
                   local f = floor(v)
                   if f < 60 then
                     if f >= 1 then do inl_29, inl_30 = format('s%d', f), fine break end end
@@ -3020,22 +3036,13 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
               total, mean, vk = inl_31, inl_32, inl_33
               rcall('HSET', k, 'total', total, 'mean', mean, 'vk', vk, bin, (tonumber(cur[4]) or 0) + 1)
               if total == 1 then define(nil, 'Stats_expire')(k, now, day) end
-              local fk
-              local inl_34
-              repeat  -- inlined P_stats_key
-                local kind, day, queue = kind .. '-fine', day, queue
-                  if day >= 1 and day < 1e14 then
-                    do inl_34 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end
-                  end
-                  do inl_34 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
-              until true
-              fk = inl_34
-              local n = redis.pcall('HINCRBY', fk, fine, 1)
+              local fk = 'ql:fine:' .. k
+              local n = redis.pcall('HINCRBY', fk, fine, '1')
               if n == 1 then
                 local ttl = rcall('TTL', k)
                 if ttl > 0 then rcall('EXPIRE', fk, ttl) end
               elseif type(n) == 'table' then
-                redis.pcall('HSET', fk, fine, 1)
+                redis.pcall('HSET', fk, fine, '1')
               end
           until true
           rcall('ZADD', wjk, expires_s, jid)
@@ -3044,22 +3051,22 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
           local q = encode(f[4])
           if put_t >= 1 and put_t < 1e14 then
             local w
-            local inl_35
+            local inl_34
             repeat  -- inlined P_whole_text
               local t, tstr = put_t, f[15]
-                if tstr and t >= 0 and t < 1e14 then do inl_35 = tstr:sub(1, -22) break end end
-                do inl_35 = tostring(floor(t)) break end
+                if tstr and t >= 0 and t < 1e14 then do inl_34 = tstr:sub(1, -22) break end end
+                do inl_34 = tostring(floor(t)) break end
             until true
-            w = inl_35
+            w = inl_34
             seen = '[' .. w .. ',"put",{"q":' .. q .. '}]'
             shown = '{"when":' .. w .. ',"what":"put","q":' .. q .. '}'
           end
+          local inl_35
           local inl_36
-          local inl_37
           repeat  -- inlined Job_render
             local jid, f, tracked, wrap, last, seen, shown, wjson, qjson = jid, f, tracked, true, last, seen, shown, wjson, q
               if not f then f = define(nil, 'Job_fetch')(jid) end
-              if not f[1] then do inl_37 = nil break end end
+              if not f[1] then do inl_36 = nil break end end
               if f[14] then
                 define(nil, 'Job_migrate')(jid, f[14])
                 f[14] = false
@@ -3095,9 +3102,23 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
               local dependents = sets % 2 == 1 and rcall('SMEMBERS', dtk) or {}
               local dependencies = sets >= 2 and define(nil, 'Job_encoded_members')(rcall('SMEMBERS', dck)) or '{}'
               local priority
-              local inl_38
+              local inl_37
               repeat  -- inlined P_num_json
                 local v, whole = f[6]
+                  if v == '0' or v == '5' or v == '1' or v == '2' or v == '3' or v == '4' or v == '6'
+                      or v == '7' or v == '8' or v == '9' then
+                    do inl_37 = v break end
+                  end
+                  local n = tonumber(v)
+                  if n == nil then do inl_37 = nil break end end
+                  if whole then n = floor(n) end
+                  do inl_37 = encode(n) break end
+              until true
+              priority = inl_37
+              local retries
+              local inl_38
+              repeat  -- inlined P_num_json
+                local v, whole = f[8]
                   if v == '0' or v == '5' or v == '1' or v == '2' or v == '3' or v == '4' or v == '6'
                       or v == '7' or v == '8' or v == '9' then
                     do inl_38 = v break end
@@ -3107,11 +3128,11 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
                   if whole then n = floor(n) end
                   do inl_38 = encode(n) break end
               until true
-              priority = inl_38
-              local retries
+              retries = inl_38
+              local remaining
               local inl_39
               repeat  -- inlined P_num_json
-                local v, whole = f[8]
+                local v, whole = f[9], true
                   if v == '0' or v == '5' or v == '1' or v == '2' or v == '3' or v == '4' or v == '6'
                       or v == '7' or v == '8' or v == '9' then
                     do inl_39 = v break end
@@ -3121,93 +3142,79 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
                   if whole then n = floor(n) end
                   do inl_39 = encode(n) break end
               until true
-              retries = inl_39
-              local remaining
-              local inl_40
-              repeat  -- inlined P_num_json
-                local v, whole = f[9], true
-                  if v == '0' or v == '5' or v == '1' or v == '2' or v == '3' or v == '4' or v == '6'
-                      or v == '7' or v == '8' or v == '9' then
-                    do inl_40 = v break end
-                  end
-                  local n = tonumber(v)
-                  if n == nil then do inl_40 = nil break end end
-                  if whole then n = floor(n) end
-                  do inl_40 = encode(n) break end
-              until true
-              remaining = inl_40
+              remaining = inl_39
               local klass
-              local inl_41
+              local inl_40
               repeat  -- inlined P_jstr
                 local v = f[2]
-                  if v == false or v == nil then do inl_41 = 'false' break end end
-                  do inl_41 = encode(v) break end
+                  if v == false or v == nil then do inl_40 = 'false' break end end
+                  do inl_40 = encode(v) break end
               until true
-              klass = inl_41
+              klass = inl_40
               local state = '"running"'
               if f[3] ~= 'running' then
-                local inl_42
+                local inl_41
                 repeat  -- inlined P_jstr
                   local v = f[3]
-                    if v == false or v == nil then do inl_42 = 'false' break end end
-                    do inl_42 = encode(v) break end
+                    if v == false or v == nil then do inl_41 = 'false' break end end
+                    do inl_41 = encode(v) break end
                 until true
-                state = inl_42
+                state = inl_41
               end
               local queue = qjson
               if not queue then
-                local inl_43
+                local inl_42
                 repeat  -- inlined P_jstr
                   local v = f[4]
-                    if v == false or v == nil then do inl_43 = 'false' break end end
-                    do inl_43 = encode(v) break end
+                    if v == false or v == nil then do inl_42 = 'false' break end end
+                    do inl_42 = encode(v) break end
                 until true
-                queue = inl_43
+                queue = inl_42
               end
               local data
-              local inl_44
+              local inl_43
               repeat  -- inlined P_jstr
                 local v = f[10]
+                  if v == false or v == nil then do inl_43 = 'false' break end end
+                  do inl_43 = encode(v) break end
+              until true
+              data = inl_43
+              local spawned
+              local inl_44
+              repeat  -- inlined P_jstr
+                local v = f[13]
                   if v == false or v == nil then do inl_44 = 'false' break end end
                   do inl_44 = encode(v) break end
               until true
-              data = inl_44
-              local spawned
-              local inl_45
-              repeat  -- inlined P_jstr
-                local v = f[13]
-                  if v == false or v == nil then do inl_45 = 'false' break end end
-                  do inl_45 = encode(v) break end
-              until true
-              spawned = inl_45
+              spawned = inl_44
               local history, hopen, hclose = '{}', '', ''
               if #hist > 0 then
                 history, hopen, hclose = concat(hist, ','), '[', ']'
               end
               local tags, failure = f[11], f[12]
               if tags ~= '{}' then
-                local inl_46
+                local inl_45
                 repeat  -- inlined Job_stored_list
                   local text = tags
+                    if not text or text == '{}' or text == '[]' then do inl_45 = '{}' break end end
+                    local ok, v = pcall(decode, text)
+                    if not ok or type(v) ~= 'table' then do inl_45 = '{}' break end end
+                    do inl_45 = encode(v) break end
+                until true
+                tags = inl_45
+              end
+              if failure ~= '{}' then
+                local inl_46
+                repeat  -- inlined Job_stored_list
+                  local text = failure
                     if not text or text == '{}' or text == '[]' then do inl_46 = '{}' break end end
                     local ok, v = pcall(decode, text)
                     if not ok or type(v) ~= 'table' then do inl_46 = '{}' break end end
                     do inl_46 = encode(v) break end
                 until true
-                tags = inl_46
+                failure = inl_46
               end
-              if failure ~= '{}' then
-                local inl_47
-                repeat  -- inlined Job_stored_list
-                  local text = failure
-                    if not text or text == '{}' or text == '[]' then do inl_47 = '{}' break end end
-                    local ok, v = pcall(decode, text)
-                    if not ok or type(v) ~= 'table' then do inl_47 = '{}' break end end
-                    do inl_47 = encode(v) break end
-                until true
-                failure = inl_47
-              end
-              do inl_37 = (wrap and '[{"jid":' or '{"jid":') .. encode(f[1]) .. ',"klass":' .. klass ..
+              do inl_36 = (wrap and '[{"jid":' or '{"jid":') .. encode(f[1]) .. ',"klass":' .. klass ..
                 ',"state":' .. state .. ',"queue":' .. queue ..
                 ',"worker":' .. (wjson or encode(f[5] or '')) .. ',"tracked":' .. (tracked and 'true' or 'false') ..
                 ',"expires":' .. encode(tonumber(f[7]) or 0) .. ',"data":' .. data ..
@@ -3220,18 +3227,18 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
                 (remaining and ',"remaining":' or '') .. (remaining or '') ..
                 (wrap and '}]' or '}') break end
           until true
-          inl_36 = inl_37
-          do inl_16 = inl_36 break end
+          inl_35 = inl_36
+          do inl_16 = inl_35 break end
         end
         local popped = {}
         for _, jid in ipairs(jids) do
           local f, tracked
-          local inl_48, inl_49
+          local inl_47, inl_48
           repeat  -- inlined Queue_hand_out
             local now, jid, worker, expires, expires_s, tstr, whole, wentry, special = now, jid, worker, expires, expires_s, tstr, whole, wentry, special
               local g = rcall('HMGET', 'ql:j:' .. jid, 'jid', 'klass', 'queue', 'priority', 'retries',
                 'remaining', 'data', 'tags', 'failure', 'spawned_from_jid', 'history', 'time')
-              if not g[1] then do inl_48, inl_49 = nil break end end
+              if not g[1] then do inl_47, inl_48 = nil break end end
               local f = { g[1], g[2], 'running', g[3], worker, g[4], expires, g[5], g[6], g[7], g[8],
                 g[9], g[10], false, g[12] }
               repeat  -- inlined Job_hist
@@ -3240,13 +3247,13 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
                   if legacy then define(nil, 'Job_migrate')(jid, legacy) end
                   local entry
                   if not whole then
-                    local inl_50
+                    local inl_49
                     repeat  -- inlined P_whole_text
                       local t, tstr = when
-                        if tstr and t >= 0 and t < 1e14 then do inl_50 = tstr:sub(1, -22) break end end
-                        do inl_50 = tostring(floor(t)) break end
+                        if tstr and t >= 0 and t < 1e14 then do inl_49 = tstr:sub(1, -22) break end end
+                        do inl_49 = tostring(floor(t)) break end
                     until true
-                    whole = inl_50
+                    whole = inl_49
                   end
                   if extra == nil then
                     entry = '[' .. whole .. ',' .. what_json .. ']'
@@ -3258,37 +3265,37 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
                   local len = rcall('RPUSH', hk, entry)
                   if len < 3 then do break end end
                   local cap
-                  local inl_51
+                  local inl_50
                   repeat  -- inlined P_config_number
                     local name, fallback = 'max-job-history', 100
-                      if cfg == false then do inl_51 = fallback break end end
+                      if cfg == false then do inl_50 = fallback break end end
                       local raw
-                      local inl_52
+                      local inl_51
                       repeat  -- inlined P_config_raw
                         local name = name
-                          if cfg == false then do inl_52 = false break end end
+                          if cfg == false then do inl_51 = false break end end
                           if cfg == nil then cfg = {} end
                           local v = cfg[name]
                           if v == nil then
                             v = rcall('HGET', 'ql:config', name)
                             cfg[name] = v
                           end
-                          do inl_52 = v break end
+                          do inl_51 = v break end
                       until true
-                      raw = inl_52
+                      raw = inl_51
                       local n
-                      local inl_53
+                      local inl_52
                       repeat  -- inlined P_num
                         local v = raw
                           local n = tonumber(v)
-                          if n and n - n == 0 then do inl_53 = n break end end
-                          do inl_53 = nil break end
+                          if n and n - n == 0 then do inl_52 = n break end end
+                          do inl_52 = nil break end
                       until true
-                      n = inl_53
-                      if n == nil then do inl_51 = fallback break end end
-                      do inl_51 = n break end
+                      n = inl_52
+                      if n == nil then do inl_50 = fallback break end end
+                      do inl_50 = n break end
                   until true
-                  cap = inl_51
+                  cap = inl_50
                   cap = floor(cap)
                   if cap >= 3 then
                     if len > cap then
@@ -3306,9 +3313,9 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
                 'state', 'running')
               local tracked = special and rcall('ZSCORE', 'ql:tracked', jid) ~= false
               if tracked then rcall('PUBLISH', 'ql:' .. 'popped', jid) end
-              do inl_48, inl_49 = f, tracked break end
+              do inl_47, inl_48 = f, tracked break end
           until true
-          f, tracked = inl_48, inl_49
+          f, tracked = inl_47, inl_48
           if f then popped[#popped + 1] = { jid, f, tracked } end
         end
         if #popped == 0 then do inl_16 = '{}' break end end
@@ -3325,40 +3332,44 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
               do break end
             end
             local day
-            local inl_54
+            local inl_53
             repeat  -- inlined P_day_of
               local t = now
-              do inl_54 = t - (t % 86400) break end
+              do inl_53 = t - (t % 86400) break end
             until true
-            day = inl_54
+            day = inl_53
             local k
-            local inl_55
+            local inl_54
             repeat  -- inlined P_stats_key
               local kind, day, queue = kind, day, queue
                 if day >= 1 and day < 1e14 then
-                  do inl_55 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end
+                  do inl_54 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end
                 end
-                do inl_55 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
+                do inl_54 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
             until true
-            k = inl_55
+            k = inl_54
             local fields, slot, bins, fines = { 'total', 'mean', 'vk' }, {}, {}, {}
             for i, v in ipairs(vs) do
               local bin, fine
-              local inl_56, inl_57
+              local inl_55, inl_56
               repeat  -- inlined Stats_bin
                 local v = v
-                  local fine = -81
-                  if v >= 0.0001 then fine = floor(math.log10(v) * 20) end
+                  local fine = '-81'
+                  if v >= 0.0001 then
+                    local b = floor(math.log10(v) * 20)
+                    if b > 199 then b = 199 end
+                    fine = FINE_FIELDS:sub(3 * b + 244, 3 * b + 246)
+                  end
                   local f = floor(v)
                   if f < 60 then
-                    if f >= 1 then do inl_56, inl_57 = format('s%d', f), fine break end end
-                    do inl_56, inl_57 = 's' .. f, fine break end
+                    if f >= 1 then do inl_55, inl_56 = format('s%d', f), fine break end end
+                    do inl_55, inl_56 = 's' .. f, fine break end
                   end
-                  if f < 3600 then do inl_56, inl_57 = format('m%d', floor(f / 60)), fine break end end
-                  if f < 86400 then do inl_56, inl_57 = format('h%d', floor(f / 3600)), fine break end end
-                  do inl_56, inl_57 = 'd' .. floor(f / 86400), fine break end
+                  if f < 3600 then do inl_55, inl_56 = format('m%d', floor(f / 60)), fine break end end
+                  if f < 86400 then do inl_55, inl_56 = format('h%d', floor(f / 3600)), fine break end end
+                  do inl_55, inl_56 = 'd' .. floor(f / 86400), fine break end
               until true
-              bin, fine = inl_56, inl_57
+              bin, fine = inl_55, inl_56
               bins[i] = bin
               fines[fine] = (fines[fine] or 0) + 1
               if not slot[bin] then
@@ -3370,17 +3381,17 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
             local total, mean, vk = tonumber(cur[1]), tonumber(cur[2]), tonumber(cur[3])
             local fresh = false
             for _, v in ipairs(vs) do
-              local inl_58, inl_59, inl_60
+              local inl_57, inl_58, inl_59
               repeat  -- inlined Stats_step
                 local total, mean, vk, v = total, mean, vk, v
-                  if total == nil then do inl_58, inl_59, inl_60 = 1, v, 0 break end end
+                  if total == nil then do inl_57, inl_58, inl_59 = 1, v, 0 break end end
                   mean, vk = mean or 0, vk or 0
                   total = total + 1
                   local old = mean
                   mean = old + (v - old) / total
-                  do inl_58, inl_59, inl_60 = total, mean, vk + (v - mean) * (v - old) break end
+                  do inl_57, inl_58, inl_59 = total, mean, vk + (v - mean) * (v - old) break end
               until true
-              total, mean, vk = inl_58, inl_59, inl_60
+              total, mean, vk = inl_57, inl_58, inl_59
               if total == 1 then fresh = true end
             end
             local counts = {}
@@ -3392,16 +3403,7 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
             end
             rcall('HSET', k, unpack(args))
             if fresh then define(nil, 'Stats_expire')(k, now, day) end
-            local fk
-            local inl_61
-            repeat  -- inlined P_stats_key
-              local kind, day, queue = kind .. '-fine', day, queue
-                if day >= 1 and day < 1e14 then
-                  do inl_61 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end
-                end
-                do inl_61 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
-            until true
-            fk = inl_61
+            local fk = 'ql:fine:' .. k
             local ttl
             for fine, n in pairs(fines) do
               local got = redis.pcall('HINCRBY', fk, fine, n)
@@ -3434,11 +3436,11 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
         local parts = {}
         for i, p in ipairs(popped) do
           local text
-          local inl_62
+          local inl_60
           repeat  -- inlined Job_render
             local jid, f, tracked, wrap, last, seen, shown, wjson, qjson = p[1], p[2], p[3], false, last, nil, nil, wjson
               if not f then f = define(nil, 'Job_fetch')(jid) end
-              if not f[1] then do inl_62 = nil break end end
+              if not f[1] then do inl_60 = nil break end end
               if f[14] then
                 define(nil, 'Job_migrate')(jid, f[14])
                 f[14] = false
@@ -3474,9 +3476,37 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
               local dependents = sets % 2 == 1 and rcall('SMEMBERS', dtk) or {}
               local dependencies = sets >= 2 and define(nil, 'Job_encoded_members')(rcall('SMEMBERS', dck)) or '{}'
               local priority
-              local inl_63
+              local inl_61
               repeat  -- inlined P_num_json
                 local v, whole = f[6]
+                  if v == '0' or v == '5' or v == '1' or v == '2' or v == '3' or v == '4' or v == '6'
+                      or v == '7' or v == '8' or v == '9' then
+                    do inl_61 = v break end
+                  end
+                  local n = tonumber(v)
+                  if n == nil then do inl_61 = nil break end end
+                  if whole then n = floor(n) end
+                  do inl_61 = encode(n) break end
+              until true
+              priority = inl_61
+              local retries
+              local inl_62
+              repeat  -- inlined P_num_json
+                local v, whole = f[8]
+                  if v == '0' or v == '5' or v == '1' or v == '2' or v == '3' or v == '4' or v == '6'
+                      or v == '7' or v == '8' or v == '9' then
+                    do inl_62 = v break end
+                  end
+                  local n = tonumber(v)
+                  if n == nil then do inl_62 = nil break end end
+                  if whole then n = floor(n) end
+                  do inl_62 = encode(n) break end
+              until true
+              retries = inl_62
+              local remaining
+              local inl_63
+              repeat  -- inlined P_num_json
+                local v, whole = f[9], true
                   if v == '0' or v == '5' or v == '1' or v == '2' or v == '3' or v == '4' or v == '6'
                       or v == '7' or v == '8' or v == '9' then
                     do inl_63 = v break end
@@ -3486,107 +3516,79 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
                   if whole then n = floor(n) end
                   do inl_63 = encode(n) break end
               until true
-              priority = inl_63
-              local retries
-              local inl_64
-              repeat  -- inlined P_num_json
-                local v, whole = f[8]
-                  if v == '0' or v == '5' or v == '1' or v == '2' or v == '3' or v == '4' or v == '6'
-                      or v == '7' or v == '8' or v == '9' then
-                    do inl_64 = v break end
-                  end
-                  local n = tonumber(v)
-                  if n == nil then do inl_64 = nil break end end
-                  if whole then n = floor(n) end
-                  do inl_64 = encode(n) break end
-              until true
-              retries = inl_64
-              local remaining
-              local inl_65
-              repeat  -- inlined P_num_json
-                local v, whole = f[9], true
-                  if v == '0' or v == '5' or v == '1' or v == '2' or v == '3' or v == '4' or v == '6'
-                      or v == '7' or v == '8' or v == '9' then
-                    do inl_65 = v break end
-                  end
-                  local n = tonumber(v)
-                  if n == nil then do inl_65 = nil break end end
-                  if whole then n = floor(n) end
-                  do inl_65 = encode(n) break end
-              until true
-              remaining = inl_65
+              remaining = inl_63
               local klass
-              local inl_66
+              local inl_64
               repeat  -- inlined P_jstr
                 local v = f[2]
-                  if v == false or v == nil then do inl_66 = 'false' break end end
-                  do inl_66 = encode(v) break end
+                  if v == false or v == nil then do inl_64 = 'false' break end end
+                  do inl_64 = encode(v) break end
               until true
-              klass = inl_66
+              klass = inl_64
               local state = '"running"'
               if f[3] ~= 'running' then
-                local inl_67
+                local inl_65
                 repeat  -- inlined P_jstr
                   local v = f[3]
-                    if v == false or v == nil then do inl_67 = 'false' break end end
-                    do inl_67 = encode(v) break end
+                    if v == false or v == nil then do inl_65 = 'false' break end end
+                    do inl_65 = encode(v) break end
                 until true
-                state = inl_67
+                state = inl_65
               end
               local queue = qjson
               if not queue then
-                local inl_68
+                local inl_66
                 repeat  -- inlined P_jstr
                   local v = f[4]
-                    if v == false or v == nil then do inl_68 = 'false' break end end
-                    do inl_68 = encode(v) break end
+                    if v == false or v == nil then do inl_66 = 'false' break end end
+                    do inl_66 = encode(v) break end
                 until true
-                queue = inl_68
+                queue = inl_66
               end
               local data
-              local inl_69
+              local inl_67
               repeat  -- inlined P_jstr
                 local v = f[10]
-                  if v == false or v == nil then do inl_69 = 'false' break end end
-                  do inl_69 = encode(v) break end
+                  if v == false or v == nil then do inl_67 = 'false' break end end
+                  do inl_67 = encode(v) break end
               until true
-              data = inl_69
+              data = inl_67
               local spawned
-              local inl_70
+              local inl_68
               repeat  -- inlined P_jstr
                 local v = f[13]
-                  if v == false or v == nil then do inl_70 = 'false' break end end
-                  do inl_70 = encode(v) break end
+                  if v == false or v == nil then do inl_68 = 'false' break end end
+                  do inl_68 = encode(v) break end
               until true
-              spawned = inl_70
+              spawned = inl_68
               local history, hopen, hclose = '{}', '', ''
               if #hist > 0 then
                 history, hopen, hclose = concat(hist, ','), '[', ']'
               end
               local tags, failure = f[11], f[12]
               if tags ~= '{}' then
-                local inl_71
+                local inl_69
                 repeat  -- inlined Job_stored_list
                   local text = tags
-                    if not text or text == '{}' or text == '[]' then do inl_71 = '{}' break end end
+                    if not text or text == '{}' or text == '[]' then do inl_69 = '{}' break end end
                     local ok, v = pcall(decode, text)
-                    if not ok or type(v) ~= 'table' then do inl_71 = '{}' break end end
-                    do inl_71 = encode(v) break end
+                    if not ok or type(v) ~= 'table' then do inl_69 = '{}' break end end
+                    do inl_69 = encode(v) break end
                 until true
-                tags = inl_71
+                tags = inl_69
               end
               if failure ~= '{}' then
-                local inl_72
+                local inl_70
                 repeat  -- inlined Job_stored_list
                   local text = failure
-                    if not text or text == '{}' or text == '[]' then do inl_72 = '{}' break end end
+                    if not text or text == '{}' or text == '[]' then do inl_70 = '{}' break end end
                     local ok, v = pcall(decode, text)
-                    if not ok or type(v) ~= 'table' then do inl_72 = '{}' break end end
-                    do inl_72 = encode(v) break end
+                    if not ok or type(v) ~= 'table' then do inl_70 = '{}' break end end
+                    do inl_70 = encode(v) break end
                 until true
-                failure = inl_72
+                failure = inl_70
               end
-              do inl_62 = (wrap and '[{"jid":' or '{"jid":') .. encode(f[1]) .. ',"klass":' .. klass ..
+              do inl_60 = (wrap and '[{"jid":' or '{"jid":') .. encode(f[1]) .. ',"klass":' .. klass ..
                 ',"state":' .. state .. ',"queue":' .. queue ..
                 ',"worker":' .. (wjson or encode(f[5] or '')) .. ',"tracked":' .. (tracked and 'true' or 'false') ..
                 ',"expires":' .. encode(tonumber(f[7]) or 0) .. ',"data":' .. data ..
@@ -3599,18 +3601,18 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
                 (remaining and ',"remaining":' or '') .. (remaining or '') ..
                 (wrap and '}]' or '}') break end
           until true
-          text = inl_62
+          text = inl_60
           parts[i] = text
         end
-        local inl_73
-        local inl_74
+        local inl_71
+        local inl_72
         repeat  -- inlined P_jlist
           local parts = parts
-            if #parts == 0 then do inl_74 = '{}' break end end
-            do inl_74 = '[' .. concat(parts, ',') .. ']' break end
+            if #parts == 0 then do inl_72 = '{}' break end end
+            do inl_72 = '[' .. concat(parts, ',') .. ']' break end
         until true
-        inl_73 = inl_74
-        do inl_16 = inl_73 break end
+        inl_71 = inl_72
+        do inl_16 = inl_71 break end
     until true
     result = inl_16
     repeat  -- inlined P_wake_workers
@@ -3634,17 +3636,17 @@ if A[1] == 'pop' and #KEYS == 0 and #A >= 2 then
 end
 if A[1] == 'complete' and #KEYS == 0 and #A >= 2 then
   local now
-  local inl_75
+  local inl_73
   repeat  -- inlined P_num
     local v = A[2]
       local n = tonumber(v)
-      if n and n - n == 0 then do inl_75 = n break end end
-      do inl_75 = nil break end
+      if n and n - n == 0 then do inl_73 = n break end end
+      do inl_73 = nil break end
   until true
-  now = inl_75
+  now = inl_73
   if now ~= nil then
     local result
-    local inl_76
+    local inl_74
     repeat  -- inlined Job_complete
       local now = now
         local jid, worker, queue, data = A[3], A[4], A[5], A[6]
@@ -3657,24 +3659,24 @@ if A[1] == 'complete' and #KEYS == 0 and #A >= 2 then
         local nextq, delay, depends = nil, 0, nil
         if #A > 6 then
           local opts
-          local inl_77
+          local inl_75
           repeat  -- inlined Job_options
             local first, last = 7, #A
               local opts = {}
               for i = first, last - 1, 2 do opts[A[i]] = A[i + 1] end
-              do inl_77 = opts break end
+              do inl_75 = opts break end
           until true
-          opts = inl_77
+          opts = inl_75
           nextq = opts.next
           if opts.delay ~= nil then
-            local inl_78
+            local inl_76
             repeat  -- inlined P_num
               local v = opts.delay
                 local n = tonumber(v)
-                if n and n - n == 0 then do inl_78 = n break end end
-                do inl_78 = nil break end
+                if n and n - n == 0 then do inl_76 = n break end end
+                do inl_76 = nil break end
             until true
-            delay = inl_78
+            delay = inl_76
             if delay == nil then define(nil, 'P_fail')('assertion failed!') end
           end
           if opts.depends ~= nil then
@@ -3718,33 +3720,33 @@ if A[1] == 'complete' and #KEYS == 0 and #A >= 2 then
           cfg = false
         end
         local tstr
-        local inl_79
+        local inl_77
         repeat  -- inlined P_time_text
           local t = now
-          do inl_79 = format('%.20f', t) break end
+          do inl_77 = format('%.20f', t) break end
         until true
-        tstr = inl_79
+        tstr = inl_77
         local whole
-        local inl_80
+        local inl_78
         repeat  -- inlined P_whole_text
           local t, tstr = now, tstr
-            if tstr and t >= 0 and t < 1e14 then do inl_80 = tstr:sub(1, -22) break end end
-            do inl_80 = tostring(floor(t)) break end
+            if tstr and t >= 0 and t < 1e14 then do inl_78 = tstr:sub(1, -22) break end end
+            do inl_78 = tostring(floor(t)) break end
         until true
-        whole = inl_80
+        whole = inl_78
         repeat  -- inlined Job_hist
           local jid, when, what_json, extra, legacy, whole = jid, now, '"done"', nil, f[4] or false, whole
             if legacy == nil then legacy = rcall('HGET', 'ql:j:' .. jid, 'history') end
             if legacy then define(nil, 'Job_migrate')(jid, legacy) end
             local entry
             if not whole then
-              local inl_81
+              local inl_79
               repeat  -- inlined P_whole_text
                 local t, tstr = when
-                  if tstr and t >= 0 and t < 1e14 then do inl_81 = tstr:sub(1, -22) break end end
-                  do inl_81 = tostring(floor(t)) break end
+                  if tstr and t >= 0 and t < 1e14 then do inl_79 = tstr:sub(1, -22) break end end
+                  do inl_79 = tostring(floor(t)) break end
               until true
-              whole = inl_81
+              whole = inl_79
             end
             if extra == nil then
               entry = '[' .. whole .. ',' .. what_json .. ']'
@@ -3756,37 +3758,37 @@ if A[1] == 'complete' and #KEYS == 0 and #A >= 2 then
             local len = rcall('RPUSH', hk, entry)
             if len < 3 then do break end end
             local cap
-            local inl_82
+            local inl_80
             repeat  -- inlined P_config_number
               local name, fallback = 'max-job-history', 100
-                if cfg == false then do inl_82 = fallback break end end
+                if cfg == false then do inl_80 = fallback break end end
                 local raw
-                local inl_83
+                local inl_81
                 repeat  -- inlined P_config_raw
                   local name = name
-                    if cfg == false then do inl_83 = false break end end
+                    if cfg == false then do inl_81 = false break end end
                     if cfg == nil then cfg = {} end
                     local v = cfg[name]
                     if v == nil then
                       v = rcall('HGET', 'ql:config', name)
                       cfg[name] = v
                     end
-                    do inl_83 = v break end
+                    do inl_81 = v break end
                 until true
-                raw = inl_83
+                raw = inl_81
                 local n
-                local inl_84
+                local inl_82
                 repeat  -- inlined P_num
                   local v = raw
                     local n = tonumber(v)
-                    if n and n - n == 0 then do inl_84 = n break end end
-                    do inl_84 = nil break end
+                    if n and n - n == 0 then do inl_82 = n break end end
+                    do inl_82 = nil break end
                 until true
-                n = inl_84
-                if n == nil then do inl_82 = fallback break end end
-                do inl_82 = n break end
+                n = inl_82
+                if n == nil then do inl_80 = fallback break end end
+                do inl_80 = n break end
             until true
-            cap = inl_82
+            cap = inl_80
             cap = floor(cap)
             if cap >= 3 then
               if len > cap then
@@ -3810,69 +3812,64 @@ if A[1] == 'complete' and #KEYS == 0 and #A >= 2 then
         repeat  -- inlined Stats_sample
           local now, kind, queue, v = now, 'run', queue, now - (tonumber(f[5]) or now)
             local day
-            local inl_85
+            local inl_83
             repeat  -- inlined P_day_of
               local t = now
-              do inl_85 = t - (t % 86400) break end
+              do inl_83 = t - (t % 86400) break end
             until true
-            day = inl_85
+            day = inl_83
             local k
-            local inl_86
+            local inl_84
             repeat  -- inlined P_stats_key
               local kind, day, queue = kind, day, queue
                 if day >= 1 and day < 1e14 then
-                  do inl_86 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end
+                  do inl_84 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end
                 end
-                do inl_86 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
+                do inl_84 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
             until true
-            k = inl_86
+            k = inl_84
             local bin, fine
-            local inl_87, inl_88
+            local inl_85, inl_86
             repeat  -- inlined Stats_bin
               local v = v
-                local fine = -81
-                if v >= 0.0001 then fine = floor(math.log10(v) * 20) end
+                local fine = '-81'
+                if v >= 0.0001 then
+                  local b = floor(math.log10(v) * 20)
+                  if b > 199 then b = 199 end
+                  fine = FINE_FIELDS:sub(3 * b + 244, 3 * b + 246)
+                end
                 local f = floor(v)
                 if f < 60 then
-                  if f >= 1 then do inl_87, inl_88 = format('s%d', f), fine break end end
-                  do inl_87, inl_88 = 's' .. f, fine break end
+                  if f >= 1 then do inl_85, inl_86 = format('s%d', f), fine break end end
+                  do inl_85, inl_86 = 's' .. f, fine break end
                 end
-                if f < 3600 then do inl_87, inl_88 = format('m%d', floor(f / 60)), fine break end end
-                if f < 86400 then do inl_87, inl_88 = format('h%d', floor(f / 3600)), fine break end end
-                do inl_87, inl_88 = 'd' .. floor(f / 86400), fine break end
+                if f < 3600 then do inl_85, inl_86 = format('m%d', floor(f / 60)), fine break end end
+                if f < 86400 then do inl_85, inl_86 = format('h%d', floor(f / 3600)), fine break end end
+                do inl_85, inl_86 = 'd' .. floor(f / 86400), fine break end
             until true
-            bin, fine = inl_87, inl_88
+            bin, fine = inl_85, inl_86
             local cur = rcall('HMGET', k, 'total', 'mean', 'vk', bin)
             local total, mean, vk
-            local inl_89, inl_90, inl_91
+            local inl_87, inl_88, inl_89
             repeat  -- inlined Stats_step
               local total, mean, vk, v = tonumber(cur[1]), tonumber(cur[2]), tonumber(cur[3]), v
-                if total == nil then do inl_89, inl_90, inl_91 = 1, v, 0 break end end
+                if total == nil then do inl_87, inl_88, inl_89 = 1, v, 0 break end end
                 mean, vk = mean or 0, vk or 0
                 total = total + 1
                 local old = mean
                 mean = old + (v - old) / total
-                do inl_89, inl_90, inl_91 = total, mean, vk + (v - mean) * (v - old) break end
+                do inl_87, inl_88, inl_89 = total, mean, vk + (v - mean) * (v - old) break end
             until true
-            total, mean, vk = inl_89, inl_90, inl_91
+            total, mean, vk = inl_87, inl_88, inl_89
             rcall('HSET', k, 'total', total, 'mean', mean, 'vk', vk, bin, (tonumber(cur[4]) or 0) + 1)
             if total == 1 then define(nil, 'Stats_expire')(k, now, day) end
-            local fk
-            local inl_92
-            repeat  -- inlined P_stats_key
-              local kind, day, queue = kind .. '-fine', day, queue
-                if day >= 1 and day < 1e14 then
-                  do inl_92 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end
-                end
-                do inl_92 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
-            until true
-            fk = inl_92
-            local n = redis.pcall('HINCRBY', fk, fine, 1)
+            local fk = 'ql:fine:' .. k
+            local n = redis.pcall('HINCRBY', fk, fine, '1')
             if n == 1 then
               local ttl = rcall('TTL', k)
               if ttl > 0 then rcall('EXPIRE', fk, ttl) end
             elseif type(n) == 'table' then
-              redis.pcall('HSET', fk, fine, 1)
+              redis.pcall('HSET', fk, fine, '1')
             end
         until true
         rcall('ZREM', 'ql:w:' .. worker .. ':jobs', jid)
@@ -3883,37 +3880,37 @@ if A[1] == 'complete' and #KEYS == 0 and #A >= 2 then
           local queue = queue
             if not queue or cfg == false then do break end end
             local cap
-            local inl_93
+            local inl_90
             repeat  -- inlined P_config_number
               local name, fallback = queue .. '-max-concurrency', 0
-                if cfg == false then do inl_93 = fallback break end end
+                if cfg == false then do inl_90 = fallback break end end
                 local raw
-                local inl_94
+                local inl_91
                 repeat  -- inlined P_config_raw
                   local name = name
-                    if cfg == false then do inl_94 = false break end end
+                    if cfg == false then do inl_91 = false break end end
                     if cfg == nil then cfg = {} end
                     local v = cfg[name]
                     if v == nil then
                       v = rcall('HGET', 'ql:config', name)
                       cfg[name] = v
                     end
-                    do inl_94 = v break end
+                    do inl_91 = v break end
                 until true
-                raw = inl_94
+                raw = inl_91
                 local n
-                local inl_95
+                local inl_92
                 repeat  -- inlined P_num
                   local v = raw
                     local n = tonumber(v)
-                    if n and n - n == 0 then do inl_95 = n break end end
-                    do inl_95 = nil break end
+                    if n and n - n == 0 then do inl_92 = n break end end
+                    do inl_92 = nil break end
                 until true
-                n = inl_95
-                if n == nil then do inl_93 = fallback break end end
-                do inl_93 = n break end
+                n = inl_92
+                if n == nil then do inl_90 = fallback break end end
+                do inl_90 = n break end
             until true
-            cap = inl_93
+            cap = inl_90
             if cap > 0 then define(nil, 'P_wake_queue')(queue) end
         until true
         local retries = f[6] or 0
@@ -3926,13 +3923,13 @@ if A[1] == 'complete' and #KEYS == 0 and #A >= 2 then
               if legacy then define(nil, 'Job_migrate')(jid, legacy) end
               local entry
               if not whole then
-                local inl_96
+                local inl_93
                 repeat  -- inlined P_whole_text
                   local t, tstr = when
-                    if tstr and t >= 0 and t < 1e14 then do inl_96 = tstr:sub(1, -22) break end end
-                    do inl_96 = tostring(floor(t)) break end
+                    if tstr and t >= 0 and t < 1e14 then do inl_93 = tstr:sub(1, -22) break end end
+                    do inl_93 = tostring(floor(t)) break end
                 until true
-                whole = inl_96
+                whole = inl_93
               end
               if extra == nil then
                 entry = '[' .. whole .. ',' .. what_json .. ']'
@@ -3944,37 +3941,37 @@ if A[1] == 'complete' and #KEYS == 0 and #A >= 2 then
               local len = rcall('RPUSH', hk, entry)
               if len < 3 then do break end end
               local cap
-              local inl_97
+              local inl_94
               repeat  -- inlined P_config_number
                 local name, fallback = 'max-job-history', 100
-                  if cfg == false then do inl_97 = fallback break end end
+                  if cfg == false then do inl_94 = fallback break end end
                   local raw
-                  local inl_98
+                  local inl_95
                   repeat  -- inlined P_config_raw
                     local name = name
-                      if cfg == false then do inl_98 = false break end end
+                      if cfg == false then do inl_95 = false break end end
                       if cfg == nil then cfg = {} end
                       local v = cfg[name]
                       if v == nil then
                         v = rcall('HGET', 'ql:config', name)
                         cfg[name] = v
                       end
-                      do inl_98 = v break end
+                      do inl_95 = v break end
                   until true
-                  raw = inl_98
+                  raw = inl_95
                   local n
-                  local inl_99
+                  local inl_96
                   repeat  -- inlined P_num
                     local v = raw
                       local n = tonumber(v)
-                      if n and n - n == 0 then do inl_99 = n break end end
-                      do inl_99 = nil break end
+                      if n and n - n == 0 then do inl_96 = n break end end
+                      do inl_96 = nil break end
                   until true
-                  n = inl_99
-                  if n == nil then do inl_97 = fallback break end end
-                  do inl_97 = n break end
+                  n = inl_96
+                  if n == nil then do inl_94 = fallback break end end
+                  do inl_94 = n break end
               until true
-              cap = inl_97
+              cap = inl_94
               cap = floor(cap)
               if cap >= 3 then
                 if len > cap then
@@ -3989,19 +3986,19 @@ if A[1] == 'complete' and #KEYS == 0 and #A >= 2 then
               end
           until true
           local now_arg
-          local inl_100
+          local inl_97
           repeat  -- inlined P_score_arg
             local now, tstr = now, tstr
-              if now >= 1 then do inl_100 = tstr break end end
-              do inl_100 = now break end
+              if now >= 1 then do inl_97 = tstr break end end
+              do inl_97 = now break end
           until true
-          now_arg = inl_100
+          now_arg = inl_97
           rcall('ZADD', 'ql:queues', 'NX', now_arg, nextq)
           rcall('HSET', jk, 'data', data, 'time', tstr, 'state', 'waiting', 'worker', '',
             'failure', '{}', 'queue', nextq, 'expires', '0', 'remaining', retries)
           if delay > 0 and (depends == nil or #depends == 0) then
             rcall('ZADD', 'ql:q:' .. nextq .. '-scheduled', now + delay, jid)
-            do inl_76 = 'scheduled' break end
+            do inl_74 = 'scheduled' break end
           end
           local linked = 0
           for _, d in ipairs(depends or {}) do
@@ -4011,17 +4008,17 @@ if A[1] == 'complete' and #KEYS == 0 and #A >= 2 then
             rcall('ZADD', 'ql:q:' .. nextq .. '-depends', now, jid)
             rcall('HSET', jk, 'state', 'depends')
             if delay > 0 then rcall('HSET', jk, 'scheduled', now + delay) end
-            do inl_76 = 'depends' break end
+            do inl_74 = 'depends' break end
           end
           repeat  -- inlined Job_enqueue
             local queue, jid, priority, t = nextq, jid, tonumber(f[7]) or 0, now
               local score
-              local inl_101
+              local inl_98
               repeat  -- inlined P_work_score
                 local priority, t = priority, t
-                do inl_101 = priority - (t / 10000000000) break end
+                do inl_98 = priority - (t / 10000000000) break end
               until true
-              score = inl_101
+              score = inl_98
               rcall('ZADD', 'ql:q:' .. queue .. '-work', score, jid)
               repeat  -- inlined P_wake_queue
                 local queue = queue
@@ -4033,27 +4030,59 @@ if A[1] == 'complete' and #KEYS == 0 and #A >= 2 then
                   wake[queue] = true
               until true
           until true
-          do inl_76 = 'waiting' break end
+          do inl_74 = 'waiting' break end
         end
         rcall('PUBLISH', 'ql:' .. 'log',
           '{"jid":' .. encode(jid) .. ',"event":"completed","queue":' .. encode(queue) .. '}')
         rcall('HSET', jk, 'data', data, 'time', tstr, 'state', 'complete', 'worker', '',
           'failure', '{}', 'queue', '', 'expires', '0', 'remaining', retries)
         local now_arg
-        local inl_102
+        local inl_99
         repeat  -- inlined P_score_arg
           local now, tstr = now, tstr
-            if now >= 1 then do inl_102 = tstr break end end
-            do inl_102 = now break end
+            if now >= 1 then do inl_99 = tstr break end end
+            do inl_99 = now break end
         until true
-        now_arg = inl_102
+        now_arg = inl_99
         rcall('ZADD', 'ql:completed', now_arg, jid)
         repeat  -- inlined Job_expire_completed
           local now = now
             local age
-            local inl_103
+            local inl_100
             repeat  -- inlined P_config_number
               local name, fallback = 'jobs-history', 604800
+                if cfg == false then do inl_100 = fallback break end end
+                local raw
+                local inl_101
+                repeat  -- inlined P_config_raw
+                  local name = name
+                    if cfg == false then do inl_101 = false break end end
+                    if cfg == nil then cfg = {} end
+                    local v = cfg[name]
+                    if v == nil then
+                      v = rcall('HGET', 'ql:config', name)
+                      cfg[name] = v
+                    end
+                    do inl_101 = v break end
+                until true
+                raw = inl_101
+                local n
+                local inl_102
+                repeat  -- inlined P_num
+                  local v = raw
+                    local n = tonumber(v)
+                    if n and n - n == 0 then do inl_102 = n break end end
+                    do inl_102 = nil break end
+                until true
+                n = inl_102
+                if n == nil then do inl_100 = fallback break end end
+                do inl_100 = n break end
+            until true
+            age = inl_100
+            local keep
+            local inl_103
+            repeat  -- inlined P_config_number
+              local name, fallback = 'jobs-history-count', 50000
                 if cfg == false then do inl_103 = fallback break end end
                 local raw
                 local inl_104
@@ -4081,39 +4110,7 @@ if A[1] == 'complete' and #KEYS == 0 and #A >= 2 then
                 if n == nil then do inl_103 = fallback break end end
                 do inl_103 = n break end
             until true
-            age = inl_103
-            local keep
-            local inl_106
-            repeat  -- inlined P_config_number
-              local name, fallback = 'jobs-history-count', 50000
-                if cfg == false then do inl_106 = fallback break end end
-                local raw
-                local inl_107
-                repeat  -- inlined P_config_raw
-                  local name = name
-                    if cfg == false then do inl_107 = false break end end
-                    if cfg == nil then cfg = {} end
-                    local v = cfg[name]
-                    if v == nil then
-                      v = rcall('HGET', 'ql:config', name)
-                      cfg[name] = v
-                    end
-                    do inl_107 = v break end
-                until true
-                raw = inl_107
-                local n
-                local inl_108
-                repeat  -- inlined P_num
-                  local v = raw
-                    local n = tonumber(v)
-                    if n and n - n == 0 then do inl_108 = n break end end
-                    do inl_108 = nil break end
-                until true
-                n = inl_108
-                if n == nil then do inl_106 = fallback break end end
-                do inl_106 = n break end
-            until true
-            keep = inl_106
+            keep = inl_103
             keep = floor(keep)
             local old = rcall('ZRANGEBYSCORE', 'ql:completed', '0', now - age, 'LIMIT', '0', '100')
             if #old > 0 then
@@ -4132,9 +4129,9 @@ if A[1] == 'complete' and #KEYS == 0 and #A >= 2 then
           local dependents = rcall('SMEMBERS', dk)
           if #dependents > 0 then define(nil, 'Job_release_dependents')(now, jid, dependents) end
         end
-        do inl_76 = 'complete' break end
+        do inl_74 = 'complete' break end
     until true
-    result = inl_76
+    result = inl_74
     repeat  -- inlined P_wake_workers
         if not wake then do break end end
         if type(wake) == 'string' then
@@ -4156,17 +4153,17 @@ if A[1] == 'complete' and #KEYS == 0 and #A >= 2 then
 end
 if A[1] == 'heartbeat' and #KEYS == 0 and #A >= 2 then
   local now
-  local inl_109
+  local inl_106
   repeat  -- inlined P_num
     local v = A[2]
       local n = tonumber(v)
-      if n and n - n == 0 then do inl_109 = n break end end
-      do inl_109 = nil break end
+      if n and n - n == 0 then do inl_106 = n break end end
+      do inl_106 = nil break end
   until true
-  now = inl_109
+  now = inl_106
   if now ~= nil then
     local result
-    local inl_110
+    local inl_107
     repeat  -- inlined Job_heartbeat
       local now = now
         local jid, worker, data = A[3], A[4], A[5]
@@ -4177,68 +4174,68 @@ if A[1] == 'heartbeat' and #KEYS == 0 and #A >= 2 then
         local f = rcall('HMGET', 'ql:j:' .. jid, 'worker', 'state', 'queue')
         local queue = f[3] or ''
         local lock
-        local inl_111
+        local inl_108
         repeat  -- inlined P_config_heartbeat
           local queue = queue
             local raw
-            local inl_112
+            local inl_109
             repeat  -- inlined P_config_raw
               local name = queue .. '-heartbeat'
-                if cfg == false then do inl_112 = false break end end
+                if cfg == false then do inl_109 = false break end end
                 if cfg == nil then cfg = {} end
                 local v = cfg[name]
                 if v == nil then
                   v = rcall('HGET', 'ql:config', name)
                   cfg[name] = v
                 end
-                do inl_112 = v break end
+                do inl_109 = v break end
             until true
-            raw = inl_112
+            raw = inl_109
             local n
-            local inl_113
+            local inl_110
             repeat  -- inlined P_num
               local v = raw
                 local n = tonumber(v)
-                if n and n - n == 0 then do inl_113 = n break end end
-                do inl_113 = nil break end
+                if n and n - n == 0 then do inl_110 = n break end end
+                do inl_110 = nil break end
             until true
-            n = inl_113
-            if n ~= nil then do inl_111 = n break end end
-            local inl_114
-            local inl_115
+            n = inl_110
+            if n ~= nil then do inl_108 = n break end end
+            local inl_111
+            local inl_112
             repeat  -- inlined P_config_number
               local name, fallback = 'heartbeat', 60
-                if cfg == false then do inl_115 = fallback break end end
+                if cfg == false then do inl_112 = fallback break end end
                 local raw
-                local inl_116
+                local inl_113
                 repeat  -- inlined P_config_raw
                   local name = name
-                    if cfg == false then do inl_116 = false break end end
+                    if cfg == false then do inl_113 = false break end end
                     if cfg == nil then cfg = {} end
                     local v = cfg[name]
                     if v == nil then
                       v = rcall('HGET', 'ql:config', name)
                       cfg[name] = v
                     end
-                    do inl_116 = v break end
+                    do inl_113 = v break end
                 until true
-                raw = inl_116
+                raw = inl_113
                 local n
-                local inl_117
+                local inl_114
                 repeat  -- inlined P_num
                   local v = raw
                     local n = tonumber(v)
-                    if n and n - n == 0 then do inl_117 = n break end end
-                    do inl_117 = nil break end
+                    if n and n - n == 0 then do inl_114 = n break end end
+                    do inl_114 = nil break end
                 until true
-                n = inl_117
-                if n == nil then do inl_115 = fallback break end end
-                do inl_115 = n break end
+                n = inl_114
+                if n == nil then do inl_112 = fallback break end end
+                do inl_112 = n break end
             until true
-            inl_114 = inl_115
-            do inl_111 = inl_114 break end
+            inl_111 = inl_112
+            do inl_108 = inl_111 break end
         until true
-        lock = inl_111
+        lock = inl_108
         local expires = now + lock
         if not f[1] then define(nil, 'P_fail')('Heartbeat(): Job ' .. jid .. ' does not exist') end
         if f[2] ~= 'running' then
@@ -4256,9 +4253,9 @@ if A[1] == 'heartbeat' and #KEYS == 0 and #A >= 2 then
         rcall('ZADD', 'ql:w:' .. worker .. ':jobs', expires, jid)
         rcall('ZADD', 'ql:workers', now, worker)
         rcall('ZADD', 'ql:q:' .. queue .. '-locks', expires, jid)
-        do inl_110 = expires break end
+        do inl_107 = expires break end
     until true
-    result = inl_110
+    result = inl_107
     repeat  -- inlined P_wake_workers
         if not wake then do break end end
         if type(wake) == 'string' then
@@ -4280,17 +4277,17 @@ if A[1] == 'heartbeat' and #KEYS == 0 and #A >= 2 then
 end
 if A[1] == 'fail' and #KEYS == 0 and #A >= 2 then
   local now
-  local inl_118
+  local inl_115
   repeat  -- inlined P_num
     local v = A[2]
       local n = tonumber(v)
-      if n and n - n == 0 then do inl_118 = n break end end
-      do inl_118 = nil break end
+      if n and n - n == 0 then do inl_115 = n break end end
+      do inl_115 = nil break end
   until true
-  now = inl_118
+  now = inl_115
   if now ~= nil then
     local result
-    local inl_119
+    local inl_116
     repeat  -- inlined Job_fail
       local now = now
         local jid, worker, group, message, data = A[3], A[4], A[5], A[6], A[7]
@@ -4313,12 +4310,12 @@ if A[1] == 'fail' and #KEYS == 0 and #A >= 2 then
         repeat  -- inlined Job_notify
           local jid, channel, tracked = jid, 'failed'
             if tracked == nil then
-              local inl_120
+              local inl_117
               repeat  -- inlined Job_is_tracked
                 local jid = jid
-                do inl_120 = rcall('ZSCORE', 'ql:tracked', jid) ~= false break end
+                do inl_117 = rcall('ZSCORE', 'ql:tracked', jid) ~= false break end
               until true
-              tracked = inl_120
+              tracked = inl_117
             end
             if tracked then rcall('PUBLISH', 'ql:' .. channel, jid) end
         until true
@@ -4329,13 +4326,13 @@ if A[1] == 'fail' and #KEYS == 0 and #A >= 2 then
             if legacy then define(nil, 'Job_migrate')(jid, legacy) end
             local entry
             if not whole then
-              local inl_121
+              local inl_118
               repeat  -- inlined P_whole_text
                 local t, tstr = when
-                  if tstr and t >= 0 and t < 1e14 then do inl_121 = tstr:sub(1, -22) break end end
-                  do inl_121 = tostring(floor(t)) break end
+                  if tstr and t >= 0 and t < 1e14 then do inl_118 = tstr:sub(1, -22) break end end
+                  do inl_118 = tostring(floor(t)) break end
               until true
-              whole = inl_121
+              whole = inl_118
             end
             if extra == nil then
               entry = '[' .. whole .. ',' .. what_json .. ']'
@@ -4347,37 +4344,37 @@ if A[1] == 'fail' and #KEYS == 0 and #A >= 2 then
             local len = rcall('RPUSH', hk, entry)
             if len < 3 then do break end end
             local cap
-            local inl_122
+            local inl_119
             repeat  -- inlined P_config_number
               local name, fallback = 'max-job-history', 100
-                if cfg == false then do inl_122 = fallback break end end
+                if cfg == false then do inl_119 = fallback break end end
                 local raw
-                local inl_123
+                local inl_120
                 repeat  -- inlined P_config_raw
                   local name = name
-                    if cfg == false then do inl_123 = false break end end
+                    if cfg == false then do inl_120 = false break end end
                     if cfg == nil then cfg = {} end
                     local v = cfg[name]
                     if v == nil then
                       v = rcall('HGET', 'ql:config', name)
                       cfg[name] = v
                     end
-                    do inl_123 = v break end
+                    do inl_120 = v break end
                 until true
-                raw = inl_123
+                raw = inl_120
                 local n
-                local inl_124
+                local inl_121
                 repeat  -- inlined P_num
                   local v = raw
                     local n = tonumber(v)
-                    if n and n - n == 0 then do inl_124 = n break end end
-                    do inl_124 = nil break end
+                    if n and n - n == 0 then do inl_121 = n break end end
+                    do inl_121 = nil break end
                 until true
-                n = inl_124
-                if n == nil then do inl_122 = fallback break end end
-                do inl_122 = n break end
+                n = inl_121
+                if n == nil then do inl_119 = fallback break end end
+                do inl_119 = n break end
             until true
-            cap = inl_122
+            cap = inl_119
             cap = floor(cap)
             if cap >= 3 then
               if len > cap then
@@ -4394,22 +4391,22 @@ if A[1] == 'fail' and #KEYS == 0 and #A >= 2 then
         repeat  -- inlined Stats_count
           local now, when, queue, field, by, field2, by2 = now, now, queue, 'failures', 1, 'failed', 1
             local day
-            local inl_125
+            local inl_122
             repeat  -- inlined P_day_of
               local t = when
-              do inl_125 = t - (t % 86400) break end
+              do inl_122 = t - (t % 86400) break end
             until true
-            day = inl_125
+            day = inl_122
             local k
-            local inl_126
+            local inl_123
             repeat  -- inlined P_stats_key
               local kind, day, queue = 'stats', day, queue
                 if day >= 1 and day < 1e14 then
-                  do inl_126 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end
+                  do inl_123 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end
                 end
-                do inl_126 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
+                do inl_123 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
             until true
-            k = inl_126
+            k = inl_123
             rcall('HINCRBY', k, field, by)
             if field2 then rcall('HINCRBY', k, field2, by2) end
             define(nil, 'Stats_expire')(k, now, day)
@@ -4425,37 +4422,37 @@ if A[1] == 'fail' and #KEYS == 0 and #A >= 2 then
           local queue = queue
             if not queue or cfg == false then do break end end
             local cap
-            local inl_127
+            local inl_124
             repeat  -- inlined P_config_number
               local name, fallback = queue .. '-max-concurrency', 0
-                if cfg == false then do inl_127 = fallback break end end
+                if cfg == false then do inl_124 = fallback break end end
                 local raw
-                local inl_128
+                local inl_125
                 repeat  -- inlined P_config_raw
                   local name = name
-                    if cfg == false then do inl_128 = false break end end
+                    if cfg == false then do inl_125 = false break end end
                     if cfg == nil then cfg = {} end
                     local v = cfg[name]
                     if v == nil then
                       v = rcall('HGET', 'ql:config', name)
                       cfg[name] = v
                     end
-                    do inl_128 = v break end
+                    do inl_125 = v break end
                 until true
-                raw = inl_128
+                raw = inl_125
                 local n
-                local inl_129
+                local inl_126
                 repeat  -- inlined P_num
                   local v = raw
                     local n = tonumber(v)
-                    if n and n - n == 0 then do inl_129 = n break end end
-                    do inl_129 = nil break end
+                    if n and n - n == 0 then do inl_126 = n break end end
+                    do inl_126 = nil break end
                 until true
-                n = inl_129
-                if n == nil then do inl_127 = fallback break end end
-                do inl_127 = n break end
+                n = inl_126
+                if n == nil then do inl_124 = fallback break end end
+                do inl_124 = n break end
             until true
-            cap = inl_127
+            cap = inl_124
             if cap > 0 then define(nil, 'P_wake_queue')(queue) end
         until true
         if decoded ~= nil and decoded ~= false then rcall('HSET', 'ql:j:' .. jid, 'data', encode(decoded)) end
@@ -4466,9 +4463,9 @@ if A[1] == 'fail' and #KEYS == 0 and #A >= 2 then
             rcall('SADD', 'ql:failures', group)
             rcall('LPUSH', 'ql:f:' .. group, jid)
         until true
-        do inl_119 = jid break end
+        do inl_116 = jid break end
     until true
-    result = inl_119
+    result = inl_116
     repeat  -- inlined P_wake_workers
         if not wake then do break end end
         if type(wake) == 'string' then
@@ -4490,17 +4487,17 @@ if A[1] == 'fail' and #KEYS == 0 and #A >= 2 then
 end
 if A[1] == 'retry' and #KEYS == 0 and #A >= 2 then
   local now
-  local inl_130
+  local inl_127
   repeat  -- inlined P_num
     local v = A[2]
       local n = tonumber(v)
-      if n and n - n == 0 then do inl_130 = n break end end
-      do inl_130 = nil break end
+      if n and n - n == 0 then do inl_127 = n break end end
+      do inl_127 = nil break end
   until true
-  now = inl_130
+  now = inl_127
   if now ~= nil then
     local result
-    local inl_131
+    local inl_128
     repeat  -- inlined Job_retry
       local now = now
         local jid, queue, worker, delay_s, group, message = A[3], A[4], A[5], A[6], A[7], A[8]
@@ -4509,14 +4506,14 @@ if A[1] == 'retry' and #KEYS == 0 and #A >= 2 then
         if worker == nil then define(nil, 'P_fail')('Retry(): Arg "worker" missing') end
         local delay = 0
         if delay_s ~= nil then
-          local inl_132
+          local inl_129
           repeat  -- inlined P_num
             local v = delay_s
               local n = tonumber(v)
-              if n and n - n == 0 then do inl_132 = n break end end
-              do inl_132 = nil break end
+              if n and n - n == 0 then do inl_129 = n break end end
+              do inl_129 = nil break end
           until true
-          delay = inl_132
+          delay = inl_129
           if delay == nil then define(nil, 'P_fail')('Retry(): Arg "delay" not a number: ' .. delay_s) end
         end
         local f = rcall('HMGET', 'ql:j:' .. jid, 'state', 'worker', 'queue', 'priority', 'history')
@@ -4535,37 +4532,37 @@ if A[1] == 'retry' and #KEYS == 0 and #A >= 2 then
           local queue = f[3]
             if not queue or cfg == false then do break end end
             local cap
-            local inl_133
+            local inl_130
             repeat  -- inlined P_config_number
               local name, fallback = queue .. '-max-concurrency', 0
-                if cfg == false then do inl_133 = fallback break end end
+                if cfg == false then do inl_130 = fallback break end end
                 local raw
-                local inl_134
+                local inl_131
                 repeat  -- inlined P_config_raw
                   local name = name
-                    if cfg == false then do inl_134 = false break end end
+                    if cfg == false then do inl_131 = false break end end
                     if cfg == nil then cfg = {} end
                     local v = cfg[name]
                     if v == nil then
                       v = rcall('HGET', 'ql:config', name)
                       cfg[name] = v
                     end
-                    do inl_134 = v break end
+                    do inl_131 = v break end
                 until true
-                raw = inl_134
+                raw = inl_131
                 local n
-                local inl_135
+                local inl_132
                 repeat  -- inlined P_num
                   local v = raw
                     local n = tonumber(v)
-                    if n and n - n == 0 then do inl_135 = n break end end
-                    do inl_135 = nil break end
+                    if n and n - n == 0 then do inl_132 = n break end end
+                    do inl_132 = nil break end
                 until true
-                n = inl_135
-                if n == nil then do inl_133 = fallback break end end
-                do inl_133 = n break end
+                n = inl_132
+                if n == nil then do inl_130 = fallback break end end
+                do inl_130 = n break end
             until true
-            cap = inl_133
+            cap = inl_130
             if cap > 0 then define(nil, 'P_wake_queue')(queue) end
         until true
         if remaining < 0 then
@@ -4576,13 +4573,13 @@ if A[1] == 'retry' and #KEYS == 0 and #A >= 2 then
               if legacy then define(nil, 'Job_migrate')(jid, legacy) end
               local entry
               if not whole then
-                local inl_136
+                local inl_133
                 repeat  -- inlined P_whole_text
                   local t, tstr = when
-                    if tstr and t >= 0 and t < 1e14 then do inl_136 = tstr:sub(1, -22) break end end
-                    do inl_136 = tostring(floor(t)) break end
+                    if tstr and t >= 0 and t < 1e14 then do inl_133 = tstr:sub(1, -22) break end end
+                    do inl_133 = tostring(floor(t)) break end
                 until true
-                whole = inl_136
+                whole = inl_133
               end
               if extra == nil then
                 entry = '[' .. whole .. ',' .. what_json .. ']'
@@ -4594,37 +4591,37 @@ if A[1] == 'retry' and #KEYS == 0 and #A >= 2 then
               local len = rcall('RPUSH', hk, entry)
               if len < 3 then do break end end
               local cap
-              local inl_137
+              local inl_134
               repeat  -- inlined P_config_number
                 local name, fallback = 'max-job-history', 100
-                  if cfg == false then do inl_137 = fallback break end end
+                  if cfg == false then do inl_134 = fallback break end end
                   local raw
-                  local inl_138
+                  local inl_135
                   repeat  -- inlined P_config_raw
                     local name = name
-                      if cfg == false then do inl_138 = false break end end
+                      if cfg == false then do inl_135 = false break end end
                       if cfg == nil then cfg = {} end
                       local v = cfg[name]
                       if v == nil then
                         v = rcall('HGET', 'ql:config', name)
                         cfg[name] = v
                       end
-                      do inl_138 = v break end
+                      do inl_135 = v break end
                   until true
-                  raw = inl_138
+                  raw = inl_135
                   local n
-                  local inl_139
+                  local inl_136
                   repeat  -- inlined P_num
                     local v = raw
                       local n = tonumber(v)
-                      if n and n - n == 0 then do inl_139 = n break end end
-                      do inl_139 = nil break end
+                      if n and n - n == 0 then do inl_136 = n break end end
+                      do inl_136 = nil break end
                   until true
-                  n = inl_139
-                  if n == nil then do inl_137 = fallback break end end
-                  do inl_137 = n break end
+                  n = inl_136
+                  if n == nil then do inl_134 = fallback break end end
+                  do inl_134 = n break end
               until true
-              cap = inl_137
+              cap = inl_134
               cap = floor(cap)
               if cap >= 3 then
                 if len > cap then
@@ -4648,12 +4645,12 @@ if A[1] == 'retry' and #KEYS == 0 and #A >= 2 then
           repeat  -- inlined Job_notify
             local jid, channel, tracked = jid, 'failed'
               if tracked == nil then
-                local inl_140
+                local inl_137
                 repeat  -- inlined Job_is_tracked
                   local jid = jid
-                  do inl_140 = rcall('ZSCORE', 'ql:tracked', jid) ~= false break end
+                  do inl_137 = rcall('ZSCORE', 'ql:tracked', jid) ~= false break end
                 until true
-                tracked = inl_140
+                tracked = inl_137
               end
               if tracked then rcall('PUBLISH', 'ql:' .. channel, jid) end
           until true
@@ -4667,22 +4664,22 @@ if A[1] == 'retry' and #KEYS == 0 and #A >= 2 then
           repeat  -- inlined Stats_count
             local now, when, queue, field, by, field2, by2 = now, now, queue, 'failures', 1, 'failed', 1
               local day
-              local inl_141
+              local inl_138
               repeat  -- inlined P_day_of
                 local t = when
-                do inl_141 = t - (t % 86400) break end
+                do inl_138 = t - (t % 86400) break end
               until true
-              day = inl_141
+              day = inl_138
               local k
-              local inl_142
+              local inl_139
               repeat  -- inlined P_stats_key
                 local kind, day, queue = 'stats', day, queue
                   if day >= 1 and day < 1e14 then
-                    do inl_142 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end
+                    do inl_139 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end
                   end
-                  do inl_142 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
+                  do inl_139 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
               until true
-              k = inl_142
+              k = inl_139
               rcall('HINCRBY', k, field, by)
               if field2 then rcall('HINCRBY', k, field2, by2) end
               define(nil, 'Stats_expire')(k, now, day)
@@ -4695,12 +4692,12 @@ if A[1] == 'retry' and #KEYS == 0 and #A >= 2 then
             repeat  -- inlined Job_enqueue
               local queue, jid, priority, t = queue, jid, tonumber(f[4]) or 0, now
                 local score
-                local inl_143
+                local inl_140
                 repeat  -- inlined P_work_score
                   local priority, t = priority, t
-                  do inl_143 = priority - (t / 10000000000) break end
+                  do inl_140 = priority - (t / 10000000000) break end
                 until true
-                score = inl_143
+                score = inl_140
                 rcall('ZADD', 'ql:q:' .. queue .. '-work', score, jid)
                 repeat  -- inlined P_wake_queue
                   local queue = queue
@@ -4719,9 +4716,9 @@ if A[1] == 'retry' and #KEYS == 0 and #A >= 2 then
               encode({ group = group, message = message, when = floor(now), worker = worker }))
           end
         end
-        do inl_131 = floor(remaining) break end
+        do inl_128 = floor(remaining) break end
     until true
-    result = inl_131
+    result = inl_128
     repeat  -- inlined P_wake_workers
         if not wake then do break end end
         if type(wake) == 'string' then
@@ -4753,14 +4750,14 @@ local function main()
   if not command then define(nil, 'P_fail')('Unknown command ' .. cmd) end
   if #A < 2 then error("bad argument #1 to 'tonumber' (value expected)") end
   local now
-  local inl_144
+  local inl_141
   repeat  -- inlined P_num
     local v = A[2]
       local n = tonumber(v)
-      if n and n - n == 0 then do inl_144 = n break end end
-      do inl_144 = nil break end
+      if n and n - n == 0 then do inl_141 = n break end end
+      do inl_141 = nil break end
   until true
-  now = inl_144
+  now = inl_141
   if now == nil then define(nil, 'P_fail')('Arg "now" missing or not a number: nil') end
   local result = command(now)
   repeat  -- inlined P_wake_workers

@@ -15,7 +15,7 @@ QLESS_FIELDS = {b"total", b"mean", b"vk"}
 
 def bucket(seconds: float) -> int:
     """The bucket the core files a sample of ``seconds`` under (floor of 20 * log10)."""
-    return -81 if seconds < 1e-4 else math.floor(20 * math.log10(seconds))
+    return -81 if seconds < 1e-4 else min(199, math.floor(20 * math.log10(seconds)))
 
 
 def test_the_client_names_the_buckets_the_core_fills(core: Core) -> None:
@@ -80,6 +80,15 @@ def test_tiny_zero_and_negative_samples_share_the_lowest_bucket(core: Core) -> N
 def test_long_samples_keep_counting_past_a_week(core: Core) -> None:
     pop_after(core, "a", 30 * DAY)
     assert fine(core, date=T0 + 30 * DAY)["wait"] == {bucket(30 * DAY): 1}
+    pop_after(core, "b", 1e12)  # 31,700 years: the last bucket holds all from 10^10 s on
+    assert fine(core, date=T0 + 1e12)["wait"] == {199: 1}
+
+
+def test_fields_are_bucket_numbers_padded_to_three_characters(core: Core) -> None:
+    for i, wait in enumerate((0.0003, 0.007, 0.5, 1, 2.5, 200)):
+        pop_after(core, f"j{i}", wait)
+    fields = {f.decode() for f in core.conn.hkeys(f"ql:fine:ql:s:wait:{DAY0}:q")}
+    assert fields == {"-71", "-44", "-07", "000", "007", "046"}
 
 
 def test_the_day_is_the_day_of_the_sample(core: Core) -> None:
@@ -98,10 +107,10 @@ def test_a_batch_pop_stores_what_single_pops_store(core: Core) -> None:
     for _ in waits:
         core.pop("single", "w", 1, now=popped_at)
     day = int(popped_at // DAY * DAY)
-    batch = core.conn.hgetall(f"ql:s:wait-fine:{day}:batch")
-    assert batch == core.conn.hgetall(f"ql:s:wait-fine:{day}:single")
+    batch = core.conn.hgetall(f"ql:fine:ql:s:wait:{day}:batch")
+    assert batch == core.conn.hgetall(f"ql:fine:ql:s:wait:{day}:single")
     assert sum(int(n) for n in batch.values()) == len(waits)
-    assert core.conn.ttl(f"ql:s:wait-fine:{day}:batch") == core.conn.ttl(
+    assert core.conn.ttl(f"ql:fine:ql:s:wait:{day}:batch") == core.conn.ttl(
         f"ql:s:wait:{day}:batch")
 
 
@@ -112,8 +121,9 @@ def test_qless_hashes_keep_exactly_their_fields(core: Core) -> None:
     assert set(core.conn.hgetall(f"ql:s:run:{DAY0}:q")) == QLESS_FIELDS | {b"s0"}
     assert core.json("stats", T0, "q", T0)["wait"]["count"] == 1
     names = {k.decode() for k in core.conn.scan_iter("ql:s:*")}
-    assert names == {f"ql:s:{kind}:{DAY0}:q" for kind in
-                     ("wait", "run", "wait-fine", "run-fine")}
+    assert names == {f"ql:s:{kind}:{DAY0}:q" for kind in ("wait", "run")}
+    fine_names = {k.decode() for k in core.conn.scan_iter("ql:fine:*")}
+    assert fine_names == {f"ql:fine:ql:s:{kind}:{DAY0}:q" for kind in ("wait", "run")}
 
 
 def test_fine_hash_expires_with_its_qless_twin(core: Core) -> None:
@@ -122,7 +132,7 @@ def test_fine_hash_expires_with_its_qless_twin(core: Core) -> None:
     pop_after(core, "b", 2)  # a second bucket: its first sample copies the TTL again
     wait_ttl = core.conn.ttl(f"ql:s:wait:{DAY0}:q")
     assert 0 < wait_ttl <= 3 * DAY
-    assert abs(core.conn.ttl(f"ql:s:wait-fine:{DAY0}:q") - wait_ttl) <= 1
+    assert abs(core.conn.ttl(f"ql:fine:ql:s:wait:{DAY0}:q") - wait_ttl) <= 1
 
 
 def test_a_hash_made_without_expiry_keeps_its_twin_without_one(core: Core) -> None:
@@ -130,7 +140,7 @@ def test_a_hash_made_without_expiry_keeps_its_twin_without_one(core: Core) -> No
     core.conn.hset(f"ql:s:wait:{DAY0}:q", mapping={"total": 1, "mean": 4, "vk": 0, "s4": 1})
     pop_after(core, "a", 0.02)
     assert core.conn.ttl(f"ql:s:wait:{DAY0}:q") == -1
-    assert core.conn.ttl(f"ql:s:wait-fine:{DAY0}:q") == -1
+    assert core.conn.ttl(f"ql:fine:ql:s:wait:{DAY0}:q") == -1
     assert fine(core)["wait"] == {bucket(0.02): 1}
 
 
@@ -138,7 +148,7 @@ def test_a_hash_made_without_expiry_keeps_its_twin_without_one(core: Core) -> No
 def test_a_corrupt_fine_field_loses_no_job(core: Core, count: int) -> None:
     # As with qless's hash (tests/core/test_stats.py): pop writes the sample after the job
     # left the work set, so a stored value that is not a number must not raise there.
-    key = f"ql:s:wait-fine:{DAY0}:q"
+    key = f"ql:fine:ql:s:wait:{DAY0}:q"
     core.conn.hset(key, str(bucket(5)), "five")
     for i in range(count):
         core.put(f"j{i}", T0, "q")
@@ -150,7 +160,7 @@ def test_a_corrupt_fine_field_loses_no_job(core: Core, count: int) -> None:
 
 
 def test_a_fine_key_of_another_type_loses_no_job(core: Core) -> None:
-    core.conn.set(f"ql:s:wait-fine:{DAY0}:q", "not a hash")
+    core.conn.set(f"ql:fine:ql:s:wait:{DAY0}:q", "not a hash")
     pop_after(core, "a", 1)
     assert core.conn.zscore("ql:q:q-locks", "a") == T0 + 61
     assert core.json("stats", T0, "q", T0)["wait"]["count"] == 1

@@ -25,7 +25,7 @@ CATALOGUE = [
     (r"ql:completed", b"zset"),
     (r"ql:config", b"hash"),
     (r"ql:s:(wait|run|stats):\d+:.+", b"hash"),
-    (r"ql:s:(wait|run)-fine:\d+:.+", b"hash"),  # extension: the fine histograms
+    (r"ql:fine:ql:s:(wait|run):\d+:.+", b"hash"),  # extension: the fine histograms
     (r"ql:r:.+", b"hash"),
 ]
 
@@ -54,4 +54,6 @@ def test_day_bins_are_plain_integers(core: Core) -> None:
     core.put("a", T0 + 0.5)
     core.pop("q", "w", 1, now=T0 + 7.25)
     names = {k.decode() for k in core.conn.scan_iter("ql:s:*")}
-    assert names == {f"ql:s:wait:{int(T0)}:q", f"ql:s:wait-fine:{int(T0)}:q"}
+    assert names == {f"ql:s:wait:{int(T0)}:q"}
+    assert {k.decode() for k in core.conn.scan_iter("ql:fine:*")} == {
+        f"ql:fine:ql:s:wait:{int(T0)}:q"}
