@@ -6,7 +6,8 @@ minute), h1..h23 (one hour), d1..d6 (one day). ``BIN_EDGES`` gives those bins in
 
 Beside it (an extension, ``qlpy.histograms``) the core counts every sample in a fine
 histogram: bucket ``b`` holds samples ``10**(b/20) <= seconds < 10**((b+1)/20)`` (20 per
-decade, each 12.2 % wide) and bucket ``FINE_LOWEST`` everything below 0.1 ms. Its
+decade, each 12.2 % wide), bucket ``FINE_LOWEST`` everything below 0.1 ms and
+``FINE_HIGHEST`` everything from 10**10 s on. Its
 percentiles are what the whole-second bins cannot give for jobs that take milliseconds.
 """
 
@@ -59,19 +60,24 @@ FINE_PER_DECADE = 20
 FINE_LOWEST = -81
 """The fine bucket of every sample below ``10**-4`` s (0.1 ms), zero and negative ones too."""
 FINE_FLOOR = 1e-4
+FINE_HIGHEST = 199
+"""The fine bucket of every sample from ``10**10`` s (317 years) on."""
 
 
 def fine_bucket(seconds: float) -> int:
     """The fine bucket the core counts a sample of ``seconds`` in."""
     if not seconds >= FINE_FLOOR:
         return FINE_LOWEST
-    return math.floor(math.log10(seconds) * FINE_PER_DECADE)
+    return min(FINE_HIGHEST, math.floor(math.log10(seconds) * FINE_PER_DECADE))
 
 
 def fine_bounds(bucket: int) -> tuple[float, float]:
-    """``(low, high)`` in seconds of a fine bucket (the lowest one starts at 0)."""
+    """``(low, high)`` in seconds of a fine bucket (the lowest one starts at 0, the
+    highest ends at infinity)."""
     if bucket <= FINE_LOWEST:
         return 0.0, FINE_FLOOR
+    if bucket >= FINE_HIGHEST:
+        return 10 ** (FINE_HIGHEST / FINE_PER_DECADE), math.inf
     return 10 ** (bucket / FINE_PER_DECADE), 10 ** ((bucket + 1) / FINE_PER_DECADE)
 
 
@@ -131,6 +137,8 @@ class FineHistogram:
                 within = (rank - seen - 0.5) / n
                 if low == 0:
                     return high * within
+                if high == math.inf:
+                    return low
                 return float(low * (high / low) ** within)
             seen += n
         raise AssertionError("unreachable: rank <= total")
@@ -175,13 +183,15 @@ class TimingStats:
 
     def to_dict(self) -> dict[str, Any]:
         """As the core reports it (mean and std ``0`` without samples), plus percentiles
-        (None without fine samples) and the fine buckets as ``[low, high, count]``."""
+        (None without fine samples) and the fine buckets as ``[low, high, count]`` (high
+        None for the last bucket, which has no end)."""
         out: dict[str, Any] = {
             "count": self.count, "mean": self.mean if self.count else 0,
             "std": self.std if self.count else 0, "histogram": list(self.histogram)}
         for name, q in PERCENTILES:
             out[name] = self.percentile(q)
-        out["fine"] = [list(bucket) for bucket in self.fine.buckets]
+        out["fine"] = [[low, high if high < math.inf else None, n]
+                       for low, high, n in self.fine.buckets]
         return out
 
     @property
@@ -277,6 +287,8 @@ def human_seconds(seconds: float | None) -> str:
     """A duration in the unit that reads best, three significant digits (``7.08ms``)."""
     if seconds is None:
         return "-"
+    if seconds == math.inf:
+        return "∞"
     units = ((86400, "d"), (3600, "h"), (60, "m"), (1, "s"), (1e-3, "ms"), (1e-6, "µs"))
     for size, unit in units:
         if abs(seconds) >= size:

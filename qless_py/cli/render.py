@@ -166,9 +166,11 @@ def bars(rows: Sequence[tuple[str, int]], title: str, width: int = 40) -> Render
     return table
 
 
-def fine_histogram(buckets: Sequence[Sequence[float]], title: str) -> RenderableType:
-    """Bars of the fine buckets ``[low, high, count]`` from the first used to the last."""
-    rows = [(f"{human_seconds(low)}-{human_seconds(high)}", int(n)) for low, high, n in buckets]
+def fine_histogram(buckets: Sequence[Sequence[Any]], title: str) -> RenderableType:
+    """Bars of the fine buckets ``[low, high, count]`` that hold samples (high None: the
+    last bucket, which has no end)."""
+    rows = [(f"{human_seconds(low)}-{human_seconds(high)}" if high is not None
+             else f"{human_seconds(low)}-", int(n)) for low, high, n in buckets]
     return bars(rows, title)
 
 
