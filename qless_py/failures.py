@@ -1,4 +1,4 @@
-"""Whole failure groups at once: retry or cancel every job of a group in bounded batches.
+"""Failed jobs back to work: one job, or every job of a failure group in bounded batches.
 
 Each batch is one round trip of at most ``batch`` core calls, so neither a huge group nor a
 slow server makes one script run long. Both stop after as many jobs as the group held
@@ -31,6 +31,19 @@ class GroupResult:
         self.refused += 1
         if len(self.errors) < 5:
             self.errors.append(str(error))
+
+
+class NotFailedError(QlessError, ValueError):
+    """A retry asked for a job that is not failed (or has no queue to go back to)."""
+
+
+def retry_job(job: Job) -> None:
+    """Put a failed job back into the queue it failed in (``qless-py retry``)."""
+    if job.state != "failed":
+        raise NotFailedError(f"job {job.jid} is not failed (state: {job.state})")
+    if not job.queue_name:
+        raise NotFailedError(f"job {job.jid} has no queue to go back to")
+    job.move(job.queue_name)
 
 
 def _check_batch(batch: int) -> None:
