@@ -35,6 +35,12 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+def exposure_allowed(host: str, auth: bool, read_only: bool, allowed: bool) -> bool:
+    """Whether the dashboard may listen on ``host``: loopback always; any other address
+    only with credentials, read-only, or when explicitly allowed."""
+    return is_loopback(host) or auth or read_only or allowed
+
+
 def load_auth(auth_file: Path | None) -> BasicAuth | None:
     """Credentials from ``--auth-file`` (first line ``user:password``), else from
     ``$QLESS_WEB_AUTH``, else none."""
@@ -57,21 +63,29 @@ def load_auth(auth_file: Path | None) -> BasicAuth | None:
 
 
 class PasswordFilter(logging.Filter):
-    """Replaces a secret in every log record (message, arguments and traceback text)."""
+    """Replaces secrets in every log record: its message, arguments and traceback text."""
 
     def __init__(self, secrets: list[str]) -> None:
         super().__init__()
         self.secrets = [s for s in secrets if s]
 
+    def clean(self, value: object) -> object:
+        if not isinstance(value, str):
+            return value
+        for secret in self.secrets:
+            value = value.replace(secret, "***")
+        return value
+
     def filter(self, record: logging.LogRecord) -> bool:
-        text = record.getMessage()
+        record.msg = self.clean(record.msg)
+        if isinstance(record.args, tuple):
+            record.args = tuple(self.clean(arg) for arg in record.args)
+        elif isinstance(record.args, dict):
+            record.args = {key: self.clean(arg) for key, arg in record.args.items()}
         if record.exc_info and not record.exc_text:
             record.exc_text = logging.Formatter().formatException(record.exc_info)
-        for secret in self.secrets:
-            text = text.replace(secret, "***")
-            if record.exc_text:
-                record.exc_text = record.exc_text.replace(secret, "***")
-        record.msg, record.args = text, None
+        if record.exc_text:
+            record.exc_text = str(self.clean(record.exc_text))
         return True
 
 
@@ -110,8 +124,8 @@ def web(client: Client, host: str, port: int, read_only: bool, metrics_only: boo
         refresh: float) -> None:
     """Serve the web dashboard and /metrics for the server at --url."""
     auth = load_auth(auth_file)
-    if not is_loopback(host) and auth is None and not (read_only or metrics_only) \
-            and not allow_unauthenticated:
+    if not exposure_allowed(host, auth is not None, read_only or metrics_only,
+                            allow_unauthenticated):
         fail(f"refusing to serve actions on {host} to anyone who can reach it: give "
              f"--auth-file (or ${AUTH_ENV}), or --read-only, or --allow-unauthenticated")
     url_prefix = url_prefix.rstrip("/")
@@ -120,14 +134,14 @@ def web(client: Client, host: str, port: int, read_only: bool, metrics_only: boo
     import uvicorn
 
     from qless_py.web import create_app
-    from qless_py.web.security import redact_url, url_password
+    from qless_py.web.security import redact_url, url_secrets
 
     app = create_app(client, read_only=read_only, url_prefix=url_prefix, auth=auth,
                      metrics_only=metrics_only, refresh=refresh)
     sock = _bind(host, port)
     shown_host = f"[{host}]" if ":" in host else host
     where = f"http://{shown_host}:{sock.getsockname()[1]}{url_prefix}/"
-    secrets = [url_password(client.url) or "", auth.password if auth else ""]
+    secrets = [*url_secrets(client.url), auth.password if auth else ""]
     log_filter = PasswordFilter(secrets)
     for name in ("", "uvicorn", "uvicorn.error", "uvicorn.access", "qless_py.web"):
         logging.getLogger(name).addFilter(log_filter)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import secrets
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,7 @@ from starlette.templating import Jinja2Templates
 from qless_py import Client
 from qless_py.stats import human_seconds
 from qless_py.web import charts, data, pages
-from qless_py.web.security import ASGIApp, BasicAuth, Gate, redact_url, url_password
+from qless_py.web.security import ASGIApp, BasicAuth, Gate, redact_url, url_secrets
 
 HERE = Path(__file__).resolve().parent
 log = logging.getLogger("qless_py.web")
@@ -58,11 +59,13 @@ def _templates(site_globals: dict[str, Any]) -> Jinja2Templates:
     return Jinja2Templates(env=env, context_processors=[per_request])
 
 
-def _cleaner(url: str) -> Any:
-    password = url_password(url)
+def _cleaner(url: str) -> Callable[[str], str]:
+    secrets_in_url = url_secrets(url)
 
     def clean(text: str) -> str:
-        return text.replace(password, "***") if password else text
+        for secret in secrets_in_url:
+            text = text.replace(secret, "***")
+        return text
 
     return clean
 

@@ -21,7 +21,7 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass
 from http.cookies import SimpleCookie
 from typing import Any
-from urllib.parse import parse_qsl, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, quote, unquote, urlsplit
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -81,20 +81,27 @@ class BasicAuth:
 
 
 def redact_url(url: str) -> str:
-    """``url`` with any password replaced by ``***`` (for pages and logs)."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    host = parts.hostname or ""
-    if parts.port is not None:
-        host = f"{host}:{parts.port}"
-    user = parts.username or ""
-    return urlunsplit(parts._replace(netloc=f"{user}:***@{host}"))
+    """``url`` with any password (``user:pass@`` or ``?password=``) shown as ``***``."""
+    url = re.sub(r"^([a-z]+://[^:/@?#]*):[^/?#]*@", r"\1:***@", url)
+    return re.sub(r"([?&]password=)[^&#]*", r"\1***", url)
+
+
+def url_secrets(url: str) -> list[str]:
+    """The password of ``url`` as written in it and decoded (what a text might contain)."""
+    password = url_password(url)
+    if password is None:
+        return []
+    return sorted({password, quote(password, safe=""), *re.findall(r":([^/?#]*)@", url)[:1],
+                   *re.findall(r"[?&]password=([^&#]*)", url)}, key=len, reverse=True)
 
 
 def url_password(url: str) -> str | None:
     """The password in ``url``, if any (so that error texts can be cleaned of it)."""
-    return urlsplit(url).password or None
+    parts = urlsplit(url)
+    if parts.password:
+        return unquote(parts.password)
+    given = dict(parse_qsl(parts.query)).get("password")
+    return given or None
 
 
 def csrf_token(secret: bytes, seed: str) -> str:

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 import redis
+from freezegun import freeze_time
 from starlette.testclient import TestClient
 
 from qless_py import Client
@@ -15,6 +16,15 @@ from qless_py.web import BasicAuth, create_app
 from tests.core.support import keyspace_digest
 
 SAME_ORIGIN = {"sec-fetch-site": "same-origin", "accept": "application/json"}
+
+
+def frozen_at(when: str) -> Any:
+    """``freeze_time(when)`` that the app's threads see too. freezegun answers real time to
+    code called within a few frames of a module on its ignore list, and a request handled
+    on a worker thread calls the clock that close to ``threading``."""
+    frozen = freeze_time(when)
+    frozen.ignore = tuple(name for name in frozen.ignore if name not in ("threading", "queue"))
+    return frozen
 
 
 class Web(TestClient):

@@ -10,7 +10,7 @@ import pytest
 from freezegun import freeze_time
 
 from qless_py import Client
-from tests.web.conftest import MakeWeb, Web
+from tests.web.conftest import MakeWeb, Web, frozen_at
 
 T0 = "2030-01-01 12:00:00"
 SCRIPT = "<script>window.pwned=1</script>"
@@ -49,7 +49,7 @@ def hostile(client: Client) -> dict[str, str]:
 @pytest.fixture(autouse=True)
 def soon_after() -> Iterator[None]:
     """Pages are read 30 s after the data were made (jobs popped then are still running)."""
-    with freeze_time("2030-01-01 12:00:30"):
+    with frozen_at("2030-01-01 12:00:30"):
         yield
 
 
@@ -123,7 +123,7 @@ def test_queue_page_lists_jobs_by_state_with_paging(client: Client, web: Web) ->
 
 def test_queue_page_shows_fine_figures_and_charts(client: Client, web: Web) -> None:
     queue = client.queues["timed"]
-    with freeze_time("2030-01-01 12:00:00") as frozen:
+    with frozen_at("2030-01-01 12:00:00") as frozen:
         for i, wait in enumerate((0.0003, 0.007, 0.12, 2.5)):
             queue.put("a.Job", {}, jid=f"j{i}")
             frozen.tick(wait)
