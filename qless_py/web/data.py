@@ -66,8 +66,8 @@ def _queue_jobs(client: Client, name: str, state: str, offset: int,
 
 def queue(client: Client, name: str, state: str = "waiting", offset: int = 0,
           count: int = PAGE_SIZE) -> dict[str, Any]:
-    """One queue: its counts, a page of its jobs in ``state``, today's and the last seven
-    days' statistics (as ``qless-py stats --json``)."""
+    """One queue: its counts, a page of its jobs in ``state``, the failure groups named
+    after it, today's and the last seven days' statistics (as ``qless-py stats --json``)."""
     if state not in QUEUE_STATES:
         raise ValueError(f"state must be one of {', '.join(QUEUE_STATES)}, not {state!r}")
     counts = client.queues[name].counts
@@ -76,10 +76,14 @@ def queue(client: Client, name: str, state: str = "waiting", offset: int = 0,
     now = clock.now()
     week_start = now - 6 * DAY
     target = client.queues[name]
+    # Workers name failure groups "<queue>-<what went wrong>", so these are the queue's.
+    groups = {group: n for group, n in client.jobs.failed().items()
+              if group.startswith(f"{name}-")}
     return {
         "queue": counts, "state": state, "offset": offset, "count": count,
         "total": int(counts.get(state, 0)),
         "jobs": _queue_jobs(client, name, state, offset, count),
+        "failed": groups,
         "today": report(name, now, now, target.stats(now)),
         "week": report(name, week_start, now, target.stats_range(week_start, now)),
     }
