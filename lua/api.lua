@@ -37,7 +37,7 @@ Api['recur.untag'] = Recur.untag
 Api['length'] = Queue.length
 Api['worker.deregister'] = Worker.deregister
 Api['queue.forget'] = Queue.forget
-Api['qlpy.histograms'] = Stats.histograms
+Api['qlpy.stats'] = Stats.fine
 
 -- Dispatch in the protocol's order, then wake workers of queues that gained poppable work.
 local function main()

@@ -161,16 +161,20 @@ function Stats.unfailed(now, failure, queue)
   return f
 end
 
+-- Count, mean and sample standard deviation of a sample hash's stored totals.
+function Stats.moments(total, mean, vk)
+  local count = tonumber(total) or 0
+  local std = 0
+  if count > 1 then std = math.sqrt((tonumber(vk) or 0) / (count - 1)) end
+  return count, tonumber(mean) or 0, std
+end
+
 -- The `wait`/`run` part of the stats reply.
 function Stats.summary(k)
   local raw = rcall('HGETALL', k)
   local h = {}
   for i = 1, #raw, 2 do h[raw[i]] = raw[i + 1] end
-  local count = tonumber(h.total) or 0
-  local mean = tonumber(h.mean) or 0
-  local vk = tonumber(h.vk) or 0
-  local std = 0
-  if count > 1 then std = math.sqrt(vk / (count - 1)) end
+  local count, mean, std = Stats.moments(h.total, h.mean, h.vk)
   local histogram = {}
   for i = 0, 59 do histogram[#histogram + 1] = tonumber(h['s' .. i]) or 0 end
   for i = 1, 59 do histogram[#histogram + 1] = tonumber(h['m' .. i]) or 0 end
@@ -198,22 +202,32 @@ function Stats.get(now)
   })
 end
 
--- qlpy.histograms <now> <queue> <date> (extension)
--- Reply: {"wait":{"<bucket>":<count>,...},"run":{...}}, the fine histograms of the day of
--- `date` (buckets as in Stats.bin; empty buckets are left out; `{}` when there are none).
+-- qlpy.stats <now> <queue> <date> (extension)
+-- Reply: {"retries","failed","failures","wait":{"count","mean","std","fine":{...}},"run":{...}}
+-- for the day of `date`: what `stats` replies, with the fine histogram ({"<bucket>":
+-- <count>}, buckets as in Stats.bin, empty ones left out) instead of qless's 148 bins, for
+-- a tenth of the cost (dashboards ask it for every queue).
 -- Errors: Queue(): no queue name provided / Stats(): Arg "date" missing or not a number: <x>
-function Stats.histograms(now)
+function Stats.fine(now)
   local queue, date_s = A[3], A[4]
   if queue == nil then fail('Queue(): no queue name provided') end
   local date = num(date_s)
   if date == nil then fail('Stats(): Arg "date" missing or not a number: ' .. tostring(date_s)) end
   local day = day_of(date)
-  local reply = {}
+  local counters = rcall('HMGET', stats_key('stats', day, queue), 'retries', 'failed', 'failures')
+  local reply = {
+    retries = tonumber(counters[1]) or 0,
+    failed = tonumber(counters[2]) or 0,
+    failures = tonumber(counters[3]) or 0,
+  }
   for _, kind in ipairs({ 'wait', 'run' }) do
-    local raw = rcall('HGETALL', key.fine .. stats_key(kind, day, queue))
-    local h = {}
-    for i = 1, #raw, 2 do h[raw[i]] = tonumber(raw[i + 1]) end
-    reply[kind] = h
+    local k = stats_key(kind, day, queue)
+    local totals = rcall('HMGET', k, 'total', 'mean', 'vk')
+    local count, mean, std = Stats.moments(totals[1], totals[2], totals[3])
+    local raw = rcall('HGETALL', key.fine .. k)
+    local fine = {}
+    for i = 1, #raw, 2 do fine[raw[i]] = tonumber(raw[i + 1]) end
+    reply[kind] = { count = count, mean = mean, std = std, fine = fine }
   end
   return encode(reply)
 end

@@ -1,5 +1,5 @@
 """The fine wait/run histograms (extension): buckets of 1/20 decade beside qless's stats
-hashes, the ``qlpy.histograms`` command, their expiry, and what they leave untouched."""
+hashes, the ``qlpy.stats`` command, their expiry, and what they leave untouched."""
 
 from __future__ import annotations
 
@@ -42,8 +42,8 @@ def pop_after(core: Core, jid: str, wait: float, queue: str = "q") -> None:
 
 
 def fine(core: Core, queue: str = "q", date: float = T0) -> dict[str, dict[int, int]]:
-    got = core.json("qlpy.histograms", T0, queue, date)
-    return {kind: {int(b): n for b, n in got[kind].items()} for kind in ("wait", "run")}
+    got = core.json("qlpy.stats", T0, queue, date)
+    return {kind: {int(b): n for b, n in got[kind]["fine"].items()} for kind in ("wait", "run")}
 
 
 def test_sub_second_samples_land_in_distinct_buckets(core: Core) -> None:
@@ -167,12 +167,30 @@ def test_a_fine_key_of_another_type_loses_no_job(core: Core) -> None:
 
 
 def test_empty_reply_shape(core: Core) -> None:
-    assert core.json("qlpy.histograms", T0, "nothing-here", T0) == {"wait": {}, "run": {}}
+    empty = {"count": 0, "mean": 0, "std": 0, "fine": {}}
+    assert core.json("qlpy.stats", T0, "nothing-here", T0) == {
+        "retries": 0, "failed": 0, "failures": 0, "wait": empty, "run": empty}
+
+
+def test_it_reports_what_stats_reports_but_the_bins(core: Core) -> None:
+    for i, wait in enumerate((0.2, 3.5, 7.25)):
+        pop_after(core, f"j{i}", wait)
+        core("complete", T0 + wait + i + 1, f"j{i}", "w", "q", "{}")
+    core.put("f", T0, "q")
+    core.pop("q", "w", 1, now=T0 + 20)
+    core("fail", T0 + 21, "f", "w", "g", "m")
+    qless = core.json("stats", T0, "q", T0)
+    ours = core.json("qlpy.stats", T0, "q", T0)
+    for key in ("retries", "failed", "failures"):
+        assert ours[key] == qless[key]
+    for kind in ("wait", "run"):
+        for key in ("count", "mean", "std"):
+            assert ours[kind][key] == qless[kind][key], (kind, key)
+        assert sum(ours[kind]["fine"].values()) == qless[kind]["count"]
 
 
 def test_errors_change_nothing(populated: Core) -> None:
-    populated.rejects("Queue(): no queue name provided", "qlpy.histograms", T0)
-    populated.rejects('Stats(): Arg "date" missing or not a number: nil', "qlpy.histograms",
-                      T0, "q")
-    populated.rejects('Stats(): Arg "date" missing or not a number: today',
-                      "qlpy.histograms", T0, "q", "today")
+    populated.rejects("Queue(): no queue name provided", "qlpy.stats", T0)
+    populated.rejects('Stats(): Arg "date" missing or not a number: nil', "qlpy.stats", T0, "q")
+    populated.rejects('Stats(): Arg "date" missing or not a number: today', "qlpy.stats", T0,
+                      "q", "today")
