@@ -4,7 +4,7 @@ The core keeps, per queue and UTC day, a count, mean and sum of squared deviatio
 wait and run times plus a histogram of 148 bins: s0..s59 (one second each), m1..m59 (one
 minute), h1..h23 (one hour), d1..d6 (one day). ``BIN_EDGES`` gives those bins in seconds.
 
-Beside it (an extension, ``qlpy.histograms``) the core counts every sample in a fine
+Beside it (an extension, ``qlpy.stats``) the core counts every sample in a fine
 histogram: bucket ``b`` holds samples ``10**(b/20) <= seconds < 10**((b+1)/20)`` (20 per
 decade, each 12.2 % wide), bucket ``FINE_LOWEST`` everything below 0.1 ms and
 ``FINE_HIGHEST`` everything from 10**10 s on. Its
@@ -14,9 +14,10 @@ percentiles are what the whole-second bins cannot give for jobs that take millis
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import json
 import math
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -71,6 +72,7 @@ def fine_bucket(seconds: float) -> int:
     return min(FINE_HIGHEST, math.floor(math.log10(seconds) * FINE_PER_DECADE))
 
 
+@functools.lru_cache(maxsize=512)
 def fine_bounds(bucket: int) -> tuple[float, float]:
     """``(low, high)`` in seconds of a fine bucket (the lowest one starts at 0, the
     highest ends at infinity)."""
@@ -114,9 +116,17 @@ class FineHistogram:
         """``(low, high, count)`` in seconds for every bucket holding samples."""
         return [(*fine_bounds(b), n) for b, n in self.counts]
 
-    def at_most(self, seconds: float) -> int:
-        """How many samples lie in buckets that end at or below ``seconds``."""
-        return sum(n for b, n in self.counts if fine_bounds(b)[1] <= seconds * (1 + 1e-12))
+    def cumulative(self, bounds: Sequence[float]) -> list[int]:
+        """For each of the ascending ``bounds`` (seconds), how many samples lie in buckets
+        that end at or below it (exact when the bounds are bucket bounds)."""
+        out, seen, i = [], 0, 0
+        for bound in bounds:
+            limit = bound * (1 + 1e-12)
+            while i < len(self.counts) and fine_bounds(self.counts[i][0])[1] <= limit:
+                seen += self.counts[i][1]
+                i += 1
+            out.append(seen)
+        return out
 
     def percentile(self, q: float) -> float | None:
         """The ``q``-quantile (0 < q <= 1) in seconds, or None without samples.
@@ -157,7 +167,12 @@ PERCENTILES = (("p50", 0.5), ("p90", 0.9), ("p95", 0.95), ("p99", 0.99))
 @dataclass(frozen=True, slots=True)
 class TimingStats:
     """Count, mean and sample standard deviation (seconds), the histogram counts, and the
-    fine histogram (empty when the data were recorded by a core without it)."""
+    fine histogram (empty when the data were recorded by a core without it).
+
+    ``histogram`` is ``()`` when the statistics were read without qless's bins (see
+    ``client.queues.stats``); merging such statistics with ones that have bins keeps the
+    bins that were read.
+    """
 
     count: int
     mean: float
@@ -166,12 +181,17 @@ class TimingStats:
     fine: FineHistogram = FineHistogram()
 
     @classmethod
-    def from_core(cls, raw: dict[str, Any], fine: Mapping[str, Any] | None = None
+    def from_core(cls, raw: Mapping[str, Any], fine: Mapping[str, Any] | None = None
                   ) -> TimingStats:
-        hist = [int(n) for n in raw.get("histogram") or []]
-        hist = (hist + [0] * BIN_COUNT)[:BIN_COUNT]
+        """From the ``wait``/``run`` part of a ``stats`` reply (with ``fine``, the same part
+        of a ``qlpy.stats`` reply) or of a ``qlpy.stats`` reply alone."""
+        hist: tuple[int, ...] = ()
+        if "histogram" in raw:
+            bins = [int(n) for n in raw.get("histogram") or []]
+            hist = tuple((bins + [0] * BIN_COUNT)[:BIN_COUNT])
+        buckets = (fine if fine is not None else raw).get("fine") or {}
         return cls(int(raw.get("count") or 0), float(raw.get("mean") or 0),
-                   float(raw.get("std") or 0), tuple(hist), FineHistogram.from_core(fine or {}))
+                   float(raw.get("std") or 0), hist, FineHistogram.from_core(buckets))
 
     @classmethod
     def empty(cls) -> TimingStats:
@@ -212,7 +232,10 @@ class TimingStats:
         m2 = (self.std ** 2 * (n1 - 1) + other.std ** 2 * (n2 - 1)
               + delta * delta * n1 * n2 / total)
         std = math.sqrt(m2 / (total - 1)) if total > 1 else 0.0
-        hist = tuple(a + b for a, b in zip(self.histogram, other.histogram, strict=True))
+        if self.histogram and other.histogram:
+            hist = tuple(a + b for a, b in zip(self.histogram, other.histogram, strict=True))
+        else:
+            hist = self.histogram or other.histogram
         return TimingStats(total, mean, std, hist, self.fine.merge(other.fine))
 
 
@@ -228,18 +251,22 @@ class QueueStats:
 
     @classmethod
     def from_core(cls, text: str, fine: str | None = None) -> QueueStats:
-        """From the replies of ``stats`` and (optionally) ``qlpy.histograms``."""
+        """From a ``stats`` reply and a ``qlpy.stats`` reply, or from either alone (qless's
+        bins come only with ``stats``, the fine histograms only with ``qlpy.stats``)."""
         raw = json.loads(text)
-        histograms = json.loads(fine) if fine else {}
-        return cls(TimingStats.from_core(raw.get("wait") or {}, histograms.get("wait")),
-                   TimingStats.from_core(raw.get("run") or {}, histograms.get("run")),
+        extra = json.loads(fine) if fine else {}
+        return cls(TimingStats.from_core(raw.get("wait") or {}, extra.get("wait")),
+                   TimingStats.from_core(raw.get("run") or {}, extra.get("run")),
                    int(raw.get("failures") or 0), int(raw.get("failed") or 0),
                    int(raw.get("retries") or 0))
 
     @staticmethod
-    def core_calls(queue: str, day: float) -> list[tuple[str, str, float]]:
-        """The two core calls whose replies ``from_core`` reads, for one queue and day."""
-        return [("stats", queue, day), ("qlpy.histograms", queue, day)]
+    def core_calls(queue: str, day: float, bins: bool = True) -> list[tuple[str, str, float]]:
+        """The core calls whose replies ``from_core`` reads, for one queue and day: with
+        ``bins``, ``stats`` and ``qlpy.stats``; without, ``qlpy.stats`` alone (a tenth of
+        the server's work)."""
+        fine = ("qlpy.stats", queue, day)
+        return [("stats", queue, day), fine] if bins else [fine]
 
     @classmethod
     def empty(cls) -> QueueStats:

@@ -1,8 +1,8 @@
 """``GET /metrics``: the state of every queue in OpenMetrics text, collected at scrape time.
 
 Four round trips whatever the size of the database: the queues' counts, the failure
-groups, the workers, and one pipeline of two core calls per queue (today's statistics and
-fine histograms). Nothing here reads a job, so the cost grows with the number of queues
+groups, the workers, and one pipeline of a ``qlpy.stats`` call per queue (today's figures
+and fine histograms). Nothing here reads a job, so the cost grows with the number of queues
 and never with the number of jobs.
 
 Histograms and counters cover today (UTC): they start again at midnight, which their
@@ -30,6 +30,7 @@ def _export_bounds() -> tuple[float, ...]:
 
 
 EXPORT_BOUNDS = _export_bounds()
+EXPORT_LABELS = tuple(repr(bound) for bound in EXPORT_BOUNDS)
 
 
 def _escape(value: str) -> str:
@@ -57,14 +58,14 @@ def _family(name: str, kind: str, help_text: str, unit: str | None = None) -> It
 
 def _histogram(name: str, queue: str, timing: TimingStats, created: float) -> Iterator[str]:
     count = max(timing.count, timing.fine.count)
-    for bound in EXPORT_BOUNDS:
-        le = repr(bound)
-        yield f"{name}_bucket{_labels(queue=queue, le=le)} {timing.fine.at_most(bound)}"
+    label = f'queue="{_escape(queue)}"'
+    for le, below in zip(EXPORT_LABELS, timing.fine.cumulative(EXPORT_BOUNDS), strict=True):
+        yield f'{name}_bucket{{{label},le="{le}"}} {below}'
     # Samples recorded without the fine histogram (by another core) count only here.
-    yield f"{name}_bucket{_labels(queue=queue, le='+Inf')} {count}"
-    yield f"{name}_count{_labels(queue=queue)} {count}"
-    yield f"{name}_sum{_labels(queue=queue)} {_number(timing.mean * timing.count)}"
-    yield f"{name}_created{_labels(queue=queue)} {_number(created)}"
+    yield f'{name}_bucket{{{label},le="+Inf"}} {count}'
+    yield f"{name}_count{{{label}}} {count}"
+    yield f"{name}_sum{{{label}}} {_number(timing.mean * timing.count)}"
+    yield f"{name}_created{{{label}}} {_number(created)}"
 
 
 def lines(counts: list[dict[str, object]], failed: dict[str, int], workers: int,

@@ -90,10 +90,19 @@ def test_days_merge_and_queues_come_together(client: Client) -> None:
     assert week.wait.fine.count == 3
     assert week.wait.fine == queue.stats(DAY0).wait.fine.merge(
         queue.stats(DAY0 + 86400).wait.fine).merge(queue.stats(DAY0 + 2 * 86400).wait.fine)
-    both = client.queues.stats(["q", "empty"], DAY0 + 86400)
+    both = client.queues.stats(["q", "empty"], DAY0 + 86400, bins=True)
     assert both["q"] == queue.stats(DAY0 + 86400)
     assert both["empty"] == QueueStats.empty()
     assert client.queues.stats([]) == {}
+    # Without qless's bins: the same figures and fine histograms, and no bins.
+    lean = client.queues.stats(["q"], DAY0 + 86400)["q"]
+    full = both["q"]
+    assert lean.wait.histogram == () and lean.wait.fine == full.wait.fine
+    assert (lean.wait.count, lean.wait.mean, lean.wait.std) == (
+        full.wait.count, full.wait.mean, full.wait.std)
+    assert (lean.failures, lean.failed, lean.retries) == (full.failures, full.failed,
+                                                          full.retries)
+    assert lean.wait.to_dict()["histogram"] == []
 
 
 def test_from_core_tolerates_foreign_fields() -> None:
