@@ -5,6 +5,7 @@ from qless_py.client import Client
 from qless_py.config import Config
 from qless_py.errors import (
     CodecError,
+    ConnectionSetupError,
     CoreError,
     DependencyError,
     JobGoneError,
@@ -12,6 +13,7 @@ from qless_py.errors import (
     LockLostError,
     QlessConnectionError,
     QlessError,
+    UnsupportedSettingError,
 )
 from qless_py.events import Events
 from qless_py.job import Failure, Job, retry
@@ -26,6 +28,7 @@ __all__ = [
     "Client",
     "CodecError",
     "Config",
+    "ConnectionSetupError",
     "CoreError",
     "DependencyError",
     "Events",
@@ -40,6 +43,7 @@ __all__ = [
     "QueueStats",
     "RecurringJob",
     "TimingStats",
+    "UnsupportedSettingError",
     "clock",
     "logger",
     "merge_stats",

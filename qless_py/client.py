@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING, Any
 from qless_py import clock, codecs
 from qless_py.config import Config
 from qless_py.core import Arg, LuaCore
+from qless_py.endpoint import Endpoint
 from qless_py.events import Events
 from qless_py.failures import DEFAULT_BATCH, GroupResult, cancel_group, retry_group
 from qless_py.job import Job, as_list
 from qless_py.queue import Queue
 from qless_py.recurring import RecurringJob
-from qless_py.resp import Endpoint
 from qless_py.stats import QueueStats
 
 if TYPE_CHECKING:
@@ -43,16 +43,6 @@ def _core_source() -> tuple[bytes, str]:
 
 
 _redis_lock = threading.Lock()
-
-
-def _make_redis(url: str, socket_timeout: float | None) -> redis.Redis:
-    import redis
-    from redis.backoff import NoBackoff
-    from redis.retry import Retry
-
-    # No automatic retries: a write that failed mid-flight must not run twice.
-    return redis.Redis.from_url(url, retry=Retry(NoBackoff(), 0), socket_timeout=socket_timeout,
-                                socket_connect_timeout=socket_timeout)
 
 
 class Queues:
@@ -188,14 +178,23 @@ class Workers:
 class Client:
     """A connection to one server holding qless data.
 
-    ``url``: ``redis://``, ``rediss://`` or ``unix://`` (default ``$QLESS_URL``, else
-    ``redis://127.0.0.1:6379/0``). ``client.redis`` is a ``redis.Redis`` with
-    ``decode_responses=False``; the core's replies reach callers as ``str``.
+    ``url``: ``redis://``, ``rediss://``, ``unix://`` or ``redis+sentinel://`` (default
+    ``$QLESS_URL``, else ``redis://127.0.0.1:6379/0``); docs/client.md lists the forms and
+    options. ``socket_timeout`` applies when the URL sets none. ``client_name`` and the
+    ``ssl_*`` keywords add to the URL's options (one given in both is refused).
+    ``redis_client`` replaces the URL: the client then uses that ``redis.Redis``, and a
+    worker's own connections reproduce its settings or refuse to start.
+    ``client.redis`` is a ``redis.Redis`` with ``decode_responses=False``; the core's
+    replies reach callers as ``str``.
     """
 
     def __init__(self, url: str | None = None, *, worker_name: str | None = None,
                  codec: str = "json", redis_client: redis.Redis | None = None,
-                 hostname: str | None = None, socket_timeout: float | None = None) -> None:
+                 hostname: str | None = None, socket_timeout: float | None = None,
+                 client_name: str | None = None, ssl_ca_certs: str | None = None,
+                 ssl_certfile: str | None = None, ssl_keyfile: str | None = None,
+                 ssl_cert_reqs: str | None = None,
+                 ssl_check_hostname: bool | None = None) -> None:
         self.url = resolve_url(url)
         self.codec: codecs.CodecName = codecs.check_codec(codec)
         # ``hostname`` is qless-py's name for the worker name.
@@ -204,9 +203,18 @@ class Client:
         self.socket_timeout = socket_timeout
         # redis-py is imported and the client made on first use: a worker never needs it.
         self._redis: redis.Redis | None = redis_client
+        self._endpoint: Endpoint | None = None
         if redis_client is None:
-            Endpoint.from_url(self.url)  # a bad URL fails here (ValueError), not on first use
+            # A bad URL fails here (ValueError), not on first use.
+            self._endpoint = Endpoint.from_url(
+                self.url, timeout=socket_timeout, client_name=client_name,
+                ssl_ca_certs=ssl_ca_certs, ssl_certfile=ssl_certfile,
+                ssl_keyfile=ssl_keyfile, ssl_cert_reqs=ssl_cert_reqs,
+                ssl_check_hostname=ssl_check_hostname)
         self.core = LuaCore(lambda: self.redis, *_core_source())
+        if self._endpoint is not None and self._endpoint.wait_replicas:
+            self.core.confirm = (self._endpoint.wait_replicas,
+                                 max(1, round(self._endpoint.wait_timeout * 1000)))
         self.queues = Queues(self)
         self.jobs = Jobs(self)
         self.workers = Workers(self)
@@ -219,22 +227,28 @@ class Client:
         if self._redis is None:
             with _redis_lock:  # one client, even when several job threads ask at once
                 if self._redis is None:
-                    self._redis = _make_redis(self.url, self.socket_timeout)
+                    from qless_py.redis_clients import make_redis
+
+                    # a worker's client (switched to direct calls) names these too
+                    direct = self.core.transport is not None
+                    self._redis = make_redis(self.endpoint() if direct else self.settings)
         return self._redis
 
+    @property
+    def settings(self) -> Endpoint:
+        """Where and how this client connects (read from ``redis_client`` if one was given;
+        :class:`~qless_py.errors.UnsupportedSettingError` if it cannot be described)."""
+        if self._endpoint is None:
+            assert self._redis is not None
+            self._endpoint = Endpoint.from_redis(self._redis)
+        return self._endpoint
+
     def endpoint(self) -> Endpoint:
-        """Where this client connects, for :mod:`qless_py.resp` connections."""
-        if self._redis is None:
-            return Endpoint.from_url(self.url, timeout=self.socket_timeout)
-        kw = self._redis.connection_pool.connection_kwargs
-        cls = self._redis.connection_pool.connection_class.__name__
-        return Endpoint(
-            host=kw.get("host", "127.0.0.1"), port=int(kw.get("port", 6379)),
-            path=kw.get("path"), db=int(kw.get("db", 0)), username=kw.get("username"),
-            password=kw.get("password"), tls=cls == "SSLConnection",
-            tls_verify=kw.get("ssl_cert_reqs", "required") not in ("none", 0),
-            timeout=kw.get("socket_timeout"),
-            connect_timeout=kw.get("socket_connect_timeout"))
+        """:attr:`settings` for a worker's own connections (:mod:`qless_py.resp`), which
+        name themselves ``<client_name>:<worker name>`` (``qless-py:<worker name>`` when
+        no client name was given) so that ``CLIENT LIST`` tells the workers apart."""
+        settings = self.settings
+        return settings.named(f"{settings.client_name or 'qless-py'}:{self.worker_name}")
 
     @property
     def _lua(self) -> Any:
@@ -257,7 +271,8 @@ class Client:
         return self.core.call(command, *args)
 
     def __repr__(self) -> str:
-        return f"<qless_py.Client {self.url} as {self.worker_name}>"
+        where = str(self._endpoint) if self._endpoint is not None else "redis_client"
+        return f"<qless_py.Client {where} as {self.worker_name}>"
 
     def track(self, jid: str) -> bool:
         """Track a job: its events are published and it shows in ``jobs.tracked()``."""

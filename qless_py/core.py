@@ -1,12 +1,15 @@
 """LuaCore: the built Lua core loaded once per server and called by EVALSHA.
 
 Each call prepends the command name and ``clock.now()``. NOSCRIPT (after a restart or
-SCRIPT FLUSH) loads the script again and repeats the call, which is safe because a NOSCRIPT
+SCRIPT FLUSH) loads the script again and repeats the call, and READONLY (a replica, after a
+failover) repeats it on a new connection to the current master; both are safe because the
 reply means the script did not run. Connection errors are retried once for read-only
 commands only; for anything that may write, the outcome is unknown and the caller gets
-``QlessConnectionError``.
+``QlessConnectionError``. A refusal that retrying cannot mend (TLS verification,
+authentication, ACL) is ``ConnectionSetupError``. With ``confirm`` set, every write is
+followed by WAIT in the same round trip.
 
-Two ways to the server:
+Both ways to the server are built from the client's one :class:`~qless_py.endpoint.Endpoint`:
 
 - A plain client goes through redis-py (``client.redis``, created on first use), so tools
   that watch redis-py's packer and send path (the shared benchmark harness counts round
@@ -22,15 +25,22 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from qless_py import clock
-from qless_py.errors import QlessConnectionError, error_from_reply
+from qless_py.errors import (
+    ConnectionSetupError,
+    CoreError,
+    QlessConnectionError,
+    error_from_reply,
+)
 from qless_py.resp import (
     Arg,
     ConnectionFailed,
     Endpoint,
     ReplyError,
+    SetupFailed,
     Transport,
     bulk,
     encode_arg,
+    pack,
 )
 
 ScriptRunner = Callable[..., Any]
@@ -69,18 +79,26 @@ _redis_errors: tuple[type[Exception], ...] | None = None
 
 
 def _translate_redis_error(exc: Exception) -> Exception | None:
-    """redis-py's exception as this module's (ConnectionFailed / ReplyError), or None."""
+    """redis-py's exception as this module's (ConnectionFailed / SetupFailed /
+    ReplyError), or None."""
     global _redis_errors
     if _redis_errors is None:
-        from redis.exceptions import ConnectionError as RedisConnectionError
-        from redis.exceptions import NoScriptError, ResponseError
-        from redis.exceptions import TimeoutError as RedisTimeoutError
-        _redis_errors = (RedisConnectionError, RedisTimeoutError, NoScriptError, ResponseError)
-    lost, timeout, noscript, refused = _redis_errors
+        from redis import exceptions as e
+        _redis_errors = (e.AuthenticationError, e.ConnectionError, e.TimeoutError,
+                         e.NoScriptError, e.ReadOnlyError, e.NoPermissionError,
+                         e.ResponseError)
+    auth, lost, timeout, noscript, readonly, noperm, refused = _redis_errors
+    if isinstance(exc, auth):
+        return SetupFailed(f"authentication refused: {exc}")
     if isinstance(exc, (lost, timeout)):
         return ConnectionFailed(str(exc))
-    if isinstance(exc, noscript):  # redis-py drops the error code from the text
+    # redis-py drops the error code from these replies' text; the code is what counts
+    if isinstance(exc, noscript):
         return ReplyError(f"NOSCRIPT {exc}")
+    if isinstance(exc, readonly):
+        return ReplyError(f"READONLY {exc}")
+    if isinstance(exc, noperm):
+        return ReplyError(f"NOPERM {exc}")
     if isinstance(exc, refused):
         return ReplyError(str(exc))
     return None
@@ -103,6 +121,12 @@ class LuaCore:
         self._runner: ScriptRunner | None = None  # a benchmark may bind calls to a pipeline
         # Set by go_direct (workers): core calls then use qless_py.resp, not redis-py.
         self.transport: Transport | None = None
+        # Told, on the calling thread, of every QlessConnectionError raised here (a worker
+        # uses it to know that a handler's own call may or may not have run).
+        self.on_connection_error: Callable[[QlessConnectionError], None] | None = None
+        # (replicas, timeout in ms): every write is followed by WAIT on the same connection
+        # and counts as done only once that many replicas have it (see docs/operations.md)
+        self.confirm: tuple[int, int] = (0, 0)
 
     @property
     def script(self) -> Any:
@@ -130,16 +154,28 @@ class LuaCore:
 
     def call(self, command: str, *args: Arg) -> Any:
         """Run one core command; replies come back as ``str``/``int``/lists/None."""
+        try:
+            return self._call(command, args)
+        except QlessConnectionError as exc:
+            if self.on_connection_error is not None:
+                self.on_connection_error(exc)
+            raise
+
+    def _call(self, command: str, args: Sequence[Arg]) -> Any:
         argv = [command, clock.now(), *args]
         try:
-            reply = self._run(argv)
+            reply = self._run(argv, self.confirm[0] > 0 and not _is_read(command, args))
+        except SetupFailed as exc:
+            raise ConnectionSetupError(f"{command}: {exc}") from exc
         except ConnectionFailed as exc:
             if not _is_read(command, args):
                 raise QlessConnectionError(
                     f"{command}: connection failed, the command may or may not have run: {exc}"
                 ) from exc
             try:
-                reply = self._run(argv)
+                reply = self._run(argv)  # a read: never waited for
+            except SetupFailed as again:
+                raise ConnectionSetupError(f"{command}: {again}") from again
             except ConnectionFailed as again:
                 raise QlessConnectionError(f"{command}: {again}") from again
             except ReplyError as err:
@@ -148,15 +184,33 @@ class LuaCore:
             raise error_from_reply(str(exc), command) from exc
         return to_text(reply)
 
-    def _run(self, argv: list[Any]) -> Any:
-        """One call, with the script loaded again once if the server did not have it."""
+    def _run(self, argv: list[Any], confirm: bool = False) -> Any:
+        """One call, sent again once after a reply that says it did not run: NOSCRIPT (the
+        script is loaded first) and READONLY (a replica refused it; its connection was
+        closed, and the next one finds the current master)."""
         try:
-            return self._once(argv)
+            return self._confirmed(argv) if confirm else self._once(argv)
         except ReplyError as exc:
-            if not exc.noscript:
+            if not (exc.noscript or exc.readonly):
                 raise
-        self.load()
-        return self._once(argv)
+            return self._again(argv, confirm, exc)
+
+    def _again(self, argv: list[Any], confirm: bool, refusal: ReplyError) -> Any:
+        """The rest of :meth:`_run`: at most one more try for each kind of refusal."""
+        seen: set[str] = set()
+        while True:
+            kind = "noscript" if refusal.noscript else "readonly"
+            if kind in seen:
+                raise refusal
+            seen.add(kind)
+            if kind == "noscript":
+                self.load()
+            try:
+                return self._confirmed(argv) if confirm else self._once(argv)
+            except ReplyError as exc:
+                if not (exc.noscript or exc.readonly):
+                    raise
+                refusal = exc
 
     def _once(self, argv: list[Any]) -> Any:
         transport = self.transport
@@ -174,6 +228,17 @@ class LuaCore:
                 raise
             raise mine from exc
 
+    def _confirmed(self, argv: list[Any]) -> Any:
+        """One call followed by WAIT in the same write; ConnectionFailed if fewer replicas
+        than asked have it in time (it ran, but a failover now could lose it)."""
+        replicas, ms = self.confirm
+        payload = pack(["EVALSHA", self.sha, 0, *argv]) + pack(["WAIT", replicas, ms])
+        reply, acked = self._exchange(payload, 2)
+        if isinstance(reply, ReplyError):
+            raise reply
+        _check_confirmed(acked, replicas, ms)
+        return reply
+
     def _redis_call(self, argv: list[Any]) -> Any:
         """``EVALSHA sha 0 *argv`` on a pooled redis-py connection."""
         pool = self._get_redis().connection_pool
@@ -182,11 +247,35 @@ class LuaCore:
             conn.send_command("EVALSHA", self.sha, 0, *argv, check_health=False)
             return conn.read_response()
         except Exception as exc:
-            if not isinstance(_translate_redis_error(exc), ReplyError):
+            mine = _translate_redis_error(exc)
+            if not isinstance(mine, ReplyError):
                 conn.disconnect()  # a reply may still be on its way: never reuse the stream
+            elif mine.readonly:
+                # the pool's connections point at a replica: connect again, and through
+                # Sentinel find the current master
+                conn.disconnect()
+                pool.disconnect(inuse_connections=False)
             raise
         finally:
             pool.release(conn)
+
+    def check(self) -> QlessConnectionError | None:
+        """Connect and run a read on the path calls take, as a worker does at start.
+
+        Raises :class:`ConnectionSetupError` when retrying cannot help (TLS verification,
+        authentication or ACL refused, unknown Sentinel service, the core refused by the
+        server); returns the error when the server just cannot be reached now; None if
+        all is well.
+        """
+        try:
+            self.call("config.get", "heartbeat")
+        except ConnectionSetupError as exc:  # without the command's name: it is ours
+            raise ConnectionSetupError(str(exc.__cause__ or exc)) from exc
+        except QlessConnectionError as exc:
+            return exc
+        except CoreError as exc:
+            raise ConnectionSetupError(f"the server refused the core: {exc}") from exc
+        return None
 
     def close(self) -> None:
         """Close the direct connections (they connect again if used again)."""
@@ -208,7 +297,8 @@ class LuaCore:
 
         Each item is ``(command, *args)``; ``now`` is inserted. Results come back in order;
         an item the core refused gets its exception object in the result list. Items that
-        came back NOSCRIPT did not run, so only those are sent again after a load.
+        came back NOSCRIPT or READONLY did not run, so only those are sent again (after a
+        load, or on a new connection to the current master).
         """
         return self.call_packed([pack_call(argv[0], argv[1:]) for argv in argvs])
 
@@ -219,6 +309,7 @@ class LuaCore:
         # Items 10 us apart: equal priorities (|p| < 4, within the score's precision) then
         # pop in batch order, as separate puts would, not in the reverse-jid order of ties.
         base_us = round(clock.now() * 1e6)
+        replicas, ms = self.confirm
         for attempt in range(2):
             sha = self.sha.encode()
             head = b"*%d\r\n$7\r\nEVALSHA\r\n$%d\r\n%s\r\n$1\r\n0\r\n%s"
@@ -229,31 +320,52 @@ class LuaCore:
                 parts.append(head % (count + 5, len(sha), sha, name))
                 parts.append(b"$%d\r\n%s\r\n" % (len(now), now))
                 parts.append(body)
-            replies = self._send(b"".join(parts), len(pending))
+            if replicas:
+                parts.append(pack(["WAIT", replicas, ms]))
+            replies = self._send(b"".join(parts), len(pending) + bool(replicas))
+            if replicas:
+                try:
+                    _check_confirmed(replies.pop(), replicas, ms)
+                except ConnectionFailed as exc:
+                    raise QlessConnectionError(f"batch of {len(pending)} commands: {exc}") \
+                        from exc
             again: list[int] = []
+            load = False
             for i, reply in zip(pending, replies, strict=True):
-                if isinstance(reply, ReplyError) and reply.noscript and attempt == 0:
+                if isinstance(reply, ReplyError) and attempt == 0 and (
+                        reply.noscript or reply.readonly):
                     again.append(i)
+                    load = load or reply.noscript
                 elif isinstance(reply, ReplyError):
                     results[i] = error_from_reply(str(reply), _command_name(calls[i][0]))
                 else:
                     results[i] = to_text(reply)
             if not again:
                 break
-            self.load()
+            if load:
+                self.load()
             pending = again
         return results
 
     def _send(self, payload: bytes, count: int) -> list[Any]:
-        """Write pre-packed commands on one connection and read ``count`` replies."""
+        """:meth:`_exchange`, with connection errors as QlessErrors."""
         try:
-            if self.transport is not None:
-                return self.transport.ready().exchange(payload, count)
-            return self._redis_send(payload, count)
+            return self._exchange(payload, count)
+        except SetupFailed as exc:
+            raise ConnectionSetupError(f"batch of {count} commands: {exc}") from exc
         except ConnectionFailed as exc:
-            raise QlessConnectionError(
-                f"batch of {count} commands: connection failed, some may have run: {exc}"
-            ) from exc
+            error = QlessConnectionError(
+                f"batch of {count} commands: connection failed, some may have run: {exc}")
+            if self.on_connection_error is not None:
+                self.on_connection_error(error)
+            raise error from exc
+
+    def _exchange(self, payload: bytes, count: int) -> list[Any]:
+        """Write pre-packed commands on one connection and read ``count`` replies (error
+        replies as ReplyError objects)."""
+        if self.transport is not None:
+            return self.transport.ready().exchange(payload, count)
+        return self._redis_send(payload, count)
 
     def _redis_send(self, payload: bytes, count: int) -> list[Any]:
         pool = self._get_redis().connection_pool
@@ -269,6 +381,9 @@ class LuaCore:
                     if not isinstance(mine, ReplyError):
                         raise
                     replies.append(mine)  # one refused command; the stream goes on
+            if any(isinstance(r, ReplyError) and r.readonly for r in replies):
+                conn.disconnect()  # a replica: see _redis_call
+                pool.disconnect(inuse_connections=False)
             return replies
         except Exception as exc:
             mine = _translate_redis_error(exc)
@@ -278,6 +393,13 @@ class LuaCore:
             raise
         finally:
             pool.release(conn)
+
+
+def _check_confirmed(acked: Any, replicas: int, ms: int) -> None:
+    if isinstance(acked, ReplyError) or not isinstance(acked, int) or acked < replicas:
+        raise ConnectionFailed(
+            f"written, but {acked} of {replicas} replica(s) confirmed it within {ms} ms "
+            "(WAIT): a failover now could lose it")
 
 
 PackedCall = tuple[bytes, int, bytes]

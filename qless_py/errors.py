@@ -39,6 +39,17 @@ class QlessConnectionError(QlessError):
     """
 
 
+class ConnectionSetupError(QlessConnectionError):
+    """Connecting failed for a reason that retrying cannot mend: the server's certificate
+    did not verify, authentication or an ACL refused us, Sentinel does not know the
+    service. The message says which; a worker refuses to start on it."""
+
+
+class UnsupportedSettingError(QlessError, ValueError):
+    """A connection setting qless_py cannot honour (an unknown URL option, or a setting of
+    a ``redis_client`` that a worker's own connections could not reproduce)."""
+
+
 class CodecError(QlessError, ValueError):
     """Job data could not be encoded or decoded with the chosen codec."""
 
@@ -58,13 +69,20 @@ _BY_PHRASE: tuple[tuple[str, type[CoreError]], ...] = (
 _HOLDER_COMMANDS = frozenset({"heartbeat", "complete", "fail", "retry"})
 
 # Reply prefixes that mean "the server cannot serve us right now", not "the core said no".
-_UNAVAILABLE_PREFIXES = ("LOADING", "BUSY", "MASTERDOWN", "TRYAGAIN", "READONLY")
+_UNAVAILABLE_PREFIXES = ("LOADING", "BUSY", "MASTERDOWN", "TRYAGAIN", "READONLY",
+                         "NOREPLICAS")
+
+
+# Reply prefixes that mean "this connection is not allowed to do that": retrying is useless.
+_REFUSED_PREFIXES = ("NOAUTH", "WRONGPASS", "NOPERM")
 
 
 def error_from_reply(text: str, command: str = "") -> QlessError:
     """Map a server error reply to the matching exception (not raised, returned)."""
     if text.startswith(_UNAVAILABLE_PREFIXES):
         return QlessConnectionError(text)
+    if text.startswith(_REFUSED_PREFIXES):
+        return ConnectionSetupError(text)
     cls = next((c for phrase, c in _BY_PHRASE if phrase in text), CoreError)
     if cls is JobNotFoundError and command in _HOLDER_COMMANDS:
         cls = JobGoneError

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from qless_py import clock, codecs
-from qless_py.errors import QlessError
+from qless_py.errors import JobNotFoundError, LockLostError, QlessConnectionError, QlessError
 
 if TYPE_CHECKING:
     from qless_py.client import Client
@@ -159,6 +159,13 @@ class Job(BaseJob):
         spawned = raw.get("spawned_from_jid")
         self.spawned_from_jid: str | None = spawned if isinstance(spawned, str) else None
         self.finished = False
+        # The command sent by this object that ends its lease (complete, fail, retry, move,
+        # cancel, timeout) while its outcome is not known: in flight, or its connection
+        # dropped so that it may or may not have run.
+        self.settling: str | None = None
+        # Why the core refused one of this object's commands as not the job's holder (its
+        # lease was gone: taken, moved, timed out, cancelled).
+        self.lease_gone: str | None = None
         self.workdir: str | None = None
         self._as_worker = worker
         self._stop_event: threading.Event | None = None
@@ -214,9 +221,37 @@ class Job(BaseJob):
         """The worker name this object acts as: the popping worker, else the client's."""
         return self._as_worker or self.client.worker_name
 
+    @property
+    def lease_open(self) -> bool:
+        """True while this object may still hold its lease: nothing it sent has ended the
+        lease, may have ended it, or was refused because the lease was gone."""
+        return not self.finished and self.settling is None and self.lease_gone is None
+
     def _done(self, state: str) -> None:
         self.finished = True
+        self.settling = None
         self.state = state
+
+    def _as_holder(self, command: str, *args: Any, ends: bool = True) -> Any:
+        """Send a command this object sends as the job's holder, noting what the reply (or
+        its absence) says about the lease: ``settling`` while a lease-ending command is in
+        flight or lost with its connection, ``lease_gone`` when the core says the lease is
+        not this object's any more."""
+        if ends:
+            self.settling = command
+        try:
+            return self.client.core.call(command, *args)
+        except QlessConnectionError:
+            raise  # outcome unknown: ``settling`` stays set
+        except (LockLostError, JobNotFoundError) as exc:
+            if ends:
+                self.settling = None
+            self.lease_gone = f"{command}: {exc}"
+            raise
+        except QlessError:
+            if ends:
+                self.settling = None  # refused for another reason: the lease is as it was
+            raise
 
     # -- the holder's commands -------------------------------------------------------------
     def complete(self, next: str | None = None, delay: float | None = None,
@@ -235,7 +270,7 @@ class Job(BaseJob):
                 args += ["delay", delay]
             if depends is not None:
                 args += ["depends", json.dumps(list(depends))]
-        state = self.client.core.call("complete", *args)
+        state = self._as_holder("complete", *args)
         state = state if isinstance(state, str) else ("complete" if next is None else "waiting")
         self._done(state)
         if next is not None:
@@ -246,7 +281,7 @@ class Job(BaseJob):
         """Fail the job into failure ``group``; returns the jid."""
         if not group:
             raise ValueError("a failure group is required")
-        self.client.core.call("fail", self.jid, self.acting_worker, group, message)
+        self._as_holder("fail", self.jid, self.acting_worker, group, message)
         self._done("failed")
         return self.jid
 
@@ -258,21 +293,21 @@ class Job(BaseJob):
             args += [group, message]
         elif group is not None:
             args += [group]
-        left = int(self.client.core.call("retry", *args))
+        left = int(self._as_holder("retry", *args))
         self.retries_left = left
         self._done("failed" if left < 0 else ("scheduled" if delay > 0 else "waiting"))
         return left
 
     def heartbeat(self) -> float:
         """Renew the lock; returns the new expiry. Raises LockLostError if it is gone."""
-        expires = self.client.core.call("heartbeat", self.jid, self.acting_worker)
+        expires = self._as_holder("heartbeat", self.jid, self.acting_worker, ends=False)
         self.expires_at = float(expires)
         return self.expires_at
 
     # -- anyone's commands -----------------------------------------------------------------
     def cancel(self) -> list[str]:
         """Delete the job (its dependents must be cancelled with it)."""
-        reply = self.client.core.call("cancel", self.jid)
+        reply = self._as_holder("cancel", self.jid)
         self._done("canceled")
         return as_list(reply)
 
@@ -282,14 +317,14 @@ class Job(BaseJob):
                            self.encoded_data(), delay]
         if depends is not None:
             args += ["depends", json.dumps(list(depends))]
-        jid = self.client.core.call("put", *args)
+        jid = self._as_holder("put", *args)
         self._done("scheduled" if delay > 0 else "waiting")
         self.queue_name = queue
         return str(jid) if isinstance(jid, str) else self.jid
 
     def timeout(self) -> None:
         """Expire the lock now: the job goes to the front of its queue as stalled."""
-        self.client.core.call("timeout", self.jid)
+        self._as_holder("timeout", self.jid)
         self._done("stalled")
 
     def tag(self, *tags: str) -> list[str]:

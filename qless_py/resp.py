@@ -15,8 +15,12 @@ Workers do not go through redis-py, for two measured reasons (docs/performance.m
   session"). Only replies to commands spin; reads with a timeout (pub/sub) never do.
 
 Plain clients keep redis-py (``client.redis``); see ``qless_py.core`` for who uses what.
-Replies are hiredis's: ``bytes``, ``int``, lists, ``None``; an error reply is returned or
-raised as :class:`ReplyError`.
+Both are built from one :class:`~qless_py.endpoint.Endpoint`, and both open their sockets
+with ``qless_py.dial`` (TLS) and find a Sentinel-managed master with ``qless_py.sentinel``.
+A new connection sends AUTH, SELECT and CLIENT SETNAME as the endpoint says; a refusal
+there is :class:`SetupFailed`. Replies are hiredis's: ``bytes``, ``int``, lists, ``None``;
+an error reply is returned or raised as :class:`ReplyError`; a READONLY reply closes the
+connection, so the next command finds the current master.
 """
 
 from __future__ import annotations
@@ -25,26 +29,28 @@ import contextlib
 import os
 import select
 import socket
-import struct
 import threading
 import time
 import weakref
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
-from urllib.parse import parse_qs, unquote, urlsplit
 
 import hiredis
 
+from qless_py.dial import (
+    ConnectionFailed,
+    RespError,
+    SetupFailed,
+    closed_at_once,
+    open_socket,
+    tls_refusal,
+)
+from qless_py.endpoint import Endpoint
+
 Arg = str | bytes | int | float
 
-
-class RespError(Exception):
-    """Base of this module's errors."""
-
-
-class ConnectionFailed(RespError):
-    """The connection could not be made, broke, or timed out; it has been closed."""
+__all__ = ["NOTHING", "Arg", "Connection", "ConnectionFailed", "Endpoint", "ReplyError",
+           "RespError", "SetupFailed", "Transport", "bulk", "encode_arg", "pack"]
 
 
 class ReplyError(RespError):
@@ -54,6 +60,16 @@ class ReplyError(RespError):
     def noscript(self) -> bool:
         """The server does not have the script: the EVALSHA did not run."""
         return str(self).startswith("NOSCRIPT")
+
+    @property
+    def readonly(self) -> bool:
+        """A replica refused a write: nothing was written, and the connection points at a
+        node that is no longer (or not yet) the master."""
+        return str(self).startswith("READONLY")
+
+
+# Replies to the connection's opening commands that mean "not now" rather than "never".
+_PASSING = ("LOADING", "BUSY", "MASTERDOWN", "TRYAGAIN")
 
 
 # Counts forks, so that a child notices the per-thread connections it inherited without a
@@ -67,61 +83,6 @@ def _count_fork() -> None:
 
 
 os.register_at_fork(after_in_child=_count_fork)
-
-
-@dataclass(frozen=True)
-class Endpoint:
-    """Where and how to connect: the parts of a redis URL this module honours."""
-
-    host: str = "127.0.0.1"
-    port: int = 6379
-    path: str | None = None  # a unix socket
-    db: int = 0
-    username: str | None = None
-    password: str | None = None
-    tls: bool = False
-    tls_verify: bool = True
-    timeout: float | None = None  # each read and write; None waits forever
-    connect_timeout: float | None = None
-
-    @classmethod
-    def from_url(cls, url: str, timeout: float | None = None) -> Endpoint:
-        """Parse ``redis://``, ``rediss://`` or ``unix://`` as redis-py does.
-
-        ``redis://[[user]:password@]host[:port][/db]``, ``unix://[[user]:password@]/path``;
-        ``?db=``, ``?password=``, ``?socket_timeout=``, ``?socket_connect_timeout=`` and
-        ``?ssl_cert_reqs=none`` are read; other options are ignored. Raises ValueError.
-        """
-        parts = urlsplit(url)
-        scheme = parts.scheme.lower()
-        if scheme not in ("redis", "rediss", "unix"):
-            raise ValueError(
-                "Redis URL must specify one of the following schemes "
-                "(redis://, rediss://, unix://)")
-        query = {k: v[-1] for k, v in parse_qs(parts.query).items() if v}
-        username = unquote(parts.username) if parts.username else None
-        password = unquote(parts.password) if parts.password else query.get("password")
-        db = int(query.get("db", 0))
-        if scheme == "unix":
-            if not parts.path:
-                raise ValueError("unix:// URL needs a socket path")
-            path, host, port = unquote(parts.path), "", 0
-        else:
-            path, host = None, unquote(parts.hostname) if parts.hostname else "localhost"
-            port = parts.port or 6379
-            if parts.path and parts.path != "/" and "db" not in query:
-                db = int(parts.path.lstrip("/"))
-        sock_timeout = float(query["socket_timeout"]) if "socket_timeout" in query else timeout
-        connect = (float(query["socket_connect_timeout"])
-                   if "socket_connect_timeout" in query else sock_timeout)
-        return cls(host=host, port=port, path=path, db=db, username=username,
-                   password=password, tls=scheme == "rediss",
-                   tls_verify=query.get("ssl_cert_reqs", "required").lower() != "none",
-                   timeout=sock_timeout, connect_timeout=connect)
-
-    def __str__(self) -> str:
-        where = self.path if self.path else f"{self.host}:{self.port}"
-        return f"{'rediss' if self.tls else 'redis'} {where} db {self.db}"
 
 
 def encode_arg(value: Arg) -> bytes:
@@ -179,43 +140,44 @@ class Connection:
         return self._sock is not None
 
     def connect(self) -> None:
+        """Connect (through Sentinel to the current master, if the endpoint says so),
+        authenticate, select the database and name the connection.
+
+        Raises :class:`SetupFailed` when the server refuses us for good (credentials,
+        ACL, TLS), :class:`ConnectionFailed` when it cannot be reached now.
+        """
         ep = self.endpoint
-        try:
-            if ep.path:
-                sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-                sock.settimeout(ep.connect_timeout)
-                sock.connect(ep.path)
-            else:
-                sock = socket.create_connection((ep.host, ep.port), timeout=ep.connect_timeout)
-                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            if ep.tls:
-                sock = _wrap_tls(sock, ep)
-                sock.settimeout(ep.timeout)  # TLS reads and writes poll; correctness first
-            else:
-                sock.settimeout(None)
-                if ep.timeout:
-                    whole = int(ep.timeout)
-                    limit = struct.pack("ll", whole, int((ep.timeout - whole) * 1e6))
-                    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, limit)
-                    sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, limit)
-        except OSError as exc:
-            raise ConnectionFailed(f"Error connecting to {ep}: {exc}") from exc
+        if ep.sentinels:
+            from qless_py.sentinel import master_endpoint  # only Sentinel users pay
+
+            target = master_endpoint(ep)
+        else:
+            target = ep
+        sock = open_socket(target)
         self._sock, self._fd = sock, (-1 if ep.tls else sock.fileno())
         self._poll = select.poll()
         self._poll.register(sock, select.POLLIN)
         self._made_in = _forks
         self._reader = hiredis.Reader(replyError=ReplyError)
-        hello: list[list[Arg]] = []
-        if ep.password is not None:
-            hello.append(["AUTH", ep.username, ep.password] if ep.username
-                         else ["AUTH", ep.password])
-        if ep.db:
-            hello.append(["SELECT", ep.db])
-        if hello:
-            for reply in self.pipeline(hello):
-                if isinstance(reply, ReplyError):
-                    self.close()
-                    raise reply
+        hello = opening_commands(ep)
+        if not hello:
+            return
+        try:
+            replies = self.pipeline([argv for _, argv in hello])
+        except ConnectionFailed as exc:
+            # TLS 1.3 reports a refused client certificate only on the first read
+            if tls_refusal(exc.__cause__ or exc):
+                raise SetupFailed(f"TLS with {target}: {exc.__cause__}") from exc
+            refusal = closed_at_once(target, exc)
+            if refusal is not None:
+                raise refusal from exc
+            raise
+        for (label, _), reply in zip(hello, replies, strict=True):
+            if isinstance(reply, ReplyError):
+                self.close()
+                if str(reply).startswith(_PASSING):
+                    raise ConnectionFailed(f"{target}: {reply}")
+                raise SetupFailed(f"{target} refused {label}: {reply}")
 
     def close(self, shutdown: bool = True) -> None:
         """Close the socket. ``shutdown`` (as redis-py does) ends the connection for the
@@ -317,10 +279,15 @@ class Connection:
             return data
 
     def call(self, *args: Arg) -> Any:
-        """Send one command and return its reply; an error reply is raised."""
+        """Send one command and return its reply; an error reply is raised.
+
+        A READONLY reply also closes the connection, so that the next command connects
+        again and finds the current master (through Sentinel, or a name that moved)."""
         self.send(pack(args))
         reply = self.read()
         if isinstance(reply, ReplyError):
+            if reply.readonly:
+                self.close()
             raise reply
         return reply
 
@@ -329,9 +296,39 @@ class Connection:
         return self.exchange(b"".join([pack(args) for args in commands]), len(commands))
 
     def exchange(self, payload: bytes, count: int) -> list[Any]:
-        """Send ``count`` commands already packed into ``payload``; their ``count`` replies."""
+        """Send ``count`` commands already packed into ``payload``; their ``count`` replies.
+
+        A READONLY reply among them closes the connection afterwards (see :meth:`call`)."""
         self.send(payload)
-        return [self.read() for _ in range(count)]
+        replies = [self.read() for _ in range(count)]
+        for reply in replies:
+            if type(reply) is ReplyError and reply.readonly:
+                self.close()
+                break
+        return replies
+
+
+def opening_commands(ep: Endpoint) -> list[tuple[str, list[Arg]]]:
+    """What a new connection sends first, labelled for messages (without secrets):
+    AUTH (credentials from the endpoint or its credential provider), SELECT, CLIENT
+    SETNAME."""
+    commands: list[tuple[str, list[Arg]]] = []
+    username, password = ep.username, ep.password
+    if ep.credential_provider is not None:
+        given = ep.credential_provider.get_credentials()
+        username, password = (None, given[0]) if len(given) == 1 else given
+    if password is not None:
+        commands.append(("AUTH", ["AUTH", username, password] if username
+                         else ["AUTH", password]))
+    if ep.db:
+        commands.append((f"SELECT {ep.db}", ["SELECT", ep.db]))
+    if ep.client_name:
+        commands.append(("CLIENT SETNAME", ["CLIENT", "SETNAME", ep.client_name]))
+    if ep.tls and not commands:
+        # a server that refuses our TLS client says so only on the first read: ask now,
+        # so the refusal is seen as one (SetupFailed) rather than as a broken call
+        commands.append(("PING", ["PING"]))
+    return commands
 
 
 class _Nothing:
@@ -352,16 +349,6 @@ def _pending(sock: socket.socket) -> bool:
     """TLS may hold decrypted bytes that select() cannot see."""
     pending = getattr(sock, "pending", None)
     return bool(pending and pending())
-
-
-def _wrap_tls(sock: socket.socket, ep: Endpoint) -> socket.socket:
-    import ssl  # only TLS users pay for the import
-
-    context = ssl.create_default_context()
-    if not ep.tls_verify:
-        context.check_hostname = False
-        context.verify_mode = ssl.CERT_NONE
-    return context.wrap_socket(sock, server_hostname=ep.host)
 
 
 class Transport:

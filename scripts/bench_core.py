@@ -1,7 +1,7 @@
 """Measure the Lua core's own server time (INFO commandstats usec of EVALSHA).
 
 Lifecycle mode (default): n jobs put one call at a time, then popped one at a time, then
-completed one at a time (as the shared harness /work/shared/bench does); prints the server
+completed one at a time (as the shared benchmark harness does); prints the server
 microseconds per put, pop and complete and per lifecycle. --interleaved puts, pops and
 completes each job in turn instead and prints the lifecycle total.
 
@@ -12,6 +12,11 @@ history and work set built server-side by a helper script, in the exact layout `
 writes), then measures `pop` of one job at a time on each.
 
     python scripts/bench_core.py --server valkey --pop-scaling
+
+Calls mode: the Redis commands each put, pop and complete makes inside the script, read from
+INFO commandstats (which also counts the commands a script calls) over 1,000 lifecycles.
+
+    python scripts/bench_core.py --server redis --calls
 
 Versus mode: our core against another script (e.g. the qless-core reference) on the same
 server, alternating short pipelined rounds and keeping the best round of each phase, so
@@ -136,6 +141,25 @@ def lifecycle(conn: redis.Redis, sha: str, n: int) -> dict[str, float]:
     return result
 
 
+def calls(conn: redis.Redis, sha: str, n: int = 1000) -> dict[str, float]:
+    """Redis commands per call that each phase's script makes, by command name."""
+    result: dict[str, float] = {}
+    jids = [f"{i:032x}" for i in range(n)]
+    for offset, phase in enumerate(PHASES):
+        conn.config_resetstat()
+        for i in range(n):
+            command, *rest = call_args(phase, jids[i])
+            conn.evalsha(sha, 0, command, f"{T0 + offset * 100 + i * 0.001:.6f}", *rest)
+        stats = conn.info("commandstats")
+        inner = {name.removeprefix("cmdstat_"): int(entry["calls"]) / n
+                 for name, entry in stats.items()
+                 if name not in ("cmdstat_evalsha", "cmdstat_config")}
+        result[phase] = sum(inner.values())
+        for name, count in sorted(inner.items()):
+            result[f"{phase}.{name}"] = count
+    return result
+
+
 def interleaved(conn: redis.Redis, sha: str, n: int) -> dict[str, float]:
     """Server usec per lifecycle when each job is put, popped and completed in turn."""
     conn.config_resetstat()
@@ -249,6 +273,8 @@ def main() -> None:
     parser.add_argument("--one-by-one", action="store_true",
                         help="--versus without pipelining: one call per round trip, median "
                         "round (as the shared harness calls the core)")
+    parser.add_argument("--calls", action="store_true",
+                        help="count the Redis commands inside each put, pop and complete")
     parser.add_argument("--pop-scaling", action="store_true",
                         help="compare pop on 1,000 vs 1,000,000 waiting jobs")
     parser.add_argument("--large", type=int, default=1_000_000)
@@ -269,6 +295,9 @@ def main() -> None:
             ours = args.script.read_bytes() if args.script else lua.SOURCE
             result = versus(conn, ours, args.versus.read_bytes(), args.rounds,
                             one_by_one=args.one_by_one)
+        elif args.calls:
+            sha = conn.script_load(args.script.read_bytes() if args.script else lua.SOURCE)
+            result = calls(conn, sha)
         elif args.pop_scaling:
             result = pop_scaling(conn, 1000, args.large, args.pops)
         else:
@@ -276,7 +305,7 @@ def main() -> None:
             run = interleaved if args.interleaved else lifecycle
             result = run(conn, sha, args.n)
     for name, value in result.items():
-        unit = "" if name == "ratio" else " usec"
+        unit = "" if name == "ratio" or args.calls else " usec"
         print(f"{name:>18}: {value:7.2f}{unit}")
 
 

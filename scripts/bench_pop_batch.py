@@ -17,7 +17,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_core import private_server
 
-import qless_py.server as qs
 from qless_py import lua
 
 T = 1_700_000_000
@@ -26,14 +25,12 @@ T = 1_700_000_000
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--versus", type=Path, required=True)
-    parser.add_argument("--binary", help="redis-server to run instead of PATH's")
+    parser.add_argument("--binary", type=Path, help="redis-server to run instead of PATH's")
     parser.add_argument("--count", type=int, default=16)
     parser.add_argument("--rounds", type=int, default=6)
     args = parser.parse_args()
-    if args.binary:
-        qs.binary_for = lambda kind: args.binary  # type: ignore[assignment]
     sources = {"ours": lua.SOURCE, "other": args.versus.read_bytes()}
-    with private_server("redis") as conn:
+    with private_server("redis", args.binary) as conn:
         shas = {name: conn.script_load(src) for name, src in sources.items()}
         best = dict.fromkeys(shas, float("inf"))
         base = 0

@@ -54,7 +54,7 @@ import time
 import redis
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(HERE) if os.path.basename(HERE) == "scripts" else "/work/main"
+REPO = os.path.dirname(HERE)
 OURS_DEFAULT = os.path.join(REPO, "qless_py", "_lua", "qless.lua")
 
 DUMP_LUA = """

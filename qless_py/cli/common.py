@@ -49,8 +49,8 @@ def resolve_url(url: str | None) -> str:
 
 url_option = click.option(
     "--url", default=None, metavar="URL",
-    help="Redis/Valkey URL (redis://, rediss://, unix://). Default: $QLESS_URL, "
-    "else the embedded server.",
+    help="Redis/Valkey URL (redis://, rediss://, unix://, redis+sentinel://; see "
+    "docs/cli.md). Default: $QLESS_URL, else the embedded server.",
 )
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of tables.")
@@ -155,8 +155,9 @@ def connection_error_types() -> tuple[type[BaseException], ...]:
     import redis
 
     from qless_py import QlessConnectionError
+    from qless_py.resp import ConnectionFailed
 
-    return (QlessConnectionError, redis.ConnectionError, redis.TimeoutError)
+    return (QlessConnectionError, ConnectionFailed, redis.ConnectionError, redis.TimeoutError)
 
 
 class QlessGroup(click.Group):
@@ -170,6 +171,10 @@ class QlessGroup(click.Group):
         except Exception as exc:
             if ctx.params.get("debug"):
                 raise
+            from qless_py.errors import ConnectionSetupError
+
+            if isinstance(exc, ConnectionSetupError):  # reached, but refused for good
+                raise CliError(f"cannot connect: {one_line(exc)}") from exc
             if isinstance(exc, connection_error_types()):
                 raise CliError(f"cannot reach the server: {one_line(exc)}") from exc
             raise CliError(one_line(exc)) from exc

@@ -84,6 +84,7 @@ def worker(ctx: click.Context, queues: tuple[str, ...], processes: int | None, t
 
     target = _check_url(resolve_url(url or group_url(ctx)))
     setup_logging(getattr(logging, log_level.upper()))
+    _probe(target, socket_timeout)
     _preload(paths, imports)
     count = (os.cpu_count() or 1) if processes is None else processes
     settings = {"threads": threads, "order": order, "interval": interval,
@@ -99,13 +100,36 @@ def worker(ctx: click.Context, queues: tuple[str, ...], processes: int | None, t
 
 def _check_url(target: str) -> str:
     """A bad URL is a usage error now, not a crash loop of children later."""
-    from qless_py.resp import Endpoint
+    from qless_py.endpoint import Endpoint
 
     try:
         Endpoint.from_url(target)
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--url") from exc
     return target
+
+
+def _probe(target: str, socket_timeout: float) -> None:
+    """Connect once, as the workers will, before forking any.
+
+    A reason that retrying cannot mend (certificate, authentication, ACL, unknown Sentinel
+    service) stops the command with one line; a server that is down now is only logged,
+    and the workers retry with backoff as they do after any outage.
+    """
+    from qless_py import Client
+    from qless_py.errors import ConnectionSetupError
+
+    client = Client(target, socket_timeout=socket_timeout)
+    try:
+        client.core.go_direct(client.endpoint())
+        problem = client.core.check()
+    except ConnectionSetupError as exc:
+        raise click.ClickException(f"cannot start the workers: {exc}") from exc
+    finally:
+        client.close()
+    if problem is not None:
+        logging.getLogger("qless_py.worker").warning(
+            "the server cannot be reached yet (%s); the workers keep trying", problem)
 
 
 def _preload(paths: tuple[str, ...], imports: tuple[str, ...]) -> None:

@@ -24,12 +24,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from qless_py import QlessError
+from qless_py import QlessConnectionError, QlessError
 from qless_py.reservers import ORDERS, make_reserver
 from qless_py.resp import Transport
 from qless_py.workers.giveback import give_back
 from qless_py.workers.held import Held, HeldJobs
-from qless_py.workers.jobrun import Workdir
+from qless_py.workers.jobrun import Workdir, note_connection_error
 from qless_py.workers.listener import Listener
 from qless_py.workers.logs import flush_logs
 from qless_py.workers.runner import Runner, Waker
@@ -38,6 +38,10 @@ from qless_py.workers.signals import NUDGE, SignalPipe
 log = logging.getLogger("qless_py.worker")
 
 MAX_BATCH = 16
+# Runs of one job in a row that may end unsettled (connection errors) before adoption
+# spends one of its retries instead of running it again.
+MAX_UNSETTLED_RUNS = 5
+ADOPTION_ROUNDS = 5  # rounds one adopt_orphans call may run back to back
 # Seconds a runner waits awake for a command's reply before it sleeps in recv (see
 # qless_py.resp): a sleeping thread's wake-up can cost more than the command.
 SPIN = 0.0003
@@ -95,6 +99,8 @@ class Worker:
         self.client = client
         # Core calls and the worker's own reads go through qless_py.resp, not redis-py.
         client.core.go_direct(client.endpoint(), spin)
+        # A handler's calls that fail on the connection must not fail its job (jobrun).
+        client.core.on_connection_error = note_connection_error
         self.transport: Transport = client.core.transport
         self.name: str = client.worker_name
         self.queue_names = list(queues)
@@ -116,13 +122,20 @@ class Worker:
         self._runners: list[threading.Thread] = []
         self._active = 0
         self._adopting = False
+        self._adopt_again = False
         self._exit_code = self.EXIT_DONE
         self._listener: Listener | None = None
         self._own_root = False
 
     # -- public --------------------------------------------------------------------------
     def run(self) -> int:
-        """Work until stopped (or drained with ``burst``); returns the exit code."""
+        """Work until stopped (or drained with ``burst``); returns the exit code.
+
+        Raises ConnectionSetupError if the first connection fails for a reason retrying
+        cannot mend; later connection problems are retried with backoff."""
+        problem = self.client.core.check()
+        if problem is not None:
+            log.warning("worker %s: %s; retrying with backoff", self.name, problem)
         install = self.handle_signals
         if install is None:
             install = threading.current_thread() is threading.main_thread()
@@ -262,39 +275,97 @@ class Worker:
         return bool(state == b"running" and owner == self.name.encode())
 
     def _resume_jobs(self, why: str = "resuming") -> None:
-        """Take the jobs the core lists under this worker's name that it does not hold.
+        """Take the jobs the core lists under this worker's name that nothing here holds.
 
         At start with ``--resume``; and after a connection problem, because a pop whose
-        reply was lost (or a complete/fail that never ran) leaves jobs leased to this
-        name that no thread knows about; adopting them saves a lock expiry and a retry.
+        reply was lost leaves jobs leased to this name that no thread knows about, and a
+        run left unsettled (a complete whose reply was lost, a handler whose call failed on
+        the connection) waits here for the core's word. A job still leased here is run
+        again, without waiting for its lock to expire and without spending a retry; an
+        unsettled one the core no longer lists here is forgotten (its command took effect).
         """
+        since = self.held.open_adoption()
+        try:
+            self._adopt(since, why)
+        finally:
+            if self.held.close_adoption():
+                with self._lock:
+                    self._adopt_again = self._adopting  # the running round looks again
+
+    def _adopt(self, since: int, why: str) -> None:
         try:
             mine = self.client.workers[self.name]
-            jids = [jid for jid in [*mine.get("jobs", []), *mine.get("stalled", [])]
-                    if self.held.get(jid) is None]
+            listed = [*mine.get("jobs", []), *mine.get("stalled", [])]
+            jids = [jid for jid in listed if self.held.wants(jid, since)]
             jobs = self.client.jobs.get(*jids) if jids else []
         except QlessError as exc:
             log.error("worker %s: could not read the jobs it holds: %s", self.name, exc)
             return
-        taken = [job for job in jobs
-                 if job.state == "running" and job.worker_name == self.name
-                 and self.held.add(job, beat_now=True)]
+        ours = [job for job in jobs if job.state == "running" and job.worker_name == self.name]
+        for gone in self.held.forget_unsettled({job.jid for job in ours}, since):
+            log.info("job %s: no longer leased to this worker; %s", gone.job.jid,
+                     f"its {gone.job.settling} took effect (or its lock was lost)"
+                     if gone.job.settling else "its lock was lost or it was moved")
+        taken = []
+        for job in ours:
+            adopted = self.held.adopt(job, since)
+            if adopted is None:
+                continue  # a run here holds it or settled it (then the core is read again)
+            if adopted.unsettled_runs >= MAX_UNSETTLED_RUNS:
+                self._retry_unsettled(job, adopted.unsettled_runs)
+                continue
+            taken.append(job)
         self._resumed.extend(taken)
         if taken:
             log.warning("worker %s: %s %d job(s): %s", self.name, why, len(taken),
                         " ".join(j.jid for j in taken))
         self.waker.notify()
 
+    def _retry_unsettled(self, job: Any, runs: int) -> None:
+        """A job whose runs keep ending unsettled spends a retry, as a lock expiry would:
+        a handler whose own calls always fail on the connection must not loop for ever."""
+        message = (f"its last {runs} runs on worker {self.name} ended with the outcome of a "
+                   "core call unknown (connection errors)")
+        try:
+            left = job.retry(group=f"failed-retries-{job.queue_name}", message=message)
+        except QlessConnectionError as exc:
+            log.error("could not retry %s (%s); looking again later", job.jid, exc)
+            self.held.ended(job, unsettled=True)
+            return
+        except QlessError as exc:
+            log.warning("could not retry %s: %s", job.jid, exc)
+        else:
+            log.error("job %s: %s; retried (%s)", job.jid, message,
+                      "no retries left: failed" if left < 0 else f"{left} retries left")
+        self.held.remove(job)
+
     def adopt_orphans(self) -> None:
-        """After a connection problem: take back jobs leased to this name but unknown here."""
+        """After a connection problem: take back jobs leased to this name but unknown here.
+
+        One round at a time; a request during a round (or a round whose read may have been
+        too early for a job) makes it go again, a few times at most; what is left then
+        is picked up by the next runner that pops (``adoption_due``).
+        """
         with self._lock:
             if self._adopting:
+                self._adopt_again = True
                 return
-            self._adopting = True
+            self._adopting, self._adopt_again = True, False
         try:
-            self._resume_jobs("adopting (their pop or settle reply was lost)")
+            for _ in range(ADOPTION_ROUNDS):
+                self._resume_jobs("adopting (their pop or settle reply was lost)")
+                with self._lock:
+                    if not self._adopt_again:
+                        break
+                    self._adopt_again = False
         finally:
-            self._adopting = False
+            with self._lock:
+                self._adopting = False
+
+    @property
+    def adoption_due(self) -> bool:
+        """A round was asked for and none is running."""
+        return self._adopt_again and not self._adopting
 
     def _shutdown(self) -> None:
         if self.stopping is None:
@@ -317,12 +388,15 @@ class Worker:
         for held in self.held.snapshot():
             job = held.job
             if job.finished or held.lost_at is not None:
-                self.held.remove(job)
+                self.held.remove(job)  # not this worker's any more: nothing to give back
                 continue
             job.stop_event.set()
             try:
                 if give_back(self.client, job.jid, self.name):
-                    log.info("gave %s back to queue %s", job.jid, job.queue_name)
+                    log.info("gave %s back to its queue", job.jid)
+                else:
+                    log.info("job %s is no longer leased to this worker; nothing to give "
+                             "back", job.jid)
                 self.held.remove(job)
             except Exception as exc:
                 log.error("could not give %s back (%s); its lock will expire", job.jid, exc)

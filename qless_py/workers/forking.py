@@ -1,14 +1,17 @@
 """The forking supervisor: N child processes, each running an in-process ``Worker``.
 
-The supervisor never talks to Redis. It forks the children, reaps them with ``waitpid``,
-respawns any that die (at once after a kill or a recycle, with a growing delay when a
-child keeps failing on its own), and passes signals on. Each child builds its own Client
-after the fork and leaves through ``os._exit``.
+The supervisor forks the children, reaps them with ``waitpid``, respawns any that die (at
+once after a kill or a recycle, with a growing delay when a child keeps failing on its
+own), and passes signals on. Each child builds its own Client after the fork, reports its
+worker name and server on a pipe, and leaves through ``os._exit``. The supervisor talks to
+Redis only when it finds a child killed by a signal: it settles that child's jobs and
+deregisters its name before it starts a replacement (see ``dead_child``).
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import os
 import random
@@ -17,7 +20,9 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
+from qless_py.workers import dead_child
 from qless_py.workers.base import Worker, dump_stacks
 from qless_py.workers.logs import flush_logs
 from qless_py.workers.signals import HANDLED, NUDGE, SignalPipe
@@ -38,6 +43,8 @@ class Slot:
     failures: int = 0
     restart_at: float = 0.0
     done: bool = False  # finished for good (burst drained, or stopped)
+    report: int = -1  # read end of the pipe on which the child says who it is
+    killed: bool = False  # SIGKILLed by the supervisor (it would not stop after TERM)
 
 
 class ForkingWorker:
@@ -112,6 +119,7 @@ class ForkingWorker:
     def _signal_children(self, signum: int) -> None:
         for slot in self.slots:
             if slot.pid:
+                slot.killed = slot.killed or signum == signal.SIGKILL
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(slot.pid, signum)
 
@@ -137,15 +145,23 @@ class ForkingWorker:
             self._exited(slot, status)
 
     def _exited(self, slot: Slot, status: int) -> None:
-        slot.pid = 0
+        pid, slot.pid = slot.pid, 0
         lived = time.monotonic() - slot.started
+        info = self._read_report(slot)
         if os.WIFSIGNALED(status):
             how, code = f"killed by {signal.Signals(os.WTERMSIG(status)).name}", None
         else:
             code = os.WEXITSTATUS(status)
             how = f"exited with status {code}"
         log.info("supervisor: worker process %d (slot %d) %s after %.1fs",
-                 slot.index, slot.index, how, lived)
+                 pid, slot.index, how, lived)
+        if code is None and info is not None:
+            # before a replacement starts: with --name it takes the same worker name
+            try:
+                dead_child.settle(info, pid, how, spend_retry=not slot.killed)
+            except Exception:  # a bug here must not end the supervisor
+                log.exception("supervisor: settling the jobs of process %d failed", pid)
+        slot.killed = False
         if self.stopping is not None:
             slot.done = True
             return
@@ -175,13 +191,35 @@ class ForkingWorker:
         sys.stderr.flush()
         for handler in logging.getLogger().handlers:
             handler.flush()
+        read, write = os.pipe()
         pid = os.fork()
         if pid == 0:
-            self._child(slot)  # never returns
-        slot.pid, slot.started = pid, time.monotonic()
+            os.close(read)
+            self._child(slot, write)  # never returns
+        os.close(write)
+        os.set_blocking(read, False)
+        slot.pid, slot.started, slot.report = pid, time.monotonic(), read
+
+    @staticmethod
+    def _read_report(slot: Slot) -> dict[str, Any] | None:
+        """What the child said about itself (nothing if it died before it could)."""
+        fd, slot.report = slot.report, -1
+        if fd < 0:
+            return None
+        try:
+            data = os.read(fd, 65536)
+        except OSError:  # nothing written (BlockingIOError: a grandchild keeps it open)
+            data = b""
+        finally:
+            os.close(fd)
+        try:
+            info = json.loads(data) if data else None
+        except ValueError:
+            return None
+        return info if isinstance(info, dict) else None
 
     # -- child ---------------------------------------------------------------------------
-    def _child(self, slot: Slot) -> None:
+    def _child(self, slot: Slot, report: int) -> None:
         code = 1
         try:
             signal.set_wakeup_fd(-1)
@@ -191,8 +229,15 @@ class ForkingWorker:
             for signum in (signal.SIGUSR1, signal.SIGUSR2):  # until the worker installs its own
                 signal.signal(signum, signal.SIG_IGN)
             self.pipe.close()
+            for other in self.slots:  # other children's report pipes are theirs
+                if other.report >= 0:
+                    with contextlib.suppress(OSError):
+                        os.close(other.report)
             random.seed()
             worker = self.factory(slot.index)
+            with contextlib.suppress(OSError):
+                os.write(report, dead_child.report(worker))
+            os.close(report)
             worker.isolated = True
             worker.handle_signals = True
             code = worker.run()

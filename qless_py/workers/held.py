@@ -1,17 +1,38 @@
-"""Jobs a worker process holds (popped, not yet finished) and the thread that keeps their locks.
+"""The leases a worker process holds, and the thread that keeps their locks.
 
-Every popped job is registered here at once, whether it is running or still waiting in a
-thread's small batch, so its lock is renewed at a third of its length and it can be given
-back on shutdown. A refused heartbeat or a ``lock_lost``/``canceled`` notice marks the job
-lost: its ``stop_event`` is set and it is never heartbeated or completed by this worker again.
+Every lease is registered here at once, when a pop returns it or adoption takes it, whether
+it runs at once or waits in a thread's small batch: its lock is renewed at a third of its
+length and it is given back on shutdown. There is one entry per jid, because the core
+leases a job to one worker name at a time and checks nothing but that name.
+
+When a pop returns a jid that already has an entry:
+
+* if that entry's run has ended its lease (its handler completed, failed, retried or moved
+  the job, or sent such a command whose reply was lost), or has lost it, or the job comes
+  from another queue, the pop is a new lease (the next stage of a pipeline, say). It
+  replaces the entry; the earlier run finishes untracked.
+* otherwise that run still holds the job in the same queue: its lock ran out (a frozen
+  process, a long outage) and this process's own pop took the job again. The running
+  handler carries the new lease (its heartbeats and its complete are the same commands),
+  so the popped copy is not run a second time. This is logged.
+
+Adoption (taking jobs the core lists under this worker's name that nothing here holds)
+only fills gaps: it never replaces an entry whose run is in progress.
+
+A run whose outcome is unknown (a complete, say, whose connection dropped) leaves its entry
+*unsettled*: still heartbeated, so the lease is kept if the command never ran, until
+adoption looks at the core and either runs the job again or forgets it.
+
+A refused heartbeat or a ``lock_lost``/``canceled`` notice marks a job lost: its
+``stop_event`` is set and it is never heartbeated or completed by this worker again.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Collection
+from dataclasses import dataclass
 from typing import Any
 
 from qless_py import QlessConnectionError, QlessError, clock
@@ -19,6 +40,7 @@ from qless_py import QlessConnectionError, QlessError, clock
 log = logging.getLogger("qless_py.worker")
 
 MIN_BEAT = 0.05
+NEVER = float("inf")
 
 
 @dataclass
@@ -28,55 +50,185 @@ class Held:
     running_since: float | None = None
     lost_at: float | None = None
     lost_reason: str = ""
-    meta: dict[str, Any] = field(default_factory=dict)
+    # Set when the run ended with its outcome unknown: the registry's sequence number then,
+    # so adoption knows whether the core's listing it read came after.
+    unsettled_seq: int | None = None
+    unsettled_runs: int = 0  # runs of this job here in a row that ended unsettled
+    recheck: bool = False  # adoption found another lease of this jid while this run ended
 
 
 def _beat_after(expires_at: float, now: float) -> float:
     return now + max(MIN_BEAT, (expires_at - now) / 3.0)
 
 
+def _carries(current: Held, popped: Any) -> bool:
+    """Whether ``current``'s run goes on holding the lease ``popped`` came with: it is in
+    progress, has not ended or lost its lease, and the job comes from the same queue."""
+    return (current.lost_at is None and current.unsettled_seq is None
+            and bool(current.job.lease_open) and current.job.queue_name == popped.queue_name)
+
+
 class HeldJobs:
-    """Thread-safe registry of held jobs plus the heartbeat thread."""
+    """Thread-safe registry of held leases plus the heartbeat thread."""
 
     def __init__(self, on_lost: Callable[[Held], None] | None = None) -> None:
         self._jobs: dict[str, Held] = {}
+        self._detached: list[Held] = []  # lost runs replaced by a newer lease, still running
         self._cond = threading.Condition()
-        self._wake_at = float("inf")
+        self._wake_at = NEVER
+        self._seq = 0
+        # While adoption reads the core: the jids whose entry went away meanwhile (the
+        # read may be older than that run's last command), and whether one was refused.
+        self._removed: set[str] | None = None
+        self._stale = False
         self._stop = False
         self._on_lost = on_lost
         self._thread = threading.Thread(target=self._run, name="qless-heartbeat", daemon=True)
 
-    # -- registry ------------------------------------------------------------------------
-    def add(self, job: Any, *, beat_now: bool = False) -> bool:
-        """Hold ``job``; False if this process already holds that jid (and has not lost it).
+    # -- taking leases -------------------------------------------------------------------
+    def add(self, job: Any) -> bool:
+        """Hold a lease a pop just returned; False if a run here already carries it.
 
-        Two holders of one jid in one process can only come from adopting jobs whose pop
-        reply was lost while another thread's pop of the same jid is being registered:
-        the first to register runs it, the other drops its copy.
+        The second case is logged; see the module's docstring for both.
         """
         job.stop_event  # noqa: B018 - create it now, in one thread, before anyone waits on it
         now = clock.now()
-        when = now if beat_now else _beat_after(float(job.expires_at), now)
+        held = Held(job, _beat_after(float(job.expires_at), now))
         with self._cond:
             current = self._jobs.get(job.jid)
-            if current is not None and current.lost_at is None:
-                return False
-            self._jobs[job.jid] = Held(job, when)
-            if when < self._wake_at:
-                self._cond.notify()
+            carried = current is not None and _carries(current, job)
+            if not carried:
+                self._jobs[job.jid] = held
+                if held.next_beat < self._wake_at:
+                    self._cond.notify()
+        if carried:
+            log.warning("job %s: popped from %s while this process already holds it "
+                        "(adopted a moment earlier, or its lock ran out and this process "
+                        "took it again); the run holding it carries the lease",
+                        job.jid, job.queue_name)
+            return False
+        if (current is not None and current.lost_at is None
+                and current.unsettled_seq is None and current.job.lease_open):
+            self._detach(current, f"moved to queue {job.queue_name!r} and popped here again")
+        elif current is not None and current.lost_at is not None:
+            self._keep_if_running(current)
         return True
 
+    def _detach(self, held: Held, reason: str) -> None:
+        """A run whose lease a newer one replaced: tell it to stop, keep it for stuck checks."""
+        with self._cond:
+            held.lost_at, held.lost_reason, held.next_beat = clock.now(), reason, NEVER
+        self._keep_if_running(held)
+        held.job.stop_event.set()
+        log.warning("job %s lost (%s): stopping the run that held it, it will not be "
+                    "completed by that run", held.job.jid, reason)
+        if self._on_lost is not None:
+            self._on_lost(held)
+
+    def _keep_if_running(self, held: Held) -> None:
+        """A lost run a newer lease replaced stays visible to ``stuck_lost`` until it returns."""
+        with self._cond:
+            if held.running_since is not None:
+                self._detached.append(held)
+
+    def open_adoption(self) -> int:
+        """Adoption is about to read the core: a point in the registry's history, and from
+        now on removed entries are noted, so that ``adopt`` refuses what a run settled
+        after the read began."""
+        with self._cond:
+            self._removed, self._stale = set(), False
+            return self._seq
+
+    def close_adoption(self) -> bool:
+        """Adoption is done; True if it refused a job its read may have seen too early."""
+        with self._cond:
+            stale, self._removed, self._stale = self._stale, None, False
+            return stale
+
+    def _drop(self, jid: str) -> None:
+        del self._jobs[jid]
+        if self._removed is not None:
+            self._removed.add(jid)
+
+    def wants(self, jid: str, since: int) -> bool:
+        """Whether adoption may take ``jid``: nothing here holds it, or only a run that
+        ended unsettled before ``since``."""
+        with self._cond:
+            held = self._jobs.get(jid)
+            return held is None or (held.unsettled_seq is not None
+                                    and held.unsettled_seq <= since)
+
+    def adopt(self, job: Any, since: int) -> Held | None:
+        """Hold a lease the core lists under this worker's name (read after ``since``).
+
+        None when an entry is in the way: a run in progress carries it, or, if that run has
+        ended its own lease, the job is looked at again once that run returns (``recheck``).
+        An unsettled entry from before ``since`` is replaced, its count carried over.
+        """
+        job.stop_event  # noqa: B018 - as in add()
+        held = Held(job, clock.now())  # beat at once: the lock may be close to running out
+        with self._cond:
+            if self._removed is not None and job.jid in self._removed:
+                self._stale = True  # a run here settled it after the read: look again
+                return None
+            current = self._jobs.get(job.jid)
+            if current is not None:
+                seq = current.unsettled_seq
+                if seq is None or seq > since:
+                    if current.lost_at is not None or not current.job.lease_open:
+                        current.recheck = True
+                    return None
+                held.unsettled_runs = current.unsettled_runs
+            self._jobs[job.jid] = held
+            self._cond.notify()
+        return held
+
+    # -- runs ----------------------------------------------------------------------------
     def started(self, job: Any) -> None:
         with self._cond:
             held = self._jobs.get(job.jid)
-            if held is not None:
+            if held is not None and held.job is job:
                 held.running_since = clock.now()
 
-    def remove(self, job: Any) -> None:
+    def ended(self, job: Any, *, unsettled: bool = False) -> bool:
+        """The run of ``job`` returned; True if adoption should look at the core again.
+
+        A settled run's entry goes; an unsettled one stays (heartbeated) until adoption.
+        """
+        with self._cond:
+            if self._detached:
+                self._detached = [h for h in self._detached if h.job is not job]
+            held = self._jobs.get(job.jid)
+            if held is None or held.job is not job:
+                return False
+            recheck, held.recheck = held.recheck, False
+            if unsettled:
+                self._seq += 1
+                held.unsettled_seq, held.running_since = self._seq, None
+                held.unsettled_runs += 1
+                return True
+            self._drop(job.jid)
+            return recheck
+
+    def remove(self, job: Any) -> Held | None:
+        """Drop ``job``'s entry (only if it is still this object's); the entry removed."""
         with self._cond:
             held = self._jobs.get(job.jid)
             if held is not None and held.job is job:
-                del self._jobs[job.jid]
+                self._drop(job.jid)
+                return held
+            return None
+
+    def forget_unsettled(self, listed: Collection[str], since: int) -> list[Held]:
+        """Drop unsettled entries (from before ``since``) whose jid the core, read after
+        ``since``, no longer lists under this worker: their lease is over."""
+        with self._cond:
+            gone = [h for jid, h in self._jobs.items()
+                    if h.unsettled_seq is not None and h.unsettled_seq <= since
+                    and jid not in listed]
+            for held in gone:
+                self._drop(held.job.jid)
+        return gone
 
     def get(self, jid: str) -> Held | None:
         with self._cond:
@@ -90,20 +242,31 @@ class HeldJobs:
         with self._cond:
             return len(self._jobs)
 
+    # -- losing leases -------------------------------------------------------------------
     def lose(self, jid: str, reason: str) -> Held | None:
-        """Mark a job lost: stop heartbeating it and tell its handler to stop."""
+        """Mark the lease of ``jid`` lost (a notice): stop heartbeating it, stop its handler."""
         with self._cond:
             held = self._jobs.get(jid)
-            if held is None or held.lost_at is not None:
+        return None if held is None else self._lose(held, reason)
+
+    def _lose(self, held: Held, reason: str) -> Held | None:
+        job = held.job
+        with self._cond:
+            if self._jobs.get(job.jid) is not held or held.lost_at is not None:
+                return None
+            if held.unsettled_seq is not None:  # its run is over: nothing to stop
+                self._drop(job.jid)
+                log.info("job %s: no longer leased to this worker (%s); the command whose "
+                         "outcome was unknown took effect, or its lock was lost", job.jid, reason)
                 return None
             held.lost_at = clock.now()
             held.lost_reason = reason
-            held.next_beat = float("inf")
-        if getattr(held.job, "finished", False):
+            held.next_beat = NEVER
+        if job.finished:
             return None
-        held.job.stop_event.set()
+        job.stop_event.set()
         log.warning("job %s lost (%s): stopping it, it will not be completed here",
-                    jid, reason)
+                    job.jid, reason)
         if self._on_lost is not None:
             self._on_lost(held)
         return held
@@ -112,7 +275,7 @@ class HeldJobs:
         """Running jobs lost more than ``grace`` seconds ago whose handler has not returned."""
         now = clock.now()
         with self._cond:
-            return [h for h in self._jobs.values()
+            return [h for h in [*self._jobs.values(), *self._detached]
                     if h.lost_at is not None and h.running_since is not None
                     and now - h.lost_at >= grace]
 
@@ -134,11 +297,10 @@ class HeldJobs:
                 due = [h for h in self._jobs.values() if h.next_beat <= now]
                 if due:
                     return due
-                self._wake_at = min((h.next_beat for h in self._jobs.values()),
-                                    default=float("inf"))
-                timeout = None if self._wake_at == float("inf") else self._wake_at - now
+                self._wake_at = min((h.next_beat for h in self._jobs.values()), default=NEVER)
+                timeout = None if self._wake_at == NEVER else self._wake_at - now
                 self._cond.wait(timeout)
-                self._wake_at = float("inf")
+                self._wake_at = NEVER
             return []
 
     def _run(self) -> None:
@@ -151,9 +313,14 @@ class HeldJobs:
 
     def _beat(self, held: Held) -> None:
         job = held.job
-        if getattr(job, "finished", False):
-            self.remove(job)
+        if job.finished:  # its run removes the entry when the handler returns
+            with self._cond:
+                held.next_beat = NEVER
             return
+        # A lease-ending command in doubt (its handler still running) or an unsettled run:
+        # beat anyway, so the lease lives on if the command never ran; a refusal then only
+        # says that it did run (or the lock went), which stops nothing. The same holds for
+        # a refusal that crossed the handler's own complete on its way.
         try:
             expires = float(job.heartbeat())
         except QlessConnectionError as exc:
@@ -162,10 +329,11 @@ class HeldJobs:
                 held.next_beat = clock.now() + 0.5
             return
         except QlessError as exc:
-            if getattr(job, "finished", False):
-                self.remove(job)
+            if (job.finished or job.settling is not None) and held.unsettled_seq is None:
+                with self._cond:
+                    held.next_beat = NEVER
                 return
-            self.lose(job.jid, f"heartbeat refused: {exc}")
+            self._lose(held, f"heartbeat refused: {exc}")
             return
         except Exception:  # never let a bug end all heartbeats
             log.exception("heartbeat of %s raised", job.jid)

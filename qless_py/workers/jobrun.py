@@ -4,6 +4,11 @@ The handler is the static method named after the job's queue on the job's class,
 ``process``. A handler that raises fails the job with group ``<queue>-<ExceptionName>`` and
 the traceback as message; one that returns without finishing the job completes it. A job
 whose lock was lost (its ``stop_event`` is set) is never completed or failed from here.
+
+A connection error never fails a job: when a core call the handler made failed on its
+connection (the worker's client reports each one here, on the handler's thread) and the
+handler raised, or when a command that ends the lease may or may not have run, the run is
+*unsettled*: the worker asks the core later whether the job is still leased to it.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ import importlib
 import logging
 import os
 import shutil
+import threading
 import time
 import traceback
 from collections.abc import Callable
@@ -151,12 +157,29 @@ class Workdir:
         shutil.rmtree(self.path, ignore_errors=True)
 
 
-def _fail(job: Any, group: str, message: str) -> str:
-    if job.stop_event.is_set():
-        log.warning("job %s raised after its lock was lost; not failing it: %s",
-                    job.jid, message.strip().splitlines()[-1] if message.strip() else "")
-        return "lost"
-    return _report(job, "fail", lambda: job.fail(group, message), "failed")
+def note_connection_error(exc: Exception) -> None:
+    """A core call on this thread failed on its connection (the worker's client's hook):
+    if a handler is running on this thread, its job's settle takes note."""
+    errors: list[str] | None = getattr(_handler_calls, "errors", None)
+    if errors is not None:
+        errors.append(str(exc))
+
+
+# The connection errors of the core calls a handler made, per runner thread, while it runs.
+_handler_calls = threading.local()
+
+
+def _connection_error_in(exc: BaseException) -> str | None:
+    """A QlessConnectionError the exception carries, raised, wrapped or being handled (the
+    handler's own clients: only the worker's client reports to note_connection_error)."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        if isinstance(current, QlessConnectionError):
+            return str(current)
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return None
 
 
 def _report(job: Any, verb: str, call: Callable[[], object], done: str) -> str:
@@ -164,8 +187,8 @@ def _report(job: Any, verb: str, call: Callable[[], object], done: str) -> str:
     try:
         call()
     except QlessConnectionError as exc:
-        log.error("could not %s %s (%s); its lock will expire and it runs again",
-                  verb, job.jid, exc)
+        log.error("could not %s %s (%s); the worker looks at the core again once it can "
+                  "(the job is run again if it is still leased here)", verb, job.jid, exc)
         return "unsettled"
     except CoreError as exc:
         log.warning("could not %s %s: %s", verb, job.jid, exc)
@@ -192,28 +215,68 @@ def _run(job: Any, workdir: Workdir | None) -> str:
         handler = find_handler(job)
     except HandlerError as exc:
         log.error("job %s: %s", job.jid, exc)
-        return _fail(job, f"{queue}-{exc.group_suffix}", str(exc))
+        return _settle(job, exc, f"{queue}-{exc.group_suffix}", str(exc), [])
     if workdir is not None:
         job.workdir = workdir.path
         workdir.enter()
+    raised: BaseException | None = None
+    text = ""
+    errors: list[str] = []
+    _handler_calls.errors = errors
     try:
         handler(job)
     except BaseException as exc:  # a handler's SystemExit must not end the worker thread
-        text = traceback.format_exc()
-        if not isinstance(exc, QlessError):
-            log.error("job %s raised %s\n%s", job.jid, type(exc).__name__, text)
-        else:
-            log.error("job %s: %s", job.jid, exc)
-        return _fail(job, f"{queue}-{type(exc).__name__}", text)
+        raised, text = exc, traceback.format_exc()
     finally:
+        _handler_calls.errors = None
         if workdir is not None:
             workdir.clean()
-    return _settle(job)
+    return _settle(job, raised, f"{queue}-{type(raised).__name__}", text, errors)
 
 
-def _settle(job: Any) -> str:
+def _settle(job: Any, raised: BaseException | None, group: str, text: str,
+            errors: list[str]) -> str:
+    """Settle the job after its handler returned (``raised`` None) or raised.
+
+    Whatever the handler did to the job comes first: a job it finished stays as it is, one
+    whose lease-ending command may or may not have run, or whose handler raised after a
+    core call failed on the connection, is left unsettled (adoption looks at the core
+    and runs it again if it is still leased here), and one whose lease is gone is not
+    touched. Only then does a raise fail the job and a return complete it.
+    """
+    jid = job.jid
     if job.finished:
+        if raised is not None:
+            log.error("job %s raised %s after its handler had made it %s; it stays %s\n%s",
+                      jid, type(raised).__name__, job.state, job.state, text)
         return str(getattr(job, "state", "finished"))
+    if job.settling is not None:
+        log.warning("job %s: its %s may or may not have run (the connection dropped); "
+                    "left to the worker's adoption, which completes nothing twice", jid,
+                    job.settling)
+        return "unsettled"
+    if job.lease_gone is not None:
+        log.warning("job %s is no longer leased to this worker (%s); not settling it",
+                    jid, job.lease_gone)
+        return "lost"
     if job.stop_event.is_set():
-        return "stopped"
-    return _report(job, "complete", job.complete, "complete")
+        if raised is None:
+            return "stopped"
+        log.warning("job %s raised after its lock was lost; not failing it: %s",
+                    jid, text.strip().splitlines()[-1] if text.strip() else "")
+        return "lost"
+    if raised is None:
+        return _report(job, "complete", job.complete, "complete")
+    trouble = errors[0] if errors else _connection_error_in(raised)
+    if trouble is not None:
+        log.warning("job %s raised %s after a core call failed on the connection (%s); "
+                    "not failing it: it runs again if it is still leased here",
+                    jid, type(raised).__name__, trouble)
+        return "unsettled"
+    if isinstance(raised, HandlerError):
+        pass  # logged where it was found
+    elif isinstance(raised, QlessError):
+        log.error("job %s: %s", jid, raised)
+    else:
+        log.error("job %s raised %s\n%s", jid, type(raised).__name__, text)
+    return _report(job, "fail", lambda: job.fail(group, text), "failed")

@@ -128,14 +128,17 @@ class Runner:
             self.backoff = min(max(self.backoff * 2, 0.5), 5.0)
             log.exception("pop failed unexpectedly; retrying in %.1fs", self.backoff)
             return None
-        jobs = [job for job in jobs if self.w.held.add(job)]
-        if self.backoff or self.unsettled:
+        jobs = [job for job in jobs if self.w.held.add(job)]  # add() logs what it refuses
+        if self.backoff or self.unsettled or self.w.adoption_due:
             if self.backoff:
                 log.info("pop works again")
+            self.backoff, self.unsettled = 0.0, False
             self.w.adopt_orphans()
-        self.backoff, self.unsettled = 0.0, False
         if not jobs:
-            return None
+            try:
+                return self.w._resumed.popleft()  # adopted just now
+            except IndexError:
+                return None
         if self.w.threads > 1:
             self.w.waker.notify_one()  # there was work: another idle runner may find more
         self.buffer.extend(jobs[1:])
@@ -145,22 +148,31 @@ class Runner:
         w = self.w
         if w.stopping == "now":  # stays held: the control loop gives it back
             return
-        if job.stop_event.is_set():  # lost before it started
-            w.held.remove(job)
+        if job.stop_event.is_set():
+            held = w.held.remove(job)
+            log.info("job %s was lost before it started (%s); not running it", job.jid,
+                     held.lost_reason if held is not None else "lost")
             return
         w.held.started(job)
         started = time.monotonic()
+        outcome = "crashed"
         try:
             outcome = run_job(job, self.workdir)
         finally:
-            if w.stopping != "now" or job.finished:
-                w.held.remove(job)
-            # else it stays held: stopped by TERM/INT, the control loop gives it back
-        if outcome == "unsettled":  # its complete/fail may not have run: look again later
-            self.unsettled = True
+            self._ended(job, outcome)
         self.avg = 0.8 * self.avg + 0.2 * (time.monotonic() - started)
         self.idle_streak = 0
         w._count(outcome)
+
+    def _ended(self, job: Any, outcome: str) -> None:
+        """Release the run's entry; an unsettled one stays held until adoption decides."""
+        w = self.w
+        if outcome in ("unsettled", "crashed"):  # crashed: a bug in the runner, not the job
+            self.unsettled = w.held.ended(job, unsettled=True)
+        elif w.stopping == "now" and not job.finished:
+            pass  # it stays held: stopped by TERM/INT, the control loop gives it back
+        elif w.held.ended(job):
+            self.unsettled = True  # adoption skipped a lease of this job meanwhile
 
     def _idle(self, seen: int) -> None:
         """Sleep until work may be there: a wake-up, the earliest due time, or the interval.

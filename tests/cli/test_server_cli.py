@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import socket
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,6 +14,7 @@ from click.testing import CliRunner
 from qless_py.embedded import EmbeddedServer
 from qless_py.server import free_port
 from tests.cli.conftest import Run
+from tests.conftest import need_server
 
 
 @pytest.fixture
@@ -82,8 +82,8 @@ def test_dir_option_and_port_conflict(home: dict[str, str | None], tmp_path: Pat
         run("server", "stop", "--dir", str(data))
 
 
-@pytest.mark.skipif(shutil.which("redis-server") is None, reason="redis-server not on PATH")
 def test_redis_flag_runs_redis_server(home: dict[str, str | None]) -> None:
+    need_server("redis")
     run = Run(None, CliRunner(env=home))
     status = json.loads(run("server", "start", "--redis", "--json").stdout)
     assert status["kind"] == "redis"

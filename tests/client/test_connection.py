@@ -63,10 +63,10 @@ def test_tcp_url_and_unix_url_see_the_same_data(private_server) -> None:  # type
 
 
 def test_rediss_url_selects_tls() -> None:
-    client = Client("rediss://127.0.0.1:6390/0")  # connects lazily; only the setup is checked
-    kwargs = client.redis.connection_pool.connection_kwargs
-    assert client.redis.connection_pool.connection_class.__name__ == "SSLConnection"
-    assert kwargs["port"] == 6390
+    # connects lazily; tests/connections/test_tls.py talks to a TLS server
+    client = Client("rediss://127.0.0.1:6390/0")
+    assert client.settings.tls and client.settings.port == 6390
+    assert client.endpoint().tls
 
 
 def test_script_is_reloaded_after_script_flush(client: Client, redis_conn: redis.Redis) -> None:

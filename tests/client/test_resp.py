@@ -22,6 +22,7 @@ from qless_py.resp import (
     ConnectionFailed,
     Endpoint,
     ReplyError,
+    SetupFailed,
     Transport,
     bulk,
     pack,
@@ -38,7 +39,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
     ("redis://h/1?db=4&socket_timeout=2.5",
      Endpoint(host="h", db=4, timeout=2.5, connect_timeout=2.5)),
     ("rediss://h:7000/0?ssl_cert_reqs=none",
-     Endpoint(host="h", port=7000, tls=True, tls_verify=False)),
+     Endpoint(host="h", port=7000, tls=True, ssl_cert_reqs="none")),
     ("unix:///tmp/r.sock?db=5&password=x",
      Endpoint(host="", port=0, path="/tmp/r.sock", db=5, password="x")),
 ])
@@ -196,7 +197,7 @@ def test_password_user_and_database_are_sent_on_connect(private_server: Any) -> 
     conn = Connection(Endpoint(path=path, username="alice", password="pw", db=3))
     assert conn.call("ACL", "WHOAMI") == b"alice"
     bad = Connection(Endpoint(path=path, password="wrong"))
-    with pytest.raises(ReplyError):
+    with pytest.raises(SetupFailed, match="refused AUTH: WRONGPASS"):
         bad.call("PING")
     assert not bad.connected
     admin.config_set("requirepass", "")

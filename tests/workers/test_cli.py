@@ -78,7 +78,7 @@ def test_processes_and_threads_combine(server_url: str, client: Client,
     assert worker.wait(15) == 0
 
 
-def test_resume_lets_a_restarted_child_take_back_its_jobs_at_once(
+def test_a_killed_childs_job_runs_again_at_once_in_its_replacement(
         server_url: str, client: Client, cli_worker: Start) -> None:
     import os
 
@@ -88,11 +88,15 @@ def test_resume_lets_a_restarted_child_take_back_its_jobs_at_once(
     wait_for(lambda: client.redis.hget(jobs.STARTED, jid))
     child = worker.children()[0]
     os.kill(child, signal.SIGKILL)  # the lock (60 s) is still held by "steady"
-    # the new child has the same name and resumes the job instead of waiting for the lock
+    # the supervisor retries it at once, before the replacement (same name) starts, so
+    # that a job that kills its process spends its retries instead of being resumed for ever
     wait_for(lambda: client.redis.hget(jobs.RUNS, jid) == b"2", timeout=10)
     wait_for(lambda: (j := client.jobs[jid]) is not None and j.state == "complete", timeout=5)
-    assert client.jobs[jid].retries_left == 5  # type: ignore[union-attr]
-    assert "resuming 1 job(s)" in worker.log
+    assert "steady (process" in worker.log and f"{jid} retried" in worker.log
+    assert "resuming" not in worker.log  # nothing was left for --resume
+    history = client.jobs[jid].history  # type: ignore[union-attr]
+    assert [e["worker"] for e in history if e["what"] == "popped"] == ["steady", "steady"]
+    assert not any(e["what"] == "timed-out" for e in history)
     worker.signal(signal.SIGTERM)
     assert worker.wait(15) == 0
 

@@ -1,0 +1,45 @@
+"""The hand-off race: a job completed into the next queue and popped again by another
+thread of the same process while its first handler is still working keeps its lease.
+
+A dropped lease shows as a ``timed-out`` entry in the job's history once its lock runs
+out; the lock is 3 s here (short, yet far beyond any stall of a loaded machine), so a
+dropped lease shows within the test's time.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from qless_py import Client
+from qless_py.workers import Worker
+from tests.workers.conftest import wait_for
+from tests.workers.handoff_race import Handoff, timed_out
+
+
+@pytest.mark.parametrize(("tail_ms", "gap_ms", "count"), [(0.5, 5, 100), (5, 5, 100),
+                                                          (50, 20, 50)])
+def test_a_job_handed_to_the_next_queue_keeps_its_lease(
+        server_url: str, client: Client, tail_ms: float, gap_ms: float, count: int) -> None:
+    client.config["heartbeat"] = 3
+    client.config["grace-period"] = 0
+    worker = Worker(Client(server_url, worker_name="w"), ["a", "b"], threads=4,
+                    interval=0.5, handle_signals=False)
+    thread = threading.Thread(target=worker.run, daemon=True)
+    thread.start()
+    try:
+        jids = []
+        for i in range(count):  # a trickle: threads are idle when the job reaches b
+            jids.append(client.queues["a"].put(Handoff, {"tail": tail_ms / 1000}, jid=f"j{i}"))
+            time.sleep(gap_ms / 1000)
+        wait_for(lambda: all(j.state == "complete" for j in client.jobs.get(*jids)),
+                 timeout=30)
+    finally:
+        worker.stop("now")
+        thread.join(10)
+        worker.client.close()
+    assert timed_out(client, jids) == []
+    for job in client.jobs.get(*jids):
+        assert [e["what"] for e in job.history].count("done") == 2
