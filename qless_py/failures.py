@@ -57,15 +57,27 @@ def _page(client: Client, group: str, offset: int, count: int) -> list[Job]:
 
 
 def retry_group(client: Client, group: str, batch: int = DEFAULT_BATCH) -> GroupResult:
-    """Put every job of failure ``group`` back into the queue it failed in (as the
-    ``qless-py retry`` command does for one job), ``batch`` jobs per round trip."""
+    """Put every job of failure ``group`` back into the queue it failed in, oldest first,
+    ``batch`` jobs per round trip: a batch whose jobs all failed in one queue goes back
+    with one ``unfail``; a mixed batch job by job, as ``qless-py retry`` does for one."""
     _check_batch(batch)
     total = client.jobs.failed().get(group, 0)
     result = GroupResult()
     while result.done + result.refused < total:
-        jobs = _page(client, group, result.refused, min(batch, total - result.done))
+        count = min(batch, total - result.done - result.refused)
+        length = client.jobs.failed().get(group, 0)
+        # The oldest jobs, less the refused ones, which stay at the old end.
+        start = max(0, length - result.refused - count)
+        jobs = _page(client, group, start, count)
         if not jobs:
             break
+        queues = {job.queue_name for job in jobs}
+        if result.refused == 0 and start == length - count and len(queues) == 1 \
+                and "" not in queues:
+            moved = client.unfail(group, queues.pop(), count)
+            result.done += moved
+            total -= count - moved  # jids whose job was gone: unfail drops them
+            continue
         calls = [("put", job.acting_worker, job.queue_name, job.jid, job.klass_name,
                   job.encoded_data(), 0) for job in jobs]
         for reply in client.core.call_many(calls):

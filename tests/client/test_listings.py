@@ -3,6 +3,8 @@ template, and whole failure groups retried or cancelled in bounded batches."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from freezegun import freeze_time
 
@@ -61,6 +63,23 @@ def test_retry_group_puts_each_job_back_where_it_failed(client: Client) -> None:
     job = client.jobs["a3"]
     assert job is not None and job.state == "waiting" and job.data == {"jid": "a3"}
     assert client.jobs.retry_group("g").done == 0
+
+
+def test_a_group_from_one_queue_goes_back_with_unfail(client: Client,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    fail_jobs(client, "q", [f"u{i}" for i in range(5)])
+    commands: list[str] = []
+    call = client.core.call
+
+    def spy(command: str, *args: Any) -> Any:
+        commands.append(command)
+        return call(command, *args)
+
+    monkeypatch.setattr(client.core, "call", spy)
+    result = client.jobs.retry_group("g", batch=2)
+    assert (result.done, result.refused) == (5, 0)
+    assert commands.count("unfail") == 3  # 2 + 2 + 1, oldest first
+    assert sorted(client.queues["q"].jobs.waiting(0, 10)) == [f"u{i}" for i in range(5)]
 
 
 def test_cancel_group_skips_jobs_whose_dependents_stay(client: Client) -> None:
