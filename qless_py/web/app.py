@@ -39,6 +39,14 @@ def _when(value: Any) -> str:
     return stamp.strftime("%Y-%m-%d %H:%M:%S")
 
 
+def _summary(message: str) -> str:
+    """One line of a failure message: a traceback's last line, else the first line."""
+    lines = [line.strip() for line in str(message).splitlines() if line.strip()]
+    if not lines:
+        return ""
+    return lines[-1] if lines[0].startswith("Traceback") else lines[0]
+
+
 def _templates(site_globals: dict[str, Any]) -> Jinja2Templates:
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(HERE / "templates"),
@@ -46,7 +54,8 @@ def _templates(site_globals: dict[str, Any]) -> Jinja2Templates:
         undefined=jinja2.StrictUndefined,
         trim_blocks=True, lstrip_blocks=True,
     )
-    env.filters.update(when=_when, human=human_seconds, pretty=pages.pretty_json)
+    env.filters.update(when=_when, human=human_seconds, pretty=pages.pretty_json,
+                       summary=_summary)
     env.globals.update(site_globals, timing_chart=charts.timing_chart,
                        states=data.QUEUE_STATES)
 

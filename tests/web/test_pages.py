@@ -168,6 +168,12 @@ def test_group_page_pages_and_confirms(client: Client, web: Web) -> None:
         job.fail("boom", f"message {i}")
     html = web.html("/failed/boom")
     assert "30 jobs" in html and len(re.findall(r'href="/jobs/f\d\d"', html)) == 25
+    assert '<td class="message">message 29</td>' in html
+    client.queues["q"].put("a.Job", {}, jid="tb")
+    job = client.queues["q"].pop()
+    assert job is not None
+    job.fail("tb", "Traceback (most recent call last):\n  File x\nKeyError: 'k'")
+    assert '<td class="message">KeyError: &#39;k&#39;</td>' in web.html("/failed/tb")
     assert "Retry all" in html and 'action="/api/failed' not in html  # a link, not a form
     confirm = web.html("/failed/boom?confirm=retry")
     assert "Put all 30 jobs of boom back" in confirm
