@@ -1,4 +1,4 @@
--- The command table and the dispatcher (protocol 1.1). Always concatenated last.
+-- The command table and the dispatcher (protocol 1.1). The build puts this file last.
 
 Api['get'] = Job.get
 Api['multiget'] = Job.multiget
@@ -39,19 +39,45 @@ Api['worker.deregister'] = Worker.deregister
 Api['queue.forget'] = Queue.forget
 Api['qlpy.stats'] = Stats.fine
 
--- Dispatch in the protocol's order, then wake workers of queues that gained poppable work.
-local function main()
-  if #KEYS > 0 then fail('No Keys should be provided') end
-  local cmd = A[1]
-  if cmd == nil then fail('Must provide a command') end
-  local command = Api[cmd]
-  if not command then fail('Unknown command ' .. cmd) end
-  if #A < 2 then error("bad argument #1 to 'tonumber' (value expected)") end
-  local now = num(A[2])
-  if now == nil then fail('Arg "now" missing or not a number: nil') end
-  local result = command(now)
-  wake_workers()
-  return result
+-- Dispatch. The commands a worker sends for every job come first, as plain calls of their
+-- functions: those are --@inline, so the build copies them into this block and their
+-- common path runs as straight code that creates no function. A call this block does not
+-- take (KEYS given, no `now`, another command) goes on to the checks below, which are
+-- made in the protocol's order. Then wake the workers of queues that gained work.
+if #KEYS == 0 and #A >= 2 then
+  local now = Num.parse(A[2])
+  local cmd, fast, result = A[1], true, nil
+  if now == nil then
+    fast = false
+  elseif cmd == 'put' then
+    result = Job.put(now)
+  elseif cmd == 'pop' then
+    result = Queue.pop(now)
+  elseif cmd == 'complete' then
+    result = Job.complete(now)
+  elseif cmd == 'heartbeat' then
+    result = Job.heartbeat(now)
+  elseif cmd == 'fail' then
+    result = Job.fail(now)
+  elseif cmd == 'retry' then
+    result = Job.retry(now)
+  else
+    fast = false
+  end
+  if fast then
+    Wake.workers()
+    return result
+  end
 end
 
-return main()
+if #KEYS > 0 then error('No Keys should be provided') end
+local cmd = A[1]
+if cmd == nil then error('Must provide a command') end
+local command = Api[cmd]
+if not command then error('Unknown command ' .. cmd) end
+if #A < 2 then error("bad argument #1 to 'tonumber' (value expected)") end
+local now = Num.parse(A[2])
+if now == nil then error('Arg "now" missing or not a number: nil') end
+local result = command(now)
+Wake.workers()
+return result

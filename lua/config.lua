@@ -1,4 +1,46 @@
--- Configuration: ql:config overrides over built-in defaults (protocol section 7).
+-- Configuration: ql:config overrides over built-in defaults (protocol section 7), read
+-- once per call.
+
+-- Read several config fields with one HMGET and remember them for this call.
+function Config.prefetch(...)
+  local values = rcall('HMGET', key.config, ...)
+  local names = { ... }
+  if not cfg then cfg = {} end
+  for i = 1, #names do cfg[names[i]] = values[i] end
+end
+
+-- Stored value of a config field (string) or false, cached for this call.
+--@inline
+function Config.raw(name)
+  if cfg == false then return false end
+  if cfg == nil then cfg = {} end
+  local v = cfg[name]
+  if v == nil then
+    v = rcall('HGET', key.config, name)
+    cfg[name] = v
+  end
+  return v
+end
+
+-- Numeric config value: the stored value when it parses as a finite number, else `fallback`.
+-- A stored value that is not a number falls back too (the reference would fail later).
+--@inline
+function Config.number(name, fallback)
+  if cfg == false then return fallback end
+  local raw = Config.raw(name)
+  local n = Num.parse(raw)
+  if n == nil then return fallback end
+  return n
+end
+
+-- Lock length for a queue: <queue>-heartbeat, else heartbeat, else 60.
+--@inline
+function Config.heartbeat(queue)
+  local raw = Config.raw(queue .. '-heartbeat')
+  local n = Num.parse(raw)
+  if n ~= nil then return n end
+  return Config.number('heartbeat', 60)
+end
 
 -- The listed defaults: reported by config.get and returned for unset keys.
 function Config.defaults()
@@ -28,7 +70,7 @@ end
 function Config.wake_if_concurrency(name)
   local suffix = '-max-concurrency'
   if #name > #suffix and name:sub(-#suffix) == suffix then
-    wake_queue(name:sub(1, -#suffix - 1))
+    Wake.queue(name:sub(1, -#suffix - 1))
   end
 end
 
@@ -37,8 +79,8 @@ end
 -- Errors: config.set(): Arg "option" missing / config.set(): Arg "value" missing
 function Config.set(now)
   local name, value = A[3], A[4]
-  if name == nil then fail('config.set(): Arg "option" missing') end
-  if value == nil then fail('config.set(): Arg "value" missing') end
+  if name == nil then error('config.set(): Arg "option" missing') end
+  if value == nil then error('config.set(): Arg "value" missing') end
   rcall('PUBLISH', key.channel .. 'log', encode({ event = 'config_set', option = name, value = value }))
   rcall('HSET', key.config, name, value)
   Config.wake_if_concurrency(name)
@@ -50,7 +92,7 @@ end
 -- Error: config.unset(): Arg "option" missing
 function Config.unset(now)
   local name = A[3]
-  if name == nil then fail('config.unset(): Arg "option" missing') end
+  if name == nil then error('config.unset(): Arg "option" missing') end
   rcall('PUBLISH', key.channel .. 'log', encode({ event = 'config_unset', option = name }))
   rcall('HDEL', key.config, name)
   Config.wake_if_concurrency(name)

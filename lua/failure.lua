@@ -31,15 +31,15 @@ end
 -- "count" not a number: <x>
 function Queue.unfail(now)
   local queue, group, count_s = A[3], A[4], A[5]
-  if queue == nil then fail('Queue(): no queue name provided') end
-  if group == nil then fail('Unfail(): Arg "group" missing') end
+  if queue == nil then error('Queue(): no queue name provided') end
+  if group == nil then error('Unfail(): Arg "group" missing') end
   local count = 25
   if count_s ~= nil then
-    count = num(count_s)
-    if count == nil then fail('Unfail(): Arg "count" not a number: ' .. count_s) end
+    count = Num.parse(count_s)
+    if count == nil then error('Unfail(): Arg "count" not a number: ' .. count_s) end
     count = floor(count)
     if count <= 0 then
-      fail('Unfail(): Arg "count" must be at least 1: value is not an integer or out of range')
+      error('Unfail(): Arg "count" must be at least 1: value is not an integer or out of range')
     end
   end
   local gk = key.failure_group .. group

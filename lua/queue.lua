@@ -2,6 +2,7 @@
 
 -- Call a variadic Redis command on key `k` with the items of `list` from `first` (default
 -- 1), `step` at a time (no unpack() ceiling); `step` is even for score/member pairs.
+--@inline
 function Queue.call_list(cmd, k, list, step, first)
   local n = #list
   for i = first or 1, n, step do
@@ -15,7 +16,7 @@ end
 function Queue.with_names(cmd, k, first)
   -- The reference leaves this to Redis's arity check; its wording differs between servers
   -- (Valkey drops "Redis"), so the protocol's phrase is raised here, before any write.
-  if #A < first then fail('Wrong number of args calling Redis command from script') end
+  if #A < first then error('Wrong number of args calling Redis command from script') end
   Queue.call_list(cmd, k, A, 1000, first)
 end
 
@@ -47,6 +48,7 @@ end
 -- out a job that is still listed in its own queue.
 -- `exist`, when the caller probed, is an EXISTS bit set (1 = the work set exists, 2 = the
 -- scheduled set exists), and a set that does not exist is skipped.
+--@inline
 function Queue.unlist(queue, jid, exist)
   local qk = key.queue .. queue
   rcall('ZREM', qk .. key.locks, jid)
@@ -77,7 +79,7 @@ end
 function Queue.reclaim(now, queue, expired)
   local out = {}
   local lk = key.queue .. queue .. key.locks
-  local grace = config_number('grace-period', 10)
+  local grace = Config.number('grace-period', 10)
   for _, jid in ipairs(expired) do
     local f = rcall('HMGET', key.job .. jid, 'worker', 'grace', 'queue', 'history', 'jid')
     if f[5] then
@@ -121,11 +123,12 @@ end
 function Queue.render(jids)
   local parts = {}
   for _, jid in ipairs(jids) do parts[#parts + 1] = Job.render(jid) end
-  return jlist(parts)
+  return Json.list(parts)
 end
 
 -- Append up to `want` jids from the work set (highest score first) to `jids`. A want of
 -- 1 (the common pop) goes as text: Redis would format the number first.
+--@inline
 function Queue.take(queue, jids, want)
   if want <= 0 then return end
   local top = rcall('ZREVRANGE', key.queue .. queue .. key.work, '0',
@@ -139,15 +142,18 @@ end
 -- set and skipped (the reference fails with a Lua error). A negative count counts as 0.
 -- Errors: Queue(): no queue name provided / Pop(): Arg "worker" missing / Pop(): Arg "count"
 -- missing or not a number: <x>
+--@inline
 function Queue.pop(now)
   local queue, worker, count_s = A[3], A[4], A[5]
-  if queue == nil then fail('Queue(): no queue name provided') end
-  if worker == nil then fail('Pop(): Arg "worker" missing') end
+  if queue == nil then error('Queue(): no queue name provided') end
+  if worker == nil then error('Pop(): Arg "worker" missing') end
   -- A count of '1' (the common pop) needs no parsing: tonumber converts a text twice.
   local count = 1
   if count_s ~= '1' then
-    count = num(count_s)
-    if count == nil then fail('Pop(): Arg "count" missing or not a number: ' .. tostring(count_s)) end
+    count = Num.parse(count_s)
+    if count == nil then
+      error('Pop(): Arg "count" missing or not a number: ' .. tostring(count_s))
+    end
     count = floor(count)
   end
   -- One EXISTS answers the common case (no config, no paused queue, no templates, no
@@ -158,15 +164,20 @@ function Queue.pop(now)
   if special then
     local c = rcall('HMGET', key.config, queue .. '-heartbeat', 'heartbeat',
       queue .. '-max-concurrency')
-    expires = now + (num(c[1]) or num(c[2]) or 60)
+    local lock = Num.parse(c[1])
+    if lock == nil then
+      lock = Num.parse(c[2])
+    end
+    expires = now + (lock or 60)
     if rcall('SISMEMBER', key.paused, queue) == 1 then return '{}' end
-    maxc = num(c[3]) or 0
+    maxc = Num.parse(c[3])
+    if maxc == nil then maxc = 0 end
   else
     cfg = false
   end
-  -- `now` goes to Redis as its time_text (see score_arg), made here once for every use.
-  local tstr = time_text(now)
-  local now_arg = score_arg(now, tstr)
+  -- `now` goes to Redis as its Num.time_text (see Num.score_arg), made once for every use.
+  local tstr = Num.time_text(now)
+  local now_arg = Num.score_arg(now, tstr)
   rcall('ZADD', key.workers, now_arg, worker)
   local lk = key.queue .. queue .. key.locks
   if maxc > 0 then
@@ -211,7 +222,7 @@ function Queue.pop(now)
   -- would make of the stored text), so that no job's render parses it back.
   local wjson = encode(worker)
   local wentry = '{"worker":' .. wjson .. '}'
-  local whole = whole_text(now, tstr)
+  local whole = Num.whole_text(now, tstr)
   local last = '{"when":' .. whole .. ',"what":"popped","worker":' .. wjson .. '}'
   if #jids == 1 then
     -- One job (the common case): its writes in place, without the batch lists below.
@@ -228,7 +239,7 @@ function Queue.pop(now)
     local seen, shown
     local q = encode(f[F_QUEUE])
     if put_t >= 1 and put_t < 1e14 then
-      local w = whole_text(put_t, f[F_TIME])
+      local w = Num.whole_text(put_t, f[F_TIME])
       seen = '[' .. w .. ',"put",{"q":' .. q .. '}]'
       shown = '{"when":' .. w .. ',"what":"put","q":' .. q .. '}'
     end
@@ -257,7 +268,7 @@ function Queue.pop(now)
     local text = Job.render(p[1], p[2], p[3], false, last, nil, nil, wjson)
     parts[i] = text
   end
-  return jlist(parts)
+  return Json.list(parts)
 end
 
 -- Hand job `jid` to `worker` (pop's per-job writes: history, job fields, the tracked
@@ -265,6 +276,7 @@ end
 -- this pop, apart from state, worker and expires) and whether it is tracked; nil when the
 -- job hash is gone. The lock expiry is stored as `expires_s` (its text), and the layout
 -- holds the number `expires` itself, which Job.render would otherwise parse back.
+--@inline
 function Queue.hand_out(now, jid, worker, expires, expires_s, tstr, whole, wentry, special)
   -- Job.fetch's layout, without reading the three fields pop overwrites (state, worker,
   -- expires): every field read costs a scan of the job hash and a reply string.
@@ -287,9 +299,11 @@ end
 -- / Peek(): Arg "count" missing or not a number: <x>
 function Queue.peek(now)
   local queue, count_s = A[3], A[4]
-  if queue == nil then fail('Queue(): no queue name provided') end
-  local count = num(count_s)
-  if count == nil then fail('Peek(): Arg "count" missing or not a number: ' .. tostring(count_s)) end
+  if queue == nil then error('Queue(): no queue name provided') end
+  local count = Num.parse(count_s)
+  if count == nil then
+    error('Peek(): Arg "count" missing or not a number: ' .. tostring(count_s))
+  end
   count = Queue.whole(count)
   local jids = {}
   if count > 0 then
@@ -335,7 +349,7 @@ end
 -- Error: Queue(): no queue name provided
 function Queue.length(now)
   local queue = A[3]
-  if queue == nil then fail('Queue(): no queue name provided') end
+  if queue == nil then error('Queue(): no queue name provided') end
   return rcall('ZCARD', key.queue .. queue .. key.locks) + rcall('ZCARD', key.queue .. queue .. key.work) +
     rcall('ZCARD', key.queue .. queue .. key.scheduled)
 end
@@ -343,8 +357,8 @@ end
 -- Pagination argument: default when absent, else a number (fractions are floored).
 function Queue.page_arg(v, default, msg)
   if v == nil then return default end
-  local n = num(v)
-  if n == nil then fail(msg .. v) end
+  local n = Num.parse(v)
+  if n == nil then error(msg .. v) end
   return floor(n)
 end
 
@@ -354,13 +368,13 @@ end
 -- Unknown type "<state>"
 function Queue.jobs(now)
   local state = A[3]
-  if state == nil then fail('Jobs(): Arg "state" missing') end
+  if state == nil then error('Jobs(): Arg "state" missing') end
   local queue, off_s, cnt_s
   if state == 'complete' then
     off_s, cnt_s = A[4], A[5]
   else
     queue, off_s, cnt_s = A[4], A[5], A[6]
-    if queue == nil then fail('Jobs(): Arg "queue" missing') end
+    if queue == nil then error('Jobs(): Arg "queue" missing') end
   end
   local offset = Queue.page_arg(off_s, 0, 'Jobs(): Arg "offset" not a number: ')
   local count = Queue.page_arg(cnt_s, 25, 'Jobs(): Arg "count" not a number: ')
@@ -379,7 +393,7 @@ function Queue.jobs(now)
   elseif state == 'recurring' then
     return rcall('ZRANGEBYSCORE', key.queue .. queue .. key.recurring, 0, '+inf', 'LIMIT', offset, count)
   end
-  fail('Jobs(): Unknown type "' .. state .. '"')
+  error('Jobs(): Unknown type "' .. state .. '"')
 end
 
 -- pause <now> <queue>...: reply nil.
@@ -391,7 +405,7 @@ end
 -- unpause <now> <queue>...: reply nil; wakes workers waiting on those queues.
 function Queue.unpause(now)
   Queue.with_names('SREM', key.paused, 3)
-  for i = 3, #A do wake_queue(A[i]) end
+  for i = 3, #A do Wake.queue(A[i]) end
   return nil
 end
 

@@ -37,7 +37,7 @@ function Recur.spawn(now, queue, limit, due)
       rcall('HSET', key.job .. child, 'jid', child, 'klass', r[1] or '', 'data', r[2] or '{}',
         'priority', r[3] or 0, 'tags', r[4] or '{}', 'state', 'waiting', 'worker', '',
         'expires', 0, 'queue', queue, 'retries', retries, 'remaining', retries,
-        'time', time_text(s), 'spawned_from_jid', rjid)
+        'time', Num.time_text(s), 'spawned_from_jid', rjid)
       Job.hist(child, s, '"put"', { q = queue })
       Job.enqueue(queue, child, priority, s)
       s = s + interval
@@ -50,8 +50,8 @@ end
 function Recur.recur_number(opts, name, default)
   local v = opts[name]
   if v == nil then return default end
-  local n = num(v)
-  if n == nil then fail('Recur(): Arg "' .. name .. '" not a number: ' .. v) end
+  local n = Num.parse(v)
+  if n == nil then error('Recur(): Arg "' .. name .. '" not a number: ' .. v) end
   return n
 end
 
@@ -66,25 +66,25 @@ end
 -- Arg "tags" must be JSON string array: <x> / Recur(): Arg "<name>" not a number: <x>
 function Recur.recur(now)
   local queue, jid, klass, data, spec = A[3], A[4], A[5], A[6], A[7]
-  if queue == nil then fail('Queue(): no queue name provided') end
-  if jid == nil then fail('RecurringJob On(): Arg "jid" missing') end
-  if klass == nil then fail('RecurringJob On(): Arg "klass" missing') end
-  if spec == nil then fail('RecurringJob On(): Arg "spec" missing') end
-  if decode(data) == false then fail('RecurringJob On(): Arg "data" not JSON: ' .. data) end
-  if spec ~= 'interval' then fail('Recur(): schedule type "' .. spec .. '" unknown') end
-  local interval = num(A[8])
-  if interval == nil then fail('Recur(): Arg "interval" not a number: ' .. tostring(A[8])) end
-  local offset = num(A[9])
-  if offset == nil then fail('Recur(): Arg "offset" not a number: ' .. tostring(A[9])) end
-  if interval <= 0 then fail('Recur(): Arg "interval" must be greater than 0') end
+  if queue == nil then error('Queue(): no queue name provided') end
+  if jid == nil then error('RecurringJob On(): Arg "jid" missing') end
+  if klass == nil then error('RecurringJob On(): Arg "klass" missing') end
+  if spec == nil then error('RecurringJob On(): Arg "spec" missing') end
+  if decode(data) == false then error('RecurringJob On(): Arg "data" not JSON: ' .. data) end
+  if spec ~= 'interval' then error('Recur(): schedule type "' .. spec .. '" unknown') end
+  local interval = Num.parse(A[8])
+  if interval == nil then error('Recur(): Arg "interval" not a number: ' .. tostring(A[8])) end
+  local offset = Num.parse(A[9])
+  if offset == nil then error('Recur(): Arg "offset" not a number: ' .. tostring(A[9])) end
+  if interval <= 0 then error('Recur(): Arg "interval" must be greater than 0') end
   local n = #A
-  if (n - 7) % 2 == 1 then fail('Odd number of additional args') end
+  if (n - 7) % 2 == 1 then error('Odd number of additional args') end
   local opts = {}
   for i = 10, n - 1, 2 do opts[A[i]] = A[i + 1] end
   local tags = {}
   if opts.tags ~= nil then
-    tags = string_list(decode(opts.tags))
-    if tags == nil then fail('Recur(): Arg "tags" must be JSON string array: ' .. opts.tags) end
+    tags = Json.strings(decode(opts.tags))
+    if tags == nil then error('Recur(): Arg "tags" must be JSON string array: ' .. opts.tags) end
   end
   local priority = Recur.recur_number(opts, 'priority', 0)
   local retries = Recur.recur_number(opts, 'retries', 0)
@@ -98,7 +98,7 @@ function Recur.recur(now)
     'count', old[1] or 0, 'interval', interval, 'retries', retries, 'backlog', backlog)
   rcall('ZADD', key.queue .. queue .. key.recurring, now + offset, jid)
   rcall('ZADD', key.queues, 'NX', now, queue)
-  if offset <= 0 then wake_queue(queue) end
+  if offset <= 0 then Wake.queue(queue) end
   return jid
 end
 
@@ -106,7 +106,7 @@ end
 -- Error: Recurring(): no jid provided
 function Recur.unrecur(now)
   local jid = A[3]
-  if jid == nil then fail('Recurring(): no jid provided') end
+  if jid == nil then error('Recurring(): no jid provided') end
   local tk = key.recur .. jid
   local queue = rcall('HGET', tk, 'queue')
   if queue then rcall('ZREM', key.queue .. queue .. key.recurring, jid) end
@@ -118,7 +118,7 @@ end
 -- Error: Recurring(): no jid provided
 function Recur.get(now)
   local jid = A[3]
-  if jid == nil then fail('Recurring(): no jid provided') end
+  if jid == nil then error('Recurring(): no jid provided') end
   local r = rcall('HMGET', key.recur .. jid, 'jid', 'klass', 'state', 'queue', 'priority',
     'interval', 'retries', 'count', 'data', 'tags', 'backlog')
   if not r[1] then return false end
@@ -131,15 +131,17 @@ end
 
 -- Check one recur.update pair (protocol 3.29 validation column).
 function Recur.check_update(name, value)
-  if value == nil then fail('No value provided for ' .. tostring(name)) end
+  if value == nil then error('No value provided for ' .. tostring(name)) end
   if name == 'priority' or name == 'interval' or name == 'retries' then
-    if num(value) == nil then fail('Recur(): Arg "' .. name .. '" must be a number: ' .. value) end
+    if Num.parse(value) == nil then
+      error('Recur(): Arg "' .. name .. '" must be a number: ' .. value)
+    end
   elseif name == 'backlog' then
-    if num(value) == nil then fail('Recur(): Arg "backlog" not a number: ' .. value) end
+    if Num.parse(value) == nil then error('Recur(): Arg "backlog" not a number: ' .. value) end
   elseif name == 'data' then
-    if decode(value) == false then fail('Recur(): Arg "data" is not JSON-encoded: ' .. value) end
+    if decode(value) == false then error('Recur(): Arg "data" is not JSON-encoded: ' .. value) end
   elseif name ~= 'klass' and name ~= 'queue' then
-    fail('Recur(): Unrecognized option "' .. name .. '"')
+    error('Recur(): Unrecognized option "' .. name .. '"')
   end
 end
 
@@ -151,9 +153,9 @@ end
 -- Unrecognized option "<name>"
 function Recur.update(now)
   local jid = A[3]
-  if jid == nil then fail('Recurring(): no jid provided') end
+  if jid == nil then error('Recurring(): no jid provided') end
   local tk = key.recur .. jid
-  if rcall('EXISTS', tk) == 0 then fail('Recur(): No recurring job ' .. jid) end
+  if rcall('EXISTS', tk) == 0 then error('Recur(): No recurring job ' .. jid) end
   local n = #A
   for i = 4, n, 2 do Recur.check_update(A[i], A[i + 1]) end
   local r = rcall('HMGET', tk, 'queue', 'interval')
@@ -161,9 +163,9 @@ function Recur.update(now)
   for i = 4, n, 2 do
     local name, value = A[i], A[i + 1]
     if name == 'priority' or name == 'retries' or name == 'backlog' then
-      rcall('HSET', tk, name, num(value))
+      rcall('HSET', tk, name, Num.parse(value))
     elseif name == 'interval' then
-      local new = num(value)
+      local new = Num.parse(value)
       rcall('ZINCRBY', key.queue .. queue .. key.recurring, new - interval, jid)
       rcall('HSET', tk, 'interval', new)
       interval = new
@@ -180,7 +182,7 @@ function Recur.update(now)
     end
   end
   local score = tonumber(rcall('ZSCORE', key.queue .. queue .. key.recurring, jid))
-  if score and score <= now then wake_queue(queue) end
+  if score and score <= now then Wake.queue(queue) end
   return 1
 end
 
@@ -189,10 +191,10 @@ end
 -- Errors: Recurring(): no jid provided / Tag(): Job <jid> does not exist
 function Recur.tag(now)
   local jid = A[3]
-  if jid == nil then fail('Recurring(): no jid provided') end
+  if jid == nil then error('Recurring(): no jid provided') end
   local tk = key.recur .. jid
   local text = rcall('HGET', tk, 'tags')
-  if not text then fail('Tag(): Job ' .. jid .. ' does not exist') end
+  if not text then error('Tag(): Job ' .. jid .. ' does not exist') end
   local tags = Job.tag_list(text)
   local present = {}
   for _, t in ipairs(tags) do present[t] = true end
@@ -208,10 +210,10 @@ end
 -- Errors: Recurring(): no jid provided / Untag(): Job <jid> does not exist
 function Recur.untag(now)
   local jid = A[3]
-  if jid == nil then fail('Recurring(): no jid provided') end
+  if jid == nil then error('Recurring(): no jid provided') end
   local tk = key.recur .. jid
   local text = rcall('HGET', tk, 'tags')
-  if not text then fail('Untag(): Job ' .. jid .. ' does not exist') end
+  if not text then error('Untag(): Job ' .. jid .. ' does not exist') end
   local drop = {}
   for i = 4, #A do drop[A[i]] = true end
   local tags = {}

@@ -11,9 +11,24 @@
 -- characters, -81 to 199 (bucket b at 3 * (b + 81) + 1).
 local FINE_FIELDS = '-81-80-79-78-77-76-75-74-73-72-71-70-69-68-67-66-65-64-63-62-61-60-59-58-57-56-55-54-53-52-51-50-49-48-47-46-45-44-43-42-41-40-39-38-37-36-35-34-33-32-31-30-29-28-27-26-25-24-23-22-21-20-19-18-17-16-15-14-13-12-11-10-09-08-07-06-05-04-03-02-01000001002003004005006007008009010011012013014015016017018019020021022023024025026027028029030031032033034035036037038039040041042043044045046047048049050051052053054055056057058059060061062063064065066067068069070071072073074075076077078079080081082083084085086087088089090091092093094095096097098099100101102103104105106107108109110111112113114115116117118119120121122123124125126127128129130131132133134135136137138139140141142143144145146147148149150151152153154155156157158159160161162163164165166167168169170171172173174175176177178179180181182183184185186187188189190191192193194195196197198199'
 
+-- The day bin of a timestamp (UTC midnight, floored modulo).
+--@inline
+function Stats.day(t) return t - (t % 86400) end
+
+-- Statistics hash of `kind` (wait | run | stats) for a day bin and a queue. A day bin is
+-- whole (Stats.day), and below 1e14 %d writes the digits that %.14g (Lua's number text)
+-- does, for a fraction of the cost; -0 and the rest keep Lua's own text.
+--@inline
+function Stats.key(kind, day, queue)
+  if day >= 1 and day < 1e14 then
+    return key.stats .. kind .. ':' .. format('%d', day) .. ':' .. queue
+  end
+  return key.stats .. kind .. ':' .. day .. ':' .. queue
+end
+
 -- Seconds from `now` until a stats hash of day `day` should disappear.
 function Stats.ttl(now, day)
-  local days = config_number('stats-history', 30)
+  local days = Config.number('stats-history', 30)
   return math.ceil(day + 86400 * days - now)
 end
 
@@ -30,15 +45,18 @@ end
 -- bucket -81 holds everything below 0.1 ms, zero and negative samples included, and
 -- bucket 199 everything from 10^10 s on. Both are field names (text); the fine one is cut
 -- from FINE_FIELDS, which costs half of formatting it (and Redis would format a number
--- argument with %.17g, which costs more still).
--- A whole count from 1 to 59 (or 23) gets the digits %.14g would write from %d, which costs
--- less; zero, negative and day counts keep Lua's own number text.
+-- argument with %.17g, which costs more still). A whole count from 1 to 59 (or 23) gets
+-- the digits %.14g would write from %d, which costs less; zero, negative and day counts
+-- keep Lua's own number text.
+--@inline
 function Stats.bin(v)
   local fine = '-81'
   if v >= 0.0001 then
     local b = floor(math.log10(v) * 20)
     if b > 199 then b = 199 end
-    fine = FINE_FIELDS:sub(3 * b + 244, 3 * b + 246)
+    -- (parenthesised: the build writes the constant's literal here, and Lua only calls a
+    -- method of a literal in parentheses)
+    fine = (FINE_FIELDS):sub(3 * b + 244, 3 * b + 246)
   end
   local f = floor(v)
   if f < 60 then
@@ -51,6 +69,7 @@ function Stats.bin(v)
 end
 
 -- One step of Welford's streaming update (protocol 5.2): count, mean and vk after `v`.
+--@inline
 function Stats.step(total, mean, vk, v)
   if total == nil then return 1, v, 0 end
   mean, vk = mean or 0, vk or 0
@@ -69,9 +88,10 @@ end
 -- pcall, like the stored totals are read with tonumber: pop writes it after the job left
 -- the work set, so a corrupt field must not raise there (the job would be in no set at
 -- all); a field that is not a number starts again from this sample.
+--@inline
 function Stats.sample(now, kind, queue, v)
-  local day = day_of(now)
-  local k = stats_key(kind, day, queue)
+  local day = Stats.day(now)
+  local k = Stats.key(kind, day, queue)
   local bin, fine = Stats.bin(v)
   local cur = rcall('HMGET', k, 'total', 'mean', 'vk', bin)
   local total, mean, vk = Stats.step(tonumber(cur[1]), tonumber(cur[2]), tonumber(cur[3]), v)
@@ -90,6 +110,7 @@ end
 -- P-STAT for the samples `vs` of one pop, in order: one read and one write of the hash
 -- instead of two calls per sample, with the same arithmetic, so the same stored values.
 -- The fine histogram gets one HINCRBY per bucket the samples fall in.
+--@inline
 function Stats.samples(now, kind, queue, vs)
   -- More samples than a call may carry (histogram fields) go one by one. (Pop records a
   -- single sample with Stats.sample itself.)
@@ -97,8 +118,8 @@ function Stats.samples(now, kind, queue, vs)
     for _, v in ipairs(vs) do Stats.sample(now, kind, queue, v) end
     return
   end
-  local day = day_of(now)
-  local k = stats_key(kind, day, queue)
+  local day = Stats.day(now)
+  local k = Stats.key(kind, day, queue)
   local fields, slot, bins, fines = { 'total', 'mean', 'vk' }, {}, {}, {}
   for i, v in ipairs(vs) do
     local bin, fine = Stats.bin(v)
@@ -139,9 +160,10 @@ function Stats.samples(now, kind, queue, vs)
 end
 
 -- Adjust the failure counters of `queue` for the day containing `when`.
+--@inline
 function Stats.count(now, when, queue, field, by, field2, by2)
-  local day = day_of(when)
-  local k = stats_key('stats', day, queue)
+  local day = Stats.day(when)
+  local k = Stats.key('stats', day, queue)
   rcall('HINCRBY', k, field, by)
   if field2 then rcall('HINCRBY', k, field2, by2) end
   Stats.expire(k, now, day)
@@ -152,10 +174,10 @@ end
 function Stats.unfailed(now, failure, queue)
   local ok, f = pcall(decode, failure or '{}')
   if not ok or type(f) ~= 'table' then return nil end
-  local when = num(f['when'])
+  local when = Num.parse(f['when'])
   if when == nil then return nil end
-  local day = day_of(when)
-  local k = stats_key('stats', day, queue)
+  local day = Stats.day(when)
+  local k = Stats.key('stats', day, queue)
   rcall('HINCRBY', k, 'failed', -1)
   Stats.expire(k, now, day)
   return f
@@ -188,17 +210,17 @@ end
 -- Errors: Queue(): no queue name provided / Stats(): Arg "date" missing or not a number: <x>
 function Stats.get(now)
   local queue, date_s = A[3], A[4]
-  if queue == nil then fail('Queue(): no queue name provided') end
-  local date = num(date_s)
-  if date == nil then fail('Stats(): Arg "date" missing or not a number: ' .. tostring(date_s)) end
-  local day = day_of(date)
-  local counters = rcall('HMGET', stats_key('stats', day, queue), 'retries', 'failed', 'failures')
+  if queue == nil then error('Queue(): no queue name provided') end
+  local date = Num.parse(date_s)
+  if date == nil then error('Stats(): Arg "date" missing or not a number: ' .. tostring(date_s)) end
+  local day = Stats.day(date)
+  local counters = rcall('HMGET', Stats.key('stats', day, queue), 'retries', 'failed', 'failures')
   return encode({
     retries = tonumber(counters[1]) or 0,
     failed = tonumber(counters[2]) or 0,
     failures = tonumber(counters[3]) or 0,
-    wait = Stats.summary(stats_key('wait', day, queue)),
-    run = Stats.summary(stats_key('run', day, queue)),
+    wait = Stats.summary(Stats.key('wait', day, queue)),
+    run = Stats.summary(Stats.key('run', day, queue)),
   })
 end
 
@@ -210,18 +232,18 @@ end
 -- Errors: Queue(): no queue name provided / Stats(): Arg "date" missing or not a number: <x>
 function Stats.fine(now)
   local queue, date_s = A[3], A[4]
-  if queue == nil then fail('Queue(): no queue name provided') end
-  local date = num(date_s)
-  if date == nil then fail('Stats(): Arg "date" missing or not a number: ' .. tostring(date_s)) end
-  local day = day_of(date)
-  local counters = rcall('HMGET', stats_key('stats', day, queue), 'retries', 'failed', 'failures')
+  if queue == nil then error('Queue(): no queue name provided') end
+  local date = Num.parse(date_s)
+  if date == nil then error('Stats(): Arg "date" missing or not a number: ' .. tostring(date_s)) end
+  local day = Stats.day(date)
+  local counters = rcall('HMGET', Stats.key('stats', day, queue), 'retries', 'failed', 'failures')
   local reply = {
     retries = tonumber(counters[1]) or 0,
     failed = tonumber(counters[2]) or 0,
     failures = tonumber(counters[3]) or 0,
   }
   for _, kind in ipairs({ 'wait', 'run' }) do
-    local k = stats_key(kind, day, queue)
+    local k = Stats.key(kind, day, queue)
     local totals = rcall('HMGET', k, 'total', 'mean', 'vk')
     local count, mean, std = Stats.moments(totals[1], totals[2], totals[3])
     local raw = rcall('HGETALL', key.fine .. k)

@@ -9,13 +9,13 @@
 -- Tag(): Arg "count" not a number: <x>
 function Tags.tag(now)
   local command = A[3]
-  if command == nil then fail('Tag(): Arg "command" must be "add", "remove", "get" or "top"') end
+  if command == nil then error('Tag(): Arg "command" must be "add", "remove", "get" or "top"') end
   if command == 'add' or command == 'remove' then
     local jid = A[4]
-    if jid == nil then fail('Tag(): Arg "jid" missing') end
+    if jid == nil then error('Tag(): Arg "jid" missing') end
     local jk = key.job .. jid
     local text = rcall('HGET', jk, 'tags')
-    if not text then fail('Tag(): Job ' .. jid .. ' does not exist') end
+    if not text then error('Tag(): Job ' .. jid .. ' does not exist') end
     local tags = Job.tag_list(text)
     if command == 'add' then
       local present = {}
@@ -47,7 +47,7 @@ function Tags.tag(now)
     return out
   elseif command == 'get' then
     local tag = A[4]
-    if tag == nil then fail('Tag(): Arg "tag" missing') end
+    if tag == nil then error('Tag(): Arg "tag" missing') end
     local offset = Queue.page_arg(A[5], 0, 'Tag(): Arg "offset" not a number: ')
     local count = Queue.page_arg(A[6], 25, 'Tag(): Arg "count" not a number: ')
     local tk = key.tag .. tag
@@ -60,5 +60,5 @@ function Tags.tag(now)
     local count = Queue.page_arg(A[5], 25, 'Tag(): Arg "count" not a number: ')
     return encode(rcall('ZREVRANGEBYSCORE', key.tags, '+inf', 2, 'LIMIT', offset, count))
   end
-  fail('Tag(): First argument must be "add", "remove" or "get"')
+  error('Tag(): First argument must be "add", "remove" or "get"')
 end

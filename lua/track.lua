@@ -12,10 +12,10 @@ function Track.track(now)
       local r = Job.render(j, nil, true)
       if r then jobs[#jobs + 1] = r else expired[#expired + 1] = encode(j) end
     end
-    return '{"jobs":' .. jlist(jobs) .. ',"expired":' .. jlist(expired) .. '}'
+    return '{"jobs":' .. Json.list(jobs) .. ',"expired":' .. Json.list(expired) .. '}'
   end
-  if jid == nil then fail('Track(): Arg "jid" missing') end
-  if rcall('EXISTS', key.job .. jid) == 0 then fail('Track(): Job does not exist') end
+  if jid == nil then error('Track(): Arg "jid" missing') end
+  if rcall('EXISTS', key.job .. jid) == 0 then error('Track(): Job does not exist') end
   local a = string.lower(action)
   if a == 'track' then
     rcall('PUBLISH', key.channel .. 'track', jid)
@@ -24,5 +24,5 @@ function Track.track(now)
     rcall('PUBLISH', key.channel .. 'untrack', jid)
     return encode(rcall('ZREM', key.tracked, jid))
   end
-  fail('Track(): Unknown action "' .. action .. '"')
+  error('Track(): Unknown action "' .. action .. '"')
 end

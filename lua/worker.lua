@@ -2,7 +2,7 @@
 
 -- Purge workers idle for longer than `max-worker-age` (default 86400), with their job sets.
 function Worker.cleanup(now)
-  local cutoff = now - config_number('max-worker-age', 86400)
+  local cutoff = now - Config.number('max-worker-age', 86400)
   local stale = rcall('ZRANGEBYSCORE', key.workers, 0, cutoff)
   for _, w in ipairs(stale) do rcall('DEL', key.worker .. w .. key.jobs) end
   if #stale > 0 then rcall('ZREMRANGEBYSCORE', key.workers, 0, cutoff) end

@@ -14,6 +14,15 @@ class QlessError(Exception):
 class CoreError(QlessError):
     """The Lua core rejected a command; the message is the server's text."""
 
+    @property
+    def source(self) -> str | None:
+        """The line of the core's sources that raised the error (``lua/job/put.lua:57``),
+        read from the ``user_script:<n>`` of the reply; None when the reply names no line
+        of this package's script."""
+        from qless_py.lua import where
+
+        return where(str(self))
+
 
 class LockLostError(CoreError):
     """The job is no longer leased to this worker (taken, timed out, moved or gone)."""

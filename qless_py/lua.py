@@ -1,6 +1,8 @@
-"""The built Lua core as shipped data: its source bytes and SHA-1.
+"""The built Lua core as shipped data: its source bytes and SHA-1, and where its lines come from.
 
 ``python -m qless_py.lua`` prints the built script (for loading it from other tools).
+``python -m qless_py.lua --where 'ERR user_script:1234: ...'`` prints the source line
+(``lua/<file>:<line>``) of the line an error reply names.
 """
 
 from __future__ import annotations
@@ -32,12 +34,91 @@ def _read_source() -> bytes:
 SOURCE: bytes = _read_source()
 SHA: str = sha1_hex(SOURCE)
 
+# scripts/build_lua.py writes `--@ <path>:<a>-<b>` before lines a..b of a source file; the
+# script's other lines are the build's own.
+_MARKER = rb"^--@ (\S+):(\d+)-(\d+)$"
+# Redis 7 and Valkey: `user_script:<n>: <message> script: <sha>, on @user_script:<m>.`;
+# Redis 6.2: `Error running script (call to f_<sha>): @user_script:<m>: user_script:<n>: ...`.
+# <n> is where the error was raised, <m> the line Redis was running (the same line for the
+# core's own errors). (Imported on first use: a worker never needs `re` for this.)
+_LINE = r"(@?)user_script:(\d+)"
+_SHA = r"(?<![0-9a-f])(?:f_)?([0-9a-f]{40})(?![0-9a-f])"
+_maps: dict[str, tuple[list[int], list[tuple[str, int, int]]]] = {}
 
-def main() -> None:
-    """Write the built script to stdout."""
-    sys.stdout.buffer.write(SOURCE)
-    sys.stdout.buffer.flush()
+
+def _line_map(script: bytes) -> tuple[list[int], list[tuple[str, int, int]]]:
+    """Script line of each range's first line, and each range (path, first, last)."""
+    import re
+
+    digest = sha1_hex(script)
+    if digest not in _maps:
+        starts, ranges = [], []
+        for m in re.finditer(_MARKER, script, re.M):
+            starts.append(script.count(b"\n", 0, m.end()) + 2)  # the line after the marker
+            ranges.append((m.group(1).decode(), int(m.group(2)), int(m.group(3))))
+        _maps[digest] = (starts, ranges)
+    return _maps[digest]
+
+
+def source_line(line: int, script: bytes = SOURCE) -> str | None:
+    """``lua/<file>:<line>`` for line ``line`` of the built script, or None for a line the
+    build wrote itself (or one past the end)."""
+    import bisect
+
+    starts, ranges = _line_map(script)
+    k = bisect.bisect_right(starts, line) - 1
+    if k < 0:
+        return None
+    path, first, last = ranges[k]
+    n = first + line - starts[k]
+    return f"{path}:{n}" if n <= last else None
+
+
+def where(reply: str, script: bytes = SOURCE) -> str | None:
+    """The source line (``lua/<file>:<line>``) of the error an error reply of ``script``
+    names, or None: no ``user_script:<n>`` in it, a line the build wrote, or a reply that
+    names another script's SHA."""
+    import re
+
+    sha = re.search(_SHA, reply)
+    if sha is not None and sha.group(1) != sha1_hex(script):
+        return None
+    found = re.findall(_LINE, reply)
+    raised = [int(n) for at, n in found if not at] or [int(n) for _, n in found]
+    return source_line(raised[0], script) if raised else None
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Write the built script to stdout, or with --where the source of a script line."""
+    import argparse
+    import re
+
+    parser = argparse.ArgumentParser(prog="python -m qless_py.lua", description=__doc__)
+    parser.add_argument("--where", metavar="REPLY",
+                        help="an error reply, `user_script:<n>`, or a line number")
+    parser.add_argument("--script", metavar="FILE",
+                        help="the built script the reply came from (default: this package's)")
+    args = parser.parse_args(argv)
+    script = SOURCE
+    if args.script:
+        with open(args.script, "rb") as fh:
+            script = fh.read()
+    if args.where is None:
+        sys.stdout.buffer.write(script)
+        sys.stdout.buffer.flush()
+        return 0
+    text = args.where.strip()
+    found = source_line(int(text), script) if text.isdigit() else where(text, script)
+    if found is None:
+        sha = re.search(_SHA, text)
+        why = (f"the reply names script {sha.group(1)}, not {sha1_hex(script)} (--script)"
+               if sha and sha.group(1) != sha1_hex(script)
+               else "no source line: the build wrote that line, or none is named")
+        print(f"qless_py.lua: {why}", file=sys.stderr)
+        return 1
+    print(found)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

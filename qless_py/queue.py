@@ -7,7 +7,7 @@ import os
 from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, overload
 
-from qless_py import clock, codecs
+from qless_py import clock, codecs, keys
 from qless_py.core import PackedCall, bulk, pack_call
 from qless_py.errors import QlessError
 from qless_py.job import Job, as_list, class_name
@@ -43,8 +43,8 @@ class QueueJobs:
             raise ValueError("offset and count must be >= 0")
         if count == 0:
             return []
-        key = f"ql:q:{self._queue.name}-work"
-        found = self._queue.client.redis.zrevrange(key, offset, offset + count - 1)
+        work = keys.queue(self._queue.name, keys.WORK)
+        found = self._queue.client.redis.zrevrange(work, offset, offset + count - 1)
         return [jid.decode() if isinstance(jid, bytes) else str(jid) for jid in found]
 
     def _list(self, state: str, offset: int, count: int) -> list[str]:

@@ -1,41 +1,51 @@
-"""Build the Lua core: lua/*.lua, in a fixed order, into qless_py/_lua/qless.lua.
+"""Build the Lua core: lua/**/*.lua into one script, qless_py/_lua/qless.lua.
 
-``python scripts/build_lua.py`` writes the artifact; ``--check`` exits 1 when it is stale.
+    python scripts/build_lua.py            write the script
+    python scripts/build_lua.py --check    exit 1 when it is stale (scripts/test runs this)
 
-Redis runs the whole script body on every EVALSHA, and creating a closure there costs as
-much as a Redis call. So the build makes every module function lazy: each top-level block
+Why a build at all: Redis runs the whole script body on every EVALSHA. Each `function`
+statement there makes a closure again, each top-level table is made again, and each
+local a closure captures is one more allocation, on every call. The sources simply
+concatenated cost 2.5 times the built script's instructions for a put, pop and complete
+(scripts/count_instructions.py); docs/architecture.md gives the figures for each pass.
 
-    function Module.name(args)      -- column 0
-      ...
-    end                             -- column 0
+The sources are plain Lua, concatenated in this order: prelude.lua, the other files in
+path order, api.lua. Four passes turn them into the script. Every pass reads tokens
+(scripts/lua_tokens.py), so text inside a string literal or a comment is never rewritten.
 
-(and each ``Api['command'] = Module.fn`` line of api.lua) becomes one branch of a single
-generated ``define(table, name)`` function, installed as the ``__index`` metamethod of one
-table ``M`` that holds every module: ``Job.put`` in the sources is ``M.Job_put`` in the
-artifact. Code outside the module functions (the inlined paths, the dispatcher) looks
-them up as ``define(nil, 'Job_put')``, and the first such lookup of a call makes ``M``, so
-a call that needs nothing lazy makes neither the table nor its metatable. A call creates
-only the closures it actually uses, and the hot ones are found first. Comments are kept
-(they travel with the function they precede), so server-side errors stay readable.
+1. Constants. The prelude's `key` table (the one place key names are spelled) and the
+   top-level constants named in capitals (`local F_JID, F_STATE = 1, 3`) are written as
+   their values where they are used: `key.job` becomes `'ql:j:'`.
+2. Modules. The module tables the prelude declares (`local Job, Queue = {}, {}`) become
+   one table `M`: `Job.put` is `M.Job_put`, and `Api[cmd]` is `M['Api_' .. (cmd)]`.
+3. Lazy functions. Every top-level `function Module.name(...) ... end`, and every
+   `Api['command'] = Module.name` line of api.lua, moves into one generated function,
+   define(), which M calls (as its __index) the first time a call uses the name. A call
+   creates only the functions it uses. define() declares the prelude's aliases of
+   globals (`local rcall = redis.call`) again, so that it does not capture them.
+4. Inlining (scripts/lua_inline.py). In the top-level code (api.lua's dispatcher) every
+   call of a function marked `--@inline` (a comment line right above it) is replaced by
+   a copy of the function's body, and the same is done inside each copy: the commands a
+   worker sends for every job run as straight code and create no function at all.
 
-The busiest commands (``INLINED_COMMANDS`` below) skip even that for their common path:
-their functions, and the ``INLINE`` functions their common path calls as statements, are
-copied into the script body by scripts/lua_inline.py, as straight code before the
-dispatcher. Only their rarer paths reach ``define``.
+The script keeps every comment, and says where each line comes from: a line
+`--@ lua/job/put.lua:40-52` means that the next 13 lines are lines 40 to 52 of that
+file; lines outside such ranges are the build's own. qless_py.lua.source_line() and
+`python -m qless_py.lua --where 'user_script:1234'` read these markers.
 
-Everything else at the top level of a source file (locals, comments) is copied verbatim
-before ``define``; the part of api.lua after the command table (the dispatcher) comes last.
-The prelude's helpers (``local function name(...)`` in prelude.lua) are made lazy the same
-way: each becomes ``M.P_name`` and every bare call ``name(`` in the sources is rewritten to
-``M.P_name(``, so a call creates only the helpers it uses, and ``define`` itself (created
-on every call) captures a dozen fewer upvalues. A helper name must therefore not be used
-as a variable anywhere. A top-level ``local function`` outside api.lua is refused
-elsewhere: it would be created on every call.
-
-Constants are folded at build time so that they cost nothing per call: the prelude's
-``local key = { name = 'text', ... }`` table (the only place key names are spelled) and
-top-level numeric constants such as ``local F_JID, F_STATE = 1, 3`` are replaced by their
-literal values wherever code uses them (``key.job`` becomes ``'ql:j:'``).
+Rules the sources keep; the build refuses to run otherwise, naming the file and line:
+- No function is created at the top level (no `local function`): module functions are
+  `function Module.name(...)`, created only when used.
+- A module table appears only as `Module.name` or `Module[expr]`, and `Module.name` is
+  a function some file defines.
+- `key.name` names a field of the key table; a constant is never assigned; a folded
+  declaration ends its line.
+- A `--@inline` function takes no `...`, defines no function, and does not `return`
+  inside a loop; in the top-level code each call of it is a whole statement (`f(x)`,
+  `a, b = f(x)`, `local a = f(x)` or `return f(x)`), and no local there hides a name
+  its body uses.
+- `M`, `define` and the names starting with `inl_` belong to the build; no top-level
+  local is named `name` (define's parameter).
 """
 
 from __future__ import annotations
@@ -43,388 +53,396 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lua_inline import InlineError, Inliner, parse_function
+from lua_inline import Body, Inliner, Line, Writer, parse_body
+from lua_tokens import (
+    BuildError,
+    Local,
+    Token,
+    at,
+    blocks,
+    code_tokens,
+    declarations,
+    local_statement,
+    matching,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = ROOT / "lua"
 ARTIFACT = ROOT / "qless_py" / "_lua" / "qless.lua"
-
-# prelude first (locals, module tables, keys), api last (command table + dispatcher).
-ORDER = [
-    "prelude.lua",
-    "config.lua",
-    "stats.lua",
-    "job.lua",
-    "queue.lua",
-    "failure.lua",
-    "recurring.lua",
-    "worker.lua",
-    "tags.lua",
-    "track.lua",
-    "api.lua",
-]
-
-HEADER = "-- built by scripts/build_lua.py from lua/*.lua; do not edit\n"
-
-# Module functions emitted first in define(): the per-job lifecycle path (put, pop,
-# complete) finds them after the fewest comparisons.
-HOT = [
-    "Api.put", "Api.pop", "Api.complete", "P.num", "Api.heartbeat", "Api.get",
-    "P.time_text", "P.whole_text", "P.score_arg", "P.num_json", "P.wake_queue", "P.jlist",
-    "P.jstr", "P.day_of", "P.stats_key", "P.work_score", "P.config_number", "P.config_raw",
-    "P.string_list",
-    "Job.put", "Job.hist", "Job.notify", "Job.is_tracked", "Job.enqueue", "Job.complete",
-    "Job.left_running", "Job.expire_completed", "Job.release_dependents", "Job.options",
-    "Job.render", "Job.render_entry", "Job.stored_list", "Job.encoded_members", "Job.fetch",
-    "Job.tag_list", "Job.heartbeat", "Job.get",
-    "Queue.pop", "Queue.reclaim", "Queue.promote", "Queue.take_out", "Queue.whole",
-    "Stats.sample", "Stats.bin", "Stats.expire", "Stats.ttl",
-    "Recur.spawn",
-]
-
-# Commands whose common path runs as straight code in the script body: before dispatch, the
-# build copies the command's function into the body, and into that copy every statement
-# call of a function in INLINE (see scripts/lua_inline.py). Those paths then create no
-# closure and no lazy definition at all; what the copies leave as calls (rarer paths, calls
-# inside expressions) still goes through define().
-# tests/core/test_impl_build.py runs these paths on a build that records lazy definitions,
-# so a call that falls out of INLINE, or a path that stops being inlined, fails a test.
-INLINED_COMMANDS = ["put", "pop", "complete", "heartbeat", "fail", "retry"]
-INLINE = [
-    "P.num", "P.time_text", "P.whole_text", "P.score_arg", "P.num_json", "P.wake_queue",
-    "P.work_score", "P.day_of", "P.stats_key", "P.config_number", "P.config_raw",
-    "P.config_heartbeat", "P.jstr", "P.jlist", "P.wake_workers", "P.wake_one",
-    "Job.put", "Job.complete", "Job.heartbeat", "Job.fail", "Job.retry", "Queue.pop",
-    "Job.options", "Job.hist", "Job.render", "Job.stored_list", "Job.enqueue",
-    "Job.expire_completed", "Job.notify", "Job.is_tracked", "Job.left_running",
-    "Job.park_failed", "Queue.hand_out", "Queue.unlist", "Stats.sample", "Stats.bin",
-    "Stats.step", "Stats.count", "Stats.samples", "Queue.call_list", "Queue.take",
-]
-
-ALIAS = re.compile(r"^local \w+(?:, \w+)* = [A-Za-z]+(?:\.\w+)?(?:, [A-Za-z]+(?:\.\w+)?)*$",
-                   re.M)
-KEY_TABLE = re.compile(r"^local key = \{\n(.*?)\n\}\n", re.S | re.M)
-KEY_FIELD = re.compile(r"(\w+) = ('[^'\\]*')")
-NUM_CONSTANTS = re.compile(
-    r"^local ((?:[A-Z][A-Z0-9_]*)(?:, [A-Z][A-Z0-9_]*)*) =\s*([\d, \n]+)$", re.M)
-KEY_USE = re.compile(r"(?<![\w.])key\.(\w+)\b(?!\s*\()")
-
-FUNCTION = re.compile(r"^function (\w+)\.(\w+)\((.*)\)\s*$")
-ONE_LINER = re.compile(r"^function (\w+)\.(\w+)\(([^)]*)\)\s+(.*\S)\s+end\s*$")
-COMMAND = re.compile(r"^Api\['([\w.]+)'\] = (.+?)\s*$")
-HELPER = re.compile(r"^local function (\w+)\((.*?)\)(.*)$")
+HEADER = (
+    "-- Built by scripts/build_lua.py from lua/**/*.lua: do not edit. A line",
+    "-- `--@ lua/<file>:<a>-<b>` says that the lines after it are lines a..b of that file;",
+    "-- `python -m qless_py.lua --where 'user_script:<n>'` finds the source of line n.",
+)
+INLINE = "--@inline"
+RESERVED = {"M", "define"}  # and every name starting with inl_
+__all__ = ["BuildError", "build", "main"]
 
 
-class BuildError(Exception):
-    """The sources break a rule the build relies on."""
+# ---- reading the sources ----
+
+@dataclass
+class Function:
+    """A module function, or an api.lua command entry, as its source file has it."""
+    module: str
+    name: str
+    path: str
+    first: int  # first line, leading comments included
+    last: int
+    inline: bool
+
+    @property
+    def flat(self) -> str:
+        return f"{self.module}_{self.name}"
 
 
 @dataclass
-class Module:
-    name: str
-    entries: list[tuple[str, list[str]]] = field(default_factory=list)
+class Source:
+    path: str  # 'lua/job/put.lua'
+    text: str
+    toks: list[Token]
+    functions: list[Function] = field(default_factory=list)
+    # Top-level declarations the build folds or replaces: (first token, last token, text).
+    removed: list[tuple[int, int, str]] = field(default_factory=list)
 
 
-def split(name: str, text: str, modules: dict[str, Module]) -> tuple[list[str], list[str]]:
-    """Separate a file into verbatim top-level lines and lazy entries (added to modules)."""
-    verbatim: list[str] = []
-    tail: list[str] = []
-    comments: list[str] = []
-    lines = text.splitlines()
-    i = 0
-    after_table = False
-    while i < len(lines):
-        line = lines[i]
-        if line.startswith("--"):
-            comments.append(line)
-            i += 1
-            continue
-        short = ONE_LINER.match(line)
-        if short:
-            module, fname, params, body_text = short.groups()
-            modules.setdefault(module, Module(module)).entries.append(
-                (fname, [*comments, f"lazy_f = function({params}) {body_text} end"]))
-            comments = []
-            i += 1
-            continue
-        helper = HELPER.match(line) if name == "prelude.lua" else None
-        if helper:
-            fname, params, rest = helper.groups()
-            if rest.rstrip().endswith(" end"):
-                body = [*comments, f"lazy_f = function({params}){rest}"]
-                i += 1
-            else:
-                end = i + 1
-                while end < len(lines) and lines[end] != "end":
-                    end += 1
-                if end == len(lines):
-                    raise BuildError(f"{name}:{i + 1}: no column-0 'end' closes {line!r}")
-                body = [*comments, f"lazy_f = function({params}){rest}", *lines[i + 1:end + 1]]
-                i = end + 1
-            modules.setdefault("P", Module("P")).entries.append((fname, body))
-            comments = []
-            continue
-        head = FUNCTION.match(line)
-        command = COMMAND.match(line) if name == "api.lua" else None
-        if head:
-            end = i + 1
-            while end < len(lines) and lines[end] != "end":
-                end += 1
-            if end == len(lines):
-                raise BuildError(f"{name}:{i + 1}: no column-0 'end' closes {line!r}")
-            module, fname, params = head.groups()
-            body = [*comments, f"lazy_f = function({params})", *lines[i + 1:end + 1]]
-            modules.setdefault(module, Module(module)).entries.append((fname, body))
-            comments = []
-            i = end + 1
-            continue
-        if command:
-            cname, expr = command.groups()
-            modules.setdefault("Api", Module("Api")).entries.append(
-                (cname, [*comments, f"lazy_f = {expr}"]))
-            comments = []
-            after_table = True
-            i += 1
-            continue
-        if line.startswith("function "):
-            raise BuildError(f"{name}:{i + 1}: unrecognised top-level function {line!r}")
-        if line.startswith("local function") and name != "api.lua":
-            raise BuildError(f"{name}:{i + 1}: top-level local function (make it Module.fn)")
-        target = tail if after_table else verbatim
-        target.extend(comments)
-        target.append(line)
-        comments = []
-        i += 1
-    (tail if after_table else verbatim).extend(comments)
-    return verbatim, tail
+@dataclass
+class Catalogue:
+    """What the passes need to know of all the sources together."""
+    modules: set[str]
+    aliases: list[str]  # the prelude's `local x = global.path` statements
+    constants: dict[str, str]  # name (`key.name` for key fields) -> literal
+    functions: dict[str, Function]  # by flat name, in source order
 
 
-def indent(lines: list[str], prefix: str) -> list[str]:
-    return [prefix + line if line else line for line in lines]
-
-
-def define(modules: dict[str, Module], aliases: list[str], inliner: Inliner) -> list[str]:
-    """The generated define(): one flat chain over every module function, hot ones first.
-
-    ``aliases`` are the prelude's locals that only name globals (``local rcall =
-    redis.call``). define() declares them again: the closures it makes then capture
-    define's own locals, made only when something is defined, and define itself captures
-    just the per-call tables (``cfg``, ``wake``) instead of a dozen upvalues that every
-    call would pay for. ``M`` is define's first argument, and its own metatable.
-
-    Code outside the module functions (the inlined paths, the dispatcher) looks functions
-    up with ``define(nil, name)``: the first such lookup of a call makes the table ``M``.
-    A call whose path needs nothing lazy, the common case, makes neither table nor
-    metatable.
-    """
-    rank = {name: i for i, name in enumerate(HOT)}
-    entries = [(f"{m.name}_{fname}", f"{m.name}.{fname}", body)
-               for m in modules.values() for fname, body in m.entries]
-    entries.sort(key=lambda e: rank.get(e[1], len(rank)))
-    out = [
-        "",
-        "-- ==== lazy module functions (generated by scripts/build_lua.py) ====",
-        "-- Module.name in the sources is M.Module_name here; define() creates it on its first",
-        "-- use in this call.",
-        "local function define(lazy_t, lazy_k)",
-        "  if lazy_t == nil then",
-        "    if not M then",
-        "      M = {}",
-        "      M.__index = define",
-        "      setmetatable(M, M)",
-        "    end",
-        "    return M[lazy_k]",
-        "  end",
-        *indent(aliases, "  "),
-        "  local M = lazy_t",
-        "  local lazy_f",
-    ]
-    for n, (flat, _, body) in enumerate(entries):
-        out.append(f"  {'if' if n == 0 else 'elseif'} lazy_k == '{flat}' then")
-        out.extend(indent(body, "    "))
-    out += [
-        "  end",
-        "  if lazy_f ~= nil then lazy_t[lazy_k] = lazy_f end",
-        "  return lazy_f",
-        "end",
-        *outside(inlined(modules, inliner)),
-    ]
-    return out
-
-
-OUTSIDE_REF = re.compile(r"(?<![\w.])M\.(\w+)")
-OUTSIDE_API = re.compile(r"(?<![\w.])M\['Api_' \.\. (\w+)\]")
-
-
-def outside(lines: list[str]) -> list[str]:
-    """Module lookups outside define(), ``M.name``, become ``define(nil, 'name')``."""
+def read_sources(root: Path) -> list[Source]:
+    names = {p.relative_to(root).as_posix(): p for p in sorted(root.rglob("*.lua"))}
+    for needed in ("prelude.lua", "api.lua"):
+        if needed not in names:
+            raise BuildError(f"lua/{needed} is missing")
+    order = ["prelude.lua", *(n for n in names if n not in ("prelude.lua", "api.lua")),
+             "api.lua"]
     out = []
-    for line in "\n".join(lines).split("\n"):
-        if not line.lstrip().startswith("--"):
-            line = OUTSIDE_REF.sub(r"define(nil, '\1')", line)
-            line = OUTSIDE_API.sub(r"define(nil, 'Api_' .. \1)", line)
-        out.append(line)
+    for name in order:
+        text = names[name].read_text(encoding="utf-8")
+        text = text if text.endswith("\n") else text + "\n"
+        out.append(Source(f"lua/{name}", text, code_tokens(text, f"lua/{name}")))
     return out
 
 
-def make_inliner(modules: dict[str, Module]) -> Inliner:
-    """An Inliner that knows the INLINE functions, in their flattened form."""
-    bodies = {f"{m.name}_{fname}": body for m in modules.values() for fname, body in m.entries}
-    functions = {}
-    for dotted in INLINE:
-        flat = dotted.replace(".", "_")
-        if flat not in bodies:
-            raise BuildError(f"INLINE names unknown function {dotted}")
-        code = flatten(call_helpers("\n".join(bodies[flat]), modules), list(modules))
-        try:
-            functions[flat] = parse_function(flat, code.split("\n"))
-        except InlineError as exc:
-            raise BuildError(str(exc)) from exc
-    return Inliner(functions)
+def top_level_locals(src: Source) -> Iterator[Local]:
+    spans = blocks(src.toks)
+    for i, t in enumerate(src.toks):
+        if t.text == "local" and src.toks[i + 1].text != "function" \
+                and not any(a <= i <= b for a, b in spans):
+            yield local_statement(src.toks, i)
 
 
-def inlined(modules: dict[str, Module], inliner: Inliner) -> list[str]:
-    """INLINED_COMMANDS' common paths, as straight code before the dispatcher."""
-    bodies = {f"{m.name}_{fname}": body for m in modules.values() for fname, body in m.entries}
-    out = [
+def remove(src: Source, stmt: Local, replacement: str = "") -> None:
+    after = stmt.last + 1
+    if after < len(src.toks) and src.toks[after].line == src.toks[stmt.last].line:
+        raise at(src.path, src.toks[after].line, "a declaration the build folds must end "
+                 "its line")
+    src.removed.append((stmt.first, stmt.last, replacement))
+
+
+def catalogue(sources: list[Source]) -> Catalogue:
+    prelude = sources[0]
+    modules: list[str] = []
+    aliases: list[str] = []
+    constants: dict[str, str] = {}
+    for stmt in top_level_locals(prelude):
+        values = [[t.text for t in v] for v in stmt.values]
+        line = prelude.toks[stmt.first].line
+        if len(values) == len(stmt.names) and values and all(v == ["{", "}"] for v in values):
+            if modules:
+                raise at(prelude.path, line, "the module tables are declared twice")
+            modules = stmt.names
+            remove(prelude, stmt, "local M = {}  -- " + ", ".join(modules) + ": see define()")
+        elif stmt.names == ["key"]:
+            constants.update(key_fields(prelude, stmt))
+            remove(prelude, stmt)
+        elif is_alias(stmt):
+            toks = prelude.toks
+            aliases.append(prelude.text[toks[stmt.first].start:toks[stmt.last].end])
+    if not modules:
+        raise at(prelude.path, 1, "no module tables declared (`local Job, Queue = {}, {}`)")
+    for src in sources:
+        for stmt in top_level_locals(src):
+            for name in set(stmt.names) & {"name"}:
+                raise at(src.path, src.toks[stmt.first].line, f"a top-level local named "
+                         f"{name} would be hidden inside the generated define(M, name)")
+    for src in sources:
+        find_constants(src, constants)
+        find_functions(src, set(modules))
+    functions: dict[str, Function] = {}
+    for src in sources:
+        for fn in src.functions:
+            if fn.flat in functions:
+                other = functions[fn.flat]
+                raise at(fn.path, fn.first, f"{fn.module}.{fn.name} is also defined at "
+                         f"{other.path}:{other.first}")
+            functions[fn.flat] = fn
+    return Catalogue(set(modules), aliases, constants, functions)
+
+
+def is_alias(stmt: Local) -> bool:
+    """`local a, b = name.field, name`: locals that only name globals."""
+    return len(stmt.values) == len(stmt.names) > 0 and all(
+        len(v) % 2 == 1 and all(x.kind == "name" for x in v[::2])
+        and all(x.text == "." for x in v[1::2]) for v in stmt.values)
+
+
+def key_fields(src: Source, stmt: Local) -> dict[str, str]:
+    """The `name = 'literal'` fields of the key table."""
+    value = stmt.values[0] if len(stmt.values) == 1 else []
+    inner = value[1:-1]
+    out = {}
+    for k in range(0, len(inner), 4):
+        part = inner[k:k + 4]
+        if (len(part) < 3 or part[0].kind != "name" or part[1].text != "="
+                or part[2].kind != "string" or (len(part) == 4 and part[3].text != ",")):
+            raise at(src.path, (part or value)[0].line if (part or value) else 1,
+                     "the key table holds only `name = 'text'` fields")
+        out[f"key.{part[0].text}"] = part[2].text
+    return out
+
+
+CONSTANT = re.compile(r"[A-Z][A-Z0-9_]*")
+
+
+def find_constants(src: Source, constants: dict[str, str]) -> None:
+    """Top-level `local NAME, NAME = literal, literal` in capitals: constants to fold."""
+    for stmt in top_level_locals(src):
+        if not all(CONSTANT.fullmatch(n) for n in stmt.names) or (
+                src.path == "lua/prelude.lua" and is_alias(stmt)):
+            continue
+        line = src.toks[stmt.first].line
+        if len(stmt.values) != len(stmt.names) or not all(
+                len(v) == 1 and v[0].kind in ("number", "string") for v in stmt.values):
+            raise at(src.path, line, "a constant in capitals takes one literal value")
+        for name, value in zip(stmt.names, stmt.values, strict=True):
+            if name in constants:
+                raise at(src.path, line, f"constant {name} is defined twice")
+            constants[name] = value[0].text
+        remove(src, stmt)
+
+
+def leading_comments(src: Source, line: int) -> tuple[int, bool]:
+    """First line of the comment block right above `line`, and whether it says --@inline."""
+    lines = src.text.split("\n")
+    first, inline = line, False
+    while first > 1 and lines[first - 2].lstrip().startswith("--"):
+        first -= 1
+        comment = lines[first - 1].strip()
+        if comment.startswith("--@"):
+            if comment != INLINE:
+                raise at(src.path, first, f"unknown build directive {comment!r}")
+            inline = True
+    return first, inline
+
+
+def find_functions(src: Source, modules: set[str]) -> None:
+    toks = src.toks
+    spans = blocks(toks)
+    for a, b in spans:
+        t = toks[a]
+        if t.text != "function":
+            continue
+        if a > 0 and toks[a - 1].text == "local":
+            raise at(src.path, t.line, "a top-level `local function` is created on every "
+                     "call: make it `function Module.name(...)`")
+        if not (toks[a + 1].text in modules and toks[a + 2].text == "."
+                and toks[a + 4].text == "("):
+            raise at(src.path, t.line, "a top-level function is `function Module.name(...)`, "
+                     "for a module table declared in lua/prelude.lua")
+        first, inline = leading_comments(src, t.line)
+        src.functions.append(Function(toks[a + 1].text, toks[a + 3].text, src.path, first,
+                                      toks[b].line, inline))
+    if src.path != "lua/api.lua":
+        return
+    for i, t in enumerate(toks):  # Api['command'] = Module.name, a line of its own
+        shape = [x.text for x in toks[i:i + 8]]
+        if (t.text != "Api" or len(shape) < 8 or shape[1] != "[" or toks[i + 2].kind != "string"
+                or shape[3:5] != ["]", "="] or shape[6] != "."
+                or any(a <= i <= b for a, b in spans)):
+            continue
+        if (i > 0 and toks[i - 1].line == t.line) or (
+                i + 8 < len(toks) and toks[i + 8].line == t.line):
+            raise at(src.path, t.line, "a command entry `Api['name'] = Module.fn` is a line "
+                     "of its own")
+        first, inline = leading_comments(src, t.line)
+        src.functions.append(Function("Api", toks[i + 2].text[1:-1], src.path, first, t.line,
+                                      inline))
+
+
+# ---- passes 1 and 2: constants and module tables, rewritten in place ----
+
+def rewrite(src: Source, cat: Catalogue) -> str:
+    """The source text with constants folded and module tables flattened; same lines."""
+    toks, text = src.toks, src.text
+    edits: list[tuple[int, int, str]] = []  # character ranges and their new text
+    skip: dict[int, int] = {}
+    for a, b, replacement in src.removed:
+        skip[a] = b
+        old = text[toks[a].start:toks[b].end].split("\n")
+        lines = [f"-- {line}" if line.strip() else "" for line in old]  # kept, as comments
+        if replacement:
+            lines[0] = replacement
+        edits.append((toks[a].start, toks[b].end, "\n".join(lines)))
+    for n in declarations(toks):
+        if toks[n].text in (cat.modules | set(cat.constants) | {"key"}) \
+                and not any(a <= n <= b for a, b in skip.items()):
+            raise at(src.path, toks[n].line, f"local {toks[n].text} hides a name the build "
+                     "rewrites")
+    i = 0
+    while i < len(toks):
+        if i in skip:
+            i = skip[i] + 1
+            continue
+        t = toks[i]
+        prev = toks[i - 1].text if i else ""
+        nxt = toks[i + 1].text if i + 1 < len(toks) else ""
+        if t.kind != "name" or prev in (".", ":"):
+            i += 1
+            continue
+        if t.text in RESERVED or t.text.startswith("inl_"):
+            raise at(src.path, t.line, f"the name {t.text} belongs to the build")
+        if t.text == "key":
+            name = toks[i + 2].text if nxt == "." and i + 2 < len(toks) else ""
+            literal = cat.constants.get(f"key.{name}")
+            if literal is None:
+                raise at(src.path, t.line, f"key.{name} is not in the key table (lua/prelude.lua)"
+                         if name else "the key table is used only as `key.name`")
+            edits.append((t.start, toks[i + 2].end, literal))
+            i += 3
+            continue
+        if t.text in cat.constants:
+            if nxt == "=":
+                raise at(src.path, t.line, f"constant {t.text} is assigned")
+            edits.append((t.start, t.end, cat.constants[t.text]))
+        elif t.text in cat.modules:
+            if nxt == "." and i + 2 < len(toks) and toks[i + 2].kind == "name":
+                flat = f"{t.text}_{toks[i + 2].text}"
+                if flat not in cat.functions:
+                    raise at(src.path, t.line, f"{t.text}.{toks[i + 2].text} is not defined")
+                edits.append((t.start, toks[i + 2].end, f"M.{flat}"))
+                i += 3
+                continue
+            if nxt != "[":
+                raise at(src.path, t.line, f"module table {t.text} is used only as "
+                         f"`{t.text}.name` or `{t.text}[expr]`")
+            close = matching(toks, i + 1)
+            inner = toks[i + 2:close]
+            if len(inner) == 1 and inner[0].kind == "string":
+                edits.append((t.start, toks[close].end, f"M['{t.text}_{inner[0].text[1:-1]}']"))
+                i = close + 1
+                continue
+            edits.append((t.start, toks[i + 1].end, f"M['{t.text}_' .. ("))
+            edits.append((toks[close].start, toks[close].end, ")]"))
+            i += 2
+            continue
+        i += 1
+    out, pos = [], 0
+    for start, end, new in sorted(edits):
+        out += [text[pos:start], new]
+        pos = end
+    out.append(text[pos:])
+    result = "".join(out)
+    assert result.count("\n") == text.count("\n"), src.path
+    return result
+
+
+# ---- assembling the script ----
+
+def source_lines(path: str, text: str, first: int, last: int) -> list[Line]:
+    lines = text.split("\n")
+    return [(lines[n - 1], (path, n)) for n in range(first, last + 1)]
+
+
+def squeezed(lines: list[Line]) -> list[Line]:
+    """Without repeated blank lines, and without blank lines at either end."""
+    out: list[Line] = []
+    for line in lines:
+        if line[0].strip() or (out and out[-1][0].strip()):
+            out.append(line)
+    while out and not out[-1][0].strip():
+        out.pop()
+    return out
+
+
+def outside_functions(src: Source, text: str) -> list[Line]:
+    """A file's lines that are not in a lazy function: comments, per-call state, code."""
+    inside = {n for fn in src.functions for n in range(fn.first, fn.last + 1)}
+    lines = text.split("\n")[:-1]
+    return [("" if n in inside else line, (src.path, n)) for n, line in enumerate(lines, 1)]
+
+
+def define(cat: Catalogue, texts: dict[str, str]) -> list[Line]:
+    """The generated define(M, name): one branch per lazy function, in source order."""
+    out: list[Line] = [(t, None) for t in (
         "",
-        "-- ==== inlined common paths (generated by scripts/build_lua.py) ====",
-        "-- The busiest commands run here as straight code: their functions, and the functions",
-        "-- their common path calls, copied in by scripts/lua_inline.py. Anything else, and",
-        "-- every error, goes through main() below or through define().",
-    ]
-    for command in INLINED_COMMANDS:
-        api = bodies.get(f"Api_{command}")
-        target = re.fullmatch(r"lazy_f = (\w+)\.(\w+)", api[-1]) if api else None
-        if target is None or f"{target.group(1)}_{target.group(2)}" not in inliner.functions:
-            raise BuildError(f"the function of command {command!r} is not in INLINE")
-        fn = f"{target.group(1)}_{target.group(2)}"
-        code = "\n".join([
-            f"if A[1] == '{command}' and #KEYS == 0 and #A >= 2 then",
-            "  local now = M.P_num(A[2])",
-            "  if now ~= nil then",
-            f"    local result = M.{fn}(now)",
-            "    M.P_wake_workers()",
-            "    return result",
-            "  end",
-            "end",
-        ])
-        try:
-            out.append(inliner.expand(code))
-        except InlineError as exc:
-            raise BuildError(f"inlining {command!r}: {exc}") from exc
+        "-- Module functions: M's __index creates each on its first use in a call.",
+        "local function define(M, name)",
+        *(f"  {alias}" for alias in cat.aliases))]
+    for n, fn in enumerate(cat.functions.values()):
+        out.append((f"  {'if' if n == 0 else 'elseif'} name == '{fn.flat}' then", None))
+        out += source_lines(fn.path, texts[fn.path], fn.first, fn.last)
+    out += [(t, None) for t in ("  end", "  return rawget(M, name)", "end",
+                                "M.__index = define  -- M is its own metatable: one table less",
+                                "setmetatable(M, M)", "")]
     return out
 
 
-MODULE_DECL = re.compile(r"^local ((?:[A-Z]\w*, )*[A-Z]\w*) = \{\}(?:, \{\})*\s*$", re.M)
+def markers(lines: list[Line]) -> str:
+    """The script, with `--@ path:a-b` before each run of consecutive source lines."""
+    out, k = [], 0
+    while k < len(lines):
+        text, origin = lines[k]
+        if origin is None:
+            out.append(text)
+            k += 1
+            continue
+        path, first = origin
+        end = k
+        while end + 1 < len(lines) and lines[end + 1][1] == (path, first + end + 1 - k):
+            end += 1
+        out.append(f"--@ {path}:{first}-{first + end - k}")
+        out += [t for t, _ in lines[k:end + 1]]
+        k = end + 1
+    return "\n".join(out) + "\n"
 
 
-def flatten(text: str, names: list[str]) -> str:
-    """Module.fn -> M.Module_fn, Api[x] -> M['Api_' .. x], one module table M."""
-    text = MODULE_DECL.sub("local M  -- every module function, created on demand by define()", text)
-    pattern = re.compile(rf"(?<![\w.])({'|'.join(names)})\.([A-Za-z_]\w*)")
-    text = pattern.sub(lambda m: f"M.{m.group(1)}_{m.group(2)}", text)
-    return re.sub(r"(?<![\w.])Api\[(\w+)\]", r"M['Api_' .. \1]", text)
+# ---- all together ----
 
-
-def fold_constants(text: str) -> tuple[str, dict[str, str]]:
-    """Remove the key table and numeric constants from ``text``; return their values."""
-    values: dict[str, str] = {}
-    table = KEY_TABLE.search(text)
-    if table:
-        for name, literal in KEY_FIELD.findall(table.group(1)):
-            values[f"key.{name}"] = literal
-        listing = "\n".join(f"--   {line.strip()}" for line in table.group(1).splitlines())
-        text = text[:table.start()] + (
-            "-- (key table folded into literals by scripts/build_lua.py)\n" + listing + "\n"
-        ) + text[table.end():]
-    for match in list(NUM_CONSTANTS.finditer(text)):
-        names = [n.strip() for n in match.group(1).split(",")]
-        numbers = [v.strip() for v in match.group(2).replace("\n", " ").split(",") if v.strip()]
-        if len(names) != len(numbers):
-            raise BuildError(f"constant list {match.group(0)!r} does not pair up")
-        values.update(zip(names, numbers, strict=True))
-    text = NUM_CONSTANTS.sub(lambda m: "-- (folded by scripts/build_lua.py) " +
-                             " ".join(m.group(0).split()).replace("local ", "", 1), text)
-    return text, values
-
-
-def substitute(line: str, values: dict[str, str]) -> str:
-    """Replace folded names in the code part of one line (comment lines are left alone)."""
-    if line.lstrip().startswith("--"):
-        return line
-
-    def key_literal(m: re.Match[str]) -> str:
-        name = f"key.{m.group(1)}"
-        if name not in values:
-            raise BuildError(f"unknown key name {name} in {line.strip()!r}")
-        return values[name]
-
-    line = KEY_USE.sub(key_literal, line)
-    for name, value in values.items():
-        if not name.startswith("key."):
-            line = re.sub(rf"(?<![\w.]){name}(?!\w)", value, line)
-    return line
-
-
-def build() -> str:
-    present = {p.name for p in SOURCES.glob("*.lua")}
-    missing = [name for name in ORDER if name not in present]
-    extra = sorted(present - set(ORDER))
-    if missing or extra:
-        raise BuildError(
-            f"lua/ does not match the build order: missing {missing}, unlisted {extra}")
-    modules: dict[str, Module] = {}
-    head: list[str] = [HEADER.rstrip("\n")]
-    tail: list[str] = []
-    values: dict[str, str] = {}
-    texts = {}
-    for name in ORDER:
-        text, found = fold_constants((SOURCES / name).read_text(encoding="utf-8"))
-        values.update(found)
-        texts[name] = text
-    for name in ORDER:
-        text = "\n".join(substitute(line, values) for line in texts[name].splitlines())
-        verbatim, after = split(name, text, modules)
-        head += ["", f"-- ==== {name} ====", *verbatim]
-        tail += after
-    seen: set[tuple[str, str]] = set()
-    for module in modules.values():
-        for fname, _ in module.entries:
-            if (module.name, fname) in seen:
-                raise BuildError(f"{module.name}.{fname} is defined twice")
-            seen.add((module.name, fname))
-    aliases = ALIAS.findall(texts["prelude.lua"])
-    if not aliases:
-        raise BuildError("prelude.lua declares no aliases of globals")
-    inliner = make_inliner(modules)  # the commands' paths and the dispatcher share it
-    lines = [*head, *define(modules, aliases, inliner)]
-    text = flatten(call_helpers("\n".join(lines) + "\n", modules), list(modules))
-    # The dispatcher's own helper calls (the number check, the wake-up) are inlined too.
-    dispatcher = flatten(call_helpers("\n".join(tail) + "\n", modules), list(modules))
-    try:
-        dispatcher = "\n".join(outside([inliner.expand(dispatcher)]))
-    except InlineError as exc:
-        raise BuildError(f"inlining the dispatcher: {exc}") from exc
-    return text + "\n-- ==== api.lua (dispatcher) ====\n" + dispatcher
-
-
-def call_helpers(text: str, modules: dict[str, Module]) -> str:
-    """Bare calls of prelude helpers, ``name(``, become ``P.name(`` (outside comments)."""
-    helpers = [fname for fname, _ in modules["P"].entries] if "P" in modules else []
-    if not helpers:
-        return text
-    pattern = re.compile(rf"(?<![\w.'\"])({'|'.join(helpers)})\(")
-    return "\n".join(line if line.lstrip().startswith("--") else pattern.sub(r"P.\1(", line)
-                     for line in text.split("\n"))
+def build(root: Path = SOURCES) -> str:
+    """The built script for the sources under `root` (a `lua/` directory)."""
+    sources = read_sources(root)
+    cat = catalogue(sources)
+    texts = {src.path: rewrite(src, cat) for src in sources}
+    bodies: dict[str, Body] = {}
+    for name, fn in cat.functions.items():
+        if fn.inline:
+            chunk = "\n".join(texts[fn.path].split("\n")[fn.first - 1:fn.last])
+            bodies[name] = parse_body(name, fn.path, chunk, fn.first)
+    script = Writer()
+    script.add([(t, None) for t in (*HEADER, "")])
+    for src in sources[:-1]:
+        script.add([*squeezed(outside_functions(src, texts[src.path])), ("", None)])
+    script.add(define(cat, texts))
+    api = sources[-1]
+    code = "\n".join(line for line, _ in outside_functions(api, texts[api.path]))
+    script.add(squeezed(Inliner(bodies).expand(code, api.path, 1)))
+    return markers(script.lines)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Build qless_py/_lua/qless.lua from lua/.")
-    parser.add_argument("--check", action="store_true", help="exit 1 if the artifact is stale")
+    parser.add_argument("--check", action="store_true", help="exit 1 if the script is stale")
     args = parser.parse_args(argv)
     try:
         built = build()

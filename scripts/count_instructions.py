@@ -54,7 +54,8 @@ def main() -> None:
     out = root / "cg.out"
     server = subprocess.Popen(
         ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
-         "--toggle-collect=evalGenericCommand", args.binary, "--port", str(args.port),
+         "--toggle-collect=evalGenericCommand", str(Path(args.binary).resolve()),
+         "--port", str(args.port),
          "--save", "", "--appendonly", "no"],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=root)
     try:
@@ -64,6 +65,9 @@ def main() -> None:
                 conn.ping()
                 break
             except redis.ConnectionError:
+                if server.poll() is not None:
+                    raise SystemExit(f"count_instructions: {args.binary} under valgrind "
+                                     f"exited with status {server.returncode}") from None
                 time.sleep(0.1)
         sha = conn.script_load(script)
         for offset, phase in zip((0, 100, 200), PHASES, strict=True):

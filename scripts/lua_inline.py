@@ -1,355 +1,285 @@
-"""Build-time inlining of Lua functions, for scripts/build_lua.py.
+"""Pass 4 of scripts/build_lua.py: copy --@inline functions into the calls that use them.
 
-Redis runs the whole script body on every EVALSHA, so every function a call uses is a
-closure made again on every call, with its upvalues, and later collected. On the busiest
-commands that allocation is a large share of the server's time. This module copies a
-function's body into its caller instead, so those commands' common paths run as straight
-code in the script body and create no closure at all. The sources keep one definition
-per function; only the artifact has the copies.
+A call is copied when it is a whole statement of one of these forms (`M.F` being an
+--@inline function, after pass 2 has flattened the module tables):
 
-A call is inlined when it is a whole statement of one of these forms (``M.F`` is a
-flattened module function, see build_lua.py)::
+    M.F(args)                 results dropped
+    local a, b = M.F(args)    new locals
+    a, b = M.F(args)          existing variables
+    return M.F(args)          the caller returns what F returns
 
-    M.F(args)                 -- results dropped
-    local a, b = M.F(args)    -- new locals
-    a, b = M.F(args)          -- existing variables
-    return M.F(args)          -- the caller returns what F returns
+The copy is a `repeat ... until true` block. The parameters are its locals, bound to the
+arguments (evaluated first, as a call would); each `return x, y` of the body assigns fresh
+temporaries and leaves the block with `break`; after `until true` the temporaries go to
+the call's targets. Every line of the copy keeps the origin of the body line it comes
+from, so the script's markers still lead to the source.
 
-It becomes a ``repeat ... until true`` block: the parameters are locals bound to the
-arguments (evaluated first, in the caller's scope, as a call would), and each ``return``
-of the body assigns the results and leaves the block with ``break``. Other calls of F
-(inside an expression, say) stay calls, made through define() when reached.
-
-What the build refuses, because the copy would not mean what the call meant:
-- a ``return`` inside a loop of the body (``break`` would leave that loop instead);
-- a nested ``function`` or ``...`` in the body;
-- a name the body uses from outside itself that an enclosing copy declares as a local
-  (the copy would see the caller's variable instead of the script-level one).
+Refused, with the file and line, because the copy would not do what the call did: a
+`return` inside a loop of the body (`break` would leave that loop), `...`, a function
+defined in the body, a call of an --@inline function inside an expression (it cannot be
+copied there, and would silently stay a call), and a local of the caller that would hide
+a name the body takes from the script.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import count
 
+from lua_tokens import (
+    CLOSE,
+    Token,
+    at,
+    block_end,
+    code_tokens,
+    declarations,
+    matching,
+    return_values,
+    used_names,
+)
 
-class InlineError(Exception):
-    """A function cannot be inlined as asked."""
-
-
-KEYWORDS = {
-    "and", "break", "do", "else", "elseif", "end", "false", "for", "function", "if", "in",
-    "local", "nil", "not", "or", "repeat", "return", "then", "true", "until", "while",
-}
-TOKEN = re.compile(r"""
-    (?P<space>\s+)
-  | (?P<comment>--\[(?P<ceq>=*)\[.*?\](?P=ceq)\]|--[^\n]*)
-  | (?P<long>\[(?P<leq>=*)\[.*?\](?P=leq)\])
-  | (?P<string>"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*')
-  | (?P<number>0[xX][0-9a-fA-F]+|\d+\.?\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?)
-  | (?P<name>[A-Za-z_]\w*)
-  | (?P<op>\.\.\.|\.\.|==|~=|<=|>=|[-+*/%^\#<>=(){}\[\];:,.])
-""", re.S | re.X)
-
-
-@dataclass(frozen=True)
-class Tok:
-    kind: str  # name, keyword, string, number, op
-    text: str
-    start: int
-    end: int
+Origin = tuple[str, int] | None  # (path, line), or None for a line the build writes
+Line = tuple[str, Origin]
+# After these a new statement may begin: a call right after one is not in an expression.
+ENDS_STATEMENT = {")", "]", "}", ";", "then", "do", "else", "repeat", "end", "break", "true",
+                  "false", "nil"}
+# These may follow a whole statement; any other token continues an expression.
+STARTS_STATEMENT = {";", "end", "else", "elseif", "until", "return", "local", "if", "for",
+                    "while", "do", "repeat", "function", "break"}
 
 
-def tokens(text: str) -> list[Tok]:
-    """Lua tokens of ``text`` without spaces and comments."""
-    return list(tokens_from(text, 0))
+class Writer:
+    """Script lines with their origins; text() continues the last line (a copy does)."""
 
+    def __init__(self) -> None:
+        self.lines: list[Line] = []
+        self.open = False
 
-def tokens_from(text: str, pos: int) -> Iterator[Tok]:
-    """Tokens of ``text`` from ``pos`` on, read lazily (a call's extent is usually short)."""
-    while pos < len(text):
-        m = TOKEN.match(text, pos)
-        if m is None:
-            raise InlineError(f"cannot read Lua at {text[pos:pos + 30]!r}")
-        kind = m.lastgroup or ""
-        if kind not in ("space", "comment"):
-            if kind == "long":
-                kind = "string"
-            elif kind == "name" and m.group() in KEYWORDS:
-                kind = "keyword"
-            yield Tok(kind, m.group(), m.start(), m.end())
-        pos = m.end()
+    def text(self, chunk: str, path: str, line: int) -> None:
+        """Append `chunk`, whose first character is on line `line` of `path`."""
+        parts = chunk.split("\n")
+        if self.open:
+            self.lines[-1] = (self.lines[-1][0] + parts[0], self.lines[-1][1])
+        else:
+            self.lines.append((parts[0], (path, line)))
+        self.lines += [(part, (path, line + k)) for k, part in enumerate(parts[1:], 1)]
+        self.open = True
+
+    def add(self, lines: list[Line]) -> None:
+        self.lines += lines
+        self.open = False
 
 
 @dataclass
-class Function:
-    """An inlinable function: its parameters, its body text and its returns."""
-    name: str
+class Body:
+    """An --@inline function, ready to copy."""
+    name: str  # M's name for it: Job_put
+    path: str
     params: list[str]
-    body: str
-    declared: set[str]
-    free: set[str]
+    text: str  # from the line after its header (or the header's rest) to before its `end`
+    line: int  # the source line `text` starts on
+    free: set[str]  # the names it takes from outside itself
 
 
-def parse_function(name: str, lines: list[str]) -> Function:
-    """``lines`` is a define() entry: comments, ``lazy_f = function(params)``, body, ``end``."""
-    code = [line for line in lines if not line.lstrip().startswith("--")]
-    head = re.fullmatch(r"lazy_f = function\(([^)]*)\)(.*)", code[0])
-    if head is None:
-        raise InlineError(f"{name} is not a function")
-    params = [p.strip() for p in head.group(1).split(",") if p.strip()]
+def parse_body(name: str, path: str, text: str, line: int) -> Body:
+    """The function `function M.name(...) ... end` that `text` holds (line `line` first)."""
+    toks = code_tokens(text, path, line)
+    head = next(i for i, t in enumerate(toks) if t.text == "function")
+    close = matching(toks, head + 4)
+    params = [t.text for t in toks[head + 5:close] if t.text != ","]
     if "..." in params:
-        raise InlineError(f"{name} takes ... and cannot be inlined")
-    if head.group(2).strip():  # a one-line function: `lazy_f = function(x) return x end`
-        body_line = head.group(2).strip()
-        if not body_line.endswith(" end"):
-            raise InlineError(f"{name}: cannot read its one-line body")
-        body = body_line[:-len(" end")].strip() + "\n"
-    else:
-        if code[-1].strip() != "end":
-            raise InlineError(f"{name}: body does not end with 'end'")
-        body = "\n".join(code[1:-1]) + "\n"
-    toks = tokens(body)
-    returns(name, body, toks)  # refuses what cannot be copied
-    declared = set(params) | declared_names(toks)
-    return Function(name, params, body, declared, used_names(toks) - declared)
+        raise at(path, toks[head].line, f"--@inline {name} takes `...`")
+    body = text[toks[close].end:toks[block_end(toks, head)].start]
+    first = toks[close].line
+    if "\n" in body and not body[:body.index("\n")].strip():
+        body, first = body[body.index("\n") + 1:], first + 1
+    body = body.rstrip(" \t")
+    body = body[:-1] if body.endswith("\n") else body
+    btoks = code_tokens(body, path, first)
+    check_body(name, path, btoks)
+    declared = set(params) | {btoks[n].text for n in declarations(btoks)}
+    return Body(name, path, params, body, first, used_names(btoks) - declared)
 
 
-def used_names(toks: list[Tok]) -> set[str]:
-    """Variable names in a token list: not field names (``t.x``, ``t:x``, ``{ x = 1 }``)."""
-    out: set[str] = set()
-    brackets: list[str] = []
-    for i, t in enumerate(toks):
-        if t.text in ("(", "[", "{"):
-            brackets.append(t.text)
-        elif t.text in (")", "]", "}"):
-            if brackets:
-                brackets.pop()
-        elif t.kind == "name":
-            field = i > 0 and toks[i - 1].text in (".", ":")
-            key = (bool(brackets) and brackets[-1] == "{" and i + 1 < len(toks)
-                   and toks[i + 1].text == "=")
-            if not field and not key:
-                out.add(t.text)
-    return out
-
-
-def declared_names(toks: list[Tok]) -> set[str]:
-    """Names declared by ``local`` and ``for`` in a token list."""
-    out: set[str] = set()
-    for i, t in enumerate(toks):
-        if t.text in ("local", "for"):
-            j = i + 1
-            while j < len(toks) and toks[j].kind == "name":
-                out.add(toks[j].text)
-                if j + 1 < len(toks) and toks[j + 1].text == ",":
-                    j += 2
-                else:
-                    break
-    return out
-
-
-def returns(name: str, body: str, toks: list[Tok]) -> list[tuple[int, int, int]]:
-    """(start of ``return``, start, end of its expression list) for each return in a body."""
-    out = []
+def check_body(name: str, path: str, toks: list[Token]) -> None:
+    """Refuse what a copy would not do as the call did: `...`, closures, loop returns."""
     stack: list[str] = []
-    swallow_do = 0
-    for i, t in enumerate(toks):
-        if t.kind == "keyword":
-            if t.text == "function":
-                raise InlineError(f"{name}: a nested function cannot be inlined")
-            if t.text in ("for", "while"):
-                stack.append("loop")
-                swallow_do += 1
-            elif t.text == "do":
-                if swallow_do:
-                    swallow_do -= 1
-                else:
-                    stack.append("do")
-            elif t.text in ("if",):
-                stack.append("if")
-            elif t.text == "repeat":
-                stack.append("loop")
-            elif t.text in ("end", "until"):
-                if not stack:
-                    raise InlineError(f"{name}: unbalanced {t.text!r}")
-                stack.pop()
-            elif t.text == "return":
-                if "loop" in stack:
-                    raise InlineError(f"{name}: 'return' inside a loop cannot be inlined")
-                end = expression_end(toks, i + 1, len(body))
-                out.append((t.start, t.end, end))
-        elif t.text == "...":
-            raise InlineError(f"{name}: ... cannot be inlined")
-    return out
-
-
-def expression_end(toks: list[Tok], i: int, limit: int) -> int:
-    """Offset where the expression list starting at token i ends (a block keyword or EOF)."""
-    depth = 0
-    while i < len(toks):
-        t = toks[i]
-        if t.text in ("(", "{", "["):
-            depth += 1
-        elif t.text in (")", "}", "]"):
-            depth -= 1
-        elif depth == 0 and t.text in ("end", "else", "elseif", "until", ";"):
-            return toks[i - 1].end if i > 0 else t.start
-        i += 1
-    return toks[-1].end if toks else limit
-
-
-def split_top(text: str) -> list[str]:
-    """Split an expression list at its top-level commas; [] for an empty one."""
-    toks = tokens(text)
-    if not toks:
-        return []
-    parts, depth, start = [], 0, 0
+    loop_heads = 0
     for t in toks:
-        if t.text in ("(", "{", "["):
-            depth += 1
-        elif t.text in (")", "}", "]"):
-            depth -= 1
-        elif t.text == "," and depth == 0:
-            parts.append(text[start:t.start].strip())
-            start = t.end
-    parts.append(text[start:].strip())
-    return parts
+        if t.text == "...":
+            raise at(path, t.line, f"--@inline {name} uses `...`")
+        if t.kind != "keyword":
+            continue
+        if t.text == "function":
+            raise at(path, t.line, f"--@inline {name} defines a function")
+        if t.text in ("while", "for"):
+            stack.append("loop")
+            loop_heads += 1
+        elif t.text == "do" and loop_heads:
+            loop_heads -= 1
+        elif t.text in ("do", "if"):
+            stack.append(t.text)
+        elif t.text == "repeat":
+            stack.append("loop")
+        elif t.text in CLOSE:
+            stack.pop()
+        elif t.text == "return" and "loop" in stack:
+            raise at(path, t.line, f"--@inline {name} returns from inside a loop (its copy "
+                     "would only leave the loop)")
 
 
-CALL_SITE = re.compile(
-    r"^(?P<indent>[ \t]*)(?:(?P<local>local[ \t]+)?(?P<targets>[A-Za-z_]\w*(?:[ \t]*,[ \t]*"
-    r"[A-Za-z_]\w*)*)[ \t]*=[ \t]*|(?P<ret>return[ \t]+))?M\.(?P<fn>\w+)\(", re.M)
-CONTINUES = {"or", "and", "..", "+", "-", "*", "/", "%", "^", "==", "~=", "<", ">", "<=", ">=",
-             "(", "[", ".", ":", "{"}
+@dataclass
+class Call:
+    """A whole-statement call of an --@inline function, in its caller's tokens."""
+    start: int  # first token of the statement
+    paren: int  # the call's `(`
+    close: int  # its `)`
+    body: Body
+    form: str  # call | assign | local | return
+    targets: list[str]  # the assigned names (assign, local)
 
 
 class Inliner:
-    """Expands calls of ``functions`` (by flattened name) inside a code text."""
-
-    def __init__(self, functions: dict[str, Function]):
-        self.functions = functions
+    def __init__(self, bodies: dict[str, Body]):
+        self.bodies = bodies
         self.fresh = count(1)
 
-    def expand(self, text: str, chain: tuple[str, ...] = (), outer: frozenset[str] = frozenset()
-               ) -> str:
-        """``text`` with every inlinable call site replaced by the callee's body."""
-        declared = outer | declared_names(tokens(text))
-        pos = 0
+    def expand(self, text: str, path: str, line: int, chain: tuple[str, ...] = (),
+               outer: frozenset[str] = frozenset()) -> list[Line]:
+        """The lines of `text` (line `line` of `path` first), its inline calls copied in.
+        `outer` holds the locals of the code around `text`."""
+        toks = code_tokens(text, path, line)
+        declared = outer | {toks[n].text for n in declarations(toks)}
+        out, pos, pos_line = Writer(), 0, line
+        for call in self.calls(toks, path):
+            body, where = call.body, toks[call.start].line
+            if body.name in chain:
+                raise at(path, where, f"{body.name} would be copied into itself")
+            hidden = body.free & declared
+            if hidden:
+                raise at(path, where, f"a copy of {body.name} here would see this code's "
+                         f"local {', '.join(sorted(hidden))} instead of its own")
+            out.text(text[pos:toks[call.start].start], path, pos_line)
+            indent = re.match(r"[ \t]*", out.lines[-1][0]).group()  # type: ignore[union-attr]
+            args = text[toks[call.paren].end:toks[call.close].start].lstrip(" \t")
+            results = self.arity(body) if call.form == "return" else len(call.targets)
+            temps = [f"inl_{next(self.fresh)}" for _ in range(results)]
+            head = f"local {', '.join(temps)} repeat" if temps else "repeat"
+            if body.params:
+                head += f" local {', '.join(body.params)} = {args or 'nil'}"
+            elif args:
+                head += f" local _ = {args}"
+            out.text(head, path, where)
+            copy = self.expand(breaks(body, temps), body.path, body.line, (*chain, body.name),
+                               frozenset(declared | set(temps) | set(body.params)))
+            out.add([(indent + t if t.strip() else t, o) for t, o in copy])
+            tail = f"{indent}until true"
+            if call.form == "local":
+                tail += f" local {', '.join(call.targets)} = {', '.join(temps)}"
+            elif call.form == "assign":
+                tail += f" {', '.join(call.targets)} = {', '.join(temps)}"
+            elif call.form == "return":
+                tail += f" return {', '.join(temps)}"
+            pos, pos_line = toks[call.close].end, toks[call.close].line
+            out.text(tail, path, pos_line)
+        out.text(text[pos:], path, pos_line)
+        return out.lines
+
+    def calls(self, toks: list[Token], path: str) -> list[Call]:
+        """The calls of --@inline functions in `toks`; a call that cannot be copied is refused."""
         out = []
-        while True:
-            site = self.next_site(text, pos)
-            if site is None:
-                out.append(text[pos:])
-                return "".join(out)
-            m, close, fn = site
-            out.append(text[pos:m.start()])
-            args = text[m.end():close]
-            indent = m.group("indent")
-            if m.group("ret"):
-                names = [f"inl_{next(self.fresh)}" for _ in range(self.arity(fn))]
-                if names:
-                    out.append(f"{indent}local {', '.join(names)}\n")
-                out.append(self.block(fn, args, names, indent, chain, declared | set(names)))
-                out.append(f"\n{indent}return {', '.join(names)}")
+        for i, t in enumerate(toks):
+            body = self.bodies.get(toks[i + 2].text) if (
+                t.text == "M" and i + 2 < len(toks) and toks[i + 1].text == ".") else None
+            if body is None:
+                continue
+            name = body.name.replace("_", ".", 1)
+            if i + 3 >= len(toks) or toks[i + 3].text != "(":
+                raise at(path, t.line, f"{name} is --@inline: call it as {name}(...)")
+            close = matching(toks, i + 3)
+            nxt = toks[close + 1] if close + 1 < len(toks) else None
+            prev = toks[i - 1] if i else None
+            if nxt is not None and nxt.kind != "name" and nxt.text not in STARTS_STATEMENT:
+                raise at(path, t.line, f"{name} is --@inline: its call must be a statement "
+                         "of its own, not part of an expression")
+            if prev is not None and prev.text == "return":
+                out.append(Call(i - 1, i + 3, close, body, "return", []))
+            elif prev is not None and prev.text == "=":
+                k, targets = i - 2, list[str]()
+                while k >= 0 and toks[k].kind == "name":
+                    targets.insert(0, toks[k].text)
+                    if k > 0 and toks[k - 1].text == ",":
+                        k -= 2
+                    else:
+                        break
+                if targets and k > 0 and toks[k - 1].text == "local":
+                    out.append(Call(k - 1, i + 3, close, body, "local", targets))
+                elif targets and (k == 0 or starts_statement(toks[k - 1])):
+                    out.append(Call(k, i + 3, close, body, "assign", targets))
+                else:
+                    raise at(path, t.line, f"{name} is --@inline: assign its results to "
+                             "local names (`local a, b = f(x)` or `a, b = f(x)`)")
+            elif prev is None or starts_statement(prev):
+                out.append(Call(i, i + 3, close, body, "call", []))
             else:
-                targets = [t.strip() for t in (m.group("targets") or "").split(",") if t.strip()]
-                if m.group("local"):
-                    out.append(f"{indent}local {', '.join(targets)}\n")
-                out.append(self.block(fn, args, targets, indent, chain, declared | set(targets)))
-            pos = close + 1
+                raise at(path, t.line, f"{name} is --@inline: its call must be a statement "
+                         "of its own, not part of an expression")
+        return out
 
-    def next_site(self, text: str, pos: int) -> tuple[re.Match[str], int, Function] | None:
-        for m in CALL_SITE.finditer(text, pos):
-            fn = self.functions.get(m.group("fn"))
-            if fn is None:
+    def arity(self, body: Body) -> int:
+        """How many values `return f(...)` gives (a tail call adds its callee's)."""
+        most = 1
+        toks = code_tokens(body.text, body.path, body.line)
+        for i, t in enumerate(toks):
+            if t.text != "return":
                 continue
-            close = matching_paren(text, m.end() - 1)
-            after = next(tokens_from(text, close + 1), None)
-            line_end = text.find("\n", close)
-            if after is not None and (after.text in CONTINUES
-                                      or (line_end >= 0 and after.start < line_end)):
-                continue  # the call is part of a larger expression or statement
-            if m.group("local") is None and m.group("targets") in KEYWORDS:
-                continue
-            return m, close, fn
-        return None
-
-    def block(self, fn: Function, args: str, targets: list[str], indent: str,
-              chain: tuple[str, ...], declared: frozenset[str] | set[str]) -> str:
-        """The copy of ``fn``'s body for one call site; its results land in ``targets``."""
-        if fn.name in chain:
-            raise InlineError(f"{fn.name} would be inlined into itself")
-        if len(targets) > self.arity(fn):
-            raise InlineError(f"{fn.name} returns {self.arity(fn)} values; a call takes "
-                              f"{len(targets)}")
-        clash = fn.free & (set(declared) - fn.declared)
-        if clash:
-            raise InlineError(f"inlining {fn.name}: the caller declares {sorted(clash)}, "
-                              "which the body uses from the script level")
-        # Results go through fresh names: the body may declare locals named like the
-        # caller's targets, and `return f` must not assign the body's own `f`.
-        temps = [f"inl_{next(self.fresh)}" for _ in targets]
-        body = self.expand(fn.body, (*chain, fn.name), frozenset(declared) | fn.declared)
-        body = rewrite_returns(fn.name, body, temps)
-        inner = indent + "  "
-        lines = [f"{indent}local {', '.join(temps)}"] if temps else []
-        lines.append(f"{indent}repeat  -- inlined {fn.name}")
-        values = split_top(args)
-        if fn.params:
-            lines.append(f"{inner}local {', '.join(fn.params)}"
-                         + (f" = {', '.join(values)}" if values else ""))
-        elif values:
-            lines.append(f"{inner}local _ = {', '.join(values)}")
-        lines += [inner + line if line.strip() else line
-                  for line in body.rstrip("\n").split("\n")]
-        lines.append(f"{indent}until true")
-        if temps:
-            lines.append(f"{indent}{', '.join(targets)} = {', '.join(temps)}")
-        return "\n".join(lines)
-
-    def arity(self, fn: Function) -> int:
-        """How many values ``fn`` returns at most (a tail call adds its callee's)."""
-        most = 0
-        toks = tokens(fn.body)
-        for _, start, end in returns(fn.name, fn.body, toks):
-            values = split_top(fn.body[start:end])
+            values = return_values(toks, i)
             n = len(values)
-            last = re.fullmatch(r"M\.(\w+)\((.*)\)", values[-1], re.S) if values else None
-            if last and last.group(1) in self.functions and last.group(1) != fn.name:
-                n += self.arity(self.functions[last.group(1)]) - 1
+            last = values[-1] if values else []
+            if last and last[-1].text == ")":  # a call, or a parenthesized expression
+                paren = opening(last, len(last) - 1)
+                if paren > 0 and (last[paren - 1].kind == "name" or last[paren - 1].text in ")]"):
+                    callee = self.bodies.get(last[2].text) if (
+                        paren == 3 and last[0].text == "M") else None
+                    if callee is None:
+                        raise at(body.path, t.line, "`return f(...)` where f is not --@inline:"
+                                 f" how many values {body.name} returns is not known")
+                    n += self.arity(callee) - 1
             most = max(most, n)
         return most
 
 
-def rewrite_returns(name: str, body: str, temps: list[str]) -> str:
-    """Each ``return x, y`` of a copied body becomes an assignment to ``temps`` and a break."""
-    out, pos = [], 0
-    for start, expr_start, expr_end in returns(name, body, tokens(body)):
-        out.append(body[pos:start])
-        values = body[expr_start:expr_end].strip()
-        if temps:
-            assign = f"{', '.join(temps)} = {values or 'nil'} "
-        elif values:
-            assign = f"local _ = {values} "
-        else:
-            assign = ""
-        out.append(f"do {assign}break end")
-        pos = expr_end
-    out.append(body[pos:])
-    return "".join(out)
-
-
-def matching_paren(text: str, open_at: int) -> int:
-    """Offset of the ``)`` that closes the ``(`` at ``open_at``."""
+def opening(toks: list[Token], close: int) -> int:
+    """Index of the bracket that the one at toks[close] closes."""
     depth = 0
-    for t in tokens_from(text, open_at):
-        if t.text in ("(", "{", "["):
-            depth += 1
-        elif t.text in (")", "}", "]"):
-            depth -= 1
-            if depth == 0:
-                return t.start
-    raise InlineError(f"unclosed call at {text[open_at - 20:open_at + 20]!r}")
+    for k in range(close, -1, -1):
+        depth += (toks[k].text in (")", "]", "}")) - (toks[k].text in ("(", "[", "{"))
+        if depth == 0:
+            return k
+    raise AssertionError("code_tokens checked that brackets close")
+
+
+def starts_statement(prev: Token) -> bool:
+    """Whether a statement may begin right after token `prev`."""
+    return prev.kind in ("name", "string", "number") or prev.text in ENDS_STATEMENT
+
+
+def breaks(body: Body, temps: list[str]) -> str:
+    """The body with each `return a, b` made `do t1, t2 = a, b break end`."""
+    toks = code_tokens(body.text, body.path)
+    out, pos = [], 0
+    for i, t in enumerate(toks):
+        if t.text != "return":
+            continue
+        values = return_values(toks, i)
+        end = values[-1][-1].end if values else t.end
+        expr = body.text[values[0][0].start:end] if values else ""
+        out.append(body.text[pos:t.start])
+        if expr:
+            out.append(f"do {', '.join(temps) if temps else 'local _'} = {expr} break end")
+        else:
+            out.append("do break end")
+        pos = end
+    out.append(body.text[pos:])
+    return "".join(out)
