@@ -11,6 +11,12 @@
 -- characters, -81 to 199 (bucket b at 3 * (b + 81) + 1).
 local FINE_FIELDS = '-81-80-79-78-77-76-75-74-73-72-71-70-69-68-67-66-65-64-63-62-61-60-59-58-57-56-55-54-53-52-51-50-49-48-47-46-45-44-43-42-41-40-39-38-37-36-35-34-33-32-31-30-29-28-27-26-25-24-23-22-21-20-19-18-17-16-15-14-13-12-11-10-09-08-07-06-05-04-03-02-01000001002003004005006007008009010011012013014015016017018019020021022023024025026027028029030031032033034035036037038039040041042043044045046047048049050051052053054055056057058059060061062063064065066067068069070071072073074075076077078079080081082083084085086087088089090091092093094095096097098099100101102103104105106107108109110111112113114115116117118119120121122123124125126127128129130131132133134135136137138139140141142143144145146147148149150151152153154155156157158159160161162163164165166167168169170171172173174175176177178179180181182183184185186187188189190191192193194195196197198199'
 
+-- qless's histogram fields, s0..s59, m1..m59 and h1..h23: those below 10 take two
+-- characters, the others three.
+local BIN_S = 's0s1s2s3s4s5s6s7s8s9s10s11s12s13s14s15s16s17s18s19s20s21s22s23s24s25s26s27s28s29s30s31s32s33s34s35s36s37s38s39s40s41s42s43s44s45s46s47s48s49s50s51s52s53s54s55s56s57s58s59'
+local BIN_M = 'm1m2m3m4m5m6m7m8m9m10m11m12m13m14m15m16m17m18m19m20m21m22m23m24m25m26m27m28m29m30m31m32m33m34m35m36m37m38m39m40m41m42m43m44m45m46m47m48m49m50m51m52m53m54m55m56m57m58m59'
+local BIN_H = 'h1h2h3h4h5h6h7h8h9h10h11h12h13h14h15h16h17h18h19h20h21h22h23'
+
 -- The day bin of a timestamp (UTC midnight, floored modulo).
 --@inline
 function Stats.day(t) return t - (t % 86400) end
@@ -45,9 +51,9 @@ end
 -- bucket -81 holds everything below 0.1 ms, zero and negative samples included, and
 -- bucket 199 everything from 10^10 s on. Both are field names (text); the fine one is cut
 -- from FINE_FIELDS, which costs half of formatting it (and Redis would format a number
--- argument with %.17g, which costs more still). A whole count from 1 to 59 (or 23) gets
--- the digits %.14g would write from %d, which costs less; zero, negative and day counts
--- keep Lua's own number text.
+-- argument with %.17g, which costs more still). qless's fields are cut from BIN_S, BIN_M
+-- and BIN_H the same way (the texts 's' .. f would give); negative and day counts keep
+-- Lua's own number text.
 --@inline
 function Stats.bin(v)
   local fine = '-81'
@@ -60,11 +66,20 @@ function Stats.bin(v)
   end
   local f = floor(v)
   if f < 60 then
-    if f >= 1 then return format('s%d', f), fine end
+    if f >= 10 then return (BIN_S):sub(3 * f - 9, 3 * f - 7), fine end
+    if f >= 0 then return (BIN_S):sub(2 * f + 1, 2 * f + 2), fine end
     return 's' .. f, fine
   end
-  if f < 3600 then return format('m%d', floor(f / 60)), fine end
-  if f < 86400 then return format('h%d', floor(f / 3600)), fine end
+  if f < 3600 then
+    local m = floor(f / 60)
+    if m >= 10 then return (BIN_M):sub(3 * m - 11, 3 * m - 9), fine end
+    return (BIN_M):sub(2 * m - 1, 2 * m), fine
+  end
+  if f < 86400 then
+    local h = floor(f / 3600)
+    if h >= 10 then return (BIN_H):sub(3 * h - 11, 3 * h - 9), fine end
+    return (BIN_H):sub(2 * h - 1, 2 * h), fine
+  end
   return 'd' .. floor(f / 86400), fine
 end
 

@@ -110,7 +110,7 @@ local cfg, wake
 --@ lua/recurring.lua:1-1
 -- Recurring templates: recur, unrecur, recur.get, recur.update, recur.tag/untag, P-SPAWN.
 
---@ lua/stats.lua:1-12
+--@ lua/stats.lua:1-18
 -- Statistics: wait/run samples and failure counters per day bin (protocol section 5).
 --
 -- Extension: every stats hash expires `stats-history` days (default 30) after the start of
@@ -123,6 +123,12 @@ local cfg, wake
 -- The fine histogram's field names (extension): the bucket number zero-padded to three
 -- characters, -81 to 199 (bucket b at 3 * (b + 81) + 1).
 -- local FINE_FIELDS = '-81-80-79-78-77-76-75-74-73-72-71-70-69-68-67-66-65-64-63-62-61-60-59-58-57-56-55-54-53-52-51-50-49-48-47-46-45-44-43-42-41-40-39-38-37-36-35-34-33-32-31-30-29-28-27-26-25-24-23-22-21-20-19-18-17-16-15-14-13-12-11-10-09-08-07-06-05-04-03-02-01000001002003004005006007008009010011012013014015016017018019020021022023024025026027028029030031032033034035036037038039040041042043044045046047048049050051052053054055056057058059060061062063064065066067068069070071072073074075076077078079080081082083084085086087088089090091092093094095096097098099100101102103104105106107108109110111112113114115116117118119120121122123124125126127128129130131132133134135136137138139140141142143144145146147148149150151152153154155156157158159160161162163164165166167168169170171172173174175176177178179180181182183184185186187188189190191192193194195196197198199'
+
+-- qless's histogram fields, s0..s59, m1..m59 and h1..h23: those below 10 take two
+-- characters, the others three.
+-- local BIN_S = 's0s1s2s3s4s5s6s7s8s9s10s11s12s13s14s15s16s17s18s19s20s21s22s23s24s25s26s27s28s29s30s31s32s33s34s35s36s37s38s39s40s41s42s43s44s45s46s47s48s49s50s51s52s53s54s55s56s57s58s59'
+-- local BIN_M = 'm1m2m3m4m5m6m7m8m9m10m11m12m13m14m15m16m17m18m19m20m21m22m23m24m25m26m27m28m29m30m31m32m33m34m35m36m37m38m39m40m41m42m43m44m45m46m47m48m49m50m51m52m53m54m55m56m57m58m59'
+-- local BIN_H = 'h1h2h3h4h5h6h7h8h9h10h11h12h13h14h15h16h17h18h19h20h21h22h23'
 
 --@ lua/tags.lua:1-1
 -- Tags: tag add/remove/get/top.
@@ -2069,12 +2075,12 @@ function M.Recur_untag(now)
   return out
 end
   elseif name == 'Stats_day' then
---@ lua/stats.lua:14-16
+--@ lua/stats.lua:20-22
 -- The day bin of a timestamp (UTC midnight, floored modulo).
 --@inline
 function M.Stats_day(t) return t - (t % 86400) end
   elseif name == 'Stats_key' then
---@ lua/stats.lua:18-27
+--@ lua/stats.lua:24-33
 -- Statistics hash of `kind` (wait | run | stats) for a day bin and a queue. A day bin is
 -- whole (Stats.day), and below 1e14 %d writes the digits that %.14g (Lua's number text)
 -- does, for a fraction of the cost; -0 and the rest keep Lua's own text.
@@ -2086,14 +2092,14 @@ function M.Stats_key(kind, day, queue)
   return 'ql:s:' .. kind .. ':' .. day .. ':' .. queue
 end
   elseif name == 'Stats_ttl' then
---@ lua/stats.lua:29-33
+--@ lua/stats.lua:35-39
 -- Seconds from `now` until a stats hash of day `day` should disappear.
 function M.Stats_ttl(now, day)
   local days = M.Config_number('stats-history', 30)
   return math.ceil(day + 86400 * days - now)
 end
   elseif name == 'Stats_expire' then
---@ lua/stats.lua:35-40
+--@ lua/stats.lua:41-46
 -- Keep a stats hash only for the configured history.
 function M.Stats_expire(k, now, day)
   local ttl = M.Stats_ttl(now, day)
@@ -2101,16 +2107,16 @@ function M.Stats_expire(k, now, day)
   rcall('EXPIRE', k, ttl)
 end
   elseif name == 'Stats_bin' then
---@ lua/stats.lua:42-69
+--@ lua/stats.lua:48-84
 -- The histogram fields of sample `v` (seconds): qless's bin (s0..s59, m1..m59, h1..h23,
 -- d1...) and the fine histogram's bucket (extension, protocol.md): floor(20 * log10(v)), so
 -- bucket b holds 10^(b/20) <= v < 10^((b+1)/20), 20 buckets per decade, each 12.2 % wide;
 -- bucket -81 holds everything below 0.1 ms, zero and negative samples included, and
 -- bucket 199 everything from 10^10 s on. Both are field names (text); the fine one is cut
 -- from FINE_FIELDS, which costs half of formatting it (and Redis would format a number
--- argument with %.17g, which costs more still). A whole count from 1 to 59 (or 23) gets
--- the digits %.14g would write from %d, which costs less; zero, negative and day counts
--- keep Lua's own number text.
+-- argument with %.17g, which costs more still). qless's fields are cut from BIN_S, BIN_M
+-- and BIN_H the same way (the texts 's' .. f would give); negative and day counts keep
+-- Lua's own number text.
 --@inline
 function M.Stats_bin(v)
   local fine = '-81'
@@ -2123,15 +2129,24 @@ function M.Stats_bin(v)
   end
   local f = floor(v)
   if f < 60 then
-    if f >= 1 then return format('s%d', f), fine end
+    if f >= 10 then return ('s0s1s2s3s4s5s6s7s8s9s10s11s12s13s14s15s16s17s18s19s20s21s22s23s24s25s26s27s28s29s30s31s32s33s34s35s36s37s38s39s40s41s42s43s44s45s46s47s48s49s50s51s52s53s54s55s56s57s58s59'):sub(3 * f - 9, 3 * f - 7), fine end
+    if f >= 0 then return ('s0s1s2s3s4s5s6s7s8s9s10s11s12s13s14s15s16s17s18s19s20s21s22s23s24s25s26s27s28s29s30s31s32s33s34s35s36s37s38s39s40s41s42s43s44s45s46s47s48s49s50s51s52s53s54s55s56s57s58s59'):sub(2 * f + 1, 2 * f + 2), fine end
     return 's' .. f, fine
   end
-  if f < 3600 then return format('m%d', floor(f / 60)), fine end
-  if f < 86400 then return format('h%d', floor(f / 3600)), fine end
+  if f < 3600 then
+    local m = floor(f / 60)
+    if m >= 10 then return ('m1m2m3m4m5m6m7m8m9m10m11m12m13m14m15m16m17m18m19m20m21m22m23m24m25m26m27m28m29m30m31m32m33m34m35m36m37m38m39m40m41m42m43m44m45m46m47m48m49m50m51m52m53m54m55m56m57m58m59'):sub(3 * m - 11, 3 * m - 9), fine end
+    return ('m1m2m3m4m5m6m7m8m9m10m11m12m13m14m15m16m17m18m19m20m21m22m23m24m25m26m27m28m29m30m31m32m33m34m35m36m37m38m39m40m41m42m43m44m45m46m47m48m49m50m51m52m53m54m55m56m57m58m59'):sub(2 * m - 1, 2 * m), fine
+  end
+  if f < 86400 then
+    local h = floor(f / 3600)
+    if h >= 10 then return ('h1h2h3h4h5h6h7h8h9h10h11h12h13h14h15h16h17h18h19h20h21h22h23'):sub(3 * h - 11, 3 * h - 9), fine end
+    return ('h1h2h3h4h5h6h7h8h9h10h11h12h13h14h15h16h17h18h19h20h21h22h23'):sub(2 * h - 1, 2 * h), fine
+  end
   return 'd' .. floor(f / 86400), fine
 end
   elseif name == 'Stats_step' then
---@ lua/stats.lua:71-80
+--@ lua/stats.lua:86-95
 -- One step of Welford's streaming update (protocol 5.2): count, mean and vk after `v`.
 --@inline
 function M.Stats_step(total, mean, vk, v)
@@ -2143,7 +2158,7 @@ function M.Stats_step(total, mean, vk, v)
   return total, mean, vk + (v - mean) * (v - old)
 end
   elseif name == 'Stats_sample' then
---@ lua/stats.lua:82-108
+--@ lua/stats.lua:97-123
 -- P-STAT: record sample `v` of `kind` (wait|run) for `queue` in the day bin of `now`.
 -- The histogram bucket is read and written with the running totals (two calls, not three).
 -- The fine histogram (extension) lives in its own hash, so qless's hash keeps exactly the
@@ -2172,7 +2187,7 @@ function M.Stats_sample(now, kind, queue, v)
   end
 end
   elseif name == 'Stats_samples' then
---@ lua/stats.lua:110-160
+--@ lua/stats.lua:125-175
 -- P-STAT for the samples `vs` of one pop, in order: one read and one write of the hash
 -- instead of two calls per sample, with the same arithmetic, so the same stored values.
 -- The fine histogram gets one HINCRBY per bucket the samples fall in.
@@ -2225,7 +2240,7 @@ function M.Stats_samples(now, kind, queue, vs)
   end
 end
   elseif name == 'Stats_count' then
---@ lua/stats.lua:162-170
+--@ lua/stats.lua:177-185
 -- Adjust the failure counters of `queue` for the day containing `when`.
 --@inline
 function M.Stats_count(now, when, queue, field, by, field2, by2)
@@ -2236,7 +2251,7 @@ function M.Stats_count(now, when, queue, field, by, field2, by2)
   M.Stats_expire(k, now, day)
 end
   elseif name == 'Stats_unfailed' then
---@ lua/stats.lua:172-184
+--@ lua/stats.lua:187-199
 -- Decrement `failed` for a job that leaves the failed state (`failure` is its JSON text).
 -- A failure object without a usable `when` adjusts nothing.
 function M.Stats_unfailed(now, failure, queue)
@@ -2251,7 +2266,7 @@ function M.Stats_unfailed(now, failure, queue)
   return f
 end
   elseif name == 'Stats_moments' then
---@ lua/stats.lua:186-192
+--@ lua/stats.lua:201-207
 -- Count, mean and sample standard deviation of a sample hash's stored totals.
 function M.Stats_moments(total, mean, vk)
   local count = tonumber(total) or 0
@@ -2260,7 +2275,7 @@ function M.Stats_moments(total, mean, vk)
   return count, tonumber(mean) or 0, std
 end
   elseif name == 'Stats_summary' then
---@ lua/stats.lua:194-206
+--@ lua/stats.lua:209-221
 -- The `wait`/`run` part of the stats reply.
 function M.Stats_summary(k)
   local raw = rcall('HGETALL', k)
@@ -2275,7 +2290,7 @@ function M.Stats_summary(k)
   return { count = count, mean = mean, std = std, histogram = histogram }
 end
   elseif name == 'Stats_get' then
---@ lua/stats.lua:208-225
+--@ lua/stats.lua:223-240
 -- stats <now> <queue> <date>
 -- Reply: {"retries","failed","failures","wait":{...},"run":{...}} for the day of `date`.
 -- Errors: Queue(): no queue name provided / Stats(): Arg "date" missing or not a number: <x>
@@ -2295,7 +2310,7 @@ function M.Stats_get(now)
   })
 end
   elseif name == 'Stats_fine' then
---@ lua/stats.lua:227-255
+--@ lua/stats.lua:242-270
 -- qlpy.stats <now> <queue> <date> (extension)
 -- Reply: {"retries","failed","failures","wait":{"count","mean","std","fine":{...}},"run":{...}}
 -- for the day of `date`: what `stats` replies, with the fine histogram ({"<bucket>":
@@ -3196,22 +3211,22 @@ if #KEYS == 0 and #A >= 2 then
         if not f then do inl_17 = '{}' break end end
         local put_t = tonumber(f[15]) or now
         repeat local now, kind, queue, v = now, 'wait', queue, now - put_t
---@ lua/stats.lua:93-93
+--@ lua/stats.lua:108-108
           local inl_31 repeat local t = now
---@ lua/stats.lua:16-16
+--@ lua/stats.lua:22-22
            do inl_31 = t - (t % 86400) break end
---@ lua/stats.lua:93-94
+--@ lua/stats.lua:108-109
           until true local day = inl_31
           local inl_32 repeat local kind, day, queue = kind, day, queue
---@ lua/stats.lua:23-26
+--@ lua/stats.lua:29-32
             if day >= 1 and day < 1e14 then
               do inl_32 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end
             end
             do inl_32 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
---@ lua/stats.lua:94-95
+--@ lua/stats.lua:109-110
           until true local k = inl_32
           local inl_33, inl_34 repeat local v = v
---@ lua/stats.lua:53-68
+--@ lua/stats.lua:59-83
             local fine = '-81'
             if v >= 0.0001 then
               local b = floor(math.log10(v) * 20)
@@ -3222,24 +3237,33 @@ if #KEYS == 0 and #A >= 2 then
             end
             local f = floor(v)
             if f < 60 then
-              if f >= 1 then do inl_33, inl_34 = format('s%d', f), fine break end end
+              if f >= 10 then do inl_33, inl_34 = ('s0s1s2s3s4s5s6s7s8s9s10s11s12s13s14s15s16s17s18s19s20s21s22s23s24s25s26s27s28s29s30s31s32s33s34s35s36s37s38s39s40s41s42s43s44s45s46s47s48s49s50s51s52s53s54s55s56s57s58s59'):sub(3 * f - 9, 3 * f - 7), fine break end end
+              if f >= 0 then do inl_33, inl_34 = ('s0s1s2s3s4s5s6s7s8s9s10s11s12s13s14s15s16s17s18s19s20s21s22s23s24s25s26s27s28s29s30s31s32s33s34s35s36s37s38s39s40s41s42s43s44s45s46s47s48s49s50s51s52s53s54s55s56s57s58s59'):sub(2 * f + 1, 2 * f + 2), fine break end end
               do inl_33, inl_34 = 's' .. f, fine break end
             end
-            if f < 3600 then do inl_33, inl_34 = format('m%d', floor(f / 60)), fine break end end
-            if f < 86400 then do inl_33, inl_34 = format('h%d', floor(f / 3600)), fine break end end
+            if f < 3600 then
+              local m = floor(f / 60)
+              if m >= 10 then do inl_33, inl_34 = ('m1m2m3m4m5m6m7m8m9m10m11m12m13m14m15m16m17m18m19m20m21m22m23m24m25m26m27m28m29m30m31m32m33m34m35m36m37m38m39m40m41m42m43m44m45m46m47m48m49m50m51m52m53m54m55m56m57m58m59'):sub(3 * m - 11, 3 * m - 9), fine break end end
+              do inl_33, inl_34 = ('m1m2m3m4m5m6m7m8m9m10m11m12m13m14m15m16m17m18m19m20m21m22m23m24m25m26m27m28m29m30m31m32m33m34m35m36m37m38m39m40m41m42m43m44m45m46m47m48m49m50m51m52m53m54m55m56m57m58m59'):sub(2 * m - 1, 2 * m), fine break end
+            end
+            if f < 86400 then
+              local h = floor(f / 3600)
+              if h >= 10 then do inl_33, inl_34 = ('h1h2h3h4h5h6h7h8h9h10h11h12h13h14h15h16h17h18h19h20h21h22h23'):sub(3 * h - 11, 3 * h - 9), fine break end end
+              do inl_33, inl_34 = ('h1h2h3h4h5h6h7h8h9h10h11h12h13h14h15h16h17h18h19h20h21h22h23'):sub(2 * h - 1, 2 * h), fine break end
+            end
             do inl_33, inl_34 = 'd' .. floor(f / 86400), fine break end
---@ lua/stats.lua:95-97
+--@ lua/stats.lua:110-112
           until true local bin, fine = inl_33, inl_34
           local cur = rcall('HMGET', k, 'total', 'mean', 'vk', bin)
           local inl_35, inl_36, inl_37 repeat local total, mean, vk, v = tonumber(cur[1]), tonumber(cur[2]), tonumber(cur[3]), v
---@ lua/stats.lua:74-79
+--@ lua/stats.lua:89-94
             if total == nil then do inl_35, inl_36, inl_37 = 1, v, 0 break end end
             mean, vk = mean or 0, vk or 0
             total = total + 1
             local old = mean
             mean = old + (v - old) / total
             do inl_35, inl_36, inl_37 = total, mean, vk + (v - mean) * (v - old) break end
---@ lua/stats.lua:97-107
+--@ lua/stats.lua:112-122
           until true local total, mean, vk = inl_35, inl_36, inl_37
           rcall('HSET', k, 'total', total, 'mean', mean, 'vk', vk, bin, (tonumber(cur[4]) or 0) + 1)
           if total == 1 then M.Stats_expire(k, now, day) end
@@ -3526,27 +3550,27 @@ if #KEYS == 0 and #A >= 2 then
         scored[2 * i] = p[1]
       end
       repeat local now, kind, queue, vs = now, 'wait', queue, waits
---@ lua/stats.lua:115-118
+--@ lua/stats.lua:130-133
         -- More samples than a call may carry (histogram fields) go one by one. (Pop records a
         -- single sample with Stats.sample itself.)
         if #vs > 1000 then
           for _, v in ipairs(vs) do repeat local now, kind, queue, v = now, kind, queue, v
---@ lua/stats.lua:93-93
+--@ lua/stats.lua:108-108
             local inl_56 repeat local t = now
---@ lua/stats.lua:16-16
+--@ lua/stats.lua:22-22
              do inl_56 = t - (t % 86400) break end
---@ lua/stats.lua:93-94
+--@ lua/stats.lua:108-109
             until true local day = inl_56
             local inl_57 repeat local kind, day, queue = kind, day, queue
---@ lua/stats.lua:23-26
+--@ lua/stats.lua:29-32
               if day >= 1 and day < 1e14 then
                 do inl_57 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end
               end
               do inl_57 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
---@ lua/stats.lua:94-95
+--@ lua/stats.lua:109-110
             until true local k = inl_57
             local inl_58, inl_59 repeat local v = v
---@ lua/stats.lua:53-68
+--@ lua/stats.lua:59-83
               local fine = '-81'
               if v >= 0.0001 then
                 local b = floor(math.log10(v) * 20)
@@ -3557,24 +3581,33 @@ if #KEYS == 0 and #A >= 2 then
               end
               local f = floor(v)
               if f < 60 then
-                if f >= 1 then do inl_58, inl_59 = format('s%d', f), fine break end end
+                if f >= 10 then do inl_58, inl_59 = ('s0s1s2s3s4s5s6s7s8s9s10s11s12s13s14s15s16s17s18s19s20s21s22s23s24s25s26s27s28s29s30s31s32s33s34s35s36s37s38s39s40s41s42s43s44s45s46s47s48s49s50s51s52s53s54s55s56s57s58s59'):sub(3 * f - 9, 3 * f - 7), fine break end end
+                if f >= 0 then do inl_58, inl_59 = ('s0s1s2s3s4s5s6s7s8s9s10s11s12s13s14s15s16s17s18s19s20s21s22s23s24s25s26s27s28s29s30s31s32s33s34s35s36s37s38s39s40s41s42s43s44s45s46s47s48s49s50s51s52s53s54s55s56s57s58s59'):sub(2 * f + 1, 2 * f + 2), fine break end end
                 do inl_58, inl_59 = 's' .. f, fine break end
               end
-              if f < 3600 then do inl_58, inl_59 = format('m%d', floor(f / 60)), fine break end end
-              if f < 86400 then do inl_58, inl_59 = format('h%d', floor(f / 3600)), fine break end end
+              if f < 3600 then
+                local m = floor(f / 60)
+                if m >= 10 then do inl_58, inl_59 = ('m1m2m3m4m5m6m7m8m9m10m11m12m13m14m15m16m17m18m19m20m21m22m23m24m25m26m27m28m29m30m31m32m33m34m35m36m37m38m39m40m41m42m43m44m45m46m47m48m49m50m51m52m53m54m55m56m57m58m59'):sub(3 * m - 11, 3 * m - 9), fine break end end
+                do inl_58, inl_59 = ('m1m2m3m4m5m6m7m8m9m10m11m12m13m14m15m16m17m18m19m20m21m22m23m24m25m26m27m28m29m30m31m32m33m34m35m36m37m38m39m40m41m42m43m44m45m46m47m48m49m50m51m52m53m54m55m56m57m58m59'):sub(2 * m - 1, 2 * m), fine break end
+              end
+              if f < 86400 then
+                local h = floor(f / 3600)
+                if h >= 10 then do inl_58, inl_59 = ('h1h2h3h4h5h6h7h8h9h10h11h12h13h14h15h16h17h18h19h20h21h22h23'):sub(3 * h - 11, 3 * h - 9), fine break end end
+                do inl_58, inl_59 = ('h1h2h3h4h5h6h7h8h9h10h11h12h13h14h15h16h17h18h19h20h21h22h23'):sub(2 * h - 1, 2 * h), fine break end
+              end
               do inl_58, inl_59 = 'd' .. floor(f / 86400), fine break end
---@ lua/stats.lua:95-97
+--@ lua/stats.lua:110-112
             until true local bin, fine = inl_58, inl_59
             local cur = rcall('HMGET', k, 'total', 'mean', 'vk', bin)
             local inl_60, inl_61, inl_62 repeat local total, mean, vk, v = tonumber(cur[1]), tonumber(cur[2]), tonumber(cur[3]), v
---@ lua/stats.lua:74-79
+--@ lua/stats.lua:89-94
               if total == nil then do inl_60, inl_61, inl_62 = 1, v, 0 break end end
               mean, vk = mean or 0, vk or 0
               total = total + 1
               local old = mean
               mean = old + (v - old) / total
               do inl_60, inl_61, inl_62 = total, mean, vk + (v - mean) * (v - old) break end
---@ lua/stats.lua:97-107
+--@ lua/stats.lua:112-122
             until true local total, mean, vk = inl_60, inl_61, inl_62
             rcall('HSET', k, 'total', total, 'mean', mean, 'vk', vk, bin, (tonumber(cur[4]) or 0) + 1)
             if total == 1 then M.Stats_expire(k, now, day) end
@@ -3586,27 +3619,27 @@ if #KEYS == 0 and #A >= 2 then
             elseif type(n) == 'table' then
               redis.pcall('HSET', fk, fine, '1')
             end
---@ lua/stats.lua:118-121
+--@ lua/stats.lua:133-136
           until true end
           do break end
         end
         local inl_63 repeat local t = now
---@ lua/stats.lua:16-16
+--@ lua/stats.lua:22-22
          do inl_63 = t - (t % 86400) break end
---@ lua/stats.lua:121-122
+--@ lua/stats.lua:136-137
         until true local day = inl_63
         local inl_64 repeat local kind, day, queue = kind, day, queue
---@ lua/stats.lua:23-26
+--@ lua/stats.lua:29-32
           if day >= 1 and day < 1e14 then
             do inl_64 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end
           end
           do inl_64 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
---@ lua/stats.lua:122-125
+--@ lua/stats.lua:137-140
         until true local k = inl_64
         local fields, slot, bins, fines = { 'total', 'mean', 'vk' }, {}, {}, {}
         for i, v in ipairs(vs) do
           local inl_65, inl_66 repeat local v = v
---@ lua/stats.lua:53-68
+--@ lua/stats.lua:59-83
             local fine = '-81'
             if v >= 0.0001 then
               local b = floor(math.log10(v) * 20)
@@ -3617,13 +3650,22 @@ if #KEYS == 0 and #A >= 2 then
             end
             local f = floor(v)
             if f < 60 then
-              if f >= 1 then do inl_65, inl_66 = format('s%d', f), fine break end end
+              if f >= 10 then do inl_65, inl_66 = ('s0s1s2s3s4s5s6s7s8s9s10s11s12s13s14s15s16s17s18s19s20s21s22s23s24s25s26s27s28s29s30s31s32s33s34s35s36s37s38s39s40s41s42s43s44s45s46s47s48s49s50s51s52s53s54s55s56s57s58s59'):sub(3 * f - 9, 3 * f - 7), fine break end end
+              if f >= 0 then do inl_65, inl_66 = ('s0s1s2s3s4s5s6s7s8s9s10s11s12s13s14s15s16s17s18s19s20s21s22s23s24s25s26s27s28s29s30s31s32s33s34s35s36s37s38s39s40s41s42s43s44s45s46s47s48s49s50s51s52s53s54s55s56s57s58s59'):sub(2 * f + 1, 2 * f + 2), fine break end end
               do inl_65, inl_66 = 's' .. f, fine break end
             end
-            if f < 3600 then do inl_65, inl_66 = format('m%d', floor(f / 60)), fine break end end
-            if f < 86400 then do inl_65, inl_66 = format('h%d', floor(f / 3600)), fine break end end
+            if f < 3600 then
+              local m = floor(f / 60)
+              if m >= 10 then do inl_65, inl_66 = ('m1m2m3m4m5m6m7m8m9m10m11m12m13m14m15m16m17m18m19m20m21m22m23m24m25m26m27m28m29m30m31m32m33m34m35m36m37m38m39m40m41m42m43m44m45m46m47m48m49m50m51m52m53m54m55m56m57m58m59'):sub(3 * m - 11, 3 * m - 9), fine break end end
+              do inl_65, inl_66 = ('m1m2m3m4m5m6m7m8m9m10m11m12m13m14m15m16m17m18m19m20m21m22m23m24m25m26m27m28m29m30m31m32m33m34m35m36m37m38m39m40m41m42m43m44m45m46m47m48m49m50m51m52m53m54m55m56m57m58m59'):sub(2 * m - 1, 2 * m), fine break end
+            end
+            if f < 86400 then
+              local h = floor(f / 3600)
+              if h >= 10 then do inl_65, inl_66 = ('h1h2h3h4h5h6h7h8h9h10h11h12h13h14h15h16h17h18h19h20h21h22h23'):sub(3 * h - 11, 3 * h - 9), fine break end end
+              do inl_65, inl_66 = ('h1h2h3h4h5h6h7h8h9h10h11h12h13h14h15h16h17h18h19h20h21h22h23'):sub(2 * h - 1, 2 * h), fine break end
+            end
             do inl_65, inl_66 = 'd' .. floor(f / 86400), fine break end
---@ lua/stats.lua:125-137
+--@ lua/stats.lua:140-152
           until true local bin, fine = inl_65, inl_66
           bins[i] = bin
           fines[fine] = (fines[fine] or 0) + 1
@@ -3637,14 +3679,14 @@ if #KEYS == 0 and #A >= 2 then
         local fresh = false
         for _, v in ipairs(vs) do
           local inl_67, inl_68, inl_69 repeat local total, mean, vk, v = total, mean, vk, v
---@ lua/stats.lua:74-79
+--@ lua/stats.lua:89-94
             if total == nil then do inl_67, inl_68, inl_69 = 1, v, 0 break end end
             mean, vk = mean or 0, vk or 0
             total = total + 1
             local old = mean
             mean = old + (v - old) / total
             do inl_67, inl_68, inl_69 = total, mean, vk + (v - mean) * (v - old) break end
---@ lua/stats.lua:137-159
+--@ lua/stats.lua:152-174
           until true total, mean, vk = inl_67, inl_68, inl_69
           if total == 1 then fresh = true end
         end
@@ -4026,22 +4068,22 @@ if #KEYS == 0 and #A >= 2 then
 --@ lua/job/complete.lua:80-81
       until true
       repeat local now, kind, queue, v = now, 'run', queue, now - (tonumber(f[5]) or now)
---@ lua/stats.lua:93-93
+--@ lua/stats.lua:108-108
         local inl_91 repeat local t = now
---@ lua/stats.lua:16-16
+--@ lua/stats.lua:22-22
          do inl_91 = t - (t % 86400) break end
---@ lua/stats.lua:93-94
+--@ lua/stats.lua:108-109
         until true local day = inl_91
         local inl_92 repeat local kind, day, queue = kind, day, queue
---@ lua/stats.lua:23-26
+--@ lua/stats.lua:29-32
           if day >= 1 and day < 1e14 then
             do inl_92 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end
           end
           do inl_92 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
---@ lua/stats.lua:94-95
+--@ lua/stats.lua:109-110
         until true local k = inl_92
         local inl_93, inl_94 repeat local v = v
---@ lua/stats.lua:53-68
+--@ lua/stats.lua:59-83
           local fine = '-81'
           if v >= 0.0001 then
             local b = floor(math.log10(v) * 20)
@@ -4052,24 +4094,33 @@ if #KEYS == 0 and #A >= 2 then
           end
           local f = floor(v)
           if f < 60 then
-            if f >= 1 then do inl_93, inl_94 = format('s%d', f), fine break end end
+            if f >= 10 then do inl_93, inl_94 = ('s0s1s2s3s4s5s6s7s8s9s10s11s12s13s14s15s16s17s18s19s20s21s22s23s24s25s26s27s28s29s30s31s32s33s34s35s36s37s38s39s40s41s42s43s44s45s46s47s48s49s50s51s52s53s54s55s56s57s58s59'):sub(3 * f - 9, 3 * f - 7), fine break end end
+            if f >= 0 then do inl_93, inl_94 = ('s0s1s2s3s4s5s6s7s8s9s10s11s12s13s14s15s16s17s18s19s20s21s22s23s24s25s26s27s28s29s30s31s32s33s34s35s36s37s38s39s40s41s42s43s44s45s46s47s48s49s50s51s52s53s54s55s56s57s58s59'):sub(2 * f + 1, 2 * f + 2), fine break end end
             do inl_93, inl_94 = 's' .. f, fine break end
           end
-          if f < 3600 then do inl_93, inl_94 = format('m%d', floor(f / 60)), fine break end end
-          if f < 86400 then do inl_93, inl_94 = format('h%d', floor(f / 3600)), fine break end end
+          if f < 3600 then
+            local m = floor(f / 60)
+            if m >= 10 then do inl_93, inl_94 = ('m1m2m3m4m5m6m7m8m9m10m11m12m13m14m15m16m17m18m19m20m21m22m23m24m25m26m27m28m29m30m31m32m33m34m35m36m37m38m39m40m41m42m43m44m45m46m47m48m49m50m51m52m53m54m55m56m57m58m59'):sub(3 * m - 11, 3 * m - 9), fine break end end
+            do inl_93, inl_94 = ('m1m2m3m4m5m6m7m8m9m10m11m12m13m14m15m16m17m18m19m20m21m22m23m24m25m26m27m28m29m30m31m32m33m34m35m36m37m38m39m40m41m42m43m44m45m46m47m48m49m50m51m52m53m54m55m56m57m58m59'):sub(2 * m - 1, 2 * m), fine break end
+          end
+          if f < 86400 then
+            local h = floor(f / 3600)
+            if h >= 10 then do inl_93, inl_94 = ('h1h2h3h4h5h6h7h8h9h10h11h12h13h14h15h16h17h18h19h20h21h22h23'):sub(3 * h - 11, 3 * h - 9), fine break end end
+            do inl_93, inl_94 = ('h1h2h3h4h5h6h7h8h9h10h11h12h13h14h15h16h17h18h19h20h21h22h23'):sub(2 * h - 1, 2 * h), fine break end
+          end
           do inl_93, inl_94 = 'd' .. floor(f / 86400), fine break end
---@ lua/stats.lua:95-97
+--@ lua/stats.lua:110-112
         until true local bin, fine = inl_93, inl_94
         local cur = rcall('HMGET', k, 'total', 'mean', 'vk', bin)
         local inl_95, inl_96, inl_97 repeat local total, mean, vk, v = tonumber(cur[1]), tonumber(cur[2]), tonumber(cur[3]), v
---@ lua/stats.lua:74-79
+--@ lua/stats.lua:89-94
           if total == nil then do inl_95, inl_96, inl_97 = 1, v, 0 break end end
           mean, vk = mean or 0, vk or 0
           total = total + 1
           local old = mean
           mean = old + (v - old) / total
           do inl_95, inl_96, inl_97 = total, mean, vk + (v - mean) * (v - old) break end
---@ lua/stats.lua:97-107
+--@ lua/stats.lua:112-122
         until true local total, mean, vk = inl_95, inl_96, inl_97
         rcall('HSET', k, 'total', total, 'mean', mean, 'vk', vk, bin, (tonumber(cur[4]) or 0) + 1)
         if total == 1 then M.Stats_expire(k, now, day) end
@@ -4516,19 +4567,19 @@ if #KEYS == 0 and #A >= 2 then
 --@ lua/job/fail_retry.lua:30-31
       until true
       repeat local now, when, queue, field, by, field2, by2 = now, now, queue, 'failures', 1, 'failed', 1
---@ lua/stats.lua:165-165
+--@ lua/stats.lua:180-180
         local inl_126 repeat local t = when
---@ lua/stats.lua:16-16
+--@ lua/stats.lua:22-22
          do inl_126 = t - (t % 86400) break end
---@ lua/stats.lua:165-166
+--@ lua/stats.lua:180-181
         until true local day = inl_126
         local inl_127 repeat local kind, day, queue = 'stats', day, queue
---@ lua/stats.lua:23-26
+--@ lua/stats.lua:29-32
           if day >= 1 and day < 1e14 then
             do inl_127 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end
           end
           do inl_127 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
---@ lua/stats.lua:166-169
+--@ lua/stats.lua:181-184
         until true local k = inl_127
         rcall('HINCRBY', k, field, by)
         if field2 then rcall('HINCRBY', k, field2, by2) end
@@ -4775,19 +4826,19 @@ if #KEYS == 0 and #A >= 2 then
 --@ lua/job/fail_retry.lua:84-85
         until true
         repeat local now, when, queue, field, by, field2, by2 = now, now, queue, 'failures', 1, 'failed', 1
---@ lua/stats.lua:165-165
+--@ lua/stats.lua:180-180
           local inl_141 repeat local t = when
---@ lua/stats.lua:16-16
+--@ lua/stats.lua:22-22
            do inl_141 = t - (t % 86400) break end
---@ lua/stats.lua:165-166
+--@ lua/stats.lua:180-181
           until true local day = inl_141
           local inl_142 repeat local kind, day, queue = 'stats', day, queue
---@ lua/stats.lua:23-26
+--@ lua/stats.lua:29-32
             if day >= 1 and day < 1e14 then
               do inl_142 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end
             end
             do inl_142 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
---@ lua/stats.lua:166-169
+--@ lua/stats.lua:181-184
           until true local k = inl_142
           rcall('HINCRBY', k, field, by)
           if field2 then rcall('HINCRBY', k, field2, by2) end

@@ -194,3 +194,20 @@ def test_errors_change_nothing(populated: Core) -> None:
     populated.rejects('Stats(): Arg "date" missing or not a number: nil', "qlpy.stats", T0, "q")
     populated.rejects('Stats(): Arg "date" missing or not a number: today', "qlpy.stats", T0,
                       "q", "today")
+
+
+def test_every_qless_bin_keeps_its_field_name(core: Core) -> None:
+    # Stats.bin cuts qless's field names from constants: each must read as qless writes it.
+    waits = ([s + 0.5 for s in range(60)] + [m * 60 + 1 for m in range(1, 60)]
+             + [h * 3600 + 1 for h in range(1, 24)])
+    for i, wait in enumerate(waits):
+        pop_after(core, f"j{i}", wait)
+        core("complete", T0 + wait, f"j{i}", "w", "q", "{}")  # no lease left to reclaim
+    core.put("days", T0 - 2 * 86400, "q")  # two days' wait, popped on the same day
+    assert core.pop("q", "w", 1, now=T0 + 1)[0]["jid"] == "days"
+    fields = {f.decode() for f in core.conn.hkeys(f"ql:s:wait:{DAY0}:q")} - {
+        "total", "mean", "vk"}
+    expected = ({f"s{s}" for s in range(60)} | {f"m{m}" for m in range(1, 60)}
+                | {f"h{h}" for h in range(1, 24)} | {"d2"})
+    assert fields == expected
+    assert core.json("stats", T0, "q", T0)["wait"]["histogram"] == [1] * 142 + [0, 1, 0, 0, 0, 0]
