@@ -67,7 +67,9 @@ function Stats.bin(v)
   local f = floor(v)
   if f < 60 then
     if f >= 10 then return (BIN_S):sub(3 * f - 9, 3 * f - 7), fine end
-    if f >= 0 then return (BIN_S):sub(2 * f + 1, 2 * f + 2), fine end
+    if f >= 1 then return (BIN_S):sub(2 * f + 1, 2 * f + 2), fine end
+    -- -0 (a wait of -0) keeps Lua's text, s-0, as the reference writes it.
+    if f == 0 and 1 / f > 0 then return 's0', fine end
     return 's' .. f, fine
   end
   if f < 3600 then

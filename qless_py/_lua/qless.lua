@@ -2107,7 +2107,7 @@ function M.Stats_expire(k, now, day)
   rcall('EXPIRE', k, ttl)
 end
   elseif name == 'Stats_bin' then
---@ lua/stats.lua:48-84
+--@ lua/stats.lua:48-86
 -- The histogram fields of sample `v` (seconds): qless's bin (s0..s59, m1..m59, h1..h23,
 -- d1...) and the fine histogram's bucket (extension, protocol.md): floor(20 * log10(v)), so
 -- bucket b holds 10^(b/20) <= v < 10^((b+1)/20), 20 buckets per decade, each 12.2 % wide;
@@ -2130,7 +2130,9 @@ function M.Stats_bin(v)
   local f = floor(v)
   if f < 60 then
     if f >= 10 then return ('s0s1s2s3s4s5s6s7s8s9s10s11s12s13s14s15s16s17s18s19s20s21s22s23s24s25s26s27s28s29s30s31s32s33s34s35s36s37s38s39s40s41s42s43s44s45s46s47s48s49s50s51s52s53s54s55s56s57s58s59'):sub(3 * f - 9, 3 * f - 7), fine end
-    if f >= 0 then return ('s0s1s2s3s4s5s6s7s8s9s10s11s12s13s14s15s16s17s18s19s20s21s22s23s24s25s26s27s28s29s30s31s32s33s34s35s36s37s38s39s40s41s42s43s44s45s46s47s48s49s50s51s52s53s54s55s56s57s58s59'):sub(2 * f + 1, 2 * f + 2), fine end
+    if f >= 1 then return ('s0s1s2s3s4s5s6s7s8s9s10s11s12s13s14s15s16s17s18s19s20s21s22s23s24s25s26s27s28s29s30s31s32s33s34s35s36s37s38s39s40s41s42s43s44s45s46s47s48s49s50s51s52s53s54s55s56s57s58s59'):sub(2 * f + 1, 2 * f + 2), fine end
+    -- -0 (a wait of -0) keeps Lua's text, s-0, as the reference writes it.
+    if f == 0 and 1 / f > 0 then return 's0', fine end
     return 's' .. f, fine
   end
   if f < 3600 then
@@ -2146,7 +2148,7 @@ function M.Stats_bin(v)
   return 'd' .. floor(f / 86400), fine
 end
   elseif name == 'Stats_step' then
---@ lua/stats.lua:86-95
+--@ lua/stats.lua:88-97
 -- One step of Welford's streaming update (protocol 5.2): count, mean and vk after `v`.
 --@inline
 function M.Stats_step(total, mean, vk, v)
@@ -2158,7 +2160,7 @@ function M.Stats_step(total, mean, vk, v)
   return total, mean, vk + (v - mean) * (v - old)
 end
   elseif name == 'Stats_sample' then
---@ lua/stats.lua:97-123
+--@ lua/stats.lua:99-125
 -- P-STAT: record sample `v` of `kind` (wait|run) for `queue` in the day bin of `now`.
 -- The histogram bucket is read and written with the running totals (two calls, not three).
 -- The fine histogram (extension) lives in its own hash, so qless's hash keeps exactly the
@@ -2187,7 +2189,7 @@ function M.Stats_sample(now, kind, queue, v)
   end
 end
   elseif name == 'Stats_samples' then
---@ lua/stats.lua:125-175
+--@ lua/stats.lua:127-177
 -- P-STAT for the samples `vs` of one pop, in order: one read and one write of the hash
 -- instead of two calls per sample, with the same arithmetic, so the same stored values.
 -- The fine histogram gets one HINCRBY per bucket the samples fall in.
@@ -2240,7 +2242,7 @@ function M.Stats_samples(now, kind, queue, vs)
   end
 end
   elseif name == 'Stats_count' then
---@ lua/stats.lua:177-185
+--@ lua/stats.lua:179-187
 -- Adjust the failure counters of `queue` for the day containing `when`.
 --@inline
 function M.Stats_count(now, when, queue, field, by, field2, by2)
@@ -2251,7 +2253,7 @@ function M.Stats_count(now, when, queue, field, by, field2, by2)
   M.Stats_expire(k, now, day)
 end
   elseif name == 'Stats_unfailed' then
---@ lua/stats.lua:187-199
+--@ lua/stats.lua:189-201
 -- Decrement `failed` for a job that leaves the failed state (`failure` is its JSON text).
 -- A failure object without a usable `when` adjusts nothing.
 function M.Stats_unfailed(now, failure, queue)
@@ -2266,7 +2268,7 @@ function M.Stats_unfailed(now, failure, queue)
   return f
 end
   elseif name == 'Stats_moments' then
---@ lua/stats.lua:201-207
+--@ lua/stats.lua:203-209
 -- Count, mean and sample standard deviation of a sample hash's stored totals.
 function M.Stats_moments(total, mean, vk)
   local count = tonumber(total) or 0
@@ -2275,7 +2277,7 @@ function M.Stats_moments(total, mean, vk)
   return count, tonumber(mean) or 0, std
 end
   elseif name == 'Stats_summary' then
---@ lua/stats.lua:209-221
+--@ lua/stats.lua:211-223
 -- The `wait`/`run` part of the stats reply.
 function M.Stats_summary(k)
   local raw = rcall('HGETALL', k)
@@ -2290,7 +2292,7 @@ function M.Stats_summary(k)
   return { count = count, mean = mean, std = std, histogram = histogram }
 end
   elseif name == 'Stats_get' then
---@ lua/stats.lua:223-240
+--@ lua/stats.lua:225-242
 -- stats <now> <queue> <date>
 -- Reply: {"retries","failed","failures","wait":{...},"run":{...}} for the day of `date`.
 -- Errors: Queue(): no queue name provided / Stats(): Arg "date" missing or not a number: <x>
@@ -2310,7 +2312,7 @@ function M.Stats_get(now)
   })
 end
   elseif name == 'Stats_fine' then
---@ lua/stats.lua:242-270
+--@ lua/stats.lua:244-272
 -- qlpy.stats <now> <queue> <date> (extension)
 -- Reply: {"retries","failed","failures","wait":{"count","mean","std","fine":{...}},"run":{...}}
 -- for the day of `date`: what `stats` replies, with the fine histogram ({"<bucket>":
@@ -3211,11 +3213,11 @@ if #KEYS == 0 and #A >= 2 then
         if not f then do inl_17 = '{}' break end end
         local put_t = tonumber(f[15]) or now
         repeat local now, kind, queue, v = now, 'wait', queue, now - put_t
---@ lua/stats.lua:108-108
+--@ lua/stats.lua:110-110
           local inl_31 repeat local t = now
 --@ lua/stats.lua:22-22
            do inl_31 = t - (t % 86400) break end
---@ lua/stats.lua:108-109
+--@ lua/stats.lua:110-111
           until true local day = inl_31
           local inl_32 repeat local kind, day, queue = kind, day, queue
 --@ lua/stats.lua:29-32
@@ -3223,10 +3225,10 @@ if #KEYS == 0 and #A >= 2 then
               do inl_32 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end
             end
             do inl_32 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
---@ lua/stats.lua:109-110
+--@ lua/stats.lua:111-112
           until true local k = inl_32
           local inl_33, inl_34 repeat local v = v
---@ lua/stats.lua:59-83
+--@ lua/stats.lua:59-85
             local fine = '-81'
             if v >= 0.0001 then
               local b = floor(math.log10(v) * 20)
@@ -3238,7 +3240,9 @@ if #KEYS == 0 and #A >= 2 then
             local f = floor(v)
             if f < 60 then
               if f >= 10 then do inl_33, inl_34 = ('s0s1s2s3s4s5s6s7s8s9s10s11s12s13s14s15s16s17s18s19s20s21s22s23s24s25s26s27s28s29s30s31s32s33s34s35s36s37s38s39s40s41s42s43s44s45s46s47s48s49s50s51s52s53s54s55s56s57s58s59'):sub(3 * f - 9, 3 * f - 7), fine break end end
-              if f >= 0 then do inl_33, inl_34 = ('s0s1s2s3s4s5s6s7s8s9s10s11s12s13s14s15s16s17s18s19s20s21s22s23s24s25s26s27s28s29s30s31s32s33s34s35s36s37s38s39s40s41s42s43s44s45s46s47s48s49s50s51s52s53s54s55s56s57s58s59'):sub(2 * f + 1, 2 * f + 2), fine break end end
+              if f >= 1 then do inl_33, inl_34 = ('s0s1s2s3s4s5s6s7s8s9s10s11s12s13s14s15s16s17s18s19s20s21s22s23s24s25s26s27s28s29s30s31s32s33s34s35s36s37s38s39s40s41s42s43s44s45s46s47s48s49s50s51s52s53s54s55s56s57s58s59'):sub(2 * f + 1, 2 * f + 2), fine break end end
+              -- -0 (a wait of -0) keeps Lua's text, s-0, as the reference writes it.
+              if f == 0 and 1 / f > 0 then do inl_33, inl_34 = 's0', fine break end end
               do inl_33, inl_34 = 's' .. f, fine break end
             end
             if f < 3600 then
@@ -3252,18 +3256,18 @@ if #KEYS == 0 and #A >= 2 then
               do inl_33, inl_34 = ('h1h2h3h4h5h6h7h8h9h10h11h12h13h14h15h16h17h18h19h20h21h22h23'):sub(2 * h - 1, 2 * h), fine break end
             end
             do inl_33, inl_34 = 'd' .. floor(f / 86400), fine break end
---@ lua/stats.lua:110-112
+--@ lua/stats.lua:112-114
           until true local bin, fine = inl_33, inl_34
           local cur = rcall('HMGET', k, 'total', 'mean', 'vk', bin)
           local inl_35, inl_36, inl_37 repeat local total, mean, vk, v = tonumber(cur[1]), tonumber(cur[2]), tonumber(cur[3]), v
---@ lua/stats.lua:89-94
+--@ lua/stats.lua:91-96
             if total == nil then do inl_35, inl_36, inl_37 = 1, v, 0 break end end
             mean, vk = mean or 0, vk or 0
             total = total + 1
             local old = mean
             mean = old + (v - old) / total
             do inl_35, inl_36, inl_37 = total, mean, vk + (v - mean) * (v - old) break end
---@ lua/stats.lua:112-122
+--@ lua/stats.lua:114-124
           until true local total, mean, vk = inl_35, inl_36, inl_37
           rcall('HSET', k, 'total', total, 'mean', mean, 'vk', vk, bin, (tonumber(cur[4]) or 0) + 1)
           if total == 1 then M.Stats_expire(k, now, day) end
@@ -3550,16 +3554,16 @@ if #KEYS == 0 and #A >= 2 then
         scored[2 * i] = p[1]
       end
       repeat local now, kind, queue, vs = now, 'wait', queue, waits
---@ lua/stats.lua:130-133
+--@ lua/stats.lua:132-135
         -- More samples than a call may carry (histogram fields) go one by one. (Pop records a
         -- single sample with Stats.sample itself.)
         if #vs > 1000 then
           for _, v in ipairs(vs) do repeat local now, kind, queue, v = now, kind, queue, v
---@ lua/stats.lua:108-108
+--@ lua/stats.lua:110-110
             local inl_56 repeat local t = now
 --@ lua/stats.lua:22-22
              do inl_56 = t - (t % 86400) break end
---@ lua/stats.lua:108-109
+--@ lua/stats.lua:110-111
             until true local day = inl_56
             local inl_57 repeat local kind, day, queue = kind, day, queue
 --@ lua/stats.lua:29-32
@@ -3567,10 +3571,10 @@ if #KEYS == 0 and #A >= 2 then
                 do inl_57 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end
               end
               do inl_57 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
---@ lua/stats.lua:109-110
+--@ lua/stats.lua:111-112
             until true local k = inl_57
             local inl_58, inl_59 repeat local v = v
---@ lua/stats.lua:59-83
+--@ lua/stats.lua:59-85
               local fine = '-81'
               if v >= 0.0001 then
                 local b = floor(math.log10(v) * 20)
@@ -3582,7 +3586,9 @@ if #KEYS == 0 and #A >= 2 then
               local f = floor(v)
               if f < 60 then
                 if f >= 10 then do inl_58, inl_59 = ('s0s1s2s3s4s5s6s7s8s9s10s11s12s13s14s15s16s17s18s19s20s21s22s23s24s25s26s27s28s29s30s31s32s33s34s35s36s37s38s39s40s41s42s43s44s45s46s47s48s49s50s51s52s53s54s55s56s57s58s59'):sub(3 * f - 9, 3 * f - 7), fine break end end
-                if f >= 0 then do inl_58, inl_59 = ('s0s1s2s3s4s5s6s7s8s9s10s11s12s13s14s15s16s17s18s19s20s21s22s23s24s25s26s27s28s29s30s31s32s33s34s35s36s37s38s39s40s41s42s43s44s45s46s47s48s49s50s51s52s53s54s55s56s57s58s59'):sub(2 * f + 1, 2 * f + 2), fine break end end
+                if f >= 1 then do inl_58, inl_59 = ('s0s1s2s3s4s5s6s7s8s9s10s11s12s13s14s15s16s17s18s19s20s21s22s23s24s25s26s27s28s29s30s31s32s33s34s35s36s37s38s39s40s41s42s43s44s45s46s47s48s49s50s51s52s53s54s55s56s57s58s59'):sub(2 * f + 1, 2 * f + 2), fine break end end
+                -- -0 (a wait of -0) keeps Lua's text, s-0, as the reference writes it.
+                if f == 0 and 1 / f > 0 then do inl_58, inl_59 = 's0', fine break end end
                 do inl_58, inl_59 = 's' .. f, fine break end
               end
               if f < 3600 then
@@ -3596,18 +3602,18 @@ if #KEYS == 0 and #A >= 2 then
                 do inl_58, inl_59 = ('h1h2h3h4h5h6h7h8h9h10h11h12h13h14h15h16h17h18h19h20h21h22h23'):sub(2 * h - 1, 2 * h), fine break end
               end
               do inl_58, inl_59 = 'd' .. floor(f / 86400), fine break end
---@ lua/stats.lua:110-112
+--@ lua/stats.lua:112-114
             until true local bin, fine = inl_58, inl_59
             local cur = rcall('HMGET', k, 'total', 'mean', 'vk', bin)
             local inl_60, inl_61, inl_62 repeat local total, mean, vk, v = tonumber(cur[1]), tonumber(cur[2]), tonumber(cur[3]), v
---@ lua/stats.lua:89-94
+--@ lua/stats.lua:91-96
               if total == nil then do inl_60, inl_61, inl_62 = 1, v, 0 break end end
               mean, vk = mean or 0, vk or 0
               total = total + 1
               local old = mean
               mean = old + (v - old) / total
               do inl_60, inl_61, inl_62 = total, mean, vk + (v - mean) * (v - old) break end
---@ lua/stats.lua:112-122
+--@ lua/stats.lua:114-124
             until true local total, mean, vk = inl_60, inl_61, inl_62
             rcall('HSET', k, 'total', total, 'mean', mean, 'vk', vk, bin, (tonumber(cur[4]) or 0) + 1)
             if total == 1 then M.Stats_expire(k, now, day) end
@@ -3619,14 +3625,14 @@ if #KEYS == 0 and #A >= 2 then
             elseif type(n) == 'table' then
               redis.pcall('HSET', fk, fine, '1')
             end
---@ lua/stats.lua:133-136
+--@ lua/stats.lua:135-138
           until true end
           do break end
         end
         local inl_63 repeat local t = now
 --@ lua/stats.lua:22-22
          do inl_63 = t - (t % 86400) break end
---@ lua/stats.lua:136-137
+--@ lua/stats.lua:138-139
         until true local day = inl_63
         local inl_64 repeat local kind, day, queue = kind, day, queue
 --@ lua/stats.lua:29-32
@@ -3634,12 +3640,12 @@ if #KEYS == 0 and #A >= 2 then
             do inl_64 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end
           end
           do inl_64 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
---@ lua/stats.lua:137-140
+--@ lua/stats.lua:139-142
         until true local k = inl_64
         local fields, slot, bins, fines = { 'total', 'mean', 'vk' }, {}, {}, {}
         for i, v in ipairs(vs) do
           local inl_65, inl_66 repeat local v = v
---@ lua/stats.lua:59-83
+--@ lua/stats.lua:59-85
             local fine = '-81'
             if v >= 0.0001 then
               local b = floor(math.log10(v) * 20)
@@ -3651,7 +3657,9 @@ if #KEYS == 0 and #A >= 2 then
             local f = floor(v)
             if f < 60 then
               if f >= 10 then do inl_65, inl_66 = ('s0s1s2s3s4s5s6s7s8s9s10s11s12s13s14s15s16s17s18s19s20s21s22s23s24s25s26s27s28s29s30s31s32s33s34s35s36s37s38s39s40s41s42s43s44s45s46s47s48s49s50s51s52s53s54s55s56s57s58s59'):sub(3 * f - 9, 3 * f - 7), fine break end end
-              if f >= 0 then do inl_65, inl_66 = ('s0s1s2s3s4s5s6s7s8s9s10s11s12s13s14s15s16s17s18s19s20s21s22s23s24s25s26s27s28s29s30s31s32s33s34s35s36s37s38s39s40s41s42s43s44s45s46s47s48s49s50s51s52s53s54s55s56s57s58s59'):sub(2 * f + 1, 2 * f + 2), fine break end end
+              if f >= 1 then do inl_65, inl_66 = ('s0s1s2s3s4s5s6s7s8s9s10s11s12s13s14s15s16s17s18s19s20s21s22s23s24s25s26s27s28s29s30s31s32s33s34s35s36s37s38s39s40s41s42s43s44s45s46s47s48s49s50s51s52s53s54s55s56s57s58s59'):sub(2 * f + 1, 2 * f + 2), fine break end end
+              -- -0 (a wait of -0) keeps Lua's text, s-0, as the reference writes it.
+              if f == 0 and 1 / f > 0 then do inl_65, inl_66 = 's0', fine break end end
               do inl_65, inl_66 = 's' .. f, fine break end
             end
             if f < 3600 then
@@ -3665,7 +3673,7 @@ if #KEYS == 0 and #A >= 2 then
               do inl_65, inl_66 = ('h1h2h3h4h5h6h7h8h9h10h11h12h13h14h15h16h17h18h19h20h21h22h23'):sub(2 * h - 1, 2 * h), fine break end
             end
             do inl_65, inl_66 = 'd' .. floor(f / 86400), fine break end
---@ lua/stats.lua:140-152
+--@ lua/stats.lua:142-154
           until true local bin, fine = inl_65, inl_66
           bins[i] = bin
           fines[fine] = (fines[fine] or 0) + 1
@@ -3679,14 +3687,14 @@ if #KEYS == 0 and #A >= 2 then
         local fresh = false
         for _, v in ipairs(vs) do
           local inl_67, inl_68, inl_69 repeat local total, mean, vk, v = total, mean, vk, v
---@ lua/stats.lua:89-94
+--@ lua/stats.lua:91-96
             if total == nil then do inl_67, inl_68, inl_69 = 1, v, 0 break end end
             mean, vk = mean or 0, vk or 0
             total = total + 1
             local old = mean
             mean = old + (v - old) / total
             do inl_67, inl_68, inl_69 = total, mean, vk + (v - mean) * (v - old) break end
---@ lua/stats.lua:152-174
+--@ lua/stats.lua:154-176
           until true total, mean, vk = inl_67, inl_68, inl_69
           if total == 1 then fresh = true end
         end
@@ -4068,11 +4076,11 @@ if #KEYS == 0 and #A >= 2 then
 --@ lua/job/complete.lua:80-81
       until true
       repeat local now, kind, queue, v = now, 'run', queue, now - (tonumber(f[5]) or now)
---@ lua/stats.lua:108-108
+--@ lua/stats.lua:110-110
         local inl_91 repeat local t = now
 --@ lua/stats.lua:22-22
          do inl_91 = t - (t % 86400) break end
---@ lua/stats.lua:108-109
+--@ lua/stats.lua:110-111
         until true local day = inl_91
         local inl_92 repeat local kind, day, queue = kind, day, queue
 --@ lua/stats.lua:29-32
@@ -4080,10 +4088,10 @@ if #KEYS == 0 and #A >= 2 then
             do inl_92 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end
           end
           do inl_92 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
---@ lua/stats.lua:109-110
+--@ lua/stats.lua:111-112
         until true local k = inl_92
         local inl_93, inl_94 repeat local v = v
---@ lua/stats.lua:59-83
+--@ lua/stats.lua:59-85
           local fine = '-81'
           if v >= 0.0001 then
             local b = floor(math.log10(v) * 20)
@@ -4095,7 +4103,9 @@ if #KEYS == 0 and #A >= 2 then
           local f = floor(v)
           if f < 60 then
             if f >= 10 then do inl_93, inl_94 = ('s0s1s2s3s4s5s6s7s8s9s10s11s12s13s14s15s16s17s18s19s20s21s22s23s24s25s26s27s28s29s30s31s32s33s34s35s36s37s38s39s40s41s42s43s44s45s46s47s48s49s50s51s52s53s54s55s56s57s58s59'):sub(3 * f - 9, 3 * f - 7), fine break end end
-            if f >= 0 then do inl_93, inl_94 = ('s0s1s2s3s4s5s6s7s8s9s10s11s12s13s14s15s16s17s18s19s20s21s22s23s24s25s26s27s28s29s30s31s32s33s34s35s36s37s38s39s40s41s42s43s44s45s46s47s48s49s50s51s52s53s54s55s56s57s58s59'):sub(2 * f + 1, 2 * f + 2), fine break end end
+            if f >= 1 then do inl_93, inl_94 = ('s0s1s2s3s4s5s6s7s8s9s10s11s12s13s14s15s16s17s18s19s20s21s22s23s24s25s26s27s28s29s30s31s32s33s34s35s36s37s38s39s40s41s42s43s44s45s46s47s48s49s50s51s52s53s54s55s56s57s58s59'):sub(2 * f + 1, 2 * f + 2), fine break end end
+            -- -0 (a wait of -0) keeps Lua's text, s-0, as the reference writes it.
+            if f == 0 and 1 / f > 0 then do inl_93, inl_94 = 's0', fine break end end
             do inl_93, inl_94 = 's' .. f, fine break end
           end
           if f < 3600 then
@@ -4109,18 +4119,18 @@ if #KEYS == 0 and #A >= 2 then
             do inl_93, inl_94 = ('h1h2h3h4h5h6h7h8h9h10h11h12h13h14h15h16h17h18h19h20h21h22h23'):sub(2 * h - 1, 2 * h), fine break end
           end
           do inl_93, inl_94 = 'd' .. floor(f / 86400), fine break end
---@ lua/stats.lua:110-112
+--@ lua/stats.lua:112-114
         until true local bin, fine = inl_93, inl_94
         local cur = rcall('HMGET', k, 'total', 'mean', 'vk', bin)
         local inl_95, inl_96, inl_97 repeat local total, mean, vk, v = tonumber(cur[1]), tonumber(cur[2]), tonumber(cur[3]), v
---@ lua/stats.lua:89-94
+--@ lua/stats.lua:91-96
           if total == nil then do inl_95, inl_96, inl_97 = 1, v, 0 break end end
           mean, vk = mean or 0, vk or 0
           total = total + 1
           local old = mean
           mean = old + (v - old) / total
           do inl_95, inl_96, inl_97 = total, mean, vk + (v - mean) * (v - old) break end
---@ lua/stats.lua:112-122
+--@ lua/stats.lua:114-124
         until true local total, mean, vk = inl_95, inl_96, inl_97
         rcall('HSET', k, 'total', total, 'mean', mean, 'vk', vk, bin, (tonumber(cur[4]) or 0) + 1)
         if total == 1 then M.Stats_expire(k, now, day) end
@@ -4567,11 +4577,11 @@ if #KEYS == 0 and #A >= 2 then
 --@ lua/job/fail_retry.lua:30-31
       until true
       repeat local now, when, queue, field, by, field2, by2 = now, now, queue, 'failures', 1, 'failed', 1
---@ lua/stats.lua:180-180
+--@ lua/stats.lua:182-182
         local inl_126 repeat local t = when
 --@ lua/stats.lua:22-22
          do inl_126 = t - (t % 86400) break end
---@ lua/stats.lua:180-181
+--@ lua/stats.lua:182-183
         until true local day = inl_126
         local inl_127 repeat local kind, day, queue = 'stats', day, queue
 --@ lua/stats.lua:29-32
@@ -4579,7 +4589,7 @@ if #KEYS == 0 and #A >= 2 then
             do inl_127 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end
           end
           do inl_127 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
---@ lua/stats.lua:181-184
+--@ lua/stats.lua:183-186
         until true local k = inl_127
         rcall('HINCRBY', k, field, by)
         if field2 then rcall('HINCRBY', k, field2, by2) end
@@ -4826,11 +4836,11 @@ if #KEYS == 0 and #A >= 2 then
 --@ lua/job/fail_retry.lua:84-85
         until true
         repeat local now, when, queue, field, by, field2, by2 = now, now, queue, 'failures', 1, 'failed', 1
---@ lua/stats.lua:180-180
+--@ lua/stats.lua:182-182
           local inl_141 repeat local t = when
 --@ lua/stats.lua:22-22
            do inl_141 = t - (t % 86400) break end
---@ lua/stats.lua:180-181
+--@ lua/stats.lua:182-183
           until true local day = inl_141
           local inl_142 repeat local kind, day, queue = 'stats', day, queue
 --@ lua/stats.lua:29-32
@@ -4838,7 +4848,7 @@ if #KEYS == 0 and #A >= 2 then
               do inl_142 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end
             end
             do inl_142 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
---@ lua/stats.lua:181-184
+--@ lua/stats.lua:183-186
           until true local k = inl_142
           rcall('HINCRBY', k, field, by)
           if field2 then rcall('HINCRBY', k, field2, by2) end
