@@ -37,6 +37,7 @@ Api['recur.untag'] = Recur.untag
 Api['length'] = Queue.length
 Api['worker.deregister'] = Worker.deregister
 Api['queue.forget'] = Queue.forget
+Api['qlpy.stats'] = Stats.fine
 
 -- Dispatch. The commands a worker sends for every job come first, as plain calls of their
 -- functions: those are --@inline, so the build copies them into this block and their

@@ -30,7 +30,8 @@ local cfg, wake
 
 -- Key names: the only place they are spelled. Job keys are key.job .. jid (.. suffix),
 -- queue keys key.queue .. queue .. suffix, worker keys key.worker .. worker (.. key.jobs),
--- statistics hashes key.stats .. kind .. ':' .. day .. ':' .. queue.
+-- statistics hashes key.stats .. kind .. ':' .. day .. ':' .. queue, and the fine
+-- histograms (extension) key.fine followed by the name of a wait or run hash.
 local key = {
   config = 'ql:config', queues = 'ql:queues', paused = 'ql:paused_queues',
   workers = 'ql:workers', tracked = 'ql:tracked', tags = 'ql:tags',
@@ -39,5 +40,5 @@ local key = {
   queue = 'ql:q:', work = '-work', locks = '-locks', scheduled = '-scheduled',
   depends = '-depends', recurring = '-recur',
   worker = 'ql:w:', jobs = ':jobs', tag = 'ql:t:', failure_group = 'ql:f:', recur = 'ql:r:',
-  stats = 'ql:s:', channel = 'ql:', wake = 'qlpy:wake:',
+  stats = 'ql:s:', channel = 'ql:', wake = 'qlpy:wake:', fine = 'ql:fine:',
 }
