@@ -12,7 +12,8 @@ from typing import Any
 from qless_py import Client, Job, RecurringJob, clock
 from qless_py.stats import DAY, QueueStats, report
 
-QUEUE_STATES = ("waiting", "running", "stalled", "scheduled", "depends", "recurring")
+QUEUE_STATES = ("waiting", "running", "stalled", "scheduled", "depends", "throttled",
+                "recurring")
 PAGE_SIZE = 25
 MAX_PAGE_SIZE = 500
 

@@ -17,7 +17,7 @@ from qless_py import Client, clock
 from qless_py.stats import FINE_PER_DECADE, QueueStats, TimingStats, day_start, fine_bounds
 
 CONTENT_TYPE = "application/openmetrics-text; version=1.0.0; charset=utf-8"
-STATES = ("waiting", "running", "stalled", "scheduled", "depends", "recurring")
+STATES = ("waiting", "running", "stalled", "scheduled", "depends", "throttled", "recurring")
 
 
 def _export_bounds() -> tuple[float, ...]:

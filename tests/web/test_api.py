@@ -82,6 +82,27 @@ def test_shapes_match_the_command(client: Client, web: Web, server_url: str) -> 
         assert web.get(f"/api/queues/q?state={state}").json()["jobs"] == listing["jobs"]
 
 
+def test_throttled_jobs_have_a_tab_their_flow_fields_and_a_gauge(
+        client: Client, web: Web) -> None:
+    client.throttles["api"].maximum = 1
+    queue = client.queues["q"]
+    queue.put("a.Job", {}, jid="first", throttles=["api"])
+    queue.put("a.Job", {}, jid="second", throttles=["api"], key="<b>k</b>", ttl=60)
+    assert queue.pop() is not None  # "first" takes the throttle's one lock
+    listing = web.get("/api/queues/q?state=throttled").json()
+    assert listing["total"] == 1 and [j["jid"] for j in listing["jobs"]] == ["second"]
+    page = web.get("/queues/q?state=throttled").text
+    assert 'href="/jobs/second"' in page
+    job = web.get("/api/jobs/second").json()
+    assert job["throttles"] == ["api", "ql:q:q"] and job["key"] == "<b>k</b>"
+    assert job["ttl"] == 60
+    page = web.get("/jobs/second").text
+    assert "ordering key" in page and "&lt;b&gt;k&lt;/b&gt;" in page and "<b>k</b>" not in page
+    assert "must start within 60 s" in page
+    metrics = web.get("/metrics").text
+    assert 'qless_queue_jobs{queue="q",state="throttled"} 1' in metrics
+
+
 def test_overview_and_queue_values(client: Client, web: Web) -> None:
     populate(client)
     overview = web.get("/api/overview").json()

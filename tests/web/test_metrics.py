@@ -85,6 +85,7 @@ def test_every_value_matches_the_database(client: Client, web: Web,
             "stalled": redis_conn.zcount(f"{prefix}-locks", "-inf", now),
             "scheduled": redis_conn.zcard(f"{prefix}-scheduled"),
             "depends": redis_conn.zcard(f"{prefix}-depends"),
+            "throttled": redis_conn.zcard(f"{prefix}-throttled"),
             "recurring": redis_conn.zcard(f"{prefix}-recur"),
         }
         for state, n in expected.items():
