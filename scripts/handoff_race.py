@@ -15,31 +15,18 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
+import sys
 import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Any
 
 from qless_py import Client
 from qless_py.server import ServerProcess
 from qless_py.workers import Worker
 
-
-class Handoff:
-    """Stage ``a`` completes into ``b``, then works ``data['tail']`` seconds more (the
-    worker runs in this process, so it finds the class as ``__main__.Handoff``)."""
-
-    @staticmethod
-    def a(job: Any) -> None:
-        job.complete(next="b")
-        tail = float(job.data.get("tail", 0))
-        if tail:
-            time.sleep(tail)
-
-    @staticmethod
-    def b(job: Any) -> None:
-        job.complete()
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from tests.jobs import Handoff
 
 
 def timed_out(client: Client, jids: list[str]) -> list[str]:

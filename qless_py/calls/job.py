@@ -86,6 +86,21 @@ def tracked_flag(reply: Any) -> bool:
     return str(reply) == "1"
 
 
+def flow_fields(throttles: list[str], key: str | None,
+                start_within: float | None) -> dict[str, Any]:
+    """The extensions' fields of a job or template object, where the core's object has
+    them: ``throttles`` when it names a throttle besides its queue's own, ``key`` and
+    ``ttl`` when set."""
+    out: dict[str, Any] = {}
+    if len(throttles) > 1:
+        out["throttles"] = list(throttles)
+    if key is not None:
+        out["key"] = key
+    if start_within is not None:
+        out["ttl"] = plain_number(start_within)
+    return out
+
+
 class BaseJob:
     """What jobs and recurring templates share. ``client`` is the sync or the async client
     that made the object; the object sends through it."""
@@ -198,16 +213,7 @@ class JobBase(BaseJob):
         }
 
     def _flow_fields(self) -> dict[str, Any]:
-        """The extensions' fields, where the core's job object has them: ``throttles`` when
-        the job names a throttle besides its queue's own, ``key`` and ``ttl`` when set."""
-        out: dict[str, Any] = {}
-        if len(self.throttles) > 1:
-            out["throttles"] = list(self.throttles)
-        if self.key is not None:
-            out["key"] = self.key
-        if self.start_within is not None:
-            out["ttl"] = plain_number(self.start_within)
-        return out
+        return flow_fields(self.throttles, self.key, self.start_within)
 
     # -- derived attributes ----------------------------------------------------------------
     @property

@@ -9,7 +9,7 @@ from typing import Any
 
 from qless_py import codecs, keys
 from qless_py.calls.base import Call
-from qless_py.calls.job import BaseJob, class_name, json_list, plain_number
+from qless_py.calls.job import BaseJob, class_name, flow_fields, json_list, plain_number
 from qless_py.calls.throttles import job_throttles, ordering_key, throttle_names, ttl_seconds
 
 
@@ -40,14 +40,7 @@ class RecurringJobBase(BaseJob):
         }
 
     def _flow_fields(self) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        if len(self.throttles) > 1:
-            out["throttles"] = list(self.throttles)
-        if self.key is not None:
-            out["key"] = self.key
-        if self.start_within is not None:
-            out["ttl"] = plain_number(self.start_within)
-        return out
+        return flow_fields(self.throttles, self.key, self.start_within)
 
     @property
     def throttles(self) -> list[str]:
