@@ -159,7 +159,22 @@ class AsyncWorker:
     def run(self) -> int:
         """Run the worker in a new event loop until stopped; returns the exit code (0 done,
         3 recycled after ``max_jobs``, 4 abandoned a lost job that would not stop)."""
-        return asyncio.run(self.work())
+        loop = asyncio.new_event_loop()
+        asyncio.set_event_loop(loop)
+        try:
+            return loop.run_until_complete(self.work())
+        finally:
+            # Not asyncio.run, which waits for every task: a handler that will not stop
+            # (it swallows its cancellation) is left behind, as the threaded worker leaves
+            # a runner thread that will not return. Told once more, it gets a moment.
+            left = asyncio.all_tasks(loop)
+            for task in left:
+                task.cancel()
+            if left:
+                loop.run_until_complete(asyncio.wait(left, timeout=0.1))
+            loop.run_until_complete(loop.shutdown_asyncgens())
+            asyncio.set_event_loop(None)
+            loop.close()
 
     async def work(self) -> int:
         """Run the worker in the running loop until stopped; returns the exit code.

@@ -45,12 +45,14 @@ class Kind:
     name: str
     args: tuple[str, ...]
     jobs: ModuleType
+    at_once: int  # jobs one process runs at a time with these options
 
     def __str__(self) -> str:
         return self.name
 
 
-KINDS = [Kind("threads", (), jobs), Kind("async", ("--async", "--concurrency", "4"), async_jobs)]
+KINDS = [Kind("threads", (), jobs, 1),
+         Kind("async", ("--async", "--concurrency", "4"), async_jobs, 4)]
 
 
 @pytest.fixture(params=KINDS, ids=str)
