@@ -12,7 +12,8 @@ same options) plus ``concurrency``. In its loop run:
 * the heartbeat task (``aio_heartbeat``), and the control coroutine: signals (through
   ``loop.add_signal_handler``), stopping, giving jobs back, the stuck-job check.
 
-Its traffic goes through the async client (``redis.asyncio``) on the worker's endpoint.
+Its core calls go through one pipelined connection on the worker's endpoint
+(``aio_resp``); ``job.client.redis`` is the async client's ``redis.asyncio``.
 Two threads besides the handler pool: the notice listener of the threaded worker
 (``qless_py.workers.listener``, key tracking, unchanged: its callbacks are handed to the
 loop) and one for the worker's own blocking reads (due times, whether a job waits). The
@@ -45,6 +46,7 @@ from qless_py.workers import aio_jobrun
 from qless_py.workers.aio_heartbeat import AsyncHeartbeat
 from qless_py.workers.aio_jobrun import Run, send_held
 from qless_py.workers.aio_popper import Popper, Wake
+from qless_py.workers.aio_resp import LeanCore, PipelinedConnection
 from qless_py.workers.aio_threads import DaemonPool
 from qless_py.workers.jobrun import Outcome, note_connection_error, run_job
 from qless_py.workers.leases import Lease, Leases
@@ -187,10 +189,16 @@ class AsyncWorker:
         problem = await loop.run_in_executor(self._chores, self.client.core.check)
         if problem is not None:
             log.warning("worker %s: %s; retrying with backoff", self.name, problem)
-        self._aclient = AsyncClient(redis_client=make_async_redis(self.client.endpoint()),
+        endpoint = self.client.endpoint()
+        self._aclient = AsyncClient(redis_client=make_async_redis(endpoint),
                                     worker_name=self.name, codec=self.client.codec)
-        self._aclient.core.confirm = self.client.core.confirm
-        self._aclient.core.on_connection_error = aio_jobrun.note_connection_error
+        # Core calls (the worker's and its jobs') go through one pipelined connection
+        # (aio_resp: measured leaner than the pool); job.client.redis stays redis.asyncio.
+        core = LeanCore(PipelinedConnection(endpoint), self.client.core.source,
+                        self.client.core.sha)
+        core.confirm = self.client.core.confirm
+        core.on_connection_error = aio_jobrun.note_connection_error
+        self._aclient.core = core
         install = self.handle_signals
         if install is None:
             install = threading.current_thread() is threading.main_thread()
@@ -218,6 +226,7 @@ class AsyncWorker:
                     loop.remove_signal_handler(signum)
             if self._own_root:
                 await loop.run_in_executor(self._chores, shutil.rmtree, self._root, True)
+            await core.conn.aclose()
             await self._aclient.redis.aclose(close_connection_pool=True)
             self._pool.shutdown()
             self._chores.shutdown()

@@ -14,9 +14,8 @@ import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-import redis
-
 import pytest
+import redis
 
 from qless_py import Client, QlessConnectionError
 from tests.workers.conftest import CliWorker, wait_for
