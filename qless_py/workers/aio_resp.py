@@ -59,6 +59,7 @@ class PipelinedConnection:
         self._waiting: deque[_Waiter] = deque()
         self._connecting: asyncio.Lock | None = None
         self._ready = False  # connected, and the opening commands were accepted
+        self._out: list[bytes] = []  # commands to write at the end of this turn
 
     async def execute(self, payload: bytes, count: int) -> list[Any]:
         """Write ``payload`` (``count`` commands, packed) and return their ``count``
@@ -73,11 +74,16 @@ class PipelinedConnection:
 
     async def _send(self, writer: asyncio.StreamWriter, payload: bytes,
                     count: int) -> list[Any]:
-        future: asyncio.Future[list[Any]] = asyncio.get_running_loop().create_future()
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[list[Any]] = loop.create_future()
         self._waiting.append(_Waiter(future, count))
-        writer.write(payload)  # whole, in the same step as the waiter: replies stay in order
-        transport = writer.transport
-        if transport.get_write_buffer_size() > WRITE_BUFFER:
+        # Written at the end of this turn of the loop, with every command the other tasks
+        # send in it: one system call for many. The order is the waiters' order.
+        out = self._out
+        out.append(payload)
+        if len(out) == 1:
+            loop.call_soon(self._flush, writer, out)
+        if writer.transport.get_write_buffer_size() > WRITE_BUFFER:
             await writer.drain()
         try:
             async with asyncio.timeout(self.endpoint.timeout):
@@ -86,6 +92,12 @@ class PipelinedConnection:
             self._broken(writer, ConnectionFailed(
                 f"Timeout reading from socket ({self.endpoint})"))
             raise ConnectionFailed(f"Timeout reading from socket ({self.endpoint})") from None
+
+    def _flush(self, writer: asyncio.StreamWriter, out: list[bytes]) -> None:
+        if self._out is out:
+            self._out = []
+        if self._writer is writer:  # else its waiters have failed already
+            writer.write(out[0] if len(out) == 1 else b"".join(out))
 
     async def _connect(self) -> None:
         if self._connecting is None:
@@ -161,7 +173,7 @@ class PipelinedConnection:
         call waiting on it."""
         if self._writer is not writer:
             return
-        self._writer, self._ready = None, False
+        self._writer, self._ready, self._out = None, False, []
         reading, self._reading = self._reading, None
         if reading is not None and reading is not asyncio.current_task():
             reading.cancel()
