@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,6 +20,7 @@ from qless_py.workers.aio import AsyncWorker
 from tests import jobs
 from tests.loopcheck import SLOW, collected, no_slow_callbacks
 from tests.workers import async_jobs
+from tests.workers.conftest import ROOT
 
 AJ = "tests.workers.async_jobs"
 
@@ -182,3 +184,31 @@ async def test_stop_now_gives_running_jobs_back_without_a_retry(
         job = await aclient.jobs[jid]
         assert job is not None and job.state == "waiting" and job.retries_left == 3
         assert await aclient.redis.hget(jobs.RECORD, jid) == b"stopped"
+
+
+def _docs_job_class() -> str:
+    """The job class docs/asyncio.md shows, as the text of a module."""
+    text = (ROOT / "docs" / "asyncio.md").read_text()
+    marker = "<!-- the job class below is run by tests/workers/test_aio_worker.py -->"
+    block = text.split(marker, 1)[1].split("```python\n", 1)[1]
+    return block.split("```", 1)[0]
+
+
+@pytest.mark.asyncio
+async def test_the_docs_job_class_runs_both_stages(
+        server_url: str, aclient: AsyncClient, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "billing_example.py").write_text(_docs_job_class())
+    monkeypatch.syspath_prepend(str(tmp_path))
+    jid = await aclient.queues["invoices"].put("billing_example.SendInvoice",
+                                               {"customer": 42})
+    worker = make_worker(server_url, ["invoices", "archive"], concurrency=4, burst=True)
+    async with no_slow_callbacks(SLOW):
+        assert await worker.work() == 0
+    job = await aclient.jobs[jid]
+    assert job is not None and job.state == "complete"
+    assert job.data == {"customer": 42, "sent": True}
+    put = [entry["q"] for entry in job.history if entry["what"] == "put"]
+    assert put == ["invoices", "archive"]
+    assert [entry["what"] for entry in job.history].count("popped") == 2
+    assert worker.stats.outcomes == {"waiting": 1, "complete": 1}
