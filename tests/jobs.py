@@ -182,3 +182,19 @@ class Stage:
         else:
             job.complete()
         _redis(job).hincrby(COMPLETED, f"{job.jid}:{stage}", 1)
+
+
+class Handoff:
+    """Stage ``a`` completes into ``b``, then works ``data['tail']`` seconds more (the
+    hand-off race: another thread may pop the job from ``b`` meanwhile)."""
+
+    @staticmethod
+    def a(job: Any) -> None:
+        job.complete(next="b")
+        tail = float(job.data.get("tail", 0))
+        if tail:
+            time.sleep(tail)
+
+    @staticmethod
+    def b(job: Any) -> None:
+        job.complete()

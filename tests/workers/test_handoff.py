@@ -16,7 +16,13 @@ import pytest
 from qless_py import Client
 from qless_py.workers import Worker
 from tests.workers.conftest import wait_for
-from tests.workers.handoff_race import Handoff, timed_out
+from tests.jobs import Handoff
+
+
+def timed_out(client: Client, jids: list[str]) -> list[str]:
+    """The jids whose history shows a lock that ran out."""
+    return [job.jid for job in client.jobs.get(*jids)
+            if any(entry.get("what") == "timed-out" for entry in job.history)]
 
 
 @pytest.mark.parametrize(("tail_ms", "gap_ms", "count"), [(0.5, 5, 100), (5, 5, 100),

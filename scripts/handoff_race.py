@@ -1,6 +1,6 @@
 """The hand-off race, measured (a measurement script, not a test).
 
-    python -m tests.workers.handoff_race [--jobs 200] [--threads 4] [--tails 0,0.5,1,5]
+    python scripts/handoff_race.py [--jobs 200] [--threads 4] [--tails 0,0.5,1,5]
 
 One in-process worker with several threads takes jobs trickling into queue ``a``. Each
 handler completes its job into ``b`` and then goes on working for a while (the tail, in
@@ -27,7 +27,8 @@ from qless_py.workers import Worker
 
 
 class Handoff:
-    """Stage ``a`` completes into ``b``, then works ``data['tail']`` seconds more."""
+    """Stage ``a`` completes into ``b``, then works ``data['tail']`` seconds more (the
+    worker runs in this process, so it finds the class as ``__main__.Handoff``)."""
 
     @staticmethod
     def a(job: Any) -> None:
