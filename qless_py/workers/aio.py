@@ -56,7 +56,6 @@ from qless_py.workers.runner import Stop
 from qless_py.workers.waker import PopMarks
 from qless_py.workers.workdir import Workdir
 from qless_py.workers.worker import (
-    ADOPTION_ROUNDS,
     MAX_UNSETTLED_RUNS,
     SPIN,
     Stats,
@@ -211,10 +210,10 @@ class AsyncWorker:
                  self.concurrency, self.threads, self.order)
         tasks: list[asyncio.Task[None]] = []
         try:
+            self._popper = Popper(self)  # first: the listener's notices wake it
             self._start_listener()
             self._heartbeat = AsyncHeartbeat(self.leases, self._aclient.core)
             tasks.append(loop.create_task(self._heartbeat.run(), name="qless-heartbeat"))
-            self._popper = Popper(self)
             if self.resume:
                 await self._popper.adopt("resuming")
             tasks.append(loop.create_task(self._popper.run(), name="qless-popper"))
@@ -237,7 +236,8 @@ class AsyncWorker:
     def stop(self, how: Stop = "now") -> None:
         """Ask the worker to stop (thread-safe): ``now`` gives jobs back, ``drain`` ends them."""
         loop = self._loop
-        if loop is None:
+        if loop is None:  # not started: it stops as soon as it does
+            self.stopping = how
             return
         loop.call_soon_threadsafe(self._request_stop, how)
 
@@ -302,7 +302,8 @@ class AsyncWorker:
                 held.job.stop_event.set()
             for run in list(self.runs):
                 run.cancel()
-        self.wake.notify()
+        if self._popper is not None:
+            self.wake.notify()
         self._nudge()
 
     def _abandon_stuck(self) -> None:
@@ -571,5 +572,3 @@ class AsyncWorker:
     def __repr__(self) -> str:
         return f"<AsyncWorker {self.name} queues={','.join(self.queue_names)}>"
 
-
-__all__ = ["ADOPTION_ROUNDS", "AsyncWorker"]

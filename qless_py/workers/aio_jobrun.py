@@ -19,7 +19,7 @@ import time
 import traceback
 from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from qless_py.calls.base import Call
@@ -57,7 +57,6 @@ class Run:
     threaded: bool  # a plain-function handler in the thread pool: never cancelled
     task: asyncio.Task[None] | None = None
     cancellable: bool = False
-    started: float = field(default_factory=time.monotonic)
 
     def cancel(self) -> bool:
         """Cancel the handler if it is running; True if it was told."""

@@ -15,8 +15,8 @@ import pytest
 
 from qless_py import Client
 from qless_py.workers import Worker
-from tests.workers.conftest import wait_for
 from tests.jobs import Handoff
+from tests.workers.conftest import wait_for
 
 
 def timed_out(client: Client, jids: list[str]) -> list[str]:
