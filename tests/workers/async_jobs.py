@@ -177,3 +177,19 @@ class ThreadCrowd:
             time.sleep(0.01)
         finally:
             _leave()
+
+
+class Handoff:
+    """``tests.jobs.Handoff``'s twin: stage ``a`` completes into ``b``, then works
+    ``data['tail']`` seconds more while the popper may take the job from ``b``."""
+
+    @staticmethod
+    async def a(job: Any) -> None:
+        await job.complete(next="b")
+        tail = float(job.data.get("tail", 0))
+        if tail:
+            await asyncio.sleep(tail)
+
+    @staticmethod
+    async def b(job: Any) -> None:
+        await job.complete()
