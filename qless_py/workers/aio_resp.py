@@ -83,8 +83,13 @@ class PipelinedConnection:
         out.append(payload)
         if len(out) == 1:
             loop.call_soon(self._flush, writer, out)
-        if writer.transport.get_write_buffer_size() > WRITE_BUFFER:
-            await writer.drain()
+        try:
+            if writer.transport.get_write_buffer_size() > WRITE_BUFFER:
+                await writer.drain()
+        except OSError as exc:  # the connection broke under the write
+            failed = ConnectionFailed(f"Error writing to socket: {exc} ({self.endpoint})")
+            self._broken(writer, failed)
+            raise failed from exc
         try:
             async with asyncio.timeout(self.endpoint.timeout):
                 return await future
