@@ -185,7 +185,11 @@ class Popper:
                 handler = await self.worker.chore(find_handler, *key)
             except HandlerError as exc:
                 return exc, False  # fails in the loop; the next job of the class tries again
-            found = (handler, not inspect.iscoroutinefunction(handler))
+            # a plain wrapper of an async def (functools.wraps) returns its coroutine:
+            # awaited too, never run in a thread where nothing would await it
+            awaited = inspect.iscoroutinefunction(handler) or \
+                inspect.iscoroutinefunction(inspect.unwrap(handler))
+            found = (handler, not awaited)
             self._handlers[key] = found
         return found
 

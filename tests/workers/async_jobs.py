@@ -10,6 +10,7 @@ how many jobs run at once in a process, and cancellation.
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 import threading
 import time
@@ -32,6 +33,26 @@ class Noop:
     """Returns at once; the worker completes it."""
 
     @staticmethod
+    async def process(job: Any) -> None:
+        await _started(job)
+
+
+def _plain_wrapper(func: Any) -> Any:
+    """A decorator that returns a plain function (functools.wraps) around ``func``."""
+
+    @functools.wraps(func)
+    def wrapper(job: Any) -> Any:
+        return func(job)
+
+    return wrapper
+
+
+class Wrapped:
+    """An async handler behind a plain decorator: it returns the coroutine, which the
+    worker must await (not run in a thread, where nothing would)."""
+
+    @staticmethod
+    @_plain_wrapper
     async def process(job: Any) -> None:
         await _started(job)
 

@@ -64,7 +64,8 @@ async def states(aclient: AsyncClient, jids: list[str]) -> dict[str, str]:
 async def test_async_and_plain_handlers_run_in_one_loop_that_never_blocks(
         server_url: str, aclient: AsyncClient) -> None:
     q = aclient.queues["q"]
-    awaited = [await q.put(f"{AJ}.Noop", {}) for _ in range(30)]
+    awaited = [await q.put(f"{AJ}.Noop", {}) for _ in range(29)]
+    awaited.append(await q.put(f"{AJ}.Wrapped", {}))
     threaded = [await q.put("tests.jobs.Noop", {}) for _ in range(30)]
     advancing = [await q.put(f"{AJ}.Advance", {"next": "q2"}) for _ in range(5)]
     raising = [await q.put(f"{AJ}.Raiser", {}) for _ in range(3)]
