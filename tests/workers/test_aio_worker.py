@@ -213,3 +213,22 @@ async def test_the_docs_job_class_runs_both_stages(
     assert put == ["invoices", "archive"]
     assert [entry["what"] for entry in job.history].count("popped") == 2
     assert worker.stats.outcomes == {"waiting": 1, "complete": 1}
+
+
+@pytest.mark.asyncio
+async def test_its_connections_carry_the_worker_name(
+        server_url: str, aclient: AsyncClient) -> None:
+    jid = await aclient.queues["q"].put(f"{AJ}.Noop", {})
+    worker = make_worker(server_url, ["q"], concurrency=2)
+    async with no_slow_callbacks(SLOW):
+        running = asyncio.get_running_loop().create_task(worker.work())
+        await until(lambda: _started(aclient, jid))
+        await until(lambda: worker._listener is not None and worker._listener.subscribed)
+        listing = (await aclient.redis.execute_command("CLIENT", "LIST")).decode()
+        worker.stop("now")
+        assert await running == 0
+    names = [field.split("=", 1)[1] for line in listing.splitlines()
+             for field in line.split() if field.startswith("name=")]
+    # the core calls' pipelined connection, the listener's and the async client's own
+    assert names.count("qless-py:aw") >= 3, names
+    assert set(names) <= {"qless-py:aw", ""}, names
