@@ -37,8 +37,19 @@ Api['recur.untag'] = Recur.untag
 Api['length'] = Queue.length
 Api['worker.deregister'] = Worker.deregister
 Api['queue.forget'] = Queue.forget
--- qless_py's extension commands (docs/protocol.md): prefixed, so no qless name can clash.
+Api['throttle.set'] = Throttle.set
+Api['throttle.get'] = Throttle.get
+Api['throttle.delete'] = Throttle.delete
+Api['throttle.locks'] = Throttle.locks
+Api['throttle.pending'] = Throttle.pending
+Api['throttle.ttl'] = Throttle.ttl
+Api['throttle.release'] = Throttle.release_cmd
+Api['queue.throttle.get'] = Throttle.queue_get
+Api['queue.throttle.set'] = Throttle.queue_set
+-- The throttle dialect's commands keep its names (above); qless_py's own extension commands
+-- (docs/protocol.md) are prefixed, so no qless name can clash.
 Api['qlpy.giveback'] = Job.giveback
+Api['qlpy.put_many'] = Job.put_many
 
 -- Dispatch. The commands a worker sends for every job come first, as plain calls of their
 -- functions: those are --@inline, so the build copies them into this block and their

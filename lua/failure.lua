@@ -47,12 +47,19 @@ function Queue.unfail(now)
   local moved = 0
   for _, jid in ipairs(jids) do
     local jk = key.job .. jid
-    local f = rcall('HMGET', jk, 'state', 'priority', 'retries', 'history')
+    local f = rcall('HMGET', jk, 'state', 'priority', 'retries', 'history', 'queue',
+      'throttles', 'key', 'ttl')
     if f[1] then
       Job.hist(jid, now, '"put"', { q = queue }, f[4] or false)
       rcall('HSET', jk, 'state', 'waiting', 'worker', '', 'expires', 0, 'queue', queue,
         'remaining', f[3] or 0)
-      Job.enqueue(queue, jid, tonumber(f[2]) or 0, now)
+      local priority = tonumber(f[2]) or 0
+      if f[6] or f[7] or f[8] then
+        -- Back into a queue: it joins its ordering key there and passes the gate.
+        Job.enter(now, jid, f[5] or queue, queue, f[6], f[7] or nil, f[8], priority, true)
+      else
+        Job.enqueue(queue, jid, priority, now)
+      end
       moved = moved + 1
     end
   end

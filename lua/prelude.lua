@@ -20,8 +20,8 @@ local format, concat = string.format, table.concat
 local A = ARGV
 
 -- Module tables; the other files attach their functions to these.
-local Api, Config, Job, Json, Num, Queue, Recur, Stats, Tags, Track, Worker =
-  {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}
+local Api, Config, Expire, Job, Json, Num, Order, Queue, Recur, Stats, Tags, Throttle, Track,
+  Worker = {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}
 
 -- Per-call state, made only when a call needs it: `cfg` holds the configuration values
 -- already read (false: the call knows the config hash does not exist).
@@ -29,7 +29,9 @@ local cfg
 
 -- Key names: the only place they are spelled. Job keys are key.job .. jid (.. suffix),
 -- queue keys key.queue .. queue .. suffix, worker keys key.worker .. worker (.. key.jobs),
--- statistics hashes key.stats .. kind .. ':' .. day .. ':' .. queue.
+-- statistics hashes key.stats .. kind .. ':' .. day .. ':' .. queue. Throttle keys are
+-- key.throttle .. tid (.. suffix); a queue's own throttle has the tid key.queue .. queue.
+-- An ordering key's set is key.queue .. queue .. key.order .. name.
 local key = {
   config = 'ql:config', queues = 'ql:queues', paused = 'ql:paused_queues',
   workers = 'ql:workers', tracked = 'ql:tracked', tags = 'ql:tags',
@@ -39,4 +41,6 @@ local key = {
   depends = '-depends', recurring = '-recur',
   worker = 'ql:w:', jobs = ':jobs', tag = 'ql:t:', failure_group = 'ql:f:', recur = 'ql:r:',
   stats = 'ql:s:', channel = 'ql:',
+  throttle = 'ql:th:', pending = '-pending', ready = '-ready', throttled = '-throttled',
+  order = '-key:', expiring = '-expiring',
 }

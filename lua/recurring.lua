@@ -13,7 +13,8 @@ function Recur.spawn(now, queue, limit, due)
     local rjid = due[i]
     local tk = key.recur .. rjid
     local r = rcall('HMGET', tk, 'klass', 'data', 'priority', 'tags', 'retries', 'interval',
-      'backlog')
+      'backlog', 'throttles', 'key', 'ttl')
+    local flow = r[8] or r[9] or r[10]
     local s = floor(tonumber(due[i + 1]))
     local interval = tonumber(r[6]) or 0
     local backlog = tonumber(r[7]) or 0
@@ -39,7 +40,15 @@ function Recur.spawn(now, queue, limit, due)
         'expires', 0, 'queue', queue, 'retries', retries, 'remaining', retries,
         'time', Num.time_text(s), 'spawned_from_jid', rjid)
       Job.hist(child, s, '"put"', { q = queue })
-      Job.enqueue(queue, child, priority, s)
+      if flow then
+        -- The template's throttles, key and ttl go to each child, which joins the key and
+        -- passes the gate as put at its slot time.
+        local text = Job.store_flow(child, queue, r[8] or nil, r[9] or nil, r[10] or nil)
+        if r[9] then Order.join(queue, r[9], child) end
+        Job.ready(s, queue, child, priority, text, r[9] or nil, tonumber(r[10]), s, 'waiting')
+      else
+        Job.enqueue(queue, child, priority, s)
+      end
       s = s + interval
       rcall('ZADD', rk, s, rjid)
     end
@@ -56,14 +65,17 @@ function Recur.recur_number(opts, name, default)
 end
 
 -- recur <now> <queue> <jid> <klass> <data> interval <seconds> <offset> [priority p]
---       [tags t] [retries r] [backlog b]
--- Reply: the template jid. Re-issuing replaces every attribute but keeps `count`.
+--       [tags t] [retries r] [backlog b] [throttles t] [key k] [ttl s]
+-- Reply: the template jid. Re-issuing replaces every attribute but keeps `count`. Spawned
+-- jobs get the template's throttles (the dialect's), ordering key and ttl (extensions).
 -- Errors: Queue(): no queue name provided / RecurringJob On(): Arg "jid" missing /
 -- RecurringJob On(): Arg "klass" missing / RecurringJob On(): Arg "spec" missing /
 -- RecurringJob On(): Arg "data" not JSON: <x> / Recur(): schedule type "<x>" unknown /
 -- Recur(): Arg "interval" not a number: <x> / Recur(): Arg "offset" not a number: <x> /
 -- Recur(): Arg "interval" must be greater than 0 / Odd number of additional args / Recur():
--- Arg "tags" must be JSON string array: <x> / Recur(): Arg "<name>" not a number: <x>
+-- Arg "tags" must be JSON string array: <x> / Recur(): Arg "<name>" not a number: <x> /
+-- Recur(): Arg "throttles" not JSON array: <x> / Recur(): Arg "key" is empty / Recur(): Arg
+-- "ttl" not a number: <x> / Recur(): Arg "ttl" must be greater than 0: <x>
 function Recur.recur(now)
   local queue, jid, klass, data, spec = A[3], A[4], A[5], A[6], A[7]
   if queue == nil then error('Queue(): no queue name provided') end
@@ -89,6 +101,8 @@ function Recur.recur(now)
   local priority = Recur.recur_number(opts, 'priority', 0)
   local retries = Recur.recur_number(opts, 'retries', 0)
   local backlog = Recur.recur_number(opts, 'backlog', 0)
+  local throttles, okey, ttl = Job.flow_options(opts, 'Recur()')
+  local stored = throttles and Throttle.stored(throttles, queue)
 
   local tk = key.recur .. jid
   local old = rcall('HMGET', tk, 'count', 'queue')
@@ -96,9 +110,22 @@ function Recur.recur(now)
   rcall('HSET', tk, 'jid', jid, 'klass', klass, 'data', data, 'priority', priority,
     'tags', encode(tags), 'state', 'recur', 'queue', queue, 'type', 'interval',
     'count', old[1] or 0, 'interval', interval, 'retries', retries, 'backlog', backlog)
+  rcall('HDEL', tk, 'throttles', 'key', 'ttl')
+  if stored or okey or ttl then
+    Recur.store_flow(tk, stored and encode(stored), okey, ttl)
+  end
   rcall('ZADD', key.queue .. queue .. key.recurring, now + offset, jid)
   rcall('ZADD', key.queues, 'NX', now, queue)
   return jid
+end
+
+-- Store a template's throttle list (JSON text), ordering key and ttl, those given.
+function Recur.store_flow(tk, text, okey, ttl)
+  local args = {}
+  if text then args[#args + 1], args[#args + 2] = 'throttles', text end
+  if okey then args[#args + 1], args[#args + 2] = 'key', okey end
+  if ttl then args[#args + 1], args[#args + 2] = 'ttl', ttl end
+  rcall('HSET', tk, unpack(args))
 end
 
 -- unrecur <now> <jid>: delete the template (spawned jobs stay). Reply 1.
@@ -113,18 +140,22 @@ function Recur.unrecur(now)
   return 1
 end
 
--- recur.get <now> <jid>: the recurring object (protocol 2.11), or nil.
--- Error: Recurring(): no jid provided
+-- recur.get <now> <jid>: the recurring object (protocol 2.11), or nil. It has `throttles`
+-- (the stored list) when the template names a throttle besides its queue's own, and `key`
+-- and `ttl` when they are set. Error: Recurring(): no jid provided
 function Recur.get(now)
   local jid = A[3]
   if jid == nil then error('Recurring(): no jid provided') end
   local r = rcall('HMGET', key.recur .. jid, 'jid', 'klass', 'state', 'queue', 'priority',
-    'interval', 'retries', 'count', 'data', 'tags', 'backlog')
+    'interval', 'retries', 'count', 'data', 'tags', 'backlog', 'throttles', 'key', 'ttl')
   if not r[1] then return false end
+  local all = Throttle.list(r[12])
   return encode({
     jid = r[1], klass = r[2], state = r[3], queue = r[4], priority = tonumber(r[5]),
     interval = tonumber(r[6]), retries = tonumber(r[7]), count = tonumber(r[8]), data = r[9],
     tags = Job.tag_list(r[10]), backlog = tonumber(r[11]) or 0,
+    throttles = Throttle.own(all, r[4] or '') and all or nil, ['key'] = r[13] or nil,
+    ttl = tonumber(r[14]),
   })
 end
 
@@ -139,17 +170,28 @@ function Recur.check_update(name, value)
     if Num.parse(value) == nil then error('Recur(): Arg "backlog" not a number: ' .. value) end
   elseif name == 'data' then
     if decode(value) == false then error('Recur(): Arg "data" is not JSON-encoded: ' .. value) end
-  elseif name ~= 'klass' and name ~= 'queue' then
+  elseif name == 'throttles' then
+    local ok, v = pcall(decode, value)
+    if not ok or not Json.strings(v) then
+      error('Recur(): Arg "throttles" is not JSON-encoded: ' .. value)
+    end
+  elseif name == 'ttl' then
+    local ttl = Num.parse(value)
+    if ttl == nil or ttl < 0 then error('Recur(): Arg "ttl" must be a number: ' .. value) end
+  elseif name ~= 'klass' and name ~= 'queue' and name ~= 'key' then
     error('Recur(): Unrecognized option "' .. name .. '"')
   end
 end
 
 -- recur.update <now> <jid> [name value]...
+-- Names: priority, retries, interval, data, klass, queue, backlog; throttles (the dialect's:
+-- a JSON array, the queue's own tid is appended), key ('' removes it), ttl (0 removes it).
 -- Every pair is validated before the first is applied (the reference applies them one by
 -- one). Reply 1. Errors: Recurring(): no jid provided / Recur(): No recurring job <jid> /
 -- No value provided for <name> / Recur(): Arg "<name>" must be a number: <x> / Recur(): Arg
 -- "backlog" not a number: <x> / Recur(): Arg "data" is not JSON-encoded: <x> / Recur():
--- Unrecognized option "<name>"
+-- Unrecognized option "<name>" / Recur(): Arg "throttles" is not JSON-encoded: <x> / Recur():
+-- Arg "ttl" must be a number: <x>
 function Recur.update(now)
   local jid = A[3]
   if jid == nil then error('Recurring(): no jid provided') end
@@ -175,12 +217,31 @@ function Recur.update(now)
       if score then rcall('ZADD', key.queue .. value .. key.recurring, score, jid) end
       rcall('HSET', tk, 'queue', value)
       rcall('ZADD', key.queues, 'NX', now, value)
+      Recur.set_throttles(tk, Throttle.own(Throttle.list(rcall('HGET', tk, 'throttles')), queue),
+        value)
       queue = value
+    elseif name == 'throttles' then
+      Recur.set_throttles(tk, Throttle.list(value), queue)
+    elseif (name == 'key' and value == '') or (name == 'ttl' and Num.parse(value) == 0) then
+      rcall('HDEL', tk, name)
+    elseif name == 'ttl' then
+      rcall('HSET', tk, 'ttl', Num.parse(value))
     else
       rcall('HSET', tk, name, value)
     end
   end
   return 1
+end
+
+-- Store the named throttles `given` on template `tk` of `queue` (with the queue's own tid),
+-- or remove the field when there are none.
+function Recur.set_throttles(tk, given, queue)
+  local stored = given and Throttle.stored(given, queue)
+  if stored then
+    rcall('HSET', tk, 'throttles', encode(stored))
+  else
+    rcall('HDEL', tk, 'throttles')
+  end
 end
 
 -- recur.tag <now> <jid> <tag>...: append tags not already on the template (duplicates given

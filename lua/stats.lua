@@ -156,7 +156,8 @@ function Stats.summary(k)
 end
 
 -- stats <now> <queue> <date>
--- Reply: {"retries","failed","failures","wait":{...},"run":{...}} for the day of `date`.
+-- Reply: {"retries","failed","failures","wait":{...},"run":{...}} for the day of `date`,
+-- and "expired" (jobs whose ttl ran out, an extension) only when there were some.
 -- Errors: Queue(): no queue name provided / Stats(): Arg "date" missing or not a number: <x>
 function Stats.get(now)
   local queue, date_s = A[3], A[4]
@@ -164,11 +165,14 @@ function Stats.get(now)
   local date = Num.parse(date_s)
   if date == nil then error('Stats(): Arg "date" missing or not a number: ' .. tostring(date_s)) end
   local day = Stats.day(date)
-  local counters = rcall('HMGET', Stats.key('stats', day, queue), 'retries', 'failed', 'failures')
+  local counters = rcall('HMGET', Stats.key('stats', day, queue), 'retries', 'failed', 'failures',
+    'expired')
+  local expired = tonumber(counters[4])
   return encode({
     retries = tonumber(counters[1]) or 0,
     failed = tonumber(counters[2]) or 0,
     failures = tonumber(counters[3]) or 0,
+    expired = expired and expired > 0 and expired or nil,
     wait = Stats.summary(Stats.key('wait', day, queue)),
     run = Stats.summary(Stats.key('run', day, queue)),
   })

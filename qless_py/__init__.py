@@ -11,6 +11,7 @@ from qless_py.errors import (
     JobGoneError,
     JobNotFoundError,
     LockLostError,
+    PutManyError,
     QlessConnectionError,
     QlessError,
     UnsupportedSettingError,
@@ -21,6 +22,7 @@ from qless_py.log import logger
 from qless_py.queue import Queue
 from qless_py.recurring import RecurringJob
 from qless_py.stats import QueueStats, TimingStats, merge_stats
+from qless_py.throttles import Throttle
 
 __version__ = "0.1.0"
 
@@ -37,11 +39,13 @@ __all__ = [
     "JobGoneError",
     "JobNotFoundError",
     "LockLostError",
+    "PutManyError",
     "QlessConnectionError",
     "QlessError",
     "Queue",
     "QueueStats",
     "RecurringJob",
+    "Throttle",
     "TimingStats",
     "UnsupportedSettingError",
     "clock",

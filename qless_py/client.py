@@ -1,6 +1,7 @@
 """Client: the connection, the core handle, and the collections ``queues``, ``jobs``,
-``workers``, ``config`` and ``events`` in the shape qless-py users know (sync; the async
-client is ``qless_py.aio.AsyncClient``). What each call sends is in :mod:`qless_py.calls`.
+``workers``, ``config``, ``throttles`` and ``events`` in the shape qless-py users know
+(sync; the async client is ``qless_py.aio.AsyncClient``). What each call sends is in
+:mod:`qless_py.calls`.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from qless_py.events import Events
 from qless_py.job import Job
 from qless_py.queue import Queue
 from qless_py.recurring import RecurringJob
+from qless_py.throttles import Throttles
 
 if TYPE_CHECKING:
     import redis
@@ -158,6 +160,7 @@ class Client:
         self.jobs = Jobs(self)
         self.workers = Workers(self)
         self.config = Config(self)
+        self.throttles = Throttles(self)
         self._events: Events | None = None
 
     @property

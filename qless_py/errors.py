@@ -40,6 +40,16 @@ class DependencyError(CoreError):
     """A cancel left a dependent job behind, or a depends change was refused."""
 
 
+class PutManyError(CoreError):
+    """The core refused one job of a ``put_many``: ``index`` is its position among the
+    items. Nothing of the core call holding it was written (the client checks every item
+    before it sends, so this is rare)."""
+
+    def __init__(self, message: str, index: int) -> None:
+        super().__init__(message)
+        self.index = index
+
+
 class QlessConnectionError(QlessError):
     """The server could not be reached, is loading, or is busy.
 

@@ -51,3 +51,24 @@ def channel(name: str) -> str:
 def worker_channel(worker: str) -> str:
     """The channel of ``lock_lost``/``canceled`` notices for one worker's jobs."""
     return f"ql:w:{worker}"
+
+
+# Throttles (the throttle dialect): a throttle's hash is throttle(tid); its sets add one of
+# these suffixes. A queue's own throttle has the tid queue_tid(name).
+THROTTLE_PREFIX = "ql:th:"
+THROTTLE_SETS = ("-locks", "-pending", "-ready")
+
+
+def queue_tid(name: str) -> str:
+    """The tid of a queue's own throttle (``ql:q:<queue>``)."""
+    return f"ql:q:{name}"
+
+
+def tid_queue(tid: str) -> str | None:
+    """The queue whose own throttle ``tid`` is, or None for a named throttle."""
+    return tid[len("ql:q:"):] if tid.startswith("ql:q:") else None
+
+
+def throttle(tid: str) -> str:
+    """A throttle's hash (``id``, ``maximum``)."""
+    return f"ql:th:{tid}"

@@ -5,7 +5,7 @@ client."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, overload
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 from qless_py.calls.queue import (
     PutItem,
@@ -19,6 +19,7 @@ from qless_py.calls.queue import (
 )
 from qless_py.job import Job
 from qless_py.stats import QueueStats
+from qless_py.throttles import Throttle
 
 if TYPE_CHECKING:
     from qless_py.client import Client
@@ -50,6 +51,10 @@ class QueueJobs(QueueJobsBase):
     def recurring(self, offset: int = 0, count: int = 25) -> list[str]:
         return self._list("recurring", offset, count)
 
+    def throttled(self, offset: int = 0, count: int = 25) -> list[str]:
+        """Jobs waiting for a throttle or for the earlier jobs of their ordering key."""
+        return self._list("throttled", offset, count)
+
 
 class Queue(QueueBase[Job]):
     """A named queue. Creating the object costs nothing; the core learns it on first put."""
@@ -61,41 +66,89 @@ class Queue(QueueBase[Job]):
         super().__init__(name, client)
         self.jobs = QueueJobs(self)
 
+    @property
+    def throttle(self) -> Throttle:
+        """The queue's own throttle: ``queue.throttle.maximum = 5`` runs at most five of its
+        jobs at once (beside ``max_concurrency``)."""
+        return Throttle(self.client, self.throttle_name)
+
     # -- putting work ----------------------------------------------------------------------
+    @overload
+    def put(self, klass: type | str, data: Any, priority: float | None = ...,
+            tags: Iterable[str] | None = ..., delay: float = ..., retries: int | None = ...,
+            jid: str | None = ..., depends: Iterable[str] | None = ..., *,
+            throttles: Iterable[str] | None = ..., key: str | None = ...,
+            ttl: float | None = ..., unique: Literal[False] = ...) -> str: ...
+    @overload
+    def put(self, klass: type | str, data: Any, priority: float | None = ...,
+            tags: Iterable[str] | None = ..., delay: float = ..., retries: int | None = ...,
+            jid: str | None = ..., depends: Iterable[str] | None = ..., *,
+            throttles: Iterable[str] | None = ..., key: str | None = ...,
+            ttl: float | None = ..., unique: bool) -> str | None: ...
+
     def put(self, klass: type | str, data: Any, priority: float | None = None,
             tags: Iterable[str] | None = None, delay: float = 0, retries: int | None = None,
-            jid: str | None = None, depends: Iterable[str] | None = None) -> str:
+            jid: str | None = None, depends: Iterable[str] | None = None, *,
+            throttles: Iterable[str] | None = None, key: str | None = None,
+            ttl: float | None = None, unique: bool = False) -> str | None:
         """Put a job (or move an existing jid here); returns the jid.
 
         Options left at None keep an existing job's values (new jobs: priority 0, no tags,
-        5 retries).
+        5 retries). ``throttles`` (names), ``key`` (an ordering key) and ``ttl`` (seconds
+        the job may wait to start) are set afresh by every put (docs/throttles.md). With
+        ``unique=True`` an existing job that is not complete is left alone, and the reply
+        is None.
         """
-        return self.client.core.send(
-            self._put_call(klass, data, priority, tags, delay, retries, jid, depends))
+        jid_or_none: str | None = self.client.core.send(self._put_call(
+            klass, data, priority, tags, delay, retries, jid, depends, throttles, key, ttl,
+            unique))
+        return jid_or_none
+
+    @overload
+    def put_many(self, items: Iterable[PutItem], *, priority: float | None = ...,
+                 tags: Iterable[str] | None = ..., delay: float = ...,
+                 retries: int | None = ..., depends: Iterable[str] | None = ...,
+                 throttles: Iterable[str] | None = ..., key: str | None = ...,
+                 ttl: float | None = ..., unique: Literal[False] = ...) -> list[str]: ...
+    @overload
+    def put_many(self, items: Iterable[PutItem], *, priority: float | None = ...,
+                 tags: Iterable[str] | None = ..., delay: float = ...,
+                 retries: int | None = ..., depends: Iterable[str] | None = ...,
+                 throttles: Iterable[str] | None = ..., key: str | None = ...,
+                 ttl: float | None = ..., unique: bool) -> list[str | None]: ...
 
     def put_many(self, items: Iterable[PutItem], *, priority: float | None = None,
                  tags: Iterable[str] | None = None, delay: float = 0,
-                 retries: int | None = None, depends: Iterable[str] | None = None) -> list[str]:
-        """Put many jobs in one round trip; returns their jids in order.
+                 retries: int | None = None, depends: Iterable[str] | None = None,
+                 throttles: Iterable[str] | None = None, key: str | None = None,
+                 ttl: float | None = None, unique: bool = False) -> list[Any]:
+        """Put many jobs in one round trip, up to 1,000 per core call; returns their jids in
+        order (with ``unique=True``, None for each job left alone).
 
         Each item is ``(klass, data)`` or a mapping with ``klass``, ``data`` and any of
-        ``priority tags delay retries jid depends`` (overriding the keyword defaults).
-        Every item is checked and encoded before anything is sent. If the core refuses
-        some items, the others are still put and the first error is raised.
+        ``priority tags delay retries jid depends throttles key ttl`` (overriding the
+        keyword defaults). Every item is checked and encoded before anything is sent, and
+        each core call writes all of its jobs or none; if the core refuses one, the other
+        calls' jobs are put all the same and a PutManyError names the item.
         """
-        batch = self._put_many_batch(items, priority, tags, delay, retries, depends)
+        batch = self._put_many_batch(items, priority, tags, delay, retries, depends,
+                                     throttles, key, ttl, unique)
         return self.client.core.send_batch(batch) if batch.calls else []
 
     def recur(self, klass: type | str, data: Any, interval: float, offset: float = 0,
               priority: float | None = 0, tags: Iterable[str] | None = (),
-              retries: int | None = 0, jid: str | None = None, backlog: float = 0) -> str:
+              retries: int | None = 0, jid: str | None = None, backlog: float = 0, *,
+              throttles: Iterable[str] | None = None, key: str | None = None,
+              ttl: float | None = None) -> str:
         """Create (or replace) a recurring template spawning a job every ``interval`` s.
 
         The first job spawns at ``now + offset``; None options mean the defaults (priority
-        0, no tags, 0 retries, as the core).
+        0, no tags, 0 retries, as the core). Spawned jobs get the template's ``throttles``,
+        ordering ``key`` and ``ttl``.
         """
         return self.client.core.send(self._recur_call(
-            klass, data, interval, offset, priority, tags, retries, jid, backlog))
+            klass, data, interval, offset, priority, tags, retries, jid, backlog, throttles,
+            key, ttl))
 
     # -- taking work -----------------------------------------------------------------------
     @overload
@@ -136,7 +189,8 @@ class Queue(QueueBase[Job]):
 
     @property
     def counts(self) -> dict[str, Any]:
-        """``{name, waiting, stalled, running, scheduled, depends, recurring, paused}``."""
+        """``{name, waiting, stalled, running, scheduled, depends, recurring, paused,
+        throttled}``."""
         return self.client.core.send(self._counts_call())
 
     def stats(self, date: float | None = None) -> QueueStats:

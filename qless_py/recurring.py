@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from qless_py.calls.recurring import RecurringJobBase, next_spawn
@@ -69,6 +70,43 @@ class RecurringJob(RecurringJobBase):
 
     def set_backlog(self, value: float) -> None:
         self._update("backlog", value)
+
+    @property
+    def throttles(self) -> list[str]:
+        """Its spawned jobs' throttles, the queue's own tid last; assigning names sets them."""
+        return self._throttles
+
+    @throttles.setter
+    def throttles(self, names: Iterable[str]) -> None:
+        self._update("throttles", names)
+
+    @property
+    def key(self) -> str | None:
+        """Its spawned jobs' ordering key (None: none); assigning sets it."""
+        return self._key
+
+    @key.setter
+    def key(self, value: str | None) -> None:
+        self._update("key", value)
+
+    @property
+    def start_within(self) -> float | None:
+        """Seconds a spawned job may wait to start (its ttl; None: no limit)."""
+        return self._start_within
+
+    @start_within.setter
+    def start_within(self, seconds: float | None) -> None:
+        self._update("ttl", seconds)
+
+    def set_throttles(self, names: Iterable[str]) -> None:
+        self._update("throttles", names)
+
+    def set_key(self, value: str | None) -> None:
+        self._update("key", value)
+
+    def set_ttl(self, seconds: float | None) -> None:
+        """Seconds a spawned job may wait to start before it expires (None: no limit)."""
+        self._update("ttl", seconds)
 
     def set_data(self, data: Any) -> None:
         """Replace the data future spawns carry."""

@@ -100,6 +100,8 @@ class QueueStats:
     failures: int
     failed: int
     retries: int
+    expired: int = 0
+    """Jobs removed because they did not start within their ttl (docs/throttles.md)."""
 
     @classmethod
     def from_core(cls, text: str) -> QueueStats:
@@ -107,7 +109,7 @@ class QueueStats:
         return cls(TimingStats.from_core(raw.get("wait") or {}),
                    TimingStats.from_core(raw.get("run") or {}),
                    int(raw.get("failures") or 0), int(raw.get("failed") or 0),
-                   int(raw.get("retries") or 0))
+                   int(raw.get("retries") or 0), int(raw.get("expired") or 0))
 
     @classmethod
     def empty(cls) -> QueueStats:
@@ -116,7 +118,7 @@ class QueueStats:
     def merge(self, other: QueueStats) -> QueueStats:
         return QueueStats(self.wait.merge(other.wait), self.run.merge(other.run),
                           self.failures + other.failures, self.failed + other.failed,
-                          self.retries + other.retries)
+                          self.retries + other.retries, self.expired + other.expired)
 
     def __getitem__(self, key: str) -> Any:
         """``stats['wait']['count']`` style access, as qless-py returned a dict."""
@@ -124,7 +126,7 @@ class QueueStats:
             timing: TimingStats = getattr(self, key)
             return {"count": timing.count, "mean": timing.mean, "std": timing.std,
                     "histogram": list(timing.histogram)}
-        if key in ("failures", "failed", "retries"):
+        if key in ("failures", "failed", "retries", "expired"):
             return getattr(self, key)
         raise KeyError(key)
 

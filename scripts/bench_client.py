@@ -49,7 +49,7 @@ def main() -> None:
         for _ in range(opts.jobs // opts.batch):
             queue.put_many([("bench.Noop", {})] * opts.batch)
         put_s, put_cpu = time.perf_counter() - start, time.process_time() - cpu
-        server_us = client.redis.info("commandstats")["cmdstat_evalsha"]["usec_per_call"]
+        put_server_us = client.redis.info("commandstats")["cmdstat_evalsha"]["usec"]
         assert len(queue) == opts.jobs
 
         client.redis.config_resetstat()
@@ -79,7 +79,7 @@ def main() -> None:
         print(f"server: {opts.kind} ({server.url})")
         print(f"put_many, batches of {opts.batch}: {_rate(opts.jobs, put_s)}; "
               f"client CPU {put_cpu / opts.jobs * 1e6:.1f} us/job, "
-              f"core {server_us:.1f} us/put in the server")
+              f"core {put_server_us / opts.jobs:.1f} us/job in the server")
         print(f"pop(100): {_rate(popped, pop_s)}; client CPU {pop_cpu / popped * 1e6:.1f} us/job, "
               f"core {pop_server_us / popped:.1f} us/job in the server")
         print(f"put, one at a time: {_rate(opts.single, single_put_s)}; "

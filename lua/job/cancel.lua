@@ -1,18 +1,30 @@
 -- cancel: delete jobs that are not complete, with everything that refers to them.
 
--- Cancel one job that is not complete (protocol 3.10, per-jid part).
-function Job.cancel_one(jid, f)
-  local state, queue, failure, worker = f[1], f[2], f[3], f[4]
+-- Cancel one job that is not complete (protocol 3.10, per-jid part). `f` is Job.erase's.
+function Job.cancel_one(now, jid, f)
+  local queue, worker = f[2], f[4]
   local msg = encode({ jid = jid, worker = worker, event = 'canceled', queue = queue })
   rcall('PUBLISH', key.channel .. 'log', msg)
   if worker and worker ~= '' then
     rcall('ZREM', key.worker .. worker .. key.jobs, jid)
     rcall('PUBLISH', key.worker .. worker, msg)
   end
+  Job.erase(now, jid, f)
+  Job.notify(jid, 'canceled')
+end
+
+-- Remove a job that is not complete with everything that refers to it (cancel, expiry) but
+-- its dependents, which the caller handles. `f` is the job's state, queue, failure, worker,
+-- tags, throttles, key and ttl fields.
+function Job.erase(now, jid, f)
+  local state, queue, failure = f[1], f[2], f[3]
   if queue then
     Queue.unlist(queue, jid)
     rcall('ZREM', key.queue .. queue .. key.depends, jid)
+    if state == 'throttled' then rcall('ZREM', key.queue .. queue .. key.throttled, jid) end
+    if f[8] then rcall('ZREM', key.queue .. queue .. key.expiring, jid) end
   end
+  if f[6] or f[7] then Job.leave(now, jid, queue, f[6], f[7] or nil) end
   local depk = key.job .. jid .. key.dependencies
   for _, b in ipairs(rcall('SMEMBERS', depk)) do rcall('SREM', key.job .. b .. key.dependents, jid) end
   rcall('DEL', depk)
@@ -32,7 +44,6 @@ function Job.cancel_one(jid, f)
     rcall('ZREM', key.tag .. t, jid)
     rcall('ZINCRBY', key.tags, -1, t)
   end
-  Job.notify(jid, 'canceled')
   rcall('DEL', key.job .. jid, key.job .. jid .. key.history)
 end
 
@@ -56,8 +67,9 @@ function Job.cancel(now)
   for i = 3, n do
     local jid = A[i]
     out[#out + 1] = jid
-    local f = rcall('HMGET', key.job .. jid, 'state', 'queue', 'failure', 'worker', 'tags')
-    if f[1] ~= 'complete' then Job.cancel_one(jid, f) end
+    local f = rcall('HMGET', key.job .. jid, 'state', 'queue', 'failure', 'worker', 'tags',
+      'throttles', 'key', 'ttl')
+    if f[1] ~= 'complete' then Job.cancel_one(now, jid, f) end
   end
   return out
 end

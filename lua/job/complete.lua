@@ -1,8 +1,10 @@
 -- complete: a job is done, or advances to its next queue; completed jobs expire.
 
 -- complete <now> <jid> <worker> <queue> <data> [next q] [delay d] [depends json]
--- Reply: complete | waiting | scheduled | depends. Events: ql:completed (tracked), then
--- ql:log completed or advanced. A dangling option name is ignored.
+-- Reply: complete | waiting | scheduled | depends (| throttled: the job's ordering key or a
+-- named throttle makes it wait in the next queue). Events: ql:completed (tracked), then
+-- ql:log completed or advanced. A dangling option name is ignored. The job gives back its
+-- throttles and its ordering key's turn; advancing, it joins its key in the next queue.
 -- Errors: Job(): no jid provided / Complete(): Arg "worker" missing / Complete(): Arg "queue"
 -- missing / Complete(): Arg "data" missing or not JSON: <x> / assertion failed! (delay) /
 -- Complete(): Arg "depends" not JSON: <x> / Complete(): "delay" cannot be used without a
@@ -40,11 +42,16 @@ function Job.complete(now)
   end
   -- The priority is read only for a next queue (each field read scans the job's hash).
   local jk = key.job .. jid
+  -- 1 state, 2 worker, 3 queue, 4 history, 5 time, 6 retries, 7 throttles, 8 priority. A
+  -- job that uses an extension has a `throttles` field (Job.store_flow); only then are its
+  -- key and ttl read.
   local f
   if nextq == nil then
-    f = rcall('HMGET', jk, 'state', 'worker', 'queue', 'history', 'time', 'retries')
+    f = rcall('HMGET', jk, 'state', 'worker', 'queue', 'history', 'time', 'retries',
+      'throttles')
   else
-    f = rcall('HMGET', jk, 'state', 'worker', 'queue', 'history', 'time', 'retries', 'priority')
+    f = rcall('HMGET', jk, 'state', 'worker', 'queue', 'history', 'time', 'retries',
+      'throttles', 'priority')
   end
   local state = f[1]
   if not state then error('Complete(): Job ' .. jid .. ' does not exist') end
@@ -83,6 +90,11 @@ function Job.complete(now)
   if special and rcall('ZSCORE', key.tracked, jid) then
     rcall('PUBLISH', key.channel .. 'completed', jid)
   end
+  -- The job gives back its throttles and lets the next job of its ordering key start.
+  local okey, ttl_s = nil, nil
+  if f[7] then
+    okey, ttl_s = Job.flow_leave(now, jid, queue, f[7])
+  end
   local retries = f[6] or 0
   if nextq ~= nil then
     rcall('PUBLISH', key.channel .. 'log',
@@ -92,7 +104,9 @@ function Job.complete(now)
     rcall('ZADD', key.queues, 'NX', now_arg, nextq)
     rcall('HSET', jk, 'data', data, 'time', tstr, 'state', 'waiting', 'worker', '',
       'failure', '{}', 'queue', nextq, 'expires', '0', 'remaining', retries)
+    local flow = f[7]
     if delay > 0 and (depends == nil or #depends == 0) then
+      if flow then Job.enter(now, jid, queue, nextq, f[7], okey, ttl_s, 0, false) end
       rcall('ZADD', key.queue .. nextq .. key.scheduled, now + delay, jid)
       return 'scheduled'
     end
@@ -101,12 +115,20 @@ function Job.complete(now)
       if Job.link(jid, d) then linked = linked + 1 end
     end
     if linked > 0 then
+      if flow then Job.enter(now, jid, queue, nextq, f[7], okey, ttl_s, 0, false) end
       rcall('ZADD', key.queue .. nextq .. key.depends, now, jid)
       rcall('HSET', jk, 'state', 'depends')
       if delay > 0 then rcall('HSET', jk, 'scheduled', now + delay) end
       return 'depends'
     end
-    Job.enqueue(nextq, jid, tonumber(f[7]) or 0, now)
+    local priority = tonumber(f[8]) or 0
+    if flow then
+      if Job.enter(now, jid, queue, nextq, f[7], okey, ttl_s, priority, true) then
+        return 'throttled'
+      end
+      return 'waiting'
+    end
+    Job.enqueue(nextq, jid, priority, now)
     return 'waiting'
   end
   rcall('PUBLISH', key.channel .. 'log',

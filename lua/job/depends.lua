@@ -19,7 +19,8 @@ function Job.release_dependents(now, jid, dependents)
     local depk = key.job .. d .. key.dependencies
     rcall('SREM', depk, jid)
     if rcall('SCARD', depk) == 0 then
-      local f = rcall('HMGET', key.job .. d, 'queue', 'scheduled', 'priority')
+      local f = rcall('HMGET', key.job .. d, 'queue', 'scheduled', 'priority', 'throttles', 'key',
+        'ttl')
       local q = f[1]
       if q then
         rcall('ZREM', key.queue .. q .. key.depends, d)
@@ -28,8 +29,7 @@ function Job.release_dependents(now, jid, dependents)
           rcall('HSET', key.job .. d, 'state', 'scheduled')
           rcall('HDEL', key.job .. d, 'scheduled')
         else
-          Job.enqueue(q, d, tonumber(f[3]) or 0, now)
-          rcall('HSET', key.job .. d, 'state', 'waiting')
+          Job.ready_or_enqueue(now, q, d, tonumber(f[3]) or 0, f[4], f[5], f[6], 'depends')
         end
       end
     end
@@ -37,13 +37,13 @@ function Job.release_dependents(now, jid, dependents)
   if #dependents > 0 then rcall('DEL', dk) end
 end
 
--- Move a job out of the depends state into its queue's work set (depends off).
+-- Move a job out of the depends state into its queue's work set (depends off); `f` is its
+-- state, queue, priority, throttles, key and ttl.
 function Job.undepend(now, jid, f)
   local queue = f[2]
   if queue then
     rcall('ZREM', key.queue .. queue .. key.depends, jid)
-    Job.enqueue(queue, jid, tonumber(f[3]) or 0, now)
-    rcall('HSET', key.job .. jid, 'state', 'waiting')
+    Job.ready_or_enqueue(now, queue, jid, tonumber(f[3]) or 0, f[4], f[5], f[6], 'depends')
   end
 end
 
@@ -54,7 +54,7 @@ function Job.depends(now)
   local jid, command = A[3], A[4]
   if jid == nil then error('Job(): no jid provided') end
   if command == nil then error('Depends(): Arg "command" missing') end
-  local f = rcall('HMGET', key.job .. jid, 'state', 'queue', 'priority')
+  local f = rcall('HMGET', key.job .. jid, 'state', 'queue', 'priority', 'throttles', 'key', 'ttl')
   if f[1] ~= 'depends' then
     error('Depends(): Job ' .. jid .. ' not in the depends state: ' .. tostring(f[1]))
   end

@@ -1,7 +1,8 @@
 -- fail and retry: a worker gives a job up, for good or for another try.
 
 -- fail <now> <jid> <worker> <group> <message> [data]
--- Reply: the jid. Events: ql:log failed, then ql:failed (tracked).
+-- Reply: the jid. Events: ql:log failed, then ql:failed (tracked). The job gives back its
+-- throttles and its ordering key's turn.
 -- Errors: Job(): no jid provided / Fail(): Arg "worker" missing / Fail(): Arg "group" missing /
 -- Fail(): Arg "message" missing / cjson error (data) / Fail(): Job <jid>does not exist /
 -- Fail(): Job <jid>not currently running: <state> / Fail(): Job <jid> running with another
@@ -15,7 +16,8 @@ function Job.fail(now)
   if message == nil then error('Fail(): Arg "message" missing') end
   local decoded
   if data ~= nil then decoded = decode(data) end
-  local f = rcall('HMGET', key.job .. jid, 'state', 'worker', 'queue', 'history')
+  local f = rcall('HMGET', key.job .. jid, 'state', 'worker', 'queue', 'history', 'throttles',
+    'key')
   local state, queue = f[1], f[3]
   if not state then error('Fail(): Job ' .. jid .. 'does not exist') end
   if state ~= 'running' then error('Fail(): Job ' .. jid .. 'not currently running: ' .. state) end
@@ -30,6 +32,7 @@ function Job.fail(now)
   Job.hist(jid, now, '"failed"', { worker = worker, group = group }, f[4] or false)
   Stats.count(now, now, queue, 'failures', 1, 'failed', 1)
   Queue.unlist(queue, jid)
+  if f[5] or f[6] then Job.leave(now, jid, queue, f[5], f[6] or nil) end
   if decoded ~= nil and decoded ~= false then rcall('HSET', key.job .. jid, 'data', encode(decoded)) end
   Job.park_failed(jid, group,
     { group = group, message = message, when = floor(now), worker = worker })
@@ -38,7 +41,9 @@ end
 
 -- retry <now> <jid> <queue> <worker> [delay] [group] [message]
 -- Reply: integer, retries remaining (-1 when the job failed). Events: ql:failed (tracked) on
--- exhaustion (no ql:log event there, as in the reference).
+-- exhaustion (no ql:log event there, as in the reference). The job gives back its
+-- throttles, and keeps its ordering key's turn (it runs again before the key's next job)
+-- unless its retries are exhausted. A job with a ttl must start again within it.
 -- Errors: Job(): no jid provided / Retry(): Arg "queue" missing / Retry(): Arg "worker"
 -- missing / Retry(): Arg "delay" not a number: <x> / Retry(): Job <jid> does not exist /
 -- ... is not currently running: <state> / ... has been given to another worker: <w>
@@ -53,7 +58,8 @@ function Job.retry(now)
     delay = Num.parse(delay_s)
     if delay == nil then error('Retry(): Arg "delay" not a number: ' .. delay_s) end
   end
-  local f = rcall('HMGET', key.job .. jid, 'state', 'worker', 'queue', 'priority', 'history')
+  local f = rcall('HMGET', key.job .. jid, 'state', 'worker', 'queue', 'priority', 'history',
+    'throttles', 'key', 'ttl')
   local state = f[1]
   if not state then error('Retry(): Job ' .. jid .. ' does not exist') end
   if state ~= 'running' then
@@ -68,7 +74,11 @@ function Job.retry(now)
   rcall('HDEL', jk, 'grace')
   rcall('ZREM', key.queue .. (f[3] or '') .. key.locks, jid)
   rcall('ZREM', key.worker .. worker .. key.jobs, jid)
+  -- The job gives back its throttles: it takes them again when it is popped again, behind
+  -- the jobs waiting for them. It keeps its ordering key's turn unless it fails here.
+  if f[6] then Job.leave(now, jid, f[3], f[6], nil) end
   if remaining < 0 then
+    if f[7] then Job.leave(now, jid, f[3], nil, f[7]) end
     group = group or ('failed-retries-' .. queue)
     Job.hist(jid, now, '"failed"', { group = group }, f[5] or false)
     local failure
@@ -85,6 +95,11 @@ function Job.retry(now)
     if delay > 0 then
       rcall('ZADD', key.queue .. queue .. key.scheduled, now + delay, jid)
       rcall('HSET', jk, 'state', 'scheduled')
+    elseif f[6] or f[7] or f[8] then
+      if not Job.ready(now, queue, jid, tonumber(f[4]) or 0, f[6], f[7] or nil,
+          tonumber(f[8]), now, 'running') then
+        rcall('HSET', jk, 'state', 'waiting')
+      end
     else
       Job.enqueue(queue, jid, tonumber(f[4]) or 0, now)
       rcall('HSET', jk, 'state', 'waiting')

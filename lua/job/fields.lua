@@ -5,12 +5,13 @@
 local F_JID, F_KLASS, F_STATE, F_QUEUE, F_WORKER, F_PRIORITY, F_EXPIRES = 1, 2, 3, 4, 5, 6, 7
 local F_RETRIES, F_REMAINING, F_DATA, F_TAGS, F_FAILURE, F_SPAWNED, F_HISTORY, F_TIME =
   8, 9, 10, 11, 12, 13, 14, 15
+local F_THROTTLES, F_KEY, F_TTL = 16, 17, 18
 
 -- Every field a command or the job object needs, in one HMGET.
 function Job.fetch(jid)
   return rcall('HMGET', key.job .. jid, 'jid', 'klass', 'state', 'queue', 'worker', 'priority',
     'expires', 'retries', 'remaining', 'data', 'tags', 'failure', 'spawned_from_jid', 'history',
-    'time')
+    'time', 'throttles', 'key', 'ttl')
 end
 
 -- Decoded tag list of a job's stored `tags` text ({} when absent or unreadable).

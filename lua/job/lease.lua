@@ -37,14 +37,16 @@ end
 
 -- timeout <now> <jid>...
 -- Every jid is checked before any is timed out. Reply nil. Events per job:
--- ql:w:<worker> lock_lost, then ql:log lock_lost.
+-- ql:w:<worker> lock_lost, then ql:log lock_lost. A job gives back its throttles and keeps
+-- its ordering key's turn.
 -- Errors: Timeout(): Job <jid> does not exist / Timeout(): Job <jid> not running
 function Job.timeout(now)
   local n = #A
   local rows, seen = {}, {}
   for i = 3, n do
     local jid = A[i]
-    local f = rcall('HMGET', key.job .. jid, 'queue', 'state', 'worker', 'history')
+    local f = rcall('HMGET', key.job .. jid, 'queue', 'state', 'worker', 'history', 'priority',
+      'throttles', 'key', 'ttl')
     if not f[1] then error('Timeout(): Job ' .. jid .. ' does not exist') end
     -- A jid listed twice would no longer be running the second time.
     if f[2] ~= 'running' or seen[jid] then error('Timeout(): Job ' .. jid .. ' not running') end
@@ -56,8 +58,20 @@ function Job.timeout(now)
     local queue = f[1]
     Job.hist(jid, now, '"timed-out"', nil, f[4] or false)
     rcall('ZREM', key.queue .. queue .. key.locks, jid)
-    rcall('ZADD', key.queue .. queue .. key.work, '+inf', jid)
-    rcall('HSET', key.job .. jid, 'state', 'stalled', 'expires', 0)
+    if f[6] or f[7] or f[8] then
+      -- It gives back its throttles and keeps its ordering key's turn; ahead of every job
+      -- when the gate lets it into the work set.
+      if f[6] then Job.leave(now, jid, queue, f[6], nil) end
+      if Job.ready(now, queue, jid, math.huge, f[6], f[7] or nil, tonumber(f[8]), now,
+          'running') then
+        rcall('HSET', key.job .. jid, 'expires', 0)
+      else
+        rcall('HSET', key.job .. jid, 'state', 'stalled', 'expires', 0)
+      end
+    else
+      rcall('ZADD', key.queue .. queue .. key.work, '+inf', jid)
+      rcall('HSET', key.job .. jid, 'state', 'stalled', 'expires', 0)
+    end
     local msg = encode({ jid = jid, event = 'lock_lost', worker = f[3] })
     rcall('PUBLISH', key.worker .. (f[3] or ''), msg)
     rcall('PUBLISH', key.channel .. 'log', msg)

@@ -125,6 +125,11 @@ function Job.render(jid, f, tracked, wrap, last, seen, shown, wjson, qjson)
   if failure ~= '{}' then
     failure = Job.stored_list(failure)
   end
+  -- The extensions' fields, only on jobs that use them (docs/compatibility.md).
+  local flow = ''
+  if f[F_THROTTLES] or f[F_KEY] or f[F_TTL] then
+    flow = Job.flow_fields(f)
+  end
   return (wrap and '[{"jid":' or '{"jid":') .. encode(f[F_JID]) .. ',"klass":' .. klass ..
     ',"state":' .. state .. ',"queue":' .. queue ..
     ',"worker":' .. (wjson or encode(f[F_WORKER] or '')) .. ',"tracked":' .. (tracked and 'true' or 'false') ..
@@ -135,8 +140,19 @@ function Job.render(jid, f, tracked, wrap, last, seen, shown, wjson, qjson)
     ',"dependencies":' .. dependencies ..
     (priority and ',"priority":' or '') .. (priority or '') ..
     (retries and ',"retries":' or '') .. (retries or '') ..
-    (remaining and ',"remaining":' or '') .. (remaining or '') ..
+    (remaining and ',"remaining":' or '') .. (remaining or '') .. flow ..
     (wrap and '}]' or '}')
+end
+
+-- The job object's extension fields as ',"name":value' texts: "throttles" (the stored list,
+-- when it names a throttle besides the queue's own), "key" and "ttl" (when set).
+function Job.flow_fields(f)
+  local out = ''
+  local all = Throttle.list(f[F_THROTTLES])
+  if Throttle.own(all, f[F_QUEUE] or '') then out = ',"throttles":' .. encode(all) end
+  if f[F_KEY] then out = out .. ',"key":' .. encode(f[F_KEY]) end
+  if f[F_TTL] then out = out .. ',"ttl":' .. (Json.number(f[F_TTL]) or '0') end
+  return out
 end
 
 -- get <now> <jid>: the job object, or nil. Error: Job(): no jid provided

@@ -2,7 +2,7 @@
 -- `--@ lua/<file>:<a>-<b>` says that the lines after it are lines a..b of that file;
 -- `python -m qless_py.lua --where 'user_script:<n>'` finds the source of line n.
 
---@ lua/prelude.lua:1-42
+--@ lua/prelude.lua:1-46
 -- qless_py Lua core: the shared locals every file uses. Built into one script by
 -- scripts/build_lua.py (read its docstring for what the build does to these sources).
 --
@@ -25,8 +25,8 @@ local format, concat = string.format, table.concat
 local A = ARGV
 
 -- Module tables; the other files attach their functions to these.
-local M = {}  -- Api, Config, Job, Json, Num, Queue, Recur, Stats, Tags, Track, Worker: see define()
---   {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}
+local M = {}  -- Api, Config, Expire, Job, Json, Num, Order, Queue, Recur, Stats, Tags, Throttle, Track, Worker: see define()
+--   Worker = {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}
 
 -- Per-call state, made only when a call needs it: `cfg` holds the configuration values
 -- already read (false: the call knows the config hash does not exist).
@@ -34,7 +34,9 @@ local cfg
 
 -- Key names: the only place they are spelled. Job keys are key.job .. jid (.. suffix),
 -- queue keys key.queue .. queue .. suffix, worker keys key.worker .. worker (.. key.jobs),
--- statistics hashes key.stats .. kind .. ':' .. day .. ':' .. queue.
+-- statistics hashes key.stats .. kind .. ':' .. day .. ':' .. queue. Throttle keys are
+-- key.throttle .. tid (.. suffix); a queue's own throttle has the tid key.queue .. queue.
+-- An ordering key's set is key.queue .. queue .. key.order .. name.
 -- local key = {
 --   config = 'ql:config', queues = 'ql:queues', paused = 'ql:paused_queues',
 --   workers = 'ql:workers', tracked = 'ql:tracked', tags = 'ql:tags',
@@ -44,11 +46,24 @@ local cfg
 --   depends = '-depends', recurring = '-recur',
 --   worker = 'ql:w:', jobs = ':jobs', tag = 'ql:t:', failure_group = 'ql:f:', recur = 'ql:r:',
 --   stats = 'ql:s:', channel = 'ql:',
+--   throttle = 'ql:th:', pending = '-pending', ready = '-ready', throttled = '-throttled',
+--   order = '-key:', expiring = '-expiring',
 -- }
 
 --@ lua/config.lua:1-2
 -- Configuration: ql:config overrides over built-in defaults (protocol section 7), read
 -- once per call.
+
+--@ lua/expiry.lua:1-9
+-- Expiring jobs (extension, docs/protocol.md "Expiring jobs"): a job put with a ttl must
+-- start within ttl seconds of becoming ready to run, or the core removes it as cancel would
+-- and publishes `expired`. key.queue .. queue .. key.expiring holds the queue's jobs that
+-- have such a deadline and have not started, scored by the deadline. The listings, peek
+-- and a pop that comes up short or meets a due job remove the due ones, at most REAP per
+-- call; pop and the gate check a job's own deadline before they let it on, so that a due
+-- job never starts however many expire at once.
+
+-- local REAP = 25
 
 --@ lua/failure.lua:1-1
 -- Failure groups: failed (overview and pages) and unfail.
@@ -65,7 +80,7 @@ local cfg
 --@ lua/job/fail_retry.lua:1-1
 -- fail and retry: a worker gives a job up, for good or for another try.
 
---@ lua/job/fields.lua:1-7
+--@ lua/job/fields.lua:1-8
 -- The job hash: its field layout, the one read of every field, its tags, whether it is
 -- tracked, and the tracked-job events.
 
@@ -73,6 +88,14 @@ local cfg
 -- local F_JID, F_KLASS, F_STATE, F_QUEUE, F_WORKER, F_PRIORITY, F_EXPIRES = 1, 2, 3, 4, 5, 6, 7
 -- local F_RETRIES, F_REMAINING, F_DATA, F_TAGS, F_FAILURE, F_SPAWNED, F_HISTORY, F_TIME =
 --   8, 9, 10, 11, 12, 13, 14, 15
+-- local F_THROTTLES, F_KEY, F_TTL = 16, 17, 18
+
+--@ lua/job/gate.lua:1-5
+-- The gate a job passes when it becomes ready to run (put without delay, end of a delay,
+-- last dependency released, retry, timeout, unfail, advance, spawn): its ordering key and
+-- its named throttles decide whether it goes into the work set or waits as `throttled`,
+-- and a ttl starts its deadline. Jobs without key, throttles or ttl never come here: their
+-- callers enqueue them directly (Job.enqueue).
 
 --@ lua/job/giveback.lua:1-1
 -- qlpy.giveback: a worker hands a job it holds back to its queue (extension, not qless's).
@@ -92,6 +115,13 @@ local cfg
 --@ lua/job/put.lua:1-1
 -- put and requeue: create a job, or move an existing one, into a queue.
 
+--@ lua/job/put_many.lua:1-5
+-- qlpy.put_many: many puts into one queue in one call (extension, docs/protocol.md).
+
+-- Seconds between the puts of one call: well above the work-set score's resolution (about
+-- 3e-7 s of time at today's clock), so that jobs of equal priority keep batch order.
+-- local STEP = 0.00001
+
 --@ lua/job/render.lua:1-1
 -- The job object (protocol 2.10) as JSON text, and the commands that return it.
 
@@ -104,6 +134,24 @@ local cfg
 
 --@ lua/num.lua:1-1
 -- Numbers: parsing arguments, and writing numbers as the exact texts Redis and Lua would.
+
+--@ lua/ordering.lua:1-9
+-- Ordering keys (extension, docs/protocol.md "Ordering keys"): the jobs of one queue that
+-- share a key run one at a time, in the order they were put. key.queue .. queue ..
+-- key.order .. name holds the key's unfinished jobs, scored 1, 2, 3, ... in put order. Only
+-- the first (the head) may run; it stays the head through retries, lost locks and
+-- timeouts, and gives way when it completes, advances, fails, is cancelled, expires or is
+-- put again. A job behind the head waits in state `throttled`.
+
+-- Stale heads dropped per look (a head whose job is gone or finished without a release).
+-- local STALE = 5
+
+--@ lua/pop.lua:1-5
+-- pop: hand waiting jobs to a worker, with the queue's caps (max-concurrency, its own
+-- throttle), the jobs' named throttles and deadlines checked on the way.
+
+-- Rounds a pop takes beyond the first when it met only expired jobs.
+-- local EXPIRED_ROUNDS = 5
 
 --@ lua/queue.lua:1-1
 -- Queues: pop, peek, counts, listings, pause, and the shared P-PROMOTE / P-RECLAIM steps.
@@ -123,6 +171,24 @@ local cfg
 
 --@ lua/tags.lua:1-1
 -- Tags: tag add/remove/get/top.
+
+--@ lua/throttle.lua:1-16
+-- Throttles, the qless throttle dialect (docs/protocol.md, "Throttles"): named counters of
+-- locks with a maximum. A job's `throttles` field lists the tids it needs, its queue's own
+-- tid (key.queue .. queue) last. The named throttles are the others: the queue's own
+-- throttle gates pop as a whole (Queue.pop counts the queue's running jobs), so it never
+-- makes one job wait.
+--
+-- Beside the dialect's keys (hash, -locks, -pending), ql:th:<tid>-ready holds the jobs let
+-- into a work set on the throttle's account that no pop has taken yet: a throttle lets no
+-- more jobs into the work set than it has room for (locks + ready < maximum), so the work
+-- set never fills with jobs that cannot run. Pop checks the room again before it takes a
+-- lock, so a job that was not let in (a dialect core's, a reclaimed one) cannot take room
+-- promised to others, and locks never outnumber the maximum.
+
+-- Jobs handed out per release (the dialect's 10 for an unlimited throttle is too few to
+-- drain a throttle that was deleted or raised), and entries checked per recovery.
+-- local HAND_OUT, VERIFY = 100, 3
 
 --@ lua/track.lua:1-1
 -- Tracking: the track listing and track/untrack.
@@ -234,6 +300,57 @@ function M.Config_unset(now)
   rcall('HDEL', 'ql:config', name)
   return nil
 end
+  elseif name == 'Expire_arm' then
+--@ lua/expiry.lua:11-14
+-- Job `jid` of `queue` must start by `deadline`.
+function M.Expire_arm(queue, jid, deadline)
+  rcall('ZADD', 'ql:q:' .. queue .. '-expiring', deadline, jid)
+end
+  elseif name == 'Expire_reap' then
+--@ lua/expiry.lua:16-21
+-- Remove up to REAP jobs of `queue` whose deadline has passed.
+function M.Expire_reap(now, queue)
+  local due = rcall('ZRANGEBYSCORE', 'ql:q:' .. queue .. '-expiring', '-inf', now, 'LIMIT',
+    0, 25)
+  for _, jid in ipairs(due) do M.Job_expire(now, jid, queue) end
+end
+  elseif name == 'Expire_check' then
+--@ lua/expiry.lua:23-26
+-- Reap `queue` when its deadline set exists (the listings' check).
+function M.Expire_check(now, queue)
+  if rcall('EXISTS', 'ql:q:' .. queue .. '-expiring') == 1 then M.Expire_reap(now, queue) end
+end
+  elseif name == 'Expire_due' then
+--@ lua/expiry.lua:28-36
+-- Expire `jid` of `queue` when its deadline has passed: true then.
+function M.Expire_due(now, queue, jid)
+  local deadline = tonumber(rcall('ZSCORE', 'ql:q:' .. queue .. '-expiring', jid))
+  if deadline and deadline <= now then
+    M.Job_expire(now, jid, queue)
+    return true
+  end
+  return false
+end
+  elseif name == 'Job_expire' then
+--@ lua/expiry.lua:38-55
+-- Expire job `jid`, due in `queue`: removed as cancel removes a job (its dependents keep
+-- waiting for it), counted in the queue's daily `expired` statistic. Events: ql:log
+-- {"jid","event":"expired","queue"}, then ql:expired (the bare jid) for a tracked job. An
+-- entry whose job is gone, started or moved is only dropped.
+function M.Job_expire(now, jid, queue)
+  rcall('ZREM', 'ql:q:' .. queue .. '-expiring', jid)
+  local f = rcall('HMGET', 'ql:j:' .. jid, 'state', 'queue', 'failure', 'worker', 'tags',
+    'throttles', 'key', 'ttl')
+  local state = f[1]
+  if f[2] ~= queue or (state ~= 'waiting' and state ~= 'throttled' and state ~= 'stalled') then
+    return
+  end
+  rcall('PUBLISH', 'ql:' .. 'log',
+    '{"jid":' .. encode(jid) .. ',"event":"expired","queue":' .. encode(queue) .. '}')
+  M.Job_erase(now, jid, f)
+  M.Stats_count(now, now, queue, 'expired', 1)
+  M.Job_notify(jid, 'expired')
+end
   elseif name == 'Queue_failed' then
 --@ lua/failure.lua:3-23
 -- failed <now> [group [start [limit]]]
@@ -258,7 +375,7 @@ function M.Queue_failed(now)
   })
 end
   elseif name == 'Queue_unfail' then
---@ lua/failure.lua:25-62
+--@ lua/failure.lua:25-69
 -- unfail <now> <queue> <group> [count]
 -- Moves the oldest `count` (default 25) jobs of a failure group into `queue` as waiting.
 -- Reply: integer, jobs moved. A listed jid whose job is gone is dropped from the group and
@@ -284,12 +401,19 @@ function M.Queue_unfail(now)
   local moved = 0
   for _, jid in ipairs(jids) do
     local jk = 'ql:j:' .. jid
-    local f = rcall('HMGET', jk, 'state', 'priority', 'retries', 'history')
+    local f = rcall('HMGET', jk, 'state', 'priority', 'retries', 'history', 'queue',
+      'throttles', 'key', 'ttl')
     if f[1] then
       M.Job_hist(jid, now, '"put"', { q = queue }, f[4] or false)
       rcall('HSET', jk, 'state', 'waiting', 'worker', '', 'expires', 0, 'queue', queue,
         'remaining', f[3] or 0)
-      M.Job_enqueue(queue, jid, tonumber(f[2]) or 0, now)
+      local priority = tonumber(f[2]) or 0
+      if f[6] or f[7] or f[8] then
+        -- Back into a queue: it joins its ordering key there and passes the gate.
+        M.Job_enter(now, jid, f[5] or queue, queue, f[6], f[7] or nil, f[8], priority, true)
+      else
+        M.Job_enqueue(queue, jid, priority, now)
+      end
       moved = moved + 1
     end
   end
@@ -298,20 +422,33 @@ function M.Queue_unfail(now)
   return moved
 end
   elseif name == 'Job_cancel_one' then
---@ lua/job/cancel.lua:3-37
--- Cancel one job that is not complete (protocol 3.10, per-jid part).
-function M.Job_cancel_one(jid, f)
-  local state, queue, failure, worker = f[1], f[2], f[3], f[4]
+--@ lua/job/cancel.lua:3-14
+-- Cancel one job that is not complete (protocol 3.10, per-jid part). `f` is Job.erase's.
+function M.Job_cancel_one(now, jid, f)
+  local queue, worker = f[2], f[4]
   local msg = encode({ jid = jid, worker = worker, event = 'canceled', queue = queue })
   rcall('PUBLISH', 'ql:' .. 'log', msg)
   if worker and worker ~= '' then
     rcall('ZREM', 'ql:w:' .. worker .. ':jobs', jid)
     rcall('PUBLISH', 'ql:w:' .. worker, msg)
   end
+  M.Job_erase(now, jid, f)
+  M.Job_notify(jid, 'canceled')
+end
+  elseif name == 'Job_erase' then
+--@ lua/job/cancel.lua:16-48
+-- Remove a job that is not complete with everything that refers to it (cancel, expiry) but
+-- its dependents, which the caller handles. `f` is the job's state, queue, failure, worker,
+-- tags, throttles, key and ttl fields.
+function M.Job_erase(now, jid, f)
+  local state, queue, failure = f[1], f[2], f[3]
   if queue then
     M.Queue_unlist(queue, jid)
     rcall('ZREM', 'ql:q:' .. queue .. '-depends', jid)
+    if state == 'throttled' then rcall('ZREM', 'ql:q:' .. queue .. '-throttled', jid) end
+    if f[8] then rcall('ZREM', 'ql:q:' .. queue .. '-expiring', jid) end
   end
+  if f[6] or f[7] then M.Job_leave(now, jid, queue, f[6], f[7] or nil) end
   local depk = 'ql:j:' .. jid .. '-dependencies'
   for _, b in ipairs(rcall('SMEMBERS', depk)) do rcall('SREM', 'ql:j:' .. b .. '-dependents', jid) end
   rcall('DEL', depk)
@@ -331,11 +468,10 @@ function M.Job_cancel_one(jid, f)
     rcall('ZREM', 'ql:t:' .. t, jid)
     rcall('ZINCRBY', 'ql:tags', -1, t)
   end
-  M.Job_notify(jid, 'canceled')
   rcall('DEL', 'ql:j:' .. jid, 'ql:j:' .. jid .. '-history')
 end
   elseif name == 'Job_cancel' then
---@ lua/job/cancel.lua:39-63
+--@ lua/job/cancel.lua:50-75
 -- cancel <now> [jid...]
 -- Reply: array of the jids passed. Events per job: ql:log canceled, ql:w:<worker> canceled,
 -- ql:canceled (tracked). Error: Cancel(): <jid> is a dependency of <dependent> but is not
@@ -356,16 +492,19 @@ function M.Job_cancel(now)
   for i = 3, n do
     local jid = A[i]
     out[#out + 1] = jid
-    local f = rcall('HMGET', 'ql:j:' .. jid, 'state', 'queue', 'failure', 'worker', 'tags')
-    if f[1] ~= 'complete' then M.Job_cancel_one(jid, f) end
+    local f = rcall('HMGET', 'ql:j:' .. jid, 'state', 'queue', 'failure', 'worker', 'tags',
+      'throttles', 'key', 'ttl')
+    if f[1] ~= 'complete' then M.Job_cancel_one(now, jid, f) end
   end
   return out
 end
   elseif name == 'Job_complete' then
---@ lua/job/complete.lua:3-124
+--@ lua/job/complete.lua:3-146
 -- complete <now> <jid> <worker> <queue> <data> [next q] [delay d] [depends json]
--- Reply: complete | waiting | scheduled | depends. Events: ql:completed (tracked), then
--- ql:log completed or advanced. A dangling option name is ignored.
+-- Reply: complete | waiting | scheduled | depends (| throttled: the job's ordering key or a
+-- named throttle makes it wait in the next queue). Events: ql:completed (tracked), then
+-- ql:log completed or advanced. A dangling option name is ignored. The job gives back its
+-- throttles and its ordering key's turn; advancing, it joins its key in the next queue.
 -- Errors: Job(): no jid provided / Complete(): Arg "worker" missing / Complete(): Arg "queue"
 -- missing / Complete(): Arg "data" missing or not JSON: <x> / assertion failed! (delay) /
 -- Complete(): Arg "depends" not JSON: <x> / Complete(): "delay" cannot be used without a
@@ -403,11 +542,16 @@ function M.Job_complete(now)
   end
   -- The priority is read only for a next queue (each field read scans the job's hash).
   local jk = 'ql:j:' .. jid
+  -- 1 state, 2 worker, 3 queue, 4 history, 5 time, 6 retries, 7 throttles, 8 priority. A
+  -- job that uses an extension has a `throttles` field (Job.store_flow); only then are its
+  -- key and ttl read.
   local f
   if nextq == nil then
-    f = rcall('HMGET', jk, 'state', 'worker', 'queue', 'history', 'time', 'retries')
+    f = rcall('HMGET', jk, 'state', 'worker', 'queue', 'history', 'time', 'retries',
+      'throttles')
   else
-    f = rcall('HMGET', jk, 'state', 'worker', 'queue', 'history', 'time', 'retries', 'priority')
+    f = rcall('HMGET', jk, 'state', 'worker', 'queue', 'history', 'time', 'retries',
+      'throttles', 'priority')
   end
   local state = f[1]
   if not state then error('Complete(): Job ' .. jid .. ' does not exist') end
@@ -446,6 +590,11 @@ function M.Job_complete(now)
   if special and rcall('ZSCORE', 'ql:tracked', jid) then
     rcall('PUBLISH', 'ql:' .. 'completed', jid)
   end
+  -- The job gives back its throttles and lets the next job of its ordering key start.
+  local okey, ttl_s = nil, nil
+  if f[7] then
+    okey, ttl_s = M.Job_flow_leave(now, jid, queue, f[7])
+  end
   local retries = f[6] or 0
   if nextq ~= nil then
     rcall('PUBLISH', 'ql:' .. 'log',
@@ -455,7 +604,9 @@ function M.Job_complete(now)
     rcall('ZADD', 'ql:queues', 'NX', now_arg, nextq)
     rcall('HSET', jk, 'data', data, 'time', tstr, 'state', 'waiting', 'worker', '',
       'failure', '{}', 'queue', nextq, 'expires', '0', 'remaining', retries)
+    local flow = f[7]
     if delay > 0 and (depends == nil or #depends == 0) then
+      if flow then M.Job_enter(now, jid, queue, nextq, f[7], okey, ttl_s, 0, false) end
       rcall('ZADD', 'ql:q:' .. nextq .. '-scheduled', now + delay, jid)
       return 'scheduled'
     end
@@ -464,12 +615,20 @@ function M.Job_complete(now)
       if M.Job_link(jid, d) then linked = linked + 1 end
     end
     if linked > 0 then
+      if flow then M.Job_enter(now, jid, queue, nextq, f[7], okey, ttl_s, 0, false) end
       rcall('ZADD', 'ql:q:' .. nextq .. '-depends', now, jid)
       rcall('HSET', jk, 'state', 'depends')
       if delay > 0 then rcall('HSET', jk, 'scheduled', now + delay) end
       return 'depends'
     end
-    M.Job_enqueue(nextq, jid, tonumber(f[7]) or 0, now)
+    local priority = tonumber(f[8]) or 0
+    if flow then
+      if M.Job_enter(now, jid, queue, nextq, f[7], okey, ttl_s, priority, true) then
+        return 'throttled'
+      end
+      return 'waiting'
+    end
+    M.Job_enqueue(nextq, jid, priority, now)
     return 'waiting'
   end
   rcall('PUBLISH', 'ql:' .. 'log',
@@ -486,7 +645,7 @@ function M.Job_complete(now)
   return 'complete'
 end
   elseif name == 'Job_expire_completed' then
---@ lua/job/complete.lua:126-146
+--@ lua/job/complete.lua:148-168
 -- P-EXPIRE-COMPLETED, in bounded batches: at most 100 jobs older than `jobs-history` and at
 -- most 100 beyond `jobs-history-count` per call (the reference deletes all at once).
 --@inline
@@ -509,7 +668,7 @@ function M.Job_expire_completed(now)
   end
 end
   elseif name == 'Job_delete' then
---@ lua/job/complete.lua:148-156
+--@ lua/job/complete.lua:170-178
 -- Delete a job entirely (completed-job expiry): its tags, hash and history.
 function M.Job_delete(jid)
   local tags = M.Job_tag_list(rcall('HGET', 'ql:j:' .. jid, 'tags'))
@@ -541,7 +700,8 @@ function M.Job_release_dependents(now, jid, dependents)
     local depk = 'ql:j:' .. d .. '-dependencies'
     rcall('SREM', depk, jid)
     if rcall('SCARD', depk) == 0 then
-      local f = rcall('HMGET', 'ql:j:' .. d, 'queue', 'scheduled', 'priority')
+      local f = rcall('HMGET', 'ql:j:' .. d, 'queue', 'scheduled', 'priority', 'throttles', 'key',
+        'ttl')
       local q = f[1]
       if q then
         rcall('ZREM', 'ql:q:' .. q .. '-depends', d)
@@ -550,8 +710,7 @@ function M.Job_release_dependents(now, jid, dependents)
           rcall('HSET', 'ql:j:' .. d, 'state', 'scheduled')
           rcall('HDEL', 'ql:j:' .. d, 'scheduled')
         else
-          M.Job_enqueue(q, d, tonumber(f[3]) or 0, now)
-          rcall('HSET', 'ql:j:' .. d, 'state', 'waiting')
+          M.Job_ready_or_enqueue(now, q, d, tonumber(f[3]) or 0, f[4], f[5], f[6], 'depends')
         end
       end
     end
@@ -560,13 +719,13 @@ function M.Job_release_dependents(now, jid, dependents)
 end
   elseif name == 'Job_undepend' then
 --@ lua/job/depends.lua:40-48
--- Move a job out of the depends state into its queue's work set (depends off).
+-- Move a job out of the depends state into its queue's work set (depends off); `f` is its
+-- state, queue, priority, throttles, key and ttl.
 function M.Job_undepend(now, jid, f)
   local queue = f[2]
   if queue then
     rcall('ZREM', 'ql:q:' .. queue .. '-depends', jid)
-    M.Job_enqueue(queue, jid, tonumber(f[3]) or 0, now)
-    rcall('HSET', 'ql:j:' .. jid, 'state', 'waiting')
+    M.Job_ready_or_enqueue(now, queue, jid, tonumber(f[3]) or 0, f[4], f[5], f[6], 'depends')
   end
 end
   elseif name == 'Job_depends' then
@@ -578,7 +737,7 @@ function M.Job_depends(now)
   local jid, command = A[3], A[4]
   if jid == nil then error('Job(): no jid provided') end
   if command == nil then error('Depends(): Arg "command" missing') end
-  local f = rcall('HMGET', 'ql:j:' .. jid, 'state', 'queue', 'priority')
+  local f = rcall('HMGET', 'ql:j:' .. jid, 'state', 'queue', 'priority', 'throttles', 'key', 'ttl')
   if f[1] ~= 'depends' then
     error('Depends(): Job ' .. jid .. ' not in the depends state: ' .. tostring(f[1]))
   end
@@ -603,9 +762,10 @@ function M.Job_depends(now)
   return 1
 end
   elseif name == 'Job_fail' then
---@ lua/job/fail_retry.lua:3-37
+--@ lua/job/fail_retry.lua:3-40
 -- fail <now> <jid> <worker> <group> <message> [data]
--- Reply: the jid. Events: ql:log failed, then ql:failed (tracked).
+-- Reply: the jid. Events: ql:log failed, then ql:failed (tracked). The job gives back its
+-- throttles and its ordering key's turn.
 -- Errors: Job(): no jid provided / Fail(): Arg "worker" missing / Fail(): Arg "group" missing /
 -- Fail(): Arg "message" missing / cjson error (data) / Fail(): Job <jid>does not exist /
 -- Fail(): Job <jid>not currently running: <state> / Fail(): Job <jid> running with another
@@ -619,7 +779,8 @@ function M.Job_fail(now)
   if message == nil then error('Fail(): Arg "message" missing') end
   local decoded
   if data ~= nil then decoded = decode(data) end
-  local f = rcall('HMGET', 'ql:j:' .. jid, 'state', 'worker', 'queue', 'history')
+  local f = rcall('HMGET', 'ql:j:' .. jid, 'state', 'worker', 'queue', 'history', 'throttles',
+    'key')
   local state, queue = f[1], f[3]
   if not state then error('Fail(): Job ' .. jid .. 'does not exist') end
   if state ~= 'running' then error('Fail(): Job ' .. jid .. 'not currently running: ' .. state) end
@@ -634,16 +795,19 @@ function M.Job_fail(now)
   M.Job_hist(jid, now, '"failed"', { worker = worker, group = group }, f[4] or false)
   M.Stats_count(now, now, queue, 'failures', 1, 'failed', 1)
   M.Queue_unlist(queue, jid)
+  if f[5] or f[6] then M.Job_leave(now, jid, queue, f[5], f[6] or nil) end
   if decoded ~= nil and decoded ~= false then rcall('HSET', 'ql:j:' .. jid, 'data', encode(decoded)) end
   M.Job_park_failed(jid, group,
     { group = group, message = message, when = floor(now), worker = worker })
   return jid
 end
   elseif name == 'Job_retry' then
---@ lua/job/fail_retry.lua:39-98
+--@ lua/job/fail_retry.lua:42-113
 -- retry <now> <jid> <queue> <worker> [delay] [group] [message]
 -- Reply: integer, retries remaining (-1 when the job failed). Events: ql:failed (tracked) on
--- exhaustion (no ql:log event there, as in the reference).
+-- exhaustion (no ql:log event there, as in the reference). The job gives back its
+-- throttles, and keeps its ordering key's turn (it runs again before the key's next job)
+-- unless its retries are exhausted. A job with a ttl must start again within it.
 -- Errors: Job(): no jid provided / Retry(): Arg "queue" missing / Retry(): Arg "worker"
 -- missing / Retry(): Arg "delay" not a number: <x> / Retry(): Job <jid> does not exist /
 -- ... is not currently running: <state> / ... has been given to another worker: <w>
@@ -658,7 +822,8 @@ function M.Job_retry(now)
     delay = M.Num_parse(delay_s)
     if delay == nil then error('Retry(): Arg "delay" not a number: ' .. delay_s) end
   end
-  local f = rcall('HMGET', 'ql:j:' .. jid, 'state', 'worker', 'queue', 'priority', 'history')
+  local f = rcall('HMGET', 'ql:j:' .. jid, 'state', 'worker', 'queue', 'priority', 'history',
+    'throttles', 'key', 'ttl')
   local state = f[1]
   if not state then error('Retry(): Job ' .. jid .. ' does not exist') end
   if state ~= 'running' then
@@ -673,7 +838,11 @@ function M.Job_retry(now)
   rcall('HDEL', jk, 'grace')
   rcall('ZREM', 'ql:q:' .. (f[3] or '') .. '-locks', jid)
   rcall('ZREM', 'ql:w:' .. worker .. ':jobs', jid)
+  -- The job gives back its throttles: it takes them again when it is popped again, behind
+  -- the jobs waiting for them. It keeps its ordering key's turn unless it fails here.
+  if f[6] then M.Job_leave(now, jid, f[3], f[6], nil) end
   if remaining < 0 then
+    if f[7] then M.Job_leave(now, jid, f[3], nil, f[7]) end
     group = group or ('failed-retries-' .. queue)
     M.Job_hist(jid, now, '"failed"', { group = group }, f[5] or false)
     local failure
@@ -690,6 +859,11 @@ function M.Job_retry(now)
     if delay > 0 then
       rcall('ZADD', 'ql:q:' .. queue .. '-scheduled', now + delay, jid)
       rcall('HSET', jk, 'state', 'scheduled')
+    elseif f[6] or f[7] or f[8] then
+      if not M.Job_ready(now, queue, jid, tonumber(f[4]) or 0, f[6], f[7] or nil,
+          tonumber(f[8]), now, 'running') then
+        rcall('HSET', jk, 'state', 'waiting')
+      end
     else
       M.Job_enqueue(queue, jid, tonumber(f[4]) or 0, now)
       rcall('HSET', jk, 'state', 'waiting')
@@ -702,15 +876,15 @@ function M.Job_retry(now)
   return floor(remaining)
 end
   elseif name == 'Job_fetch' then
---@ lua/job/fields.lua:9-14
+--@ lua/job/fields.lua:10-15
 -- Every field a command or the job object needs, in one HMGET.
 function M.Job_fetch(jid)
   return rcall('HMGET', 'ql:j:' .. jid, 'jid', 'klass', 'state', 'queue', 'worker', 'priority',
     'expires', 'retries', 'remaining', 'data', 'tags', 'failure', 'spawned_from_jid', 'history',
-    'time')
+    'time', 'throttles', 'key', 'ttl')
 end
   elseif name == 'Job_tag_list' then
---@ lua/job/fields.lua:16-22
+--@ lua/job/fields.lua:17-23
 -- Decoded tag list of a job's stored `tags` text ({} when absent or unreadable).
 function M.Job_tag_list(text)
   if not text then return {} end
@@ -719,12 +893,12 @@ function M.Job_tag_list(text)
   return {}
 end
   elseif name == 'Job_is_tracked' then
---@ lua/job/fields.lua:24-26
+--@ lua/job/fields.lua:25-27
 -- Whether the job is tracked (in ql:tracked).
 --@inline
 function M.Job_is_tracked(jid) return rcall('ZSCORE', 'ql:tracked', jid) ~= false end
   elseif name == 'Job_notify' then
---@ lua/job/fields.lua:28-35
+--@ lua/job/fields.lua:29-36
 -- Publish `payload` on ql:<channel> when the job is tracked.
 --@inline
 function M.Job_notify(jid, channel, tracked)
@@ -733,8 +907,154 @@ function M.Job_notify(jid, channel, tracked)
   end
   if tracked then rcall('PUBLISH', 'ql:' .. channel, jid) end
 end
+  elseif name == 'Job_ready' then
+--@ lua/job/gate.lua:7-35
+-- Job `jid` of `queue` becomes ready to run. It goes into the work set with `priority`, or
+-- waits in state throttled when an earlier job of its ordering key `okey` is unfinished or
+-- one of the named throttles in `text` (its stored list) has no room. `at`, when given, is
+-- when it became ready: with a `ttl` it must start by at + ttl (Expire.arm). `state` is the
+-- job's state as stored (a throttled job that tries again keeps its place and history).
+-- `since`, when given, is the time its work-set score counts from (else `now`): a job that
+-- waited keeps its place among the jobs put after it. Returns true when the job waits (its
+-- state is written here), false when it went into the work set (the caller writes the
+-- state).
+function M.Job_ready(now, queue, jid, priority, text, okey, ttl, at, state, since)
+  if ttl and at then M.Expire_arm(queue, jid, at + ttl) end
+  local all = M.Throttle_list(text)
+  if okey and not M.Order_is_head(queue, okey, jid) then
+    M.Job_throttle(now, jid, queue, nil, state, all)
+    return true
+  end
+  local own = M.Throttle_own(all, queue)
+  if own then
+    local tid = M.Throttle_full(now, own)
+    if tid then
+      M.Job_throttle(now, jid, queue, tid, state, all)
+      return true
+    end
+    if state == 'throttled' then M.Job_unpend(jid, all, nil) end
+    M.Throttle_admit(now, jid, own)
+  end
+  M.Job_enqueue(queue, jid, priority, since or now)
+  return false
+end
+  elseif name == 'Job_ready_or_enqueue' then
+--@ lua/job/gate.lua:37-50
+-- Job `jid`, in state `state`, becomes ready to run in `queue` now: through the gate when it
+-- has throttles, a key or a ttl (their stored fields), else straight into the work set.
+-- Writes its new state.
+function M.Job_ready_or_enqueue(now, queue, jid, priority, text, okey, ttl_s, state)
+  local jk = 'ql:j:' .. jid
+  if text or okey or ttl_s then
+    if M.Job_ready(now, queue, jid, priority, text, okey or nil, tonumber(ttl_s), now, state) then
+      return
+    end
+  else
+    M.Job_enqueue(queue, jid, priority, now)
+  end
+  rcall('HSET', jk, 'state', 'waiting')
+end
+  elseif name == 'Job_throttle' then
+--@ lua/job/gate.lua:52-66
+-- Make `jid` wait in state throttled in `queue`: in the queue's -throttled set and in the
+-- pending set of `tid`, the throttle it waits for (none when it waits for its ordering
+-- key). A job that was throttled already keeps its places, leaves the pending sets of its
+-- other throttles (`all`, its stored list) and gets no second history entry. `state` nil:
+-- read it here.
+function M.Job_throttle(now, jid, queue, tid, state, all)
+  if state == nil then state = rcall('HGET', 'ql:j:' .. jid, 'state') end
+  if state == 'throttled' then M.Job_unpend(jid, all, tid) end
+  if tid then rcall('ZADD', 'ql:th:' .. tid .. '-pending', 'NX', now, jid) end
+  rcall('ZADD', 'ql:q:' .. queue .. '-throttled', 'NX', now, jid)
+  if state ~= 'throttled' then
+    rcall('HSET', 'ql:j:' .. jid, 'state', 'throttled')
+    M.Job_hist(jid, now, '"throttled"', '{"queue":' .. encode(queue) .. '}')
+  end
+end
+  elseif name == 'Job_unpend' then
+--@ lua/job/gate.lua:68-74
+-- Remove `jid` from the pending sets of the throttles in `all` but `keep`.
+function M.Job_unpend(jid, all, keep)
+  if not all then return end
+  for _, tid in ipairs(all) do
+    if tid ~= keep then rcall('ZREM', 'ql:th:' .. tid .. '-pending', jid) end
+  end
+end
+  elseif name == 'Job_unthrottle' then
+--@ lua/job/gate.lua:76-101
+-- A throttled job tries the gate again: a throttle it waited for has room, its ordering key
+-- came to it, or a pop looks at it again. In the work set it is scored as of the time it
+-- began to wait, so that jobs let in together keep their order. Its ttl deadline stays (a
+-- job past it is expired here). A job that is gone or not throttled any more (a stale
+-- entry of the pending set of `tid`, when it comes from one) only leaves the pending sets.
+-- Returns true when the job went into the work set.
+function M.Job_unthrottle(now, jid, tid)
+  local f = rcall('HMGET', 'ql:j:' .. jid, 'state', 'queue', 'priority', 'throttles', 'key',
+    'ttl')
+  local state, queue = f[1], f[2]
+  if state ~= 'throttled' or not queue then
+    M.Job_unpend(jid, M.Throttle_list(f[4]), nil)
+    if tid then rcall('ZREM', 'ql:th:' .. tid .. '-pending', jid) end
+    return false
+  end
+  if f[6] and M.Expire_due(now, queue, jid) then return false end
+  local tk = 'ql:q:' .. queue .. '-throttled'
+  local since = tonumber(rcall('ZSCORE', tk, jid))
+  if M.Job_ready(now, queue, jid, tonumber(f[3]) or 0, f[4], f[5] or nil, nil, nil, state,
+      since) then
+    return false
+  end
+  rcall('ZREM', tk, jid)
+  rcall('HSET', 'ql:j:' .. jid, 'state', 'waiting')
+  return true
+end
+  elseif name == 'Job_leave' then
+--@ lua/job/gate.lua:103-110
+-- Job `jid` leaves its place in `queue` for good (complete, advance, fail, cancel, expiry,
+-- put, retries exhausted): it gives back its throttles (`text`, its stored list) and leaves
+-- its ordering key `okey`, so that waiting jobs may start.
+function M.Job_leave(now, jid, queue, text, okey)
+  local all = M.Throttle_list(text)
+  if all then M.Throttle_release(now, jid, all) end
+  if okey and queue then M.Order_leave(now, queue, okey, jid) end
+end
+  elseif name == 'Job_flow_leave' then
+--@ lua/job/gate.lua:112-118
+-- A job that uses an extension (stored list `text`) leaves its place in `queue` for good
+-- (Job.leave); returns its key and ttl as stored.
+function M.Job_flow_leave(now, jid, queue, text)
+  local g = rcall('HMGET', 'ql:j:' .. jid, 'key', 'ttl')
+  M.Job_leave(now, jid, queue, text, g[1] or nil)
+  return g[1] or nil, g[2] or nil
+end
+  elseif name == 'Job_enter' then
+--@ lua/job/gate.lua:120-143
+-- The job's throttle, key and ttl fields (`text`, `okey`, `ttl_s` as stored) for a job that
+-- moves from queue `old` to `new` and becomes ready there at `now` (advance, unfail): its
+-- list names the new queue's tid, it joins the new queue's key at the end, and it passes the
+-- gate unless `ready` is false. Returns true when it waits (state written), false when it
+-- went into the work set.
+function M.Job_enter(now, jid, old, new, text, okey, ttl_s, priority, ready)
+  if text then
+    local moved = M.Throttle_moved(M.Throttle_list(text), old, new)
+    if moved then
+      text = encode(moved)
+    elseif okey or ttl_s then
+      text = encode({ 'ql:q:' .. new })
+    end
+    if moved or okey or ttl_s then
+      rcall('HSET', 'ql:j:' .. jid, 'throttles', text)
+    else
+      text = nil
+      rcall('HDEL', 'ql:j:' .. jid, 'throttles')
+    end
+  end
+  if okey then M.Order_join(new, okey, jid) end
+  if not ready then return false end
+  return M.Job_ready(now, new, jid, priority, text, okey, tonumber(ttl_s), now, nil)
+end
   elseif name == 'Job_giveback' then
---@ lua/job/giveback.lua:3-33
+--@ lua/job/giveback.lua:3-47
 -- qlpy.giveback <now> <jid> <worker>
 -- If `jid` is running under `worker`: the job becomes waiting in its own queue again, as a
 -- put of it by that worker would make it (history entry `put` with {"q": queue}, out of
@@ -743,6 +1063,10 @@ end
 -- `remaining`, `retries`, priority, tags and data stay as they are. Nothing happens if the
 -- job is missing, not running, or held by another worker: a command that ended the lease
 -- (complete, fail, retry, a move, a timeout, a lock expiry) came first.
+-- A job that uses an extension (its `throttles` field) gives back its throttles' locks and
+-- passes the gate again, as a timed-out job does: it keeps its ordering key's turn, waits
+-- `throttled` behind the jobs already waiting when a throttle has no room, and must start
+-- within its ttl again.
 -- Reply: 1 when given back, 0 when the job was not that worker's to give.
 -- Events (as the owner's put): ql:log put, then ql:put (tracked).
 -- Errors: qlpy.giveback(): Arg "jid" missing / qlpy.giveback(): Arg "worker" missing
@@ -751,7 +1075,7 @@ function M.Job_giveback(now)
   if jid == nil then error('qlpy.giveback(): Arg "jid" missing') end
   if worker == nil then error('qlpy.giveback(): Arg "worker" missing') end
   local jk = 'ql:j:' .. jid
-  local f = rcall('HMGET', jk, 'state', 'worker', 'queue', 'priority', 'history')
+  local f = rcall('HMGET', jk, 'state', 'worker', 'queue', 'priority', 'history', 'throttles')
   if f[1] ~= 'running' or f[2] ~= worker then return 0 end
   local queue = f[3] or ''
   local qjson = encode(queue)
@@ -760,9 +1084,19 @@ function M.Job_giveback(now)
   M.Job_hist(jid, now, '"put"', '{"q":' .. qjson .. '}', f[5] or false)
   M.Queue_unlist(queue, jid)
   rcall('ZREM', 'ql:w:' .. worker .. ':jobs', jid)
-  rcall('HSET', jk, 'state', 'waiting', 'worker', '', 'expires', '0',
-    'time', M.Num_time_text(now))
-  M.Job_enqueue(queue, jid, tonumber(f[4]) or 0, now)
+  if f[6] then
+    rcall('HSET', jk, 'worker', '', 'expires', '0', 'time', M.Num_time_text(now))
+    local g = rcall('HMGET', jk, 'key', 'ttl')
+    M.Job_leave(now, jid, queue, f[6], nil)
+    if not M.Job_ready(now, queue, jid, tonumber(f[4]) or 0, f[6], g[1] or nil, tonumber(g[2]),
+        now, 'running') then
+      rcall('HSET', jk, 'state', 'waiting')
+    end
+  else
+    rcall('HSET', jk, 'state', 'waiting', 'worker', '', 'expires', '0',
+      'time', M.Num_time_text(now))
+    M.Job_enqueue(queue, jid, tonumber(f[4]) or 0, now)
+  end
   M.Job_notify(jid, 'put')
   return 1
 end
@@ -872,17 +1206,19 @@ function M.Job_heartbeat(now)
   return expires
 end
   elseif name == 'Job_timeout' then
---@ lua/job/lease.lua:38-66
+--@ lua/job/lease.lua:38-80
 -- timeout <now> <jid>...
 -- Every jid is checked before any is timed out. Reply nil. Events per job:
--- ql:w:<worker> lock_lost, then ql:log lock_lost.
+-- ql:w:<worker> lock_lost, then ql:log lock_lost. A job gives back its throttles and keeps
+-- its ordering key's turn.
 -- Errors: Timeout(): Job <jid> does not exist / Timeout(): Job <jid> not running
 function M.Job_timeout(now)
   local n = #A
   local rows, seen = {}, {}
   for i = 3, n do
     local jid = A[i]
-    local f = rcall('HMGET', 'ql:j:' .. jid, 'queue', 'state', 'worker', 'history')
+    local f = rcall('HMGET', 'ql:j:' .. jid, 'queue', 'state', 'worker', 'history', 'priority',
+      'throttles', 'key', 'ttl')
     if not f[1] then error('Timeout(): Job ' .. jid .. ' does not exist') end
     -- A jid listed twice would no longer be running the second time.
     if f[2] ~= 'running' or seen[jid] then error('Timeout(): Job ' .. jid .. ' not running') end
@@ -894,8 +1230,20 @@ function M.Job_timeout(now)
     local queue = f[1]
     M.Job_hist(jid, now, '"timed-out"', nil, f[4] or false)
     rcall('ZREM', 'ql:q:' .. queue .. '-locks', jid)
-    rcall('ZADD', 'ql:q:' .. queue .. '-work', '+inf', jid)
-    rcall('HSET', 'ql:j:' .. jid, 'state', 'stalled', 'expires', 0)
+    if f[6] or f[7] or f[8] then
+      -- It gives back its throttles and keeps its ordering key's turn; ahead of every job
+      -- when the gate lets it into the work set.
+      if f[6] then M.Job_leave(now, jid, queue, f[6], nil) end
+      if M.Job_ready(now, queue, jid, math.huge, f[6], f[7] or nil, tonumber(f[8]), now,
+          'running') then
+        rcall('HSET', 'ql:j:' .. jid, 'expires', 0)
+      else
+        rcall('HSET', 'ql:j:' .. jid, 'state', 'stalled', 'expires', 0)
+      end
+    else
+      rcall('ZADD', 'ql:q:' .. queue .. '-work', '+inf', jid)
+      rcall('HSET', 'ql:j:' .. jid, 'state', 'stalled', 'expires', 0)
+    end
     local msg = encode({ jid = jid, event = 'lock_lost', worker = f[3] })
     rcall('PUBLISH', 'ql:w:' .. (f[3] or ''), msg)
     rcall('PUBLISH', 'ql:' .. 'log', msg)
@@ -952,17 +1300,23 @@ function M.Job_options(first, last)
   return opts
 end
   elseif name == 'Job_put' then
---@ lua/job/put.lua:11-178
+--@ lua/job/put.lua:11-47
 -- put <now> <worker> <queue> <jid> <klass> <data> <delay> [priority p] [tags t] [retries r]
---     [depends d]
--- Reply: the jid. Events: ql:log put; ql:w:<old> + ql:log lock_lost when taken from another
--- worker; ql:put (tracked). Every argument is validated before the first write (the
--- reference detaches the old tags before checking retries/tags/priority/depends).
+--     [depends d] [throttles t] [key k] [ttl s] [unique 0|1]
+-- Reply: the jid; with unique 1, nil when a job with this jid exists and is not complete
+-- (nothing is written then). Events: ql:log put; ql:w:<old> + ql:log lock_lost when taken
+-- from another worker; ql:put (tracked). Every argument is validated before the first write
+-- (the reference detaches the old tags before checking retries/tags/priority/depends).
+-- `throttles`, `key` and `ttl` are the extensions of docs/protocol.md; a put sets them
+-- afresh (a job put again without them has none).
 -- Errors: Queue(): no queue name provided / Put(): Arg "jid" missing / Put(): Arg "klass"
 -- missing / Put(): Arg "data" missing or not JSON: <x> / Put(): Arg "delay" not a number: <x>
 -- / Odd number of additional args / Put(): Arg "retries" not a number: <x> / Put(): Arg
 -- "tags" not JSON<x> / Put(): Arg "priority" not a number<x> / Put(): Arg "depends" not JSON:
--- <x>; requeue first: Job(): no jid provided / Requeue(): Job <jid> does not exist
+-- <x> / Put(): Arg "throttles" not JSON array: <x> / Put(): Arg "key" is empty / Put(): Arg
+-- "ttl" not a number: <x> / Put(): Arg "ttl" must be greater than 0: <x> / Put(): Arg
+-- "unique" must be 0 or 1: <x>; requeue first: Job(): no jid provided / Requeue(): Job
+-- <jid> does not exist
 --@inline
 function M.Job_put(now, requeue)
   local worker, queue, jid, klass, data, delay_s = A[3], A[4], A[5], A[6], A[7], A[8]
@@ -972,6 +1326,23 @@ function M.Job_put(now, requeue)
       error('Requeue(): Job ' .. jid .. ' does not exist')
     end
   end
+  local n = #A
+  if n == 8 then
+    -- No options (the common put): nothing to parse, and no values to pass along.
+    local delay = M.Job_put_check(queue, jid, klass, data, delay_s)
+    return M.Job_put_write(now, worker, queue, jid, klass, data, delay, nil, nil, nil, false,
+      nil, nil, nil, false, nil, nil)
+  end
+  local delay, retries, tags, priority, depends, throttles, okey, ttl, unique =
+    M.Job_put_args(queue, jid, klass, data, delay_s, 9, n)
+  return M.Job_put_write(now, worker, queue, jid, klass, data, delay, retries, tags, priority,
+    depends, throttles, okey, ttl, unique, nil, nil)
+end
+  elseif name == 'Job_put_check' then
+--@ lua/job/put.lua:49-65
+-- The checked positional arguments of one put; returns its delay.
+--@inline
+function M.Job_put_check(queue, jid, klass, data, delay_s)
   if queue == nil then error('Queue(): no queue name provided') end
   if jid == nil then error('Put(): Arg "jid" missing') end
   if klass == nil then error('Put(): Arg "klass" missing') end
@@ -984,51 +1355,143 @@ function M.Job_put(now, requeue)
     delay = M.Num_parse(delay_s)
     if delay == nil then error('Put(): Arg "delay" not a number: ' .. tostring(delay_s)) end
   end
-  local n = #A
-  if (n - 8) % 2 == 1 then error('Odd number of additional args') end
+  return delay
+end
+  elseif name == 'Job_put_args' then
+--@ lua/job/put.lua:67-78
+-- The checked arguments of one put whose options are ARGV[first..last]: delay, then the
+-- options given (nil when not given; depends false, unique false).
+--@inline
+function M.Job_put_args(queue, jid, klass, data, delay_s, first, last)
+  local delay = M.Job_put_check(queue, jid, klass, data, delay_s)
+  if (last - first + 1) % 2 == 1 then error('Odd number of additional args') end
   -- No table at all when there are no options (the common case).
-  local o_retries, o_tags, o_priority, o_depends
-  if n > 8 then
-    local opts = M.Job_options(9, n)
-    o_retries, o_tags, o_priority, o_depends = opts.retries, opts.tags, opts.priority, opts.depends
+  if last < first then return delay, nil, nil, nil, false, nil, nil, nil, false end
+  local opts = M.Job_options(first, last)
+  local retries, tags, priority, depends, throttles, okey, ttl, unique = M.Job_put_options(opts)
+  return delay, retries, tags, priority, depends, throttles, okey, ttl, unique
+end
+  elseif name == 'Job_put_options' then
+--@ lua/job/put.lua:80-113
+-- A put's options, checked in this order: retries, tags, priority, depends (false when not
+-- given), throttles (a list), key, ttl, unique (a boolean).
+--@inline
+function M.Job_put_options(opts)
+  local retries, tags, priority, depends = nil, nil, nil, false
+  if opts.retries ~= nil then
+    retries = M.Num_parse(opts.retries)
+    if retries == nil then error('Put(): Arg "retries" not a number: ' .. opts.retries) end
   end
+  if opts.tags ~= nil then
+    tags = M.Json_strings(decode(opts.tags))
+    if tags == nil then error('Put(): Arg "tags" not JSON' .. opts.tags) end
+  end
+  if opts.priority ~= nil then
+    priority = M.Num_parse(opts.priority)
+    if priority == nil then error('Put(): Arg "priority" not a number' .. opts.priority) end
+  end
+  if opts.depends ~= nil then
+    depends = M.Json_strings(decode(opts.depends))
+    if depends == nil then error('Put(): Arg "depends" not JSON: ' .. opts.depends) end
+  end
+  local throttles, okey, ttl, unique = nil, nil, nil, false
+  if opts.throttles ~= nil or opts.key ~= nil or opts.ttl ~= nil then
+    throttles, okey, ttl, unique = M.Job_flow_options(opts, 'Put()')
+  end
+  if opts.unique ~= nil then
+    if opts.unique == '1' then
+      unique = true
+    elseif opts.unique ~= '0' then
+      error('Put(): Arg "unique" must be 0 or 1: ' .. opts.unique)
+    end
+  end
+  return retries, tags, priority, depends, throttles, okey, ttl, unique
+end
+  elseif name == 'Job_flow_options' then
+--@ lua/job/put.lua:115-137
+-- The throttles, key and ttl options of put or recur (`who`: 'Put()' or 'Recur()'), and
+-- false for unique. throttles is the list given (possibly empty), nil when absent.
+function M.Job_flow_options(opts, who)
+  local throttles, okey, ttl
+  if opts.throttles ~= nil then
+    local ok, v = pcall(decode, opts.throttles)
+    throttles = ok and M.Json_strings(v)
+    if not throttles then
+      error(who .. ': Arg "throttles" not JSON array: ' .. opts.throttles)
+    end
+    for i = 1, #throttles do throttles[i] = tostring(throttles[i]) end
+  end
+  if opts.key ~= nil then
+    okey = opts.key
+    if okey == '' then error(who .. ': Arg "key" is empty') end
+  end
+  if opts.ttl ~= nil then
+    ttl = M.Num_parse(opts.ttl)
+    if ttl == nil then error(who .. ': Arg "ttl" not a number: ' .. opts.ttl) end
+    if ttl <= 0 then error(who .. ': Arg "ttl" must be greater than 0: ' .. opts.ttl) end
+  end
+  return throttles, okey, ttl, false
+end
+  elseif name == 'Job_store_flow' then
+--@ lua/job/put.lua:139-151
+-- Store the throttle list `text` (JSON), ordering key and ttl of job `jid` of `queue`, those
+-- given. A job with a key or a ttl always has a `throttles` field (the queue's own tid
+-- alone, as a dialect core writes for every job): the commands a worker sends for every
+-- job read that one field to learn whether the job uses any extension. Returns the list
+-- stored.
+function M.Job_store_flow(jid, queue, text, okey, ttl)
+  if not text then text = encode({ 'ql:q:' .. queue }) end
+  local args = { 'throttles', text }
+  if okey then args[#args + 1], args[#args + 2] = 'key', okey end
+  if ttl then args[#args + 1], args[#args + 2] = 'ttl', ttl end
+  rcall('HSET', 'ql:j:' .. jid, unpack(args))
+  return text
+end
+  elseif name == 'Job_put_write' then
+--@ lua/job/put.lua:153-310
+-- The writes of one put, after Job.put_args. `probe` is the put's EXISTS bit set when the
+-- caller knows it (qlpy.put_many); with `batch` (a list) a job that becomes waiting is not
+-- added to the work set but appended to it as score, jid, and ql:queues is left to the
+-- caller. Returns the jid, or false when `unique` left an unfinished job alone.
+--@inline
+function M.Job_put_write(now, worker, queue, jid, klass, data, delay, o_retries, o_tags,
+    o_priority, depends, given, okey, ttl, unique, probe, batch)
   -- One EXISTS tells whether the job exists (1) and whether any job is tracked (2): it
   -- counts a key once per mention. A new job then needs no HMGET, and an empty ql:tracked
   -- no ZSCORE.
   local jk = 'ql:j:' .. jid
-  local probe = rcall('EXISTS', jk, 'ql:tracked', 'ql:tracked')
-  -- 1 jid, 2 state, 3 queue, 4 worker, 5 priority, 6 retries, 7 tags, 8 failure, 9 history
+  if not probe then
+    probe = rcall('EXISTS', jk, 'ql:tracked', 'ql:tracked')
+  end
+  -- 1 jid, 2 state, 3 queue, 4 worker, 5 priority, 6 retries, 7 tags, 8 failure, 9 history,
+  -- 10 throttles, 11 key, 12 ttl
   local f
   if probe % 2 == 1 then
     f = rcall('HMGET', jk, 'jid', 'state', 'queue', 'worker', 'priority', 'retries', 'tags',
-      'failure', 'history')
+      'failure', 'history', 'throttles', 'key', 'ttl')
+    if unique and f[2] ~= 'complete' then return false end
   else
     -- A new job has none of those fields: KEYS is an empty table here (the dispatcher
     -- checked), so nothing has to be made for it.
     f = KEYS
   end
-
-  local retries = f[6] and tonumber(f[6]) or 5
-  if o_retries ~= nil then
-    retries = M.Num_parse(o_retries)
-    if retries == nil then error('Put(): Arg "retries" not a number: ' .. o_retries) end
+  local retries = o_retries
+  if retries == nil then
+    retries = f[6] and tonumber(f[6]) or 5
   end
   -- Tag and dependency lists stay false when there are none.
   local old_tags = f[7] and M.Job_tag_list(f[7])
   local tags = old_tags
-  if o_tags ~= nil then
-    tags = M.Json_strings(decode(o_tags))
-    if tags == nil then error('Put(): Arg "tags" not JSON' .. o_tags) end
+  if o_tags ~= nil then tags = o_tags end
+  local priority = o_priority
+  if priority == nil then
+    priority = f[5] and tonumber(f[5]) or 0
   end
-  local priority = f[5] and tonumber(f[5]) or 0
-  if o_priority ~= nil then
-    priority = M.Num_parse(o_priority)
-    if priority == nil then error('Put(): Arg "priority" not a number' .. o_priority) end
-  end
-  local depends = false
-  if o_depends ~= nil then
-    depends = M.Json_strings(decode(o_depends))
-    if depends == nil then error('Put(): Arg "depends" not JSON: ' .. o_depends) end
+  -- The throttle list to store: the named throttles, then the queue's own tid.
+  local stored = nil
+  if given then
+    stored = M.Throttle_stored(given, queue)
+    if stored then stored = encode(stored) end
   end
 
   -- Writes begin here.
@@ -1061,6 +1524,16 @@ function M.Job_put(now, requeue)
   if old_queue then
     M.Queue_unlist(old_queue, jid)
     rcall('ZREM', 'ql:q:' .. old_queue .. '-depends', jid)
+    if old_state == 'throttled' then
+      rcall('ZREM', 'ql:q:' .. old_queue .. '-throttled', jid)
+    end
+    if f[12] then rcall('ZREM', 'ql:q:' .. old_queue .. '-expiring', jid) end
+  end
+  if f[10] or f[11] or f[12] then
+    -- The job gives back its throttles and its place in its ordering key; a put sets them
+    -- afresh.
+    M.Job_leave(now, jid, old_queue, f[10], f[11] or nil)
+    rcall('HDEL', jk, 'throttles', 'key', 'ttl')
   end
   if old_worker and old_worker ~= '' then
     rcall('ZREM', 'ql:w:' .. old_worker .. ':jobs', jid)
@@ -1106,25 +1579,178 @@ function M.Job_put(now, requeue)
   rcall('HSET', jk, 'jid', jid, 'klass', klass, 'data', data, 'priority', priority_v,
     'tags', (not tags or #tags == 0) and '{}' or encode(tags), 'state', state, 'worker', '',
     'expires', '0', 'queue', queue, 'retries', retries_v, 'remaining', retries_v, 'time', tstr)
+  local flow = stored or okey or ttl
+  if flow then
+    stored = M.Job_store_flow(jid, queue, stored, okey, ttl)
+    if okey then M.Order_join(queue, okey, jid) end
+  end
   if has_deps then
     rcall('ZADD', 'ql:q:' .. queue .. '-depends', now, jid)
     if delay > 0 then rcall('HSET', jk, 'scheduled', now + delay) end
   elseif delay > 0 then
     rcall('ZADD', 'ql:q:' .. queue .. '-scheduled', now + delay, jid)
+  elseif flow then
+    M.Job_ready(now, queue, jid, priority, stored, okey, ttl, now, state)
+  elseif batch then
+    -- The work-set score of Job.enqueue (protocol 2.8).
+    batch[#batch + 1] = priority - (now / 10000000000)
+    batch[#batch + 1] = jid
   else
     M.Job_enqueue(queue, jid, priority, now)
   end
-  local now_arg = M.Num_score_arg(now, tstr)
-  rcall('ZADD', 'ql:queues', 'NX', now_arg, queue)
+  if not batch then
+    local now_arg = M.Num_score_arg(now, tstr)
+    rcall('ZADD', 'ql:queues', 'NX', now_arg, queue)
+  end
   if probe >= 2 and rcall('ZSCORE', 'ql:tracked', jid) then
     rcall('PUBLISH', 'ql:' .. 'put', jid)
   end
   return jid
 end
   elseif name == 'Job_requeue' then
---@ lua/job/put.lua:180-181
+--@ lua/job/put.lua:312-313
 -- requeue: exactly put, for a job that must already exist.
 function M.Job_requeue(now) return M.Job_put(now, true) end
+  elseif name == 'Job_put_many' then
+--@ lua/job/put_many.lua:7-55
+-- qlpy.put_many <now> <worker> <queue> (<jid> <klass> <data> <delay> <n> [name value]*n)...
+-- Each job is put exactly as `put <now + 0.00001 (i - 1)> <worker> <queue> <jid> <klass>
+-- <data> <delay>` with its n option pairs would put it (every put option, unique included):
+-- job i is put 10 us after job i - 1, so that jobs of equal priority pop in batch order.
+-- Every job is checked before the first write: when one is refused, nothing is written.
+-- Reply: array of the jids in order, nil in place of a unique job left alone ({} when no
+-- job is given). Events: those of each put, in order.
+-- Errors: Queue(): no queue name provided / qlpy.put_many(): job <i>: <put's phrase> (i
+-- counts from 1) / qlpy.put_many(): job <i>: option count missing or not a whole number:
+-- <x>
+function M.Job_put_many(now)
+  local worker, queue = A[3], A[4]
+  if queue == nil then error('Queue(): no queue name provided') end
+  local jobs = {}
+  local ok, err = pcall(M.Job_put_many_args, queue, jobs)
+  if not ok then
+    -- put's own message, with the job named after the position Lua gave it (if any).
+    local at, message = tostring(err):match('^(user_script:%d+: )(.*)$')
+    if not at then at, message = '', tostring(err) end
+    error(at .. 'qlpy.put_many(): job ' .. (#jobs + 1) .. ': ' .. message, 0)
+  end
+  if #jobs == 0 then return {} end
+  -- One EXISTS for every jid: when none exists and none repeats (the common batch), no job
+  -- needs an EXISTS of its own, and the waiting ones go into the work set in one ZADD.
+  local fresh = not jobs.repeated and M.Job_none_exist(jobs)
+  local probe, batch = nil, nil
+  if fresh then
+    probe = 2 * rcall('EXISTS', 'ql:tracked')
+    batch = {}
+  end
+  local out
+  if fresh and jobs.plain then
+    out = M.Job_put_plain(now, queue, jobs, probe, batch)
+  else
+    out = {}
+    for i, j in ipairs(jobs) do
+      if type(j) ~= 'table' then j = { A[j], A[j + 1], A[j + 2], 0, nil, nil, nil, false } end
+      out[i] = M.Job_put_write(now + 0.00001 * (i - 1), worker, queue, j[1], j[2], j[3], j[4],
+        j[5], j[6], j[7], j[8], j[9], j[10], j[11], j[12], probe, batch)
+    end
+  end
+  if batch then
+    if #batch > 0 then
+      M.Queue_call_list('ZADD', 'ql:q:' .. queue .. '-work', batch, 1000)
+    end
+    rcall('ZADD', 'ql:queues', 'NX', M.Num_score_arg(now, M.Num_time_text(now)), queue)
+  end
+  return out
+end
+  elseif name == 'Job_put_many_args' then
+--@ lua/job/put_many.lua:57-89
+-- Check every job of a qlpy.put_many call (ARGV from 5 on), appending each one's arguments
+-- to `jobs` as it passes: a plain job (no options, no delay) as the ARGV index of its jid,
+-- another as the list of its checked arguments. `jobs.repeated` is set when a jid occurs
+-- twice, `jobs.plain` while every job is plain. Raises put's error for the first job
+-- refused (the caller names it by #jobs + 1).
+function M.Job_put_many_args(queue, jobs)
+  local i, n, seen = 5, #A, {}
+  jobs.plain = true
+  while i <= n do
+    local count_s = A[i + 4]
+    local jid = A[i]
+    if count_s == '0' then
+      if M.Job_put_check(queue, jid, A[i + 1], A[i + 2], A[i + 3]) == 0 and i + 4 <= n then
+        jobs[#jobs + 1] = i
+      else
+        jobs.plain = false
+        jobs[#jobs + 1] = M.Job_put_many_job(queue, i, i + 4)
+      end
+      i = i + 5
+    else
+      local count = M.Num_parse(count_s)
+      if count == nil or count < 0 or count % 1 ~= 0 or i + 4 + 2 * count > n then
+        error('option count missing or not a whole number: ' .. tostring(count_s), 0)
+      end
+      jobs.plain = false
+      local last = i + 4 + 2 * count
+      jobs[#jobs + 1] = M.Job_put_many_job(queue, i, last)
+      i = last + 1
+    end
+    if seen[jid] then jobs.repeated = true end
+    seen[jid] = true
+  end
+end
+  elseif name == 'Job_put_many_job' then
+--@ lua/job/put_many.lua:91-97
+-- The checked arguments of the job at ARGV[i] whose options end at ARGV[last].
+function M.Job_put_many_job(queue, i, last)
+  local delay, retries, tags, priority, depends, throttles, okey, ttl, unique =
+    M.Job_put_args(queue, A[i], A[i + 1], A[i + 2], A[i + 3], i + 5, last)
+  return { A[i], A[i + 1], A[i + 2], delay, retries, tags, priority, depends, throttles, okey,
+    ttl, unique }
+end
+  elseif name == 'Job_put_plain' then
+--@ lua/job/put_many.lua:99-128
+-- The writes of a batch of plain jobs (no options, no delay) none of which exists: exactly
+-- what Job.put_write writes for each (the same events, history entry, hash and score),
+-- without what only other jobs need. `jobs` holds the ARGV index of each jid; `tracked` is
+-- 2 when any job is tracked; the work-set entries go to `batch`.
+function M.Job_put_plain(now, queue, jobs, tracked, batch)
+  local out = {}
+  local qjson = encode(queue)
+  local log_tail = ',"event":"put","queue":' .. qjson .. '}'
+  local hist_tail = ',"put",{"q":' .. qjson .. '}]'
+  local logk = 'ql:' .. 'log'
+  for n, i in ipairs(jobs) do
+    local jid = A[i]
+    local t = now + 0.00001 * (n - 1)
+    local tstr = format('%.20f', t)
+    local whole = M.Num_whole_text(t, tstr)
+    local jk = 'ql:j:' .. jid
+    rcall('PUBLISH', logk, '{"jid":' .. encode(jid) .. log_tail)
+    rcall('RPUSH', jk .. '-history', '[' .. whole .. hist_tail)
+    rcall('HSET', jk, 'jid', jid, 'klass', A[i + 1], 'data', A[i + 2], 'priority', '0',
+      'tags', '{}', 'state', 'waiting', 'worker', '', 'expires', '0', 'queue', queue,
+      'retries', '5', 'remaining', '5', 'time', tstr)
+    batch[#batch + 1] = 0 - (t / 10000000000)
+    batch[#batch + 1] = jid
+    if tracked >= 2 and rcall('ZSCORE', 'ql:tracked', jid) then
+      rcall('PUBLISH', 'ql:' .. 'put', jid)
+    end
+    out[n] = jid
+  end
+  return out
+end
+  elseif name == 'Job_none_exist' then
+--@ lua/job/put_many.lua:130-140
+-- Whether none of the jobs' hashes exists (one EXISTS per 1000 jids).
+function M.Job_none_exist(jobs)
+  local keys = {}
+  for i, j in ipairs(jobs) do keys[i] = 'ql:j:' .. (type(j) == 'table' and j[1] or A[j]) end
+  for i = 1, #keys, 1000 do
+    local last = i + 999
+    if last > #keys then last = #keys end
+    if rcall('EXISTS', unpack(keys, i, last)) > 0 then return false end
+  end
+  return true
+end
   elseif name == 'Job_render_entry' then
 --@ lua/job/render.lua:3-31
 -- One rendered history entry: the extra object's keys plus "when" and "what".
@@ -1174,7 +1800,7 @@ function M.Job_encoded_members(list)
   return M.Json_list(list)
 end
   elseif name == 'Job_render' then
---@ lua/job/render.lua:48-140
+--@ lua/job/render.lua:48-145
 -- The job object (protocol 2.10) as JSON text, or nil when the job has no `jid` field.
 -- `f` is a Job.fetch result when the caller has one; `tracked` is known or nil.
 -- `wrap` true renders a one-element JSON array instead (pop of one job), in the same
@@ -1255,6 +1881,11 @@ function M.Job_render(jid, f, tracked, wrap, last, seen, shown, wjson, qjson)
   if failure ~= '{}' then
     failure = M.Job_stored_list(failure)
   end
+  -- The extensions' fields, only on jobs that use them (docs/compatibility.md).
+  local flow = ''
+  if f[16] or f[17] or f[18] then
+    flow = M.Job_flow_fields(f)
+  end
   return (wrap and '[{"jid":' or '{"jid":') .. encode(f[1]) .. ',"klass":' .. klass ..
     ',"state":' .. state .. ',"queue":' .. queue ..
     ',"worker":' .. (wjson or encode(f[5] or '')) .. ',"tracked":' .. (tracked and 'true' or 'false') ..
@@ -1265,11 +1896,23 @@ function M.Job_render(jid, f, tracked, wrap, last, seen, shown, wjson, qjson)
     ',"dependencies":' .. dependencies ..
     (priority and ',"priority":' or '') .. (priority or '') ..
     (retries and ',"retries":' or '') .. (retries or '') ..
-    (remaining and ',"remaining":' or '') .. (remaining or '') ..
+    (remaining and ',"remaining":' or '') .. (remaining or '') .. flow ..
     (wrap and '}]' or '}')
 end
+  elseif name == 'Job_flow_fields' then
+--@ lua/job/render.lua:147-156
+-- The job object's extension fields as ',"name":value' texts: "throttles" (the stored list,
+-- when it names a throttle besides the queue's own), "key" and "ttl" (when set).
+function M.Job_flow_fields(f)
+  local out = ''
+  local all = M.Throttle_list(f[16])
+  if M.Throttle_own(all, f[4] or '') then out = ',"throttles":' .. encode(all) end
+  if f[17] then out = out .. ',"key":' .. encode(f[17]) end
+  if f[18] then out = out .. ',"ttl":' .. (M.Json_number(f[18]) or '0') end
+  return out
+end
   elseif name == 'Job_get' then
---@ lua/job/render.lua:142-147
+--@ lua/job/render.lua:158-163
 -- get <now> <jid>: the job object, or nil. Error: Job(): no jid provided
 function M.Job_get(now)
   local jid = A[3]
@@ -1277,7 +1920,7 @@ function M.Job_get(now)
   return M.Job_render(jid) or false
 end
   elseif name == 'Job_multiget' then
---@ lua/job/render.lua:149-154
+--@ lua/job/render.lua:165-170
 -- multiget <now> [jid...]: JSON array of the existing jobs, in argument order ({} if none).
 function M.Job_multiget(now)
   local parts = {}
@@ -1393,6 +2036,379 @@ function M.Num_score_arg(now, tstr)
   if now >= 1 then return tstr end
   return now
 end
+  elseif name == 'Order_set' then
+--@ lua/ordering.lua:11-14
+-- The sorted set of ordering key `name` of `queue`.
+function M.Order_set(queue, name)
+  return 'ql:q:' .. queue .. '-key:' .. name
+end
+  elseif name == 'Order_join' then
+--@ lua/ordering.lua:16-23
+-- Append `jid` to key `name` of `queue` (after the last job; the first has score 1).
+function M.Order_join(queue, name, jid)
+  local ok = M.Order_set(queue, name)
+  local last = rcall('ZREVRANGE', ok, 0, 0, 'WITHSCORES')
+  local seq = 1
+  if last[2] then seq = tonumber(last[2]) + 1 end
+  rcall('ZADD', ok, seq, jid)
+end
+  elseif name == 'Order_head' then
+--@ lua/ordering.lua:25-40
+-- The head of key `name` of `queue`: its first job that still belongs there (a job that is
+-- gone, complete, failed, or now in another queue or key is dropped, at most STALE per
+-- call; false when more were stale). nil when the key has no job.
+function M.Order_head(queue, name)
+  local ok = M.Order_set(queue, name)
+  for _ = 1, 5 do
+    local head = rcall('ZRANGE', ok, 0, 0)[1]
+    if not head then return nil end
+    local f = rcall('HMGET', 'ql:j:' .. head, 'queue', 'key', 'state')
+    if f[1] == queue and f[2] == name and f[3] ~= 'complete' and f[3] ~= 'failed' then
+      return head
+    end
+    rcall('ZREM', ok, head)
+  end
+  return false
+end
+  elseif name == 'Order_is_head' then
+--@ lua/ordering.lua:42-49
+-- Whether `jid` is the head of key `name` of `queue` (it needs no check when it is first). A
+-- job missing from the key (retried into another queue) joins it at the end.
+function M.Order_is_head(queue, name, jid)
+  local ok = M.Order_set(queue, name)
+  if rcall('ZRANGE', ok, 0, 0)[1] == jid then return true end
+  if not rcall('ZSCORE', ok, jid) then M.Order_join(queue, name, jid) end
+  return M.Order_head(queue, name) == jid
+end
+  elseif name == 'Order_leave' then
+--@ lua/ordering.lua:51-57
+-- `jid` leaves key `name` of `queue`; when it was the head, the next job may start.
+function M.Order_leave(now, queue, name, jid)
+  local ok = M.Order_set(queue, name)
+  local head = rcall('ZRANGE', ok, 0, 0)[1]
+  rcall('ZREM', ok, jid)
+  if head == jid then M.Order_next(now, queue, name) end
+end
+  elseif name == 'Order_next' then
+--@ lua/ordering.lua:59-66
+-- The key's new head, when it is waiting for its turn (throttled), goes through the gate.
+-- A new head that is scheduled or depends on other jobs goes through it when it is ready.
+function M.Order_next(now, queue, name)
+  local head = M.Order_head(queue, name)
+  if head and rcall('HGET', 'ql:j:' .. head, 'state') == 'throttled' then
+    M.Job_unthrottle(now, head)
+  end
+end
+  elseif name == 'Queue_take' then
+--@ lua/pop.lua:7-15
+-- Append up to `want` jids from the work set (highest score first) to `jids`. A want of
+-- 1 (the common pop) goes as text: Redis would format the number first.
+--@inline
+function M.Queue_take(queue, jids, want)
+  if want <= 0 then return end
+  local top = rcall('ZREVRANGE', 'ql:q:' .. queue .. '-work', '0',
+    want == 1 and '0' or want - 1)
+  for i = 1, #top do jids[#jids + 1] = top[i] end
+end
+  elseif name == 'Queue_pop' then
+--@ lua/pop.lua:17-182
+-- pop <now> <queue> <worker> <count>
+-- Reply: JSON array of the popped jobs ({} when none). Events: reclaim events (4.2), then
+-- ql:popped per tracked job. A work-set jid whose job hash is gone is dropped from the work
+-- set and skipped (the reference fails with a Lua error). A negative count counts as 0.
+-- The throttle dialect's steps (docs/protocol.md): when the queue's own throttle is full
+-- (its running jobs, stalled ones included, at its maximum) only reclaimed jobs are handed
+-- out; a job whose named throttle is full is throttled instead of handed out, and a job
+-- whose ttl deadline has passed is expired; then more rounds look at more jobs
+-- (Queue.pop_again). A pop that comes up short expires due jobs and looks at one throttled
+-- job of the queue again (Queue.revisit).
+-- Errors: Queue(): no queue name provided / Pop(): Arg "worker" missing / Pop(): Arg "count"
+-- missing or not a number: <x>
+--@inline
+function M.Queue_pop(now)
+  local queue, worker, count_s = A[3], A[4], A[5]
+  if queue == nil then error('Queue(): no queue name provided') end
+  if worker == nil then error('Pop(): Arg "worker" missing') end
+  -- A count of '1' (the common pop) needs no parsing: tonumber converts a text twice.
+  local count = 1
+  if count_s ~= '1' then
+    count = M.Num_parse(count_s)
+    if count == nil then
+      error('Pop(): Arg "count" missing or not a number: ' .. tostring(count_s))
+    end
+    count = floor(count)
+  end
+  -- One EXISTS answers the common case (no config, no paused queue, no templates, no
+  -- delayed jobs in this queue, nothing tracked, no queue throttle) and saves the reads it
+  -- would otherwise take.
+  local qk = 'ql:q:' .. queue
+  local rk, sk = qk .. '-recur', qk .. '-scheduled'
+  local special = rcall('EXISTS', 'ql:config', 'ql:paused_queues', rk, sk, 'ql:tracked',
+    'ql:th:' .. qk) > 0
+  local expires, maxc = now + 60, 0
+  if special then
+    local c = rcall('HMGET', 'ql:config', queue .. '-heartbeat', 'heartbeat',
+      queue .. '-max-concurrency')
+    local lock = M.Num_parse(c[1])
+    if lock == nil then
+      lock = M.Num_parse(c[2])
+    end
+    expires = now + (lock or 60)
+    if rcall('SISMEMBER', 'ql:paused_queues', queue) == 1 then return '{}' end
+    maxc = M.Num_parse(c[3])
+    if maxc == nil then maxc = 0 end
+  else
+    cfg = false
+  end
+  -- `now` goes to Redis as its Num.time_text (see Num.score_arg), made once for every use.
+  local tstr = M.Num_time_text(now)
+  local now_arg = M.Num_score_arg(now, tstr)
+  rcall('ZADD', 'ql:workers', now_arg, worker)
+  local lk = qk .. '-locks'
+  if maxc > 0 then
+    local allowed = floor(maxc - rcall('ZCOUNT', lk, now, '+inf'))
+    if count > allowed then count = allowed end
+  end
+  if count <= 0 then return '{}' end
+  -- The range queries are made here so that the helpers run only when there is work.
+  -- A count of 1 (the common pop) goes as text: Redis would format the number first.
+  -- `jids` is the expired locks, then every jid to hand out (the reply is a list of our
+  -- own, so none has to be made).
+  local jids = rcall('ZRANGEBYSCORE', lk, '-inf', now_arg, 'LIMIT', '0',
+    count == 1 and '1' or count)
+  if #jids > 0 then jids = M.Queue_reclaim(now, queue, jids) end
+  local reclaimed = #jids
+  local want = count - reclaimed
+  if special and want > 0 then
+    local room = M.Queue_throttle_room(queue, lk)
+    if room and room < want then want = room end
+  end
+  if want > 0 then
+    if special then
+      local due = rcall('ZRANGEBYSCORE', rk, 0, now, 'WITHSCORES', 'LIMIT', 0, want)
+      if #due > 0 then M.Recur_spawn(now, queue, want, due) end
+      due = rcall('ZRANGEBYSCORE', sk, 0, now, 'LIMIT', 0, want)
+      if #due > 0 then M.Queue_promote(now, queue, want, due) end
+    end
+    -- The reference's ZREVRANGE, then one ZREM below. ZPOPMAX would take the same jids in
+    -- one call, but it replies with each score, which Redis 6.2 and 7.0 format with %.17g:
+    -- about 0.3 us more for one job and 2.7 times the time for 16 (docs/performance.md).
+    M.Queue_take(queue, jids, want)
+  end
+  if #jids == 0 then
+    M.Queue_revisit(now, queue)
+    return '{}'
+  end
+  -- The lock expiry as Redis would format the number itself (%.17g, exact), made once:
+  -- each job's hash and both lock sets get this text instead of formatting it again.
+  local expires_s = format('%.17g', expires)
+  -- Every handed-out jid leaves the work set (step 10): the ones just taken, and any
+  -- reclaimed job, which is normally not in the work set but can be (see Queue.unlist).
+  local wk = qk .. '-work'
+  if #jids == 1 then
+    rcall('ZREM', wk, jids[1])
+  else
+    M.Queue_call_list('ZREM', wk, jids, 1000)
+  end
+  local wjk = 'ql:w:' .. worker .. ':jobs'
+  -- The history entry every job gets, as stored and as rendered (the rendering Job.render
+  -- would make of the stored text), so that no job's render parses it back.
+  local wjson = encode(worker)
+  local wentry = '{"worker":' .. wjson .. '}'
+  local whole = M.Num_whole_text(now, tstr)
+  local last = '{"when":' .. whole .. ',"what":"popped","worker":' .. wjson .. '}'
+  -- Why jobs were not handed out: 1 = one was throttled, 2 = only expired ones.
+  local total, popped, skipped = #jids, nil, nil
+  if total == 1 then
+    -- One job (the common case): its writes in place, without the batch lists below.
+    local jid = jids[1]
+    local f, tracked = M.Queue_hand_out(now, jid, worker, expires, expires_s, tstr, whole, wentry,
+      special, queue, reclaimed == 1)
+    if f then
+      local put_t = tonumber(f[15]) or now
+      M.Stats_sample(now, 'wait', queue, now - put_t)
+      rcall('ZADD', wjk, expires_s, jid)
+      rcall('ZADD', lk, expires_s, jid)
+      -- The entry the job's put wrote, predicted from its time and queue, and its
+      -- rendering: an entry that is exactly this text is rendered without being parsed.
+      local seen, shown
+      local q = encode(f[4])
+      if put_t >= 1 and put_t < 1e14 then
+        local w = M.Num_whole_text(put_t, f[15])
+        seen = '[' .. w .. ',"put",{"q":' .. q .. '}]'
+        shown = '{"when":' .. w .. ',"what":"put","q":' .. q .. '}'
+      end
+      return M.Job_render(jid, f, tracked, true, last, seen, shown, wjson, q)
+    end
+    if tracked then skipped = tracked end
+    popped = {}
+  else
+    popped = {}
+    for i, jid in ipairs(jids) do
+      local f, tracked = M.Queue_hand_out(now, jid, worker, expires, expires_s, tstr, whole,
+        wentry, special, queue, i <= reclaimed)
+      if f then
+        popped[#popped + 1] = { jid, f, tracked }
+      elseif tracked and (not skipped or tracked < skipped) then
+        skipped = tracked
+      end
+    end
+  end
+  if skipped and #popped < total then
+    M.Queue_pop_again(now, queue, worker, total, popped, expires, expires_s, tstr, whole, wentry,
+      special, skipped)
+  end
+  if #popped < count then M.Queue_revisit(now, queue) end
+  if #popped == 0 then return '{}' end
+  -- The wait samples and the two lock sets are written once for the whole batch: the same
+  -- values as one write per job (samples in pop order), in two calls per set fewer per job.
+  local waits, scored = {}, {}
+  for i, p in ipairs(popped) do
+    waits[i] = now - (tonumber(p[2][15]) or now)
+    scored[2 * i - 1] = expires_s
+    scored[2 * i] = p[1]
+  end
+  M.Stats_samples(now, 'wait', queue, waits)
+  M.Queue_call_list('ZADD', wjk, scored, 2000)
+  M.Queue_call_list('ZADD', lk, scored, 2000)
+  local parts = {}
+  for i, p in ipairs(popped) do
+    local text = M.Job_render(p[1], p[2], p[3], false, last, nil, nil, wjson)
+    parts[i] = text
+  end
+  return M.Json_list(parts)
+end
+  elseif name == 'Queue_hand_out' then
+--@ lua/pop.lua:184-215
+-- Hand job `jid` to `worker` (pop's per-job writes: history, job fields, the tracked
+-- ql:popped event). Returns the job's fields in Job.fetch's layout (as they were before
+-- this pop, apart from state, worker and expires) and whether it is tracked. When it is not
+-- handed out: nil, false when the job hash is gone; nil, 1 when it was throttled and nil, 2
+-- when it was expired (Queue.flow_out). The lock expiry is stored as `expires_s` (its text), and the
+-- layout holds the number `expires` itself, which Job.render would otherwise parse back.
+--@inline
+function M.Queue_hand_out(now, jid, worker, expires, expires_s, tstr, whole, wentry, special,
+    queue, reclaimed)
+  -- Job.fetch's layout, without reading the three fields pop overwrites (state, worker,
+  -- expires): every field read costs a scan of the job hash and a reply string. A job
+  -- that uses an extension has a `throttles` field (Job.store_flow); only then are its key
+  -- and ttl read.
+  local g = rcall('HMGET', 'ql:j:' .. jid, 'jid', 'klass', 'queue', 'priority', 'retries',
+    'remaining', 'data', 'tags', 'failure', 'spawned_from_jid', 'history', 'time',
+    'throttles')
+  if not g[1] then return nil, false end
+  local okey, ttl = nil, nil
+  if g[13] then
+    local why
+    why, okey, ttl = M.Queue_flow_out(now, jid, queue, g[13], reclaimed)
+    if why then return nil, why end
+  end
+  local f = { g[1], g[2], 'running', g[3], worker, g[4], expires, g[5], g[6], g[7], g[8],
+    g[9], g[10], false, g[12], g[13], okey, ttl }
+  M.Job_hist(jid, now, '"popped"', wentry, g[11] or false, whole)
+  rcall('HSET', 'ql:j:' .. jid, 'time', tstr, 'worker', worker, 'expires', expires_s,
+    'state', 'running')
+  local tracked = special and rcall('ZSCORE', 'ql:tracked', jid) ~= false
+  if tracked then rcall('PUBLISH', 'ql:' .. 'popped', jid) end
+  return f, tracked
+end
+  elseif name == 'Queue_pop_again' then
+--@ lua/pop.lua:217-253
+-- More rounds of a pop whose round left jobs out (`why`: 1 throttled, 2 expired), each
+-- taking as many jobs as are still wanted of `total`: the dialect's rounds after throttled
+-- jobs, up to `<queue>-max-pop-retry` (else `max-pop-retry`, default 1) in all, and up to
+-- EXPIRED_ROUNDS more after expired ones (each expiry also removes REAP due jobs, so the
+-- next round rarely meets one). Appends to `popped` as Queue.pop does.
+function M.Queue_pop_again(now, queue, worker, total, popped, expires, expires_s, tstr, whole,
+    wentry, special, why)
+  local wk = 'ql:q:' .. queue .. '-work'
+  local rounds, extra = nil, 5
+  while why and #popped < total do
+    if why == 2 then
+      extra = extra - 1
+      if extra < 0 then return end
+    else
+      if rounds == nil then
+        rounds = M.Config_number(queue .. '-max-pop-retry', 0)
+        if rounds <= 0 then rounds = M.Config_number('max-pop-retry', 1) end
+      end
+      rounds = rounds - 1
+      if rounds < 1 then return end
+    end
+    local jids = {}
+    M.Queue_take(queue, jids, total - #popped)
+    if #jids == 0 then return end
+    M.Queue_call_list('ZREM', wk, jids, 1000)
+    why = nil
+    for _, jid in ipairs(jids) do
+      local f, tracked = M.Queue_hand_out(now, jid, worker, expires, expires_s, tstr, whole,
+        wentry, special, queue, false)
+      if f then
+        popped[#popped + 1] = { jid, f, tracked }
+      elseif tracked and (not why or tracked < why) then
+        why = tracked
+      end
+    end
+  end
+end
+  elseif name == 'Queue_flow_out' then
+--@ lua/pop.lua:255-277
+-- pop's checks of a job that uses an extension (stored list `text`): one whose ttl deadline
+-- has passed is expired (then the due jobs of the queue too, a bounded number), one whose
+-- named throttle is full is throttled; otherwise it takes its throttles' locks and its
+-- deadline goes. A `reclaimed` job (its lock expired; it gave its throttles back) has no
+-- deadline; when it cannot take its throttles again it leaves the queue's locks set and
+-- waits. Returns nil when it may be handed out (1 when it was throttled, 2 when it
+-- expired), then its key and ttl as stored.
+function M.Queue_flow_out(now, jid, queue, text, reclaimed)
+  local g = rcall('HMGET', 'ql:j:' .. jid, 'key', 'ttl')
+  if g[2] and not reclaimed and M.Expire_due(now, queue, jid) then
+    M.Expire_reap(now, queue)
+    return 2
+  end
+  if M.Throttle_take(now, jid, queue, text) then
+    if reclaimed then
+      rcall('ZREM', 'ql:q:' .. queue .. '-locks', jid)
+      rcall('HSET', 'ql:j:' .. jid, 'worker', '', 'expires', 0)
+    end
+    return 1
+  end
+  if g[2] and not reclaimed then rcall('ZREM', 'ql:q:' .. queue .. '-expiring', jid) end
+  return nil, g[1] or nil, g[2] or nil
+end
+  elseif name == 'Queue_throttle_room' then
+--@ lua/pop.lua:279-288
+-- Room left under the queue's own throttle (tid ql:q:<queue>): its maximum less the jobs
+-- in the queue's locks set (running and stalled, whichever core popped them). nil when the
+-- throttle is unlimited.
+function M.Queue_throttle_room(queue, lk)
+  local max = M.Throttle_maximum('ql:q:' .. queue)
+  if max == 0 then return nil end
+  local room = math.ceil(max) - rcall('ZCARD', lk)
+  if room < 0 then return 0 end
+  return room
+end
+  elseif name == 'Queue_revisit' then
+--@ lua/pop.lua:290-308
+-- A pop that came up short expires the queue's due jobs (a bounded number), and looks at
+-- one throttled job of the queue (which one moves with `now`) and lets it go through the
+-- gate again. A job waits for a release that never comes
+-- when its lock holders went away without one (deleted by another program, or moved by a
+-- dialect core's put): this finds it, and the gate drops the stale locks it meets.
+function M.Queue_revisit(now, queue)
+  M.Expire_check(now, queue)
+  local tk = 'ql:q:' .. queue .. '-throttled'
+  local n = rcall('ZCARD', tk)
+  if n == 0 then return end
+  local i = floor(now * 1000) % n
+  local jid = rcall('ZRANGE', tk, i, i)[1]
+  local f = rcall('HMGET', 'ql:j:' .. jid, 'state', 'queue')
+  if f[1] ~= 'throttled' or f[2] ~= queue then
+    rcall('ZREM', tk, jid)
+    return
+  end
+  M.Job_unthrottle(now, jid)
+end
   elseif name == 'Queue_call_list' then
 --@ lua/queue.lua:3-13
 -- Call a variadic Redis command on key `k` with the items of `list` from `first` (default
@@ -1424,7 +2440,7 @@ function M.Queue_whole(n)
   return n
 end
   elseif name == 'Queue_promote' then
---@ lua/queue.lua:30-42
+--@ lua/queue.lua:30-54
 -- P-PROMOTE: move up to `limit` due scheduled jobs into the work set, scored at `now`.
 -- `due` is the caller's ZRANGEBYSCORE result when it already has one.
 function M.Queue_promote(now, queue, limit, due)
@@ -1433,13 +2449,25 @@ function M.Queue_promote(now, queue, limit, due)
   due = due or rcall('ZRANGEBYSCORE', sk, 0, now, 'LIMIT', 0, limit)
   for _, jid in ipairs(due) do
     local jk = 'ql:j:' .. jid
-    M.Job_enqueue(queue, jid, tonumber(rcall('HGET', jk, 'priority')) or 0, now)
-    rcall('ZREM', sk, jid)
-    rcall('HSET', jk, 'state', 'waiting')
+    local f = rcall('HMGET', jk, 'priority', 'throttles', 'key', 'ttl')
+    local priority = tonumber(f[1]) or 0
+    if f[2] or f[3] or f[4] then
+      -- The job became ready when its delay ended: its ttl counts from then.
+      local at = tonumber(rcall('ZSCORE', sk, jid)) or now
+      rcall('ZREM', sk, jid)
+      if not M.Job_ready(now, queue, jid, priority, f[2], f[3] or nil, tonumber(f[4]), at,
+          'scheduled') then
+        rcall('HSET', jk, 'state', 'waiting')
+      end
+    else
+      M.Job_enqueue(queue, jid, priority, now)
+      rcall('ZREM', sk, jid)
+      rcall('HSET', jk, 'state', 'waiting')
+    end
   end
 end
   elseif name == 'Queue_unlist' then
---@ lua/queue.lua:44-57
+--@ lua/queue.lua:56-69
 -- Remove `jid` from the queue's work, locks and scheduled sets (complete, lock expiry that
 -- exhausts the retries; put and cancel, which also take it out of the depends set). A
 -- running job is normally in the locks set only. It can also sit in the other two after a
@@ -1455,11 +2483,13 @@ function M.Queue_unlist(queue, jid, exist)
   if not exist or exist % 4 >= 2 then rcall('ZREM', qk .. '-scheduled', jid) end
 end
   elseif name == 'Queue_exhausted' then
---@ lua/queue.lua:59-73
--- Lock expiry that exhausted the job's retries: fail it (protocol 4.2).
+--@ lua/queue.lua:71-87
+-- Lock expiry that exhausted the job's retries: fail it (protocol 4.2); it gives back its
+-- throttles and its ordering key's turn.
 function M.Queue_exhausted(now, queue, jid, f)
   local jq = f[3] or queue
   M.Queue_unlist(queue, jid)
+  if f[6] or f[7] then M.Job_leave(now, jid, jq, f[6], f[7] or nil) end
   -- The group names the job's own queue, the message the queue being popped (they differ
   -- after a retry into another queue).
   local group = 'failed-retries-' .. jq
@@ -1472,7 +2502,7 @@ function M.Queue_exhausted(now, queue, jid, f)
   M.Stats_count(now, now, queue, 'failures', 1, 'failed', 1)
 end
   elseif name == 'Queue_reclaim' then
---@ lua/queue.lua:75-93
+--@ lua/queue.lua:89-108
 -- P-RECLAIM: handle the expired locks `expired` of `queue` (pop reads at most its count);
 -- returns the jids that may be handed out again. First expiry: courtesy notice and grace
 -- period; next: retry consumed.
@@ -1481,7 +2511,8 @@ function M.Queue_reclaim(now, queue, expired)
   local lk = 'ql:q:' .. queue .. '-locks'
   local grace = M.Config_number('grace-period', 10)
   for _, jid in ipairs(expired) do
-    local f = rcall('HMGET', 'ql:j:' .. jid, 'worker', 'grace', 'queue', 'history', 'jid')
+    local f = rcall('HMGET', 'ql:j:' .. jid, 'worker', 'grace', 'queue', 'history', 'jid',
+      'throttles', 'key')
     if f[5] then
       if M.Queue_reclaim_one(now, queue, lk, grace, jid, f) then out[#out + 1] = jid end
     else
@@ -1493,9 +2524,11 @@ function M.Queue_reclaim(now, queue, expired)
   return out
 end
   elseif name == 'Queue_reclaim_one' then
---@ lua/queue.lua:95-119
--- P-RECLAIM for one expired lock; `f` is the job's worker, grace, queue, history. True when
--- the job may be handed out again.
+--@ lua/queue.lua:110-141
+-- P-RECLAIM for one expired lock; `f` is the job's worker, grace, queue, history, jid,
+-- throttles, key. True when the job may be handed out again: it gives back its throttle
+-- locks (pop hands it out only when it can take them again) and keeps its ordering key's
+-- turn.
 function M.Queue_reclaim_one(now, queue, lk, grace, jid, f)
   local jk = 'ql:j:' .. jid
   rcall('ZREM', 'ql:w:' .. (f[1] or '') .. ':jobs', jid)
@@ -1514,191 +2547,26 @@ function M.Queue_reclaim_one(now, queue, lk, grace, jid, f)
   if sent or grace <= 0 then
     rcall('HDEL', jk, 'grace')
     local remaining = tonumber(rcall('HINCRBYFLOAT', jk, 'remaining', -1))
-    if remaining >= 0 then return true end
+    if remaining >= 0 then
+      -- Its lock is lost: it gives back its throttles, and pop hands it out again only
+      -- when it can take them again (Queue.flow_out).
+      if f[6] then M.Job_leave(now, jid, f[3] or queue, f[6], nil) end
+      return true
+    end
     M.Queue_exhausted(now, queue, jid, f)
   end
   return false
 end
   elseif name == 'Queue_render' then
---@ lua/queue.lua:121-126
+--@ lua/queue.lua:143-148
 -- Render a list of jids as a JSON array of job objects, skipping missing jobs.
 function M.Queue_render(jids)
   local parts = {}
   for _, jid in ipairs(jids) do parts[#parts + 1] = M.Job_render(jid) end
   return M.Json_list(parts)
 end
-  elseif name == 'Queue_take' then
---@ lua/queue.lua:128-136
--- Append up to `want` jids from the work set (highest score first) to `jids`. A want of
--- 1 (the common pop) goes as text: Redis would format the number first.
---@inline
-function M.Queue_take(queue, jids, want)
-  if want <= 0 then return end
-  local top = rcall('ZREVRANGE', 'ql:q:' .. queue .. '-work', '0',
-    want == 1 and '0' or want - 1)
-  for i = 1, #top do jids[#jids + 1] = top[i] end
-end
-  elseif name == 'Queue_pop' then
---@ lua/queue.lua:138-271
--- pop <now> <queue> <worker> <count>
--- Reply: JSON array of the popped jobs ({} when none). Events: reclaim events (4.2), then
--- ql:popped per tracked job. A work-set jid whose job hash is gone is dropped from the work
--- set and skipped (the reference fails with a Lua error). A negative count counts as 0.
--- Errors: Queue(): no queue name provided / Pop(): Arg "worker" missing / Pop(): Arg "count"
--- missing or not a number: <x>
---@inline
-function M.Queue_pop(now)
-  local queue, worker, count_s = A[3], A[4], A[5]
-  if queue == nil then error('Queue(): no queue name provided') end
-  if worker == nil then error('Pop(): Arg "worker" missing') end
-  -- A count of '1' (the common pop) needs no parsing: tonumber converts a text twice.
-  local count = 1
-  if count_s ~= '1' then
-    count = M.Num_parse(count_s)
-    if count == nil then
-      error('Pop(): Arg "count" missing or not a number: ' .. tostring(count_s))
-    end
-    count = floor(count)
-  end
-  -- One EXISTS answers the common case (no config, no paused queue, no templates, no
-  -- delayed jobs in this queue, nothing tracked) and saves the reads it would otherwise take.
-  local rk, sk = 'ql:q:' .. queue .. '-recur', 'ql:q:' .. queue .. '-scheduled'
-  local special = rcall('EXISTS', 'ql:config', 'ql:paused_queues', rk, sk, 'ql:tracked') > 0
-  local expires, maxc = now + 60, 0
-  if special then
-    local c = rcall('HMGET', 'ql:config', queue .. '-heartbeat', 'heartbeat',
-      queue .. '-max-concurrency')
-    local lock = M.Num_parse(c[1])
-    if lock == nil then
-      lock = M.Num_parse(c[2])
-    end
-    expires = now + (lock or 60)
-    if rcall('SISMEMBER', 'ql:paused_queues', queue) == 1 then return '{}' end
-    maxc = M.Num_parse(c[3])
-    if maxc == nil then maxc = 0 end
-  else
-    cfg = false
-  end
-  -- `now` goes to Redis as its Num.time_text (see Num.score_arg), made once for every use.
-  local tstr = M.Num_time_text(now)
-  local now_arg = M.Num_score_arg(now, tstr)
-  rcall('ZADD', 'ql:workers', now_arg, worker)
-  local lk = 'ql:q:' .. queue .. '-locks'
-  if maxc > 0 then
-    local allowed = floor(maxc - rcall('ZCOUNT', lk, now, '+inf'))
-    if count > allowed then count = allowed end
-  end
-  if count <= 0 then return '{}' end
-  -- The range queries are made here so that the helpers run only when there is work.
-  -- A count of 1 (the common pop) goes as text: Redis would format the number first.
-  -- `jids` is the expired locks, then every jid to hand out (the reply is a list of our
-  -- own, so none has to be made).
-  local jids = rcall('ZRANGEBYSCORE', lk, '-inf', now_arg, 'LIMIT', '0',
-    count == 1 and '1' or count)
-  if #jids > 0 then jids = M.Queue_reclaim(now, queue, jids) end
-  local want = count - #jids
-  if want > 0 then
-    if special then
-      local due = rcall('ZRANGEBYSCORE', rk, 0, now, 'WITHSCORES', 'LIMIT', 0, want)
-      if #due > 0 then M.Recur_spawn(now, queue, want, due) end
-      due = rcall('ZRANGEBYSCORE', sk, 0, now, 'LIMIT', 0, want)
-      if #due > 0 then M.Queue_promote(now, queue, want, due) end
-    end
-    -- The reference's ZREVRANGE, then one ZREM below. ZPOPMAX would take the same jids in
-    -- one call, but it replies with each score, which Redis 6.2 and 7.0 format with %.17g:
-    -- about 0.3 us more for one job and 2.7 times the time for 16 (docs/performance.md).
-    M.Queue_take(queue, jids, want)
-  end
-  if #jids == 0 then return '{}' end
-  -- The lock expiry as Redis would format the number itself (%.17g, exact), made once:
-  -- each job's hash and both lock sets get this text instead of formatting it again.
-  local expires_s = format('%.17g', expires)
-  -- Every handed-out jid leaves the work set (step 10): the ones just taken, and any
-  -- reclaimed job, which is normally not in the work set but can be (see Queue.unlist).
-  local wk = 'ql:q:' .. queue .. '-work'
-  if #jids == 1 then
-    rcall('ZREM', wk, jids[1])
-  else
-    M.Queue_call_list('ZREM', wk, jids, 1000)
-  end
-  local wjk = 'ql:w:' .. worker .. ':jobs'
-  -- The history entry every job gets, as stored and as rendered (the rendering Job.render
-  -- would make of the stored text), so that no job's render parses it back.
-  local wjson = encode(worker)
-  local wentry = '{"worker":' .. wjson .. '}'
-  local whole = M.Num_whole_text(now, tstr)
-  local last = '{"when":' .. whole .. ',"what":"popped","worker":' .. wjson .. '}'
-  if #jids == 1 then
-    -- One job (the common case): its writes in place, without the batch lists below.
-    local jid = jids[1]
-    local f, tracked = M.Queue_hand_out(now, jid, worker, expires, expires_s, tstr, whole, wentry,
-      special)
-    if not f then return '{}' end
-    local put_t = tonumber(f[15]) or now
-    M.Stats_sample(now, 'wait', queue, now - put_t)
-    rcall('ZADD', wjk, expires_s, jid)
-    rcall('ZADD', lk, expires_s, jid)
-    -- The entry the job's put wrote, predicted from its time and queue, and its rendering:
-    -- an entry that is exactly this text is rendered without being parsed.
-    local seen, shown
-    local q = encode(f[4])
-    if put_t >= 1 and put_t < 1e14 then
-      local w = M.Num_whole_text(put_t, f[15])
-      seen = '[' .. w .. ',"put",{"q":' .. q .. '}]'
-      shown = '{"when":' .. w .. ',"what":"put","q":' .. q .. '}'
-    end
-    return M.Job_render(jid, f, tracked, true, last, seen, shown, wjson, q)
-  end
-  local popped = {}
-  for _, jid in ipairs(jids) do
-    local f, tracked = M.Queue_hand_out(now, jid, worker, expires, expires_s, tstr, whole, wentry,
-      special)
-    if f then popped[#popped + 1] = { jid, f, tracked } end
-  end
-  if #popped == 0 then return '{}' end
-  -- The wait samples and the two lock sets are written once for the whole batch: the same
-  -- values as one write per job (samples in pop order), in two calls per set fewer per job.
-  local waits, scored = {}, {}
-  for i, p in ipairs(popped) do
-    waits[i] = now - (tonumber(p[2][15]) or now)
-    scored[2 * i - 1] = expires_s
-    scored[2 * i] = p[1]
-  end
-  M.Stats_samples(now, 'wait', queue, waits)
-  M.Queue_call_list('ZADD', wjk, scored, 2000)
-  M.Queue_call_list('ZADD', lk, scored, 2000)
-  local parts = {}
-  for i, p in ipairs(popped) do
-    local text = M.Job_render(p[1], p[2], p[3], false, last, nil, nil, wjson)
-    parts[i] = text
-  end
-  return M.Json_list(parts)
-end
-  elseif name == 'Queue_hand_out' then
---@ lua/queue.lua:273-293
--- Hand job `jid` to `worker` (pop's per-job writes: history, job fields, the tracked
--- ql:popped event). Returns the job's fields in Job.fetch's layout (as they were before
--- this pop, apart from state, worker and expires) and whether it is tracked; nil when the
--- job hash is gone. The lock expiry is stored as `expires_s` (its text), and the layout
--- holds the number `expires` itself, which Job.render would otherwise parse back.
---@inline
-function M.Queue_hand_out(now, jid, worker, expires, expires_s, tstr, whole, wentry, special)
-  -- Job.fetch's layout, without reading the three fields pop overwrites (state, worker,
-  -- expires): every field read costs a scan of the job hash and a reply string.
-  local g = rcall('HMGET', 'ql:j:' .. jid, 'jid', 'klass', 'queue', 'priority', 'retries',
-    'remaining', 'data', 'tags', 'failure', 'spawned_from_jid', 'history', 'time')
-  if not g[1] then return nil end
-  local f = { g[1], g[2], 'running', g[3], worker, g[4], expires, g[5], g[6], g[7], g[8],
-    g[9], g[10], false, g[12] }
-  M.Job_hist(jid, now, '"popped"', wentry, g[11] or false, whole)
-  rcall('HSET', 'ql:j:' .. jid, 'time', tstr, 'worker', worker, 'expires', expires_s,
-    'state', 'running')
-  local tracked = special and rcall('ZSCORE', 'ql:tracked', jid) ~= false
-  if tracked then rcall('PUBLISH', 'ql:' .. 'popped', jid) end
-  return f, tracked
-end
   elseif name == 'Queue_peek' then
---@ lua/queue.lua:295-318
+--@ lua/queue.lua:150-174
 -- peek <now> <queue> <count>
 -- Reply: JSON array of job objects: expired locks first, then the work set ({} when none).
 -- Spawns recurring jobs and promotes scheduled ones. Errors: Queue(): no queue name provided
@@ -1711,6 +2579,7 @@ function M.Queue_peek(now)
     error('Peek(): Arg "count" missing or not a number: ' .. tostring(count_s))
   end
   count = M.Queue_whole(count)
+  M.Expire_check(now, queue)
   local jids = {}
   if count > 0 then
     jids = rcall('ZRANGEBYSCORE', 'ql:q:' .. queue .. '-locks', '-inf', now, 'LIMIT', 0, count)
@@ -1724,12 +2593,16 @@ function M.Queue_peek(now)
   return M.Queue_render(jids)
 end
   elseif name == 'Queue_counts' then
---@ lua/queue.lua:320-335
--- The counts object of one queue (protocol 2.11); promotes every due scheduled job.
+--@ lua/queue.lua:176-196
+-- The counts object of one queue (protocol 2.11); promotes every due scheduled job and
+-- expires due jobs (Expire.check). `throttled` (the dialect's count) is there only when the
+-- queue has throttled jobs, so that the object keeps qless-core's shape otherwise.
 function M.Queue_counts(now, queue)
   local lk, sk = 'ql:q:' .. queue .. '-locks', 'ql:q:' .. queue .. '-scheduled'
   local stalled = rcall('ZCOUNT', lk, 0, now)
   M.Queue_promote(now, queue, rcall('ZCARD', sk))
+  M.Expire_check(now, queue)
+  local throttled = rcall('ZCARD', 'ql:q:' .. queue .. '-throttled')
   return {
     name = queue,
     waiting = rcall('ZCARD', 'ql:q:' .. queue .. '-work'),
@@ -1739,10 +2612,11 @@ function M.Queue_counts(now, queue)
     depends = rcall('ZCARD', 'ql:q:' .. queue .. '-depends'),
     recurring = rcall('ZCARD', 'ql:q:' .. queue .. '-recur'),
     paused = rcall('SISMEMBER', 'ql:paused_queues', queue) == 1,
+    throttled = throttled > 0 and throttled or nil,
   }
 end
   elseif name == 'Queue_queues' then
---@ lua/queue.lua:337-345
+--@ lua/queue.lua:198-206
 -- queues <now> [queue]
 -- Reply: the counts object of one queue, or an array for every known queue ({} if none).
 function M.Queue_queues(now)
@@ -1753,17 +2627,18 @@ function M.Queue_queues(now)
   return encode(out)
 end
   elseif name == 'Queue_length' then
---@ lua/queue.lua:347-354
+--@ lua/queue.lua:208-216
 -- length <now> <queue>: integer, running + waiting + scheduled jobs.
 -- Error: Queue(): no queue name provided
 function M.Queue_length(now)
   local queue = A[3]
   if queue == nil then error('Queue(): no queue name provided') end
+  M.Expire_check(now, queue)
   return rcall('ZCARD', 'ql:q:' .. queue .. '-locks') + rcall('ZCARD', 'ql:q:' .. queue .. '-work') +
     rcall('ZCARD', 'ql:q:' .. queue .. '-scheduled')
 end
   elseif name == 'Queue_page_arg' then
---@ lua/queue.lua:356-362
+--@ lua/queue.lua:218-224
 -- Pagination argument: default when absent, else a number (fractions are floored).
 function M.Queue_page_arg(v, default, msg)
   if v == nil then return default end
@@ -1772,9 +2647,10 @@ function M.Queue_page_arg(v, default, msg)
   return floor(n)
 end
   elseif name == 'Queue_jobs' then
---@ lua/queue.lua:364-396
+--@ lua/queue.lua:226-264
 -- jobs <now> complete [offset] [count] | jobs <now> <state> <queue> [offset] [count]
--- Reply: array of jids. Errors: Jobs(): Arg "state" missing / Jobs(): Arg "queue" missing /
+-- States: running, stalled, scheduled, depends, recurring, throttled (the dialect's, oldest
+-- first). Reply: array of jids. Errors: Jobs(): Arg "state" missing / Jobs(): Arg "queue" missing /
 -- Jobs(): Arg "offset" not a number: <x> / Jobs(): Arg "count" not a number: <x> / Jobs():
 -- Unknown type "<state>"
 function M.Queue_jobs(now)
@@ -1791,6 +2667,11 @@ function M.Queue_jobs(now)
   local count = M.Queue_page_arg(cnt_s, 25, 'Jobs(): Arg "count" not a number: ')
   local last = offset + count - 1
   if state == 'complete' then return rcall('ZREVRANGE', 'ql:completed', offset, last) end
+  if state ~= 'running' and state ~= 'stalled' and state ~= 'scheduled' and state ~= 'depends'
+      and state ~= 'recurring' and state ~= 'throttled' then
+    error('Jobs(): Unknown type "' .. state .. '"')
+  end
+  M.Expire_check(now, queue)
   if state == 'running' then
     return rcall('ZRANGEBYSCORE', 'ql:q:' .. queue .. '-locks', now, '+inf', 'LIMIT', offset, count)
   elseif state == 'stalled' then
@@ -1804,31 +2685,31 @@ function M.Queue_jobs(now)
   elseif state == 'recurring' then
     return rcall('ZRANGEBYSCORE', 'ql:q:' .. queue .. '-recur', 0, '+inf', 'LIMIT', offset, count)
   end
-  error('Jobs(): Unknown type "' .. state .. '"')
+  return rcall('ZRANGE', 'ql:q:' .. queue .. '-throttled', offset, last)
 end
   elseif name == 'Queue_pause' then
---@ lua/queue.lua:398-402
+--@ lua/queue.lua:266-270
 -- pause <now> <queue>...: reply nil.
 function M.Queue_pause(now)
   M.Queue_with_names('SADD', 'ql:paused_queues', 3)
   return nil
 end
   elseif name == 'Queue_unpause' then
---@ lua/queue.lua:404-408
+--@ lua/queue.lua:272-276
 -- unpause <now> <queue>...: reply nil.
 function M.Queue_unpause(now)
   M.Queue_with_names('SREM', 'ql:paused_queues', 3)
   return nil
 end
   elseif name == 'Queue_forget' then
---@ lua/queue.lua:410-414
+--@ lua/queue.lua:278-282
 -- queue.forget <now> <queue>...: drop the names from ql:queues only. Reply nil.
 function M.Queue_forget(now)
   M.Queue_with_names('ZREM', 'ql:queues', 3)
   return nil
 end
   elseif name == 'Recur_spawn' then
---@ lua/recurring.lua:3-47
+--@ lua/recurring.lua:3-56
 -- P-SPAWN: create the jobs of due templates of `queue`, at most `limit` in this call.
 -- Each child is stamped with its slot time and enters the work set scored by it. `due` is
 -- the caller's ZRANGEBYSCORE ... WITHSCORES result when it already has one.
@@ -1842,7 +2723,8 @@ function M.Recur_spawn(now, queue, limit, due)
     local rjid = due[i]
     local tk = 'ql:r:' .. rjid
     local r = rcall('HMGET', tk, 'klass', 'data', 'priority', 'tags', 'retries', 'interval',
-      'backlog')
+      'backlog', 'throttles', 'key', 'ttl')
+    local flow = r[8] or r[9] or r[10]
     local s = floor(tonumber(due[i + 1]))
     local interval = tonumber(r[6]) or 0
     local backlog = tonumber(r[7]) or 0
@@ -1868,14 +2750,22 @@ function M.Recur_spawn(now, queue, limit, due)
         'expires', 0, 'queue', queue, 'retries', retries, 'remaining', retries,
         'time', M.Num_time_text(s), 'spawned_from_jid', rjid)
       M.Job_hist(child, s, '"put"', { q = queue })
-      M.Job_enqueue(queue, child, priority, s)
+      if flow then
+        -- The template's throttles, key and ttl go to each child, which joins the key and
+        -- passes the gate as put at its slot time.
+        local text = M.Job_store_flow(child, queue, r[8] or nil, r[9] or nil, r[10] or nil)
+        if r[9] then M.Order_join(queue, r[9], child) end
+        M.Job_ready(s, queue, child, priority, text, r[9] or nil, tonumber(r[10]), s, 'waiting')
+      else
+        M.Job_enqueue(queue, child, priority, s)
+      end
       s = s + interval
       rcall('ZADD', rk, s, rjid)
     end
   end
 end
   elseif name == 'Recur_recur_number' then
---@ lua/recurring.lua:49-56
+--@ lua/recurring.lua:58-65
 -- Option value that must be a finite number (default when absent).
 function M.Recur_recur_number(opts, name, default)
   local v = opts[name]
@@ -1885,16 +2775,19 @@ function M.Recur_recur_number(opts, name, default)
   return n
 end
   elseif name == 'Recur_recur' then
---@ lua/recurring.lua:58-102
+--@ lua/recurring.lua:67-120
 -- recur <now> <queue> <jid> <klass> <data> interval <seconds> <offset> [priority p]
---       [tags t] [retries r] [backlog b]
--- Reply: the template jid. Re-issuing replaces every attribute but keeps `count`.
+--       [tags t] [retries r] [backlog b] [throttles t] [key k] [ttl s]
+-- Reply: the template jid. Re-issuing replaces every attribute but keeps `count`. Spawned
+-- jobs get the template's throttles (the dialect's), ordering key and ttl (extensions).
 -- Errors: Queue(): no queue name provided / RecurringJob On(): Arg "jid" missing /
 -- RecurringJob On(): Arg "klass" missing / RecurringJob On(): Arg "spec" missing /
 -- RecurringJob On(): Arg "data" not JSON: <x> / Recur(): schedule type "<x>" unknown /
 -- Recur(): Arg "interval" not a number: <x> / Recur(): Arg "offset" not a number: <x> /
 -- Recur(): Arg "interval" must be greater than 0 / Odd number of additional args / Recur():
--- Arg "tags" must be JSON string array: <x> / Recur(): Arg "<name>" not a number: <x>
+-- Arg "tags" must be JSON string array: <x> / Recur(): Arg "<name>" not a number: <x> /
+-- Recur(): Arg "throttles" not JSON array: <x> / Recur(): Arg "key" is empty / Recur(): Arg
+-- "ttl" not a number: <x> / Recur(): Arg "ttl" must be greater than 0: <x>
 function M.Recur_recur(now)
   local queue, jid, klass, data, spec = A[3], A[4], A[5], A[6], A[7]
   if queue == nil then error('Queue(): no queue name provided') end
@@ -1920,6 +2813,8 @@ function M.Recur_recur(now)
   local priority = M.Recur_recur_number(opts, 'priority', 0)
   local retries = M.Recur_recur_number(opts, 'retries', 0)
   local backlog = M.Recur_recur_number(opts, 'backlog', 0)
+  local throttles, okey, ttl = M.Job_flow_options(opts, 'Recur()')
+  local stored = throttles and M.Throttle_stored(throttles, queue)
 
   local tk = 'ql:r:' .. jid
   local old = rcall('HMGET', tk, 'count', 'queue')
@@ -1927,12 +2822,26 @@ function M.Recur_recur(now)
   rcall('HSET', tk, 'jid', jid, 'klass', klass, 'data', data, 'priority', priority,
     'tags', encode(tags), 'state', 'recur', 'queue', queue, 'type', 'interval',
     'count', old[1] or 0, 'interval', interval, 'retries', retries, 'backlog', backlog)
+  rcall('HDEL', tk, 'throttles', 'key', 'ttl')
+  if stored or okey or ttl then
+    M.Recur_store_flow(tk, stored and encode(stored), okey, ttl)
+  end
   rcall('ZADD', 'ql:q:' .. queue .. '-recur', now + offset, jid)
   rcall('ZADD', 'ql:queues', 'NX', now, queue)
   return jid
 end
+  elseif name == 'Recur_store_flow' then
+--@ lua/recurring.lua:122-129
+-- Store a template's throttle list (JSON text), ordering key and ttl, those given.
+function M.Recur_store_flow(tk, text, okey, ttl)
+  local args = {}
+  if text then args[#args + 1], args[#args + 2] = 'throttles', text end
+  if okey then args[#args + 1], args[#args + 2] = 'key', okey end
+  if ttl then args[#args + 1], args[#args + 2] = 'ttl', ttl end
+  rcall('HSET', tk, unpack(args))
+end
   elseif name == 'Recur_unrecur' then
---@ lua/recurring.lua:104-114
+--@ lua/recurring.lua:131-141
 -- unrecur <now> <jid>: delete the template (spawned jobs stay). Reply 1.
 -- Error: Recurring(): no jid provided
 function M.Recur_unrecur(now)
@@ -1945,23 +2854,27 @@ function M.Recur_unrecur(now)
   return 1
 end
   elseif name == 'Recur_get' then
---@ lua/recurring.lua:116-129
--- recur.get <now> <jid>: the recurring object (protocol 2.11), or nil.
--- Error: Recurring(): no jid provided
+--@ lua/recurring.lua:143-160
+-- recur.get <now> <jid>: the recurring object (protocol 2.11), or nil. It has `throttles`
+-- (the stored list) when the template names a throttle besides its queue's own, and `key`
+-- and `ttl` when they are set. Error: Recurring(): no jid provided
 function M.Recur_get(now)
   local jid = A[3]
   if jid == nil then error('Recurring(): no jid provided') end
   local r = rcall('HMGET', 'ql:r:' .. jid, 'jid', 'klass', 'state', 'queue', 'priority',
-    'interval', 'retries', 'count', 'data', 'tags', 'backlog')
+    'interval', 'retries', 'count', 'data', 'tags', 'backlog', 'throttles', 'key', 'ttl')
   if not r[1] then return false end
+  local all = M.Throttle_list(r[12])
   return encode({
     jid = r[1], klass = r[2], state = r[3], queue = r[4], priority = tonumber(r[5]),
     interval = tonumber(r[6]), retries = tonumber(r[7]), count = tonumber(r[8]), data = r[9],
     tags = M.Job_tag_list(r[10]), backlog = tonumber(r[11]) or 0,
+    throttles = M.Throttle_own(all, r[4] or '') and all or nil, ['key'] = r[13] or nil,
+    ttl = tonumber(r[14]),
   })
 end
   elseif name == 'Recur_check_update' then
---@ lua/recurring.lua:131-145
+--@ lua/recurring.lua:162-184
 -- Check one recur.update pair (protocol 3.29 validation column).
 function M.Recur_check_update(name, value)
   if value == nil then error('No value provided for ' .. tostring(name)) end
@@ -1973,18 +2886,29 @@ function M.Recur_check_update(name, value)
     if M.Num_parse(value) == nil then error('Recur(): Arg "backlog" not a number: ' .. value) end
   elseif name == 'data' then
     if decode(value) == false then error('Recur(): Arg "data" is not JSON-encoded: ' .. value) end
-  elseif name ~= 'klass' and name ~= 'queue' then
+  elseif name == 'throttles' then
+    local ok, v = pcall(decode, value)
+    if not ok or not M.Json_strings(v) then
+      error('Recur(): Arg "throttles" is not JSON-encoded: ' .. value)
+    end
+  elseif name == 'ttl' then
+    local ttl = M.Num_parse(value)
+    if ttl == nil or ttl < 0 then error('Recur(): Arg "ttl" must be a number: ' .. value) end
+  elseif name ~= 'klass' and name ~= 'queue' and name ~= 'key' then
     error('Recur(): Unrecognized option "' .. name .. '"')
   end
 end
   elseif name == 'Recur_update' then
---@ lua/recurring.lua:147-184
+--@ lua/recurring.lua:186-234
 -- recur.update <now> <jid> [name value]...
+-- Names: priority, retries, interval, data, klass, queue, backlog; throttles (the dialect's:
+-- a JSON array, the queue's own tid is appended), key ('' removes it), ttl (0 removes it).
 -- Every pair is validated before the first is applied (the reference applies them one by
 -- one). Reply 1. Errors: Recurring(): no jid provided / Recur(): No recurring job <jid> /
 -- No value provided for <name> / Recur(): Arg "<name>" must be a number: <x> / Recur(): Arg
 -- "backlog" not a number: <x> / Recur(): Arg "data" is not JSON-encoded: <x> / Recur():
--- Unrecognized option "<name>"
+-- Unrecognized option "<name>" / Recur(): Arg "throttles" is not JSON-encoded: <x> / Recur():
+-- Arg "ttl" must be a number: <x>
 function M.Recur_update(now)
   local jid = A[3]
   if jid == nil then error('Recurring(): no jid provided') end
@@ -2010,15 +2934,35 @@ function M.Recur_update(now)
       if score then rcall('ZADD', 'ql:q:' .. value .. '-recur', score, jid) end
       rcall('HSET', tk, 'queue', value)
       rcall('ZADD', 'ql:queues', 'NX', now, value)
+      M.Recur_set_throttles(tk, M.Throttle_own(M.Throttle_list(rcall('HGET', tk, 'throttles')), queue),
+        value)
       queue = value
+    elseif name == 'throttles' then
+      M.Recur_set_throttles(tk, M.Throttle_list(value), queue)
+    elseif (name == 'key' and value == '') or (name == 'ttl' and M.Num_parse(value) == 0) then
+      rcall('HDEL', tk, name)
+    elseif name == 'ttl' then
+      rcall('HSET', tk, 'ttl', M.Num_parse(value))
     else
       rcall('HSET', tk, name, value)
     end
   end
   return 1
 end
+  elseif name == 'Recur_set_throttles' then
+--@ lua/recurring.lua:236-245
+-- Store the named throttles `given` on template `tk` of `queue` (with the queue's own tid),
+-- or remove the field when there are none.
+function M.Recur_set_throttles(tk, given, queue)
+  local stored = given and M.Throttle_stored(given, queue)
+  if stored then
+    rcall('HSET', tk, 'throttles', encode(stored))
+  else
+    rcall('HDEL', tk, 'throttles')
+  end
+end
   elseif name == 'Recur_tag' then
---@ lua/recurring.lua:186-204
+--@ lua/recurring.lua:247-265
 -- recur.tag <now> <jid> <tag>...: append tags not already on the template (duplicates given
 -- in the same call are all appended, as in the reference). Reply: the tag list JSON.
 -- Errors: Recurring(): no jid provided / Tag(): Job <jid> does not exist
@@ -2039,7 +2983,7 @@ function M.Recur_tag(now)
   return out
 end
   elseif name == 'Recur_untag' then
---@ lua/recurring.lua:206-223
+--@ lua/recurring.lua:267-284
 -- recur.untag <now> <jid> <tag>...: remove the listed tags. Reply: the tag list JSON.
 -- Errors: Recurring(): no jid provided / Untag(): Job <jid> does not exist
 function M.Recur_untag(now)
@@ -2218,9 +3162,10 @@ function M.Stats_summary(k)
   return { count = count, mean = mean, std = std, histogram = histogram }
 end
   elseif name == 'Stats_get' then
---@ lua/stats.lua:158-175
+--@ lua/stats.lua:158-179
 -- stats <now> <queue> <date>
--- Reply: {"retries","failed","failures","wait":{...},"run":{...}} for the day of `date`.
+-- Reply: {"retries","failed","failures","wait":{...},"run":{...}} for the day of `date`,
+-- and "expired" (jobs whose ttl ran out, an extension) only when there were some.
 -- Errors: Queue(): no queue name provided / Stats(): Arg "date" missing or not a number: <x>
 function M.Stats_get(now)
   local queue, date_s = A[3], A[4]
@@ -2228,11 +3173,14 @@ function M.Stats_get(now)
   local date = M.Num_parse(date_s)
   if date == nil then error('Stats(): Arg "date" missing or not a number: ' .. tostring(date_s)) end
   local day = M.Stats_day(date)
-  local counters = rcall('HMGET', M.Stats_key('stats', day, queue), 'retries', 'failed', 'failures')
+  local counters = rcall('HMGET', M.Stats_key('stats', day, queue), 'retries', 'failed', 'failures',
+    'expired')
+  local expired = tonumber(counters[4])
   return encode({
     retries = tonumber(counters[1]) or 0,
     failed = tonumber(counters[2]) or 0,
     failures = tonumber(counters[3]) or 0,
+    expired = expired and expired > 0 and expired or nil,
     wait = M.Stats_summary(M.Stats_key('wait', day, queue)),
     run = M.Stats_summary(M.Stats_key('run', day, queue)),
   })
@@ -2300,6 +3248,356 @@ function M.Tags_tag(now)
     return encode(rcall('ZREVRANGEBYSCORE', 'ql:tags', '+inf', 2, 'LIMIT', offset, count))
   end
   error('Tag(): First argument must be "add", "remove" or "get"')
+end
+  elseif name == 'Throttle_list' then
+--@ lua/throttle.lua:18-27
+-- The stored tid list `text` as a list of strings, or nil when absent, empty or unreadable.
+function M.Throttle_list(text)
+  if not text then return nil end
+  local ok, v = pcall(decode, text)
+  if not ok then return nil end
+  v = M.Json_strings(v)
+  if not v or #v == 0 then return nil end
+  for i = 1, #v do v[i] = tostring(v[i]) end
+  return v
+end
+  elseif name == 'Throttle_own' then
+--@ lua/throttle.lua:29-40
+-- The named throttles in list `all`: every tid but `queue`'s own (nil when none).
+function M.Throttle_own(all, queue)
+  if not all then return nil end
+  local qtid, out = 'ql:q:' .. queue, nil
+  for _, tid in ipairs(all) do
+    if tid ~= qtid then
+      out = out or {}
+      out[#out + 1] = tid
+    end
+  end
+  return out
+end
+  elseif name == 'Throttle_stored' then
+--@ lua/throttle.lua:42-56
+-- A put's `throttles` option as the list to store: the named tids once each, in order, then
+-- `queue`'s own tid (the dialect's layout). nil when the option names no throttle.
+function M.Throttle_stored(given, queue)
+  local own = M.Throttle_own(given, queue)
+  if not own then return nil end
+  local seen, out = {}, {}
+  for _, tid in ipairs(own) do
+    if not seen[tid] then
+      seen[tid] = true
+      out[#out + 1] = tid
+    end
+  end
+  out[#out + 1] = 'ql:q:' .. queue
+  return out
+end
+  elseif name == 'Throttle_moved' then
+--@ lua/throttle.lua:58-64
+-- The list `all` (a job's or template's) for a job that moves from `old` to queue `new`:
+-- the old queue's tid is replaced by the new one's. nil when it names no other throttle.
+function M.Throttle_moved(all, old, new)
+  local own = M.Throttle_own(all, old)
+  if not own then return nil end
+  return M.Throttle_stored(own, new)
+end
+  elseif name == 'Throttle_maximum' then
+--@ lua/throttle.lua:66-73
+-- A throttle's maximum: the stored number, 0 (unlimited) when the hash or the field is
+-- missing or not a number. The dialect's rule applies as stored: a throttle is available
+-- when its maximum is 0 or its locks number fewer.
+function M.Throttle_maximum(tid)
+  local m = M.Num_parse(rcall('HGET', 'ql:th:' .. tid, 'maximum'))
+  if m == nil then return 0 end
+  return m
+end
+  elseif name == 'Throttle_verify' then
+--@ lua/throttle.lua:75-98
+-- Check VERIFY entries of the sorted set `zk` (a throttle's -locks when `running`, else its
+-- -ready) and drop those whose job is gone, or no longer running (locks), or no longer
+-- waiting to be popped (admissions). Which entries are checked moves with `now`, so that
+-- calls over time look at all of them. Returns how many were dropped.
+function M.Throttle_verify(now, zk, running)
+  local n = rcall('ZCARD', zk)
+  if n == 0 then return 0 end
+  local first = floor(now * 1000) % n
+  local freed = 0
+  for _, jid in ipairs(rcall('ZRANGE', zk, first, first + 3 - 1)) do
+    local state = rcall('HGET', 'ql:j:' .. jid, 'state')
+    local valid
+    if running then
+      valid = state == 'running'
+    else
+      valid = state == 'waiting' or state == 'stalled'
+    end
+    if not valid then
+      rcall('ZREM', zk, jid)
+      freed = freed + 1
+    end
+  end
+  return freed
+end
+  elseif name == 'Throttle_full' then
+--@ lua/throttle.lua:100-116
+-- The first of `tids` that has no room for one more job in a work set (locks and admissions
+-- at its maximum, after dropping stale ones), or nil.
+function M.Throttle_full(now, tids)
+  for _, tid in ipairs(tids) do
+    local max = M.Throttle_maximum(tid)
+    if max ~= 0 then
+      local base = 'ql:th:' .. tid
+      local lk, rk = base .. '-locks', base .. '-ready'
+      local used = rcall('ZCARD', lk) + rcall('ZCARD', rk)
+      if used >= max then
+        used = used - M.Throttle_verify(now, lk, true) - M.Throttle_verify(now, rk, false)
+        if used >= max then return tid end
+      end
+    end
+  end
+  return nil
+end
+  elseif name == 'Throttle_admit' then
+--@ lua/throttle.lua:118-121
+-- Let job `jid` into a work set on the account of each of `tids`.
+function M.Throttle_admit(now, jid, tids)
+  for _, tid in ipairs(tids) do rcall('ZADD', 'ql:th:' .. tid .. '-ready', now, jid) end
+end
+  elseif name == 'Throttle_acquire' then
+--@ lua/throttle.lua:123-150
+-- pop: take one lock of each of `tids` for `jid`, or return the first tid that has no room
+-- for it and take none. The job gives up its admissions either way. A job a throttle let
+-- into the work set takes a lock when the locks are fewer than the maximum (the dialect's
+-- rule; fewer than it was promised only after the maximum was lowered); a job it did not
+-- let in (a reclaimed one, or one a dialect core put) must also leave the room promised to
+-- the jobs it did (locks + admissions).
+function M.Throttle_acquire(now, jid, tids)
+  local admitted = {}
+  for i, tid in ipairs(tids) do
+    admitted[i] = rcall('ZREM', 'ql:th:' .. tid .. '-ready', jid) == 1
+  end
+  for i, tid in ipairs(tids) do
+    local max = M.Throttle_maximum(tid)
+    local base = 'ql:th:' .. tid
+    local lk, rk = base .. '-locks', base .. '-ready'
+    if max ~= 0 then
+      local used = rcall('ZCARD', lk)
+      if not admitted[i] then used = used + rcall('ZCARD', rk) end
+      if used >= max then
+        used = used - M.Throttle_verify(now, lk, true)
+        if not admitted[i] then used = used - M.Throttle_verify(now, rk, false) end
+        if used >= max then return tid end
+      end
+    end
+  end
+  for _, t in ipairs(tids) do rcall('ZADD', 'ql:th:' .. t .. '-locks', 1, jid) end
+  return nil
+end
+  elseif name == 'Throttle_release' then
+--@ lua/throttle.lua:152-164
+-- Job `jid` stops holding or waiting for the throttles `all` (its whole stored list: the
+-- queue's own tid is returned too, for jobs a dialect core locked): it leaves each one's
+-- locks set, or else its pending set, and its admissions; each throttle that it held a lock
+-- or an admission of then lets waiting jobs in.
+function M.Throttle_release(now, jid, all)
+  for _, tid in ipairs(all) do
+    local base = 'ql:th:' .. tid
+    local freed = rcall('ZREM', base .. '-locks', jid)
+    if freed == 0 then rcall('ZREM', base .. '-pending', jid) end
+    freed = freed + rcall('ZREM', base .. '-ready', jid)
+    if freed > 0 then M.Throttle_hand_out(now, tid) end
+  end
+end
+  elseif name == 'Throttle_hand_out' then
+--@ lua/throttle.lua:166-199
+-- Handing out free locks: jobs waiting for `tid` go through the gate again (Job.unthrottle),
+-- oldest first, until as many as the throttle has room for went into the work set. A job
+-- that expires, or waits for another throttle instead, takes no room. At most HAND_OUT
+-- jobs are looked at per call.
+function M.Throttle_hand_out(now, tid)
+  local base = 'ql:th:' .. tid
+  local pk = base .. '-pending'
+  if rcall('EXISTS', pk) == 0 then return end
+  local room = 100
+  local max = M.Throttle_maximum(tid)
+  if max ~= 0 then
+    local lk, rk = base .. '-locks', base .. '-ready'
+    room = math.ceil(max) - rcall('ZCARD', lk) - rcall('ZCARD', rk)
+    if room < 1 then
+      room = room + M.Throttle_verify(now, lk, true) + M.Throttle_verify(now, rk, false)
+      if room < 1 then return end
+    end
+    if room > 100 then room = 100 end
+  end
+  -- `skip`: jobs looked at that still wait here (they come first in the set).
+  local looked, skip = 0, 0
+  while room > 0 and looked < 100 do
+    local jids = rcall('ZRANGE', pk, skip, skip + room - 1)
+    if #jids == 0 then return end
+    for _, jid in ipairs(jids) do
+      if M.Job_unthrottle(now, jid, tid) then
+        room = room - 1
+      elseif rcall('ZSCORE', pk, jid) then
+        skip = skip + 1
+      end
+    end
+    looked = looked + #jids
+  end
+end
+  elseif name == 'Throttle_max_arg' then
+--@ lua/throttle.lua:201-210
+-- The maximum argument of throttle.set and queue.throttle.set: a number of at least 0,
+-- floored.
+function M.Throttle_max_arg(v)
+  local max = M.Num_parse(v)
+  if max == nil then
+    error('Throttle(): Arg "maximum" missing or not a number: ' .. tostring(v))
+  end
+  if max < 0 then error('Throttle(): Arg "maximum" must not be negative: ' .. v) end
+  return floor(max)
+end
+  elseif name == 'Throttle_write' then
+--@ lua/throttle.lua:212-219
+-- Store a throttle's maximum (and a TTL on its hash when `expiration` > 0), then let the
+-- jobs waiting for it start as far as the new maximum has room.
+function M.Throttle_write(now, tid, max, expiration)
+  local tk = 'ql:th:' .. tid
+  rcall('HSET', tk, 'id', tid, 'maximum', max)
+  if expiration > 0 then rcall('EXPIRE', tk, math.ceil(expiration)) end
+  M.Throttle_hand_out(now, tid)
+end
+  elseif name == 'Throttle_object' then
+--@ lua/throttle.lua:221-224
+-- The throttle object of the dialect: {"id": tid, "maximum": n}.
+function M.Throttle_object(tid)
+  return encode({ id = tid, maximum = M.Throttle_maximum(tid) })
+end
+  elseif name == 'Throttle_set' then
+--@ lua/throttle.lua:226-244
+-- throttle.set <now> <tid> <maximum> [expiration]
+-- Sets the maximum (0: unlimited); with expiration > 0, that many seconds of TTL on the
+-- throttle's hash only. Jobs waiting for the throttle start at once as far as the new
+-- maximum has room (the dialect waits for the next release). Reply nil.
+-- Errors: Throttle(): no tid provided / Throttle(): Arg "maximum" missing or not a number:
+-- <x> / Throttle(): Arg "maximum" must not be negative: <x> / Throttle(): Arg "expiration"
+-- not a number: <x>
+function M.Throttle_set(now)
+  local tid = A[3]
+  if tid == nil then error('Throttle(): no tid provided') end
+  local max = M.Throttle_max_arg(A[4])
+  local expiration = 0
+  if A[5] ~= nil then
+    expiration = M.Num_parse(A[5])
+    if expiration == nil then error('Throttle(): Arg "expiration" not a number: ' .. A[5]) end
+  end
+  M.Throttle_write(now, tid, max, expiration)
+  return nil
+end
+  elseif name == 'Throttle_get' then
+--@ lua/throttle.lua:246-252
+-- throttle.get <now> <tid>: {"id": tid, "maximum": n}, maximum 0 when the throttle does not
+-- exist. Error: Throttle(): no tid provided
+function M.Throttle_get(now)
+  local tid = A[3]
+  if tid == nil then error('Throttle(): no tid provided') end
+  return M.Throttle_object(tid)
+end
+  elseif name == 'Throttle_delete' then
+--@ lua/throttle.lua:254-263
+-- throttle.delete <now> <tid>: delete the throttle's hash (it becomes unlimited; its locks
+-- and pending sets stay), and let its waiting jobs start. Reply nil.
+-- Error: Throttle(): no tid provided
+function M.Throttle_delete(now)
+  local tid = A[3]
+  if tid == nil then error('Throttle(): no tid provided') end
+  rcall('DEL', 'ql:th:' .. tid)
+  M.Throttle_hand_out(now, tid)
+  return nil
+end
+  elseif name == 'Throttle_locks' then
+--@ lua/throttle.lua:265-280
+-- throttle.locks <now> <tid>: the jids holding a lock of the throttle. For a queue's own tid
+-- (ql:q:<queue>) also the jobs running in that queue, which qless_py counts for it.
+-- Error: Throttle(): no tid provided
+function M.Throttle_locks(now)
+  local tid = A[3]
+  if tid == nil then error('Throttle(): no tid provided') end
+  local out = rcall('ZRANGE', 'ql:th:' .. tid .. '-locks', 0, -1)
+  if tid:sub(1, #'ql:q:') == 'ql:q:' then
+    local seen = {}
+    for _, jid in ipairs(out) do seen[jid] = true end
+    for _, jid in ipairs(rcall('ZRANGE', tid .. '-locks', 0, -1)) do
+      if not seen[jid] then out[#out + 1] = jid end
+    end
+  end
+  return out
+end
+  elseif name == 'Throttle_pending' then
+--@ lua/throttle.lua:282-288
+-- throttle.pending <now> <tid>: the jids waiting for the throttle, oldest first.
+-- Error: Throttle(): no tid provided
+function M.Throttle_pending(now)
+  local tid = A[3]
+  if tid == nil then error('Throttle(): no tid provided') end
+  return rcall('ZRANGE', 'ql:th:' .. tid .. '-pending', 0, -1)
+end
+  elseif name == 'Throttle_ttl' then
+--@ lua/throttle.lua:290-296
+-- throttle.ttl <now> <tid>: the TTL of the throttle's hash (-1 none, -2 no such throttle).
+-- Error: Throttle(): no tid provided
+function M.Throttle_ttl(now)
+  local tid = A[3]
+  if tid == nil then error('Throttle(): no tid provided') end
+  return rcall('TTL', 'ql:th:' .. tid)
+end
+  elseif name == 'Throttle_release_cmd' then
+--@ lua/throttle.lua:298-309
+-- throttle.release <now> <tid> [jid...]: for each jid in turn, remove it from the locks set
+-- (or, when it held no lock, from the pending set), then let waiting jobs in. Reply nil.
+-- Error: Throttle(): no tid provided
+function M.Throttle_release_cmd(now)
+  local tid = A[3]
+  if tid == nil then error('Throttle(): no tid provided') end
+  for i = 4, #A do
+    M.Throttle_release(now, A[i], { tid })
+    M.Throttle_hand_out(now, tid)
+  end
+  return nil
+end
+  elseif name == 'Throttle_queue_get' then
+--@ lua/throttle.lua:311-317
+-- queue.throttle.get <now> <queue>: the throttle object of the queue's own throttle.
+-- Error: Queue(): no queue name provided
+function M.Throttle_queue_get(now)
+  local queue = A[3]
+  if queue == nil then error('Queue(): no queue name provided') end
+  return M.Throttle_object('ql:q:' .. queue)
+end
+  elseif name == 'Throttle_queue_set' then
+--@ lua/throttle.lua:319-330
+-- queue.throttle.set <now> <queue> <maximum>: the most jobs of the queue running at once
+-- (0: unlimited), no TTL. Reply nil. (Workers learn of it from the write to the throttle's
+-- hash, which they track: docs/workers.md.)
+-- Errors: Queue(): no queue name provided / Throttle(): Arg "maximum" missing or not a
+-- number: <x> / Throttle(): Arg "maximum" must not be negative: <x>
+function M.Throttle_queue_set(now)
+  local queue = A[3]
+  if queue == nil then error('Queue(): no queue name provided') end
+  local max = M.Throttle_max_arg(A[4])
+  M.Throttle_write(now, 'ql:q:' .. queue, max, 0)
+  return nil
+end
+  elseif name == 'Throttle_take' then
+--@ lua/throttle.lua:332-342
+-- pop: job `jid` of `queue` (stored list `text`) takes a lock of each of its named
+-- throttles. When one is full it takes none and is throttled instead: true.
+function M.Throttle_take(now, jid, queue, text)
+  local all = M.Throttle_list(text)
+  local own = M.Throttle_own(all, queue)
+  if not own then return false end
+  local tid = M.Throttle_acquire(now, jid, own)
+  if not tid then return false end
+  M.Job_throttle(now, jid, queue, tid, nil, all)
+  return true
 end
   elseif name == 'Track_track' then
 --@ lua/track.lua:3-28
@@ -2482,10 +3780,41 @@ M['Api_worker.deregister'] = M.Worker_deregister
   elseif name == 'Api_queue.forget' then
 --@ lua/api.lua:39-39
 M['Api_queue.forget'] = M.Queue_forget
+  elseif name == 'Api_throttle.set' then
+--@ lua/api.lua:40-40
+M['Api_throttle.set'] = M.Throttle_set
+  elseif name == 'Api_throttle.get' then
+--@ lua/api.lua:41-41
+M['Api_throttle.get'] = M.Throttle_get
+  elseif name == 'Api_throttle.delete' then
+--@ lua/api.lua:42-42
+M['Api_throttle.delete'] = M.Throttle_delete
+  elseif name == 'Api_throttle.locks' then
+--@ lua/api.lua:43-43
+M['Api_throttle.locks'] = M.Throttle_locks
+  elseif name == 'Api_throttle.pending' then
+--@ lua/api.lua:44-44
+M['Api_throttle.pending'] = M.Throttle_pending
+  elseif name == 'Api_throttle.ttl' then
+--@ lua/api.lua:45-45
+M['Api_throttle.ttl'] = M.Throttle_ttl
+  elseif name == 'Api_throttle.release' then
+--@ lua/api.lua:46-46
+M['Api_throttle.release'] = M.Throttle_release_cmd
+  elseif name == 'Api_queue.throttle.get' then
+--@ lua/api.lua:47-47
+M['Api_queue.throttle.get'] = M.Throttle_queue_get
+  elseif name == 'Api_queue.throttle.set' then
+--@ lua/api.lua:48-48
+M['Api_queue.throttle.set'] = M.Throttle_queue_set
   elseif name == 'Api_qlpy.giveback' then
---@ lua/api.lua:40-41
--- qless_py's extension commands (docs/protocol.md): prefixed, so no qless name can clash.
+--@ lua/api.lua:49-51
+-- The throttle dialect's commands keep its names (above); qless_py's own extension commands
+-- (docs/protocol.md) are prefixed, so no qless name can clash.
 M['Api_qlpy.giveback'] = M.Job_giveback
+  elseif name == 'Api_qlpy.put_many' then
+--@ lua/api.lua:52-52
+M['Api_qlpy.put_many'] = M.Job_put_many
   end
   return rawget(M, name)
 end
@@ -2495,7 +3824,7 @@ setmetatable(M, M)
 --@ lua/api.lua:1-2
 -- The command table and the dispatcher (protocol 1.1). The build puts this file last.
 
---@ lua/api.lua:43-49
+--@ lua/api.lua:54-60
 -- Dispatch. The commands a worker sends for every job come first, as plain calls of their
 -- functions: those are --@inline, so the build copies them into this block and their
 -- common path runs as straight code that creates no function. A call this block does not
@@ -2508,14 +3837,14 @@ if #KEYS == 0 and #A >= 2 then
     -- n - n is 0 for every finite number, and nan for nan and for +-inf.
     if n and n - n == 0 then do inl_1 = n break end end
     do inl_1 = nil break end
---@ lua/api.lua:49-54
+--@ lua/api.lua:60-65
   until true local now = inl_1
   local cmd, fast, result = A[1], true, nil
   if now == nil then
     fast = false
   elseif cmd == 'put' then
     local inl_2 repeat local now, requeue = now
---@ lua/job/put.lua:23-39
+--@ lua/job/put.lua:29-39
       local worker, queue, jid, klass, data, delay_s = A[3], A[4], A[5], A[6], A[7], A[8]
       if requeue then
         if jid == nil then error('Job(): no jid provided') end
@@ -2523,356 +3852,700 @@ if #KEYS == 0 and #A >= 2 then
           error('Requeue(): Job ' .. jid .. ' does not exist')
         end
       end
-      if queue == nil then error('Queue(): no queue name provided') end
-      if jid == nil then error('Put(): Arg "jid" missing') end
-      if klass == nil then error('Put(): Arg "klass" missing') end
-      if data ~= '{}' and decode(data) == false then
-        error('Put(): Arg "data" missing or not JSON: ' .. tostring(data))
-      end
-      -- A delay of '0' (the common put) needs no parsing: tonumber converts a text twice.
-      local delay = 0
-      if delay_s ~= '0' then
-        local inl_3 repeat local v = delay_s
---@ lua/num.lua:6-9
-          local n = tonumber(v)
-          -- n - n is 0 for every finite number, and nan for nan and for +-inf.
-          if n and n - n == 0 then do inl_3 = n break end end
-          do inl_3 = nil break end
---@ lua/job/put.lua:39-47
-        until true delay = inl_3
-        if delay == nil then error('Put(): Arg "delay" not a number: ' .. tostring(delay_s)) end
-      end
       local n = #A
-      if (n - 8) % 2 == 1 then error('Odd number of additional args') end
-      -- No table at all when there are no options (the common case).
-      local o_retries, o_tags, o_priority, o_depends
-      if n > 8 then
-        local inl_4 repeat local first, last = 9, n
+      if n == 8 then
+        -- No options (the common put): nothing to parse, and no values to pass along.
+        local inl_3 repeat local queue, jid, klass, data, delay_s = queue, jid, klass, data, delay_s
+--@ lua/job/put.lua:52-61
+          if queue == nil then error('Queue(): no queue name provided') end
+          if jid == nil then error('Put(): Arg "jid" missing') end
+          if klass == nil then error('Put(): Arg "klass" missing') end
+          if data ~= '{}' and decode(data) == false then
+            error('Put(): Arg "data" missing or not JSON: ' .. tostring(data))
+          end
+          -- A delay of '0' (the common put) needs no parsing: tonumber converts a text twice.
+          local delay = 0
+          if delay_s ~= '0' then
+            local inl_4 repeat local v = delay_s
+--@ lua/num.lua:6-9
+              local n = tonumber(v)
+              -- n - n is 0 for every finite number, and nan for nan and for +-inf.
+              if n and n - n == 0 then do inl_4 = n break end end
+              do inl_4 = nil break end
+--@ lua/job/put.lua:61-64
+            until true delay = inl_4
+            if delay == nil then error('Put(): Arg "delay" not a number: ' .. tostring(delay_s)) end
+          end
+          do inl_3 = delay break end
+--@ lua/job/put.lua:39-41
+        until true local delay = inl_3
+        do local inl_5 repeat local now, worker, queue, jid, klass, data, delay, o_retries, o_tags, o_priority, depends, given, okey, ttl, unique, probe, batch = now, worker, queue, jid, klass, data, delay, nil, nil, nil, false,
+          nil, nil, nil, false, nil, nil
+--@ lua/job/put.lua:160-221
+          -- One EXISTS tells whether the job exists (1) and whether any job is tracked (2): it
+          -- counts a key once per mention. A new job then needs no HMGET, and an empty ql:tracked
+          -- no ZSCORE.
+          local jk = 'ql:j:' .. jid
+          if not probe then
+            probe = rcall('EXISTS', jk, 'ql:tracked', 'ql:tracked')
+          end
+          -- 1 jid, 2 state, 3 queue, 4 worker, 5 priority, 6 retries, 7 tags, 8 failure, 9 history,
+          -- 10 throttles, 11 key, 12 ttl
+          local f
+          if probe % 2 == 1 then
+            f = rcall('HMGET', jk, 'jid', 'state', 'queue', 'worker', 'priority', 'retries', 'tags',
+              'failure', 'history', 'throttles', 'key', 'ttl')
+            if unique and f[2] ~= 'complete' then do inl_5 = false break end end
+          else
+            -- A new job has none of those fields: KEYS is an empty table here (the dispatcher
+            -- checked), so nothing has to be made for it.
+            f = KEYS
+          end
+          local retries = o_retries
+          if retries == nil then
+            retries = f[6] and tonumber(f[6]) or 5
+          end
+          -- Tag and dependency lists stay false when there are none.
+          local old_tags = f[7] and M.Job_tag_list(f[7])
+          local tags = old_tags
+          if o_tags ~= nil then tags = o_tags end
+          local priority = o_priority
+          if priority == nil then
+            priority = f[5] and tonumber(f[5]) or 0
+          end
+          -- The throttle list to store: the named throttles, then the queue's own tid.
+          local stored = nil
+          if given then
+            stored = M.Throttle_stored(given, queue)
+            if stored then stored = encode(stored) end
+          end
+
+          -- Writes begin here.
+          local tagk = 'ql:tags'
+          if f[7] then
+            for _, t in ipairs(old_tags) do
+              rcall('ZREM', 'ql:t:' .. t, jid)
+              rcall('ZINCRBY', tagk, -1, t)
+            end
+          end
+          local depk = 'ql:j:' .. jid .. '-dependencies'
+          if depends and #depends > 0 then
+            local wanted = {}
+            for _, d in ipairs(depends) do wanted[d] = true end
+            for _, d in ipairs(rcall('SMEMBERS', depk)) do
+              if not wanted[d] then
+                rcall('SREM', depk, d)
+                rcall('SREM', 'ql:j:' .. d .. '-dependents', jid)
+              end
+            end
+          end
+          -- The JSON text cjson writes for { jid, event, queue } (key order is not significant).
+          local qjson = encode(queue)
+          rcall('PUBLISH', 'ql:' .. 'log',
+            '{"jid":' .. encode(jid) .. ',"event":"put","queue":' .. qjson .. '}')
+          local inl_6 repeat local t = now
+--@ lua/num.lua:14-14
+           do inl_6 = format('%.20f', t) break end
+--@ lua/job/put.lua:221-222
+          until true local tstr = inl_6
+          local inl_7 repeat local t, tstr = now, tstr
+--@ lua/num.lua:21-22
+            if tstr and t >= 0 and t < 1e14 then do inl_7 = tstr:sub(1, -22) break end end
+            do inl_7 = tostring(floor(t)) break end
+--@ lua/job/put.lua:222-223
+          until true local whole = inl_7
+          repeat local jid, when, what_json, extra, legacy, whole = jid, now, '"put"', '{"q":' .. qjson .. '}', f[9] or false, whole
+--@ lua/job/history.lua:36-42
+            if legacy == nil then legacy = rcall('HGET', 'ql:j:' .. jid, 'history') end
+            if legacy then M.Job_migrate(jid, legacy) end
+            -- The text cjson would write for [floor(when), what, extra]; `extra` may also be given
+            -- as JSON text already (the hot callers build {"q":...} / {"worker":...} themselves).
+            local entry
+            if not whole then
+              local inl_8 repeat local t, tstr = when
+--@ lua/num.lua:21-22
+                if tstr and t >= 0 and t < 1e14 then do inl_8 = tstr:sub(1, -22) break end end
+                do inl_8 = tostring(floor(t)) break end
+--@ lua/job/history.lua:42-54
+              until true whole = inl_8
+            end
+            if extra == nil then
+              entry = '[' .. whole .. ',' .. what_json .. ']'
+            else
+              if type(extra) ~= 'string' then extra = encode(extra) end
+              entry = '[' .. whole .. ',' .. what_json .. ',' .. extra .. ']'
+            end
+            local hk = 'ql:j:' .. jid .. '-history'
+            local len = rcall('RPUSH', hk, entry)
+            -- No cap trims a list of two entries or fewer, so the config is read only beyond that.
+            if len < 3 then do break end end
+            local inl_9 repeat local name, fallback = 'max-job-history', 100
+--@ lua/config.lua:29-30
+              if cfg == false then do inl_9 = fallback break end end
+              local inl_10 repeat local name = name
+--@ lua/config.lua:15-22
+                if cfg == false then do inl_10 = false break end end
+                if cfg == nil then cfg = {} end
+                local v = cfg[name]
+                if v == nil then
+                  v = rcall('HGET', 'ql:config', name)
+                  cfg[name] = v
+                end
+                do inl_10 = v break end
+--@ lua/config.lua:30-31
+              until true local raw = inl_10
+              local inl_11 repeat local v = raw
+--@ lua/num.lua:6-9
+                local n = tonumber(v)
+                -- n - n is 0 for every finite number, and nan for nan and for +-inf.
+                if n and n - n == 0 then do inl_11 = n break end end
+                do inl_11 = nil break end
+--@ lua/config.lua:31-33
+              until true local n = inl_11
+              if n == nil then do inl_9 = fallback break end end
+              do inl_9 = n break end
+--@ lua/job/history.lua:54-67
+            until true local cap = inl_9
+            cap = floor(cap)
+            if cap >= 3 then
+              if len > cap then
+                local first = rcall('LPOP', hk)
+                rcall('LTRIM', hk, 1 - cap, -1)
+                rcall('LPUSH', hk, first)
+              end
+            elseif cap == 1 and len >= 3 then
+              -- N = 1 keeps the first entry and drops the second one on every append.
+              local first = rcall('LPOP', hk)
+              rcall('LPOP', hk)
+              rcall('LPUSH', hk, first)
+            end
+--@ lua/job/put.lua:223-226
+          until true
+          local old_queue, old_state, old_worker = f[3], f[2], f[4]
+          if old_queue then
+            repeat local queue, jid, exist = old_queue, jid
+--@ lua/queue.lua:65-68
+              local qk = 'ql:q:' .. queue
+              rcall('ZREM', qk .. '-locks', jid)
+              if not exist or exist % 2 == 1 then rcall('ZREM', qk .. '-work', jid) end
+              if not exist or exist % 4 >= 2 then rcall('ZREM', qk .. '-scheduled', jid) end
+--@ lua/job/put.lua:226-300
+            until true
+            rcall('ZREM', 'ql:q:' .. old_queue .. '-depends', jid)
+            if old_state == 'throttled' then
+              rcall('ZREM', 'ql:q:' .. old_queue .. '-throttled', jid)
+            end
+            if f[12] then rcall('ZREM', 'ql:q:' .. old_queue .. '-expiring', jid) end
+          end
+          if f[10] or f[11] or f[12] then
+            -- The job gives back its throttles and its place in its ordering key; a put sets them
+            -- afresh.
+            M.Job_leave(now, jid, old_queue, f[10], f[11] or nil)
+            rcall('HDEL', jk, 'throttles', 'key', 'ttl')
+          end
+          if old_worker and old_worker ~= '' then
+            rcall('ZREM', 'ql:w:' .. old_worker .. ':jobs', jid)
+            if old_worker ~= worker then
+              local msg = encode({ jid = jid, event = 'lock_lost', worker = old_worker })
+              rcall('PUBLISH', 'ql:w:' .. old_worker, msg)
+              rcall('PUBLISH', 'ql:' .. 'log', msg)
+            end
+          end
+          if old_state == 'complete' then rcall('ZREM', 'ql:completed', jid) end
+          if tags then
+            for _, t in ipairs(tags) do
+              rcall('ZADD', 'ql:t:' .. t, now, jid)
+              rcall('ZINCRBY', tagk, 1, t)
+            end
+          end
+          if old_state == 'failed' then
+            local failure = M.Stats_unfailed(now, f[8], queue)
+            if failure then M.Job_unlist_failure(jid, failure.group) end
+          end
+          if depends then
+            for _, d in ipairs(depends) do
+              if d == jid then
+                -- The reference writes the hash before linking, so a job may depend on itself.
+                rcall('SADD', depk, d)
+                rcall('SADD', 'ql:j:' .. d .. '-dependents', jid)
+              else
+                M.Job_link(jid, d)
+              end
+            end
+          end
+          local has_deps = (f[1] or f[2] or (depends and #depends > 0)) and rcall('SCARD', depk) > 0
+          local state = 'waiting'
+          if has_deps then
+            state = 'depends'
+          elseif delay > 0 then
+            state = 'scheduled'
+          end
+          -- The common values go as text: Redis 7.0 formats every number argument with %.17g
+          -- (about 0.2 us each), and these texts are what it would write (-0 stays a number).
+          local retries_v = retries == 5 and '5' or retries
+          local priority_v = (priority == 0 and 1 / priority > 0) and '0' or priority
+          rcall('HSET', jk, 'jid', jid, 'klass', klass, 'data', data, 'priority', priority_v,
+            'tags', (not tags or #tags == 0) and '{}' or encode(tags), 'state', state, 'worker', '',
+            'expires', '0', 'queue', queue, 'retries', retries_v, 'remaining', retries_v, 'time', tstr)
+          local flow = stored or okey or ttl
+          if flow then
+            stored = M.Job_store_flow(jid, queue, stored, okey, ttl)
+            if okey then M.Order_join(queue, okey, jid) end
+          end
+          if has_deps then
+            rcall('ZADD', 'ql:q:' .. queue .. '-depends', now, jid)
+            if delay > 0 then rcall('HSET', jk, 'scheduled', now + delay) end
+          elseif delay > 0 then
+            rcall('ZADD', 'ql:q:' .. queue .. '-scheduled', now + delay, jid)
+          elseif flow then
+            M.Job_ready(now, queue, jid, priority, stored, okey, ttl, now, state)
+          elseif batch then
+            -- The work-set score of Job.enqueue (protocol 2.8).
+            batch[#batch + 1] = priority - (now / 10000000000)
+            batch[#batch + 1] = jid
+          else
+            repeat local queue, jid, priority, t = queue, jid, priority, now
+--@ lua/job/state.lua:7-8
+              local score = priority - (t / 10000000000)  -- the work-set score (protocol 2.8)
+              rcall('ZADD', 'ql:q:' .. queue .. '-work', score, jid)
+--@ lua/job/put.lua:300-303
+            until true
+          end
+          if not batch then
+            local inl_12 repeat local now, tstr = now, tstr
+--@ lua/num.lua:30-31
+              if now >= 1 then do inl_12 = tstr break end end
+              do inl_12 = now break end
+--@ lua/job/put.lua:303-309
+            until true local now_arg = inl_12
+            rcall('ZADD', 'ql:queues', 'NX', now_arg, queue)
+          end
+          if probe >= 2 and rcall('ZSCORE', 'ql:tracked', jid) then
+            rcall('PUBLISH', 'ql:' .. 'put', jid)
+          end
+          do inl_5 = jid break end
+--@ lua/job/put.lua:41-43
+        until true inl_2 = inl_5 break end
+      end
+      local inl_13, inl_14, inl_15, inl_16, inl_17, inl_18, inl_19, inl_20, inl_21 repeat local queue, jid, klass, data, delay_s, first, last = queue, jid, klass, data, delay_s, 9, n
+--@ lua/job/put.lua:71-71
+        local inl_22 repeat local queue, jid, klass, data, delay_s = queue, jid, klass, data, delay_s
+--@ lua/job/put.lua:52-61
+          if queue == nil then error('Queue(): no queue name provided') end
+          if jid == nil then error('Put(): Arg "jid" missing') end
+          if klass == nil then error('Put(): Arg "klass" missing') end
+          if data ~= '{}' and decode(data) == false then
+            error('Put(): Arg "data" missing or not JSON: ' .. tostring(data))
+          end
+          -- A delay of '0' (the common put) needs no parsing: tonumber converts a text twice.
+          local delay = 0
+          if delay_s ~= '0' then
+            local inl_23 repeat local v = delay_s
+--@ lua/num.lua:6-9
+              local n = tonumber(v)
+              -- n - n is 0 for every finite number, and nan for nan and for +-inf.
+              if n and n - n == 0 then do inl_23 = n break end end
+              do inl_23 = nil break end
+--@ lua/job/put.lua:61-64
+            until true delay = inl_23
+            if delay == nil then error('Put(): Arg "delay" not a number: ' .. tostring(delay_s)) end
+          end
+          do inl_22 = delay break end
+--@ lua/job/put.lua:71-75
+        until true local delay = inl_22
+        if (last - first + 1) % 2 == 1 then error('Odd number of additional args') end
+        -- No table at all when there are no options (the common case).
+        if last < first then do inl_13, inl_14, inl_15, inl_16, inl_17, inl_18, inl_19, inl_20, inl_21 = delay, nil, nil, nil, false, nil, nil, nil, false break end end
+        local inl_24 repeat local first, last = first, last
 --@ lua/job/put.lua:6-8
           local opts = {}
           for i = first, last - 1, 2 do opts[A[i]] = A[i + 1] end
-          do inl_4 = opts break end
---@ lua/job/put.lua:47-68
-        until true local opts = inl_4
-        o_retries, o_tags, o_priority, o_depends = opts.retries, opts.tags, opts.priority, opts.depends
-      end
-      -- One EXISTS tells whether the job exists (1) and whether any job is tracked (2): it
-      -- counts a key once per mention. A new job then needs no HMGET, and an empty ql:tracked
-      -- no ZSCORE.
-      local jk = 'ql:j:' .. jid
-      local probe = rcall('EXISTS', jk, 'ql:tracked', 'ql:tracked')
-      -- 1 jid, 2 state, 3 queue, 4 worker, 5 priority, 6 retries, 7 tags, 8 failure, 9 history
-      local f
-      if probe % 2 == 1 then
-        f = rcall('HMGET', jk, 'jid', 'state', 'queue', 'worker', 'priority', 'retries', 'tags',
-          'failure', 'history')
-      else
-        -- A new job has none of those fields: KEYS is an empty table here (the dispatcher
-        -- checked), so nothing has to be made for it.
-        f = KEYS
-      end
-
-      local retries = f[6] and tonumber(f[6]) or 5
-      if o_retries ~= nil then
-        local inl_5 repeat local v = o_retries
+          do inl_24 = opts break end
+--@ lua/job/put.lua:75-76
+        until true local opts = inl_24
+        local inl_25, inl_26, inl_27, inl_28, inl_29, inl_30, inl_31, inl_32 repeat local opts = opts
+--@ lua/job/put.lua:84-86
+          local retries, tags, priority, depends = nil, nil, nil, false
+          if opts.retries ~= nil then
+            local inl_33 repeat local v = opts.retries
 --@ lua/num.lua:6-9
-          local n = tonumber(v)
-          -- n - n is 0 for every finite number, and nan for nan and for +-inf.
-          if n and n - n == 0 then do inl_5 = n break end end
-          do inl_5 = nil break end
---@ lua/job/put.lua:68-80
-        until true retries = inl_5
-        if retries == nil then error('Put(): Arg "retries" not a number: ' .. o_retries) end
-      end
-      -- Tag and dependency lists stay false when there are none.
-      local old_tags = f[7] and M.Job_tag_list(f[7])
-      local tags = old_tags
-      if o_tags ~= nil then
-        tags = M.Json_strings(decode(o_tags))
-        if tags == nil then error('Put(): Arg "tags" not JSON' .. o_tags) end
-      end
-      local priority = f[5] and tonumber(f[5]) or 0
-      if o_priority ~= nil then
-        local inl_6 repeat local v = o_priority
+              local n = tonumber(v)
+              -- n - n is 0 for every finite number, and nan for nan and for +-inf.
+              if n and n - n == 0 then do inl_33 = n break end end
+              do inl_33 = nil break end
+--@ lua/job/put.lua:86-94
+            until true retries = inl_33
+            if retries == nil then error('Put(): Arg "retries" not a number: ' .. opts.retries) end
+          end
+          if opts.tags ~= nil then
+            tags = M.Json_strings(decode(opts.tags))
+            if tags == nil then error('Put(): Arg "tags" not JSON' .. opts.tags) end
+          end
+          if opts.priority ~= nil then
+            local inl_34 repeat local v = opts.priority
 --@ lua/num.lua:6-9
-          local n = tonumber(v)
-          -- n - n is 0 for every finite number, and nan for nan and for +-inf.
-          if n and n - n == 0 then do inl_6 = n break end end
-          do inl_6 = nil break end
---@ lua/job/put.lua:80-112
-        until true priority = inl_6
-        if priority == nil then error('Put(): Arg "priority" not a number' .. o_priority) end
-      end
-      local depends = false
-      if o_depends ~= nil then
-        depends = M.Json_strings(decode(o_depends))
-        if depends == nil then error('Put(): Arg "depends" not JSON: ' .. o_depends) end
-      end
-
-      -- Writes begin here.
-      local tagk = 'ql:tags'
-      if f[7] then
-        for _, t in ipairs(old_tags) do
-          rcall('ZREM', 'ql:t:' .. t, jid)
-          rcall('ZINCRBY', tagk, -1, t)
+              local n = tonumber(v)
+              -- n - n is 0 for every finite number, and nan for nan and for +-inf.
+              if n and n - n == 0 then do inl_34 = n break end end
+              do inl_34 = nil break end
+--@ lua/job/put.lua:94-112
+            until true priority = inl_34
+            if priority == nil then error('Put(): Arg "priority" not a number' .. opts.priority) end
+          end
+          if opts.depends ~= nil then
+            depends = M.Json_strings(decode(opts.depends))
+            if depends == nil then error('Put(): Arg "depends" not JSON: ' .. opts.depends) end
+          end
+          local throttles, okey, ttl, unique = nil, nil, nil, false
+          if opts.throttles ~= nil or opts.key ~= nil or opts.ttl ~= nil then
+            throttles, okey, ttl, unique = M.Job_flow_options(opts, 'Put()')
+          end
+          if opts.unique ~= nil then
+            if opts.unique == '1' then
+              unique = true
+            elseif opts.unique ~= '0' then
+              error('Put(): Arg "unique" must be 0 or 1: ' .. opts.unique)
+            end
+          end
+          do inl_25, inl_26, inl_27, inl_28, inl_29, inl_30, inl_31, inl_32 = retries, tags, priority, depends, throttles, okey, ttl, unique break end
+--@ lua/job/put.lua:76-77
+        until true local retries, tags, priority, depends, throttles, okey, ttl, unique = inl_25, inl_26, inl_27, inl_28, inl_29, inl_30, inl_31, inl_32
+        do inl_13, inl_14, inl_15, inl_16, inl_17, inl_18, inl_19, inl_20, inl_21 = delay, retries, tags, priority, depends, throttles, okey, ttl, unique break end
+--@ lua/job/put.lua:44-46
+      until true local delay, retries, tags, priority, depends, throttles, okey, ttl, unique = inl_13, inl_14, inl_15, inl_16, inl_17, inl_18, inl_19, inl_20, inl_21
+      do local inl_35 repeat local now, worker, queue, jid, klass, data, delay, o_retries, o_tags, o_priority, depends, given, okey, ttl, unique, probe, batch = now, worker, queue, jid, klass, data, delay, retries, tags, priority,
+        depends, throttles, okey, ttl, unique, nil, nil
+--@ lua/job/put.lua:160-221
+        -- One EXISTS tells whether the job exists (1) and whether any job is tracked (2): it
+        -- counts a key once per mention. A new job then needs no HMGET, and an empty ql:tracked
+        -- no ZSCORE.
+        local jk = 'ql:j:' .. jid
+        if not probe then
+          probe = rcall('EXISTS', jk, 'ql:tracked', 'ql:tracked')
         end
-      end
-      local depk = 'ql:j:' .. jid .. '-dependencies'
-      if depends and #depends > 0 then
-        local wanted = {}
-        for _, d in ipairs(depends) do wanted[d] = true end
-        for _, d in ipairs(rcall('SMEMBERS', depk)) do
-          if not wanted[d] then
-            rcall('SREM', depk, d)
-            rcall('SREM', 'ql:j:' .. d .. '-dependents', jid)
+        -- 1 jid, 2 state, 3 queue, 4 worker, 5 priority, 6 retries, 7 tags, 8 failure, 9 history,
+        -- 10 throttles, 11 key, 12 ttl
+        local f
+        if probe % 2 == 1 then
+          f = rcall('HMGET', jk, 'jid', 'state', 'queue', 'worker', 'priority', 'retries', 'tags',
+            'failure', 'history', 'throttles', 'key', 'ttl')
+          if unique and f[2] ~= 'complete' then do inl_35 = false break end end
+        else
+          -- A new job has none of those fields: KEYS is an empty table here (the dispatcher
+          -- checked), so nothing has to be made for it.
+          f = KEYS
+        end
+        local retries = o_retries
+        if retries == nil then
+          retries = f[6] and tonumber(f[6]) or 5
+        end
+        -- Tag and dependency lists stay false when there are none.
+        local old_tags = f[7] and M.Job_tag_list(f[7])
+        local tags = old_tags
+        if o_tags ~= nil then tags = o_tags end
+        local priority = o_priority
+        if priority == nil then
+          priority = f[5] and tonumber(f[5]) or 0
+        end
+        -- The throttle list to store: the named throttles, then the queue's own tid.
+        local stored = nil
+        if given then
+          stored = M.Throttle_stored(given, queue)
+          if stored then stored = encode(stored) end
+        end
+
+        -- Writes begin here.
+        local tagk = 'ql:tags'
+        if f[7] then
+          for _, t in ipairs(old_tags) do
+            rcall('ZREM', 'ql:t:' .. t, jid)
+            rcall('ZINCRBY', tagk, -1, t)
           end
         end
-      end
-      -- The JSON text cjson writes for { jid, event, queue } (key order is not significant).
-      local qjson = encode(queue)
-      rcall('PUBLISH', 'ql:' .. 'log',
-        '{"jid":' .. encode(jid) .. ',"event":"put","queue":' .. qjson .. '}')
-      local inl_7 repeat local t = now
---@ lua/num.lua:14-14
-       do inl_7 = format('%.20f', t) break end
---@ lua/job/put.lua:112-113
-      until true local tstr = inl_7
-      local inl_8 repeat local t, tstr = now, tstr
---@ lua/num.lua:21-22
-        if tstr and t >= 0 and t < 1e14 then do inl_8 = tstr:sub(1, -22) break end end
-        do inl_8 = tostring(floor(t)) break end
---@ lua/job/put.lua:113-114
-      until true local whole = inl_8
-      repeat local jid, when, what_json, extra, legacy, whole = jid, now, '"put"', '{"q":' .. qjson .. '}', f[9] or false, whole
---@ lua/job/history.lua:36-42
-        if legacy == nil then legacy = rcall('HGET', 'ql:j:' .. jid, 'history') end
-        if legacy then M.Job_migrate(jid, legacy) end
-        -- The text cjson would write for [floor(when), what, extra]; `extra` may also be given
-        -- as JSON text already (the hot callers build {"q":...} / {"worker":...} themselves).
-        local entry
-        if not whole then
-          local inl_9 repeat local t, tstr = when
---@ lua/num.lua:21-22
-            if tstr and t >= 0 and t < 1e14 then do inl_9 = tstr:sub(1, -22) break end end
-            do inl_9 = tostring(floor(t)) break end
---@ lua/job/history.lua:42-54
-          until true whole = inl_9
-        end
-        if extra == nil then
-          entry = '[' .. whole .. ',' .. what_json .. ']'
-        else
-          if type(extra) ~= 'string' then extra = encode(extra) end
-          entry = '[' .. whole .. ',' .. what_json .. ',' .. extra .. ']'
-        end
-        local hk = 'ql:j:' .. jid .. '-history'
-        local len = rcall('RPUSH', hk, entry)
-        -- No cap trims a list of two entries or fewer, so the config is read only beyond that.
-        if len < 3 then do break end end
-        local inl_10 repeat local name, fallback = 'max-job-history', 100
---@ lua/config.lua:29-30
-          if cfg == false then do inl_10 = fallback break end end
-          local inl_11 repeat local name = name
---@ lua/config.lua:15-22
-            if cfg == false then do inl_11 = false break end end
-            if cfg == nil then cfg = {} end
-            local v = cfg[name]
-            if v == nil then
-              v = rcall('HGET', 'ql:config', name)
-              cfg[name] = v
+        local depk = 'ql:j:' .. jid .. '-dependencies'
+        if depends and #depends > 0 then
+          local wanted = {}
+          for _, d in ipairs(depends) do wanted[d] = true end
+          for _, d in ipairs(rcall('SMEMBERS', depk)) do
+            if not wanted[d] then
+              rcall('SREM', depk, d)
+              rcall('SREM', 'ql:j:' .. d .. '-dependents', jid)
             end
-            do inl_11 = v break end
+          end
+        end
+        -- The JSON text cjson writes for { jid, event, queue } (key order is not significant).
+        local qjson = encode(queue)
+        rcall('PUBLISH', 'ql:' .. 'log',
+          '{"jid":' .. encode(jid) .. ',"event":"put","queue":' .. qjson .. '}')
+        local inl_36 repeat local t = now
+--@ lua/num.lua:14-14
+         do inl_36 = format('%.20f', t) break end
+--@ lua/job/put.lua:221-222
+        until true local tstr = inl_36
+        local inl_37 repeat local t, tstr = now, tstr
+--@ lua/num.lua:21-22
+          if tstr and t >= 0 and t < 1e14 then do inl_37 = tstr:sub(1, -22) break end end
+          do inl_37 = tostring(floor(t)) break end
+--@ lua/job/put.lua:222-223
+        until true local whole = inl_37
+        repeat local jid, when, what_json, extra, legacy, whole = jid, now, '"put"', '{"q":' .. qjson .. '}', f[9] or false, whole
+--@ lua/job/history.lua:36-42
+          if legacy == nil then legacy = rcall('HGET', 'ql:j:' .. jid, 'history') end
+          if legacy then M.Job_migrate(jid, legacy) end
+          -- The text cjson would write for [floor(when), what, extra]; `extra` may also be given
+          -- as JSON text already (the hot callers build {"q":...} / {"worker":...} themselves).
+          local entry
+          if not whole then
+            local inl_38 repeat local t, tstr = when
+--@ lua/num.lua:21-22
+              if tstr and t >= 0 and t < 1e14 then do inl_38 = tstr:sub(1, -22) break end end
+              do inl_38 = tostring(floor(t)) break end
+--@ lua/job/history.lua:42-54
+            until true whole = inl_38
+          end
+          if extra == nil then
+            entry = '[' .. whole .. ',' .. what_json .. ']'
+          else
+            if type(extra) ~= 'string' then extra = encode(extra) end
+            entry = '[' .. whole .. ',' .. what_json .. ',' .. extra .. ']'
+          end
+          local hk = 'ql:j:' .. jid .. '-history'
+          local len = rcall('RPUSH', hk, entry)
+          -- No cap trims a list of two entries or fewer, so the config is read only beyond that.
+          if len < 3 then do break end end
+          local inl_39 repeat local name, fallback = 'max-job-history', 100
+--@ lua/config.lua:29-30
+            if cfg == false then do inl_39 = fallback break end end
+            local inl_40 repeat local name = name
+--@ lua/config.lua:15-22
+              if cfg == false then do inl_40 = false break end end
+              if cfg == nil then cfg = {} end
+              local v = cfg[name]
+              if v == nil then
+                v = rcall('HGET', 'ql:config', name)
+                cfg[name] = v
+              end
+              do inl_40 = v break end
 --@ lua/config.lua:30-31
-          until true local raw = inl_11
-          local inl_12 repeat local v = raw
+            until true local raw = inl_40
+            local inl_41 repeat local v = raw
 --@ lua/num.lua:6-9
-            local n = tonumber(v)
-            -- n - n is 0 for every finite number, and nan for nan and for +-inf.
-            if n and n - n == 0 then do inl_12 = n break end end
-            do inl_12 = nil break end
+              local n = tonumber(v)
+              -- n - n is 0 for every finite number, and nan for nan and for +-inf.
+              if n and n - n == 0 then do inl_41 = n break end end
+              do inl_41 = nil break end
 --@ lua/config.lua:31-33
-          until true local n = inl_12
-          if n == nil then do inl_10 = fallback break end end
-          do inl_10 = n break end
+            until true local n = inl_41
+            if n == nil then do inl_39 = fallback break end end
+            do inl_39 = n break end
 --@ lua/job/history.lua:54-67
-        until true local cap = inl_10
-        cap = floor(cap)
-        if cap >= 3 then
-          if len > cap then
+          until true local cap = inl_39
+          cap = floor(cap)
+          if cap >= 3 then
+            if len > cap then
+              local first = rcall('LPOP', hk)
+              rcall('LTRIM', hk, 1 - cap, -1)
+              rcall('LPUSH', hk, first)
+            end
+          elseif cap == 1 and len >= 3 then
+            -- N = 1 keeps the first entry and drops the second one on every append.
             local first = rcall('LPOP', hk)
-            rcall('LTRIM', hk, 1 - cap, -1)
+            rcall('LPOP', hk)
             rcall('LPUSH', hk, first)
           end
-        elseif cap == 1 and len >= 3 then
-          -- N = 1 keeps the first entry and drops the second one on every append.
-          local first = rcall('LPOP', hk)
-          rcall('LPOP', hk)
-          rcall('LPUSH', hk, first)
-        end
---@ lua/job/put.lua:114-117
-      until true
-      local old_queue, old_state, old_worker = f[3], f[2], f[4]
-      if old_queue then
-        repeat local queue, jid, exist = old_queue, jid
---@ lua/queue.lua:53-56
-          local qk = 'ql:q:' .. queue
-          rcall('ZREM', qk .. '-locks', jid)
-          if not exist or exist % 2 == 1 then rcall('ZREM', qk .. '-work', jid) end
-          if not exist or exist % 4 >= 2 then rcall('ZREM', qk .. '-scheduled', jid) end
---@ lua/job/put.lua:117-170
+--@ lua/job/put.lua:223-226
         until true
-        rcall('ZREM', 'ql:q:' .. old_queue .. '-depends', jid)
-      end
-      if old_worker and old_worker ~= '' then
-        rcall('ZREM', 'ql:w:' .. old_worker .. ':jobs', jid)
-        if old_worker ~= worker then
-          local msg = encode({ jid = jid, event = 'lock_lost', worker = old_worker })
-          rcall('PUBLISH', 'ql:w:' .. old_worker, msg)
-          rcall('PUBLISH', 'ql:' .. 'log', msg)
+        local old_queue, old_state, old_worker = f[3], f[2], f[4]
+        if old_queue then
+          repeat local queue, jid, exist = old_queue, jid
+--@ lua/queue.lua:65-68
+            local qk = 'ql:q:' .. queue
+            rcall('ZREM', qk .. '-locks', jid)
+            if not exist or exist % 2 == 1 then rcall('ZREM', qk .. '-work', jid) end
+            if not exist or exist % 4 >= 2 then rcall('ZREM', qk .. '-scheduled', jid) end
+--@ lua/job/put.lua:226-300
+          until true
+          rcall('ZREM', 'ql:q:' .. old_queue .. '-depends', jid)
+          if old_state == 'throttled' then
+            rcall('ZREM', 'ql:q:' .. old_queue .. '-throttled', jid)
+          end
+          if f[12] then rcall('ZREM', 'ql:q:' .. old_queue .. '-expiring', jid) end
         end
-      end
-      if old_state == 'complete' then rcall('ZREM', 'ql:completed', jid) end
-      if tags then
-        for _, t in ipairs(tags) do
-          rcall('ZADD', 'ql:t:' .. t, now, jid)
-          rcall('ZINCRBY', tagk, 1, t)
+        if f[10] or f[11] or f[12] then
+          -- The job gives back its throttles and its place in its ordering key; a put sets them
+          -- afresh.
+          M.Job_leave(now, jid, old_queue, f[10], f[11] or nil)
+          rcall('HDEL', jk, 'throttles', 'key', 'ttl')
         end
-      end
-      if old_state == 'failed' then
-        local failure = M.Stats_unfailed(now, f[8], queue)
-        if failure then M.Job_unlist_failure(jid, failure.group) end
-      end
-      if depends then
-        for _, d in ipairs(depends) do
-          if d == jid then
-            -- The reference writes the hash before linking, so a job may depend on itself.
-            rcall('SADD', depk, d)
-            rcall('SADD', 'ql:j:' .. d .. '-dependents', jid)
-          else
-            M.Job_link(jid, d)
+        if old_worker and old_worker ~= '' then
+          rcall('ZREM', 'ql:w:' .. old_worker .. ':jobs', jid)
+          if old_worker ~= worker then
+            local msg = encode({ jid = jid, event = 'lock_lost', worker = old_worker })
+            rcall('PUBLISH', 'ql:w:' .. old_worker, msg)
+            rcall('PUBLISH', 'ql:' .. 'log', msg)
           end
         end
-      end
-      local has_deps = (f[1] or f[2] or (depends and #depends > 0)) and rcall('SCARD', depk) > 0
-      local state = 'waiting'
-      if has_deps then
-        state = 'depends'
-      elseif delay > 0 then
-        state = 'scheduled'
-      end
-      -- The common values go as text: Redis 7.0 formats every number argument with %.17g
-      -- (about 0.2 us each), and these texts are what it would write (-0 stays a number).
-      local retries_v = retries == 5 and '5' or retries
-      local priority_v = (priority == 0 and 1 / priority > 0) and '0' or priority
-      rcall('HSET', jk, 'jid', jid, 'klass', klass, 'data', data, 'priority', priority_v,
-        'tags', (not tags or #tags == 0) and '{}' or encode(tags), 'state', state, 'worker', '',
-        'expires', '0', 'queue', queue, 'retries', retries_v, 'remaining', retries_v, 'time', tstr)
-      if has_deps then
-        rcall('ZADD', 'ql:q:' .. queue .. '-depends', now, jid)
-        if delay > 0 then rcall('HSET', jk, 'scheduled', now + delay) end
-      elseif delay > 0 then
-        rcall('ZADD', 'ql:q:' .. queue .. '-scheduled', now + delay, jid)
-      else
-        repeat local queue, jid, priority, t = queue, jid, priority, now
+        if old_state == 'complete' then rcall('ZREM', 'ql:completed', jid) end
+        if tags then
+          for _, t in ipairs(tags) do
+            rcall('ZADD', 'ql:t:' .. t, now, jid)
+            rcall('ZINCRBY', tagk, 1, t)
+          end
+        end
+        if old_state == 'failed' then
+          local failure = M.Stats_unfailed(now, f[8], queue)
+          if failure then M.Job_unlist_failure(jid, failure.group) end
+        end
+        if depends then
+          for _, d in ipairs(depends) do
+            if d == jid then
+              -- The reference writes the hash before linking, so a job may depend on itself.
+              rcall('SADD', depk, d)
+              rcall('SADD', 'ql:j:' .. d .. '-dependents', jid)
+            else
+              M.Job_link(jid, d)
+            end
+          end
+        end
+        local has_deps = (f[1] or f[2] or (depends and #depends > 0)) and rcall('SCARD', depk) > 0
+        local state = 'waiting'
+        if has_deps then
+          state = 'depends'
+        elseif delay > 0 then
+          state = 'scheduled'
+        end
+        -- The common values go as text: Redis 7.0 formats every number argument with %.17g
+        -- (about 0.2 us each), and these texts are what it would write (-0 stays a number).
+        local retries_v = retries == 5 and '5' or retries
+        local priority_v = (priority == 0 and 1 / priority > 0) and '0' or priority
+        rcall('HSET', jk, 'jid', jid, 'klass', klass, 'data', data, 'priority', priority_v,
+          'tags', (not tags or #tags == 0) and '{}' or encode(tags), 'state', state, 'worker', '',
+          'expires', '0', 'queue', queue, 'retries', retries_v, 'remaining', retries_v, 'time', tstr)
+        local flow = stored or okey or ttl
+        if flow then
+          stored = M.Job_store_flow(jid, queue, stored, okey, ttl)
+          if okey then M.Order_join(queue, okey, jid) end
+        end
+        if has_deps then
+          rcall('ZADD', 'ql:q:' .. queue .. '-depends', now, jid)
+          if delay > 0 then rcall('HSET', jk, 'scheduled', now + delay) end
+        elseif delay > 0 then
+          rcall('ZADD', 'ql:q:' .. queue .. '-scheduled', now + delay, jid)
+        elseif flow then
+          M.Job_ready(now, queue, jid, priority, stored, okey, ttl, now, state)
+        elseif batch then
+          -- The work-set score of Job.enqueue (protocol 2.8).
+          batch[#batch + 1] = priority - (now / 10000000000)
+          batch[#batch + 1] = jid
+        else
+          repeat local queue, jid, priority, t = queue, jid, priority, now
 --@ lua/job/state.lua:7-8
-          local score = priority - (t / 10000000000)  -- the work-set score (protocol 2.8)
-          rcall('ZADD', 'ql:q:' .. queue .. '-work', score, jid)
---@ lua/job/put.lua:170-172
-        until true
-      end
-      local inl_13 repeat local now, tstr = now, tstr
+            local score = priority - (t / 10000000000)  -- the work-set score (protocol 2.8)
+            rcall('ZADD', 'ql:q:' .. queue .. '-work', score, jid)
+--@ lua/job/put.lua:300-303
+          until true
+        end
+        if not batch then
+          local inl_42 repeat local now, tstr = now, tstr
 --@ lua/num.lua:30-31
-        if now >= 1 then do inl_13 = tstr break end end
-        do inl_13 = now break end
---@ lua/job/put.lua:172-177
-      until true local now_arg = inl_13
-      rcall('ZADD', 'ql:queues', 'NX', now_arg, queue)
-      if probe >= 2 and rcall('ZSCORE', 'ql:tracked', jid) then
-        rcall('PUBLISH', 'ql:' .. 'put', jid)
-      end
-      do inl_2 = jid break end
---@ lua/api.lua:54-56
+            if now >= 1 then do inl_42 = tstr break end end
+            do inl_42 = now break end
+--@ lua/job/put.lua:303-309
+          until true local now_arg = inl_42
+          rcall('ZADD', 'ql:queues', 'NX', now_arg, queue)
+        end
+        if probe >= 2 and rcall('ZSCORE', 'ql:tracked', jid) then
+          rcall('PUBLISH', 'ql:' .. 'put', jid)
+        end
+        do inl_35 = jid break end
+--@ lua/job/put.lua:46-46
+      until true inl_2 = inl_35 break end
+--@ lua/api.lua:65-67
     until true result = inl_2
   elseif cmd == 'pop' then
-    local inl_14 repeat local now = now
---@ lua/queue.lua:146-152
+    local inl_43 repeat local now = now
+--@ lua/pop.lua:31-37
       local queue, worker, count_s = A[3], A[4], A[5]
       if queue == nil then error('Queue(): no queue name provided') end
       if worker == nil then error('Pop(): Arg "worker" missing') end
       -- A count of '1' (the common pop) needs no parsing: tonumber converts a text twice.
       local count = 1
       if count_s ~= '1' then
-        local inl_15 repeat local v = count_s
+        local inl_44 repeat local v = count_s
 --@ lua/num.lua:6-9
           local n = tonumber(v)
           -- n - n is 0 for every finite number, and nan for nan and for +-inf.
-          if n and n - n == 0 then do inl_15 = n break end end
-          do inl_15 = nil break end
---@ lua/queue.lua:152-166
-        until true count = inl_15
+          if n and n - n == 0 then do inl_44 = n break end end
+          do inl_44 = nil break end
+--@ lua/pop.lua:37-54
+        until true count = inl_44
         if count == nil then
           error('Pop(): Arg "count" missing or not a number: ' .. tostring(count_s))
         end
         count = floor(count)
       end
       -- One EXISTS answers the common case (no config, no paused queue, no templates, no
-      -- delayed jobs in this queue, nothing tracked) and saves the reads it would otherwise take.
-      local rk, sk = 'ql:q:' .. queue .. '-recur', 'ql:q:' .. queue .. '-scheduled'
-      local special = rcall('EXISTS', 'ql:config', 'ql:paused_queues', rk, sk, 'ql:tracked') > 0
+      -- delayed jobs in this queue, nothing tracked, no queue throttle) and saves the reads it
+      -- would otherwise take.
+      local qk = 'ql:q:' .. queue
+      local rk, sk = qk .. '-recur', qk .. '-scheduled'
+      local special = rcall('EXISTS', 'ql:config', 'ql:paused_queues', rk, sk, 'ql:tracked',
+        'ql:th:' .. qk) > 0
       local expires, maxc = now + 60, 0
       if special then
         local c = rcall('HMGET', 'ql:config', queue .. '-heartbeat', 'heartbeat',
           queue .. '-max-concurrency')
-        local inl_16 repeat local v = c[1]
+        local inl_45 repeat local v = c[1]
 --@ lua/num.lua:6-9
           local n = tonumber(v)
           -- n - n is 0 for every finite number, and nan for nan and for +-inf.
-          if n and n - n == 0 then do inl_16 = n break end end
-          do inl_16 = nil break end
---@ lua/queue.lua:166-168
-        until true local lock = inl_16
+          if n and n - n == 0 then do inl_45 = n break end end
+          do inl_45 = nil break end
+--@ lua/pop.lua:54-56
+        until true local lock = inl_45
         if lock == nil then
-          local inl_17 repeat local v = c[2]
+          local inl_46 repeat local v = c[2]
 --@ lua/num.lua:6-9
             local n = tonumber(v)
             -- n - n is 0 for every finite number, and nan for nan and for +-inf.
-            if n and n - n == 0 then do inl_17 = n break end end
-            do inl_17 = nil break end
---@ lua/queue.lua:168-172
-          until true lock = inl_17
+            if n and n - n == 0 then do inl_46 = n break end end
+            do inl_46 = nil break end
+--@ lua/pop.lua:56-60
+          until true lock = inl_46
         end
         expires = now + (lock or 60)
-        if rcall('SISMEMBER', 'ql:paused_queues', queue) == 1 then do inl_14 = '{}' break end end
-        local inl_18 repeat local v = c[3]
+        if rcall('SISMEMBER', 'ql:paused_queues', queue) == 1 then do inl_43 = '{}' break end end
+        local inl_47 repeat local v = c[3]
 --@ lua/num.lua:6-9
           local n = tonumber(v)
           -- n - n is 0 for every finite number, and nan for nan and for +-inf.
-          if n and n - n == 0 then do inl_18 = n break end end
-          do inl_18 = nil break end
---@ lua/queue.lua:172-178
-        until true maxc = inl_18
+          if n and n - n == 0 then do inl_47 = n break end end
+          do inl_47 = nil break end
+--@ lua/pop.lua:60-66
+        until true maxc = inl_47
         if maxc == nil then maxc = 0 end
       else
         cfg = false
       end
       -- `now` goes to Redis as its Num.time_text (see Num.score_arg), made once for every use.
-      local inl_19 repeat local t = now
+      local inl_48 repeat local t = now
 --@ lua/num.lua:14-14
-       do inl_19 = format('%.20f', t) break end
---@ lua/queue.lua:178-179
-      until true local tstr = inl_19
-      local inl_20 repeat local now, tstr = now, tstr
+       do inl_48 = format('%.20f', t) break end
+--@ lua/pop.lua:66-67
+      until true local tstr = inl_48
+      local inl_49 repeat local now, tstr = now, tstr
 --@ lua/num.lua:30-31
-        if now >= 1 then do inl_20 = tstr break end end
-        do inl_20 = now break end
---@ lua/queue.lua:179-205
-      until true local now_arg = inl_20
+        if now >= 1 then do inl_49 = tstr break end end
+        do inl_49 = now break end
+--@ lua/pop.lua:67-98
+      until true local now_arg = inl_49
       rcall('ZADD', 'ql:workers', now_arg, worker)
-      local lk = 'ql:q:' .. queue .. '-locks'
+      local lk = qk .. '-locks'
       if maxc > 0 then
         local allowed = floor(maxc - rcall('ZCOUNT', lk, now, '+inf'))
         if count > allowed then count = allowed end
       end
-      if count <= 0 then do inl_14 = '{}' break end end
+      if count <= 0 then do inl_43 = '{}' break end end
       -- The range queries are made here so that the helpers run only when there is work.
       -- A count of 1 (the common pop) goes as text: Redis would format the number first.
       -- `jids` is the expired locks, then every jid to hand out (the reply is a list of our
@@ -2880,7 +4553,12 @@ if #KEYS == 0 and #A >= 2 then
       local jids = rcall('ZRANGEBYSCORE', lk, '-inf', now_arg, 'LIMIT', '0',
         count == 1 and '1' or count)
       if #jids > 0 then jids = M.Queue_reclaim(now, queue, jids) end
-      local want = count - #jids
+      local reclaimed = #jids
+      local want = count - reclaimed
+      if special and want > 0 then
+        local room = M.Queue_throttle_room(queue, lk)
+        if room and room < want then want = room end
+      end
       if want > 0 then
         if special then
           local due = rcall('ZRANGEBYSCORE', rk, 0, now, 'WITHSCORES', 'LIMIT', 0, want)
@@ -2892,21 +4570,24 @@ if #KEYS == 0 and #A >= 2 then
         -- one call, but it replies with each score, which Redis 6.2 and 7.0 format with %.17g:
         -- about 0.3 us more for one job and 2.7 times the time for 16 (docs/performance.md).
         repeat local queue, jids, want = queue, jids, want
---@ lua/queue.lua:132-135
+--@ lua/pop.lua:11-14
           if want <= 0 then do break end end
           local top = rcall('ZREVRANGE', 'ql:q:' .. queue .. '-work', '0',
             want == 1 and '0' or want - 1)
           for i = 1, #top do jids[#jids + 1] = top[i] end
---@ lua/queue.lua:205-217
+--@ lua/pop.lua:98-113
         until true
       end
-      if #jids == 0 then do inl_14 = '{}' break end end
+      if #jids == 0 then
+        M.Queue_revisit(now, queue)
+        do inl_43 = '{}' break end
+      end
       -- The lock expiry as Redis would format the number itself (%.17g, exact), made once:
       -- each job's hash and both lock sets get this text instead of formatting it again.
       local expires_s = format('%.17g', expires)
       -- Every handed-out jid leaves the work set (step 10): the ones just taken, and any
       -- reclaimed job, which is normally not in the work set but can be (see Queue.unlist).
-      local wk = 'ql:q:' .. queue .. '-work'
+      local wk = qk .. '-work'
       if #jids == 1 then
         rcall('ZREM', wk, jids[1])
       else
@@ -2918,7 +4599,7 @@ if #KEYS == 0 and #A >= 2 then
             if j > n then j = n end
             rcall(cmd, k, unpack(list, i, j))
           end
---@ lua/queue.lua:217-224
+--@ lua/pop.lua:113-120
         until true
       end
       local wjk = 'ql:w:' .. worker .. ':jobs'
@@ -2926,26 +4607,37 @@ if #KEYS == 0 and #A >= 2 then
       -- would make of the stored text), so that no job's render parses it back.
       local wjson = encode(worker)
       local wentry = '{"worker":' .. wjson .. '}'
-      local inl_21 repeat local t, tstr = now, tstr
+      local inl_50 repeat local t, tstr = now, tstr
 --@ lua/num.lua:21-22
-        if tstr and t >= 0 and t < 1e14 then do inl_21 = tstr:sub(1, -22) break end end
-        do inl_21 = tostring(floor(t)) break end
---@ lua/queue.lua:224-230
-      until true local whole = inl_21
+        if tstr and t >= 0 and t < 1e14 then do inl_50 = tstr:sub(1, -22) break end end
+        do inl_50 = tostring(floor(t)) break end
+--@ lua/pop.lua:120-128
+      until true local whole = inl_50
       local last = '{"when":' .. whole .. ',"what":"popped","worker":' .. wjson .. '}'
-      if #jids == 1 then
+      -- Why jobs were not handed out: 1 = one was throttled, 2 = only expired ones.
+      local total, popped, skipped = #jids, nil, nil
+      if total == 1 then
         -- One job (the common case): its writes in place, without the batch lists below.
         local jid = jids[1]
-        local inl_22, inl_23 repeat local now, jid, worker, expires, expires_s, tstr, whole, wentry, special = now, jid, worker, expires, expires_s, tstr, whole, wentry,
-          special
---@ lua/queue.lua:280-287
+        local inl_51, inl_52 repeat local now, jid, worker, expires, expires_s, tstr, whole, wentry, special, queue, reclaimed = now, jid, worker, expires, expires_s, tstr, whole, wentry,
+          special, queue, reclaimed == 1
+--@ lua/pop.lua:193-209
           -- Job.fetch's layout, without reading the three fields pop overwrites (state, worker,
-          -- expires): every field read costs a scan of the job hash and a reply string.
+          -- expires): every field read costs a scan of the job hash and a reply string. A job
+          -- that uses an extension has a `throttles` field (Job.store_flow); only then are its key
+          -- and ttl read.
           local g = rcall('HMGET', 'ql:j:' .. jid, 'jid', 'klass', 'queue', 'priority', 'retries',
-            'remaining', 'data', 'tags', 'failure', 'spawned_from_jid', 'history', 'time')
-          if not g[1] then do inl_22, inl_23 = nil break end end
+            'remaining', 'data', 'tags', 'failure', 'spawned_from_jid', 'history', 'time',
+            'throttles')
+          if not g[1] then do inl_51, inl_52 = nil, false break end end
+          local okey, ttl = nil, nil
+          if g[13] then
+            local why
+            why, okey, ttl = M.Queue_flow_out(now, jid, queue, g[13], reclaimed)
+            if why then do inl_51, inl_52 = nil, why break end end
+          end
           local f = { g[1], g[2], 'running', g[3], worker, g[4], expires, g[5], g[6], g[7], g[8],
-            g[9], g[10], false, g[12] }
+            g[9], g[10], false, g[12], g[13], okey, ttl }
           repeat local jid, when, what_json, extra, legacy, whole = jid, now, '"popped"', wentry, g[11] or false, whole
 --@ lua/job/history.lua:36-42
             if legacy == nil then legacy = rcall('HGET', 'ql:j:' .. jid, 'history') end
@@ -2954,12 +4646,12 @@ if #KEYS == 0 and #A >= 2 then
             -- as JSON text already (the hot callers build {"q":...} / {"worker":...} themselves).
             local entry
             if not whole then
-              local inl_24 repeat local t, tstr = when
+              local inl_53 repeat local t, tstr = when
 --@ lua/num.lua:21-22
-                if tstr and t >= 0 and t < 1e14 then do inl_24 = tstr:sub(1, -22) break end end
-                do inl_24 = tostring(floor(t)) break end
+                if tstr and t >= 0 and t < 1e14 then do inl_53 = tstr:sub(1, -22) break end end
+                do inl_53 = tostring(floor(t)) break end
 --@ lua/job/history.lua:42-54
-              until true whole = inl_24
+              until true whole = inl_53
             end
             if extra == nil then
               entry = '[' .. whole .. ',' .. what_json .. ']'
@@ -2971,33 +4663,33 @@ if #KEYS == 0 and #A >= 2 then
             local len = rcall('RPUSH', hk, entry)
             -- No cap trims a list of two entries or fewer, so the config is read only beyond that.
             if len < 3 then do break end end
-            local inl_25 repeat local name, fallback = 'max-job-history', 100
+            local inl_54 repeat local name, fallback = 'max-job-history', 100
 --@ lua/config.lua:29-30
-              if cfg == false then do inl_25 = fallback break end end
-              local inl_26 repeat local name = name
+              if cfg == false then do inl_54 = fallback break end end
+              local inl_55 repeat local name = name
 --@ lua/config.lua:15-22
-                if cfg == false then do inl_26 = false break end end
+                if cfg == false then do inl_55 = false break end end
                 if cfg == nil then cfg = {} end
                 local v = cfg[name]
                 if v == nil then
                   v = rcall('HGET', 'ql:config', name)
                   cfg[name] = v
                 end
-                do inl_26 = v break end
+                do inl_55 = v break end
 --@ lua/config.lua:30-31
-              until true local raw = inl_26
-              local inl_27 repeat local v = raw
+              until true local raw = inl_55
+              local inl_56 repeat local v = raw
 --@ lua/num.lua:6-9
                 local n = tonumber(v)
                 -- n - n is 0 for every finite number, and nan for nan and for +-inf.
-                if n and n - n == 0 then do inl_27 = n break end end
-                do inl_27 = nil break end
+                if n and n - n == 0 then do inl_56 = n break end end
+                do inl_56 = nil break end
 --@ lua/config.lua:31-33
-              until true local n = inl_27
-              if n == nil then do inl_25 = fallback break end end
-              do inl_25 = n break end
+              until true local n = inl_56
+              if n == nil then do inl_54 = fallback break end end
+              do inl_54 = n break end
 --@ lua/job/history.lua:54-67
-            until true local cap = inl_25
+            until true local cap = inl_54
             cap = floor(cap)
             if cap >= 3 then
               if len > cap then
@@ -3011,323 +4703,350 @@ if #KEYS == 0 and #A >= 2 then
               rcall('LPOP', hk)
               rcall('LPUSH', hk, first)
             end
---@ lua/queue.lua:287-292
+--@ lua/pop.lua:209-214
           until true
           rcall('HSET', 'ql:j:' .. jid, 'time', tstr, 'worker', worker, 'expires', expires_s,
             'state', 'running')
           local tracked = special and rcall('ZSCORE', 'ql:tracked', jid) ~= false
           if tracked then rcall('PUBLISH', 'ql:' .. 'popped', jid) end
-          do inl_22, inl_23 = f, tracked break end
---@ lua/queue.lua:230-233
-        until true local f, tracked = inl_22, inl_23
-        if not f then do inl_14 = '{}' break end end
-        local put_t = tonumber(f[15]) or now
-        repeat local now, kind, queue, v = now, 'wait', queue, now - put_t
+          do inl_51, inl_52 = f, tracked break end
+--@ lua/pop.lua:128-131
+        until true local f, tracked = inl_51, inl_52
+        if f then
+          local put_t = tonumber(f[15]) or now
+          repeat local now, kind, queue, v = now, 'wait', queue, now - put_t
 --@ lua/stats.lua:68-68
-          local inl_28 repeat local t = now
+            local inl_57 repeat local t = now
 --@ lua/stats.lua:12-12
-           do inl_28 = t - (t % 86400) break end
+             do inl_57 = t - (t % 86400) break end
 --@ lua/stats.lua:68-69
-          until true local day = inl_28
-          local inl_29 repeat local kind, day, queue = kind, day, queue
+            until true local day = inl_57
+            local inl_58 repeat local kind, day, queue = kind, day, queue
 --@ lua/stats.lua:19-22
-            if day >= 1 and day < 1e14 then
-              do inl_29 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end
-            end
-            do inl_29 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
+              if day >= 1 and day < 1e14 then
+                do inl_58 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end
+              end
+              do inl_58 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
 --@ lua/stats.lua:69-70
-          until true local k = inl_29
-          local inl_30 repeat local v = v
+            until true local k = inl_58
+            local inl_59 repeat local v = v
 --@ lua/stats.lua:43-50
-            local f = floor(v)
-            if f < 60 then
-              if f >= 1 then do inl_30 = format('s%d', f) break end end
-              do inl_30 = 's' .. f break end
-            end
-            if f < 3600 then do inl_30 = format('m%d', floor(f / 60)) break end end
-            if f < 86400 then do inl_30 = format('h%d', floor(f / 3600)) break end end
-            do inl_30 = 'd' .. floor(f / 86400) break end
+              local f = floor(v)
+              if f < 60 then
+                if f >= 1 then do inl_59 = format('s%d', f) break end end
+                do inl_59 = 's' .. f break end
+              end
+              if f < 3600 then do inl_59 = format('m%d', floor(f / 60)) break end end
+              if f < 86400 then do inl_59 = format('h%d', floor(f / 3600)) break end end
+              do inl_59 = 'd' .. floor(f / 86400) break end
 --@ lua/stats.lua:70-72
-          until true local bin = inl_30
-          local cur = rcall('HMGET', k, 'total', 'mean', 'vk', bin)
-          local inl_31, inl_32, inl_33 repeat local total, mean, vk, v = tonumber(cur[1]), tonumber(cur[2]), tonumber(cur[3]), v
+            until true local bin = inl_59
+            local cur = rcall('HMGET', k, 'total', 'mean', 'vk', bin)
+            local inl_60, inl_61, inl_62 repeat local total, mean, vk, v = tonumber(cur[1]), tonumber(cur[2]), tonumber(cur[3]), v
 --@ lua/stats.lua:56-61
-            if total == nil then do inl_31, inl_32, inl_33 = 1, v, 0 break end end
-            mean, vk = mean or 0, vk or 0
-            total = total + 1
-            local old = mean
-            mean = old + (v - old) / total
-            do inl_31, inl_32, inl_33 = total, mean, vk + (v - mean) * (v - old) break end
+              if total == nil then do inl_60, inl_61, inl_62 = 1, v, 0 break end end
+              mean, vk = mean or 0, vk or 0
+              total = total + 1
+              local old = mean
+              mean = old + (v - old) / total
+              do inl_60, inl_61, inl_62 = total, mean, vk + (v - mean) * (v - old) break end
 --@ lua/stats.lua:72-74
-          until true local total, mean, vk = inl_31, inl_32, inl_33
-          rcall('HSET', k, 'total', total, 'mean', mean, 'vk', vk, bin, (tonumber(cur[4]) or 0) + 1)
-          if total == 1 then M.Stats_expire(k, now, day) end
---@ lua/queue.lua:233-241
-        until true
-        rcall('ZADD', wjk, expires_s, jid)
-        rcall('ZADD', lk, expires_s, jid)
-        -- The entry the job's put wrote, predicted from its time and queue, and its rendering:
-        -- an entry that is exactly this text is rendered without being parsed.
-        local seen, shown
-        local q = encode(f[4])
-        if put_t >= 1 and put_t < 1e14 then
-          local inl_34 repeat local t, tstr = put_t, f[15]
+            until true local total, mean, vk = inl_60, inl_61, inl_62
+            rcall('HSET', k, 'total', total, 'mean', mean, 'vk', vk, bin, (tonumber(cur[4]) or 0) + 1)
+            if total == 1 then M.Stats_expire(k, now, day) end
+--@ lua/pop.lua:131-139
+          until true
+          rcall('ZADD', wjk, expires_s, jid)
+          rcall('ZADD', lk, expires_s, jid)
+          -- The entry the job's put wrote, predicted from its time and queue, and its
+          -- rendering: an entry that is exactly this text is rendered without being parsed.
+          local seen, shown
+          local q = encode(f[4])
+          if put_t >= 1 and put_t < 1e14 then
+            local inl_63 repeat local t, tstr = put_t, f[15]
 --@ lua/num.lua:21-22
-            if tstr and t >= 0 and t < 1e14 then do inl_34 = tstr:sub(1, -22) break end end
-            do inl_34 = tostring(floor(t)) break end
---@ lua/queue.lua:241-245
-          until true local w = inl_34
-          seen = '[' .. w .. ',"put",{"q":' .. q .. '}]'
-          shown = '{"when":' .. w .. ',"what":"put","q":' .. q .. '}'
-        end
-        do local inl_35 repeat local jid, f, tracked, wrap, last, seen, shown, wjson, qjson = jid, f, tracked, true, last, seen, shown, wjson, q
---@ lua/job/render.lua:58-100
-          if not f then f = M.Job_fetch(jid) end
-          if not f[1] then do inl_35 = nil break end end
-          if f[14] then
-            M.Job_migrate(jid, f[14])
-            f[14] = false
+              if tstr and t >= 0 and t < 1e14 then do inl_63 = tstr:sub(1, -22) break end end
+              do inl_63 = tostring(floor(t)) break end
+--@ lua/pop.lua:139-143
+            until true local w = inl_63
+            seen = '[' .. w .. ',"put",{"q":' .. q .. '}]'
+            shown = '{"when":' .. w .. ',"what":"put","q":' .. q .. '}'
           end
-          if tracked == nil then tracked = rcall('ZSCORE', 'ql:tracked', jid) ~= false end
-          local hist = rcall('LRANGE', 'ql:j:' .. jid .. '-history', '0', last and '-2' or '-1')
-          for i = 1, #hist do
-            -- Inline fast path of Job.render_entry for the two shapes every command writes.
-            local text = hist[i]
-            if text == seen then
-              hist[i] = shown
-            else
-              -- A flat extra object only: braces inside could mean more values after it.
-              local when, what, inner = text:match('^%[(%d+),("[%w%-]*"),{([^{}]*)}%]$')
-              if when and not inner:find('"wh', 1, true) then
-                if inner == '' then
-                  hist[i] = '{"when":' .. when .. ',"what":' .. what .. '}'
-                else
-                  hist[i] = '{"when":' .. when .. ',"what":' .. what .. ',' .. inner .. '}'
-                end
+          do local inl_64 repeat local jid, f, tracked, wrap, last, seen, shown, wjson, qjson = jid, f, tracked, true, last, seen, shown, wjson, q
+--@ lua/job/render.lua:58-100
+            if not f then f = M.Job_fetch(jid) end
+            if not f[1] then do inl_64 = nil break end end
+            if f[14] then
+              M.Job_migrate(jid, f[14])
+              f[14] = false
+            end
+            if tracked == nil then tracked = rcall('ZSCORE', 'ql:tracked', jid) ~= false end
+            local hist = rcall('LRANGE', 'ql:j:' .. jid .. '-history', '0', last and '-2' or '-1')
+            for i = 1, #hist do
+              -- Inline fast path of Job.render_entry for the two shapes every command writes.
+              local text = hist[i]
+              if text == seen then
+                hist[i] = shown
               else
-                when, what = text:match('^%[(%d+),("[%w%-]*")%]$')
-                if when then
-                  hist[i] = '{"when":' .. when .. ',"what":' .. what .. '}'
+                -- A flat extra object only: braces inside could mean more values after it.
+                local when, what, inner = text:match('^%[(%d+),("[%w%-]*"),{([^{}]*)}%]$')
+                if when and not inner:find('"wh', 1, true) then
+                  if inner == '' then
+                    hist[i] = '{"when":' .. when .. ',"what":' .. what .. '}'
+                  else
+                    hist[i] = '{"when":' .. when .. ',"what":' .. what .. ',' .. inner .. '}'
+                  end
                 else
-                  hist[i] = M.Job_render_entry(text)
+                  when, what = text:match('^%[(%d+),("[%w%-]*")%]$')
+                  if when then
+                    hist[i] = '{"when":' .. when .. ',"what":' .. what .. '}'
+                  else
+                    hist[i] = M.Job_render_entry(text)
+                  end
                 end
               end
             end
-          end
-          -- The caller's own new entry (pop), already rendered, was left out of the LRANGE.
-          if last then hist[#hist + 1] = last end
-          -- Most jobs have neither dependents nor dependencies: one EXISTS tells (it counts a key
-          -- once per mention, so 1 = dependents, 2 = dependencies), and only existing sets are read.
-          local jk = 'ql:j:' .. jid
-          local dtk, dck = jk .. '-dependents', jk .. '-dependencies'
-          local sets = rcall('EXISTS', dtk, dck, dck)
-          local dependents = sets % 2 == 1 and rcall('SMEMBERS', dtk) or {}
-          local dependencies = sets >= 2 and M.Job_encoded_members(rcall('SMEMBERS', dck)) or '{}'
-          -- Numbers absent from the hash are left out, as cjson leaves out nil values.
-          local inl_36 repeat local v, whole = f[6]
+            -- The caller's own new entry (pop), already rendered, was left out of the LRANGE.
+            if last then hist[#hist + 1] = last end
+            -- Most jobs have neither dependents nor dependencies: one EXISTS tells (it counts a key
+            -- once per mention, so 1 = dependents, 2 = dependencies), and only existing sets are read.
+            local jk = 'ql:j:' .. jid
+            local dtk, dck = jk .. '-dependents', jk .. '-dependencies'
+            local sets = rcall('EXISTS', dtk, dck, dck)
+            local dependents = sets % 2 == 1 and rcall('SMEMBERS', dtk) or {}
+            local dependencies = sets >= 2 and M.Job_encoded_members(rcall('SMEMBERS', dck)) or '{}'
+            -- Numbers absent from the hash are left out, as cjson leaves out nil values.
+            local inl_65 repeat local v, whole = f[6]
 --@ lua/json.lua:16-23
-            if v == '0' or v == '5' or v == '1' or v == '2' or v == '3' or v == '4' or v == '6'
-                or v == '7' or v == '8' or v == '9' then
-              do inl_36 = v break end
-            end
-            local n = tonumber(v)
-            if n == nil then do inl_36 = nil break end end
-            if whole then n = floor(n) end
-            do inl_36 = encode(n) break end
+              if v == '0' or v == '5' or v == '1' or v == '2' or v == '3' or v == '4' or v == '6'
+                  or v == '7' or v == '8' or v == '9' then
+                do inl_65 = v break end
+              end
+              local n = tonumber(v)
+              if n == nil then do inl_65 = nil break end end
+              if whole then n = floor(n) end
+              do inl_65 = encode(n) break end
 --@ lua/job/render.lua:100-101
-          until true local priority = inl_36
-          local inl_37 repeat local v, whole = f[8]
+            until true local priority = inl_65
+            local inl_66 repeat local v, whole = f[8]
 --@ lua/json.lua:16-23
-            if v == '0' or v == '5' or v == '1' or v == '2' or v == '3' or v == '4' or v == '6'
-                or v == '7' or v == '8' or v == '9' then
-              do inl_37 = v break end
-            end
-            local n = tonumber(v)
-            if n == nil then do inl_37 = nil break end end
-            if whole then n = floor(n) end
-            do inl_37 = encode(n) break end
+              if v == '0' or v == '5' or v == '1' or v == '2' or v == '3' or v == '4' or v == '6'
+                  or v == '7' or v == '8' or v == '9' then
+                do inl_66 = v break end
+              end
+              local n = tonumber(v)
+              if n == nil then do inl_66 = nil break end end
+              if whole then n = floor(n) end
+              do inl_66 = encode(n) break end
 --@ lua/job/render.lua:101-102
-          until true local retries = inl_37
-          local inl_38 repeat local v, whole = f[9], true
+            until true local retries = inl_66
+            local inl_67 repeat local v, whole = f[9], true
 --@ lua/json.lua:16-23
-            if v == '0' or v == '5' or v == '1' or v == '2' or v == '3' or v == '4' or v == '6'
-                or v == '7' or v == '8' or v == '9' then
-              do inl_38 = v break end
-            end
-            local n = tonumber(v)
-            if n == nil then do inl_38 = nil break end end
-            if whole then n = floor(n) end
-            do inl_38 = encode(n) break end
+              if v == '0' or v == '5' or v == '1' or v == '2' or v == '3' or v == '4' or v == '6'
+                  or v == '7' or v == '8' or v == '9' then
+                do inl_67 = v break end
+              end
+              local n = tonumber(v)
+              if n == nil then do inl_67 = nil break end end
+              if whole then n = floor(n) end
+              do inl_67 = encode(n) break end
 --@ lua/job/render.lua:102-105
-          until true local remaining = inl_38
-          -- Every part as a statement of its own, so that the build can inline the helpers into
-          -- pop's common path; then one concatenation expression builds the result in one step.
-          local inl_39 repeat local v = f[2]
+            until true local remaining = inl_67
+            -- Every part as a statement of its own, so that the build can inline the helpers into
+            -- pop's common path; then one concatenation expression builds the result in one step.
+            local inl_68 repeat local v = f[2]
 --@ lua/json.lua:7-8
-            if v == false or v == nil then do inl_39 = 'false' break end end
-            do inl_39 = encode(v) break end
+              if v == false or v == nil then do inl_68 = 'false' break end end
+              do inl_68 = encode(v) break end
 --@ lua/job/render.lua:105-108
-          until true local klass = inl_39
-          local state = '"running"'
-          if f[3] ~= 'running' then
-            local inl_40 repeat local v = f[3]
+            until true local klass = inl_68
+            local state = '"running"'
+            if f[3] ~= 'running' then
+              local inl_69 repeat local v = f[3]
 --@ lua/json.lua:7-8
-              if v == false or v == nil then do inl_40 = 'false' break end end
-              do inl_40 = encode(v) break end
+                if v == false or v == nil then do inl_69 = 'false' break end end
+                do inl_69 = encode(v) break end
 --@ lua/job/render.lua:108-112
-            until true state = inl_40
-          end
-          local queue = qjson
-          if not queue then
-            local inl_41 repeat local v = f[4]
+              until true state = inl_69
+            end
+            local queue = qjson
+            if not queue then
+              local inl_70 repeat local v = f[4]
 --@ lua/json.lua:7-8
-              if v == false or v == nil then do inl_41 = 'false' break end end
-              do inl_41 = encode(v) break end
+                if v == false or v == nil then do inl_70 = 'false' break end end
+                do inl_70 = encode(v) break end
 --@ lua/job/render.lua:112-114
-            until true queue = inl_41
-          end
-          local inl_42 repeat local v = f[10]
+              until true queue = inl_70
+            end
+            local inl_71 repeat local v = f[10]
 --@ lua/json.lua:7-8
-            if v == false or v == nil then do inl_42 = 'false' break end end
-            do inl_42 = encode(v) break end
+              if v == false or v == nil then do inl_71 = 'false' break end end
+              do inl_71 = encode(v) break end
 --@ lua/job/render.lua:114-115
-          until true local data = inl_42
-          local inl_43 repeat local v = f[13]
+            until true local data = inl_71
+            local inl_72 repeat local v = f[13]
 --@ lua/json.lua:7-8
-            if v == false or v == nil then do inl_43 = 'false' break end end
-            do inl_43 = encode(v) break end
+              if v == false or v == nil then do inl_72 = 'false' break end end
+              do inl_72 = encode(v) break end
 --@ lua/job/render.lua:115-123
-          until true local spawned = inl_43
-          -- The history's brackets go into the one concatenation below (cjson writes {} for none).
-          local history, hopen, hclose = '{}', '', ''
-          if #hist > 0 then
-            history, hopen, hclose = concat(hist, ','), '[', ']'
-          end
-          local tags, failure = f[11], f[12]
-          if tags ~= '{}' then
-            local inl_44 repeat local text = tags
+            until true local spawned = inl_72
+            -- The history's brackets go into the one concatenation below (cjson writes {} for none).
+            local history, hopen, hclose = '{}', '', ''
+            if #hist > 0 then
+              history, hopen, hclose = concat(hist, ','), '[', ']'
+            end
+            local tags, failure = f[11], f[12]
+            if tags ~= '{}' then
+              local inl_73 repeat local text = tags
 --@ lua/job/render.lua:36-39
-              if not text or text == '{}' or text == '[]' then do inl_44 = '{}' break end end
-              local ok, v = pcall(decode, text)
-              if not ok or type(v) ~= 'table' then do inl_44 = '{}' break end end
-              do inl_44 = encode(v) break end
+                if not text or text == '{}' or text == '[]' then do inl_73 = '{}' break end end
+                local ok, v = pcall(decode, text)
+                if not ok or type(v) ~= 'table' then do inl_73 = '{}' break end end
+                do inl_73 = encode(v) break end
 --@ lua/job/render.lua:123-126
-            until true tags = inl_44
-          end
-          if failure ~= '{}' then
-            local inl_45 repeat local text = failure
+              until true tags = inl_73
+            end
+            if failure ~= '{}' then
+              local inl_74 repeat local text = failure
 --@ lua/job/render.lua:36-39
-              if not text or text == '{}' or text == '[]' then do inl_45 = '{}' break end end
-              local ok, v = pcall(decode, text)
-              if not ok or type(v) ~= 'table' then do inl_45 = '{}' break end end
-              do inl_45 = encode(v) break end
---@ lua/job/render.lua:126-139
-            until true failure = inl_45
-          end
-          do inl_35 = (wrap and '[{"jid":' or '{"jid":') .. encode(f[1]) .. ',"klass":' .. klass ..
-            ',"state":' .. state .. ',"queue":' .. queue ..
-            ',"worker":' .. (wjson or encode(f[5] or '')) .. ',"tracked":' .. (tracked and 'true' or 'false') ..
-            ',"expires":' .. encode(tonumber(f[7]) or 0) .. ',"data":' .. data ..
-            ',"tags":' .. tags .. ',"failure":' .. failure ..
-            ',"spawned_from_jid":' .. spawned .. ',"history":' .. hopen .. history .. hclose ..
-            ',"dependents":' .. (#dependents == 0 and '{}' or M.Job_encoded_members(dependents)) ..
-            ',"dependencies":' .. dependencies ..
-            (priority and ',"priority":' or '') .. (priority or '') ..
-            (retries and ',"retries":' or '') .. (retries or '') ..
-            (remaining and ',"remaining":' or '') .. (remaining or '') ..
-            (wrap and '}]' or '}') break end
---@ lua/queue.lua:245-250
-        until true inl_14 = inl_35 break end
-      end
-      local popped = {}
-      for _, jid in ipairs(jids) do
-        local inl_46, inl_47 repeat local now, jid, worker, expires, expires_s, tstr, whole, wentry, special = now, jid, worker, expires, expires_s, tstr, whole, wentry,
-          special
---@ lua/queue.lua:280-287
-          -- Job.fetch's layout, without reading the three fields pop overwrites (state, worker,
-          -- expires): every field read costs a scan of the job hash and a reply string.
-          local g = rcall('HMGET', 'ql:j:' .. jid, 'jid', 'klass', 'queue', 'priority', 'retries',
-            'remaining', 'data', 'tags', 'failure', 'spawned_from_jid', 'history', 'time')
-          if not g[1] then do inl_46, inl_47 = nil break end end
-          local f = { g[1], g[2], 'running', g[3], worker, g[4], expires, g[5], g[6], g[7], g[8],
-            g[9], g[10], false, g[12] }
-          repeat local jid, when, what_json, extra, legacy, whole = jid, now, '"popped"', wentry, g[11] or false, whole
+                if not text or text == '{}' or text == '[]' then do inl_74 = '{}' break end end
+                local ok, v = pcall(decode, text)
+                if not ok or type(v) ~= 'table' then do inl_74 = '{}' break end end
+                do inl_74 = encode(v) break end
+--@ lua/job/render.lua:126-144
+              until true failure = inl_74
+            end
+            -- The extensions' fields, only on jobs that use them (docs/compatibility.md).
+            local flow = ''
+            if f[16] or f[17] or f[18] then
+              flow = M.Job_flow_fields(f)
+            end
+            do inl_64 = (wrap and '[{"jid":' or '{"jid":') .. encode(f[1]) .. ',"klass":' .. klass ..
+              ',"state":' .. state .. ',"queue":' .. queue ..
+              ',"worker":' .. (wjson or encode(f[5] or '')) .. ',"tracked":' .. (tracked and 'true' or 'false') ..
+              ',"expires":' .. encode(tonumber(f[7]) or 0) .. ',"data":' .. data ..
+              ',"tags":' .. tags .. ',"failure":' .. failure ..
+              ',"spawned_from_jid":' .. spawned .. ',"history":' .. hopen .. history .. hclose ..
+              ',"dependents":' .. (#dependents == 0 and '{}' or M.Job_encoded_members(dependents)) ..
+              ',"dependencies":' .. dependencies ..
+              (priority and ',"priority":' or '') .. (priority or '') ..
+              (retries and ',"retries":' or '') .. (retries or '') ..
+              (remaining and ',"remaining":' or '') .. (remaining or '') .. flow ..
+              (wrap and '}]' or '}') break end
+--@ lua/pop.lua:143-151
+          until true inl_43 = inl_64 break end
+        end
+        if tracked then skipped = tracked end
+        popped = {}
+      else
+        popped = {}
+        for i, jid in ipairs(jids) do
+          local inl_75, inl_76 repeat local now, jid, worker, expires, expires_s, tstr, whole, wentry, special, queue, reclaimed = now, jid, worker, expires, expires_s, tstr, whole,
+            wentry, special, queue, i <= reclaimed
+--@ lua/pop.lua:193-209
+            -- Job.fetch's layout, without reading the three fields pop overwrites (state, worker,
+            -- expires): every field read costs a scan of the job hash and a reply string. A job
+            -- that uses an extension has a `throttles` field (Job.store_flow); only then are its key
+            -- and ttl read.
+            local g = rcall('HMGET', 'ql:j:' .. jid, 'jid', 'klass', 'queue', 'priority', 'retries',
+              'remaining', 'data', 'tags', 'failure', 'spawned_from_jid', 'history', 'time',
+              'throttles')
+            if not g[1] then do inl_75, inl_76 = nil, false break end end
+            local okey, ttl = nil, nil
+            if g[13] then
+              local why
+              why, okey, ttl = M.Queue_flow_out(now, jid, queue, g[13], reclaimed)
+              if why then do inl_75, inl_76 = nil, why break end end
+            end
+            local f = { g[1], g[2], 'running', g[3], worker, g[4], expires, g[5], g[6], g[7], g[8],
+              g[9], g[10], false, g[12], g[13], okey, ttl }
+            repeat local jid, when, what_json, extra, legacy, whole = jid, now, '"popped"', wentry, g[11] or false, whole
 --@ lua/job/history.lua:36-42
-            if legacy == nil then legacy = rcall('HGET', 'ql:j:' .. jid, 'history') end
-            if legacy then M.Job_migrate(jid, legacy) end
-            -- The text cjson would write for [floor(when), what, extra]; `extra` may also be given
-            -- as JSON text already (the hot callers build {"q":...} / {"worker":...} themselves).
-            local entry
-            if not whole then
-              local inl_48 repeat local t, tstr = when
+              if legacy == nil then legacy = rcall('HGET', 'ql:j:' .. jid, 'history') end
+              if legacy then M.Job_migrate(jid, legacy) end
+              -- The text cjson would write for [floor(when), what, extra]; `extra` may also be given
+              -- as JSON text already (the hot callers build {"q":...} / {"worker":...} themselves).
+              local entry
+              if not whole then
+                local inl_77 repeat local t, tstr = when
 --@ lua/num.lua:21-22
-                if tstr and t >= 0 and t < 1e14 then do inl_48 = tstr:sub(1, -22) break end end
-                do inl_48 = tostring(floor(t)) break end
+                  if tstr and t >= 0 and t < 1e14 then do inl_77 = tstr:sub(1, -22) break end end
+                  do inl_77 = tostring(floor(t)) break end
 --@ lua/job/history.lua:42-54
-              until true whole = inl_48
-            end
-            if extra == nil then
-              entry = '[' .. whole .. ',' .. what_json .. ']'
-            else
-              if type(extra) ~= 'string' then extra = encode(extra) end
-              entry = '[' .. whole .. ',' .. what_json .. ',' .. extra .. ']'
-            end
-            local hk = 'ql:j:' .. jid .. '-history'
-            local len = rcall('RPUSH', hk, entry)
-            -- No cap trims a list of two entries or fewer, so the config is read only beyond that.
-            if len < 3 then do break end end
-            local inl_49 repeat local name, fallback = 'max-job-history', 100
+                until true whole = inl_77
+              end
+              if extra == nil then
+                entry = '[' .. whole .. ',' .. what_json .. ']'
+              else
+                if type(extra) ~= 'string' then extra = encode(extra) end
+                entry = '[' .. whole .. ',' .. what_json .. ',' .. extra .. ']'
+              end
+              local hk = 'ql:j:' .. jid .. '-history'
+              local len = rcall('RPUSH', hk, entry)
+              -- No cap trims a list of two entries or fewer, so the config is read only beyond that.
+              if len < 3 then do break end end
+              local inl_78 repeat local name, fallback = 'max-job-history', 100
 --@ lua/config.lua:29-30
-              if cfg == false then do inl_49 = fallback break end end
-              local inl_50 repeat local name = name
+                if cfg == false then do inl_78 = fallback break end end
+                local inl_79 repeat local name = name
 --@ lua/config.lua:15-22
-                if cfg == false then do inl_50 = false break end end
-                if cfg == nil then cfg = {} end
-                local v = cfg[name]
-                if v == nil then
-                  v = rcall('HGET', 'ql:config', name)
-                  cfg[name] = v
-                end
-                do inl_50 = v break end
+                  if cfg == false then do inl_79 = false break end end
+                  if cfg == nil then cfg = {} end
+                  local v = cfg[name]
+                  if v == nil then
+                    v = rcall('HGET', 'ql:config', name)
+                    cfg[name] = v
+                  end
+                  do inl_79 = v break end
 --@ lua/config.lua:30-31
-              until true local raw = inl_50
-              local inl_51 repeat local v = raw
+                until true local raw = inl_79
+                local inl_80 repeat local v = raw
 --@ lua/num.lua:6-9
-                local n = tonumber(v)
-                -- n - n is 0 for every finite number, and nan for nan and for +-inf.
-                if n and n - n == 0 then do inl_51 = n break end end
-                do inl_51 = nil break end
+                  local n = tonumber(v)
+                  -- n - n is 0 for every finite number, and nan for nan and for +-inf.
+                  if n and n - n == 0 then do inl_80 = n break end end
+                  do inl_80 = nil break end
 --@ lua/config.lua:31-33
-              until true local n = inl_51
-              if n == nil then do inl_49 = fallback break end end
-              do inl_49 = n break end
+                until true local n = inl_80
+                if n == nil then do inl_78 = fallback break end end
+                do inl_78 = n break end
 --@ lua/job/history.lua:54-67
-            until true local cap = inl_49
-            cap = floor(cap)
-            if cap >= 3 then
-              if len > cap then
+              until true local cap = inl_78
+              cap = floor(cap)
+              if cap >= 3 then
+                if len > cap then
+                  local first = rcall('LPOP', hk)
+                  rcall('LTRIM', hk, 1 - cap, -1)
+                  rcall('LPUSH', hk, first)
+                end
+              elseif cap == 1 and len >= 3 then
+                -- N = 1 keeps the first entry and drops the second one on every append.
                 local first = rcall('LPOP', hk)
-                rcall('LTRIM', hk, 1 - cap, -1)
+                rcall('LPOP', hk)
                 rcall('LPUSH', hk, first)
               end
-            elseif cap == 1 and len >= 3 then
-              -- N = 1 keeps the first entry and drops the second one on every append.
-              local first = rcall('LPOP', hk)
-              rcall('LPOP', hk)
-              rcall('LPUSH', hk, first)
-            end
---@ lua/queue.lua:287-292
-          until true
-          rcall('HSET', 'ql:j:' .. jid, 'time', tstr, 'worker', worker, 'expires', expires_s,
-            'state', 'running')
-          local tracked = special and rcall('ZSCORE', 'ql:tracked', jid) ~= false
-          if tracked then rcall('PUBLISH', 'ql:' .. 'popped', jid) end
-          do inl_46, inl_47 = f, tracked break end
---@ lua/queue.lua:250-262
-        until true local f, tracked = inl_46, inl_47
-        if f then popped[#popped + 1] = { jid, f, tracked } end
+--@ lua/pop.lua:209-214
+            until true
+            rcall('HSET', 'ql:j:' .. jid, 'time', tstr, 'worker', worker, 'expires', expires_s,
+              'state', 'running')
+            local tracked = special and rcall('ZSCORE', 'ql:tracked', jid) ~= false
+            if tracked then rcall('PUBLISH', 'ql:' .. 'popped', jid) end
+            do inl_75, inl_76 = f, tracked break end
+--@ lua/pop.lua:151-173
+          until true local f, tracked = inl_75, inl_76
+          if f then
+            popped[#popped + 1] = { jid, f, tracked }
+          elseif tracked and (not skipped or tracked < skipped) then
+            skipped = tracked
+          end
+        end
       end
-      if #popped == 0 then do inl_14 = '{}' break end end
+      if skipped and #popped < total then
+        M.Queue_pop_again(now, queue, worker, total, popped, expires, expires_s, tstr, whole, wentry,
+          special, skipped)
+      end
+      if #popped < count then M.Queue_revisit(now, queue) end
+      if #popped == 0 then do inl_43 = '{}' break end end
       -- The wait samples and the two lock sets are written once for the whole batch: the same
       -- values as one write per job (samples in pop order), in two calls per set fewer per job.
       local waits, scored = {}, {}
@@ -3343,75 +5062,75 @@ if #KEYS == 0 and #A >= 2 then
         if #vs > 1000 then
           for _, v in ipairs(vs) do repeat local now, kind, queue, v = now, kind, queue, v
 --@ lua/stats.lua:68-68
-            local inl_52 repeat local t = now
+            local inl_81 repeat local t = now
 --@ lua/stats.lua:12-12
-             do inl_52 = t - (t % 86400) break end
+             do inl_81 = t - (t % 86400) break end
 --@ lua/stats.lua:68-69
-            until true local day = inl_52
-            local inl_53 repeat local kind, day, queue = kind, day, queue
+            until true local day = inl_81
+            local inl_82 repeat local kind, day, queue = kind, day, queue
 --@ lua/stats.lua:19-22
               if day >= 1 and day < 1e14 then
-                do inl_53 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end
+                do inl_82 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end
               end
-              do inl_53 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
+              do inl_82 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
 --@ lua/stats.lua:69-70
-            until true local k = inl_53
-            local inl_54 repeat local v = v
+            until true local k = inl_82
+            local inl_83 repeat local v = v
 --@ lua/stats.lua:43-50
               local f = floor(v)
               if f < 60 then
-                if f >= 1 then do inl_54 = format('s%d', f) break end end
-                do inl_54 = 's' .. f break end
+                if f >= 1 then do inl_83 = format('s%d', f) break end end
+                do inl_83 = 's' .. f break end
               end
-              if f < 3600 then do inl_54 = format('m%d', floor(f / 60)) break end end
-              if f < 86400 then do inl_54 = format('h%d', floor(f / 3600)) break end end
-              do inl_54 = 'd' .. floor(f / 86400) break end
+              if f < 3600 then do inl_83 = format('m%d', floor(f / 60)) break end end
+              if f < 86400 then do inl_83 = format('h%d', floor(f / 3600)) break end end
+              do inl_83 = 'd' .. floor(f / 86400) break end
 --@ lua/stats.lua:70-72
-            until true local bin = inl_54
+            until true local bin = inl_83
             local cur = rcall('HMGET', k, 'total', 'mean', 'vk', bin)
-            local inl_55, inl_56, inl_57 repeat local total, mean, vk, v = tonumber(cur[1]), tonumber(cur[2]), tonumber(cur[3]), v
+            local inl_84, inl_85, inl_86 repeat local total, mean, vk, v = tonumber(cur[1]), tonumber(cur[2]), tonumber(cur[3]), v
 --@ lua/stats.lua:56-61
-              if total == nil then do inl_55, inl_56, inl_57 = 1, v, 0 break end end
+              if total == nil then do inl_84, inl_85, inl_86 = 1, v, 0 break end end
               mean, vk = mean or 0, vk or 0
               total = total + 1
               local old = mean
               mean = old + (v - old) / total
-              do inl_55, inl_56, inl_57 = total, mean, vk + (v - mean) * (v - old) break end
+              do inl_84, inl_85, inl_86 = total, mean, vk + (v - mean) * (v - old) break end
 --@ lua/stats.lua:72-74
-            until true local total, mean, vk = inl_55, inl_56, inl_57
+            until true local total, mean, vk = inl_84, inl_85, inl_86
             rcall('HSET', k, 'total', total, 'mean', mean, 'vk', vk, bin, (tonumber(cur[4]) or 0) + 1)
             if total == 1 then M.Stats_expire(k, now, day) end
 --@ lua/stats.lua:84-87
           until true end
           do break end
         end
-        local inl_58 repeat local t = now
+        local inl_87 repeat local t = now
 --@ lua/stats.lua:12-12
-         do inl_58 = t - (t % 86400) break end
+         do inl_87 = t - (t % 86400) break end
 --@ lua/stats.lua:87-88
-        until true local day = inl_58
-        local inl_59 repeat local kind, day, queue = kind, day, queue
+        until true local day = inl_87
+        local inl_88 repeat local kind, day, queue = kind, day, queue
 --@ lua/stats.lua:19-22
           if day >= 1 and day < 1e14 then
-            do inl_59 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end
+            do inl_88 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end
           end
-          do inl_59 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
+          do inl_88 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
 --@ lua/stats.lua:88-91
-        until true local k = inl_59
+        until true local k = inl_88
         local fields, slot, bins = { 'total', 'mean', 'vk' }, {}, {}
         for i, v in ipairs(vs) do
-          local inl_60 repeat local v = v
+          local inl_89 repeat local v = v
 --@ lua/stats.lua:43-50
             local f = floor(v)
             if f < 60 then
-              if f >= 1 then do inl_60 = format('s%d', f) break end end
-              do inl_60 = 's' .. f break end
+              if f >= 1 then do inl_89 = format('s%d', f) break end end
+              do inl_89 = 's' .. f break end
             end
-            if f < 3600 then do inl_60 = format('m%d', floor(f / 60)) break end end
-            if f < 86400 then do inl_60 = format('h%d', floor(f / 3600)) break end end
-            do inl_60 = 'd' .. floor(f / 86400) break end
+            if f < 3600 then do inl_89 = format('m%d', floor(f / 60)) break end end
+            if f < 86400 then do inl_89 = format('h%d', floor(f / 3600)) break end end
+            do inl_89 = 'd' .. floor(f / 86400) break end
 --@ lua/stats.lua:91-102
-          until true local bin = inl_60
+          until true local bin = inl_89
           bins[i] = bin
           if not slot[bin] then
             fields[#fields + 1] = bin
@@ -3422,16 +5141,16 @@ if #KEYS == 0 and #A >= 2 then
         local total, mean, vk = tonumber(cur[1]), tonumber(cur[2]), tonumber(cur[3])
         local fresh = false
         for _, v in ipairs(vs) do
-          local inl_61, inl_62, inl_63 repeat local total, mean, vk, v = total, mean, vk, v
+          local inl_90, inl_91, inl_92 repeat local total, mean, vk, v = total, mean, vk, v
 --@ lua/stats.lua:56-61
-            if total == nil then do inl_61, inl_62, inl_63 = 1, v, 0 break end end
+            if total == nil then do inl_90, inl_91, inl_92 = 1, v, 0 break end end
             mean, vk = mean or 0, vk or 0
             total = total + 1
             local old = mean
             mean = old + (v - old) / total
-            do inl_61, inl_62, inl_63 = total, mean, vk + (v - mean) * (v - old) break end
+            do inl_90, inl_91, inl_92 = total, mean, vk + (v - mean) * (v - old) break end
 --@ lua/stats.lua:102-113
-          until true total, mean, vk = inl_61, inl_62, inl_63
+          until true total, mean, vk = inl_90, inl_91, inl_92
           if total == 1 then fresh = true end
         end
         local counts = {}
@@ -3443,7 +5162,7 @@ if #KEYS == 0 and #A >= 2 then
         end
         rcall('HSET', k, unpack(args))
         if fresh then M.Stats_expire(k, now, day) end
---@ lua/queue.lua:262-263
+--@ lua/pop.lua:173-174
       until true
       repeat local cmd, k, list, step, first = 'ZADD', wjk, scored, 2000
 --@ lua/queue.lua:7-12
@@ -3453,7 +5172,7 @@ if #KEYS == 0 and #A >= 2 then
           if j > n then j = n end
           rcall(cmd, k, unpack(list, i, j))
         end
---@ lua/queue.lua:263-264
+--@ lua/pop.lua:174-175
       until true
       repeat local cmd, k, list, step, first = 'ZADD', lk, scored, 2000
 --@ lua/queue.lua:7-12
@@ -3463,14 +5182,14 @@ if #KEYS == 0 and #A >= 2 then
           if j > n then j = n end
           rcall(cmd, k, unpack(list, i, j))
         end
---@ lua/queue.lua:264-267
+--@ lua/pop.lua:175-178
       until true
       local parts = {}
       for i, p in ipairs(popped) do
-        local inl_64 repeat local jid, f, tracked, wrap, last, seen, shown, wjson, qjson = p[1], p[2], p[3], false, last, nil, nil, wjson
+        local inl_93 repeat local jid, f, tracked, wrap, last, seen, shown, wjson, qjson = p[1], p[2], p[3], false, last, nil, nil, wjson
 --@ lua/job/render.lua:58-100
           if not f then f = M.Job_fetch(jid) end
-          if not f[1] then do inl_64 = nil break end end
+          if not f[1] then do inl_93 = nil break end end
           if f[14] then
             M.Job_migrate(jid, f[14])
             f[14] = false
@@ -3511,80 +5230,80 @@ if #KEYS == 0 and #A >= 2 then
           local dependents = sets % 2 == 1 and rcall('SMEMBERS', dtk) or {}
           local dependencies = sets >= 2 and M.Job_encoded_members(rcall('SMEMBERS', dck)) or '{}'
           -- Numbers absent from the hash are left out, as cjson leaves out nil values.
-          local inl_65 repeat local v, whole = f[6]
+          local inl_94 repeat local v, whole = f[6]
 --@ lua/json.lua:16-23
             if v == '0' or v == '5' or v == '1' or v == '2' or v == '3' or v == '4' or v == '6'
                 or v == '7' or v == '8' or v == '9' then
-              do inl_65 = v break end
+              do inl_94 = v break end
             end
             local n = tonumber(v)
-            if n == nil then do inl_65 = nil break end end
+            if n == nil then do inl_94 = nil break end end
             if whole then n = floor(n) end
-            do inl_65 = encode(n) break end
+            do inl_94 = encode(n) break end
 --@ lua/job/render.lua:100-101
-          until true local priority = inl_65
-          local inl_66 repeat local v, whole = f[8]
+          until true local priority = inl_94
+          local inl_95 repeat local v, whole = f[8]
 --@ lua/json.lua:16-23
             if v == '0' or v == '5' or v == '1' or v == '2' or v == '3' or v == '4' or v == '6'
                 or v == '7' or v == '8' or v == '9' then
-              do inl_66 = v break end
+              do inl_95 = v break end
             end
             local n = tonumber(v)
-            if n == nil then do inl_66 = nil break end end
+            if n == nil then do inl_95 = nil break end end
             if whole then n = floor(n) end
-            do inl_66 = encode(n) break end
+            do inl_95 = encode(n) break end
 --@ lua/job/render.lua:101-102
-          until true local retries = inl_66
-          local inl_67 repeat local v, whole = f[9], true
+          until true local retries = inl_95
+          local inl_96 repeat local v, whole = f[9], true
 --@ lua/json.lua:16-23
             if v == '0' or v == '5' or v == '1' or v == '2' or v == '3' or v == '4' or v == '6'
                 or v == '7' or v == '8' or v == '9' then
-              do inl_67 = v break end
+              do inl_96 = v break end
             end
             local n = tonumber(v)
-            if n == nil then do inl_67 = nil break end end
+            if n == nil then do inl_96 = nil break end end
             if whole then n = floor(n) end
-            do inl_67 = encode(n) break end
+            do inl_96 = encode(n) break end
 --@ lua/job/render.lua:102-105
-          until true local remaining = inl_67
+          until true local remaining = inl_96
           -- Every part as a statement of its own, so that the build can inline the helpers into
           -- pop's common path; then one concatenation expression builds the result in one step.
-          local inl_68 repeat local v = f[2]
+          local inl_97 repeat local v = f[2]
 --@ lua/json.lua:7-8
-            if v == false or v == nil then do inl_68 = 'false' break end end
-            do inl_68 = encode(v) break end
+            if v == false or v == nil then do inl_97 = 'false' break end end
+            do inl_97 = encode(v) break end
 --@ lua/job/render.lua:105-108
-          until true local klass = inl_68
+          until true local klass = inl_97
           local state = '"running"'
           if f[3] ~= 'running' then
-            local inl_69 repeat local v = f[3]
+            local inl_98 repeat local v = f[3]
 --@ lua/json.lua:7-8
-              if v == false or v == nil then do inl_69 = 'false' break end end
-              do inl_69 = encode(v) break end
+              if v == false or v == nil then do inl_98 = 'false' break end end
+              do inl_98 = encode(v) break end
 --@ lua/job/render.lua:108-112
-            until true state = inl_69
+            until true state = inl_98
           end
           local queue = qjson
           if not queue then
-            local inl_70 repeat local v = f[4]
+            local inl_99 repeat local v = f[4]
 --@ lua/json.lua:7-8
-              if v == false or v == nil then do inl_70 = 'false' break end end
-              do inl_70 = encode(v) break end
+              if v == false or v == nil then do inl_99 = 'false' break end end
+              do inl_99 = encode(v) break end
 --@ lua/job/render.lua:112-114
-            until true queue = inl_70
+            until true queue = inl_99
           end
-          local inl_71 repeat local v = f[10]
+          local inl_100 repeat local v = f[10]
 --@ lua/json.lua:7-8
-            if v == false or v == nil then do inl_71 = 'false' break end end
-            do inl_71 = encode(v) break end
+            if v == false or v == nil then do inl_100 = 'false' break end end
+            do inl_100 = encode(v) break end
 --@ lua/job/render.lua:114-115
-          until true local data = inl_71
-          local inl_72 repeat local v = f[13]
+          until true local data = inl_100
+          local inl_101 repeat local v = f[13]
 --@ lua/json.lua:7-8
-            if v == false or v == nil then do inl_72 = 'false' break end end
-            do inl_72 = encode(v) break end
+            if v == false or v == nil then do inl_101 = 'false' break end end
+            do inl_101 = encode(v) break end
 --@ lua/job/render.lua:115-123
-          until true local spawned = inl_72
+          until true local spawned = inl_101
           -- The history's brackets go into the one concatenation below (cjson writes {} for none).
           local history, hopen, hclose = '{}', '', ''
           if #hist > 0 then
@@ -3592,26 +5311,31 @@ if #KEYS == 0 and #A >= 2 then
           end
           local tags, failure = f[11], f[12]
           if tags ~= '{}' then
-            local inl_73 repeat local text = tags
+            local inl_102 repeat local text = tags
 --@ lua/job/render.lua:36-39
-              if not text or text == '{}' or text == '[]' then do inl_73 = '{}' break end end
+              if not text or text == '{}' or text == '[]' then do inl_102 = '{}' break end end
               local ok, v = pcall(decode, text)
-              if not ok or type(v) ~= 'table' then do inl_73 = '{}' break end end
-              do inl_73 = encode(v) break end
+              if not ok or type(v) ~= 'table' then do inl_102 = '{}' break end end
+              do inl_102 = encode(v) break end
 --@ lua/job/render.lua:123-126
-            until true tags = inl_73
+            until true tags = inl_102
           end
           if failure ~= '{}' then
-            local inl_74 repeat local text = failure
+            local inl_103 repeat local text = failure
 --@ lua/job/render.lua:36-39
-              if not text or text == '{}' or text == '[]' then do inl_74 = '{}' break end end
+              if not text or text == '{}' or text == '[]' then do inl_103 = '{}' break end end
               local ok, v = pcall(decode, text)
-              if not ok or type(v) ~= 'table' then do inl_74 = '{}' break end end
-              do inl_74 = encode(v) break end
---@ lua/job/render.lua:126-139
-            until true failure = inl_74
+              if not ok or type(v) ~= 'table' then do inl_103 = '{}' break end end
+              do inl_103 = encode(v) break end
+--@ lua/job/render.lua:126-144
+            until true failure = inl_103
           end
-          do inl_64 = (wrap and '[{"jid":' or '{"jid":') .. encode(f[1]) .. ',"klass":' .. klass ..
+          -- The extensions' fields, only on jobs that use them (docs/compatibility.md).
+          local flow = ''
+          if f[16] or f[17] or f[18] then
+            flow = M.Job_flow_fields(f)
+          end
+          do inl_93 = (wrap and '[{"jid":' or '{"jid":') .. encode(f[1]) .. ',"klass":' .. klass ..
             ',"state":' .. state .. ',"queue":' .. queue ..
             ',"worker":' .. (wjson or encode(f[5] or '')) .. ',"tracked":' .. (tracked and 'true' or 'false') ..
             ',"expires":' .. encode(tonumber(f[7]) or 0) .. ',"data":' .. data ..
@@ -3621,23 +5345,23 @@ if #KEYS == 0 and #A >= 2 then
             ',"dependencies":' .. dependencies ..
             (priority and ',"priority":' or '') .. (priority or '') ..
             (retries and ',"retries":' or '') .. (retries or '') ..
-            (remaining and ',"remaining":' or '') .. (remaining or '') ..
+            (remaining and ',"remaining":' or '') .. (remaining or '') .. flow ..
             (wrap and '}]' or '}') break end
---@ lua/queue.lua:267-270
-        until true local text = inl_64
+--@ lua/pop.lua:178-181
+        until true local text = inl_93
         parts[i] = text
       end
-      do local inl_75 repeat local parts = parts
+      do local inl_104 repeat local parts = parts
 --@ lua/json.lua:29-30
-        if #parts == 0 then do inl_75 = '{}' break end end
-        do inl_75 = '[' .. concat(parts, ',') .. ']' break end
---@ lua/queue.lua:270-270
-      until true inl_14 = inl_75 break end
---@ lua/api.lua:56-58
-    until true result = inl_14
+        if #parts == 0 then do inl_104 = '{}' break end end
+        do inl_104 = '[' .. concat(parts, ',') .. ']' break end
+--@ lua/pop.lua:181-181
+      until true inl_43 = inl_104 break end
+--@ lua/api.lua:67-69
+    until true result = inl_43
   elseif cmd == 'complete' then
-    local inl_76 repeat local now = now
---@ lua/job/complete.lua:14-24
+    local inl_105 repeat local now = now
+--@ lua/job/complete.lua:16-26
       local jid, worker, queue, data = A[3], A[4], A[5], A[6]
       if jid == nil then error('Job(): no jid provided') end
       if worker == nil then error('Complete(): Arg "worker" missing') end
@@ -3648,23 +5372,23 @@ if #KEYS == 0 and #A >= 2 then
       local nextq, delay, depends = nil, 0, nil
       -- Options are read only when given (most completes have none: no table is made).
       if #A > 6 then
-        local inl_77 repeat local first, last = 7, #A
+        local inl_106 repeat local first, last = 7, #A
 --@ lua/job/put.lua:6-8
           local opts = {}
           for i = first, last - 1, 2 do opts[A[i]] = A[i + 1] end
-          do inl_77 = opts break end
---@ lua/job/complete.lua:24-27
-        until true local opts = inl_77
+          do inl_106 = opts break end
+--@ lua/job/complete.lua:26-29
+        until true local opts = inl_106
         nextq = opts.next
         if opts.delay ~= nil then
-          local inl_78 repeat local v = opts.delay
+          local inl_107 repeat local v = opts.delay
 --@ lua/num.lua:6-9
             local n = tonumber(v)
             -- n - n is 0 for every finite number, and nan for nan and for +-inf.
-            if n and n - n == 0 then do inl_78 = n break end end
-            do inl_78 = nil break end
---@ lua/job/complete.lua:27-77
-          until true delay = inl_78
+            if n and n - n == 0 then do inl_107 = n break end end
+            do inl_107 = nil break end
+--@ lua/job/complete.lua:29-84
+          until true delay = inl_107
           if delay == nil then error('assertion failed!') end
         end
         if opts.depends ~= nil then
@@ -3680,11 +5404,16 @@ if #KEYS == 0 and #A >= 2 then
       end
       -- The priority is read only for a next queue (each field read scans the job's hash).
       local jk = 'ql:j:' .. jid
+      -- 1 state, 2 worker, 3 queue, 4 history, 5 time, 6 retries, 7 throttles, 8 priority. A
+      -- job that uses an extension has a `throttles` field (Job.store_flow); only then are its
+      -- key and ttl read.
       local f
       if nextq == nil then
-        f = rcall('HMGET', jk, 'state', 'worker', 'queue', 'history', 'time', 'retries')
+        f = rcall('HMGET', jk, 'state', 'worker', 'queue', 'history', 'time', 'retries',
+          'throttles')
       else
-        f = rcall('HMGET', jk, 'state', 'worker', 'queue', 'history', 'time', 'retries', 'priority')
+        f = rcall('HMGET', jk, 'state', 'worker', 'queue', 'history', 'time', 'retries',
+          'throttles', 'priority')
       end
       local state = f[1]
       if not state then error('Complete(): Job ' .. jid .. ' does not exist') end
@@ -3714,17 +5443,17 @@ if #KEYS == 0 and #A >= 2 then
       else
         cfg = false
       end
-      local inl_79 repeat local t = now
+      local inl_108 repeat local t = now
 --@ lua/num.lua:14-14
-       do inl_79 = format('%.20f', t) break end
---@ lua/job/complete.lua:77-78
-      until true local tstr = inl_79
-      local inl_80 repeat local t, tstr = now, tstr
+       do inl_108 = format('%.20f', t) break end
+--@ lua/job/complete.lua:84-85
+      until true local tstr = inl_108
+      local inl_109 repeat local t, tstr = now, tstr
 --@ lua/num.lua:21-22
-        if tstr and t >= 0 and t < 1e14 then do inl_80 = tstr:sub(1, -22) break end end
-        do inl_80 = tostring(floor(t)) break end
---@ lua/job/complete.lua:78-79
-      until true local whole = inl_80
+        if tstr and t >= 0 and t < 1e14 then do inl_109 = tstr:sub(1, -22) break end end
+        do inl_109 = tostring(floor(t)) break end
+--@ lua/job/complete.lua:85-86
+      until true local whole = inl_109
       repeat local jid, when, what_json, extra, legacy, whole = jid, now, '"done"', nil, f[4] or false, whole
 --@ lua/job/history.lua:36-42
         if legacy == nil then legacy = rcall('HGET', 'ql:j:' .. jid, 'history') end
@@ -3733,12 +5462,12 @@ if #KEYS == 0 and #A >= 2 then
         -- as JSON text already (the hot callers build {"q":...} / {"worker":...} themselves).
         local entry
         if not whole then
-          local inl_81 repeat local t, tstr = when
+          local inl_110 repeat local t, tstr = when
 --@ lua/num.lua:21-22
-            if tstr and t >= 0 and t < 1e14 then do inl_81 = tstr:sub(1, -22) break end end
-            do inl_81 = tostring(floor(t)) break end
+            if tstr and t >= 0 and t < 1e14 then do inl_110 = tstr:sub(1, -22) break end end
+            do inl_110 = tostring(floor(t)) break end
 --@ lua/job/history.lua:42-54
-          until true whole = inl_81
+          until true whole = inl_110
         end
         if extra == nil then
           entry = '[' .. whole .. ',' .. what_json .. ']'
@@ -3750,33 +5479,33 @@ if #KEYS == 0 and #A >= 2 then
         local len = rcall('RPUSH', hk, entry)
         -- No cap trims a list of two entries or fewer, so the config is read only beyond that.
         if len < 3 then do break end end
-        local inl_82 repeat local name, fallback = 'max-job-history', 100
+        local inl_111 repeat local name, fallback = 'max-job-history', 100
 --@ lua/config.lua:29-30
-          if cfg == false then do inl_82 = fallback break end end
-          local inl_83 repeat local name = name
+          if cfg == false then do inl_111 = fallback break end end
+          local inl_112 repeat local name = name
 --@ lua/config.lua:15-22
-            if cfg == false then do inl_83 = false break end end
+            if cfg == false then do inl_112 = false break end end
             if cfg == nil then cfg = {} end
             local v = cfg[name]
             if v == nil then
               v = rcall('HGET', 'ql:config', name)
               cfg[name] = v
             end
-            do inl_83 = v break end
+            do inl_112 = v break end
 --@ lua/config.lua:30-31
-          until true local raw = inl_83
-          local inl_84 repeat local v = raw
+          until true local raw = inl_112
+          local inl_113 repeat local v = raw
 --@ lua/num.lua:6-9
             local n = tonumber(v)
             -- n - n is 0 for every finite number, and nan for nan and for +-inf.
-            if n and n - n == 0 then do inl_84 = n break end end
-            do inl_84 = nil break end
+            if n and n - n == 0 then do inl_113 = n break end end
+            do inl_113 = nil break end
 --@ lua/config.lua:31-33
-          until true local n = inl_84
-          if n == nil then do inl_82 = fallback break end end
-          do inl_82 = n break end
+          until true local n = inl_113
+          if n == nil then do inl_111 = fallback break end end
+          do inl_111 = n break end
 --@ lua/job/history.lua:54-67
-        until true local cap = inl_82
+        until true local cap = inl_111
         cap = floor(cap)
         if cap >= 3 then
           if len > cap then
@@ -3790,514 +5519,72 @@ if #KEYS == 0 and #A >= 2 then
           rcall('LPOP', hk)
           rcall('LPUSH', hk, first)
         end
---@ lua/job/complete.lua:79-80
+--@ lua/job/complete.lua:86-87
       until true
       repeat local queue, jid, exist = queue, jid, probe
---@ lua/queue.lua:53-56
+--@ lua/queue.lua:65-68
         local qk = 'ql:q:' .. queue
         rcall('ZREM', qk .. '-locks', jid)
         if not exist or exist % 2 == 1 then rcall('ZREM', qk .. '-work', jid) end
         if not exist or exist % 4 >= 2 then rcall('ZREM', qk .. '-scheduled', jid) end
---@ lua/job/complete.lua:80-81
+--@ lua/job/complete.lua:87-88
       until true
       repeat local now, kind, queue, v = now, 'run', queue, now - (tonumber(f[5]) or now)
 --@ lua/stats.lua:68-68
-        local inl_85 repeat local t = now
+        local inl_114 repeat local t = now
 --@ lua/stats.lua:12-12
-         do inl_85 = t - (t % 86400) break end
+         do inl_114 = t - (t % 86400) break end
 --@ lua/stats.lua:68-69
-        until true local day = inl_85
-        local inl_86 repeat local kind, day, queue = kind, day, queue
+        until true local day = inl_114
+        local inl_115 repeat local kind, day, queue = kind, day, queue
 --@ lua/stats.lua:19-22
           if day >= 1 and day < 1e14 then
-            do inl_86 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end
+            do inl_115 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end
           end
-          do inl_86 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
+          do inl_115 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
 --@ lua/stats.lua:69-70
-        until true local k = inl_86
-        local inl_87 repeat local v = v
+        until true local k = inl_115
+        local inl_116 repeat local v = v
 --@ lua/stats.lua:43-50
           local f = floor(v)
           if f < 60 then
-            if f >= 1 then do inl_87 = format('s%d', f) break end end
-            do inl_87 = 's' .. f break end
+            if f >= 1 then do inl_116 = format('s%d', f) break end end
+            do inl_116 = 's' .. f break end
           end
-          if f < 3600 then do inl_87 = format('m%d', floor(f / 60)) break end end
-          if f < 86400 then do inl_87 = format('h%d', floor(f / 3600)) break end end
-          do inl_87 = 'd' .. floor(f / 86400) break end
+          if f < 3600 then do inl_116 = format('m%d', floor(f / 60)) break end end
+          if f < 86400 then do inl_116 = format('h%d', floor(f / 3600)) break end end
+          do inl_116 = 'd' .. floor(f / 86400) break end
 --@ lua/stats.lua:70-72
-        until true local bin = inl_87
+        until true local bin = inl_116
         local cur = rcall('HMGET', k, 'total', 'mean', 'vk', bin)
-        local inl_88, inl_89, inl_90 repeat local total, mean, vk, v = tonumber(cur[1]), tonumber(cur[2]), tonumber(cur[3]), v
+        local inl_117, inl_118, inl_119 repeat local total, mean, vk, v = tonumber(cur[1]), tonumber(cur[2]), tonumber(cur[3]), v
 --@ lua/stats.lua:56-61
-          if total == nil then do inl_88, inl_89, inl_90 = 1, v, 0 break end end
+          if total == nil then do inl_117, inl_118, inl_119 = 1, v, 0 break end end
           mean, vk = mean or 0, vk or 0
           total = total + 1
           local old = mean
           mean = old + (v - old) / total
-          do inl_88, inl_89, inl_90 = total, mean, vk + (v - mean) * (v - old) break end
+          do inl_117, inl_118, inl_119 = total, mean, vk + (v - mean) * (v - old) break end
 --@ lua/stats.lua:72-74
-        until true local total, mean, vk = inl_88, inl_89, inl_90
+        until true local total, mean, vk = inl_117, inl_118, inl_119
         rcall('HSET', k, 'total', total, 'mean', mean, 'vk', vk, bin, (tonumber(cur[4]) or 0) + 1)
         if total == 1 then M.Stats_expire(k, now, day) end
---@ lua/job/complete.lua:81-90
+--@ lua/job/complete.lua:88-102
       until true
       rcall('ZREM', 'ql:w:' .. worker .. ':jobs', jid)
       if special and rcall('ZSCORE', 'ql:tracked', jid) then
         rcall('PUBLISH', 'ql:' .. 'completed', jid)
+      end
+      -- The job gives back its throttles and lets the next job of its ordering key start.
+      local okey, ttl_s = nil, nil
+      if f[7] then
+        okey, ttl_s = M.Job_flow_leave(now, jid, queue, f[7])
       end
       local retries = f[6] or 0
       if nextq ~= nil then
         rcall('PUBLISH', 'ql:' .. 'log',
           encode({ jid = jid, event = 'advanced', queue = queue, to = nextq }))
         repeat local jid, when, what_json, extra, legacy, whole = jid, now, '"put"', '{"q":' .. encode(nextq) .. '}', false, whole
---@ lua/job/history.lua:36-42
-          if legacy == nil then legacy = rcall('HGET', 'ql:j:' .. jid, 'history') end
-          if legacy then M.Job_migrate(jid, legacy) end
-          -- The text cjson would write for [floor(when), what, extra]; `extra` may also be given
-          -- as JSON text already (the hot callers build {"q":...} / {"worker":...} themselves).
-          local entry
-          if not whole then
-            local inl_91 repeat local t, tstr = when
---@ lua/num.lua:21-22
-              if tstr and t >= 0 and t < 1e14 then do inl_91 = tstr:sub(1, -22) break end end
-              do inl_91 = tostring(floor(t)) break end
---@ lua/job/history.lua:42-54
-            until true whole = inl_91
-          end
-          if extra == nil then
-            entry = '[' .. whole .. ',' .. what_json .. ']'
-          else
-            if type(extra) ~= 'string' then extra = encode(extra) end
-            entry = '[' .. whole .. ',' .. what_json .. ',' .. extra .. ']'
-          end
-          local hk = 'ql:j:' .. jid .. '-history'
-          local len = rcall('RPUSH', hk, entry)
-          -- No cap trims a list of two entries or fewer, so the config is read only beyond that.
-          if len < 3 then do break end end
-          local inl_92 repeat local name, fallback = 'max-job-history', 100
---@ lua/config.lua:29-30
-            if cfg == false then do inl_92 = fallback break end end
-            local inl_93 repeat local name = name
---@ lua/config.lua:15-22
-              if cfg == false then do inl_93 = false break end end
-              if cfg == nil then cfg = {} end
-              local v = cfg[name]
-              if v == nil then
-                v = rcall('HGET', 'ql:config', name)
-                cfg[name] = v
-              end
-              do inl_93 = v break end
---@ lua/config.lua:30-31
-            until true local raw = inl_93
-            local inl_94 repeat local v = raw
---@ lua/num.lua:6-9
-              local n = tonumber(v)
-              -- n - n is 0 for every finite number, and nan for nan and for +-inf.
-              if n and n - n == 0 then do inl_94 = n break end end
-              do inl_94 = nil break end
---@ lua/config.lua:31-33
-            until true local n = inl_94
-            if n == nil then do inl_92 = fallback break end end
-            do inl_92 = n break end
---@ lua/job/history.lua:54-67
-          until true local cap = inl_92
-          cap = floor(cap)
-          if cap >= 3 then
-            if len > cap then
-              local first = rcall('LPOP', hk)
-              rcall('LTRIM', hk, 1 - cap, -1)
-              rcall('LPUSH', hk, first)
-            end
-          elseif cap == 1 and len >= 3 then
-            -- N = 1 keeps the first entry and drops the second one on every append.
-            local first = rcall('LPOP', hk)
-            rcall('LPOP', hk)
-            rcall('LPUSH', hk, first)
-          end
---@ lua/job/complete.lua:90-91
-        until true
-        local inl_95 repeat local now, tstr = now, tstr
---@ lua/num.lua:30-31
-          if now >= 1 then do inl_95 = tstr break end end
-          do inl_95 = now break end
---@ lua/job/complete.lua:91-109
-        until true local now_arg = inl_95
-        rcall('ZADD', 'ql:queues', 'NX', now_arg, nextq)
-        rcall('HSET', jk, 'data', data, 'time', tstr, 'state', 'waiting', 'worker', '',
-          'failure', '{}', 'queue', nextq, 'expires', '0', 'remaining', retries)
-        if delay > 0 and (depends == nil or #depends == 0) then
-          rcall('ZADD', 'ql:q:' .. nextq .. '-scheduled', now + delay, jid)
-          do inl_76 = 'scheduled' break end
-        end
-        local linked = 0
-        for _, d in ipairs(depends or {}) do
-          if M.Job_link(jid, d) then linked = linked + 1 end
-        end
-        if linked > 0 then
-          rcall('ZADD', 'ql:q:' .. nextq .. '-depends', now, jid)
-          rcall('HSET', jk, 'state', 'depends')
-          if delay > 0 then rcall('HSET', jk, 'scheduled', now + delay) end
-          do inl_76 = 'depends' break end
-        end
-        repeat local queue, jid, priority, t = nextq, jid, tonumber(f[7]) or 0, now
---@ lua/job/state.lua:7-8
-          local score = priority - (t / 10000000000)  -- the work-set score (protocol 2.8)
-          rcall('ZADD', 'ql:q:' .. queue .. '-work', score, jid)
---@ lua/job/complete.lua:109-116
-        until true
-        do inl_76 = 'waiting' break end
-      end
-      rcall('PUBLISH', 'ql:' .. 'log',
-        '{"jid":' .. encode(jid) .. ',"event":"completed","queue":' .. encode(queue) .. '}')
-      rcall('HSET', jk, 'data', data, 'time', tstr, 'state', 'complete', 'worker', '',
-        'failure', '{}', 'queue', '', 'expires', '0', 'remaining', retries)
-      local inl_96 repeat local now, tstr = now, tstr
---@ lua/num.lua:30-31
-        if now >= 1 then do inl_96 = tstr break end end
-        do inl_96 = now break end
---@ lua/job/complete.lua:116-118
-      until true local now_arg = inl_96
-      rcall('ZADD', 'ql:completed', now_arg, jid)
-      repeat local now = now
---@ lua/job/complete.lua:130-130
-        local inl_97 repeat local name, fallback = 'jobs-history', 604800
---@ lua/config.lua:29-30
-          if cfg == false then do inl_97 = fallback break end end
-          local inl_98 repeat local name = name
---@ lua/config.lua:15-22
-            if cfg == false then do inl_98 = false break end end
-            if cfg == nil then cfg = {} end
-            local v = cfg[name]
-            if v == nil then
-              v = rcall('HGET', 'ql:config', name)
-              cfg[name] = v
-            end
-            do inl_98 = v break end
---@ lua/config.lua:30-31
-          until true local raw = inl_98
-          local inl_99 repeat local v = raw
---@ lua/num.lua:6-9
-            local n = tonumber(v)
-            -- n - n is 0 for every finite number, and nan for nan and for +-inf.
-            if n and n - n == 0 then do inl_99 = n break end end
-            do inl_99 = nil break end
---@ lua/config.lua:31-33
-          until true local n = inl_99
-          if n == nil then do inl_97 = fallback break end end
-          do inl_97 = n break end
---@ lua/job/complete.lua:130-131
-        until true local age = inl_97
-        local inl_100 repeat local name, fallback = 'jobs-history-count', 50000
---@ lua/config.lua:29-30
-          if cfg == false then do inl_100 = fallback break end end
-          local inl_101 repeat local name = name
---@ lua/config.lua:15-22
-            if cfg == false then do inl_101 = false break end end
-            if cfg == nil then cfg = {} end
-            local v = cfg[name]
-            if v == nil then
-              v = rcall('HGET', 'ql:config', name)
-              cfg[name] = v
-            end
-            do inl_101 = v break end
---@ lua/config.lua:30-31
-          until true local raw = inl_101
-          local inl_102 repeat local v = raw
---@ lua/num.lua:6-9
-            local n = tonumber(v)
-            -- n - n is 0 for every finite number, and nan for nan and for +-inf.
-            if n and n - n == 0 then do inl_102 = n break end end
-            do inl_102 = nil break end
---@ lua/config.lua:31-33
-          until true local n = inl_102
-          if n == nil then do inl_100 = fallback break end end
-          do inl_100 = n break end
---@ lua/job/complete.lua:131-145
-        until true local keep = inl_100
-        keep = floor(keep)
-        local old = rcall('ZRANGEBYSCORE', 'ql:completed', '0', now - age, 'LIMIT', '0', '100')
-        if #old > 0 then
-          for _, j in ipairs(old) do M.Job_delete(j) end
-          rcall('ZREM', 'ql:completed', unpack(old))
-        end
-        -- ZRANGE 0 .. -N-1: everything but the newest N; a negative N reaches only the -N oldest.
-        local card = rcall('ZCARD', 'ql:completed')
-        local excess = keep >= 0 and card - keep or math.min(card, -keep)
-        if excess > 0 then
-          if excess > 100 then excess = 100 end
-          for _, j in ipairs(rcall('ZRANGE', 'ql:completed', 0, excess - 1)) do M.Job_delete(j) end
-          rcall('ZREMRANGEBYRANK', 'ql:completed', 0, excess - 1)
-        end
---@ lua/job/complete.lua:118-123
-      until true
-      if special then
-        local dependents = rcall('SMEMBERS', dk)
-        if #dependents > 0 then M.Job_release_dependents(now, jid, dependents) end
-      end
-      do inl_76 = 'complete' break end
---@ lua/api.lua:58-60
-    until true result = inl_76
-  elseif cmd == 'heartbeat' then
-    local inl_103 repeat local now = now
---@ lua/job/lease.lua:10-17
-      local jid, worker, data = A[3], A[4], A[5]
-      if jid == nil then error('Job(): no jid provided') end
-      if worker == nil then error('Heatbeat(): Arg "worker" missing') end
-      local decoded
-      if data ~= nil then decoded = decode(data) end
-      local f = rcall('HMGET', 'ql:j:' .. jid, 'worker', 'state', 'queue')
-      local queue = f[3] or ''
-      local inl_104 repeat local queue = queue
---@ lua/config.lua:39-39
-        local inl_105 repeat local name = queue .. '-heartbeat'
---@ lua/config.lua:15-22
-          if cfg == false then do inl_105 = false break end end
-          if cfg == nil then cfg = {} end
-          local v = cfg[name]
-          if v == nil then
-            v = rcall('HGET', 'ql:config', name)
-            cfg[name] = v
-          end
-          do inl_105 = v break end
---@ lua/config.lua:39-40
-        until true local raw = inl_105
-        local inl_106 repeat local v = raw
---@ lua/num.lua:6-9
-          local n = tonumber(v)
-          -- n - n is 0 for every finite number, and nan for nan and for +-inf.
-          if n and n - n == 0 then do inl_106 = n break end end
-          do inl_106 = nil break end
---@ lua/config.lua:40-42
-        until true local n = inl_106
-        if n ~= nil then do inl_104 = n break end end
-        do local inl_107 repeat local name, fallback = 'heartbeat', 60
---@ lua/config.lua:29-30
-          if cfg == false then do inl_107 = fallback break end end
-          local inl_108 repeat local name = name
---@ lua/config.lua:15-22
-            if cfg == false then do inl_108 = false break end end
-            if cfg == nil then cfg = {} end
-            local v = cfg[name]
-            if v == nil then
-              v = rcall('HGET', 'ql:config', name)
-              cfg[name] = v
-            end
-            do inl_108 = v break end
---@ lua/config.lua:30-31
-          until true local raw = inl_108
-          local inl_109 repeat local v = raw
---@ lua/num.lua:6-9
-            local n = tonumber(v)
-            -- n - n is 0 for every finite number, and nan for nan and for +-inf.
-            if n and n - n == 0 then do inl_109 = n break end end
-            do inl_109 = nil break end
---@ lua/config.lua:31-33
-          until true local n = inl_109
-          if n == nil then do inl_107 = fallback break end end
-          do inl_107 = n break end
---@ lua/config.lua:42-42
-        until true inl_104 = inl_107 break end
---@ lua/job/lease.lua:17-35
-      until true local lock = inl_104
-      local expires = now + lock
-      if not f[1] then error('Heartbeat(): Job ' .. jid .. ' does not exist') end
-      if f[2] ~= 'running' then
-        error('Heartbeat(): Job ' .. jid .. ' not currently running: ' .. tostring(f[2]))
-      end
-      if f[1] ~= worker or f[1] == '' then
-        error('Heartbeat(): Job ' .. jid .. ' given out to another worker: ' .. f[1])
-      end
-      local jk = 'ql:j:' .. jid
-      if decoded ~= nil and decoded ~= false then
-        rcall('HSET', jk, 'expires', expires, 'worker', worker, 'data', encode(decoded))
-      else
-        rcall('HSET', jk, 'expires', expires, 'worker', worker)
-      end
-      rcall('ZADD', 'ql:w:' .. worker .. ':jobs', expires, jid)
-      rcall('ZADD', 'ql:workers', now, worker)
-      rcall('ZADD', 'ql:q:' .. queue .. '-locks', expires, jid)
-      do inl_103 = expires break end
---@ lua/api.lua:60-62
-    until true result = inl_103
-  elseif cmd == 'fail' then
-    local inl_110 repeat local now = now
---@ lua/job/fail_retry.lua:11-28
-      local jid, worker, group, message, data = A[3], A[4], A[5], A[6], A[7]
-      if jid == nil then error('Job(): no jid provided') end
-      if worker == nil then error('Fail(): Arg "worker" missing') end
-      if group == nil then error('Fail(): Arg "group" missing') end
-      if message == nil then error('Fail(): Arg "message" missing') end
-      local decoded
-      if data ~= nil then decoded = decode(data) end
-      local f = rcall('HMGET', 'ql:j:' .. jid, 'state', 'worker', 'queue', 'history')
-      local state, queue = f[1], f[3]
-      if not state then error('Fail(): Job ' .. jid .. 'does not exist') end
-      if state ~= 'running' then error('Fail(): Job ' .. jid .. 'not currently running: ' .. state) end
-      if f[2] ~= worker then
-        error('Fail(): Job ' .. jid .. ' running with another worker: ' .. tostring(f[2]))
-      end
-      queue = queue or ''
-      rcall('PUBLISH', 'ql:' .. 'log', encode({ jid = jid, event = 'failed', worker = worker,
-        group = group, message = message }))
-      repeat local jid, channel, tracked = jid, 'failed'
---@ lua/job/fields.lua:31-32
-        if tracked == nil then
-          local inl_111 repeat local jid = jid
---@ lua/job/fields.lua:26-26
-           do inl_111 = rcall('ZSCORE', 'ql:tracked', jid) ~= false break end
---@ lua/job/fields.lua:32-34
-          until true tracked = inl_111
-        end
-        if tracked then rcall('PUBLISH', 'ql:' .. channel, jid) end
---@ lua/job/fail_retry.lua:28-30
-      until true
-      rcall('ZREM', 'ql:w:' .. worker .. ':jobs', jid)
-      repeat local jid, when, what_json, extra, legacy, whole = jid, now, '"failed"', { worker = worker, group = group }, f[4] or false
---@ lua/job/history.lua:36-42
-        if legacy == nil then legacy = rcall('HGET', 'ql:j:' .. jid, 'history') end
-        if legacy then M.Job_migrate(jid, legacy) end
-        -- The text cjson would write for [floor(when), what, extra]; `extra` may also be given
-        -- as JSON text already (the hot callers build {"q":...} / {"worker":...} themselves).
-        local entry
-        if not whole then
-          local inl_112 repeat local t, tstr = when
---@ lua/num.lua:21-22
-            if tstr and t >= 0 and t < 1e14 then do inl_112 = tstr:sub(1, -22) break end end
-            do inl_112 = tostring(floor(t)) break end
---@ lua/job/history.lua:42-54
-          until true whole = inl_112
-        end
-        if extra == nil then
-          entry = '[' .. whole .. ',' .. what_json .. ']'
-        else
-          if type(extra) ~= 'string' then extra = encode(extra) end
-          entry = '[' .. whole .. ',' .. what_json .. ',' .. extra .. ']'
-        end
-        local hk = 'ql:j:' .. jid .. '-history'
-        local len = rcall('RPUSH', hk, entry)
-        -- No cap trims a list of two entries or fewer, so the config is read only beyond that.
-        if len < 3 then do break end end
-        local inl_113 repeat local name, fallback = 'max-job-history', 100
---@ lua/config.lua:29-30
-          if cfg == false then do inl_113 = fallback break end end
-          local inl_114 repeat local name = name
---@ lua/config.lua:15-22
-            if cfg == false then do inl_114 = false break end end
-            if cfg == nil then cfg = {} end
-            local v = cfg[name]
-            if v == nil then
-              v = rcall('HGET', 'ql:config', name)
-              cfg[name] = v
-            end
-            do inl_114 = v break end
---@ lua/config.lua:30-31
-          until true local raw = inl_114
-          local inl_115 repeat local v = raw
---@ lua/num.lua:6-9
-            local n = tonumber(v)
-            -- n - n is 0 for every finite number, and nan for nan and for +-inf.
-            if n and n - n == 0 then do inl_115 = n break end end
-            do inl_115 = nil break end
---@ lua/config.lua:31-33
-          until true local n = inl_115
-          if n == nil then do inl_113 = fallback break end end
-          do inl_113 = n break end
---@ lua/job/history.lua:54-67
-        until true local cap = inl_113
-        cap = floor(cap)
-        if cap >= 3 then
-          if len > cap then
-            local first = rcall('LPOP', hk)
-            rcall('LTRIM', hk, 1 - cap, -1)
-            rcall('LPUSH', hk, first)
-          end
-        elseif cap == 1 and len >= 3 then
-          -- N = 1 keeps the first entry and drops the second one on every append.
-          local first = rcall('LPOP', hk)
-          rcall('LPOP', hk)
-          rcall('LPUSH', hk, first)
-        end
---@ lua/job/fail_retry.lua:30-31
-      until true
-      repeat local now, when, queue, field, by, field2, by2 = now, now, queue, 'failures', 1, 'failed', 1
---@ lua/stats.lua:119-119
-        local inl_116 repeat local t = when
---@ lua/stats.lua:12-12
-         do inl_116 = t - (t % 86400) break end
---@ lua/stats.lua:119-120
-        until true local day = inl_116
-        local inl_117 repeat local kind, day, queue = 'stats', day, queue
---@ lua/stats.lua:19-22
-          if day >= 1 and day < 1e14 then
-            do inl_117 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end
-          end
-          do inl_117 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
---@ lua/stats.lua:120-123
-        until true local k = inl_117
-        rcall('HINCRBY', k, field, by)
-        if field2 then rcall('HINCRBY', k, field2, by2) end
-        M.Stats_expire(k, now, day)
---@ lua/job/fail_retry.lua:31-32
-      until true
-      repeat local queue, jid, exist = queue, jid
---@ lua/queue.lua:53-56
-        local qk = 'ql:q:' .. queue
-        rcall('ZREM', qk .. '-locks', jid)
-        if not exist or exist % 2 == 1 then rcall('ZREM', qk .. '-work', jid) end
-        if not exist or exist % 4 >= 2 then rcall('ZREM', qk .. '-scheduled', jid) end
---@ lua/job/fail_retry.lua:32-35
-      until true
-      if decoded ~= nil and decoded ~= false then rcall('HSET', 'ql:j:' .. jid, 'data', encode(decoded)) end
-      repeat local jid, group, failure = jid, group,
-        { group = group, message = message, when = floor(now), worker = worker }
---@ lua/job/state.lua:22-25
-        rcall('HSET', 'ql:j:' .. jid, 'state', 'failed', 'worker', '', 'expires', '',
-          'failure', encode(failure))
-        rcall('SADD', 'ql:failures', group)
-        rcall('LPUSH', 'ql:f:' .. group, jid)
---@ lua/job/fail_retry.lua:35-36
-      until true
-      do inl_110 = jid break end
---@ lua/api.lua:62-64
-    until true result = inl_110
-  elseif cmd == 'retry' then
-    local inl_118 repeat local now = now
---@ lua/job/fail_retry.lua:47-53
-      local jid, queue, worker, delay_s, group, message = A[3], A[4], A[5], A[6], A[7], A[8]
-      if jid == nil then error('Job(): no jid provided') end
-      if queue == nil then error('Retry(): Arg "queue" missing') end
-      if worker == nil then error('Retry(): Arg "worker" missing') end
-      local delay = 0
-      if delay_s ~= nil then
-        local inl_119 repeat local v = delay_s
---@ lua/num.lua:6-9
-          local n = tonumber(v)
-          -- n - n is 0 for every finite number, and nan for nan and for +-inf.
-          if n and n - n == 0 then do inl_119 = n break end end
-          do inl_119 = nil break end
---@ lua/job/fail_retry.lua:53-73
-        until true delay = inl_119
-        if delay == nil then error('Retry(): Arg "delay" not a number: ' .. delay_s) end
-      end
-      local f = rcall('HMGET', 'ql:j:' .. jid, 'state', 'worker', 'queue', 'priority', 'history')
-      local state = f[1]
-      if not state then error('Retry(): Job ' .. jid .. ' does not exist') end
-      if state ~= 'running' then
-        error('Retry(): Job ' .. jid .. ' is not currently running: ' .. state)
-      end
-      if f[2] ~= worker then
-        error('Retry(): Job ' .. jid .. ' has been given to another worker: ' .. tostring(f[2]))
-      end
-      local jk = 'ql:j:' .. jid
-      -- HINCRBYFLOAT: a fractional budget (retries 2.5) must not make this fail.
-      local remaining = tonumber(rcall('HINCRBYFLOAT', jk, 'remaining', -1))
-      rcall('HDEL', jk, 'grace')
-      rcall('ZREM', 'ql:q:' .. (f[3] or '') .. '-locks', jid)
-      rcall('ZREM', 'ql:w:' .. worker .. ':jobs', jid)
-      if remaining < 0 then
-        group = group or ('failed-retries-' .. queue)
-        repeat local jid, when, what_json, extra, legacy, whole = jid, now, '"failed"', { group = group }, f[5] or false
 --@ lua/job/history.lua:36-42
           if legacy == nil then legacy = rcall('HGET', 'ql:j:' .. jid, 'history') end
           if legacy then M.Job_migrate(jid, legacy) end
@@ -4362,7 +5649,471 @@ if #KEYS == 0 and #A >= 2 then
             rcall('LPOP', hk)
             rcall('LPUSH', hk, first)
           end
---@ lua/job/fail_retry.lua:73-81
+--@ lua/job/complete.lua:102-103
+        until true
+        local inl_124 repeat local now, tstr = now, tstr
+--@ lua/num.lua:30-31
+          if now >= 1 then do inl_124 = tstr break end end
+          do inl_124 = now break end
+--@ lua/job/complete.lua:103-131
+        until true local now_arg = inl_124
+        rcall('ZADD', 'ql:queues', 'NX', now_arg, nextq)
+        rcall('HSET', jk, 'data', data, 'time', tstr, 'state', 'waiting', 'worker', '',
+          'failure', '{}', 'queue', nextq, 'expires', '0', 'remaining', retries)
+        local flow = f[7]
+        if delay > 0 and (depends == nil or #depends == 0) then
+          if flow then M.Job_enter(now, jid, queue, nextq, f[7], okey, ttl_s, 0, false) end
+          rcall('ZADD', 'ql:q:' .. nextq .. '-scheduled', now + delay, jid)
+          do inl_105 = 'scheduled' break end
+        end
+        local linked = 0
+        for _, d in ipairs(depends or {}) do
+          if M.Job_link(jid, d) then linked = linked + 1 end
+        end
+        if linked > 0 then
+          if flow then M.Job_enter(now, jid, queue, nextq, f[7], okey, ttl_s, 0, false) end
+          rcall('ZADD', 'ql:q:' .. nextq .. '-depends', now, jid)
+          rcall('HSET', jk, 'state', 'depends')
+          if delay > 0 then rcall('HSET', jk, 'scheduled', now + delay) end
+          do inl_105 = 'depends' break end
+        end
+        local priority = tonumber(f[8]) or 0
+        if flow then
+          if M.Job_enter(now, jid, queue, nextq, f[7], okey, ttl_s, priority, true) then
+            do inl_105 = 'throttled' break end
+          end
+          do inl_105 = 'waiting' break end
+        end
+        repeat local queue, jid, priority, t = nextq, jid, priority, now
+--@ lua/job/state.lua:7-8
+          local score = priority - (t / 10000000000)  -- the work-set score (protocol 2.8)
+          rcall('ZADD', 'ql:q:' .. queue .. '-work', score, jid)
+--@ lua/job/complete.lua:131-138
+        until true
+        do inl_105 = 'waiting' break end
+      end
+      rcall('PUBLISH', 'ql:' .. 'log',
+        '{"jid":' .. encode(jid) .. ',"event":"completed","queue":' .. encode(queue) .. '}')
+      rcall('HSET', jk, 'data', data, 'time', tstr, 'state', 'complete', 'worker', '',
+        'failure', '{}', 'queue', '', 'expires', '0', 'remaining', retries)
+      local inl_125 repeat local now, tstr = now, tstr
+--@ lua/num.lua:30-31
+        if now >= 1 then do inl_125 = tstr break end end
+        do inl_125 = now break end
+--@ lua/job/complete.lua:138-140
+      until true local now_arg = inl_125
+      rcall('ZADD', 'ql:completed', now_arg, jid)
+      repeat local now = now
+--@ lua/job/complete.lua:152-152
+        local inl_126 repeat local name, fallback = 'jobs-history', 604800
+--@ lua/config.lua:29-30
+          if cfg == false then do inl_126 = fallback break end end
+          local inl_127 repeat local name = name
+--@ lua/config.lua:15-22
+            if cfg == false then do inl_127 = false break end end
+            if cfg == nil then cfg = {} end
+            local v = cfg[name]
+            if v == nil then
+              v = rcall('HGET', 'ql:config', name)
+              cfg[name] = v
+            end
+            do inl_127 = v break end
+--@ lua/config.lua:30-31
+          until true local raw = inl_127
+          local inl_128 repeat local v = raw
+--@ lua/num.lua:6-9
+            local n = tonumber(v)
+            -- n - n is 0 for every finite number, and nan for nan and for +-inf.
+            if n and n - n == 0 then do inl_128 = n break end end
+            do inl_128 = nil break end
+--@ lua/config.lua:31-33
+          until true local n = inl_128
+          if n == nil then do inl_126 = fallback break end end
+          do inl_126 = n break end
+--@ lua/job/complete.lua:152-153
+        until true local age = inl_126
+        local inl_129 repeat local name, fallback = 'jobs-history-count', 50000
+--@ lua/config.lua:29-30
+          if cfg == false then do inl_129 = fallback break end end
+          local inl_130 repeat local name = name
+--@ lua/config.lua:15-22
+            if cfg == false then do inl_130 = false break end end
+            if cfg == nil then cfg = {} end
+            local v = cfg[name]
+            if v == nil then
+              v = rcall('HGET', 'ql:config', name)
+              cfg[name] = v
+            end
+            do inl_130 = v break end
+--@ lua/config.lua:30-31
+          until true local raw = inl_130
+          local inl_131 repeat local v = raw
+--@ lua/num.lua:6-9
+            local n = tonumber(v)
+            -- n - n is 0 for every finite number, and nan for nan and for +-inf.
+            if n and n - n == 0 then do inl_131 = n break end end
+            do inl_131 = nil break end
+--@ lua/config.lua:31-33
+          until true local n = inl_131
+          if n == nil then do inl_129 = fallback break end end
+          do inl_129 = n break end
+--@ lua/job/complete.lua:153-167
+        until true local keep = inl_129
+        keep = floor(keep)
+        local old = rcall('ZRANGEBYSCORE', 'ql:completed', '0', now - age, 'LIMIT', '0', '100')
+        if #old > 0 then
+          for _, j in ipairs(old) do M.Job_delete(j) end
+          rcall('ZREM', 'ql:completed', unpack(old))
+        end
+        -- ZRANGE 0 .. -N-1: everything but the newest N; a negative N reaches only the -N oldest.
+        local card = rcall('ZCARD', 'ql:completed')
+        local excess = keep >= 0 and card - keep or math.min(card, -keep)
+        if excess > 0 then
+          if excess > 100 then excess = 100 end
+          for _, j in ipairs(rcall('ZRANGE', 'ql:completed', 0, excess - 1)) do M.Job_delete(j) end
+          rcall('ZREMRANGEBYRANK', 'ql:completed', 0, excess - 1)
+        end
+--@ lua/job/complete.lua:140-145
+      until true
+      if special then
+        local dependents = rcall('SMEMBERS', dk)
+        if #dependents > 0 then M.Job_release_dependents(now, jid, dependents) end
+      end
+      do inl_105 = 'complete' break end
+--@ lua/api.lua:69-71
+    until true result = inl_105
+  elseif cmd == 'heartbeat' then
+    local inl_132 repeat local now = now
+--@ lua/job/lease.lua:10-17
+      local jid, worker, data = A[3], A[4], A[5]
+      if jid == nil then error('Job(): no jid provided') end
+      if worker == nil then error('Heatbeat(): Arg "worker" missing') end
+      local decoded
+      if data ~= nil then decoded = decode(data) end
+      local f = rcall('HMGET', 'ql:j:' .. jid, 'worker', 'state', 'queue')
+      local queue = f[3] or ''
+      local inl_133 repeat local queue = queue
+--@ lua/config.lua:39-39
+        local inl_134 repeat local name = queue .. '-heartbeat'
+--@ lua/config.lua:15-22
+          if cfg == false then do inl_134 = false break end end
+          if cfg == nil then cfg = {} end
+          local v = cfg[name]
+          if v == nil then
+            v = rcall('HGET', 'ql:config', name)
+            cfg[name] = v
+          end
+          do inl_134 = v break end
+--@ lua/config.lua:39-40
+        until true local raw = inl_134
+        local inl_135 repeat local v = raw
+--@ lua/num.lua:6-9
+          local n = tonumber(v)
+          -- n - n is 0 for every finite number, and nan for nan and for +-inf.
+          if n and n - n == 0 then do inl_135 = n break end end
+          do inl_135 = nil break end
+--@ lua/config.lua:40-42
+        until true local n = inl_135
+        if n ~= nil then do inl_133 = n break end end
+        do local inl_136 repeat local name, fallback = 'heartbeat', 60
+--@ lua/config.lua:29-30
+          if cfg == false then do inl_136 = fallback break end end
+          local inl_137 repeat local name = name
+--@ lua/config.lua:15-22
+            if cfg == false then do inl_137 = false break end end
+            if cfg == nil then cfg = {} end
+            local v = cfg[name]
+            if v == nil then
+              v = rcall('HGET', 'ql:config', name)
+              cfg[name] = v
+            end
+            do inl_137 = v break end
+--@ lua/config.lua:30-31
+          until true local raw = inl_137
+          local inl_138 repeat local v = raw
+--@ lua/num.lua:6-9
+            local n = tonumber(v)
+            -- n - n is 0 for every finite number, and nan for nan and for +-inf.
+            if n and n - n == 0 then do inl_138 = n break end end
+            do inl_138 = nil break end
+--@ lua/config.lua:31-33
+          until true local n = inl_138
+          if n == nil then do inl_136 = fallback break end end
+          do inl_136 = n break end
+--@ lua/config.lua:42-42
+        until true inl_133 = inl_136 break end
+--@ lua/job/lease.lua:17-35
+      until true local lock = inl_133
+      local expires = now + lock
+      if not f[1] then error('Heartbeat(): Job ' .. jid .. ' does not exist') end
+      if f[2] ~= 'running' then
+        error('Heartbeat(): Job ' .. jid .. ' not currently running: ' .. tostring(f[2]))
+      end
+      if f[1] ~= worker or f[1] == '' then
+        error('Heartbeat(): Job ' .. jid .. ' given out to another worker: ' .. f[1])
+      end
+      local jk = 'ql:j:' .. jid
+      if decoded ~= nil and decoded ~= false then
+        rcall('HSET', jk, 'expires', expires, 'worker', worker, 'data', encode(decoded))
+      else
+        rcall('HSET', jk, 'expires', expires, 'worker', worker)
+      end
+      rcall('ZADD', 'ql:w:' .. worker .. ':jobs', expires, jid)
+      rcall('ZADD', 'ql:workers', now, worker)
+      rcall('ZADD', 'ql:q:' .. queue .. '-locks', expires, jid)
+      do inl_132 = expires break end
+--@ lua/api.lua:71-73
+    until true result = inl_132
+  elseif cmd == 'fail' then
+    local inl_139 repeat local now = now
+--@ lua/job/fail_retry.lua:12-30
+      local jid, worker, group, message, data = A[3], A[4], A[5], A[6], A[7]
+      if jid == nil then error('Job(): no jid provided') end
+      if worker == nil then error('Fail(): Arg "worker" missing') end
+      if group == nil then error('Fail(): Arg "group" missing') end
+      if message == nil then error('Fail(): Arg "message" missing') end
+      local decoded
+      if data ~= nil then decoded = decode(data) end
+      local f = rcall('HMGET', 'ql:j:' .. jid, 'state', 'worker', 'queue', 'history', 'throttles',
+        'key')
+      local state, queue = f[1], f[3]
+      if not state then error('Fail(): Job ' .. jid .. 'does not exist') end
+      if state ~= 'running' then error('Fail(): Job ' .. jid .. 'not currently running: ' .. state) end
+      if f[2] ~= worker then
+        error('Fail(): Job ' .. jid .. ' running with another worker: ' .. tostring(f[2]))
+      end
+      queue = queue or ''
+      rcall('PUBLISH', 'ql:' .. 'log', encode({ jid = jid, event = 'failed', worker = worker,
+        group = group, message = message }))
+      repeat local jid, channel, tracked = jid, 'failed'
+--@ lua/job/fields.lua:32-33
+        if tracked == nil then
+          local inl_140 repeat local jid = jid
+--@ lua/job/fields.lua:27-27
+           do inl_140 = rcall('ZSCORE', 'ql:tracked', jid) ~= false break end
+--@ lua/job/fields.lua:33-35
+          until true tracked = inl_140
+        end
+        if tracked then rcall('PUBLISH', 'ql:' .. channel, jid) end
+--@ lua/job/fail_retry.lua:30-32
+      until true
+      rcall('ZREM', 'ql:w:' .. worker .. ':jobs', jid)
+      repeat local jid, when, what_json, extra, legacy, whole = jid, now, '"failed"', { worker = worker, group = group }, f[4] or false
+--@ lua/job/history.lua:36-42
+        if legacy == nil then legacy = rcall('HGET', 'ql:j:' .. jid, 'history') end
+        if legacy then M.Job_migrate(jid, legacy) end
+        -- The text cjson would write for [floor(when), what, extra]; `extra` may also be given
+        -- as JSON text already (the hot callers build {"q":...} / {"worker":...} themselves).
+        local entry
+        if not whole then
+          local inl_141 repeat local t, tstr = when
+--@ lua/num.lua:21-22
+            if tstr and t >= 0 and t < 1e14 then do inl_141 = tstr:sub(1, -22) break end end
+            do inl_141 = tostring(floor(t)) break end
+--@ lua/job/history.lua:42-54
+          until true whole = inl_141
+        end
+        if extra == nil then
+          entry = '[' .. whole .. ',' .. what_json .. ']'
+        else
+          if type(extra) ~= 'string' then extra = encode(extra) end
+          entry = '[' .. whole .. ',' .. what_json .. ',' .. extra .. ']'
+        end
+        local hk = 'ql:j:' .. jid .. '-history'
+        local len = rcall('RPUSH', hk, entry)
+        -- No cap trims a list of two entries or fewer, so the config is read only beyond that.
+        if len < 3 then do break end end
+        local inl_142 repeat local name, fallback = 'max-job-history', 100
+--@ lua/config.lua:29-30
+          if cfg == false then do inl_142 = fallback break end end
+          local inl_143 repeat local name = name
+--@ lua/config.lua:15-22
+            if cfg == false then do inl_143 = false break end end
+            if cfg == nil then cfg = {} end
+            local v = cfg[name]
+            if v == nil then
+              v = rcall('HGET', 'ql:config', name)
+              cfg[name] = v
+            end
+            do inl_143 = v break end
+--@ lua/config.lua:30-31
+          until true local raw = inl_143
+          local inl_144 repeat local v = raw
+--@ lua/num.lua:6-9
+            local n = tonumber(v)
+            -- n - n is 0 for every finite number, and nan for nan and for +-inf.
+            if n and n - n == 0 then do inl_144 = n break end end
+            do inl_144 = nil break end
+--@ lua/config.lua:31-33
+          until true local n = inl_144
+          if n == nil then do inl_142 = fallback break end end
+          do inl_142 = n break end
+--@ lua/job/history.lua:54-67
+        until true local cap = inl_142
+        cap = floor(cap)
+        if cap >= 3 then
+          if len > cap then
+            local first = rcall('LPOP', hk)
+            rcall('LTRIM', hk, 1 - cap, -1)
+            rcall('LPUSH', hk, first)
+          end
+        elseif cap == 1 and len >= 3 then
+          -- N = 1 keeps the first entry and drops the second one on every append.
+          local first = rcall('LPOP', hk)
+          rcall('LPOP', hk)
+          rcall('LPUSH', hk, first)
+        end
+--@ lua/job/fail_retry.lua:32-33
+      until true
+      repeat local now, when, queue, field, by, field2, by2 = now, now, queue, 'failures', 1, 'failed', 1
+--@ lua/stats.lua:119-119
+        local inl_145 repeat local t = when
+--@ lua/stats.lua:12-12
+         do inl_145 = t - (t % 86400) break end
+--@ lua/stats.lua:119-120
+        until true local day = inl_145
+        local inl_146 repeat local kind, day, queue = 'stats', day, queue
+--@ lua/stats.lua:19-22
+          if day >= 1 and day < 1e14 then
+            do inl_146 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end
+          end
+          do inl_146 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
+--@ lua/stats.lua:120-123
+        until true local k = inl_146
+        rcall('HINCRBY', k, field, by)
+        if field2 then rcall('HINCRBY', k, field2, by2) end
+        M.Stats_expire(k, now, day)
+--@ lua/job/fail_retry.lua:33-34
+      until true
+      repeat local queue, jid, exist = queue, jid
+--@ lua/queue.lua:65-68
+        local qk = 'ql:q:' .. queue
+        rcall('ZREM', qk .. '-locks', jid)
+        if not exist or exist % 2 == 1 then rcall('ZREM', qk .. '-work', jid) end
+        if not exist or exist % 4 >= 2 then rcall('ZREM', qk .. '-scheduled', jid) end
+--@ lua/job/fail_retry.lua:34-38
+      until true
+      if f[5] or f[6] then M.Job_leave(now, jid, queue, f[5], f[6] or nil) end
+      if decoded ~= nil and decoded ~= false then rcall('HSET', 'ql:j:' .. jid, 'data', encode(decoded)) end
+      repeat local jid, group, failure = jid, group,
+        { group = group, message = message, when = floor(now), worker = worker }
+--@ lua/job/state.lua:22-25
+        rcall('HSET', 'ql:j:' .. jid, 'state', 'failed', 'worker', '', 'expires', '',
+          'failure', encode(failure))
+        rcall('SADD', 'ql:failures', group)
+        rcall('LPUSH', 'ql:f:' .. group, jid)
+--@ lua/job/fail_retry.lua:38-39
+      until true
+      do inl_139 = jid break end
+--@ lua/api.lua:73-75
+    until true result = inl_139
+  elseif cmd == 'retry' then
+    local inl_147 repeat local now = now
+--@ lua/job/fail_retry.lua:52-58
+      local jid, queue, worker, delay_s, group, message = A[3], A[4], A[5], A[6], A[7], A[8]
+      if jid == nil then error('Job(): no jid provided') end
+      if queue == nil then error('Retry(): Arg "queue" missing') end
+      if worker == nil then error('Retry(): Arg "worker" missing') end
+      local delay = 0
+      if delay_s ~= nil then
+        local inl_148 repeat local v = delay_s
+--@ lua/num.lua:6-9
+          local n = tonumber(v)
+          -- n - n is 0 for every finite number, and nan for nan and for +-inf.
+          if n and n - n == 0 then do inl_148 = n break end end
+          do inl_148 = nil break end
+--@ lua/job/fail_retry.lua:58-83
+        until true delay = inl_148
+        if delay == nil then error('Retry(): Arg "delay" not a number: ' .. delay_s) end
+      end
+      local f = rcall('HMGET', 'ql:j:' .. jid, 'state', 'worker', 'queue', 'priority', 'history',
+        'throttles', 'key', 'ttl')
+      local state = f[1]
+      if not state then error('Retry(): Job ' .. jid .. ' does not exist') end
+      if state ~= 'running' then
+        error('Retry(): Job ' .. jid .. ' is not currently running: ' .. state)
+      end
+      if f[2] ~= worker then
+        error('Retry(): Job ' .. jid .. ' has been given to another worker: ' .. tostring(f[2]))
+      end
+      local jk = 'ql:j:' .. jid
+      -- HINCRBYFLOAT: a fractional budget (retries 2.5) must not make this fail.
+      local remaining = tonumber(rcall('HINCRBYFLOAT', jk, 'remaining', -1))
+      rcall('HDEL', jk, 'grace')
+      rcall('ZREM', 'ql:q:' .. (f[3] or '') .. '-locks', jid)
+      rcall('ZREM', 'ql:w:' .. worker .. ':jobs', jid)
+      -- The job gives back its throttles: it takes them again when it is popped again, behind
+      -- the jobs waiting for them. It keeps its ordering key's turn unless it fails here.
+      if f[6] then M.Job_leave(now, jid, f[3], f[6], nil) end
+      if remaining < 0 then
+        if f[7] then M.Job_leave(now, jid, f[3], nil, f[7]) end
+        group = group or ('failed-retries-' .. queue)
+        repeat local jid, when, what_json, extra, legacy, whole = jid, now, '"failed"', { group = group }, f[5] or false
+--@ lua/job/history.lua:36-42
+          if legacy == nil then legacy = rcall('HGET', 'ql:j:' .. jid, 'history') end
+          if legacy then M.Job_migrate(jid, legacy) end
+          -- The text cjson would write for [floor(when), what, extra]; `extra` may also be given
+          -- as JSON text already (the hot callers build {"q":...} / {"worker":...} themselves).
+          local entry
+          if not whole then
+            local inl_149 repeat local t, tstr = when
+--@ lua/num.lua:21-22
+              if tstr and t >= 0 and t < 1e14 then do inl_149 = tstr:sub(1, -22) break end end
+              do inl_149 = tostring(floor(t)) break end
+--@ lua/job/history.lua:42-54
+            until true whole = inl_149
+          end
+          if extra == nil then
+            entry = '[' .. whole .. ',' .. what_json .. ']'
+          else
+            if type(extra) ~= 'string' then extra = encode(extra) end
+            entry = '[' .. whole .. ',' .. what_json .. ',' .. extra .. ']'
+          end
+          local hk = 'ql:j:' .. jid .. '-history'
+          local len = rcall('RPUSH', hk, entry)
+          -- No cap trims a list of two entries or fewer, so the config is read only beyond that.
+          if len < 3 then do break end end
+          local inl_150 repeat local name, fallback = 'max-job-history', 100
+--@ lua/config.lua:29-30
+            if cfg == false then do inl_150 = fallback break end end
+            local inl_151 repeat local name = name
+--@ lua/config.lua:15-22
+              if cfg == false then do inl_151 = false break end end
+              if cfg == nil then cfg = {} end
+              local v = cfg[name]
+              if v == nil then
+                v = rcall('HGET', 'ql:config', name)
+                cfg[name] = v
+              end
+              do inl_151 = v break end
+--@ lua/config.lua:30-31
+            until true local raw = inl_151
+            local inl_152 repeat local v = raw
+--@ lua/num.lua:6-9
+              local n = tonumber(v)
+              -- n - n is 0 for every finite number, and nan for nan and for +-inf.
+              if n and n - n == 0 then do inl_152 = n break end end
+              do inl_152 = nil break end
+--@ lua/config.lua:31-33
+            until true local n = inl_152
+            if n == nil then do inl_150 = fallback break end end
+            do inl_150 = n break end
+--@ lua/job/history.lua:54-67
+          until true local cap = inl_150
+          cap = floor(cap)
+          if cap >= 3 then
+            if len > cap then
+              local first = rcall('LPOP', hk)
+              rcall('LTRIM', hk, 1 - cap, -1)
+              rcall('LPUSH', hk, first)
+            end
+          elseif cap == 1 and len >= 3 then
+            -- N = 1 keeps the first entry and drops the second one on every append.
+            local first = rcall('LPOP', hk)
+            rcall('LPOP', hk)
+            rcall('LPUSH', hk, first)
+          end
+--@ lua/job/fail_retry.lua:83-91
         until true
         local failure
         if message ~= nil then
@@ -4372,16 +6123,16 @@ if #KEYS == 0 and #A >= 2 then
             message = 'Job exhausted retries in queue "' .. tostring(f[3]) .. '"' }
         end
         repeat local jid, channel, tracked = jid, 'failed'
---@ lua/job/fields.lua:31-32
+--@ lua/job/fields.lua:32-33
           if tracked == nil then
-            local inl_124 repeat local jid = jid
---@ lua/job/fields.lua:26-26
-             do inl_124 = rcall('ZSCORE', 'ql:tracked', jid) ~= false break end
---@ lua/job/fields.lua:32-34
-            until true tracked = inl_124
+            local inl_153 repeat local jid = jid
+--@ lua/job/fields.lua:27-27
+             do inl_153 = rcall('ZSCORE', 'ql:tracked', jid) ~= false break end
+--@ lua/job/fields.lua:33-35
+            until true tracked = inl_153
           end
           if tracked then rcall('PUBLISH', 'ql:' .. channel, jid) end
---@ lua/job/fail_retry.lua:81-82
+--@ lua/job/fail_retry.lua:91-92
         until true
         repeat local jid, group, failure = jid, group, failure
 --@ lua/job/state.lua:22-25
@@ -4389,38 +6140,43 @@ if #KEYS == 0 and #A >= 2 then
             'failure', encode(failure))
           rcall('SADD', 'ql:failures', group)
           rcall('LPUSH', 'ql:f:' .. group, jid)
---@ lua/job/fail_retry.lua:82-83
+--@ lua/job/fail_retry.lua:92-93
         until true
         repeat local now, when, queue, field, by, field2, by2 = now, now, queue, 'failures', 1, 'failed', 1
 --@ lua/stats.lua:119-119
-          local inl_125 repeat local t = when
+          local inl_154 repeat local t = when
 --@ lua/stats.lua:12-12
-           do inl_125 = t - (t % 86400) break end
+           do inl_154 = t - (t % 86400) break end
 --@ lua/stats.lua:119-120
-          until true local day = inl_125
-          local inl_126 repeat local kind, day, queue = 'stats', day, queue
+          until true local day = inl_154
+          local inl_155 repeat local kind, day, queue = 'stats', day, queue
 --@ lua/stats.lua:19-22
             if day >= 1 and day < 1e14 then
-              do inl_126 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end
+              do inl_155 = 'ql:s:' .. kind .. ':' .. format('%d', day) .. ':' .. queue break end
             end
-            do inl_126 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
+            do inl_155 = 'ql:s:' .. kind .. ':' .. day .. ':' .. queue break end
 --@ lua/stats.lua:120-123
-          until true local k = inl_126
+          until true local k = inl_155
           rcall('HINCRBY', k, field, by)
           if field2 then rcall('HINCRBY', k, field2, by2) end
           M.Stats_expire(k, now, day)
---@ lua/job/fail_retry.lua:83-89
+--@ lua/job/fail_retry.lua:93-104
         until true
       else
         if delay > 0 then
           rcall('ZADD', 'ql:q:' .. queue .. '-scheduled', now + delay, jid)
           rcall('HSET', jk, 'state', 'scheduled')
+        elseif f[6] or f[7] or f[8] then
+          if not M.Job_ready(now, queue, jid, tonumber(f[4]) or 0, f[6], f[7] or nil,
+              tonumber(f[8]), now, 'running') then
+            rcall('HSET', jk, 'state', 'waiting')
+          end
         else
           repeat local queue, jid, priority, t = queue, jid, tonumber(f[4]) or 0, now
 --@ lua/job/state.lua:7-8
             local score = priority - (t / 10000000000)  -- the work-set score (protocol 2.8)
             rcall('ZADD', 'ql:q:' .. queue .. '-work', score, jid)
---@ lua/job/fail_retry.lua:89-97
+--@ lua/job/fail_retry.lua:104-112
           until true
           rcall('HSET', jk, 'state', 'waiting')
         end
@@ -4429,9 +6185,9 @@ if #KEYS == 0 and #A >= 2 then
             encode({ group = group, message = message, when = floor(now), worker = worker }))
         end
       end
-      do inl_118 = floor(remaining) break end
---@ lua/api.lua:64-79
-    until true result = inl_118
+      do inl_147 = floor(remaining) break end
+--@ lua/api.lua:75-90
+    until true result = inl_147
   else
     fast = false
   end
@@ -4446,14 +6202,14 @@ if cmd == nil then error('Must provide a command') end
 local command = M['Api_' .. (cmd)]
 if not command then error('Unknown command ' .. cmd) end
 if #A < 2 then error("bad argument #1 to 'tonumber' (value expected)") end
-local inl_127 repeat local v = A[2]
+local inl_156 repeat local v = A[2]
 --@ lua/num.lua:6-9
   local n = tonumber(v)
   -- n - n is 0 for every finite number, and nan for nan and for +-inf.
-  if n and n - n == 0 then do inl_127 = n break end end
-  do inl_127 = nil break end
---@ lua/api.lua:79-82
-until true local now = inl_127
+  if n and n - n == 0 then do inl_156 = n break end end
+  do inl_156 = nil break end
+--@ lua/api.lua:90-93
+until true local now = inl_156
 if now == nil then error('Arg "now" missing or not a number: nil') end
 local result = command(now)
 return result

@@ -24,6 +24,7 @@ from qless_py.aio.events import Events
 from qless_py.aio.job import Job
 from qless_py.aio.queue import Queue
 from qless_py.aio.recurring import RecurringJob
+from qless_py.aio.throttles import Throttles
 from qless_py.calls import client as calls
 from qless_py.endpoint import Endpoint, resolve_url
 from qless_py.resp import Arg
@@ -144,6 +145,7 @@ class AsyncClient:
         self.jobs = Jobs(self)
         self.workers = Workers(self)
         self.config = Config(self)
+        self.throttles = Throttles(self)
         self._events: Events | None = None
 
     @property

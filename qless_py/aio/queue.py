@@ -5,9 +5,10 @@ is in :mod:`qless_py.calls.queue`, shared with the sync client."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, overload
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 from qless_py.aio.job import Job
+from qless_py.aio.throttles import Throttle
 from qless_py.calls.queue import PutItem, QueueBase, QueueJobsBase
 from qless_py.stats import QueueStats
 
@@ -38,6 +39,10 @@ class QueueJobs(QueueJobsBase):
     async def recurring(self, offset: int = 0, count: int = 25) -> list[str]:
         return await self._list("recurring", offset, count)
 
+    async def throttled(self, offset: int = 0, count: int = 25) -> list[str]:
+        """Jobs waiting for a throttle or for the earlier jobs of their ordering key."""
+        return await self._list("throttled", offset, count)
+
 
 class Queue(QueueBase[Job]):
     """A named queue. Creating the object costs nothing; the core learns it on first put.
@@ -51,31 +56,72 @@ class Queue(QueueBase[Job]):
         super().__init__(name, client)
         self.jobs = QueueJobs(self)
 
+    @property
+    def throttle(self) -> Throttle:
+        """The queue's own throttle (``await queue.throttle.set_maximum(5)``)."""
+        return Throttle(self.client, self.throttle_name)
+
     # -- putting work ----------------------------------------------------------------------
+    @overload
+    async def put(self, klass: type | str, data: Any, priority: float | None = ...,
+                  tags: Iterable[str] | None = ..., delay: float = ...,
+                  retries: int | None = ..., jid: str | None = ...,
+                  depends: Iterable[str] | None = ..., *,
+                  throttles: Iterable[str] | None = ..., key: str | None = ...,
+                  ttl: float | None = ..., unique: Literal[False] = ...) -> str: ...
+    @overload
+    async def put(self, klass: type | str, data: Any, priority: float | None = ...,
+                  tags: Iterable[str] | None = ..., delay: float = ...,
+                  retries: int | None = ..., jid: str | None = ...,
+                  depends: Iterable[str] | None = ..., *,
+                  throttles: Iterable[str] | None = ..., key: str | None = ...,
+                  ttl: float | None = ..., unique: bool) -> str | None: ...
+
     async def put(self, klass: type | str, data: Any, priority: float | None = None,
                   tags: Iterable[str] | None = None, delay: float = 0,
                   retries: int | None = None, jid: str | None = None,
-                  depends: Iterable[str] | None = None) -> str:
+                  depends: Iterable[str] | None = None, *,
+                  throttles: Iterable[str] | None = None, key: str | None = None,
+                  ttl: float | None = None, unique: bool = False) -> str | None:
         """Put a job (or move an existing jid here); returns the jid (see ``Queue.put``)."""
-        return await self.client.core.send(
-            self._put_call(klass, data, priority, tags, delay, retries, jid, depends))
+        return await self.client.core.send(self._put_call(
+            klass, data, priority, tags, delay, retries, jid, depends, throttles, key, ttl,
+            unique))
+
+    @overload
+    async def put_many(self, items: Iterable[PutItem], *, priority: float | None = ...,
+                       tags: Iterable[str] | None = ..., delay: float = ...,
+                       retries: int | None = ..., depends: Iterable[str] | None = ...,
+                       throttles: Iterable[str] | None = ..., key: str | None = ...,
+                       ttl: float | None = ...,
+                       unique: Literal[False] = ...) -> list[str]: ...
+    @overload
+    async def put_many(self, items: Iterable[PutItem], *, priority: float | None = ...,
+                       tags: Iterable[str] | None = ..., delay: float = ...,
+                       retries: int | None = ..., depends: Iterable[str] | None = ...,
+                       throttles: Iterable[str] | None = ..., key: str | None = ...,
+                       ttl: float | None = ..., unique: bool) -> list[str | None]: ...
 
     async def put_many(self, items: Iterable[PutItem], *, priority: float | None = None,
                        tags: Iterable[str] | None = None, delay: float = 0,
-                       retries: int | None = None,
-                       depends: Iterable[str] | None = None) -> list[str]:
+                       retries: int | None = None, depends: Iterable[str] | None = None,
+                       throttles: Iterable[str] | None = None, key: str | None = None,
+                       ttl: float | None = None, unique: bool = False) -> list[Any]:
         """Put many jobs in one round trip; returns their jids in order (see
         ``Queue.put_many``)."""
-        batch = self._put_many_batch(items, priority, tags, delay, retries, depends)
+        batch = self._put_many_batch(items, priority, tags, delay, retries, depends,
+                                     throttles, key, ttl, unique)
         return await self.client.core.send_batch(batch) if batch.calls else []
 
     async def recur(self, klass: type | str, data: Any, interval: float, offset: float = 0,
                     priority: float | None = 0, tags: Iterable[str] | None = (),
                     retries: int | None = 0, jid: str | None = None,
-                    backlog: float = 0) -> str:
+                    backlog: float = 0, *, throttles: Iterable[str] | None = None,
+                    key: str | None = None, ttl: float | None = None) -> str:
         """Create (or replace) a recurring template spawning a job every ``interval`` s."""
         return await self.client.core.send(self._recur_call(
-            klass, data, interval, offset, priority, tags, retries, jid, backlog))
+            klass, data, interval, offset, priority, tags, retries, jid, backlog, throttles,
+            key, ttl))
 
     # -- taking work -----------------------------------------------------------------------
     @overload
@@ -117,7 +163,8 @@ class Queue(QueueBase[Job]):
 
     @property
     async def counts(self) -> dict[str, Any]:
-        """``{name, waiting, stalled, running, scheduled, depends, recurring, paused}``."""
+        """``{name, waiting, stalled, running, scheduled, depends, recurring, paused,
+        throttled}``."""
         return await self.client.core.send(self._counts_call())
 
     async def stats(self, date: float | None = None) -> QueueStats:

@@ -5,6 +5,7 @@ assignment cannot wait for the server. What each update sends is in
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from qless_py.calls.recurring import RecurringJobBase, next_spawn
@@ -48,6 +49,18 @@ class RecurringJob(RecurringJobBase):
 
     async def set_backlog(self, value: float) -> None:
         await self._update("backlog", value)
+
+    async def set_throttles(self, names: Iterable[str]) -> None:
+        """The throttles its spawned jobs need (the queue's own is added)."""
+        await self._update("throttles", names)
+
+    async def set_key(self, value: str | None) -> None:
+        """Its spawned jobs' ordering key (None: none)."""
+        await self._update("key", value)
+
+    async def set_ttl(self, seconds: float | None) -> None:
+        """Seconds a spawned job may wait to start before it expires (None: no limit)."""
+        await self._update("ttl", seconds)
 
     async def set_data(self, data: Any) -> None:
         """Replace the data future spawns carry."""

@@ -79,8 +79,14 @@ class JobsBase(Generic[J, R]):
 
 
 def queue_counts_call() -> Call[list[dict[str, Any]]]:
-    """Every queue's counts."""
-    return ("queues", (), json_list)
+    """Every queue's counts (``throttled`` always there, as for one queue)."""
+    def counts(reply: Any) -> list[dict[str, Any]]:
+        out = json_list(reply)
+        for item in out:
+            item.setdefault("throttled", 0)
+        return out
+
+    return ("queues", (), counts)
 
 
 def queue_names_call() -> Call[list[str]]:

@@ -17,7 +17,8 @@ from typing import Any
 
 from qless_py import keys
 
-JOB_EVENTS = ("canceled", "completed", "failed", "popped", "stalled", "put", "track", "untrack")
+JOB_EVENTS = ("canceled", "completed", "failed", "popped", "stalled", "put", "track", "untrack",
+              "expired")
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from qless_py import clock, codecs, handlers
+from qless_py import clock, codecs, handlers, keys
 from qless_py.calls.base import Call
 from qless_py.errors import JobNotFoundError, LockLostError, QlessConnectionError, QlessError
 
@@ -163,6 +163,13 @@ class JobBase(BaseJob):
         self.dependencies: list[str] = dependencies if type(dependencies) is list else []
         spawned = raw.get("spawned_from_jid")
         self.spawned_from_jid: str | None = spawned if isinstance(spawned, str) else None
+        # The extensions (docs/throttles.md): the throttle list as the dialect has it (the
+        # queue's own tid last), the ordering key, and the seconds it may wait to start.
+        listed, queue = get("throttles"), get("queue")
+        self.throttles: list[str] = (
+            listed if type(listed) is list else [keys.queue_tid(queue)] if queue else [])
+        self.key: str | None = get("key")
+        self.start_within: float | None = get("ttl")
         self.finished = False
         # The command sent by this object that ends its lease (complete, fail, retry, move,
         # cancel, timeout) while its outcome is not known: in flight, or its connection
@@ -187,7 +194,20 @@ class JobBase(BaseJob):
             "failure": None if self.failure is None else self.failure.to_dict(),
             "spawned_from_jid": self.spawned_from_jid,
             "dependents": list(self.dependents), "dependencies": list(self.dependencies),
+            **self._flow_fields(),
         }
+
+    def _flow_fields(self) -> dict[str, Any]:
+        """The extensions' fields, where the core's job object has them: ``throttles`` when
+        the job names a throttle besides its queue's own, ``key`` and ``ttl`` when set."""
+        out: dict[str, Any] = {}
+        if len(self.throttles) > 1:
+            out["throttles"] = list(self.throttles)
+        if self.key is not None:
+            out["key"] = self.key
+        if self.start_within is not None:
+            out["ttl"] = plain_number(self.start_within)
+        return out
 
     # -- derived attributes ----------------------------------------------------------------
     @property

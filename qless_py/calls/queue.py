@@ -10,15 +10,17 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Generic, TypeVar
 
-from qless_py import clock, codecs
+from qless_py import clock, codecs, keys
 from qless_py.calls import config as config_calls
 from qless_py.calls.base import Batch, Call, Steps
-from qless_py.calls.core import PackedCall, pack_call
+from qless_py.calls.core import PackedCall
 from qless_py.calls.job import as_list, class_name, json_list
-from qless_py.errors import QlessError
+from qless_py.calls.throttles import flow_options
+from qless_py.errors import PutManyError, QlessError
 from qless_py.resp import bulk
 from qless_py.stats import QueueStats, day_starts, merge_stats
 
@@ -31,7 +33,12 @@ def new_jid() -> str:
     return os.urandom(16).hex()
 
 
-_PUT_KEYS = frozenset({"klass", "data", "priority", "tags", "delay", "retries", "jid", "depends"})
+_PUT_KEYS = frozenset({"klass", "data", "priority", "tags", "delay", "retries", "jid", "depends",
+                       "throttles", "key", "ttl"})
+
+PUT_MANY_CHUNK = 1000
+"""Jobs per ``qlpy.put_many`` call: each call is checked as a whole before it writes, and
+a few thousand arguments per call stay far from any server limit."""
 
 
 def _number(name: str, value: Any) -> float:
@@ -77,17 +84,40 @@ def _nothing(_: Any) -> None:
     return None
 
 
-def _first_error(jids: list[str]) -> Callable[[list[Any]], list[str]]:
-    """A batch's results read as: the jids, unless the core refused some (the others are
-    put all the same), then the first error."""
+def counts_of(reply: Any) -> dict[str, Any]:
+    """A queue's counts object, with ``throttled`` always there (the core writes it only
+    when the queue has throttled jobs)."""
+    value: dict[str, Any] = json.loads(reply)
+    value.setdefault("throttled", 0)
+    return value
 
-    def read(results: list[Any]) -> list[str]:
-        errors = [r for r in results if isinstance(r, QlessError)]
-        if errors:
-            raise errors[0]
-        return jids
+
+def _put_many_results(jids: list[str], unique: bool) -> Callable[[list[Any]], list[Any]]:
+    """The results of a batch of ``qlpy.put_many`` calls read as: the jids (None for a job
+    ``unique`` left alone), unless the core refused a call (the other calls put their jobs
+    all the same): then its error, naming the item by its index in the whole batch."""
+
+    def read(results: list[Any]) -> list[Any]:
+        for i, result in enumerate(results):
+            if isinstance(result, QlessError):
+                raise put_many_error(result, i * PUT_MANY_CHUNK)
+        if not unique:
+            return jids
+        replies = [r for result in results for r in as_list(result)]
+        return [None if reply is None else jid for jid, reply in zip(jids, replies,
+                                                                     strict=True)]
 
     return read
+
+
+def put_many_error(error: QlessError, offset: int) -> QlessError:
+    """A refused ``qlpy.put_many`` call's error, its job named by its index in the items
+    (``qlpy.put_many(): job 3: ...`` of the call starting at item ``offset``)."""
+    found = re.search(r"qlpy\.put_many\(\): job (\d+): ", str(error))
+    if found is None:
+        return error
+    index = offset + int(found.group(1)) - 1
+    return PutManyError(f"put_many item {index}: {error}", index)
 
 
 class QueueBase(Generic[J]):
@@ -105,71 +135,118 @@ class QueueBase(Generic[J]):
     def __repr__(self) -> str:
         return f"<Queue {self.name}>"
 
+    @property
+    def throttle_name(self) -> str:
+        """The name (tid) of the queue's own throttle, ``ql:q:<queue>``: its maximum caps
+        the queue's running jobs, as ``max_concurrency`` does, beside it."""
+        return keys.queue_tid(self.name)
+
     # -- putting work ----------------------------------------------------------------------
     def _put_call(self, klass: type | str, data: Any, priority: float | None,
                   tags: Iterable[str] | None, delay: float, retries: int | None,
-                  jid: str | None, depends: Iterable[str] | None) -> Call[str]:
+                  jid: str | None, depends: Iterable[str] | None,
+                  throttles: Iterable[str] | None = None, key: str | None = None,
+                  ttl: float | None = None, unique: bool = False) -> Call[Any]:
+        """``put``; the jid, or None when ``unique`` left an unfinished job alone."""
         jid = jid or new_jid()
         args = (self.client.worker_name, self.name, jid, class_name(klass),
                 codecs.encode(data, self.client.codec),
                 0 if delay == 0 and type(delay) is int else _delay(delay),
                 *put_options(priority, tags, retries, depends))
+        if throttles is not None or key is not None or ttl is not None or unique:
+            args += tuple(flow_options(throttles, key, ttl, unique))
+        if unique:
+            return ("put", args, lambda reply: None if reply is None else jid)
         # The jid is known already: the reply is not needed (and a benchmark that binds
         # calls to a pipeline gets no reply at all).
         return ("put", args, lambda _: jid)
 
     def _put_many_batch(self, items: Iterable[PutItem], priority: float | None,
                         tags: Iterable[str] | None, delay: float, retries: int | None,
-                        depends: Iterable[str] | None) -> Batch[list[str]]:
-        """Every item checked and encoded before anything is sent."""
+                        depends: Iterable[str] | None, throttles: Iterable[str] | None = None,
+                        key: str | None = None, ttl: float | None = None,
+                        unique: bool = False) -> Batch[Any]:
+        """Every item checked and encoded before anything is sent; then ``qlpy.put_many``
+        calls of up to PUT_MANY_CHUNK jobs each, in one round trip (each call writes all of
+        its jobs or none)."""
         codec = self.client.codec
         encode = codecs.encode
-        put = bulk("put")
-        # What tuple items share, packed once: worker and queue before the jid, delay and
-        # options after the data.
-        shared_head = bulk(self.client.worker_name) + bulk(self.name)
-        shared_opts = [_delay(delay), *put_options(priority, tags, retries, depends)]
-        shared_tail = b"".join([bulk(arg) for arg in shared_opts])
-        nargs = 5 + len(shared_opts)  # worker queue jid klass data, then delay and options
+        # What tuple items share, packed once: the delay, the option count and the options
+        # after the data.
+        shared_opts = [*put_options(priority, tags, retries, depends),
+                       *flow_options(throttles, key, ttl, unique)]
+        shared_tail = b"".join([bulk(_delay(delay)), bulk(len(shared_opts) // 2),
+                                *[bulk(arg) for arg in shared_opts]])
+        shared_nargs = 5 + len(shared_opts)  # jid klass data delay count, then the options
         klass_bulks: dict[Any, bytes] = {}
-        calls: list[PackedCall] = []
+        pieces: list[bytes] = []
+        nargs: list[int] = []
         jids: list[str] = []
-        for item in items:
+        items = list(items)
+        # Random jids for every item at once (32 hex digits each, as new_jid makes them).
+        ids = os.urandom(16 * len(items)).hex()
+        # Items often share one data object: it is encoded once (nothing runs between two
+        # items that could change it).
+        last_data: Any = None
+        data_bulk = b""
+        for n, item in enumerate(items):
             if isinstance(item, tuple):
                 klass, data = item
                 klass_bulk = klass_bulks.get(klass)
                 if klass_bulk is None:
                     klass_bulk = klass_bulks[klass] = bulk(class_name(klass))
-                jid = new_jid()
-                text = encode(data, codec).encode()
-                calls.append((put, nargs, b"".join((
-                    shared_head, b"$32\r\n", jid.encode(), b"\r\n", klass_bulk,
-                    b"$%d\r\n" % len(text), text, b"\r\n", shared_tail))))
+                if data is not last_data or not data_bulk:
+                    if type(data) is dict and not data and codec == "json":
+                        text = b"{}"  # the most common payload, as the encoder writes it
+                    else:
+                        text = encode(data, codec).encode()
+                    data_bulk = b"$%d\r\n%s\r\n" % (len(text), text)
+                    last_data = data
+                jid = ids[32 * n:32 * n + 32]
+                pieces.append(b"".join((b"$32\r\n", jid.encode(), b"\r\n", klass_bulk,
+                                        data_bulk, shared_tail)))
+                nargs.append(shared_nargs)
             else:
                 jid, args = self._mapping_args(item, codec, priority, tags, delay, retries,
-                                               depends)
-                calls.append(pack_call("put", args))
+                                               depends, throttles, key, ttl, unique)
+                pieces.append(b"".join([bulk(arg) for arg in args]))
+                nargs.append(len(args))
             jids.append(jid)
-        return Batch(calls, _first_error(jids))
+        head = bulk(self.client.worker_name) + bulk(self.name)
+        command = bulk("qlpy.put_many")
+        calls: list[PackedCall] = []
+        for first in range(0, len(pieces), PUT_MANY_CHUNK):
+            last = first + PUT_MANY_CHUNK
+            calls.append((command, 2 + sum(nargs[first:last]),
+                          head + b"".join(pieces[first:last])))
+        return Batch(calls, _put_many_results(jids, unique))
 
     def _mapping_args(self, item: Mapping[str, Any], codec: str, priority: float | None,
                       tags: Iterable[str] | None, delay: float, retries: int | None,
-                      depends: Iterable[str] | None) -> tuple[str, list[Any]]:
+                      depends: Iterable[str] | None, throttles: Iterable[str] | None,
+                      key: str | None, ttl: float | None, unique: bool) -> tuple[str, list[Any]]:
+        """One mapping item's ``qlpy.put_many`` arguments: jid klass data delay, the option
+        count and the options."""
         unknown = set(item) - _PUT_KEYS
         if unknown or "klass" not in item:
+            if "unique" in item:
+                raise ValueError("unique applies to a whole put_many: "
+                                 "put_many(items, unique=True)")
             raise ValueError(f"put_many item needs 'klass' and 'data'; unknown keys: "
                              f"{sorted(unknown)}")
         jid = item.get("jid") or new_jid()
-        opts = put_options(item.get("priority", priority), item.get("tags", tags),
-                           item.get("retries", retries), item.get("depends", depends))
-        args = [self.client.worker_name, self.name, jid, class_name(item["klass"]),
-                codecs.encode(item.get("data", {}), codec), _delay(item.get("delay", delay)),
-                *opts]
+        opts = [*put_options(item.get("priority", priority), item.get("tags", tags),
+                             item.get("retries", retries), item.get("depends", depends)),
+                *flow_options(item.get("throttles", throttles), item.get("key", key),
+                              item.get("ttl", ttl), unique)]
+        args = [jid, class_name(item["klass"]), codecs.encode(item.get("data", {}), codec),
+                _delay(item.get("delay", delay)), len(opts) // 2, *opts]
         return str(jid), args
 
     def _recur_call(self, klass: type | str, data: Any, interval: float, offset: float,
                     priority: float | None, tags: Iterable[str] | None, retries: int | None,
-                    jid: str | None, backlog: float) -> Call[str]:
+                    jid: str | None, backlog: float, throttles: Iterable[str] | None = None,
+                    key: str | None = None, ttl: float | None = None) -> Call[str]:
         if interval <= 0:
             raise ValueError("interval must be greater than 0")
         if isinstance(tags, str):
@@ -180,7 +257,7 @@ class QueueBase(Generic[J]):
         args = (self.name, jid, class_name(klass), codecs.encode(data, self.client.codec),
                 "interval", interval, offset, "priority", priority or 0,
                 "tags", json.dumps(list(tags or ())), "retries", retries or 0,
-                "backlog", backlog)
+                "backlog", backlog, *flow_options(throttles, key, ttl))
         return ("recur", args, str)
 
     # -- taking work -----------------------------------------------------------------------
@@ -221,12 +298,9 @@ class QueueBase(Generic[J]):
         return ("pause" if paused else "unpause", (self.name,), _nothing)
 
     def _counts_call(self) -> Call[dict[str, Any]]:
-        """``{name, waiting, stalled, running, scheduled, depends, recurring, paused}``."""
-        def counts(reply: Any) -> dict[str, Any]:
-            value: dict[str, Any] = json.loads(reply)
-            return value
-
-        return ("queues", (self.name,), counts)
+        """``{name, waiting, stalled, running, scheduled, depends, recurring, paused,
+        throttled}``."""
+        return ("queues", (self.name,), counts_of)
 
     def _paused_call(self) -> Call[bool]:
         return ("queues", (self.name,), lambda reply: bool(json.loads(reply)["paused"]))
@@ -277,4 +351,6 @@ class QueueJobsBase:
         self._queue = queue
 
     def _list_call(self, state: str, offset: int, count: int) -> Call[list[str]]:
+        """``jobs <state> <queue>``: running, stalled, scheduled, depends, recurring or
+        throttled (the throttle dialect's: waiting for a throttle or an ordering key)."""
         return ("jobs", (state, self._queue.name, offset, count), as_list)

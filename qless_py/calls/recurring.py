@@ -4,11 +4,13 @@ and the calls that change the template (``recur.update``, ``unrecur``, tags).
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from qless_py import codecs, keys
 from qless_py.calls.base import Call
 from qless_py.calls.job import BaseJob, class_name, json_list, plain_number
+from qless_py.calls.throttles import job_throttles, ordering_key, throttle_names, ttl_seconds
 
 
 class RecurringJobBase(BaseJob):
@@ -21,6 +23,10 @@ class RecurringJobBase(BaseJob):
         self._interval: float = raw.get("interval", 0)
         self._backlog: float = raw.get("backlog", 0)
         self.count: int = int(raw.get("count", 0))
+        # The extensions its spawned jobs get (docs/throttles.md), as on a job.
+        self._throttles: list[str] = job_throttles(raw)
+        self._key: str | None = raw.get("key")
+        self._start_within: float | None = raw.get("ttl")
 
     def to_dict(self) -> dict[str, Any]:
         """This snapshot in the shape of the core's recurring object, with real lists and
@@ -30,8 +36,56 @@ class RecurringJobBase(BaseJob):
             "queue": self.queue_name, "priority": plain_number(self.priority),
             "interval": plain_number(self.interval), "retries": self.retries,
             "count": self.count, "data": self.data, "tags": list(self.tags),
-            "backlog": plain_number(self.backlog),
+            "backlog": plain_number(self.backlog), **self._flow_fields(),
         }
+
+    def _flow_fields(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        if len(self.throttles) > 1:
+            out["throttles"] = list(self.throttles)
+        if self.key is not None:
+            out["key"] = self.key
+        if self.start_within is not None:
+            out["ttl"] = plain_number(self.start_within)
+        return out
+
+    @property
+    def throttles(self) -> list[str]:
+        """Its spawned jobs' throttles, the queue's own tid last (as on a job)."""
+        return self._throttles
+
+    @property
+    def key(self) -> str | None:
+        """Its spawned jobs' ordering key: they run one at a time, in spawn order."""
+        return self._key
+
+    @property
+    def start_within(self) -> float | None:
+        """Seconds a spawned job may wait to start before it expires (its ttl)."""
+        return self._start_within
+
+    def _flow_update_call(self, name: str, value: Any) -> Call[None]:
+        """``recur.update`` of ``throttles`` (names), ``key`` or ``ttl`` (None removes
+        them)."""
+        if name == "throttles":
+            names = throttle_names(value if value is not None else ())
+            stored: Any = json.dumps(names)
+
+            def updated(_: Any) -> None:
+                tid = keys.queue_tid(self.queue_name)
+                self._throttles = [*dict.fromkeys(t for t in names if t != tid), tid]
+        elif name == "key":
+            stored = "" if value is None else ordering_key(value)
+
+            def updated(_: Any) -> None:
+                self._key = value
+        else:
+            stored = 0 if value is None else ttl_seconds(value)
+
+            def updated(_: Any) -> None:
+                self._start_within = value
+
+        return ("recur.update", (self.jid, name, stored), updated)
 
     @property
     def retries(self) -> int:
@@ -47,6 +101,8 @@ class RecurringJobBase(BaseJob):
 
     def _update_call(self, name: str, value: Any) -> Call[None]:
         """``recur.update`` of one field; the snapshot follows once the core took it."""
+        if name in ("throttles", "key", "ttl"):
+            return self._flow_update_call(name, value)
         if name == "interval" and value <= 0:
             raise ValueError("interval must be greater than 0")
         stored: Any = value
@@ -62,7 +118,12 @@ class RecurringJobBase(BaseJob):
             elif name == "klass":
                 object.__setattr__(self, "klass_name", stored)
             elif name == "queue":
-                self.queue_name = value
+                old, self.queue_name = keys.queue_tid(self.queue_name), value
+                if len(self._throttles) > 1:
+                    self._throttles = [*[t for t in self._throttles if t != old],
+                                       keys.queue_tid(value)]
+                else:
+                    self._throttles = [keys.queue_tid(value)]
             else:
                 object.__setattr__(self, f"_{name}", value)
 

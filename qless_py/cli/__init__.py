@@ -21,9 +21,10 @@ FAMILIES: dict[str, str] = {
     **dict.fromkeys(("queues", "workers", "failed", "unfail", "pause", "unpause", "stats"),
                     "queues"),
     "recur": "recur", "config": "config", "server": "server", "demo": "demo",
-    "worker": "worker",
+    "worker": "worker", "throttle": "throttles",
 }
-MODULES: tuple[str, ...] = ("jobs", "queues", "recur", "config", "server", "demo", "worker")
+MODULES: tuple[str, ...] = ("jobs", "queues", "recur", "config", "server", "demo", "worker",
+                            "throttles")
 
 
 class LazyGroup(QlessGroup):

@@ -23,7 +23,8 @@ from qless_py.cli.common import (
 )
 from qless_py.cli.render import job_view, jobs_table, recurring_view
 
-QUEUE_STATES = ("waiting", "running", "stalled", "scheduled", "depends", "recurring")
+QUEUE_STATES = ("waiting", "running", "stalled", "scheduled", "depends", "recurring",
+                "throttled")
 
 
 def not_a_job(jid: str, found: Job | RecurringJob | None) -> NoReturn:
@@ -64,17 +65,39 @@ def require_jobs(client: Client, jids: tuple[str, ...]) -> list[Job]:
               help="Retry budget.")
 @click.option("--depends", "depends", multiple=True,
               help="A job this one waits for (repeatable; it must exist).")
+@click.option("--throttle", "throttles", multiple=True,
+              help="A throttle the job needs (repeatable): it runs only when each has room.")
+@click.option("--key", default=None,
+              help="Ordering key: jobs of QUEUE with the same key run one at a time, in order.")
+@click.option("--ttl", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="Seconds the job may wait to start before it is removed.")
+@click.option("--unique", is_flag=True,
+              help="Leave an unfinished job with this --jid alone (print nothing).")
 @pass_client
 def put(client: Client, queue: str, klass: str, data: str, jid: str | None, priority: int,
-        tags: tuple[str, ...], delay: float, retries: int, depends: tuple[str, ...]) -> None:
+        tags: tuple[str, ...], delay: float, retries: int, depends: tuple[str, ...],
+        throttles: tuple[str, ...], key: str | None, ttl: float | None, unique: bool) -> None:
     """Put a job of class KLASS into QUEUE with JSON DATA (default {}); print its jid."""
     value = parse_json_arg(data, "DATA")
     check_names(queue, klass, jid)
+    if unique and jid is None:
+        fail("--unique needs --jid (a new random jid is always unique)")
+    for name in throttles:
+        if not name.strip():
+            fail("--throttle must not be empty")
+    if key is not None and not key.strip():
+        fail("--key must not be empty")
     if depends:
         require_jobs(client, depends)
-    click.echo(client.queues[queue].put(klass, value, priority=priority, tags=tags,
-                                        delay=delay, retries=retries, jid=jid,
-                                        depends=depends or None))
+    put_jid = client.queues[queue].put(klass, value, priority=priority, tags=tags,
+                                       delay=delay, retries=retries, jid=jid,
+                                       depends=depends or None,
+                                       throttles=throttles or None, key=key, ttl=ttl,
+                                       unique=unique)
+    if put_jid is None:
+        click.echo(f"{jid} exists and is not complete: left alone", err=True)
+        return
+    click.echo(put_jid)
 
 
 @click.command()

@@ -22,7 +22,7 @@ from qless_py.cli.render import counts_table, timing_view
 from qless_py.stats import DAY
 
 QUEUE_COLUMNS = ("name", "waiting", "running", "stalled", "scheduled", "depends",
-                 "recurring", "paused")
+                 "recurring", "throttled", "paused")
 
 
 @click.command()
@@ -167,6 +167,7 @@ def queue_stats(client: Client, queue: str, date: float, days: int) -> dict[str,
         "from": dt.datetime.fromtimestamp(start, tz=dt.UTC).date().isoformat(),
         "to": dt.datetime.fromtimestamp(date, tz=dt.UTC).date().isoformat(),
         "failed": merged.failed, "failures": merged.failures, "retries": merged.retries,
+        "expired": merged.expired,
         "wait": timing_json(merged["wait"]), "run": timing_json(merged["run"]),
     }
 
@@ -179,7 +180,8 @@ def timing_json(part: dict[str, Any]) -> dict[str, Any]:
 def stats_view(stats: dict[str, Any]) -> Group:
     span = stats["from"] if stats["from"] == stats["to"] else f"{stats['from']} .. {stats['to']}"
     head = (f"queue {stats['queue']}, {span} (UTC): failures {stats['failures']}, "
-            f"still failed {stats['failed']}, retries {stats['retries']}")
+            f"still failed {stats['failed']}, retries {stats['retries']}, "
+            f"expired {stats['expired']}")
     return Group(head, timing_view("wait", stats["wait"]), timing_view("run", stats["run"]))
 
 
@@ -195,7 +197,8 @@ def stats(client: Client, queue: str, date: str | None, days: int | None,
     """Wait and run times of QUEUE: count, mean, std and histograms."""
     when = parse_date(date) if date is not None else clock.now()
     result = queue_stats(client, queue, when, days or 1)
-    recorded = result["wait"]["count"] or result["run"]["count"] or result["failures"]
+    recorded = (result["wait"]["count"] or result["run"]["count"] or result["failures"]
+                or result["expired"])
     if not recorded and queue not in client.queues.names():
         fail(f"no such queue: {queue!r}")
     if as_json:

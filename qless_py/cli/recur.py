@@ -43,16 +43,32 @@ def recur() -> None:
 @click.option("--retries", type=click.IntRange(min=0), default=0, show_default=True)
 @click.option("--backlog", type=click.IntRange(min=0), default=0,
               help="Most missed slots caught up after a pause (0 = all).")
+@click.option("--throttle", "throttles", multiple=True,
+              help="A throttle every spawned job needs (repeatable).")
+@click.option("--key", default=None, help="Ordering key of every spawned job.")
+@click.option("--ttl", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="Seconds a spawned job may wait to start before it is removed.")
 @pass_client
 def create(client: Client, queue: str, klass: str, data: str, interval: float, offset: float,
            jid: str | None, priority: int, tags: tuple[str, ...], retries: int,
-           backlog: int) -> None:
+           backlog: int, throttles: tuple[str, ...], key: str | None,
+           ttl: float | None) -> None:
     """Create (or replace) a recurring job; print its id."""
     value = parse_json_arg(data, "DATA")
     check_names(queue, klass, jid)
+    check_flow(throttles, key)
     click.echo(client.queues[queue].recur(klass, value, interval, offset, priority=priority,
                                           tags=tags, retries=retries, jid=jid,
-                                          backlog=backlog))
+                                          backlog=backlog, throttles=throttles or None,
+                                          key=key, ttl=ttl))
+
+
+def check_flow(throttles: tuple[str, ...], key: str | None) -> None:
+    """Throttle names and an ordering key must not be empty."""
+    if any(not name.strip() for name in throttles):
+        fail("--throttle must not be empty")
+    if key is not None and not key.strip():
+        fail("--key must not be empty")
 
 
 @recur.command()
@@ -66,14 +82,31 @@ def create(client: Client, queue: str, klass: str, data: str, interval: float, o
 @click.option("--queue", default=None, help="New queue.")
 @click.option("--tag", "add_tags", multiple=True, help="Add a tag (repeatable).")
 @click.option("--untag", "remove_tags", multiple=True, help="Remove a tag (repeatable).")
+@click.option("--throttle", "throttles", multiple=True,
+              help="Spawned jobs need these throttles (repeatable; replaces the list).")
+@click.option("--no-throttles", is_flag=True, help="Spawned jobs need no throttle.")
+@click.option("--key", default=None, help="New ordering key of spawned jobs.")
+@click.option("--no-key", is_flag=True, help="Spawned jobs get no ordering key.")
+@click.option("--ttl", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="Seconds a spawned job may wait to start.")
+@click.option("--no-ttl", is_flag=True, help="Spawned jobs may wait to start for ever.")
 @pass_client
 def update(client: Client, jid: str, interval: float | None, priority: int | None,
            retries: int | None, backlog: int | None, data: str | None, klass: str | None,
-           queue: str | None, add_tags: tuple[str, ...], remove_tags: tuple[str, ...]) -> None:
+           queue: str | None, add_tags: tuple[str, ...], remove_tags: tuple[str, ...],
+           throttles: tuple[str, ...], no_throttles: bool, key: str | None, no_key: bool,
+           ttl: float | None, no_ttl: bool) -> None:
     """Change a recurring job; only the options given change."""
-    given = (interval, priority, retries, backlog, data, klass, queue)
-    if all(value is None for value in given) and not add_tags and not remove_tags:
+    given = (interval, priority, retries, backlog, data, klass, queue, key, ttl)
+    flags = (add_tags, remove_tags, throttles, no_throttles, no_key, no_ttl)
+    if all(value is None for value in given) and not any(flags):
         raise click.UsageError("nothing to update: give at least one option")
+    for pair, setting, clear in (("--throttle and --no-throttles", throttles, no_throttles),
+                                 ("--key and --no-key", key, no_key),
+                                 ("--ttl and --no-ttl", ttl, no_ttl)):
+        if clear and setting:
+            raise click.UsageError(f"{pair} contradict each other")
+    check_flow(throttles, key)
     value = parse_json_arg(data, "--data") if data is not None else None
     if queue is not None and not queue.strip():
         fail("--queue must not be empty")
@@ -98,6 +131,12 @@ def update(client: Client, jid: str, interval: float | None, priority: int | Non
         template.tag(*add_tags)
     if remove_tags:
         template.untag(*remove_tags)
+    if throttles or no_throttles:
+        template.set_throttles(throttles)
+    if key is not None or no_key:
+        template.set_key(key)
+    if ttl is not None or no_ttl:
+        template.set_ttl(ttl)
     click.echo(f"{jid} updated")
 
 

@@ -44,6 +44,12 @@ def job_view(job: Job) -> RenderableType:
     ]
     if job.spawned_from_jid:
         rows.append(("spawned from", job.spawned_from_jid))
+    if len(job.throttles) > 1:
+        rows.append(("throttles", ", ".join(job.throttles)))
+    if job.key is not None:
+        rows.append(("ordering key", job.key))
+    if job.start_within is not None:
+        rows.append(("ttl", f"must start within {job.to_dict()['ttl']} s"))
     parts: list[RenderableType] = [_kv_table(rows), data_panel(job.data)]
     failure = job.failure
     if failure is not None:
@@ -90,7 +96,7 @@ def recurring_view(template: RecurringJob) -> RenderableType:
 
 def state_style(state: str) -> str:
     return {"failed": "red", "running": "green", "complete": "dim", "stalled": "yellow",
-            "scheduled": "cyan", "depends": "magenta"}.get(state, "")
+            "scheduled": "cyan", "depends": "magenta", "throttled": "blue"}.get(state, "")
 
 
 def jobs_table(jobs: Sequence[Mapping[str, Any]], title: str) -> Table:

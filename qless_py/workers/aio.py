@@ -373,8 +373,10 @@ class AsyncWorker:
         if popper is not None:
             # not cancelled: a pop cut off mid-flight would leave jobs leased to nobody
             await asyncio.wait([popper])
-        if self.stopping == "now":
-            await self._give_back_all()
+        # Handlers were told to stop (TERM/INT: cancelled, or their stop event set); their
+        # jobs go back only once they have returned, or the grace ran out: a job given
+        # back while its handler still ran could start elsewhere meanwhile, twice at once,
+        # and past its throttle.
         running = [run.task for run in self.runs if run.task is not None]
         if running:
             await asyncio.wait(running, timeout=grace)

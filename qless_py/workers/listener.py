@@ -5,12 +5,12 @@ exactly the pub/sub traffic qless-core would. The listener learns of new work fr
 server's key-change notices instead (client-side-caching invalidations in broadcast mode,
 Redis/Valkey 6+): its connection asks for ``CLIENT TRACKING ON REDIRECT <its own id>
 BCAST PREFIX ...`` on the keys whose writes can make a job poppable (each queue's work
-set, ``ql:paused_queues``, ``ql:config``, and the lock set of a queue with a concurrency
-cap) and on those whose writes move a due time (the scheduled and recurring sets). The
-server then sends the names of written keys to this connection alone, as messages on
-``__redis__:invalidate``; they never pass through PUBLISH, so pattern subscribers do not
-see them. It also subscribes to ``ql:w:<worker>`` (``lock_lost`` and ``canceled`` notices
-for jobs this worker holds).
+set, ``ql:paused_queues``, ``ql:config``, each queue's own throttle, and the lock set of a
+queue with a concurrency cap) and on those whose writes move a due time (the scheduled
+and recurring sets). The server then sends the names of written keys to this connection
+alone, as messages on ``__redis__:invalidate``; they never pass through PUBLISH, so
+pattern subscribers do not see them. It also subscribes to ``ql:w:<worker>``
+(``lock_lost`` and ``canceled`` notices for jobs this worker holds).
 
 A notice of work wakes one idle runner at once, unless it is no news to the process
 (``Waker.is_news``: a pop's own removal from a work set is a write too, and the runner
@@ -49,6 +49,14 @@ CAP = "-max-concurrency"  # config field suffix: <queue>-max-concurrency
 
 # What a write to a tracked key means.
 WORK, SLOTS, SCHEDULE, PAUSED, CONFIG = "work", "slots", "schedule", "paused", "config"
+
+
+def _number(value: Any) -> float:
+    """A stored cap as a number (0, no cap, when missing or not a number)."""
+    try:
+        return float(value) if value is not None else 0.0
+    except ValueError:
+        return 0.0
 
 
 def _disjoint(prefixes: Collection[str]) -> list[str]:
@@ -92,7 +100,9 @@ class Listener:
         self._is_news = is_news
         self._on_notice, self._on_reconnect = on_notice, on_reconnect
         self.tracking = False
-        self._caps: dict[str, float] = {}  # queue -> its max-concurrency, when above 0
+        # queue -> its cap, when it has one: the smaller of its max-concurrency and its own
+        # throttle's maximum that are above 0
+        self._caps: dict[str, float] = {}
         self._meaning: dict[bytes, tuple[str, str]] = {}  # tracked key -> (kind, queue)
         self._conn: Connection | None = None
         self._base = 0  # bytes received on the connections before the current one
@@ -167,17 +177,19 @@ class Listener:
                 conn.close()
 
     def _read_caps(self) -> dict[str, float]:
-        """The queues with a concurrency cap (their lock sets are tracked too)."""
-        fields = [name + CAP for name in self._queues]
-        values = self._transport.call("HMGET", keys.CONFIG, *fields)
+        """The queues with a concurrency cap (their lock sets are tracked too): a
+        ``<queue>-max-concurrency`` or a maximum of the queue's own throttle, the smaller
+        when both are set (the core applies both)."""
+        commands: list[list[Arg]] = [["HMGET", keys.CONFIG,
+                                      *[name + CAP for name in self._queues]]]
+        commands += [["HGET", keys.throttle(keys.queue_tid(name)), "maximum"]
+                     for name in self._queues]
+        configured, *maximums = self._transport.pipeline(commands)
         caps: dict[str, float] = {}
-        for name, value in zip(self._queues, values, strict=True):
-            try:
-                cap = float(value) if value is not None else 0.0
-            except ValueError:
-                continue
-            if cap > 0:
-                caps[name] = cap
+        for name, *values in zip(self._queues, configured, maximums, strict=True):
+            limits = [limit for limit in map(_number, values) if limit > 0]
+            if limits:
+                caps[name] = min(limits)
         return caps
 
     def _track(self, conn: Connection) -> bool:
@@ -192,6 +204,8 @@ class Listener:
             meaning[keys.queue(name, keys.WORK).encode()] = (WORK, name)
             meaning[keys.queue(name, keys.SCHEDULED).encode()] = (SCHEDULE, name)
             meaning[keys.queue(name, keys.RECUR).encode()] = (SCHEDULE, name)
+            # the queue's own throttle: a new maximum may change its cap (as config does)
+            meaning[keys.throttle(keys.queue_tid(name)).encode()] = (CONFIG, name)
             if name in self._caps:
                 meaning[keys.queue(name, keys.LOCKS).encode()] = (SLOTS, name)
         self._meaning = meaning

@@ -368,7 +368,11 @@ class Worker:
             self._request_stop("drain")
         deadline = time.monotonic() + (self.stop_grace if self.stopping == "now" else 1e9)
         if self.stopping == "now":
-            self._give_back_all()
+            # Tell running handlers to stop, and give their jobs back only once they have
+            # returned (or the grace ran out): a job given back while its handler still
+            # ran could start elsewhere meanwhile, twice at once, and past its throttle.
+            for held in self.leases.snapshot():
+                held.job.stop_event.set()
         for thread in self._runners:
             thread.join(max(0.0, deadline - time.monotonic()))
         self.heartbeat.stop()

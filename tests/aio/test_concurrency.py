@@ -10,6 +10,7 @@ import redis
 
 from qless_py import QlessConnectionError
 from qless_py.aio import AsyncClient
+from tests.conftest import PrivateServerFactory
 
 pytestmark = pytest.mark.asyncio
 
@@ -64,7 +65,8 @@ async def test_a_pool_limit_makes_calls_wait_for_a_connection(server_url: str,
         assert len([c for c in redis_conn.client_list() if c["name"] == "limited"]) <= 2
 
 
-async def test_a_call_cancelled_in_flight_leaves_the_pool_usable(private_server) -> None:  # type: ignore[no-untyped-def]
+async def test_a_call_cancelled_in_flight_leaves_the_pool_usable(
+        private_server: PrivateServerFactory) -> None:
     server = await asyncio.to_thread(private_server, "valkey")
     admin = redis.Redis.from_url(server.url)
     async with AsyncClient(server.url, worker_name="w") as client:
@@ -86,7 +88,8 @@ async def test_a_call_cancelled_in_flight_leaves_the_pool_usable(private_server)
         # the connection that carried the cancelled call was closed, not reused: the next
         # calls get their own replies
         assert await queue.put(NOOP, {}, jid="after") == "after"
-        assert (await client.jobs["after"]).jid == "after"  # type: ignore[union-attr]
+        after = await client.jobs["after"]
+        assert after is not None and after.jid == "after"
         assert await client.jobs["nope"] is None
         jobs = {j.jid for j in await queue.peek(10)}
         # the cancelled put ran whole or not at all: never half a command
@@ -95,7 +98,8 @@ async def test_a_call_cancelled_in_flight_leaves_the_pool_usable(private_server)
     admin.close()
 
 
-async def test_an_unreachable_server_is_a_connection_error(private_server) -> None:  # type: ignore[no-untyped-def]
+async def test_an_unreachable_server_is_a_connection_error(
+        private_server: PrivateServerFactory) -> None:
     server = await asyncio.to_thread(private_server, "valkey")
     async with AsyncClient(server.url) as client:
         await client.queues["q"].put(NOOP, {}, jid="a")
@@ -106,7 +110,8 @@ async def test_an_unreachable_server_is_a_connection_error(private_server) -> No
             await client.jobs["a"]
 
 
-async def test_the_script_is_loaded_again_after_a_restart(private_server) -> None:  # type: ignore[no-untyped-def]
+async def test_the_script_is_loaded_again_after_a_restart(
+        private_server: PrivateServerFactory) -> None:
     server = await asyncio.to_thread(private_server, "valkey", appendonly=True)
     async with AsyncClient(server.url) as client:
         await client.queues["q"].put(NOOP, {}, jid="a")

@@ -39,7 +39,7 @@ class _FastAPI:
 @pytest.mark.asyncio
 async def test_the_handler_puts_a_job(server_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     fastapi = types.ModuleType("fastapi")
-    fastapi.FastAPI = _FastAPI  # type: ignore[attr-defined]
+    monkeypatch.setattr(fastapi, "FastAPI", _FastAPI, raising=False)
     monkeypatch.setitem(sys.modules, "fastapi", fastapi)
     code = _handler_code().replace('"redis://127.0.0.1:6379/0"', repr(server_url))
     namespace: dict[str, Any] = {"__name__": "docs_example"}

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from qless_py.aio import AsyncClient, Event
+from tests.conftest import PrivateServerFactory
 
 pytestmark = pytest.mark.asyncio
 
@@ -115,7 +116,7 @@ async def test_a_callback_may_stop_the_listener(aclient: AsyncClient) -> None:
     assert not aclient.events.listening()
 
 
-async def test_resubscribes_after_a_server_restart(private_server) -> None:  # type: ignore[no-untyped-def]
+async def test_resubscribes_after_a_server_restart(private_server: PrivateServerFactory) -> None:
     server = await asyncio.to_thread(private_server, "valkey", appendonly=True)
     async with AsyncClient(server.url, worker_name="worker") as client:
         await client.queues["q"].put(NOOP, {}, jid="a")

@@ -12,11 +12,12 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 import pytest
 
-from qless_py.aio import AsyncClient
+from qless_py.aio import AsyncClient, RecurringJob
 
 AIO = Path(__file__).resolve().parents[2] / "qless_py" / "aio"
 NOOP = "tests.client.jobs.Noop"
@@ -70,14 +71,14 @@ def tripwires(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     loop_thread = threading.get_ident()
 
     def from_library() -> bool:
-        frame = sys._getframe(3)  # the caller of the patched function
+        frame: FrameType | None = sys._getframe(3)  # the caller of the patched function
         while frame is not None:
             name = frame.f_globals.get("__name__", "")
             if name.startswith(("qless_py", "redis")):
                 return True
             if name.startswith("tests."):
                 return False
-            frame = frame.f_back  # type: ignore[assignment]
+            frame = frame.f_back
         return False
 
     def trip(what: str) -> None:
@@ -126,7 +127,7 @@ async def test_a_workload_makes_no_blocking_call(server_url: str, tripwires: lis
             await asyncio.gather(*(queue.put(NOOP, {}) for _ in range(20)))
             await client.queues["q"].recur(NOOP, {}, 60, jid="r")
             template = await client.jobs["r"]
-            assert template is not None and await template.next is not None  # type: ignore[union-attr]
+            assert isinstance(template, RecurringJob) and await template.next is not None
             assert await queue.stats() is not None and await client.tags() == []
     assert tripwires == []
 

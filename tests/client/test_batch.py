@@ -14,6 +14,7 @@ import redis
 
 from qless_py import Client, CoreError
 from tests.client.conftest import AnyClient, run
+from tests.lookups import get_job
 
 NOOP = "tests.client.jobs.Noop"
 
@@ -54,7 +55,7 @@ def test_put_and_complete_through_a_bound_pipeline(client: Client,
     with pipelined(client):
         for job in jobs:
             job.complete()
-    assert all(client.jobs[jid].state == "complete" for jid in jids)  # type: ignore[union-attr]
+    assert all(get_job(client, jid).state == "complete" for jid in jids)
     assert len(queue) == 0
     assert json.loads(client("failed")) == {}
     assert client._lua is client.core.script  # restored: normal calls again

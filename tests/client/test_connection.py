@@ -22,6 +22,7 @@ from qless_py import (
 )
 from qless_py.errors import error_from_reply
 from tests.client.conftest import AnyClient, run
+from tests.conftest import PrivateServerFactory
 
 
 def test_worker_name_defaults_to_host_and_pid(server_url: str) -> None:
@@ -49,7 +50,7 @@ def test_url_defaults_to_localhost(monkeypatch: pytest.MonkeyPatch) -> None:
     assert client.url == "redis://127.0.0.1:6379/0"
 
 
-def test_tcp_url_and_unix_url_see_the_same_data(private_server) -> None:  # type: ignore[no-untyped-def]
+def test_tcp_url_and_unix_url_see_the_same_data(private_server: PrivateServerFactory) -> None:
     from qless_py.server import free_port
 
     server = private_server("valkey", port=free_port())
@@ -81,7 +82,7 @@ async def test_script_is_reloaded_after_script_flush(client: AnyClient,
     assert {j.jid for j in await run(client.queues["q"].peek(10))} == {"a", "b"}
 
 
-def test_script_is_reloaded_after_server_restart(private_server) -> None:  # type: ignore[no-untyped-def]
+def test_script_is_reloaded_after_server_restart(private_server: PrivateServerFactory) -> None:
     server = private_server("valkey", appendonly=True)
     client = Client(server.url)
     client.queues["q"].put("x.Y", {}, jid="a")
@@ -128,7 +129,7 @@ def test_error_mapping_by_phrase() -> None:
     assert type(error_from_reply("ERR something else")) is CoreError
 
 
-def test_unreachable_server_raises_connection_error(private_server) -> None:  # type: ignore[no-untyped-def]
+def test_unreachable_server_raises_connection_error(private_server: PrivateServerFactory) -> None:
     server = private_server("valkey")
     client = Client(server.url)
     client.queues["q"].put("x.Y", {}, jid="a")
@@ -145,7 +146,7 @@ def _evalsha_calls(conn: redis.Redis) -> int:
     return int(stats.get("cmdstat_evalsha", {}).get("calls", 0))
 
 
-def test_a_write_is_not_repeated_after_a_timeout(private_server) -> None:  # type: ignore[no-untyped-def]
+def test_a_write_is_not_repeated_after_a_timeout(private_server: PrivateServerFactory) -> None:
     server = private_server("valkey")
     admin = redis.Redis.from_url(server.url)
     client = Client(server.url + "?socket_timeout=0.3")
@@ -164,7 +165,7 @@ def test_a_write_is_not_repeated_after_a_timeout(private_server) -> None:  # typ
     client.close()
 
 
-def test_a_read_is_retried_once(private_server) -> None:  # type: ignore[no-untyped-def]
+def test_a_read_is_retried_once(private_server: PrivateServerFactory) -> None:
     server = private_server("valkey")
     client = Client(server.url + "?socket_timeout=1.0")
     client.queues["q"].put("x.Y", {}, jid="a")
@@ -186,7 +187,7 @@ def test_unknown_url_scheme_is_refused() -> None:
         Client("http://127.0.0.1:6379")
 
 
-def test_a_busy_server_raises_connection_error(private_server) -> None:  # type: ignore[no-untyped-def]
+def test_a_busy_server_raises_connection_error(private_server: PrivateServerFactory) -> None:
     server = private_server("valkey")
     admin = redis.Redis.from_url(server.url)
     admin.config_set("busy-reply-threshold", 20)  # ms before others get BUSY replies
@@ -234,7 +235,7 @@ def test_client_is_a_context_manager(server_url: str) -> None:
     assert not client.events.listening()
 
 
-def test_pop_and_complete_work_after_a_server_restart(private_server) -> None:  # type: ignore[no-untyped-def]
+def test_pop_and_complete_work_after_a_server_restart(private_server: PrivateServerFactory) -> None:
     # pop and complete run on a connection each thread keeps; a restart closes it under
     # the client, which must notice, reconnect and reload the script on its own.
     server = private_server("valkey", appendonly=True)

@@ -7,8 +7,11 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from freezegun import freeze_time
 
 from qless_py import Client
+from tests.conftest import PrivateServerFactory
+from tests.lookups import get_job, pop_job
 
 NOOP = "tests.client.jobs.Noop"
 
@@ -38,21 +41,37 @@ class Recorder:
 
 def test_tracked_job_events(client: Client) -> None:
     client.queues["q"].put(NOOP, {}, jid="jid")
-    client.jobs["jid"].track()  # type: ignore[union-attr]
+    get_job(client, "jid").track()
     names = ["popped", "completed", "put", "failed", "canceled", "track", "untrack"]
     recorders = {name: Recorder() for name in names}
     for name, recorder in recorders.items():
         client.events.on(name, recorder)
     with client.events.thread():
-        client.queues["q"].pop().complete()  # type: ignore[union-attr]
+        pop_job(client.queues["q"]).complete()
         client.queues["q"].put(NOOP, {}, jid="jid")
-        client.queues["q"].pop().fail("g", "m")  # type: ignore[union-attr]
+        pop_job(client.queues["q"]).fail("g", "m")
         client.untrack("jid")
         client.track("jid")
-        client.jobs["jid"].cancel()  # type: ignore[union-attr]
+        get_job(client, "jid").cancel()
     expected = {name: ["jid"] for name in names}
     expected["popped"] = ["jid", "jid"]
     assert {name: r.items for name, r in recorders.items()} == expected
+
+
+def test_an_expired_job_is_told_to_its_subscribers_and_on_the_log(client: Client) -> None:
+    expired, logged = Recorder(), Recorder()
+    client.events.on("expired", expired)
+    client.events.on("log.expired", logged)
+    with client.events.thread(), freeze_time("2026-01-01 00:00:00") as clock:
+        client.queues["q"].put(NOOP, {}, jid="jid", ttl=10)
+        client.track("jid")
+        client.queues["q"].put(NOOP, {}, jid="other", ttl=10)
+        clock.tick(11)
+        assert client.queues["q"].pop() is None
+    assert expired.items == ["jid"]  # tracked jobs only
+    assert sorted(logged.items, key=lambda e: e["jid"]) == [
+        {"jid": "jid", "event": "expired", "queue": "q"},
+        {"jid": "other", "event": "expired", "queue": "q"}]
 
 
 def test_untracked_jobs_publish_no_job_events(client: Client) -> None:
@@ -72,7 +91,7 @@ def test_off_removes_a_callback(client: Client) -> None:
     client.events.on("completed", completed)
     assert client.events.off("popped") is popped
     with client.events.thread():
-        client.queues["q"].pop().complete()  # type: ignore[union-attr]
+        pop_job(client.queues["q"]).complete()
     assert popped.items == [] and completed.items == ["jid"]
 
 
@@ -111,7 +130,7 @@ def test_a_failing_callback_does_not_stop_the_listener(client: Client) -> None:
     assert [str(e) for e in client.events.errors] == ["callback bug"]
 
 
-def test_resubscribes_after_a_server_restart(private_server) -> None:  # type: ignore[no-untyped-def]
+def test_resubscribes_after_a_server_restart(private_server: PrivateServerFactory) -> None:
     server = private_server("valkey", appendonly=True)
     client = Client(server.url, worker_name="worker")
     client.queues["q"].put(NOOP, {}, jid="a")

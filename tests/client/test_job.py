@@ -7,9 +7,18 @@ from typing import Any
 
 import pytest
 
-from qless_py import Client, CoreError, DependencyError, Failure, JobNotFoundError, LockLostError
+from qless_py import (
+    Client,
+    CoreError,
+    DependencyError,
+    Failure,
+    Job,
+    JobNotFoundError,
+    LockLostError,
+)
 from tests.client import jobs as job_classes
 from tests.client.conftest import AnyClient, frozen, run
+from tests.lookups import get_job, pop_job
 
 pytestmark = pytest.mark.asyncio
 
@@ -190,7 +199,7 @@ async def test_the_sync_priority_setter_writes_through(sync_client: Client) -> N
     job = sync_client.jobs["a"]
     assert job is not None
     job.priority = 7
-    assert sync_client.jobs["a"].priority == 7  # type: ignore[union-attr]
+    assert get_job(sync_client, "a").priority == 7
 
 
 async def test_the_async_priority_is_read_only(server_url: str) -> None:
@@ -199,8 +208,9 @@ async def test_the_async_priority_is_read_only(server_url: str) -> None:
     async with AsyncClient(server_url) as client:
         await client.queues["q"].put(NOOP, {}, jid="a")
         job = await client.jobs["a"]
+        assert job is not None
         with pytest.raises(AttributeError):
-            job.priority = 7  # type: ignore[misc,union-attr]
+            job.priority = 7  # type: ignore[misc]  # read-only: what this test checks
 
 
 async def test_tag_untag_track_untrack(client: AnyClient) -> None:
@@ -300,23 +310,23 @@ async def test_process_runs_the_handler_or_fails_the_job(sync_client: Client) ->
         popped = queue.pop()
         assert popped is not None
         popped.process()
-    assert client.jobs["ok"].data == {"seen": True}  # type: ignore[union-attr]
-    failures = {jid: client.jobs[jid].failure.group  # type: ignore[union-attr]
-                for jid in ("boom", "nomethod", "noimport")}
+    assert get_job(client, "ok").data == {"seen": True}
+    failures = {jid: failure.group for jid in ("boom", "nomethod", "noimport")
+                if (failure := get_job(client, jid).failure) is not None}
     assert failures == {"boom": "q-RuntimeError", "nomethod": "q-method-missing",
                         "noimport": "q-ImportError"}
     client.queues["stage1"].put(job_classes.Mark, {}, jid="adv")
-    client.queues["stage1"].pop().process()  # type: ignore[union-attr]
-    assert client.jobs["adv"].queue_name == "stage2"  # type: ignore[union-attr]
+    pop_job(client.queues["stage1"]).process()
+    assert get_job(client, "adv").queue_name == "stage2"
 
 
 async def test_retry_decorator(sync_client: Client) -> None:
     client = sync_client
     queue = client.queues["q"]
     queue.put(job_classes.Flaky, {}, jid="a", tags=["transient"])
-    queue.pop().process()  # type: ignore[union-attr]
+    pop_job(queue).process()
     job = client.jobs["a"]
-    assert job is not None and job.state == "waiting" and job.retries_left == 4
-    job.untag("transient")  # type: ignore[union-attr]
-    queue.pop().process()  # type: ignore[union-attr]
-    assert client.jobs["a"].state == "failed"  # type: ignore[union-attr]
+    assert isinstance(job, Job) and job.state == "waiting" and job.retries_left == 4
+    job.untag("transient")
+    pop_job(queue).process()
+    assert get_job(client, "a").state == "failed"

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from qless_py import Client, Job
+from tests.lookups import get_job, pop_job
 
 
 @pytest.fixture
@@ -50,19 +51,19 @@ def test_two_stages_and_a_fan_in(client: Client) -> None:
     pages = [fetch.put(f"{__name__}.Page", {"url": u}) for u in ("a", "b", "c")]
     report = client.queues["report"].put(f"{__name__}.Report", {"pages": pages},
                                          depends=pages)
-    assert client.jobs[report].state == "depends"  # type: ignore[union-attr]
+    assert get_job(client, report).state == "depends"
     assert client.queues["report"].pop() is None
 
     for _ in pages:
-        client.queues["fetch"].pop().process()  # type: ignore[union-attr]
+        pop_job(client.queues["fetch"]).process()
     # Advanced, not completed: the report still waits.
-    assert client.jobs[report].state == "depends"  # type: ignore[union-attr]
+    assert get_job(client, report).state == "depends"
     assert sorted(j.jid for j in client.queues["parse"].peek(10)) == sorted(pages)
 
-    client.queues["parse"].pop().process()  # type: ignore[union-attr]
-    client.queues["parse"].pop().process()  # type: ignore[union-attr]
+    pop_job(client.queues["parse"]).process()
+    pop_job(client.queues["parse"]).process()
     assert client.queues["report"].pop() is None  # one page left
-    client.queues["parse"].pop().process()  # type: ignore[union-attr]
+    pop_job(client.queues["parse"]).process()
 
     job = client.queues["report"].pop()
     assert job is not None and job.jid == report

@@ -88,7 +88,7 @@ async def test_counts_and_length(client: AnyClient) -> None:
     await run(queue.put(NOOP, {}, jid="c", depends=["a"]))
     await run(queue.pop())
     expected = {"name": "q", "waiting": 0, "stalled": 0, "running": 1, "scheduled": 1,
-                "depends": 1, "recurring": 0, "paused": False}
+                "depends": 1, "recurring": 0, "paused": False, "throttled": 0}
     assert await run(queue.counts) == expected
     assert await run(client.queues.counts) == [expected]
     # running + scheduled; depending jobs are not counted

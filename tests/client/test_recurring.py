@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from qless_py import Client, CoreError
+from qless_py import Client, CoreError, RecurringJob
 from tests.client import jobs as job_classes
 from tests.client.conftest import AnyClient, frozen, run
 
@@ -50,17 +50,19 @@ async def test_updates_write_through(client: AnyClient) -> None:
 async def test_sync_setters_write_through(sync_client: Client) -> None:
     sync_client.queues["foo"].recur("Foo", {}, 60, jid="jid")
     job = sync_client.jobs["jid"]
+    assert isinstance(job, RecurringJob)
     job.priority = 10
     job.retries = 2
     job.interval = 10
     job.backlog = 4
     job.data = {"foo": "bar"}
-    job.klass = job_classes.Noop  # type: ignore[misc]
+    job.klass = job_classes.Noop  # type: ignore[misc]  # read-only in BaseJob; __setattr__ writes
     fresh = sync_client.jobs["jid"]
-    assert (fresh.priority, fresh.retries, fresh.interval, fresh.backlog) == (10, 2, 10, 4)  # type: ignore[union-attr]
-    assert fresh.data == {"foo": "bar"} and fresh.klass is job_classes.Noop  # type: ignore[union-attr]
+    assert isinstance(fresh, RecurringJob)
+    assert (fresh.priority, fresh.retries, fresh.interval, fresh.backlog) == (10, 2, 10, 4)
+    assert fresh.data == {"foo": "bar"} and fresh.klass is job_classes.Noop
     with pytest.raises(ValueError):
-        fresh.interval = 0  # type: ignore[union-attr]
+        fresh.interval = 0
 
 
 async def test_async_assignments_are_refused(server_url: str) -> None:

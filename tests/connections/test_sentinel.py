@@ -9,6 +9,7 @@ import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -166,7 +167,7 @@ def test_workers_follow_a_failover_and_every_job_completes(servers: Servers,
     replicas = [servers.redis("--replicaof", "127.0.0.1", str(master.port), port=free_port())
                 for _ in range(2)]
     for replica in replicas:
-        wait_for(lambda r=replica: _replicating(r))  # type: ignore[misc]
+        wait_for(partial(_replicating, replica))
     sentinel = servers.sentinel(master.port)
     url = f"redis+sentinel://127.0.0.1:{sentinel.port}/{SERVICE}?wait_replicas=1&wait_timeout=2"
     count = 200

@@ -15,6 +15,7 @@ from qless_py import Client, ConnectionSetupError
 from qless_py.server import ServerProcess, free_port
 from qless_py.workers import Worker
 from tests.connections.conftest import ROOT, Servers, admin, cli_env, error_lines, run_cli, wait_for
+from tests.lookups import get_job
 
 
 def _tcp(server: ServerProcess, auth: str = "") -> str:
@@ -55,7 +56,7 @@ def test_the_library_worker_refuses_to_run_too(guarded: ServerProcess) -> None:
     allowed = Client(_tcp(guarded, ":secret@"), worker_name="w")
     allowed.queues["q"].put("tests.jobs.Noop", {}, jid="j")
     assert Worker(allowed, ["q"], burst=True, handle_signals=False).run() == 0
-    assert allowed.jobs["j"].state == "complete"  # type: ignore[union-attr]
+    assert get_job(allowed, "j").state == "complete"
     allowed.close()
 
 
@@ -80,7 +81,7 @@ def test_a_server_that_is_down_at_start_is_waited_for(tmp_path: Path) -> None:
         server.start()
         client = Client(f"redis://127.0.0.1:{port}/0")
         client.queues["q"].put("tests.jobs.Noop", {}, jid="j")
-        wait_for(lambda: client.jobs["j"].state == "complete")  # type: ignore[union-attr]
+        wait_for(lambda: get_job(client, "j").state == "complete")
         client.close()
         worker.send_signal(signal.SIGTERM)
         assert worker.wait(30) == 0
@@ -128,7 +129,7 @@ def test_a_credential_provider_is_asked_by_the_worker_too(guarded: ServerProcess
     class Counting(UsernamePasswordCredentialProvider):
         def get_credentials(self) -> tuple[str] | tuple[str, str]:
             asked.append(1)
-            return super().get_credentials()  # type: ignore[no-untyped-call,no-any-return]
+            return super().get_credentials()  # type: ignore[no-any-return]
 
     conn = redis.Redis(host="127.0.0.1", port=guarded.port,
                        credential_provider=Counting(password="secret"))
@@ -138,5 +139,5 @@ def test_a_credential_provider_is_asked_by_the_worker_too(guarded: ServerProcess
     assert Worker(client, ["q"], burst=True, handle_signals=False).run() == 0
     assert len(asked) > plain  # the worker's own connections asked it
     client.core.transport = None
-    assert client.jobs["j"].state == "complete"  # type: ignore[union-attr]
+    assert get_job(client, "j").state == "complete"
     client.close()

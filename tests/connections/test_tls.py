@@ -14,6 +14,7 @@ from qless_py import Client, ConnectionSetupError
 from qless_py.server import ServerProcess, free_port
 from qless_py.workers import Worker
 from tests.connections.conftest import Certs, Servers, admin, error_lines, run_cli, tls_args
+from tests.lookups import get_job
 
 
 @dataclass
@@ -149,7 +150,7 @@ def test_the_worker_command_uses_client_certificates(mutual: TlsServer, certs: C
     client.queues["q"].put("tests.jobs.Noop", {}, jid="j")
     done = run_cli("worker", "--url", url, "-q", "q", "--processes", "1", "--burst")
     assert done.returncode == 0, done.stderr
-    assert client.jobs["j"].state == "complete"  # type: ignore[union-attr]
+    assert get_job(client, "j").state == "complete"
     refused = run_cli("worker", "--url", mutual.url(ssl_ca_certs=str(certs.ca)), "-q", "q",
                       "--processes", "1")
     assert refused.returncode == 1
@@ -174,7 +175,7 @@ def test_a_worker_reproduces_a_redis_client_built_by_hand(mutual: TlsServer,
     assert client.core.transport.endpoint.ssl_certfile == str(certs.client_cert)
     assert client.core.transport.endpoint.client_name == "billing:w1"
     client.core.transport = None
-    assert client.jobs["j"].state == "complete"  # type: ignore[union-attr]
+    assert get_job(client, "j").state == "complete"
     client.close()
 
 

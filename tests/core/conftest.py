@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 import redis
@@ -25,6 +27,19 @@ def server_kind(request: pytest.FixtureRequest, _servers: _ServerPool) -> str:
 @pytest.fixture
 def core(redis_conn: redis.Redis) -> Core:
     return Core(redis_conn, load_source())
+
+
+@pytest.fixture
+def dialect(redis_conn: redis.Redis) -> Core:
+    """The throttle dialect's own core (reqless 0.13.3's, fetched by scripts/test into
+    QLESS_DIALECT_CORE), loaded into the same server as ``core``."""
+    path = os.environ.get("QLESS_DIALECT_CORE", "")
+    if not path or not Path(path).is_file():
+        message = "the throttle dialect's core is not available (scripts/test fetches it)"
+        if os.environ.get("QLESS_REQUIRE_SERVERS", "") not in ("", "0"):
+            pytest.fail(f"{message}, and QLESS_REQUIRE_SERVERS is set", pytrace=False)
+        pytest.skip(message)
+    return Core(redis_conn, Path(path).read_bytes())
 
 
 @pytest.fixture

@@ -19,6 +19,8 @@ from typing import Any
 import pytest
 import redis
 
+from tests.replies import scored, text
+
 # 2030-01-01 00:00:00 UTC: a day boundary, and late enough that stats keys (which expire
 # ``stats-history`` days after their day bin, by server clock) are still alive during the test.
 T0 = 1893456000.0
@@ -33,7 +35,7 @@ def load_source() -> bytes:
     if override:
         return Path(override).read_bytes()
     try:
-        from qless_py import lua  # type: ignore[attr-defined]
+        from qless_py import lua
 
         source = lua.SOURCE
         if isinstance(source, bytes) and source.strip():
@@ -150,14 +152,14 @@ class Core:
         return _as_list(self.json("peek", now, queue, count))
 
     def zset(self, key: str) -> list[tuple[str, float]]:
-        return [(m.decode(), s) for m, s in self.conn.zrange(key, 0, -1, withscores=True)]
+        return [(m.decode(), s) for m, s in scored(self.conn.zrange(key, 0, -1, withscores=True))]
 
     def members(self, key: str) -> set[str]:
-        return {m.decode() for m in self.conn.smembers(key)}
+        return {text(m) for m in self.conn.smembers(key)}
 
     def hget(self, key: str, field: str) -> str | None:
         value = self.conn.hget(key, field)
-        return None if value is None else value.decode()
+        return None if value is None else text(value)
 
     def history(self, jid: str) -> list[Any]:
         return [json.loads(x) for x in self.conn.lrange(f"ql:j:{jid}-history", 0, -1)]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.core.support import DAY, T0, Core, running
+from tests.core.support import DAY, T0, Arg, Core, running
 
 DAY0 = int(T0 // DAY * DAY)
 
@@ -115,9 +115,9 @@ def test_complete_records_run_stat(core: Core) -> None:
         (("a", "w", "q9", "{}"), "Complete(): Job a running in another queue: q"),
     ],
 )
-def test_complete_errors(core: Core, args: tuple[object, ...], phrase: str) -> None:
+def test_complete_errors(core: Core, args: tuple[Arg, ...], phrase: str) -> None:
     running(core)
-    core.rejects(phrase, "complete", T0 + 1, *args)  # type: ignore[arg-type]
+    core.rejects(phrase, "complete", T0 + 1, *args)
 
 
 def test_complete_not_running(core: Core) -> None:
@@ -180,9 +180,9 @@ def test_fail_newest_first(core: Core) -> None:
         (("a", "w2", "g", "m"), "Fail(): Job a running with another worker: w"),
     ],
 )
-def test_fail_errors(core: Core, args: tuple[object, ...], phrase: str) -> None:
+def test_fail_errors(core: Core, args: tuple[Arg, ...], phrase: str) -> None:
     running(core)
-    core.rejects(phrase, "fail", T0 + 1, *args)  # type: ignore[arg-type]
+    core.rejects(phrase, "fail", T0 + 1, *args)
 
 
 def test_fail_not_running(core: Core) -> None:
@@ -266,9 +266,9 @@ def test_retry_exhaustion_with_group_and_message(core: Core) -> None:
         (("a", "q", "w2"), "Retry(): Job a has been given to another worker: w"),
     ],
 )
-def test_retry_errors(core: Core, args: tuple[object, ...], phrase: str) -> None:
+def test_retry_errors(core: Core, args: tuple[Arg, ...], phrase: str) -> None:
     running(core)
-    core.rejects(phrase, "retry", T0 + 1, *args)  # type: ignore[arg-type]
+    core.rejects(phrase, "retry", T0 + 1, *args)
 
 
 def test_retry_not_running(core: Core) -> None:

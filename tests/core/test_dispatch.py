@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import redis
 
-from tests.core.support import T0, Core
+from tests.core.support import T0, Arg, Core
 
 COMMANDS = [
     "get",
@@ -48,9 +48,9 @@ COMMANDS = [
 ]
 
 
-def raw_error(core: Core, numkeys: int, *argv: object) -> str:
+def raw_error(core: Core, numkeys: int, *argv: Arg) -> str:
     with pytest.raises(redis.ResponseError) as info:
-        core.raw(numkeys, *argv)  # type: ignore[arg-type]
+        core.raw(numkeys, *argv)
     return str(info.value)
 
 
@@ -111,7 +111,7 @@ def test_bad_now_leaves_keyspace_alone(populated: Core) -> None:
 
 
 def test_eval_with_source_is_equivalent(core: Core) -> None:
-    assert core.conn.eval(core.source, 0, "put", T0, "", "q", "a", "K", "{}", 0) == b"a"
+    assert core.conn.eval(core.source.decode(), 0, "put", T0, "", "q", "a", "K", "{}", 0) == b"a"
     assert core("get", T0, "a") is not None
 
 

@@ -210,7 +210,7 @@ def test_failed_rejected_calls_publish_nothing(populated: Core, events: EventRec
             ("config.set", T0, "heartbeat"),
         ):
             try:
-                populated(*args)  # type: ignore[arg-type]
+                populated(*args)
             except redis.ResponseError:
                 continue
             raise AssertionError(f"{args} should have failed")

@@ -161,7 +161,7 @@ DEFINE_AT = "local function define(M, name)\n"
 T = 1_700_000_000.25
 
 
-def traced_script() -> bytes:
+def traced_script() -> str:
     """The script, changed to reply with the names define() created instead of its reply."""
     text = lua.SOURCE.decode()
     assert text.count(DEFINE_AT) == 1
@@ -169,7 +169,7 @@ def traced_script() -> bytes:
                         + "  lazy_trace[#lazy_trace + 1] = name\n")
     text, replies = re.subn(r"(?m)^(\s*)return result$", r"\1return lazy_trace", text)
     assert replies == 2  # the per-job commands' block, and every other command
-    return text.encode()
+    return text
 
 
 def test_per_job_commands_create_no_function_on_their_common_path(
@@ -181,7 +181,7 @@ def test_per_job_commands_create_no_function_on_their_common_path(
     # stays a call on purpose: it is paid once a day.
     script = traced_script()
 
-    def lazy(*args: object) -> list[str]:
+    def lazy(*args: str | float) -> list[str]:
         return [name.decode() for name in redis_conn.eval(script, 0, *args)]
 
     # A call that found no config hash reads no config field, so it needs less.

@@ -18,6 +18,8 @@ import redis
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.replies import bulk, text
+
 from .support import Core
 
 # Lua's text for floor(t), a day bin's stats key and a histogram field, made the plain way.
@@ -50,15 +52,14 @@ def oracle(conn: redis.Redis, now: str, put_time: bytes) -> list[str]:
 
 
 def stats_keys(conn: redis.Redis) -> set[str]:
-    return {k.decode() for k in conn.keys("ql:s:wait:*")}
+    return {text(k) for k in conn.keys("ql:s:wait:*")}
 
 
 def put_and_pop(core: Core, put_at: str, now: str) -> tuple[list[dict[str, Any]], list[str]]:
     """Put job j at `put_at` and pop it at `now`: the popped jobs, and the oracle's floor(now),
     stats key and histogram field for that wait (from the time text put stored)."""
     core.put("j", put_at)
-    put_time = core.conn.hget("ql:j:j", "time")
-    assert put_time is not None
+    put_time = bulk(core.conn.hget("ql:j:j", "time"))
     popped = core.pop(now=now)
     assert [job["jid"] for job in popped] == ["j"]
     return popped, oracle(core.conn, now, put_time)
@@ -70,7 +71,7 @@ def check_lifecycle(core: Core, now: str, wait: float) -> None:
     conn.flushdb()
     popped, (whole, key, bin_) = put_and_pop(core, repr(float(now) - wait), now)
     # floor(now) as Lua writes it, in the stored entry and in both renderings.
-    stored = conn.lrange("ql:j:j-history", 0, -1)[-1].decode()
+    stored = text(conn.lrange("ql:j:j-history", 0, -1)[-1])
     assert stored == f'[{whole},"popped",{{"worker":"w"}}]'
     assert popped[0]["history"] == core.job("j", now)["history"]
     # The wait sample lands in the day bin and histogram field Lua's text names.

@@ -52,7 +52,8 @@ def test_an_error_reply_names_the_source_line_that_raised_it(
         core: Core, call: tuple[object, ...], text: str) -> None:
     reply = reply_of(core, *call)
     assert lua.where(reply) == line_of(text), reply
-    assert error_from_reply(reply, str(call[0])).source == line_of(text)
+    error = error_from_reply(reply, str(call[0]))
+    assert isinstance(error, CoreError) and error.source == line_of(text)
 
 
 def test_an_error_raised_by_a_redis_call_names_that_call(core: Core) -> None:
@@ -92,7 +93,8 @@ def test_a_reply_of_another_script_is_not_mapped(template: str) -> None:
     reply = template.replace(":N", f":{line}")
     assert lua.where(reply) is None
     assert lua.where(reply.replace(OTHER, lua.SHA)) == lua.source_line(line) is not None
-    assert error_from_reply(reply).source is None
+    error = error_from_reply(reply)
+    assert isinstance(error, CoreError) and error.source is None
     out = subprocess.run([sys.executable, "-m", "qless_py.lua", "--where", reply],
                          capture_output=True, text=True, check=False)
     assert out.returncode == 1

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.core.support import DAY, T0, Core, EventRecorder, running
+from tests.core.support import DAY, T0, Arg, Core, EventRecorder, running
 
 DAY0 = int(T0 // DAY * DAY)
 
@@ -43,9 +43,9 @@ def test_heartbeat_uses_queue_heartbeat(core: Core) -> None:
         (("a", "other"), "Heartbeat(): Job a given out to another worker: w"),
     ],
 )
-def test_heartbeat_errors(core: Core, args: tuple[object, ...], phrase: str) -> None:
+def test_heartbeat_errors(core: Core, args: tuple[Arg, ...], phrase: str) -> None:
     running(core)
-    core.rejects(phrase, "heartbeat", T0 + 1, *args)  # type: ignore[arg-type]
+    core.rejects(phrase, "heartbeat", T0 + 1, *args)
 
 
 def test_heartbeat_not_running(core: Core) -> None:

@@ -208,6 +208,86 @@ def cases() -> list[Case]:
         ("pause", (), ("Wrong number of args", "wrong number of arguments")),
         ("worker.deregister", (), ("Wrong number of args", "wrong number of arguments")),
     ]
+    out += flow_cases()
+    return out
+
+
+def flow_cases() -> list[Case]:
+    """The extensions of issue 24: throttles, ordering keys, ttl, unique, qlpy.put_many."""
+    out: list[Case] = []
+    recur = ("q", "tmpl", "K", "{}", "interval", 60, 0)
+    for v in ["nan", "inf", "abc", "", b"\xff\xfe"]:
+        out += [
+            ("put", (*PUT[1:], "{}", 0, "ttl", v), 'Put(): Arg "ttl" not a number'),
+            ("recur", (*recur, "ttl", v), 'Recur(): Arg "ttl" not a number'),
+            ("recur.update", ("tmpl", "ttl", v), 'Recur(): Arg "ttl" must be a number'),
+            ("throttle.set", ("t", v), 'Throttle(): Arg "maximum" missing or not a number'),
+            ("throttle.set", ("t", 1, v), 'Throttle(): Arg "expiration" not a number'),
+            ("queue.throttle.set", ("q", v), 'Throttle(): Arg "maximum" missing or not a'),
+        ]
+    for v in [*BROKEN_JSON, '"t"', "5", "null", "[[1]]", '[{"a":1}]', "false"]:
+        out += [
+            ("put", (*PUT[1:], "{}", 0, "throttles", v), 'Put(): Arg "throttles" not JSON array'),
+            (
+                "requeue",
+                ("w", "q", "wait1", "K", "{}", 0, "throttles", v),
+                'Put(): Arg "throttles" not JSON array',
+            ),
+            ("recur", (*recur, "throttles", v), 'Recur(): Arg "throttles" not JSON array'),
+            (
+                "recur.update",
+                ("tmpl", "priority", 1, "throttles", v),
+                'Recur(): Arg "throttles" is not JSON-encoded',
+            ),
+        ]
+    out += [
+        ("put", (*PUT[1:], "{}", 0, "key", ""), 'Put(): Arg "key" is empty'),
+        ("put", (*PUT[1:], "{}", 0, "ttl", 0), 'Put(): Arg "ttl" must be greater than 0'),
+        ("put", (*PUT[1:], "{}", 0, "ttl", -1), 'Put(): Arg "ttl" must be greater than 0'),
+        ("put", (*PUT[1:], "{}", 0, "unique", "true"), 'Put(): Arg "unique" must be 0 or 1'),
+        (
+            "put",
+            ("w", "q", "wait1", "K", "{}", 0, "unique", 1, "ttl", "x"),
+            'Put(): Arg "ttl" not a number',
+        ),
+        ("recur", (*recur, "key", ""), 'Recur(): Arg "key" is empty'),
+        ("recur", (*recur, "ttl", 0), 'Recur(): Arg "ttl" must be greater than 0'),
+        ("recur.update", ("tmpl", "key", "k", "ttl", -1), 'Recur(): Arg "ttl" must be a number'),
+        ("throttle.set", ("t", -1), 'Throttle(): Arg "maximum" must not be negative'),
+        ("throttle.set", (), "Throttle(): no tid provided"),
+        ("throttle.get", (), "Throttle(): no tid provided"),
+        ("throttle.delete", (), "Throttle(): no tid provided"),
+        ("throttle.locks", (), "Throttle(): no tid provided"),
+        ("throttle.pending", (), "Throttle(): no tid provided"),
+        ("throttle.ttl", (), "Throttle(): no tid provided"),
+        ("throttle.release", (), "Throttle(): no tid provided"),
+        ("queue.throttle.get", (), "Queue(): no queue name provided"),
+        ("queue.throttle.set", (), "Queue(): no queue name provided"),
+        ("queue.throttle.set", ("q", -3), 'Throttle(): Arg "maximum" must not be negative'),
+        ("jobs", ("throttle", "q"), 'Jobs(): Unknown type "throttle"'),
+        ("qlpy.put_many", (), "Queue(): no queue name provided"),
+        ("qlpy.put_many", ("w",), "Queue(): no queue name provided"),
+        (
+            "qlpy.put_many",
+            ("w", "q", "n1", "K", "{}", 0, 0, "n2", "K", "{}", 0, 1, "ttl", "x"),
+            'qlpy.put_many(): job 2: Put(): Arg "ttl" not a number: x',
+        ),
+        (
+            "qlpy.put_many",
+            ("w", "q", "wait1", "K", "{}", 0, 1, "priority", 9, "n2", "K", "{", 0, 0),
+            "qlpy.put_many(): job 2: ",
+        ),
+        (
+            "qlpy.put_many",
+            ("w", "q", "n1", "K", "{}", 0, 0, "n2", "K", "{}"),
+            "qlpy.put_many(): job 2: option count missing or not a whole number",
+        ),
+        (
+            "qlpy.put_many",
+            ("w", "q", "n1", "K", "{}", 0, 3, "priority", 1),
+            "qlpy.put_many(): job 1: option count missing or not a whole number: 3",
+        ),
+    ]
     return out
 
 
@@ -220,9 +300,22 @@ def case_id(case: Case) -> str:
     return f"{command} {text}"
 
 
+def add_flow(core: Core, now: float = T0) -> None:
+    """Jobs that use the extensions beside the populated keyspace: a full throttle with a
+    running holder, an admitted and a pending job, an ordering key, a deadline."""
+    core("throttle.set", now, "t", 1)
+    core("queue.throttle.set", now, "fq", 5)
+    core.put("th1", now, "fq", "throttles", '["t"]', "key", "k")
+    core.put("th2", now + 0.1, "fq", "throttles", '["t"]', "key", "k", "ttl", 600)
+    core.put("th3", now + 0.2, "fq", "throttles", '["t"]', "ttl", 600)
+    assert [j["jid"] for j in core.pop("fq", "wF", 1, now=now + 0.5)] == ["th1"]
+    core("recur", now, "fq", "ftmpl", "K", "{}", "interval", 60, 600, "throttles", '["t"]')
+
+
 @pytest.mark.parametrize("case", CASES, ids=[case_id(c) for c in CASES])
 def test_malformed_call_is_rejected_without_writes(populated: Core, case: Case) -> None:
     command, args, phrase = case
+    add_flow(populated)
     populated.rejects(phrase, command, T0 + 5, *args)  # type: ignore[arg-type]
 
 

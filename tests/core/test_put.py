@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.core.support import DAY, T0, Core
+from tests.core.support import DAY, T0, Arg, Core
 
 
 def work(core: Core, queue: str = "q") -> list[tuple[str, float]]:
@@ -222,13 +222,13 @@ REQUEUE_ERRORS = [
 
 
 @pytest.mark.parametrize(("args", "phrase"), PUT_ERRORS)
-def test_put_error_phrases(populated: Core, args: tuple[object, ...], phrase: str) -> None:
-    populated.rejects(phrase, "put", T0 + 10, "w", *args)  # type: ignore[arg-type]
+def test_put_error_phrases(populated: Core, args: tuple[Arg, ...], phrase: str) -> None:
+    populated.rejects(phrase, "put", T0 + 10, "w", *args)
 
 
 @pytest.mark.parametrize(("args", "phrase"), REQUEUE_ERRORS)
-def test_requeue_error_phrases(populated: Core, args: tuple[object, ...], phrase: str) -> None:
-    populated.rejects(phrase, "requeue", T0 + 10, "w", *args)  # type: ignore[arg-type]
+def test_requeue_error_phrases(populated: Core, args: tuple[Arg, ...], phrase: str) -> None:
+    populated.rejects(phrase, "requeue", T0 + 10, "w", *args)
 
 
 def test_put_late_validation_keeps_tags(populated: Core) -> None:

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from tests.core.support import T0, Core, EventRecorder
+from tests.core.support import T0, Arg, Core, EventRecorder
 
 RECUR_KEYS = {
     "jid",
@@ -26,13 +26,13 @@ RECUR_KEYS = {
 def recur(
     core: Core,
     jid: str = "r",
-    interval: object = 60,
-    offset: object = 0,
-    *opts: object,
+    interval: Arg = 60,
+    offset: Arg = 0,
+    *opts: Arg,
     now: float = T0,
     queue: str = "q",
 ) -> object:
-    return core("recur", now, queue, jid, "K", '{"n":1}', "interval", interval, offset, *opts)  # type: ignore[arg-type]
+    return core("recur", now, queue, jid, "K", '{"n":1}', "interval", interval, offset, *opts)
 
 
 def test_recur_creates_template(core: Core) -> None:
@@ -248,9 +248,9 @@ RECUR_ERRORS = [
 
 @pytest.mark.parametrize(("args", "phrase"), RECUR_ERRORS)
 def test_recur_errors(
-    populated: Core, args: tuple[object, ...], phrase: str | tuple[str, ...]
+    populated: Core, args: tuple[Arg, ...], phrase: str | tuple[str, ...]
 ) -> None:
-    populated.rejects(phrase, "recur", T0, *args)  # type: ignore[arg-type]
+    populated.rejects(phrase, "recur", T0, *args)
 
 
 def test_recur_spec_missing(populated: Core) -> None:

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.core.support import DAY, T0, Core, EventRecorder, decoded, running
+from tests.core.support import DAY, T0, Arg, Core, EventRecorder, decoded, running
 
 DAY0 = int(T0 // DAY * DAY)
 
@@ -69,9 +69,9 @@ def assert_exhausted_in_q(core: Core, jid: str, now: float) -> None:
         ),
     ],
 )
-def test_put_first_failing_check_wins(core: Core, args: tuple[object, ...], phrase: str) -> None:
+def test_put_first_failing_check_wins(core: Core, args: tuple[Arg, ...], phrase: str) -> None:
     core.put("j", T0, "q", "tags", '["red"]')
-    core.rejects(phrase, "put", T0 + 1, "w", *args)  # type: ignore[arg-type]
+    core.rejects(phrase, "put", T0 + 1, "w", *args)
 
 
 def test_put_data_absent_raises_cjson_argument_error(core: Core) -> None:
@@ -427,9 +427,9 @@ def test_heartbeat_reply_truncated_and_all_sets_updated(core: Core) -> None:
         (("depends", '["b"]'), 'Complete(): "depends" cannot be used without a "next".'),
     ],
 )
-def test_complete_option_check_order(core: Core, opts: tuple[object, ...], phrase: str) -> None:
+def test_complete_option_check_order(core: Core, opts: tuple[Arg, ...], phrase: str) -> None:
     running(core)
-    core.rejects(phrase, "complete", T0 + 1, "a", "w", "q", "{}", *opts)  # type: ignore[arg-type]
+    core.rejects(phrase, "complete", T0 + 1, "a", "w", "q", "{}", *opts)
 
 
 def test_complete_option_checks_precede_job_checks(core: Core) -> None:

@@ -12,13 +12,14 @@ from typing import Any
 import pytest
 import redis
 
-from tests.core.support import DAY, T0, Core, as_list
+from tests.core.support import DAY, T0, Arg, Core, as_list
+from tests.replies import text
 
 CJSON_NIL = "bad argument #1 to 'decode' (string expected, got nil)"
 
 
-def resp(core: Core, command: str, now: object, *args: object) -> Any:
-    return core(command, now, *args)  # type: ignore[arg-type]
+def resp(core: Core, command: str, now: Arg, *args: Arg) -> Any:
+    return core(command, now, *args)
 
 
 # --- 1.2 reply conversion -------------------------------------------------------------------
@@ -126,7 +127,9 @@ def test_nil_json_argument_raises_cjson_nil_message(core: Core) -> None:
         ("recur.update", ("r", "data", "{")),
     ],
 )
-def test_invalid_json_raises_cjson_own_error(core: Core, command: str, args: tuple) -> None:
+def test_invalid_json_raises_cjson_own_error(
+    core: Core, command: str, args: tuple[Arg, ...]
+) -> None:
     core.put("a", T0)
     core.pop(now=T0)
     core("recur", T0, "q", "r", "K", "{}", "interval", 60, 100)
@@ -350,7 +353,7 @@ def test_job_hash_fields_through_the_life_cycle(core: Core) -> None:
     c.put("a", T0, "q")
     c.pop(now=T0 + 1)
     c("fail", T0 + 2.5, "a", "w", "g", "m")
-    h = {k.decode(): v.decode() for k, v in c.conn.hgetall("ql:j:a").items()}
+    h = {text(k): text(v) for k, v in c.conn.hgetall("ql:j:a").items()}
     assert h["state"] == "failed" and h["worker"] == "" and h["expires"] == ""
     assert h["queue"] == "q"
     assert json.loads(h["failure"]) == {
@@ -364,7 +367,7 @@ def test_job_hash_fields_through_the_life_cycle(core: Core) -> None:
     c.put("a", T0 + 3, "q")
     c.pop(now=T0 + 4)
     c("complete", T0 + 5.25, "a", "w", "q", "{}")
-    h = {k.decode(): v.decode() for k, v in c.conn.hgetall("ql:j:a").items()}
+    h = {text(k): text(v) for k, v in c.conn.hgetall("ql:j:a").items()}
     assert h["state"] == "complete" and h["queue"] == "" and h["worker"] == ""
     assert float(h["expires"]) == 0 and h["failure"] == "{}"
     _whole, frac = h["time"].split(".")
@@ -529,7 +532,7 @@ def test_recurring_object_shape(core: Core) -> None:
     }
     core.conn.hdel("ql:r:r", "backlog")
     assert core.json("recur.get", T0, "r")["backlog"] == 0
-    h = {k.decode(): v.decode() for k, v in core.conn.hgetall("ql:r:r").items()}
+    h = {text(k): text(v) for k, v in core.conn.hgetall("ql:r:r").items()}
     assert h["type"] == "interval" and h["state"] == "recur" and h["tags"] == '["t"]'
 
 

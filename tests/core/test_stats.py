@@ -8,6 +8,7 @@ import statistics
 import pytest
 
 from tests.core.support import DAY, T0, Core
+from tests.replies import scored
 
 DAY0 = int(T0 // DAY * DAY)
 
@@ -183,11 +184,11 @@ def test_popping_many_at_once_stores_what_popping_one_by_one_stores(core: Core) 
     assert core.conn.hgetall(f"ql:s:wait:{day}:batch") == \
         core.conn.hgetall(f"ql:s:wait:{day}:single")
     got = {m.split(b"-")[1]: s for m, s in
-           core.conn.zrange("ql:q:batch-locks", 0, -1, withscores=True)}
+           scored(core.conn.zrange("ql:q:batch-locks", 0, -1, withscores=True))}
     want = {m.split(b"-")[1]: s for m, s in
-            core.conn.zrange("ql:q:single-locks", 0, -1, withscores=True)}
+            scored(core.conn.zrange("ql:q:single-locks", 0, -1, withscores=True))}
     assert got == want and len(got) == len(waits)
-    held = core.conn.zrange("ql:w:w:jobs", 0, -1, withscores=True)
+    held = scored(core.conn.zrange("ql:w:w:jobs", 0, -1, withscores=True))
     assert {m for m, _ in held} == {f"{q}-{i}".encode() for q in ("batch", "single")
                                     for i in range(len(waits))}
     assert {s for _, s in held} == {popped_at + 60}

@@ -19,6 +19,7 @@ import pytest
 
 from qless_py import Client
 from qless_py.workers import Worker
+from qless_py.workers.runner import Stop
 from tests import jobs
 from tests.workers import async_jobs
 
@@ -86,7 +87,7 @@ class BackgroundWorker:
         wait_for(lambda: self.worker._listener is not None and self.worker._listener.subscribed)
         return self
 
-    def stop(self, how: str = "now", timeout: float = 10.0) -> int | None:
+    def stop(self, how: Stop = "now", timeout: float = 10.0) -> int | None:
         self.worker.stop(how)
         self.thread.join(timeout)
         assert not self.thread.is_alive(), "worker did not stop"
@@ -94,8 +95,11 @@ class BackgroundWorker:
         return self.code
 
 
+Background = Callable[..., BackgroundWorker]  # the fixture: start(queues, name=..., **kwargs)
+
+
 @pytest.fixture
-def background(server_url: str) -> Iterator[Callable[..., BackgroundWorker]]:
+def background(server_url: str) -> Iterator[Background]:
     started: list[BackgroundWorker] = []
 
     def start(queues: list[str], name: str = "bg", **kwargs: Any) -> BackgroundWorker:

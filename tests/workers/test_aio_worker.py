@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -16,9 +17,11 @@ import pytest_asyncio
 
 from qless_py import Client
 from qless_py.aio import AsyncClient
+from qless_py.aio import Job as AsyncJob
 from qless_py.workers.aio import AsyncWorker
 from tests import jobs
 from tests.loopcheck import SLOW, collected, no_slow_callbacks
+from tests.replies import text
 from tests.workers import async_jobs
 from tests.workers.conftest import ROOT
 
@@ -56,6 +59,13 @@ def make_worker(url: str, queues: list[str], **kwargs: Any) -> AsyncWorker:
     return AsyncWorker(Client(url, worker_name="aw"), queues, **kwargs)
 
 
+async def get_job(aclient: AsyncClient, jid: str) -> AsyncJob:
+    """The job ``jid``, which must exist and not be a recurring template."""
+    job = await aclient.jobs[jid]
+    assert isinstance(job, AsyncJob), f"expected job {jid}, found {job!r}"
+    return job
+
+
 async def states(aclient: AsyncClient, jids: list[str]) -> dict[str, str]:
     return {job.jid: job.state for job in await aclient.jobs.get(*jids)}
 
@@ -78,21 +88,21 @@ async def test_async_and_plain_handlers_run_in_one_loop_that_never_blocks(
     done = await states(aclient, awaited + threaded + advancing)
     assert set(done.values()) == {"complete"}, done
     counts = await aclient.redis.hgetall(jobs.COMPLETED)
-    assert {k.decode() for k in counts} == {f"{j}:{stage}" for j in advancing
+    assert {text(k) for k in counts} == {f"{j}:{stage}" for j in advancing
                                             for stage in ("q", "q2")}
     assert set((await aclient.redis.hgetall(jobs.RUNS)).values()) == {b"1"}
     assert len(await aclient.redis.hgetall(jobs.RUNS)) == 60
     failed = await aclient.jobs.failed()
     assert failed == {"q-ValueError": 3, "q-ImportError": 1, "q-method-missing": 1}
     for jid in raising:
-        job = await aclient.jobs[jid]
-        assert job is not None and job.failure is not None
+        job = await get_job(aclient, jid)
+        assert job.failure is not None
         assert "boom from " + jid in job.failure.message
-    job = await aclient.jobs[missing]
-    assert job is not None and job.failure is not None
+    job = await get_job(aclient, missing)
+    assert job.failure is not None
     assert "no_such_module" in job.failure.message
-    job = await aclient.jobs[method_missing]
-    assert job is not None and job.failure is not None and job.failure.group == "q-method-missing"
+    job = await get_job(aclient, method_missing)
+    assert job.failure is not None and job.failure.group == "q-method-missing"
     assert worker.stats.jobs == 75  # the advancing jobs run twice
     assert "aw" not in [w["name"] for w in await aclient.workers.counts]  # deregistered
 
@@ -144,7 +154,7 @@ async def test_a_lost_job_s_task_is_cancelled_and_never_completed(
     assert await aclient.redis.hget(jobs.COMPLETED, jid) is None
     job = await aclient.jobs[jid]
     if how == "timeout":
-        assert job is not None and job.state == "stalled"
+        assert isinstance(job, AsyncJob) and job.state == "stalled"
         assert "done" not in [entry["what"] for entry in job.history]
     else:
         assert job is None
@@ -178,12 +188,12 @@ async def test_stop_now_gives_running_jobs_back_without_a_retry(
     async with no_slow_callbacks(SLOW):
         running = asyncio.get_running_loop().create_task(worker.work())
         for jid in jids:
-            await until(lambda jid=jid: _started(aclient, jid))
+            await until(partial(_started, aclient, jid))
         worker.stop("now")
         assert await running == 0
     for jid in jids:
-        job = await aclient.jobs[jid]
-        assert job is not None and job.state == "waiting" and job.retries_left == 3
+        job = await get_job(aclient, jid)
+        assert job.state == "waiting" and job.retries_left == 3
         assert await aclient.redis.hget(jobs.RECORD, jid) == b"stopped"
 
 
@@ -206,8 +216,8 @@ async def test_the_docs_job_class_runs_both_stages(
     worker = make_worker(server_url, ["invoices", "archive"], concurrency=4, burst=True)
     async with no_slow_callbacks(SLOW):
         assert await worker.work() == 0
-    job = await aclient.jobs[jid]
-    assert job is not None and job.state == "complete"
+    job = await get_job(aclient, jid)
+    assert job.state == "complete"
     assert job.data == {"customer": 42, "sent": True}
     put = [entry["q"] for entry in job.history if entry["what"] == "put"]
     assert put == ["invoices", "archive"]

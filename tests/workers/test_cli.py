@@ -9,6 +9,8 @@ from pathlib import Path
 
 from qless_py import Client
 from tests import jobs
+from tests.lookups import get_job
+from tests.replies import text
 from tests.workers.conftest import CliWorker, wait_for
 
 Start = Callable[..., CliWorker]
@@ -40,7 +42,7 @@ def test_path_import_and_workdir(server_url: str, client: Client, cli_worker: St
     assert worker.wait(30) == 0
     job = client.jobs[jid]
     assert job is not None and job.state == "complete"
-    preloaded_by, ran_in, cwd = client.redis.hget(jobs.RECORD, jid).decode().split("|")
+    preloaded_by, ran_in, cwd = text(client.redis.hget(jobs.RECORD, jid)).split("|")
     assert preloaded_by == str(worker.proc.pid)  # imported once, before forking
     assert ran_in != preloaded_by  # and run in a forked child
     assert cwd.startswith(str(workdir / "pathy"))
@@ -52,7 +54,7 @@ def test_default_workdir_is_removed_when_the_supervisor_exits(
     jid = client.queues["q"].put(jobs.WorkdirProbe, {})
     worker = cli_worker("-q", "q", "--processes", "2", "--url", server_url, "--interval", "30")
     wait_for(lambda: client.redis.hget(jobs.RECORD, jid))
-    cwd = client.redis.hget(jobs.RECORD, jid).decode().split("|")[0]
+    cwd = text(client.redis.hget(jobs.RECORD, jid)).split("|")[0]
     root = Path(cwd).parents[1]
     assert root.name.startswith("qless-py-") and root.exists()
     worker.signal(signal.SIGTERM)
@@ -70,7 +72,7 @@ def test_processes_and_threads_combine(server_url: str, client: Client,
     wait_for(lambda: all((j := client.jobs[jid]) is not None and j.state == "complete"
                          for jid in jids), timeout=30)
     assert [client.redis.hget(jobs.RECORD, jid) for jid in jids] == [b"met"] * 8
-    popped_by = {h["worker"] for jid in jids for h in client.jobs[jid].history  # type: ignore[union-attr]
+    popped_by = {h["worker"] for jid in jids for h in get_job(client, jid).history
                  if h.get("what") == "popped"}
     assert len(popped_by) == 2  # two processes, each with its own worker name
     worker.signal(signal.SIGTERM)
@@ -93,7 +95,7 @@ def test_a_killed_childs_job_runs_again_at_once_in_its_replacement(
     wait_for(lambda: (j := client.jobs[jid]) is not None and j.state == "complete", timeout=5)
     assert "steady (process" in worker.log and f"{jid} retried" in worker.log
     assert "resuming" not in worker.log  # nothing was left for --resume
-    history = client.jobs[jid].history  # type: ignore[union-attr]
+    history = get_job(client, jid).history
     assert [e["worker"] for e in history if e["what"] == "popped"] == ["steady", "steady"]
     assert not any(e["what"] == "timed-out" for e in history)
     worker.signal(signal.SIGTERM)

@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import pytest
 
-from qless_py import Client
+from qless_py import Client, Job
 from qless_py.resp import Endpoint
 from qless_py.server import free_port
 from qless_py.workers import dead_child
@@ -38,7 +38,7 @@ def holder(client: Client, jid: str) -> str:
     """The worker name running ``jid``, once its handler has started."""
     wait_for(lambda: client.redis.hget(jobs.STARTED, jid))
     job = client.jobs[jid]
-    assert job is not None and job.state == "running"
+    assert isinstance(job, Job) and job.state == "running"
     return job.worker_name
 
 
@@ -56,7 +56,7 @@ def test_a_child_killed_with_kill_9_is_deregistered_and_its_job_retried_at_once(
     assert name not in cli_workers(server_url)
     # its job spent one retry, as the lock's expiry would have a minute later, and runs again
     job = client.jobs[jid]
-    assert job is not None and job.retries_left == 1 and job.worker_name != name
+    assert isinstance(job, Job) and job.retries_left == 1 and job.worker_name != name
     assert job.failure is not None and job.failure.group == "failed-retries-q"
     assert f"process {pid}) was killed by SIGKILL" in job.failure.message
     wait_for(lambda: int(client.redis.hget(jobs.RUNS, jid) or 0) == 2)
@@ -72,7 +72,7 @@ def test_a_job_with_no_retries_left_fails_when_its_process_is_killed(
     os.kill(worker.children()[0], signal.SIGKILL)
     wait_for(lambda: "w (process" in worker.log and "deregistered" in worker.log)
     job = client.jobs[jid]
-    assert job is not None and job.state == "failed"
+    assert isinstance(job, Job) and job.state == "failed"
     assert job.failure is not None and job.failure.group == "failed-retries-q"
     # the replacement under the same name started after the settle and runs on
     wait_for(lambda: len(worker.children()) == 1 and "w" in registered(client))
@@ -92,7 +92,7 @@ def test_a_child_the_supervisor_kills_at_shutdown_gives_its_job_back_unspent(
     assert worker.wait(15) == 0
     assert f"worker w (process {child}, killed by SIGKILL) deregistered" in worker.log
     job = client.jobs[jid]
-    assert job is not None and job.state == "waiting" and job.retries_left == 2
+    assert isinstance(job, Job) and job.state == "waiting" and job.retries_left == 2
     assert "w" not in registered(client)
 
 

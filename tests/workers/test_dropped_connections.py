@@ -12,6 +12,7 @@ from __future__ import annotations
 import random
 import threading
 from collections.abc import Callable
+from functools import partial
 from typing import Any, TypeVar
 
 import pytest
@@ -77,11 +78,11 @@ def put_wave(client: Client, wave: int, stage: str) -> tuple[list[str], list[str
     joins: list[str] = []
     for g in range(wave * WAVE, (wave + 1) * WAVE):
         group = [f"g{g}-m{i}" for i in range(FAN)]
-        steady(lambda group=group: client.queues["s1"].put_many(
+        steady(partial(client.queues["s1"].put_many,
             [{"klass": stage, "jid": jid,
               "data": {"next": STAGES, "work": 0.0005}} for jid in group]))
         members += group
-        joins.append(steady(lambda g=g, group=group: client.queues["s4"].put(
+        joins.append(steady(partial(client.queues["s4"].put,
             stage, {"work": 0.0005}, jid=f"g{g}-join",
             depends=group)))
     return members, joins
@@ -95,13 +96,13 @@ def backlog(client: Client) -> int:
 def done_counts(client: Client, jids: list[str]) -> dict[str, int]:
     found: list[Any] = []
     for start in range(0, len(jids), 500):
-        found += steady(lambda s=start: client.jobs.get(*jids[s:s + 500]))
+        found += steady(partial(client.jobs.get, *jids[start:start + 500]))
     return {job.jid: [e["what"] for e in job.history].count("done") for job in found}
 
 
 def all_complete(client: Client, jids: list[str]) -> bool:
     for start in range(0, len(jids), 500):
-        found = steady(lambda s=start: client.jobs.get(*jids[s:s + 500]))
+        found = steady(partial(client.jobs.get, *jids[start:start + 500]))
         if len(found) < len(jids[start:start + 500]) or \
                 any(job.state != "complete" for job in found):
             return False

@@ -16,9 +16,11 @@ from typing import Any
 
 import pytest
 
-from qless_py import Client
+from qless_py import Client, Job
 from qless_py.server import free_port
 from tests import jobs
+from tests.lookups import get_job
+from tests.replies import text
 from tests.workers.conftest import CliWorker, Kind, wait_for
 
 Start = Callable[..., CliWorker]
@@ -104,7 +106,7 @@ def test_kill_9_during_a_pipeline_loses_nothing_and_completes_once(
     assert kills >= 5
     assert queue_sets_empty(client, ["q1", "q2", "q3"])
     assert client.jobs.failed() == {}
-    counts = {k.decode(): int(v) for k, v in client.redis.hgetall(jobs.COMPLETED).items()}
+    counts = {text(k): int(v) for k, v in client.redis.hgetall(jobs.COMPLETED).items()}
     assert max(counts.values()) == 1, "a stage was completed twice"
     expected = [f"{j}:q1" for j in first_stage] + [f"{j}:q2" for j in first_stage] + \
         [f"{j}:q3" for j in joins]
@@ -134,7 +136,7 @@ def test_frozen_worker_loses_its_job_and_does_not_complete_it(
                            "--name", "other", "--interval", "1", *kind.args)
         wait_for(lambda: client.redis.hget(jobs.COMPLETED, jid) == b"1", timeout=15)
         job = client.jobs[jid]
-        assert job is not None and job.state == "complete" and job.worker_name == ""
+        assert isinstance(job, Job) and job.state == "complete" and job.worker_name == ""
         assert any(h.get("worker") == "other" for h in job.history if h.get("what") == "popped")
     finally:
         os.kill(child, signal.SIGCONT)
@@ -249,13 +251,13 @@ def test_jobs_leased_by_a_lost_reply_are_adopted_after_recovery(private_server: 
     thread.start()
     wait_for(lambda: worker._listener is not None and worker._listener.subscribed)
     time.sleep(0.3)
-    assert client.jobs[jid].state == "running"  # type: ignore[union-attr]
+    assert get_job(client, jid).state == "running"
     server.signal(signal.SIGSTOP)  # the worker's next pops time out ...
     time.sleep(1.0)
     server.signal(signal.SIGCONT)  # ... and once they work again it looks for orphans
     wait_for(lambda: (j := client.jobs[jid]) is not None and j.state == "complete", timeout=5)
     job = client.jobs[jid]
-    assert job is not None and job.retries_left == 3  # no lock expiry, no retry spent
+    assert isinstance(job, Job) and job.retries_left == 3  # no lock expiry, no retry spent
     worker.stop("now")
     thread.join(10)
     client.close()

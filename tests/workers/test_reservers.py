@@ -8,6 +8,7 @@ import pytest
 
 from qless_py.reservers import (
     Ordered,
+    Reserver,
     RoundRobin,
     ShuffledRoundRobin,
     make_reserver,
@@ -31,9 +32,9 @@ def queues() -> list[FakeQueue]:
             FakeQueue("c", ["c1"])]
 
 
-def drain(reserver: object, count: int = 1) -> list[str]:
+def drain(reserver: Reserver, count: int = 1) -> list[str]:
     out: list[str] = []
-    while jobs := reserver.reserve(count):  # type: ignore[attr-defined]
+    while jobs := reserver.reserve(count):
         out.extend(jobs)
     return out
 

@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 import pytest
 
-from qless_py import Client
+from qless_py import Client, Job
 from tests.workers.conftest import CliWorker, Kind, wait_for
 
 Start = Callable[..., CliWorker]
@@ -37,10 +37,28 @@ def test_term_and_int_stop_at_once_and_give_the_job_back(
     assert worker.wait(15) == 0  # the job would sleep for 60 s
     assert client.redis.hget(jobs.RECORD, jid) == b"stopped"  # told to stop, it did
     job = client.jobs[jid]
-    assert job is not None and job.state == "waiting"
+    assert isinstance(job, Job) and job.state == "waiting"
     assert job.retries_left == 3  # no retry spent
     assert "gave " + jid + " back" in worker.log
     assert "sig" not in registered(client)
+
+
+def test_term_gives_a_job_back_only_after_its_handler_returned(
+        server_url: str, client: Client, cli_worker: Start, kind: Kind) -> None:
+    # The handler ignores the stop (the async one swallows its cancellation) and completes
+    # its job 0.5 s later, within the worker's 2 s grace: the job was still leased to it,
+    # so its complete counts and nothing ran the job a second time meanwhile.
+    jobs = kind.jobs
+    jid = client.queues["q"].put(jobs.Stubborn, {"seconds": 0.5}, retries=3)
+    worker = start_one(cli_worker, server_url, kind)
+    wait_for(lambda: client.redis.hget(jobs.STARTED, jid))
+    worker.signal(signal.SIGTERM)
+    assert worker.wait(15) == 0
+    assert client.redis.hget(jobs.RECORD, f"{jid}:sig") == b"completed"
+    job = client.jobs[jid]
+    assert isinstance(job, Job) and job.state == "complete"
+    assert [entry["what"] for entry in job.history] == ["put", "popped", "done"]
+    assert "back to its queue" not in worker.log
 
 
 def test_quit_finishes_the_current_job_then_exits(

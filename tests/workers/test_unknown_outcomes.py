@@ -15,9 +15,10 @@ from dataclasses import dataclass
 
 import pytest
 
-from qless_py import Client
+from qless_py import Client, Job
 from qless_py.workers import Worker
 from qless_py.workers.aio import AsyncWorker
+from tests.replies import text
 from tests.workers.fault_jobs import LEFT, RUNS
 
 WORKERS = {"threads": Worker, "async": AsyncWorker}
@@ -83,10 +84,10 @@ def test_a_call_lost_to_the_connection_never_fails_the_job(
     with caplog.at_level(logging.INFO, logger="qless_py.worker"):
         assert worker.run() == Worker.EXIT_DONE
     worker.client.close()
-    runs = {k.decode(): int(v) for k, v in client.redis.hgetall(RUNS).items()}
+    runs = {text(k): int(v) for k, v in client.redis.hgetall(RUNS).items()}
     assert runs.get("j:a", 0) == case.runs_a, runs
     assert runs.get("j:b", 0) == case.runs_b, runs
-    left = {k.decode(): int(v) for k, v in client.redis.hgetall(LEFT).items()}
+    left = {text(k): int(v) for k, v in client.redis.hgetall(LEFT).items()}
     assert left["j:a:1"] == 3
     if case.runs_a > 1:
         assert left["j:a:2"] == (2 if case.retry_spent else 3)  # adoption spends none
@@ -94,7 +95,7 @@ def test_a_call_lost_to_the_connection_never_fails_the_job(
     if case.state is None:
         assert job is None
     else:
-        assert job is not None and job.state == case.state
+        assert isinstance(job, Job) and job.state == case.state
         failures = client.jobs.failed()
         assert failures == ({case.group: 1} if case.group else {})
         stages = sum(1 for entry in job.history if entry.get("what") == "done")
@@ -115,7 +116,7 @@ def test_a_handler_that_raises_after_finishing_its_job_leaves_it_as_it_is(
         assert worker.run() == Worker.EXIT_DONE
     worker.client.close()
     job = client.jobs[jid]
-    assert job is not None and job.state == "complete"
+    assert isinstance(job, Job) and job.state == "complete"
     assert client.jobs.failed() == {}
     assert sum(1 for entry in job.history if entry.get("what") == "done") == 2
     assert "after its handler had made it waiting; it stays waiting" in caplog.text

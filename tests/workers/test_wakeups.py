@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -23,9 +22,8 @@ import pytest
 from qless_py import Client, keys
 from qless_py.job import Job
 from tests import jobs
-from tests.workers.conftest import BackgroundWorker, wait_for
+from tests.workers.conftest import Background, BackgroundWorker, wait_for
 
-Background = Callable[..., BackgroundWorker]
 IDLE = 30.0  # the safety interval: nothing in these tests may wait for it
 WAKE = 5.0  # seconds a notice may take to start a job, generously
 
@@ -111,7 +109,7 @@ def test_depends_off_wakes_it(client: Client, background: Background) -> None:
     client.queues["q"].put(jobs.Noop, {}, jid="j", depends=["dep"])
     idle_worker(background, "q")
     held = client.jobs["j"]
-    assert held is not None and held.state == "depends"
+    assert isinstance(held, Job) and held.state == "depends"
     assert held.undepend(all=True)
     started_at(client, "j")
 
@@ -354,7 +352,7 @@ def test_pubsub_clients_see_nothing_of_the_workers_notices(
     everything = client.redis.pubsub()
     everything.psubscribe("*")
     try:
-        assert everything.get_message(timeout=5)["type"] == "psubscribe"  # type: ignore[index]
+        assert everything.get_message(timeout=5)["type"] == "psubscribe"
         worker = idle_worker(background, "q")
         completed(client, client.queues["q"].put(jobs.Noop, {}, delay=0.2))
         asleep(worker)

@@ -7,10 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from qless_py import Client
+from qless_py import Client, Job
 from qless_py.workers import Worker
 from tests import jobs
-from tests.workers.conftest import wait_for
+from tests.replies import text
+from tests.workers.conftest import Background, wait_for
 
 
 def run_burst(url: str, queues: list[str], name: str = "w1", **kwargs: object) -> Worker:
@@ -44,7 +45,7 @@ def test_raising_handler_fails_with_queue_and_exception_group(
     jid = client.queues["q"].put(jobs.Raiser, {})
     run_burst(server_url, ["q"])
     job = client.jobs[jid]
-    assert job is not None and job.state == "failed"
+    assert isinstance(job, Job) and job.state == "failed"
     assert job.failure is not None
     assert job.failure.group == "q-ValueError"
     assert "Traceback" in job.failure.message and f"boom from {jid}" in job.failure.message
@@ -70,7 +71,7 @@ def test_missing_class_or_method_fails_as_job_process_fails_it(
     failures = []
     for jid in (by_worker, by_process):
         job = client.jobs[jid]
-        assert job is not None and job.state == "failed" and job.failure is not None
+        assert isinstance(job, Job) and job.state == "failed" and job.failure is not None
         failures.append((job.failure.group, job.failure.message))
     assert failures[0] == failures[1]
     assert failures[0][0] == group and klass in failures[0][1]
@@ -91,10 +92,10 @@ def test_handler_that_fails_or_retries_is_left_as_it_chose(
     retried = client.queues["q"].put(jobs.Retries, {}, retries=3)
     worker = run_burst(server_url, ["q"])
     job = client.jobs[failed]
-    assert job is not None and job.state == "failed"
+    assert isinstance(job, Job) and job.state == "failed"
     assert job.failure is not None and job.failure.group == "custom-group"
     job = client.jobs[retried]
-    assert job is not None and job.state == "scheduled" and job.retries_left == 2
+    assert isinstance(job, Job) and job.state == "scheduled" and job.retries_left == 2
     assert sorted(worker.stats.outcomes) == ["failed", "scheduled"]
 
 
@@ -105,7 +106,7 @@ def test_single_thread_runs_each_job_in_a_clean_workdir(
     run_burst(server_url, ["q"], workdir=str(tmp_path))
     assert os.getcwd() == before
     for jid in jids:
-        cwd, workdir, listing = client.redis.hget(jobs.RECORD, jid).decode().split("|")
+        cwd, workdir, listing = text(client.redis.hget(jobs.RECORD, jid)).split("|")
         assert os.path.realpath(cwd) == os.path.realpath(workdir)
         assert workdir.startswith(str(tmp_path))
         assert listing == "left-behind.txt"  # only its own file: the previous one's is gone
@@ -120,7 +121,7 @@ def test_threads_get_separate_workdirs_and_keep_the_cwd(
     assert worker.stats.jobs == 6
     dirs = set()
     for jid in jids:
-        cwd, workdir, _ = client.redis.hget(jobs.RECORD, jid).decode().split("|")
+        cwd, workdir, _ = text(client.redis.hget(jobs.RECORD, jid)).split("|")
         assert cwd == before
         assert workdir.startswith(str(tmp_path))
         dirs.add(workdir)
@@ -133,7 +134,7 @@ def test_ordered_takes_the_first_queue_until_it_is_empty(
         client.queues["low"].put(jobs.Noop, {"i": i}, jid=f"low{i}")
         client.queues["high"].put(jobs.Noop, {"i": i}, jid=f"high{i}")
     run_burst(server_url, ["high", "low"], order="ordered")
-    started = {k.decode(): float(v) for k, v in client.redis.hgetall(jobs.STARTED).items()}
+    started = {text(k): float(v) for k, v in client.redis.hgetall(jobs.STARTED).items()}
     order = sorted(started, key=started.__getitem__)
     assert order[:3] == ["high0", "high1", "high2"]
 
@@ -143,7 +144,7 @@ def test_round_robin_alternates_between_queues(server_url: str, client: Client) 
         client.queues["a"].put(jobs.Noop, {}, jid=f"a{i}")
         client.queues["b"].put(jobs.Noop, {}, jid=f"b{i}")
     run_burst(server_url, ["a", "b"], order="round-robin", max_batch=1)
-    started = {k.decode(): float(v) for k, v in client.redis.hgetall(jobs.STARTED).items()}
+    started = {text(k): float(v) for k, v in client.redis.hgetall(jobs.STARTED).items()}
     order = [j[0] for j in sorted(started, key=started.__getitem__)]
     assert order == ["a", "b", "a", "b", "a", "b"]
 
@@ -214,21 +215,21 @@ def test_spin_reaches_the_runner_connections(server_url: str, client: Client) ->
 
 
 def test_stop_now_gives_the_running_job_back_without_spending_a_retry(
-        client: Client, background: object) -> None:
+        client: Client, background: Background) -> None:
     jid = client.queues["q"].put(jobs.Sleeper, {"seconds": 30}, retries=2)
-    bg = background(["q"], name="bg")  # type: ignore[operator]
+    bg = background(["q"], name="bg")
     wait_for(lambda: client.redis.hget(jobs.STARTED, jid))
     bg.stop("now")
     job = client.jobs[jid]
-    assert job is not None and job.state == "waiting"
+    assert isinstance(job, Job) and job.state == "waiting"
     assert job.retries_left == 2
     assert client.redis.hget(jobs.RECORD, jid) == b"stopped"
     assert "bg" not in [w["name"] for w in client.workers.counts]
 
 
-def test_stop_drain_lets_the_running_job_finish(client: Client, background: object) -> None:
+def test_stop_drain_lets_the_running_job_finish(client: Client, background: Background) -> None:
     jid = client.queues["q"].put(jobs.Sleeper, {"seconds": 0.5})
-    bg = background(["q"], name="bg")  # type: ignore[operator]
+    bg = background(["q"], name="bg")
     wait_for(lambda: client.redis.hget(jobs.STARTED, jid))
     bg.stop("drain")
     job = client.jobs[jid]
@@ -237,9 +238,9 @@ def test_stop_drain_lets_the_running_job_finish(client: Client, background: obje
 
 
 def test_lock_lost_notice_stops_the_job_and_it_is_not_completed(
-        client: Client, background: object) -> None:
+        client: Client, background: Background) -> None:
     jid = client.queues["q"].put(jobs.Sleeper, {"seconds": 30})
-    bg = background(["q"], name="bg")  # type: ignore[operator]
+    bg = background(["q"], name="bg")
     wait_for(lambda: client.redis.hget(jobs.STARTED, jid))
     client.core.call("timeout", jid)  # publishes lock_lost on ql:w:bg
     wait_for(lambda: client.redis.hget(jobs.RECORD, jid) == b"stopped")
@@ -251,17 +252,17 @@ def test_lock_lost_notice_stops_the_job_and_it_is_not_completed(
     assert job is not None and job.state != "complete"
 
 
-def test_heartbeats_keep_the_lock_of_a_long_job(client: Client, background: object) -> None:
+def test_heartbeats_keep_the_lock_of_a_long_job(client: Client, background: Background) -> None:
     client.config["q-heartbeat"] = 1
     jid = client.queues["q"].put(jobs.Sleeper, {"seconds": 2.5})
-    background(["q"], name="bg")  # type: ignore[operator]
+    background(["q"], name="bg")
     wait_for(lambda: client.redis.hget(jobs.STARTED, jid))
     first = float(client.redis.hget(f"ql:j:{jid}", "expires") or 0)
     wait_for(lambda: float(client.redis.hget(f"ql:j:{jid}", "expires") or 0) > first + 0.5,
              timeout=3)
     # a competitor popping after the original 1 s lock would have run out gets nothing
     client.config["grace-period"] = 0
-    later = float(client.redis.hget(jobs.STARTED, jid)) + 1.4
+    later = float(text(client.redis.hget(jobs.STARTED, jid))) + 1.4
     wait_for(lambda: float(client.redis.hget(f"ql:j:{jid}", "expires") or 0) > later,
              timeout=3)
     assert client.redis.evalsha(client.core.sha, 0, "pop", later, "q", "thief", 1) in (
@@ -270,14 +271,14 @@ def test_heartbeats_keep_the_lock_of_a_long_job(client: Client, background: obje
 
 
 def test_job_reclaimed_by_a_worker_of_the_same_name_runs_to_completion(
-        client: Client, background: object) -> None:
+        client: Client, background: Background) -> None:
     # A restarted worker keeps its name; reclaiming its predecessor's expired lock sends it
     # a lock_lost notice for a job it holds again. That stale notice must not stop the job.
     client.config["q-heartbeat"] = 1
     client.config["grace-period"] = 0
     jid = client.queues["q"].put(jobs.Noop, {})
     assert client.queues["q"].pop(worker="steady") is not None  # the crashed predecessor
-    background(["q"], name="steady", interval=30)  # type: ignore[operator]
+    background(["q"], name="steady", interval=30)
     wait_for(lambda: (j := client.jobs[jid]) is not None and j.state == "complete", timeout=5)
     assert client.redis.hget(jobs.RUNS, jid) == b"1"
 
