@@ -50,6 +50,7 @@ Api['queue.throttle.set'] = Throttle.queue_set
 -- (docs/protocol.md) are prefixed, so no qless name can clash.
 Api['qlpy.giveback'] = Job.giveback
 Api['qlpy.put_many'] = Job.put_many
+Api['qlpy.stats'] = Stats.fine
 
 -- Dispatch. The commands a worker sends for every job come first, as plain calls of their
 -- functions: those are --@inline, so the build copies them into this block and their

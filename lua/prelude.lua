@@ -29,7 +29,8 @@ local cfg
 
 -- Key names: the only place they are spelled. Job keys are key.job .. jid (.. suffix),
 -- queue keys key.queue .. queue .. suffix, worker keys key.worker .. worker (.. key.jobs),
--- statistics hashes key.stats .. kind .. ':' .. day .. ':' .. queue. Throttle keys are
+-- statistics hashes key.stats .. kind .. ':' .. day .. ':' .. queue, the fine histograms
+-- (extension) key.fine followed by the name of a wait or run hash. Throttle keys are
 -- key.throttle .. tid (.. suffix); a queue's own throttle has the tid key.queue .. queue.
 -- An ordering key's set is key.queue .. queue .. key.order .. name.
 local key = {
@@ -40,7 +41,7 @@ local key = {
   queue = 'ql:q:', work = '-work', locks = '-locks', scheduled = '-scheduled',
   depends = '-depends', recurring = '-recur',
   worker = 'ql:w:', jobs = ':jobs', tag = 'ql:t:', failure_group = 'ql:f:', recur = 'ql:r:',
-  stats = 'ql:s:', channel = 'ql:',
+  stats = 'ql:s:', channel = 'ql:', fine = 'ql:fine:',
   throttle = 'ql:th:', pending = '-pending', ready = '-ready', throttled = '-throttled',
   order = '-key:', expiring = '-expiring',
 }

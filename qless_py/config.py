@@ -17,6 +17,33 @@ if TYPE_CHECKING:
 
 __all__ = ["NUMERIC_KEYS", "NUMERIC_SUFFIXES", "Config", "_parse", "check_setting"]
 
+# Keys the core knows, with what they mean; docs/config.md says more.
+KNOWN_KEYS: dict[str, str] = {
+    "application": "name shown by tools; unused by the core",
+    "heartbeat": "lock length in seconds given by pop and heartbeat",
+    "grace-period": "seconds between a stalled job's notice and its reclaim",
+    "stats-history": "kept for compatibility; unused",
+    "histogram-history": "kept for compatibility; unused",
+    "jobs-history": "seconds completed jobs are kept",
+    "jobs-history-count": "number of completed jobs kept",
+    "max-worker-age": "seconds of silence after which 'workers' forgets a worker",
+    "max-job-history": "history entries kept per job",
+}
+PER_QUEUE: dict[str, str] = {
+    "heartbeat": "lock length in seconds for this queue",
+    "max-concurrency": "cap on running jobs of this queue (0 = none)",
+}
+
+
+def describe(key: str) -> str | None:
+    """What a key means, or None for keys nothing in qless_py reads."""
+    if key in KNOWN_KEYS:
+        return KNOWN_KEYS[key]
+    for suffix, meaning in PER_QUEUE.items():
+        if key.endswith(f"-{suffix}") and len(key) > len(suffix) + 1:
+            return meaning
+    return None
+
 
 class Config(MutableMapping[str, Any]):
     """Settings in ``ql:config`` (defaults included); setting and deleting write through."""

@@ -131,11 +131,12 @@ class LuaCore:
 
     def run(self, steps: Steps[T]) -> T:
         """Run an operation of several calls (:data:`~qless_py.calls.Steps`)."""
-        return run_steps(steps, self.send)
+        return run_steps(steps, self.send, self.send_batch)
 
     def send_batch(self, batch: Batch[T]) -> T:
-        """Run a :class:`~qless_py.calls.Batch` in one round trip and read its results."""
-        return batch.parse(self.call_packed(batch.calls))
+        """Run a :class:`~qless_py.calls.Batch` in one round trip and read its results (an
+        empty batch sends nothing)."""
+        return batch.parse(self.call_packed(batch.calls) if batch.calls else [])
 
     def _drive(self, steps: Any, argv: list[Any] | None = None) -> Any:
         """Perform the actions of a :mod:`qless_py.calls.core` generator until it returns."""

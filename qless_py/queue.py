@@ -14,6 +14,7 @@ from qless_py.calls.queue import (
     _delay,
     _number,
     _put_options,
+    jids_of,
     new_jid,
     put_options,
 )
@@ -32,6 +33,11 @@ class QueueJobs(QueueJobsBase):
     """Jids of one queue's jobs by state (paginated like the core)."""
 
     _queue: Queue
+
+    def waiting(self, offset: int = 0, count: int = 25) -> list[str]:
+        """Jids of waiting jobs in the order ``pop`` takes them (a read of the work set)."""
+        span = self._waiting_range(offset, count)
+        return [] if span is None else jids_of(self._queue.client.redis.zrevrange(*span))
 
     def _list(self, state: str, offset: int, count: int) -> list[str]:
         return self._queue.client.core.send(self._list_call(state, offset, count))
@@ -194,12 +200,14 @@ class Queue(QueueBase[Job]):
         return self.client.core.send(self._counts_call())
 
     def stats(self, date: float | None = None) -> QueueStats:
-        """Wait/run statistics and failure counters for the day containing ``date``."""
-        return self.client.core.send(self._stats_call(date))
+        """Wait/run statistics (with the fine histograms) and failure counters for the day
+        containing ``date`` (one round trip)."""
+        return self.client.core.send_batch(self._stats_batch(date))
 
-    def stats_range(self, start: float, end: float) -> QueueStats:
-        """Statistics of every day from the one containing ``start`` to ``end``, merged."""
-        return self.client.core.run(self._stats_range_steps(start, end))
+    def stats_range(self, start: float, end: float | None = None) -> QueueStats:
+        """Statistics of every day from the one containing ``start`` to ``end``, merged
+        (one round trip)."""
+        return self.client.core.send_batch(self._stats_range_batch(start, end))
 
     def length(self) -> int:
         """``len(queue)`` (the spelling both clients share)."""

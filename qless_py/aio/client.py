@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import socket
+from collections.abc import Iterable
 from typing import Any
 
 import redis.asyncio
@@ -26,8 +27,15 @@ from qless_py.aio.queue import Queue
 from qless_py.aio.recurring import RecurringJob
 from qless_py.aio.throttles import Throttles
 from qless_py.calls import client as calls
+from qless_py.calls.failures import (
+    DEFAULT_BATCH,
+    GroupResult,
+    cancel_group_steps,
+    retry_group_steps,
+)
 from qless_py.endpoint import Endpoint, resolve_url
 from qless_py.resp import Arg
+from qless_py.stats import QueueStats
 
 
 class Queues:
@@ -46,6 +54,12 @@ class Queues:
 
     async def names(self) -> list[str]:
         return await self._client.core.send(calls.queue_names_call())
+
+    async def stats(self, names: Iterable[str], date: float | None = None, *,
+                    bins: bool = False) -> dict[str, QueueStats]:
+        """The statistics of several queues in one round trip (as
+        :meth:`qless_py.client.Queues.stats`)."""
+        return await self._client.core.send_batch(calls.queue_stats_batch(names, date, bins))
 
 
 class Jobs(calls.JobsBase[Job, RecurringJob]):
@@ -78,6 +92,20 @@ class Jobs(calls.JobsBase[Job, RecurringJob]):
     async def tagged(self, tag: str, offset: int = 0, count: int = 25) -> dict[str, Any]:
         """``{"total": n, "jobs": [jid...]}`` for jobs carrying ``tag``, oldest first."""
         return await self._client.core.send(self._tagged_call(tag, offset, count))
+
+    async def recurring(self, queues: Iterable[str] | None = None) -> list[RecurringJob]:
+        """Every recurring template of the given queues (default all), by queue."""
+        return await self._client.core.run(self._recurring_steps(queues))
+
+    async def retry_group(self, group: str, batch: int = DEFAULT_BATCH) -> GroupResult:
+        """Put every job of a failure group back into the queue it failed in, ``batch``
+        jobs per round trip (see :mod:`qless_py.calls.failures`)."""
+        return await self._client.core.run(retry_group_steps(self, group, batch))
+
+    async def cancel_group(self, group: str, batch: int = DEFAULT_BATCH) -> GroupResult:
+        """Cancel every job of a failure group, ``batch`` jobs per round trip (see
+        :mod:`qless_py.calls.failures`)."""
+        return await self._client.core.run(cancel_group_steps(self, group, batch))
 
     async def failed(self, group: str | None = None, start: int = 0,
                      limit: int = 25) -> dict[str, Any]:

@@ -76,16 +76,20 @@ class AsyncCore:
     async def run(self, steps: Steps[T]) -> T:
         """Run an operation of several calls (:data:`~qless_py.calls.Steps`)."""
         try:
-            call = next(steps)
+            step = next(steps)
             while True:
-                call = steps.send(await self.send(call))
+                if isinstance(step, Batch):
+                    step = steps.send(await self.send_batch(step))
+                else:
+                    step = steps.send(await self.send(step))
         except StopIteration as done:
             result: T = done.value
             return result
 
     async def send_batch(self, batch: Batch[T]) -> T:
-        """Run a :class:`~qless_py.calls.Batch` in one round trip and read its results."""
-        return batch.parse(await self.call_packed(batch.calls))
+        """Run a :class:`~qless_py.calls.Batch` in one round trip and read its results (an
+        empty batch sends nothing)."""
+        return batch.parse(await self.call_packed(batch.calls) if batch.calls else [])
 
     async def _drive(self, steps: Any, argv: list[Any] | None = None) -> Any:
         """Perform the actions of a :mod:`qless_py.calls.core` generator until it returns."""

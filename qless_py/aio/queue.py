@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 
 from qless_py.aio.job import Job
 from qless_py.aio.throttles import Throttle
-from qless_py.calls.queue import PutItem, QueueBase, QueueJobsBase
+from qless_py.calls.queue import PutItem, QueueBase, QueueJobsBase, jids_of
 from qless_py.stats import QueueStats
 
 if TYPE_CHECKING:
@@ -20,6 +20,11 @@ class QueueJobs(QueueJobsBase):
     """Jids of one queue's jobs by state (paginated like the core)."""
 
     _queue: Queue
+
+    async def waiting(self, offset: int = 0, count: int = 25) -> list[str]:
+        """Jids of waiting jobs in the order ``pop`` takes them (a read of the work set)."""
+        span = self._waiting_range(offset, count)
+        return [] if span is None else jids_of(await self._queue.client.redis.zrevrange(*span))
 
     async def _list(self, state: str, offset: int, count: int) -> list[str]:
         return await self._queue.client.core.send(self._list_call(state, offset, count))
@@ -168,12 +173,14 @@ class Queue(QueueBase[Job]):
         return await self.client.core.send(self._counts_call())
 
     async def stats(self, date: float | None = None) -> QueueStats:
-        """Wait/run statistics and failure counters for the day containing ``date``."""
-        return await self.client.core.send(self._stats_call(date))
+        """Wait/run statistics (with the fine histograms) and failure counters for the day
+        containing ``date`` (one round trip)."""
+        return await self.client.core.send_batch(self._stats_batch(date))
 
-    async def stats_range(self, start: float, end: float) -> QueueStats:
-        """Statistics of every day from the one containing ``start`` to ``end``, merged."""
-        return await self.client.core.run(self._stats_range_steps(start, end))
+    async def stats_range(self, start: float, end: float | None = None) -> QueueStats:
+        """Statistics of every day from the one containing ``start`` to ``end``, merged
+        (one round trip)."""
+        return await self.client.core.send_batch(self._stats_range_batch(start, end))
 
     async def length(self) -> int:
         """Jobs waiting, scheduled or running (not depending, not recurring templates)."""

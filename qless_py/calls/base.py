@@ -29,18 +29,21 @@ class Batch(Generic[T]):
         self.parse = parse
 
 
-Steps = Generator[Call[Any], Any, T]
+Steps = Generator[Call[Any] | Batch[Any], Any, T]
 """An operation of several calls, each depending on the one before: the generator yields a
-Call, is sent that call's parsed result, and returns the operation's value. An error of a
-call is raised out of the driver, not thrown into the generator."""
+Call (or a Batch, sent in one round trip), is sent its parsed result, and returns the
+operation's value. An error of a call is raised out of the driver, not thrown into the
+generator (a Batch's parse receives refused commands as exception objects instead)."""
 
 
-def run_steps(steps: Steps[T], send: Callable[[Call[Any]], Any]) -> T:
-    """Drive ``steps`` with a sync ``send`` (the async client has its own loop)."""
+def run_steps(steps: Steps[T], send: Callable[[Call[Any]], Any],
+              send_batch: Callable[[Batch[Any]], Any]) -> T:
+    """Drive ``steps`` with a sync ``send`` and ``send_batch`` (the async client has its
+    own loop)."""
     try:
-        call = next(steps)
+        step = next(steps)
         while True:
-            call = steps.send(send(call))
+            step = steps.send(send_batch(step) if isinstance(step, Batch) else send(step))
     except StopIteration as done:
         result: T = done.value
         return result

@@ -1,15 +1,20 @@
 """Client-wide calls without the sending: jobs by jid and the core's job listings, queue and
-worker overviews, tracking, tags and unfail. ``qless_py.client`` and ``qless_py.aio.client``
+worker overviews, several queues' statistics at once, every recurring template, tracking,
+tags and unfail. ``qless_py.client`` and ``qless_py.aio.client``
 send them; ``job_type``/``recurring_type`` are each flavour's object classes."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, Generic, TypeVar
 
-from qless_py.calls.base import Call, Steps
+from qless_py import clock
+from qless_py.calls.base import Batch, Call, Steps
+from qless_py.calls.core import pack_call
 from qless_py.calls.job import as_list, json_list, tracked_flag
+from qless_py.calls.queue import stats_batch
+from qless_py.stats import QueueStats
 
 J = TypeVar("J")
 R = TypeVar("R")
@@ -77,6 +82,33 @@ class JobsBase(Generic[J, R]):
         jobs = (yield self._get_call(jids)) if jids else []
         return {"total": int(raw.get("total", 0)), "jobs": jobs}
 
+    def _recurring_steps(self, queues: Iterable[str] | None) -> Steps[list[R]]:
+        """Every recurring template of the given queues (default all), by queue: at most
+        three round trips (the queues, their templates' jids, the templates)."""
+        if queues is None:
+            rows = yield queue_counts_call()
+            names = [str(row["name"]) for row in rows if row.get("recurring")]
+        else:
+            names = list(queues)
+        jids = yield Batch([pack_call("jobs", ("recurring", name, 0, -1)) for name in names],
+                           _jid_lists)
+        make, client = self.recurring_type, self._client
+        templates: list[R] = yield Batch(
+            [pack_call("recur.get", (jid,)) for jid in jids],
+            lambda replies: [make(client, json.loads(reply))
+                             for reply in replies if isinstance(reply, str)])
+        return templates
+
+
+def _jid_lists(results: list[Any]) -> list[str]:
+    """The jids of several ``jobs`` listings, in order (a refused listing raises)."""
+    jids: list[str] = []
+    for result in results:
+        if isinstance(result, Exception):
+            raise result
+        jids.extend(as_list(result))
+    return jids
+
 
 def queue_counts_call() -> Call[list[dict[str, Any]]]:
     """Every queue's counts (``throttled`` always there, as for one queue)."""
@@ -91,6 +123,18 @@ def queue_counts_call() -> Call[list[dict[str, Any]]]:
 
 def queue_names_call() -> Call[list[str]]:
     return ("queues", (), lambda reply: [str(item["name"]) for item in json_list(reply)])
+
+
+def queue_stats_batch(names: Iterable[str], date: float | None,
+                      bins: bool) -> Batch[dict[str, QueueStats]]:
+    """The statistics of several queues for the day containing ``date`` (default today),
+    with their fine histograms, in one round trip; qless's bins only with ``bins`` (see
+    :func:`~qless_py.calls.queue.stats_batch`)."""
+    names = list(names)
+    when = clock.now() if date is None else date
+    days = stats_batch([(name, when) for name in names], bins)
+    return Batch(days.calls,
+                 lambda results: dict(zip(names, days.parse(results), strict=True)))
 
 
 def worker_counts_call() -> Call[list[dict[str, Any]]]:

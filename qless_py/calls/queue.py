@@ -17,7 +17,7 @@ from typing import Any, Generic, TypeVar
 from qless_py import clock, codecs, keys
 from qless_py.calls import config as config_calls
 from qless_py.calls.base import Batch, Call, Steps
-from qless_py.calls.core import PackedCall
+from qless_py.calls.core import PackedCall, pack_call
 from qless_py.calls.job import as_list, class_name, json_list
 from qless_py.calls.throttles import flow_options
 from qless_py.errors import PutManyError, QlessError
@@ -305,17 +305,18 @@ class QueueBase(Generic[J]):
     def _paused_call(self) -> Call[bool]:
         return ("queues", (self.name,), lambda reply: bool(json.loads(reply)["paused"]))
 
-    def _stats_call(self, date: float | None) -> Call[QueueStats]:
+    def _stats_batch(self, date: float | None) -> Batch[QueueStats]:
+        """Wait/run statistics (with the fine histograms) and failure counters for the day
+        containing ``date`` (default today)."""
         when = clock.now() if date is None else date
-        return ("stats", (self.name, when), QueueStats.from_core)
+        return self._stats_range_batch(when, when)
 
-    def _stats_range_steps(self, start: float, end: float) -> Steps[QueueStats]:
-        """Statistics of every day from the one containing ``start`` to ``end``, merged."""
-        days = list(day_starts(start, end))  # checks the range before the first call
-        stats = []
-        for day in days:
-            stats.append((yield self._stats_call(day)))
-        return merge_stats(stats)
+    def _stats_range_batch(self, start: float, end: float | None) -> Batch[QueueStats]:
+        """Statistics of every day from the one containing ``start`` to ``end`` (default
+        that same day), merged."""
+        days = stats_batch([(self.name, day)
+                            for day in day_starts(start, start if end is None else end)])
+        return Batch(days.calls, lambda results: merge_stats(days.parse(results)))
 
     def _length_call(self) -> Call[int]:
         """Jobs waiting, scheduled or running (not depending, not recurring templates)."""
@@ -354,3 +355,45 @@ class QueueJobsBase:
         """``jobs <state> <queue>``: running, stalled, scheduled, depends, recurring or
         throttled (the throttle dialect's: waiting for a throttle or an ordering key)."""
         return ("jobs", (state, self._queue.name, offset, count), as_list)
+
+    def _waiting_range(self, offset: int, count: int) -> tuple[str, int, int] | None:
+        """``(key, start, stop)`` of a ``ZREVRANGE`` of the queue's work set that lists
+        waiting jids in the order ``pop`` takes them, or None for an empty page.
+
+        The protocol's ``jobs`` command lists no waiting jobs (``peek`` only shows the
+        first ones, and promotes due scheduled jobs), so this page is a plain read of the
+        work set, the one read of a queue's keys outside the core.
+        """
+        if offset < 0 or count < 0:
+            raise ValueError("offset and count must be >= 0")
+        if count == 0:
+            return None
+        return keys.queue(self._queue.name, keys.WORK), offset, offset + count - 1
+
+
+def jids_of(members: list[Any]) -> list[str]:
+    """Sorted-set members (bytes from redis-py) as jids."""
+    return [jid.decode() if isinstance(jid, bytes) else str(jid) for jid in members]
+
+
+def stats_batch(days: Iterable[tuple[str, float]], bins: bool = True) -> Batch[list[QueueStats]]:
+    """The statistics of each ``(queue, day)``, in one round trip. With ``bins``, each day
+    is a ``stats`` call (qless's 148 bins and the counters) and a ``qlpy.stats`` call (the
+    fine histograms); without, ``qlpy.stats`` alone, a tenth of the server's work (each
+    ``histogram`` is then ``()``). A refused call raises its error."""
+    calls: list[PackedCall] = []
+    for queue, day in days:
+        if bins:
+            calls.append(pack_call("stats", (queue, day)))
+        calls.append(pack_call("qlpy.stats", (queue, day)))
+
+    def read(results: list[Any]) -> list[QueueStats]:
+        for result in results:
+            if isinstance(result, Exception):
+                raise result
+        if bins:
+            return [QueueStats.from_core(results[i], results[i + 1])
+                    for i in range(0, len(results), 2)]
+        return [QueueStats.from_core(result) for result in results]
+
+    return Batch(calls, read)

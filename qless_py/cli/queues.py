@@ -19,7 +19,7 @@ from qless_py.cli.common import (
     require_queues,
 )
 from qless_py.cli.render import counts_table, timing_view
-from qless_py.stats import DAY
+from qless_py.stats import DAY, report
 
 QUEUE_COLUMNS = ("name", "waiting", "running", "stalled", "scheduled", "depends",
                  "recurring", "throttled", "paused")
@@ -161,20 +161,7 @@ def parse_date(value: str) -> float:
 def queue_stats(client: Client, queue: str, date: float, days: int) -> dict[str, Any]:
     """Statistics of QUEUE for the ``days`` days ending with the day of ``date``, as JSON."""
     start = date - (days - 1) * DAY
-    merged = client.queues[queue].stats_range(start, date)
-    return {
-        "queue": queue,
-        "from": dt.datetime.fromtimestamp(start, tz=dt.UTC).date().isoformat(),
-        "to": dt.datetime.fromtimestamp(date, tz=dt.UTC).date().isoformat(),
-        "failed": merged.failed, "failures": merged.failures, "retries": merged.retries,
-        "expired": merged.expired,
-        "wait": timing_json(merged["wait"]), "run": timing_json(merged["run"]),
-    }
-
-
-def timing_json(part: dict[str, Any]) -> dict[str, Any]:
-    """A timing summary as JSON; an empty one reports mean and std as ``0``."""
-    return part if part["count"] else dict(part, mean=0, std=0)
+    return report(queue, start, date, client.queues[queue].stats_range(start, date))
 
 
 def stats_view(stats: dict[str, Any]) -> Group:
@@ -194,7 +181,7 @@ def stats_view(stats: dict[str, Any]) -> Group:
 @pass_client
 def stats(client: Client, queue: str, date: str | None, days: int | None,
           as_json: bool) -> None:
-    """Wait and run times of QUEUE: count, mean, std and histograms."""
+    """Wait and run times of QUEUE: count, mean, std, p50/p90/p99 and histograms."""
     when = parse_date(date) if date is not None else clock.now()
     result = queue_stats(client, queue, when, days or 1)
     recorded = (result["wait"]["count"] or result["run"]["count"] or result["failures"]

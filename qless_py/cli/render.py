@@ -12,7 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from qless_py.cli.common import format_time
-from qless_py.stats import BIN_LABELS
+from qless_py.stats import BIN_LABELS, human_seconds
 
 if TYPE_CHECKING:
     from qless_py import Job, RecurringJob
@@ -157,9 +157,39 @@ def histogram(values: Sequence[int], title: str, width: int = 40) -> RenderableT
     return table
 
 
+def bars(rows: Sequence[tuple[str, int]], title: str, width: int = 40) -> RenderableType:
+    """A horizontal bar chart of labelled counts."""
+    peak = max((n for _, n in rows), default=0)
+    table = Table(title=title, title_justify="left", show_header=False, box=None,
+                  padding=(0, 1))
+    table.add_column(justify="right")
+    table.add_column()
+    table.add_column(justify="right")
+    for label, value in rows:
+        eighths = round(value / peak * width * 8) if peak else 0
+        bar = "█" * (eighths // 8) + ("", "▏", "▎", "▍", "▌", "▋", "▊", "▉")[eighths % 8]
+        table.add_row(label, Text(bar or "▏", style="cyan"), str(value))
+    return table
+
+
+def fine_histogram(buckets: Sequence[Sequence[Any]], title: str) -> RenderableType:
+    """Bars of the fine buckets ``[low, high, count]`` that hold samples (high None: the
+    last bucket, which has no end)."""
+    rows = [(f"{human_seconds(low)}-{human_seconds(high)}" if high is not None
+             else f"{human_seconds(low)}-", int(n)) for low, high, n in buckets]
+    return bars(rows, title)
+
+
 def timing_view(name: str, part: Mapping[str, Any]) -> RenderableType:
-    """Count, mean, std and the histogram of one of ``wait``/``run``."""
+    """Count, mean, std, percentiles and the histogram of one of ``wait``/``run``: the fine
+    one when the core recorded it, else qless's whole-second bins."""
     count = int(part.get("count", 0))
-    head = Text(f"{name}: count {count}  mean {float(part.get('mean', 0)):.3f}s  "
-                f"std {float(part.get('std', 0)):.3f}s", style="bold")
+    head = Text(f"{name}: count {count}  mean {human_seconds(float(part.get('mean', 0)))}  "
+                f"std {human_seconds(float(part.get('std', 0)))}", style="bold")
+    if part.get("p50") is not None:
+        head.append("  " + "  ".join(f"{p} {human_seconds(part.get(p))}"
+                                     for p in ("p50", "p90", "p99")))
+    fine = part.get("fine") or []
+    if fine:
+        return Group(head, fine_histogram(fine, f"{name} time histogram"))
     return Group(head, histogram(list(part.get("histogram", [])), f"{name} time histogram"))

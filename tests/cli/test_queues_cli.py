@@ -119,8 +119,11 @@ def test_stats_counts_mean_std_and_histograms(run: Run, client: Client) -> None:
     both = run.json("stats", "q", "--date", "2030-01-03", "--days", "2")
     assert both["wait"]["count"] == 2 and both["from"] == "2030-01-02"
     text = run("stats", "q", "--date", "2030-01-02").stdout
-    assert "wait: count 2" in text and "mean 5.000s" in text and "█" in text
-    assert "4s" in text and "6s" in text
+    assert "wait: count 2  mean 5s  std 1.41s  p50 " in text and "█" in text
+    # The bars are the fine histogram's: 4 s and 6 s in their 1/20-decade buckets.
+    assert "3.98s-4.47s" in text and "5.62s-6.31s" in text
+    assert 3.98 <= stats["wait"]["p50"] <= 4.47 and 5.62 <= stats["wait"]["p99"] <= 6.31
+    assert [n for _, _, n in stats["wait"]["fine"]] == [1, 1]
     assert "--date must be YYYY-MM-DD" in run.error("stats", "q", "--date", "yesterday")
     assert run.error("stats", "nope") == "Error: no such queue: 'nope'"
     assert run.error("stats", "q", "--days", "0", code=2)
@@ -204,7 +207,8 @@ def test_config_set_refuses_negative_and_unbounded_numbers(
 def test_stats_of_a_day_without_samples(run: Run, client: Client) -> None:
     client.queues["q"].put("app.Job", {})
     stats = run.json("stats", "q", "--date", "2031-05-06")
-    assert stats["wait"] == {"count": 0, "mean": 0, "std": 0, "histogram": [0] * 148}
+    assert stats["wait"] == {"count": 0, "mean": 0, "std": 0, "histogram": [0] * 148,
+                             "p50": None, "p90": None, "p95": None, "p99": None, "fine": []}
     assert (stats["failures"], stats["failed"], stats["retries"]) == (0, 0, 0)
     text = run("stats", "q", "--date", "2031-05-06").stdout
     assert "wait: count 0" in text and "wait time histogram: no samples" in text

@@ -170,7 +170,8 @@ def test_spinning_rests_after_a_run_of_misses_and_then_tries_again(server_url: s
         assert conn.call("PING") == b"PONG"
     assert (conn.spin_hits, conn.spin_misses) == (0, SPIN_MISSES)  # slept at once
     assert conn.call("PING") == b"PONG"
-    assert conn.spin_hits == 1  # spinning again
+    # spinning again: the reply was caught spinning, or (on a busy machine) the spin missed
+    assert conn.spin_hits + conn.spin_misses == SPIN_MISSES + 1
     conn.close()
 
 

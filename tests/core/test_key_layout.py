@@ -25,6 +25,7 @@ CATALOGUE = [
     (r"ql:completed", b"zset"),
     (r"ql:config", b"hash"),
     (r"ql:s:(wait|run|stats):\d+:.+", b"hash"),
+    (r"ql:fine:ql:s:(wait|run):\d+:.+", b"hash"),  # extension: the fine histograms
     (r"ql:r:.+", b"hash"),
 ]
 
@@ -54,3 +55,5 @@ def test_day_bins_are_plain_integers(core: Core) -> None:
     core.pop("q", "w", 1, now=T0 + 7.25)
     names = {k.decode() for k in core.conn.scan_iter("ql:s:*")}
     assert names == {f"ql:s:wait:{int(T0)}:q"}
+    assert {k.decode() for k in core.conn.scan_iter("ql:fine:*")} == {
+        f"ql:fine:ql:s:wait:{int(T0)}:q"}

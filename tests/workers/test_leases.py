@@ -238,7 +238,9 @@ def test_a_refused_heartbeat_of_a_held_job_stops_it(client: Client) -> None:
     beats = Heartbeat(held)
     beats.start()
     try:
-        wait_for(lambda: job.stop_event.is_set())
+        # the job is told to stop first, then the callback runs: wait for the callback
+        wait_for(lambda: bool(lost))
+        assert job.stop_event.is_set()
         assert [h.job for h in lost] == [job]
     finally:
         beats.stop()

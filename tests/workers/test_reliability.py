@@ -170,6 +170,7 @@ def test_lost_job_that_will_not_stop_gets_its_process_replaced(
     assert client.redis.hget(jobs.COMPLETED, jid) is None
     worker.signal(signal.SIGTERM)
     assert worker.wait(15) == 0
+    client.close()
 
 
 def _flow(client: Client, n: int, kind: Kind) -> list[str]:
@@ -260,4 +261,6 @@ def test_jobs_leased_by_a_lost_reply_are_adopted_after_recovery(private_server: 
     assert isinstance(job, Job) and job.retries_left == 3  # no lock expiry, no retry spent
     worker.stop("now")
     thread.join(10)
+    worker.client.close()
+    conn.close()
     client.close()

@@ -1,0 +1,50 @@
+// qless-py dashboard: live refresh. Pages work without this script; it only fetches the
+// page again every few seconds and swaps in the parts marked data-live (same ids), so
+// counts and lists follow the server without a reload. The "live" box turns it off
+// (remembered per browser). Nothing here builds HTML from data: the new parts are the
+// server's own escaped markup, parsed as an inert document and moved in.
+(function () {
+  "use strict";
+  var period = parseInt(document.body.getAttribute("data-refresh"), 10) || 5000;
+  var box = document.getElementById("live");
+  var timer = null;
+  var busy = false;
+
+  function enabled() {
+    try { return window.localStorage.getItem("qlpy-live") !== "off"; } catch (e) { return true; }
+  }
+
+  function typing() {
+    var active = document.activeElement;
+    return active && /^(INPUT|TEXTAREA|SELECT)$/.test(active.tagName) && active.type !== "checkbox";
+  }
+
+  function swap(html) {
+    var fresh = new DOMParser().parseFromString(html, "text/html");
+    document.querySelectorAll("[data-live]").forEach(function (old) {
+      var next = old.id && fresh.getElementById(old.id);
+      if (next) { old.replaceWith(document.adoptNode(next)); }
+    });
+    document.documentElement.setAttribute("data-refreshed", String(Date.now()));
+  }
+
+  function tick() {
+    if (busy || document.hidden || typing() || !enabled()) { return; }
+    busy = true;
+    fetch(window.location.href, { headers: { "Accept": "text/html" }, credentials: "same-origin" })
+      .then(function (response) { return response.ok ? response.text() : null; })
+      .then(function (html) { if (html) { swap(html); } })
+      .catch(function () { /* the next tick tries again */ })
+      .finally(function () { busy = false; });
+  }
+
+  if (box) {
+    box.parentElement.hidden = false;
+    box.checked = enabled();
+    box.addEventListener("change", function () {
+      try { window.localStorage.setItem("qlpy-live", box.checked ? "on" : "off"); } catch (e) { /* private mode */ }
+    });
+  }
+  timer = window.setInterval(tick, period);
+  window.addEventListener("pagehide", function () { window.clearInterval(timer); });
+})();
