@@ -96,9 +96,9 @@ def test_overview_shows_queues_groups_workers_and_tracked_jobs(client: Client, w
                     + r"</a></td>(.*?)</tr>", html, re.S)
     assert row is not None
     cells = re.findall(r'<td class="num">([^<]*)</td>', row.group(1))
-    # waiting running stalled scheduled depends recurring | done today, failed today,
-    # wait p50, run p50 (today is the frozen day, not the test's: no figures yet).
-    assert cells[:6] == ["1", "1", "0", "1", "1", "1"]
+    # waiting running stalled scheduled depends throttled recurring | done today, failed
+    # today, wait p50, run p50 (today is the frozen day, not the test's: no figures yet).
+    assert cells[:7] == ["1", "1", "0", "1", "1", "0", "1"]
     assert "g&lt;img src=x onerror=window.pwned=2&gt;" in html
     assert "w&lt;script&gt;" in html and "failed1" in html  # worker, tracked job
 
