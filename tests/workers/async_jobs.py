@@ -83,8 +83,10 @@ class Sleeper:
 
     @staticmethod
     async def process(job: Any) -> None:
-        await _started(job)
         try:
+            # the record of its start is inside: the test may see it and make the job lost
+            # before this task has read the reply
+            await _started(job)
             await asyncio.sleep(float(job.data.get("seconds", 1)))
         except asyncio.CancelledError:
             await job.client.redis.hset(RECORD, job.jid, "stopped")
@@ -101,7 +103,10 @@ class Stubborn:
 
     @staticmethod
     async def process(job: Any) -> None:
-        await _started(job)
+        try:
+            await _started(job)
+        except asyncio.CancelledError:  # lost before the reply to its start record came
+            await job.client.redis.hset(CANCELLED, job.jid, "cancelled")
         loop = asyncio.get_running_loop()
         end = loop.time() + float(job.data.get("seconds", 1))
         while (left := end - loop.time()) > 0:
