@@ -14,9 +14,12 @@ retry rules come from ``qless_py.calls.core`` unchanged.
 The connection is opened as ``qless_py.resp`` opens one (``qless_py.aio.dial`` for the
 stream, TLS included; a Sentinel-managed master found by ``qless_py.aio.sentinel``; AUTH,
 SELECT and CLIENT SETNAME from ``opening_commands``; a refusal there is ``SetupFailed``).
-A call waits ``endpoint.timeout`` seconds at most for its reply; then the connection is
-closed, and every call waiting on it fails with ``ConnectionFailed`` (their outcome is
-unknown, as after any dropped connection). A call cancelled while it waits leaves the
+When calls wait and nothing has arrived for ``endpoint.timeout`` seconds, the connection
+is closed, and every call waiting on it fails with ``ConnectionFailed`` (their outcome is
+unknown, as after any dropped connection). The check looks once more, 10 ms later, before
+it gives up: a process that was frozen (SIGSTOP, a paused machine) finds on waking the
+replies the server sent meanwhile, and reads them instead of timing out, as a blocking
+``recv`` would. A call cancelled while it waits leaves the
 connection usable: its reply is read and dropped when it comes.
 """
 
@@ -39,12 +42,12 @@ WRITE_BUFFER = 1 << 16  # bytes queued for the socket before a call waits for it
 
 
 class _Waiter:
-    """The replies one write expects, and the future that gets them."""
+    """The replies one write expects, the future that gets them, and when it was sent."""
 
-    __slots__ = ("count", "future", "replies")
+    __slots__ = ("count", "future", "replies", "sent")
 
-    def __init__(self, future: asyncio.Future[list[Any]], count: int) -> None:
-        self.future, self.count = future, count
+    def __init__(self, future: asyncio.Future[list[Any]], count: int, sent: float) -> None:
+        self.future, self.count, self.sent = future, count, sent
         self.replies: list[Any] = []
 
 
@@ -60,6 +63,9 @@ class PipelinedConnection:
         self._connecting: asyncio.Lock | None = None
         self._ready = False  # connected, and the opening commands were accepted
         self._out: list[bytes] = []  # commands to write at the end of this turn
+        self._heard = 0.0  # loop time of the latest bytes read
+        self._watch: asyncio.TimerHandle | None = None  # the timeout's check
+        self._late = False  # the check found the time up once, and looks once more
 
     async def execute(self, payload: bytes, count: int) -> list[Any]:
         """Write ``payload`` (``count`` commands, packed) and return their ``count``
@@ -76,7 +82,11 @@ class PipelinedConnection:
                     count: int) -> list[Any]:
         loop = asyncio.get_running_loop()
         future: asyncio.Future[list[Any]] = loop.create_future()
-        self._waiting.append(_Waiter(future, count))
+        now = loop.time()
+        self._waiting.append(_Waiter(future, count, now))
+        timeout = self.endpoint.timeout
+        if self._watch is None and timeout is not None:
+            self._watch = loop.call_at(now + timeout, self._watchdog, writer)
         # Written at the end of this turn of the loop, with every command the other tasks
         # send in it: one system call for many. The order is the waiters' order.
         out = self._out
@@ -90,13 +100,29 @@ class PipelinedConnection:
             failed = ConnectionFailed(f"Error writing to socket: {exc} ({self.endpoint})")
             self._broken(writer, failed)
             raise failed from exc
-        try:
-            async with asyncio.timeout(self.endpoint.timeout):
-                return await future
-        except TimeoutError:
-            self._broken(writer, ConnectionFailed(
-                f"Timeout reading from socket ({self.endpoint})"))
-            raise ConnectionFailed(f"Timeout reading from socket ({self.endpoint})") from None
+        return await future
+
+    def _watchdog(self, writer: asyncio.StreamWriter) -> None:
+        """The timeout: when calls wait and nothing arrived for ``endpoint.timeout`` s,
+        the connection is given up (``_broken``)."""
+        self._watch = None
+        timeout = self.endpoint.timeout
+        if self._writer is not writer or not self._waiting or timeout is None:
+            return
+        loop = asyncio.get_running_loop()
+        now = loop.time()
+        due = max(self._waiting[0].sent, self._heard) + timeout
+        if due > now:
+            self._late = False
+        elif not self._late:
+            # The loop may have stood still (SIGSTOP, a paused machine) while the replies
+            # came: this check ran before the reader task could see them. It looks again
+            # after the reader has had its turns.
+            self._late, due = True, now + 0.01
+        if due > now:
+            self._watch = loop.call_at(due, self._watchdog, writer)
+            return
+        self._broken(writer, ConnectionFailed(f"Timeout reading from socket ({self.endpoint})"))
 
     def _flush(self, writer: asyncio.StreamWriter, out: list[bytes]) -> None:
         if self._out is out:
@@ -154,6 +180,7 @@ class PipelinedConnection:
                 data = await reader.read(1 << 16)
                 if not data:
                     raise ConnectionFailed(f"Connection closed by server ({self.endpoint})")
+                self._heard = asyncio.get_running_loop().time()
                 parser.feed(data)
                 while (reply := parser.gets()) is not False:
                     if not waiting:
@@ -179,6 +206,9 @@ class PipelinedConnection:
         if self._writer is not writer:
             return
         self._writer, self._ready, self._out = None, False, []
+        if self._watch is not None:
+            self._watch.cancel()
+            self._watch = None
         reading, self._reading = self._reading, None
         if reading is not None and reading is not asyncio.current_task():
             reading.cancel()

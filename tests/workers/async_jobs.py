@@ -117,7 +117,7 @@ class Stubborn:
         field = f"{job.jid}:{job.client.worker_name}"
         try:
             await job.complete()
-        except Exception as exc:
+        except BaseException as exc:  # refused, or cancelled while it waited for the reply
             await job.client.redis.hset(RECORD, field, f"refused: {type(exc).__name__}")
             raise
         await job.client.redis.hincrby(COMPLETED, job.jid, 1)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -81,3 +82,17 @@ async def test_the_lean_core_loads_the_script_and_runs_the_core(server_url: str)
         replies = await core.call_many([["queues"], ["config.get", "heartbeat"]])
         assert len(replies) == 2 and '"name":"q"' in str(replies[0]).replace(" ", "")
         await conn.aclose()
+
+
+@pytest.mark.asyncio
+async def test_replies_that_came_while_the_loop_was_frozen_are_read_not_timed_out(
+        server_url: str) -> None:
+    conn = PipelinedConnection(endpoint(server_url, timeout=0.2))
+    assert await one(conn, "PING") == b"PONG"
+    calls = [asyncio.get_running_loop().create_task(one(conn, "ECHO", str(i)))
+             for i in range(3)]
+    await asyncio.sleep(0)  # their commands are written at the end of this turn
+    await asyncio.sleep(0)
+    time.sleep(0.5)  # the loop stands still (as under SIGSTOP) past the timeout
+    assert await asyncio.gather(*calls) == [b"0", b"1", b"2"]
+    await conn.aclose()
