@@ -7,6 +7,8 @@
     python scripts/bench_worker.py --compare "--spin-us 0" --compare "--spin-us 300" \
         --rounds 6 --processes 2
     python scripts/bench_worker.py --latency 300 --processes 4
+    python scripts/bench_worker.py --compare "--threads 1" --compare "--async --concurrency 16"
+    python scripts/bench_worker.py --sleepers 2000 -- --async --concurrency 1000
 
 Queues ``--jobs`` no-op jobs (the handler completes the job itself, as in the shared
 benchmark harness), runs ``qless-py worker`` until the queue is empty, and prints the rate,
@@ -16,6 +18,11 @@ single job and prints the time from spawn to that job's completion. ``--compare 
 (given twice or more) runs the throughput measurement with each set of worker options in
 turn, ``--rounds`` times (each round starting one setting further on), so the settings
 share the machine's load, and prints each setting's median, range and the rounds it won.
+
+With ``--async`` among a run's worker options, the jobs are ``async def`` twins of the
+same no-op and stamp jobs (``await job.complete()``), awaited in the asyncio worker's loop.
+``--sleepers N`` queues N jobs that each ``await asyncio.sleep(1)`` and prints the time
+from the worker's spawn to the last one's completion (one process unless ``--processes``).
 
 ``--latency N`` measures instead how an idle worker reacts to new work: ``--processes``
 idle worker processes, N jobs put one at a time (each once the previous one is complete,
@@ -47,11 +54,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from qless_py import Client
+from qless_py import Client, keys
 from qless_py.queue import Queue
 from qless_py.server import ServerProcess, free_port
 
 JOB_MODULE = '''
+import asyncio
 import time
 
 
@@ -67,6 +75,26 @@ class StampJob:
         started = time.time()
         job.complete()
         job.client.redis.rpush("bench:started", repr(started))
+
+
+class AsyncNoopJob:
+    @staticmethod
+    async def process(job):
+        await job.complete()
+
+
+class AsyncStampJob:
+    @staticmethod
+    async def process(job):
+        started = time.time()
+        await job.complete()
+        await job.client.redis.rpush("bench:started", repr(started))
+
+
+class SleepJob:
+    @staticmethod
+    async def process(job):
+        await asyncio.sleep(1)
 '''
 
 
@@ -109,6 +137,8 @@ def main() -> None:
                         help="rounds of --compare (each runs every setting once)")
     parser.add_argument("--latency", type=int, default=0, metavar="N",
                         help="measure put-to-start latency over N jobs instead of throughput")
+    parser.add_argument("--sleepers", type=int, default=0, metavar="N",
+                        help="time N jobs that each await asyncio.sleep(1) (use --async)")
     parser.add_argument("--monitor", action="store_true",
                         help="with --latency: count the workers' plain commands (MONITOR)")
     parser.add_argument("extra", nargs="*", help="more qless-py worker options (after --)")
@@ -118,7 +148,9 @@ def main() -> None:
         try:
             if args.startup:
                 startup(client, url, args)
-            if args.latency:
+            if args.sleepers:
+                sleepers(client, url, args)
+            elif args.latency:
                 latency(client, url, args)
             elif args.compare:
                 compare(client, url, args)
@@ -133,8 +165,9 @@ def throughput(client: Client, url: str, args: argparse.Namespace,
     """One drain of ``--jobs`` no-op jobs; prints its figures, returns the rate."""
     client.redis.flushall()
     queue = client.queues["bench"]
+    klass = _klass("NoopJob", args.extra if extra is None else extra)
     for start in range(0, args.jobs, 500):
-        queue.put_many([("bench_jobs.NoopJob", {})
+        queue.put_many([(klass, {})
                         for _ in range(min(500, args.jobs - start))])
     with tempfile.TemporaryDirectory() as tmp:
         Path(tmp, "bench_jobs.py").write_text(JOB_MODULE)
@@ -160,6 +193,36 @@ def throughput(client: Client, url: str, args: argparse.Namespace,
           f"{1e6 * (after - before) / n:.0f} µs/job; worker CPU {1e6 * worker_cpu / n:.0f} "
           f"µs/job; failed: {client.jobs.failed()}", flush=True)
     return float(n / elapsed)
+
+
+def _klass(name: str, options: list[str]) -> str:
+    """The bench job class for a worker run with ``options``: the async twin for --async."""
+    return f"bench_jobs.{'Async' if '--async' in options else ''}{name}"
+
+
+def sleepers(client: Client, url: str, args: argparse.Namespace) -> None:
+    """``--sleepers`` jobs that each sleep 1 s in the loop: spawn to the last completion."""
+    client.redis.flushall()
+    queue = client.queues["bench"]
+    jids: list[str] = []
+    for start in range(0, args.sleepers, 500):
+        jids += queue.put_many([("bench_jobs.SleepJob", {})
+                                for _ in range(min(500, args.sleepers - start))])
+    with tempfile.TemporaryDirectory() as tmp:
+        Path(tmp, "bench_jobs.py").write_text(JOB_MODULE)
+        started = time.monotonic()
+        worker = subprocess.Popen(worker_argv(url, args, tmp), stderr=subprocess.DEVNULL,
+                                  env=dict(os.environ))
+        try:
+            while client.redis.zcard(keys.COMPLETED) < args.sleepers:
+                time.sleep(0.005)
+            elapsed = time.monotonic() - started
+        finally:
+            worker.terminate()
+            worker.wait(30)
+    print(f"{args.sleepers} jobs of asyncio.sleep(1), {args.processes} process(es) "
+          f"[{' '.join(args.extra)}]: spawn to last completion {elapsed:.2f}s; failed: "
+          f"{client.jobs.failed()}", flush=True)
 
 
 def compare(client: Client, url: str, args: argparse.Namespace) -> None:
@@ -189,8 +252,9 @@ def latency(client: Client, url: str, args: argparse.Namespace) -> None:
         worker = subprocess.Popen(worker_argv(url, args, tmp), stderr=subprocess.DEVNULL,
                                   env=dict(os.environ))
         try:
+            klass = _klass("StampJob", args.extra)
             for _ in range(2 * args.processes):  # every process imports the job module
-                _run_one(client, queue)
+                _run_one(client, queue, klass)
             time.sleep(0.5)  # every runner back to sleep
             monitor = Monitor(url) if args.monitor else None
             client.redis.config_resetstat()
@@ -198,7 +262,7 @@ def latency(client: Client, url: str, args: argparse.Namespace) -> None:
             samples = []
             for _ in range(args.latency):
                 time.sleep(0.005 + rng.uniform(0.0, 0.005))
-                samples.append(_run_one(client, queue))
+                samples.append(_run_one(client, queue, klass))
             time.sleep(0.2)  # the last job's after-effects (wake-ups of the others)
             stats = client.redis.info("commandstats")
             cpu = _server_cpu(client) - cpu_before
@@ -255,13 +319,13 @@ def _server_cpu(client: Client) -> float:
     return float(cpu["used_cpu_user_main_thread"] + cpu["used_cpu_sys_main_thread"])
 
 
-def _run_one(client: Client, queue: Queue) -> float:
+def _run_one(client: Client, queue: Queue, klass: str = "bench_jobs.StampJob") -> float:
     """Put one StampJob, wait until it is complete; seconds from the put to its start.
 
     The job says when it started once it is complete (a list push the bench waits on), so
     the bench sends nothing while it waits."""
     put = time.time()
-    jid = queue.put("bench_jobs.StampJob", {})
+    jid = queue.put(klass, {})
     reply = client.redis.blpop(["bench:started"], timeout=30)
     if reply is None:
         raise SystemExit(f"job {jid} not complete within 30 s")

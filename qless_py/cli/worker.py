@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 if TYPE_CHECKING:
-    from qless_py.workers import Worker
+    from qless_py.workers.forking import ChildWorker
 
 from qless_py.cli.common import group_url, resolve_url, url_option
 from qless_py.reservers import ORDERS
@@ -31,8 +31,15 @@ def _child_name(name: str | None, processes: int, index: int) -> str | None:
 @click.option("--processes", type=click.IntRange(min=0), default=None,
               help="Worker processes to fork (default: number of CPUs). 0 runs the "
               "worker in this process, without a supervisor.")
-@click.option("--threads", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Job threads in each process.")
+@click.option("--threads", type=click.IntRange(min=1), default=None,
+              help="Job threads in each process (default 1). With --async: the threads "
+              "that run plain-function handlers (default: the smaller of --concurrency "
+              "and 8).")
+@click.option("--async", "use_async", is_flag=True,
+              help="Run jobs in an asyncio event loop in each process: async def handlers "
+              "are awaited there, plain functions run in a pool of threads.")
+@click.option("--concurrency", type=click.IntRange(min=1), default=None,
+              help="With --async: jobs run at once in each process (default 10).")
 @click.option("--order", type=click.Choice(ORDERS), default="ordered", show_default=True,
               help="Queue order: the first queue with work, round-robin, or shuffled "
               "round-robin.")
@@ -69,27 +76,35 @@ def _child_name(name: str | None, processes: int, index: int) -> str | None:
               default="info", show_default=True,
               help="info logs one line per job start and end.")
 @click.pass_context
-def worker(ctx: click.Context, queues: tuple[str, ...], processes: int | None, threads: int,
-           order: str, url: str | None, imports: tuple[str, ...], paths: tuple[str, ...],
+def worker(ctx: click.Context, queues: tuple[str, ...], processes: int | None,
+           threads: int | None, use_async: bool, concurrency: int | None, order: str,
+           url: str | None, imports: tuple[str, ...], paths: tuple[str, ...],
            workdir: str | None, max_jobs: int, resume: bool, burst: bool, name: str | None,
            interval: float, lost_grace: float, socket_timeout: float, spin_us: int,
            log_level: str) -> None:
     """Run jobs from the given queues until stopped.
 
     Signals: TERM/INT stop now and give running jobs back to their queue; QUIT finishes
-    the current jobs and exits; USR1 logs every thread's stack; USR2 pauses taking new
-    jobs and CONT resumes.
+    the current jobs and exits; USR1 logs every thread's (and task's) stack; USR2 pauses
+    taking new jobs and CONT resumes.
     """
     from qless_py.workers.logs import setup_logging
+
+    if concurrency is not None and not use_async:
+        raise click.UsageError("--concurrency needs --async")
 
     target = _check_url(resolve_url(url or group_url(ctx)))
     setup_logging(getattr(logging, log_level.upper()))
     _probe(target, socket_timeout)
     _preload(paths, imports)
     count = (os.cpu_count() or 1) if processes is None else processes
-    settings = {"threads": threads, "order": order, "interval": interval,
-                "max_jobs": max_jobs, "resume": resume, "burst": burst,
-                "lost_grace": lost_grace, "spin": spin_us / 1e6}
+    settings: dict[str, Any] = {"threads": threads, "order": order, "interval": interval,
+                                "max_jobs": max_jobs, "resume": resume, "burst": burst,
+                                "lost_grace": lost_grace, "spin": spin_us / 1e6}
+    if use_async:
+        settings["concurrency"] = concurrency or 10
+    elif threads is None:
+        settings["threads"] = 1
     if count == 0:
         code = _make_worker(target, name, 1, 0, socket_timeout, queues, workdir, settings).run()
         if code not in (0, 3):  # 3: returned after --max-jobs
@@ -146,34 +161,44 @@ def _preload(paths: tuple[str, ...], imports: tuple[str, ...]) -> None:
 
 def _make_worker(target: str, name: str | None, count: int, index: int,
                  socket_timeout: float, queues: tuple[str, ...], workdir: str | None,
-                 settings: dict[str, Any]) -> Worker:
+                 settings: dict[str, Any]) -> ChildWorker:
     """The worker of one process, with its own client (called after the fork)."""
     from qless_py import Client
-    from qless_py.workers import Worker
 
     # A timeout so that a frozen server shows up as a connection error the worker logs and
-    # backs off from. The worker's client never imports redis-py (see qless_py.resp).
+    # backs off from. The threaded worker's client never imports redis-py (see
+    # qless_py.resp); the asyncio worker's loop talks through redis.asyncio.
     client = Client(target, worker_name=_child_name(name, count, index),
                     socket_timeout=socket_timeout)
+    if "concurrency" in settings:
+        from qless_py.workers.aio import AsyncWorker
+
+        return AsyncWorker(client, list(queues), workdir=workdir, **settings)
+    from qless_py.workers import Worker
+
     return Worker(client, list(queues), workdir=workdir, **settings)
 
 
-def _warm_up() -> None:
+def _warm_up(use_async: bool) -> None:
     """Import, once and before the fork, what every child would import on its first steps.
 
     Children then reach their first pop sooner: the built script, and the idna codec that
-    ``getaddrinfo`` uses for host names (with stringprep and unicodedata).
+    ``getaddrinfo`` uses for host names (with stringprep and unicodedata); for --async,
+    the asyncio worker and redis.asyncio.
     """
     import encodings.idna  # noqa: F401
 
-    import qless_py.lua  # noqa: F401
+    import qless_py.lua
+
+    if use_async:
+        import qless_py.workers.aio  # noqa: F401  # (the import is the point)
 
 
 def _supervise(target: str, name: str | None, count: int, socket_timeout: float,
                queues: tuple[str, ...], workdir: str | None, settings: dict[str, Any]) -> None:
     from qless_py.workers import ForkingWorker
 
-    _warm_up()
+    _warm_up("concurrency" in settings)
 
     if workdir:
         os.makedirs(workdir, exist_ok=True)

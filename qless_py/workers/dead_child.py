@@ -30,14 +30,14 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # the supervisor imports the client only when a child was killed
     from qless_py import Client
     from qless_py.job import Job
-    from qless_py.workers.worker import Worker
+    from qless_py.workers.forking import ChildWorker
 
 log = logging.getLogger("qless_py.worker")
 
 TIMEOUT = 2.0  # seconds per reply at most: the supervisor must get back to its children
 
 
-def report(worker: Worker) -> bytes:
+def report(worker: ChildWorker) -> bytes:
     """What a child tells its supervisor about itself (its name, its server)."""
     endpoint = dataclasses.asdict(worker.transport.endpoint)
     return json.dumps({"name": worker.name, "url": worker.client.url,

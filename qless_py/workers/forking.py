@@ -20,17 +20,34 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from qless_py.workers import dead_child
 from qless_py.workers.logs import flush_logs
 from qless_py.workers.signals import HANDLED, NUDGE, SignalPipe
 from qless_py.workers.worker import Worker, dump_stacks
 
+if TYPE_CHECKING:
+    from qless_py import Client
+    from qless_py.resp import Transport
+
 log = logging.getLogger("qless_py.worker")
 
-# A child must build its Client and Worker after the fork; this makes one for a slot.
-ChildFactory = Callable[[int], Worker]
+
+class ChildWorker(Protocol):
+    """What the supervisor needs of a child's worker (``Worker`` or ``AsyncWorker``)."""
+
+    name: str
+    client: Client
+    transport: Transport
+    isolated: bool
+    handle_signals: bool | None
+
+    def run(self) -> int: ...
+
+
+# A child must build its Client and worker after the fork; this makes one for a slot.
+ChildFactory = Callable[[int], ChildWorker]
 
 FAST_FAILURE = 2.0  # a child that fails on its own sooner than this is restarted with a delay
 

@@ -10,7 +10,8 @@ import logging
 import threading
 
 from qless_py import QlessConnectionError, QlessError, clock
-from qless_py.workers.leases import NEVER, Lease, Leases, beat_after
+from qless_py.job import Job
+from qless_py.workers.leases import NEVER, J, Lease, Leases, beat_after
 
 log = logging.getLogger("qless_py.worker")
 
@@ -18,7 +19,7 @@ log = logging.getLogger("qless_py.worker")
 class Heartbeat:
     """One daemon thread renewing the locks of ``leases``."""
 
-    def __init__(self, leases: Leases) -> None:
+    def __init__(self, leases: Leases[Job]) -> None:
         self.leases = leases
         self._thread = threading.Thread(target=self._run, name="qless-heartbeat", daemon=True)
 
@@ -35,29 +36,48 @@ class Heartbeat:
             for lease in due:
                 self._beat(lease)
 
-    def _beat(self, lease: Lease) -> None:
-        job, leases = lease.job, self.leases
-        if job.finished:  # its run removes the entry when the handler returns
+    def _beat(self, lease: Lease[Job]) -> None:
+        if skip(self.leases, lease):
+            return
+        try:
+            expires = float(lease.job.heartbeat())
+        except Exception as exc:
+            refused(self.leases, lease, exc)
+            return
+        renewed(self.leases, lease, expires)
+
+
+# What a heartbeat's reply (or its failure) does to a lease: shared with the asyncio
+# worker's heartbeat task (qless_py.workers.aio_heartbeat), which sends it on the loop.
+
+def skip(leases: Leases[J], lease: Lease[J]) -> bool:
+    """True if this lease needs no heartbeat (its run finished the job)."""
+    if lease.job.finished:  # its run removes the entry when the handler returns
+        leases.beat_at(lease, NEVER)
+        return True
+    return False
+
+
+def renewed(leases: Leases[J], lease: Lease[J], expires: float) -> None:
+    leases.beat_at(lease, beat_after(expires, clock.now()), unless_lost=True)
+
+
+def refused(leases: Leases[J], lease: Lease[J], exc: Exception) -> None:
+    """The heartbeat failed: try again soon after a connection error, mark the lease lost
+    when the core refused it."""
+    job = lease.job
+    # A lease-ending command in doubt (its handler still running) or an unsettled run:
+    # beat anyway, so the lease lives on if the command never ran; a refusal then only
+    # says that it did run (or the lock went), which stops nothing. The same holds for
+    # a refusal that crossed the handler's own complete on its way.
+    if isinstance(exc, QlessConnectionError):
+        log.warning("heartbeat of %s failed (%s); retrying", job.jid, exc)
+        leases.beat_at(lease, clock.now() + 0.5)
+    elif isinstance(exc, QlessError):
+        if (job.finished or job.settling is not None) and lease.unsettled_seq is None:
             leases.beat_at(lease, NEVER)
             return
-        # A lease-ending command in doubt (its handler still running) or an unsettled run:
-        # beat anyway, so the lease lives on if the command never ran; a refusal then only
-        # says that it did run (or the lock went), which stops nothing. The same holds for
-        # a refusal that crossed the handler's own complete on its way.
-        try:
-            expires = float(job.heartbeat())
-        except QlessConnectionError as exc:
-            log.warning("heartbeat of %s failed (%s); retrying", job.jid, exc)
-            leases.beat_at(lease, clock.now() + 0.5)
-            return
-        except QlessError as exc:
-            if (job.finished or job.settling is not None) and lease.unsettled_seq is None:
-                leases.beat_at(lease, NEVER)
-                return
-            leases.lose_lease(lease, f"heartbeat refused: {exc}")
-            return
-        except Exception:  # never let a bug end all heartbeats
-            log.exception("heartbeat of %s raised", job.jid)
-            leases.beat_at(lease, clock.now() + 1.0)
-            return
-        leases.beat_at(lease, beat_after(expires, clock.now()), unless_lost=True)
+        leases.lose_lease(lease, f"heartbeat refused: {exc}")
+    else:  # never let a bug end all heartbeats
+        log.error("heartbeat of %s raised", job.jid, exc_info=exc)
+        leases.beat_at(lease, clock.now() + 1.0)

@@ -19,9 +19,10 @@ import threading
 import time
 import traceback
 from collections.abc import Callable
-from typing import Literal
+from typing import Literal, cast
 
 from qless_py import CoreError, QlessConnectionError, QlessError
+from qless_py.calls.job import JobBase
 from qless_py.handlers import HandlerError, find_handler
 from qless_py.job import Job
 from qless_py.workers.logs import info_line
@@ -67,17 +68,22 @@ def _report(job: Job, verb: str, call: Callable[[], object], done: Outcome) -> O
     """Send the job's outcome (``call``) to the core; ``done`` if it took, else why not."""
     try:
         call()
-    except QlessConnectionError as exc:
+    except Exception as exc:
+        return report_failed(job, verb, exc)
+    return done
+
+
+def report_failed(job: JobBase, verb: str, exc: Exception) -> Outcome:
+    """What became of a run whose complete or fail (``verb``) raised ``exc``."""
+    if isinstance(exc, QlessConnectionError):
         log.error("could not %s %s (%s); the worker looks at the core again once it can "
                   "(the job is run again if it is still leased here)", verb, job.jid, exc)
         return "unsettled"
-    except CoreError as exc:
+    if isinstance(exc, CoreError):
         log.warning("could not %s %s: %s", verb, job.jid, exc)
         return "lost"
-    except Exception:
-        log.exception("could not %s %s", verb, job.jid)
-        return "unsettled"
-    return done
+    log.error("could not %s %s", verb, job.jid, exc_info=exc)
+    return "unsettled"
 
 
 def run_job(job: Job, workdir: Workdir | None) -> Outcome:
@@ -117,7 +123,26 @@ def _run(job: Job, workdir: Workdir | None) -> Outcome:
 
 def _settle(job: Job, raised: BaseException | None, group: str, text: str,
             errors: list[str]) -> Outcome:
-    """Settle the job after its handler returned (``raised`` None) or raised.
+    """Settle the job after its handler returned (``raised`` None) or raised."""
+    decided = verdict(job, raised, group, text, errors)
+    if decided == COMPLETE:
+        return _report(job, "complete", job.complete, "complete")
+    if decided == FAIL:
+        return _report(job, "fail", lambda: job.fail(group, text), "failed")
+    return cast(Outcome, decided)
+
+
+# What verdict() asks the worker to send: complete the job, or fail it into its group.
+Send = Literal["send complete", "send fail"]
+COMPLETE: Send = "send complete"
+FAIL: Send = "send fail"
+
+
+def verdict(job: JobBase, raised: BaseException | None, group: str, text: str,
+            errors: list[str]) -> Outcome | Send:
+    """What to do with the job after its handler returned (``raised`` None) or raised:
+    an Outcome when nothing is to be sent, else ``COMPLETE`` or ``FAIL`` (into ``group``
+    with ``text``). Shared by the threaded and the asyncio worker.
 
     Whatever the handler did to the job comes first: a job it finished stays as it is, one
     whose lease-ending command may or may not have run, or whose handler raised after a
@@ -147,7 +172,7 @@ def _settle(job: Job, raised: BaseException | None, group: str, text: str,
                     jid, text.strip().splitlines()[-1] if text.strip() else "")
         return "lost"
     if raised is None:
-        return _report(job, "complete", job.complete, "complete")
+        return COMPLETE
     trouble = errors[0] if errors else _connection_error_in(raised)
     if trouble is not None:
         log.warning("job %s raised %s after a core call failed on the connection (%s); "
@@ -160,4 +185,4 @@ def _settle(job: Job, raised: BaseException | None, group: str, text: str,
         log.error("job %s: %s", jid, raised)
     else:
         log.error("job %s raised %s\n%s", jid, type(raised).__name__, text)
-    return _report(job, "fail", lambda: job.fail(group, text), "failed")
+    return FAIL

@@ -36,19 +36,24 @@ import logging
 import threading
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 from qless_py import clock
-from qless_py.job import Job
+from qless_py.calls.job import JobBase
 
 log = logging.getLogger("qless_py.worker")
 
 MIN_BEAT = 0.05
 NEVER = float("inf")
 
+# The job objects a registry holds: the sync client's (threaded worker), or either
+# client's (asyncio worker: async handlers get async jobs, thread-pool handlers sync ones).
+J = TypeVar("J", bound=JobBase)
+
 
 @dataclass
-class Lease:
-    job: Job
+class Lease(Generic[J]):
+    job: J
     next_beat: float
     running_since: float | None = None
     lost_at: float | None = None
@@ -64,19 +69,25 @@ def beat_after(expires_at: float, now: float) -> float:
     return now + max(MIN_BEAT, (expires_at - now) / 3.0)
 
 
-def _carries(current: Lease, popped: Job) -> bool:
+def _carries(current: Lease[J], popped: J) -> bool:
     """Whether ``current``'s run goes on holding the lease ``popped`` came with: it is in
     progress, has not ended or lost its lease, and the job comes from the same queue."""
     return (current.lost_at is None and current.unsettled_seq is None
             and bool(current.job.lease_open) and current.job.queue_name == popped.queue_name)
 
 
-class Leases:
-    """Thread-safe registry of the leases this process holds."""
+class Leases(Generic[J]):
+    """Thread-safe registry of the leases this process holds.
 
-    def __init__(self, on_lost: Callable[[Lease], None] | None = None) -> None:
-        self._jobs: dict[str, Lease] = {}
-        self._detached: list[Lease] = []  # lost runs replaced by a newer lease, still running
+    ``on_lost(lease)`` runs when a lease is lost (on the thread that found out);
+    ``on_sooner()`` when a lease is added whose renewal is due before the time the
+    heartbeat's latest ``due_now`` said it would sleep until (the asyncio worker's
+    heartbeat task waits on it; the thread waits on a condition here)."""
+
+    def __init__(self, on_lost: Callable[[Lease[J]], None] | None = None,
+                 on_sooner: Callable[[], None] | None = None) -> None:
+        self._jobs: dict[str, Lease[J]] = {}
+        self._detached: list[Lease[J]] = []  # lost runs replaced by a newer lease, still running
         self._cond = threading.Condition()
         self._wake_at = NEVER
         self._seq = 0
@@ -86,9 +97,10 @@ class Leases:
         self._stale = False
         self._closed = False
         self._on_lost = on_lost
+        self._on_sooner = on_sooner
 
     # -- taking leases -------------------------------------------------------------------
-    def add(self, job: Job) -> bool:
+    def add(self, job: J) -> bool:
         """Hold a lease a pop just returned; False if a run here already carries it.
 
         The second case is logged; see the module's docstring for both.
@@ -102,7 +114,7 @@ class Leases:
             if not carried:
                 self._jobs[job.jid] = held
                 if held.next_beat < self._wake_at:
-                    self._cond.notify()
+                    self._sooner()
         if carried:
             log.warning("job %s: popped from %s while this process already holds it "
                         "(adopted a moment earlier, or its lock ran out and this process "
@@ -116,7 +128,14 @@ class Leases:
             self._keep_if_running(current)
         return True
 
-    def _detach(self, held: Lease, reason: str) -> None:
+    def _sooner(self) -> None:
+        """A renewal is due before the heartbeat means to wake (lock held)."""
+        self._cond.notify()
+        if self._on_sooner is not None:
+            self._wake_at = NEVER  # told once: it reads due_now again
+            self._on_sooner()
+
+    def _detach(self, held: Lease[J], reason: str) -> None:
         """A run whose lease a newer one replaced: tell it to stop, keep it for stuck checks."""
         with self._cond:
             held.lost_at, held.lost_reason, held.next_beat = clock.now(), reason, NEVER
@@ -127,7 +146,7 @@ class Leases:
         if self._on_lost is not None:
             self._on_lost(held)
 
-    def _keep_if_running(self, held: Lease) -> None:
+    def _keep_if_running(self, held: Lease[J]) -> None:
         """A lost run a newer lease replaced stays visible to ``stuck_lost`` until it returns."""
         with self._cond:
             if held.running_since is not None:
@@ -160,7 +179,7 @@ class Leases:
             return held is None or (held.unsettled_seq is not None
                                     and held.unsettled_seq <= since)
 
-    def adopt(self, job: Job, since: int) -> Lease | None:
+    def adopt(self, job: J, since: int) -> Lease[J] | None:
         """Hold a lease the core lists under this worker's name (read after ``since``).
 
         None when an entry is in the way: a run in progress carries it, or, if that run has
@@ -182,17 +201,17 @@ class Leases:
                     return None
                 held.unsettled_runs = current.unsettled_runs
             self._jobs[job.jid] = held
-            self._cond.notify()
+            self._sooner()
         return held
 
     # -- runs ----------------------------------------------------------------------------
-    def started(self, job: Job) -> None:
+    def started(self, job: J) -> None:
         with self._cond:
             held = self._jobs.get(job.jid)
             if held is not None and held.job is job:
                 held.running_since = clock.now()
 
-    def ended(self, job: Job, *, unsettled: bool = False) -> bool:
+    def ended(self, job: J, *, unsettled: bool = False) -> bool:
         """The run of ``job`` returned; True if adoption should look at the core again.
 
         A settled run's entry goes; an unsettled one stays (heartbeated) until adoption.
@@ -212,7 +231,7 @@ class Leases:
             self._drop(job.jid)
             return recheck
 
-    def remove(self, job: Job) -> Lease | None:
+    def remove(self, job: J) -> Lease[J] | None:
         """Drop ``job``'s entry (only if it is still this object's); the entry removed."""
         with self._cond:
             held = self._jobs.get(job.jid)
@@ -221,7 +240,7 @@ class Leases:
                 return held
             return None
 
-    def forget_unsettled(self, listed: Collection[str], since: int) -> list[Lease]:
+    def forget_unsettled(self, listed: Collection[str], since: int) -> list[Lease[J]]:
         """Drop unsettled entries (from before ``since``) whose jid the core, read after
         ``since``, no longer lists under this worker: their lease is over."""
         with self._cond:
@@ -232,11 +251,11 @@ class Leases:
                 self._drop(held.job.jid)
         return gone
 
-    def get(self, jid: str) -> Lease | None:
+    def get(self, jid: str) -> Lease[J] | None:
         with self._cond:
             return self._jobs.get(jid)
 
-    def snapshot(self) -> list[Lease]:
+    def snapshot(self) -> list[Lease[J]]:
         with self._cond:
             return list(self._jobs.values())
 
@@ -245,13 +264,13 @@ class Leases:
             return len(self._jobs)
 
     # -- losing leases -------------------------------------------------------------------
-    def lose(self, jid: str, reason: str) -> Lease | None:
+    def lose(self, jid: str, reason: str) -> Lease[J] | None:
         """Mark the lease of ``jid`` lost (a notice): stop heartbeating it, stop its handler."""
         with self._cond:
             held = self._jobs.get(jid)
         return None if held is None else self.lose_lease(held, reason)
 
-    def lose_lease(self, held: Lease, reason: str) -> Lease | None:
+    def lose_lease(self, held: Lease[J], reason: str) -> Lease[J] | None:
         """Mark this entry's lease lost (a refused heartbeat), unless it was replaced."""
         job = held.job
         with self._cond:
@@ -274,7 +293,7 @@ class Leases:
             self._on_lost(held)
         return held
 
-    def stuck_lost(self, grace: float) -> list[Lease]:
+    def stuck_lost(self, grace: float) -> list[Lease[J]]:
         """Running jobs lost more than ``grace`` seconds ago whose handler has not returned."""
         now = clock.now()
         with self._cond:
@@ -283,21 +302,30 @@ class Leases:
                     and now - h.lost_at >= grace]
 
     # -- for the heartbeat thread ---------------------------------------------------------
-    def due(self) -> list[Lease]:
+    def due(self) -> list[Lease[J]]:
         """Block until some lock is due for renewal (those entries), or [] once closed."""
         with self._cond:
             while not self._closed:
-                now = clock.now()
-                due = [h for h in self._jobs.values() if h.next_beat <= now]
+                due, wake_at = self.due_now()
                 if due:
                     return due
-                self._wake_at = min((h.next_beat for h in self._jobs.values()), default=NEVER)
-                timeout = None if self._wake_at == NEVER else self._wake_at - now
-                self._cond.wait(timeout)
+                self._cond.wait(None if wake_at == NEVER else wake_at - clock.now())
                 self._wake_at = NEVER
             return []
 
-    def beat_at(self, held: Lease, when: float, *, unless_lost: bool = False) -> None:
+    def due_now(self) -> tuple[list[Lease[J]], float]:
+        """The entries due for renewal now, and (when there are none) the time the next
+        one is due (``NEVER``: none held). Does not block: the asyncio worker's heartbeat
+        task sleeps on its own until then, or until ``on_sooner``."""
+        with self._cond:
+            now = clock.now()
+            due = [h for h in self._jobs.values() if h.next_beat <= now]
+            if due:
+                return due, now
+            self._wake_at = min((h.next_beat for h in self._jobs.values()), default=NEVER)
+            return [], self._wake_at
+
+    def beat_at(self, held: Lease[J], when: float, *, unless_lost: bool = False) -> None:
         """Renew this entry's lock next at ``when`` (``NEVER``: not again)."""
         with self._cond:
             if not (unless_lost and held.lost_at is not None):

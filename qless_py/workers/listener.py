@@ -313,6 +313,30 @@ class Listener:
             return mark
 
 
+def loses_lease(transport: Transport, worker: str, held: bool, jid: str,
+                event: str) -> bool:
+    """Whether a notice on the worker channel means this process lost ``jid``'s lease
+    (``held``: the process holds it). Called on the listener's thread (it may read the
+    job, on that thread's connection).
+
+    ``canceled`` always does. A ``lock_lost`` notice can be stale: this worker reclaimed
+    the job itself in the same pop that sent it (same name after a restart, or its own
+    lock ran out), or the grace period still leaves it ours. Heartbeats tell if that
+    changes."""
+    if event == "canceled":
+        return True
+    if event != "lock_lost" or not held:
+        return False
+    try:
+        state, owner = transport.call("HMGET", keys.job(jid), "state", "worker")
+    except Exception:  # cannot tell: assume the notice is right
+        return True
+    if state == b"running" and owner == worker.encode():
+        log.info("job %s: lock_lost notice, but the job is still ours", jid)
+        return False
+    return True
+
+
 def _kind(message: Any) -> str:
     """The type of a pub/sub push (``message``, ``subscribe``, ``pong``...), or ''."""
     if isinstance(message, list) and message and isinstance(message[0], bytes):

@@ -80,7 +80,7 @@ class RunnerSettings:
 class Runner:
     """One runner thread's loop: reserve, run, repeat; sleep smartly when idle."""
 
-    def __init__(self, host: Host, settings: RunnerSettings, waker: Waker, leases: Leases,
+    def __init__(self, host: Host, settings: RunnerSettings, waker: Waker, leases: Leases[Job],
                  reserver: Reserver, workdir: Workdir) -> None:
         self.host, self.settings = host, settings
         self.waker, self.leases = waker, leases

@@ -27,19 +27,51 @@ import time
 WAIT_FOR_POPS = 1.0
 
 
-class Waker:
+class PopMarks:
+    """The marks of this process's pops, and whether a notice of work is news (shared by
+    the threaded and the asyncio worker: the listener thread asks, the poppers tell)."""
+
+    def __init__(self) -> None:
+        self._pops = threading.Condition()  # its own: its notify must not wake runners
+        self._popping = 0
+        self._mark = -1  # the highest mark of a pop's reply
+
+    def pop_started(self) -> None:
+        with self._pops:
+            self._popping += 1
+
+    def pop_ended(self, mark: int) -> None:
+        """A pop's reply came; ``mark`` is the listener's mark read after it (-1: unknown,
+        or the pop failed)."""
+        with self._pops:
+            self._popping -= 1
+            self._mark = max(self._mark, mark)
+            self._pops.notify_all()
+
+    def is_news(self, position: int) -> bool:
+        """Whether a notice of work at ``position`` in the listener's stream is news to
+        this process (see the module's docstring)."""
+        deadline = time.monotonic() + WAIT_FOR_POPS
+        with self._pops:
+            while self._popping and position > self._mark:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    break
+                self._pops.wait(left)
+            return position > self._mark
+
+
+class Waker(PopMarks):
     """Generation counters (waiters sleep until one moves past the value they saw) and
     the marks of this process's pops."""
 
     def __init__(self) -> None:
+        super().__init__()
         self._cond = threading.Condition()
         self.generation = 0
         self.schedules = 0
         self._asleep = 0  # runners waiting here
         self._slept_at = (0, 0)  # generation and schedules when the latest one began to
-        self._pops = threading.Condition()  # its own: its notify must not wake runners
-        self._popping = 0
-        self._mark = -1  # the highest mark of a pop's reply
 
     def notify(self) -> None:
         """Wake every runner (state changes: stop, resume, reconnection)."""
@@ -77,28 +109,3 @@ class Waker:
         with self._cond:
             return (self._asleep == runners
                     and self._slept_at == (self.generation, self.schedules))
-
-    # -- pops and notices ----------------------------------------------------------------
-    def pop_started(self) -> None:
-        with self._pops:
-            self._popping += 1
-
-    def pop_ended(self, mark: int) -> None:
-        """A pop's reply came; ``mark`` is the listener's mark read after it (-1: unknown,
-        or the pop failed)."""
-        with self._pops:
-            self._popping -= 1
-            self._mark = max(self._mark, mark)
-            self._pops.notify_all()
-
-    def is_news(self, position: int) -> bool:
-        """Whether a notice of work at ``position`` in the listener's stream is news to
-        this process (see the module's docstring)."""
-        deadline = time.monotonic() + WAIT_FOR_POPS
-        with self._pops:
-            while self._popping and position > self._mark:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    break
-                self._pops.wait(left)
-            return position > self._mark

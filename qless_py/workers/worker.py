@@ -23,7 +23,7 @@ from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from qless_py import Client, QlessConnectionError, QlessError, keys
+from qless_py import Client, QlessConnectionError, QlessError
 from qless_py.job import Job
 from qless_py.reservers import ORDERS, make_reserver
 from qless_py.resp import Transport
@@ -31,7 +31,7 @@ from qless_py.workers.giveback import give_back
 from qless_py.workers.heartbeat import Heartbeat
 from qless_py.workers.jobrun import Outcome, note_connection_error
 from qless_py.workers.leases import Lease, Leases
-from qless_py.workers.listener import Listener
+from qless_py.workers.listener import Listener, loses_lease
 from qless_py.workers.logs import flush_logs
 from qless_py.workers.lookout import Look, look
 from qless_py.workers.runner import Runner, RunnerSettings, Stop
@@ -121,7 +121,7 @@ class Worker:
             raise ValueError(f"unknown queue order {order!r} (choose from {', '.join(ORDERS)})")
         self.stats = Stats()
         self.waker = Waker()
-        self.leases = Leases(on_lost=self._job_lost)
+        self.leases: Leases[Job] = Leases(on_lost=self._job_lost)
         self.heartbeat = Heartbeat(self.leases)
         self.pipe = SignalPipe()
         self.paused = False
@@ -240,7 +240,7 @@ class Worker:
         self._exit_code = self.EXIT_STUCK
         self._request_stop("now")
 
-    def _job_lost(self, held: Lease) -> None:
+    def _job_lost(self, held: Lease[Job]) -> None:
         if self.isolated:
             self.pipe.nudge()
 
@@ -266,23 +266,9 @@ class Worker:
         self._listener.start(timeout=0)
 
     def _on_notice(self, jid: str, event: str) -> None:
-        if event == "canceled":
+        if loses_lease(self.transport, self.name, self.leases.get(jid) is not None,
+                       jid, event):
             self.leases.lose(jid, event)
-        elif event == "lock_lost" and self.leases.get(jid) is not None:
-            if self._still_ours(jid):
-                # A stale notice: this worker reclaimed the job itself in the same pop that
-                # sent it (same name after a restart, or its own lock ran out), or the grace
-                # period still leaves it ours. Heartbeats tell if that changes.
-                log.info("job %s: lock_lost notice, but the job is still ours", jid)
-                return
-            self.leases.lose(jid, event)
-
-    def _still_ours(self, jid: str) -> bool:
-        try:
-            state, owner = self.transport.call("HMGET", keys.job(jid), "state", "worker")
-        except Exception:  # cannot tell: assume the notice is right
-            return False
-        return bool(state == b"running" and owner == self.name.encode())
 
     def _resume_jobs(self, why: str = "resuming") -> None:
         """Take the jobs the core lists under this worker's name that nothing here holds.

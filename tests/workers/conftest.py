@@ -10,7 +10,9 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -18,6 +20,8 @@ import pytest
 from qless_py import Client
 from qless_py.workers import Worker
 from qless_py.workers.runner import Stop
+from tests import jobs
+from tests.workers import async_jobs
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -32,6 +36,31 @@ def wait_for(predicate: Callable[[], Any], timeout: float = 10.0, step: float = 
         if time.monotonic() > deadline:
             raise AssertionError(f"condition not met within {timeout}s")
         time.sleep(step)
+
+
+@dataclass(frozen=True)
+class Kind:
+    """A kind of worker for tests that run with both: its command options and the
+    module of job classes written for it (the same class names, the same records)."""
+
+    name: str
+    args: tuple[str, ...]
+    jobs: ModuleType
+    at_once: int  # jobs one process runs at a time with these options
+
+    def __str__(self) -> str:
+        return self.name
+
+
+KINDS = [Kind("threads", (), jobs, 1),
+         Kind("async", ("--async", "--concurrency", "4"), async_jobs, 4)]
+
+
+@pytest.fixture(params=KINDS, ids=str)
+def kind(request: pytest.FixtureRequest) -> Kind:
+    """The threaded worker with ``tests.jobs``, or the asyncio worker with ``async def``
+    twins (``tests.workers.async_jobs``)."""
+    return request.param  # type: ignore[no-any-return]
 
 
 @pytest.fixture

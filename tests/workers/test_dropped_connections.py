@@ -2,7 +2,9 @@
 
 Proxies, failovers and idle timeouts close connections under a running worker; the server
 stays up. Whatever call a drop hits (a pop, a handler's complete, a heartbeat), every job
-must end complete, none failed, none completed twice in a stage, no dependency left.
+must end complete, none failed, none completed twice in a stage, no dependency left. It
+runs for the threaded worker (``--threads 4``) and for the asyncio worker (``--async
+--concurrency 8``, with ``async def`` stages).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any, TypeVar
 
+import pytest
 import redis
 
 from qless_py import Client, QlessConnectionError
@@ -78,18 +81,23 @@ class Dropper:
         self.conn.close()
 
 
-def put_wave(client: Client, wave: int) -> tuple[list[str], list[str]]:
+STAGE = {"threads": "tests.workers.fault_jobs.Stage",
+         "async": "tests.workers.async_jobs.CoreOnlyStage"}
+OPTIONS = {"threads": ("--threads", "4"), "async": ("--async", "--concurrency", "8")}
+
+
+def put_wave(client: Client, wave: int, stage: str) -> tuple[list[str], list[str]]:
     """``WAVE`` groups: ``FAN`` members each, and a fan-in job waiting for each group."""
     members: list[str] = []
     joins: list[str] = []
     for g in range(wave * WAVE, (wave + 1) * WAVE):
         group = [f"g{g}-m{i}" for i in range(FAN)]
         put_once(client, partial(client.queues["s1"].put_many,
-            [{"klass": "tests.workers.fault_jobs.Stage", "jid": jid,
+            [{"klass": stage, "jid": jid,
               "data": {"next": STAGES, "work": 0.0005}} for jid in group]), group[0])
         members += group
         put_once(client, partial(client.queues["s4"].put,
-            "tests.workers.fault_jobs.Stage", {"work": 0.0005}, jid=f"g{g}-join",
+            stage, {"work": 0.0005}, jid=f"g{g}-join",
             depends=group), f"g{g}-join")
         joins.append(f"g{g}-join")
     return members, joins
@@ -116,15 +124,16 @@ def all_complete(client: Client, jids: list[str]) -> bool:
     return True
 
 
+@pytest.mark.parametrize("kind", ["threads", "async"])
 def test_dropped_connections_fail_no_job_and_complete_none_twice(
-        private_server: Any, cli_worker: Start) -> None:
+        private_server: Any, cli_worker: Start, kind: str) -> None:
     server = private_server("valkey")
     client = Client(server.url, worker_name="producer")
     client.config["heartbeat"] = 10  # short enough that a dropped lease would show
     client.config["grace-period"] = 0
-    members, joins = put_wave(client, 0)
+    members, joins = put_wave(client, 0, STAGE[kind])
     worker = cli_worker("-q", "s1", "-q", "s2", "-q", "s3", "-q", "s4", "--processes", "2",
-                        "--threads", "4", "--url", server.url, "--interval", "1",
+                        *OPTIONS[kind], "--url", server.url, "--interval", "1",
                         "--order", "round-robin")
     wait_for(lambda: " end g0-" in worker.log)
     waves = 1
@@ -132,7 +141,7 @@ def test_dropped_connections_fail_no_job_and_complete_none_twice(
         # keep the workers busy until enough drops have hit them (and enough jobs were put)
         while dropper.drops < DROPS or waves < MIN_WAVES:
             if backlog(client) < FAN * WAVE:
-                more, more_joins = put_wave(client, waves)
+                more, more_joins = put_wave(client, waves, STAGE[kind])
                 members, joins, waves = members + more, joins + more_joins, waves + 1
             else:
                 dropper.stop.wait(0.02)

@@ -5,7 +5,8 @@ an ordering key one at a time, in put order, retried and killed ones again befor
 The jobs themselves record what they see (tests/workers/flow_jobs.py). Some are victims:
 their first run waits until the test kills the process running it, so every kill hits a
 running job. These run on one server kind (Valkey, a private server each), like
-test_reliability.py.
+test_reliability.py, and for both kinds of worker (threads, and ``--async``, whose thread
+pool runs these plain-function jobs).
 """
 
 from __future__ import annotations
@@ -60,8 +61,12 @@ def settle(client: Client, jids: list[str], worker: CliWorker, members: list[str
                          f"{worker.log[-3000:]}")
 
 
-def start_worker(cli_worker: Start, url: str) -> CliWorker:
-    return cli_worker("-q", "q", "--processes", "2", "--threads", "8", "--url", url,
+# eight jobs at a time in each process, in runner threads or in an asyncio worker
+MODES = {"threads": ("--threads", "8"), "async": ("--async", "--concurrency", "8")}
+
+
+def start_worker(cli_worker: Start, url: str, mode: str, processes: int = 2) -> CliWorker:
+    return cli_worker("-q", "q", "--processes", str(processes), *MODES[mode], "--url", url,
                       "--interval", "0.2")
 
 
@@ -100,9 +105,10 @@ def check_killed(worker: CliWorker, victims: set[str]) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("mode", list(MODES))
 @pytest.mark.parametrize("kills", [0, 4])
 def test_a_throttle_of_three_runs_at_most_three_across_processes(
-        private_server: Any, cli_worker: Start, kills: int) -> None:
+        private_server: Any, cli_worker: Start, kills: int, mode: str) -> None:
     server = private_server("valkey")
     client = Client(server.url, worker_name="producer")
     client.throttles["api"].maximum = 3
@@ -111,7 +117,7 @@ def test_a_throttle_of_three_runs_at_most_three_across_processes(
     jids = client.queues["q"].put_many(items, throttles=["api"], retries=20)
     victims = {jid for jid, (_, data) in zip(jids, items, strict=True) if data.get("victim")}
     assert len(victims) == kills
-    worker = start_worker(cli_worker, server.url)
+    worker = start_worker(cli_worker, server.url, mode)
     assert settle(client, jids, worker, [flow_jobs.RUNNING], victims) == kills
     seen = [int(n) for n in client.redis.lrange(flow_jobs.SEEN, 0, -1)]
     check_runs(client, jids, victims, worker)
@@ -126,9 +132,10 @@ def test_a_throttle_of_three_runs_at_most_three_across_processes(
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("mode", list(MODES))
 @pytest.mark.parametrize("kills", [0, 4])
 def test_ordering_keys_hold_under_retries_and_kill_9(
-        private_server: Any, cli_worker: Start, kills: int) -> None:
+        private_server: Any, cli_worker: Start, kills: int, mode: str) -> None:
     server = private_server("valkey")
     client = Client(server.url, worker_name="producer")
     keys = [f"customer-{k}" for k in range(4)]
@@ -147,7 +154,7 @@ def test_ordering_keys_hold_under_retries_and_kill_9(
         victims |= {jid for jid, item in zip(put, items, strict=True)
                     if item["data"]["victim"]}
         jids += put
-    worker = start_worker(cli_worker, server.url)
+    worker = start_worker(cli_worker, server.url, mode)
     members = [f"{flow_jobs.RUNNING}:{k}" for k in keys]
     assert settle(client, jids, worker, members, victims) == kills
     assert client.redis.lrange(flow_jobs.OVERLAP, 0, -1) == []
@@ -167,8 +174,9 @@ def test_ordering_keys_hold_under_retries_and_kill_9(
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("mode", list(MODES))
 def test_a_stopped_worker_gives_back_its_throttle_locks(
-        private_server: Any, cli_worker: Start) -> None:
+        private_server: Any, cli_worker: Start, mode: str) -> None:
     """TERM makes the worker give back the jobs it holds (qlpy.giveback): their throttle
     locks go with them, once their handlers have returned, and a second worker runs every
     job, still three at a time."""
@@ -179,8 +187,7 @@ def test_a_stopped_worker_gives_back_its_throttle_locks(
     client.redis.set(flow_jobs.HOLD, 1)
     items = [(flow_jobs.Concurrent, {"work": 0.01, "hold": True}) for _ in range(8)]
     jids = client.queues["q"].put_many(items, throttles=["api"])
-    first = cli_worker("-q", "q", "--processes", "1", "--threads", "8", "--url", server.url,
-                       "--interval", "0.2")
+    first = start_worker(cli_worker, server.url, mode, processes=1)
     throttle = client.throttles["api"]
     wait_for_runs(client, 3)
     assert len(throttle.locks()) == 3
@@ -191,7 +198,7 @@ def test_a_stopped_worker_gives_back_its_throttle_locks(
     states = {job.state for job in client.jobs.get(*jids)}
     assert states <= {"waiting", "throttled"}, states
     client.redis.delete(flow_jobs.HOLD)
-    second = start_worker(cli_worker, server.url)
+    second = start_worker(cli_worker, server.url, mode)
     assert settle(client, jids, second, [flow_jobs.RUNNING], set()) == 0
     seen = [int(n) for n in client.redis.lrange(flow_jobs.SEEN, 0, -1)]
     assert max(seen) <= 3

@@ -28,7 +28,7 @@ def leased(jid: str = "j", queue: str = "a", expires: float | None = None) -> Jo
 
 
 def test_a_pop_of_a_job_whose_run_here_completed_it_into_the_next_queue_is_held() -> None:
-    held = Leases()
+    held: Leases[Job] = Leases()
     first = leased(queue="a")
     assert held.add(first)
     held.started(first)
@@ -44,7 +44,7 @@ def test_a_pop_of_a_job_whose_run_here_completed_it_into_the_next_queue_is_held(
 
 
 def test_a_pop_while_the_earlier_runs_complete_is_in_flight_or_in_doubt_is_held() -> None:
-    held = Leases()
+    held: Leases[Job] = Leases()
     first = leased(queue="a")
     held.add(first)
     first.settling = "complete"  # sent; no reply yet (or the connection dropped)
@@ -56,7 +56,7 @@ def test_a_pop_while_the_earlier_runs_complete_is_in_flight_or_in_doubt_is_held(
 
 def test_a_run_holding_the_job_in_the_same_queue_carries_a_lease_its_process_popped_again(
         caplog: pytest.LogCaptureFixture) -> None:
-    held = Leases()
+    held: Leases[Job] = Leases()
     first = leased(queue="a")
     held.add(first)
     held.started(first)
@@ -90,7 +90,7 @@ def test_a_pop_from_another_queue_replaces_a_run_whose_job_was_moved(
 
 
 def test_a_pop_replaces_a_lost_entry() -> None:
-    held = Leases()
+    held: Leases[Job] = Leases()
     first = leased()
     held.add(first)
     held.lose("j", "lock_lost")
@@ -101,7 +101,7 @@ def test_a_pop_replaces_a_lost_entry() -> None:
 
 
 def test_adoption_never_replaces_a_run_in_progress() -> None:
-    held = Leases()
+    held: Leases[Job] = Leases()
     first = leased()
     held.add(first)
     held.started(first)
@@ -114,7 +114,7 @@ def test_adoption_never_replaces_a_run_in_progress() -> None:
 
 
 def test_adoption_refuses_a_job_a_run_here_settled_while_it_read_the_core() -> None:
-    held = Leases()
+    held: Leases[Job] = Leases()
     since = held.open_adoption()
     # the read lists the job as leased here, from before its run's complete...
     first = leased()
@@ -132,7 +132,7 @@ def test_adoption_refuses_a_job_a_run_here_settled_while_it_read_the_core() -> N
 
 
 def test_adoption_looks_again_once_a_run_that_ended_its_lease_returns() -> None:
-    held = Leases()
+    held: Leases[Job] = Leases()
     first = leased(queue="a")
     held.add(first)
     held.started(first)
@@ -147,7 +147,7 @@ def test_adoption_looks_again_once_a_run_that_ended_its_lease_returns() -> None:
 
 
 def test_an_unsettled_run_stays_held_until_adoption_read_the_core_after_it() -> None:
-    held = Leases()
+    held: Leases[Job] = Leases()
     first = leased()
     held.add(first)
     held.started(first)
@@ -169,7 +169,7 @@ def test_an_unsettled_run_stays_held_until_adoption_read_the_core_after_it() -> 
 
 
 def test_an_unsettled_run_the_core_no_longer_lists_is_forgotten() -> None:
-    held = Leases()
+    held: Leases[Job] = Leases()
     first = leased()
     held.add(first)
     held.ended(first, unsettled=True)
@@ -179,7 +179,7 @@ def test_an_unsettled_run_the_core_no_longer_lists_is_forgotten() -> None:
 
 
 def test_a_pop_replaces_an_unsettled_entry_without_stopping_anything() -> None:
-    held = Leases()
+    held: Leases[Job] = Leases()
     first = leased(queue="a")
     held.add(first)
     held.ended(first, unsettled=True)  # a read failed on the connection: lease still open
@@ -191,7 +191,7 @@ def test_a_pop_replaces_an_unsettled_entry_without_stopping_anything() -> None:
 
 
 def test_a_notice_for_an_unsettled_entry_drops_it_quietly() -> None:
-    held = Leases()
+    held: Leases[Job] = Leases()
     first = leased()
     held.add(first)
     held.ended(first, unsettled=True)
@@ -214,7 +214,7 @@ def test_a_refused_heartbeat_does_not_stop_a_handler_whose_complete_is_in_doubt(
     # the handler's complete ran but its reply was lost: the job is no longer leased
     assert Job(client, {"jid": "j", "klass": "x", "queue": "q"}, worker="w").complete()
     job.settling = "complete"
-    held = Leases()
+    held: Leases[Job] = Leases()
     held.add(job)
     held.started(job)
     beats = Heartbeat(held)
@@ -252,7 +252,7 @@ def test_an_unsettled_entry_is_heartbeated_and_dropped_once_the_core_refuses(
     client.queues["q"].put(jobs.Noop, {}, jid="j")
     job = popped(client)
     stale = job.expires_at
-    held = Leases()
+    held: Leases[Job] = Leases()
     held.add(job)
     held.ended(job, unsettled=True)
     beats = Heartbeat(held)

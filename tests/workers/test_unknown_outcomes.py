@@ -3,7 +3,9 @@
 Each case loses exactly one call of the handler's first run (tests/workers/fault_jobs.py:
 its reply never comes, or the server drops it unrun) and checks the job's fate against the
 table in docs/workers.md: what ran took effect once, what did not run is run again, and
-nothing is failed that the handler did not fail itself.
+nothing is failed that the handler did not fail itself. Each runs in the threaded worker
+and in the asyncio worker (whose thread pool runs these plain-function handlers, while
+its loop heartbeats, settles and adopts).
 """
 
 from __future__ import annotations
@@ -15,8 +17,11 @@ import pytest
 
 from qless_py import Client, Job
 from qless_py.workers import Worker
+from qless_py.workers.aio import AsyncWorker
 from tests.replies import text
 from tests.workers.fault_jobs import LEFT, RUNS
+
+WORKERS = {"threads": Worker, "async": AsyncWorker}
 
 
 @dataclass(frozen=True)
@@ -65,15 +70,17 @@ CASES = [
 ]
 
 
+@pytest.mark.parametrize("kind", list(WORKERS))
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_a_call_lost_to_the_connection_never_fails_the_job(
-        server_url: str, client: Client, case: Case, caplog: pytest.LogCaptureFixture) -> None:
+        server_url: str, client: Client, case: Case, caplog: pytest.LogCaptureFixture,
+        kind: str) -> None:
     jid = client.queues["a"].put("tests.workers.fault_jobs.Faulty",
                                  {"fault": case.fault, "call": case.call, "then": case.then},
                                  jid="j", retries=3)
     # a short timeout: the lost reply shows as an error at once
-    worker = Worker(Client(server_url, worker_name="w", socket_timeout=0.3), ["a", "b"],
-                    burst=True, handle_signals=False, interval=0.2)
+    worker = WORKERS[kind](Client(server_url, worker_name="w", socket_timeout=0.3),
+                           ["a", "b"], burst=True, handle_signals=False, interval=0.2)
     with caplog.at_level(logging.INFO, logger="qless_py.worker"):
         assert worker.run() == Worker.EXIT_DONE
     worker.client.close()
