@@ -48,9 +48,18 @@ def _enter(job: Any, members: str) -> tuple[str, list[str]]:
     pipe = redis.pipeline(transaction=True)
     pipe.sadd(members, entry)
     pipe.smembers(members)
-    pipe.hincrby(RUNS, job.jid, 1)
-    _, found, _ = pipe.execute()
+    _, found = pipe.execute()
     return entry, [e for e in (m.decode() for m in found) if _alive(e)]
+
+
+def _record(job: Any, *pushes: tuple[str, Any]) -> int:
+    """Count this run and push what it saw, in one transaction (a kill -9 between the two
+    would leave a run counted but not recorded); return the job's runs so far."""
+    pipe = job.client.redis.pipeline(transaction=True)
+    pipe.hincrby(RUNS, job.jid, 1)
+    for name, value in pushes:
+        pipe.rpush(name, value)
+    return int(pipe.execute()[0])
 
 
 def _work(job: Any, runs: int) -> None:
@@ -78,8 +87,7 @@ class Concurrent:
     def process(job: Any) -> None:
         redis = job.client.redis
         entry, alive = _enter(job, RUNNING)
-        redis.rpush(SEEN, len(alive))
-        _work(job, int(redis.hget(RUNS, job.jid) or 0))
+        _work(job, _record(job, (SEEN, len(alive))))
         redis.srem(RUNNING, entry)
 
 
@@ -94,12 +102,8 @@ class Ordered:
         key, seq = job.data["key"], int(job.data["seq"])
         members = f"{RUNNING}:{key}"
         entry, alive = _enter(job, members)
-        pipe = redis.pipeline(transaction=False)
-        pipe.rpush(ORDER + key, seq)
-        if len(alive) > 1:
-            pipe.rpush(OVERLAP, f"{key}:{seq}:{sorted(alive)}")
-        pipe.execute()
-        runs = int(redis.hget(RUNS, job.jid) or 0)
+        overlap = [(OVERLAP, f"{key}:{seq}:{sorted(alive)}")] if len(alive) > 1 else []
+        runs = _record(job, (ORDER + key, seq), *overlap)
         _work(job, runs)
         redis.srem(members, entry)
         if _chosen(job, runs, float(job.data.get("retry", 0))):
