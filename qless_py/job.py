@@ -162,10 +162,25 @@ class Job(JobBase):
 
 
 def retry(*exceptions: type[BaseException]) -> Callable[[F], F]:
-    """Decorate a job handler: listed exceptions retry the job instead of failing it."""
+    """Decorate a job handler: listed exceptions retry the job instead of failing it.
+
+    Works on plain handlers and on ``async def`` ones (the asyncio worker's), whose job's
+    ``retry`` is then awaited."""
     import functools
+    import inspect
 
     def wrap(func: F) -> F:
+        if inspect.iscoroutinefunction(func):
+            @functools.wraps(func)
+            async def awaited(job: Any, *args: Any, **kwargs: Any) -> Any:
+                try:
+                    return await func(job, *args, **kwargs)
+                except exceptions:
+                    await job.retry()
+                    return None
+
+            return awaited  # type: ignore[return-value]
+
         @functools.wraps(func)
         def handler(job: Job, *args: Any, **kwargs: Any) -> Any:
             try:

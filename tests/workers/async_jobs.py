@@ -16,6 +16,7 @@ import threading
 import time
 from typing import Any
 
+from qless_py.job import retry
 from tests.jobs import COMPLETED, RECORD, RUNS, STARTED
 
 PEAK = "test:peak"  # hash: "<pid>:<jid>" -> jobs running in that process when it started
@@ -61,6 +62,21 @@ class Raiser:
     @staticmethod
     async def process(job: Any) -> None:
         raise ValueError("boom from " + job.jid)
+
+
+class Flaky:
+    """``qless_py.job.retry`` around an ``async def``: a ``transient`` job raises ValueError
+    on its first run (retried) and completes on the next; any other raises KeyError
+    (failed)."""
+
+    @staticmethod
+    @retry(ValueError)
+    async def process(job: Any) -> None:
+        await _started(job)
+        if "transient" not in job.tags:
+            raise KeyError("broken")
+        if job.retries_left == job.original_retries:
+            raise ValueError("try again")
 
 
 class Advance:

@@ -108,6 +108,23 @@ async def test_async_and_plain_handlers_run_in_one_loop_that_never_blocks(
 
 
 @pytest.mark.asyncio
+async def test_the_retry_decorator_retries_an_async_handler(
+        server_url: str, aclient: AsyncClient) -> None:
+    q = aclient.queues["q"]
+    transient = await q.put(f"{AJ}.Flaky", {}, tags=["transient"], retries=3)
+    broken = await q.put(f"{AJ}.Flaky", {}, retries=3)
+    worker = make_worker(server_url, ["q"], concurrency=2, burst=True)
+    assert await worker.work() == 0
+    job = await get_job(aclient, transient)
+    # retried once (no failure, a second pop), then done; complete restores its retries
+    assert job.state == "complete" and job.failure is None
+    assert [entry["what"] for entry in job.history] == ["put", "popped", "popped", "done"]
+    job = await get_job(aclient, broken)
+    assert job.state == "failed" and job.failure is not None
+    assert job.failure.group == "q-KeyError"
+
+
+@pytest.mark.asyncio
 @pytest.mark.parametrize(("klasses", "concurrency"), [
     (["Crowd"], 4), (["ThreadCrowd"], 3), (["Crowd", "ThreadCrowd"], 5)])
 async def test_never_more_than_concurrency_jobs_run_at_once(
