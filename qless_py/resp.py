@@ -172,19 +172,11 @@ class Connection:
         try:
             replies = self.pipeline([argv for _, argv in hello])
         except ConnectionFailed as exc:
-            # TLS 1.3 reports a refused client certificate only on the first read
-            if tls_refusal(exc.__cause__ or exc):
-                raise SetupFailed(f"TLS with {target}: {exc.__cause__}") from exc
-            refusal = closed_at_once(target, exc)
-            if refusal is not None:
-                raise refusal from exc
-            raise
-        for (label, _), reply in zip(hello, replies, strict=True):
-            if isinstance(reply, ReplyError):
-                self.close()
-                if str(reply).startswith(_PASSING):
-                    raise ConnectionFailed(f"{target}: {reply}")
-                raise SetupFailed(f"{target} refused {label}: {reply}")
+            raise opening_failure(target, exc) from exc
+        refused = opening_refusal(target, hello, replies)
+        if refused is not None:
+            self.close()
+            raise refused
 
     def close(self, shutdown: bool = True) -> None:
         """Close the socket. ``shutdown`` (as redis-py does) ends the connection for the
@@ -370,6 +362,28 @@ def opening_commands(ep: Endpoint) -> list[tuple[str, list[Arg]]]:
         # so the refusal is seen as one (SetupFailed) rather than as a broken call
         commands.append(("PING", ["PING"]))
     return commands
+
+
+def opening_failure(target: Endpoint, exc: ConnectionFailed) -> ConnectionFailed | SetupFailed:
+    """What to raise when sending the opening commands failed on the connection: a refusal
+    that retrying cannot mend (``SetupFailed``), else the failure itself."""
+    # TLS 1.3 reports a refused client certificate only on the first read
+    if tls_refusal(exc.__cause__ or exc):
+        return SetupFailed(f"TLS with {target}: {exc.__cause__}")
+    return closed_at_once(target, exc) or exc
+
+
+def opening_refusal(target: Endpoint, hello: list[tuple[str, list[Arg]]],
+                    replies: list[Any]) -> ConnectionFailed | SetupFailed | None:
+    """The error for the first opening command the server refused, or None: a server
+    still starting up (LOADING, ...) is a passing ``ConnectionFailed``, anything else a
+    ``SetupFailed`` naming the command."""
+    for (label, _), reply in zip(hello, replies, strict=True):
+        if isinstance(reply, ReplyError):
+            if str(reply).startswith(_PASSING):
+                return ConnectionFailed(f"{target}: {reply}")
+            return SetupFailed(f"{target} refused {label}: {reply}")
+    return None
 
 
 class _Nothing:

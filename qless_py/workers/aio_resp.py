@@ -34,9 +34,15 @@ import hiredis
 
 from qless_py.aio.core import AsyncCore
 from qless_py.aio.dial import open_stream
-from qless_py.dial import ConnectionFailed, SetupFailed, closed_at_once, tls_refusal
+from qless_py.dial import ConnectionFailed
 from qless_py.endpoint import Endpoint
-from qless_py.resp import _PASSING, ReplyError, opening_commands, pack
+from qless_py.resp import (
+    ReplyError,
+    opening_commands,
+    opening_failure,
+    opening_refusal,
+    pack,
+)
 
 WRITE_BUFFER = 1 << 16  # bytes queued for the socket before a call waits for it to drain
 
@@ -156,19 +162,11 @@ class PipelinedConnection:
                 replies = await self._send(writer, b"".join(pack(argv) for _, argv in hello),
                                            len(hello))
             except ConnectionFailed as exc:
-                # TLS 1.3 reports a refused client certificate only on the first read
-                if tls_refusal(exc.__cause__ or exc):
-                    raise SetupFailed(f"TLS with {target}: {exc.__cause__}") from exc
-                refusal = closed_at_once(target, exc)
-                if refusal is not None:
-                    raise refusal from exc
-                raise
-            for (label, _), reply in zip(hello, replies, strict=True):
-                if isinstance(reply, ReplyError):
-                    self.close()
-                    if str(reply).startswith(_PASSING):
-                        raise ConnectionFailed(f"{target}: {reply}")
-                    raise SetupFailed(f"{target} refused {label}: {reply}")
+                raise opening_failure(target, exc) from exc
+            refused = opening_refusal(target, hello, replies)
+            if refused is not None:
+                self.close()
+                raise refused
             self._ready = True
 
     async def _read(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
