@@ -22,12 +22,13 @@ import time
 from collections import deque
 from typing import TYPE_CHECKING, Any
 
-from qless_py import QlessConnectionError, QlessError, clock
+from qless_py import clock
 from qless_py.calls.job import JobBase, json_list
 from qless_py.handlers import HandlerError, find_handler
 from qless_py.reservers import make_reserver
 from qless_py.workers.logs import flush_logs
 from qless_py.workers.lookout import look
+from qless_py.workers.runner import pop_backoff
 from qless_py.workers.worker import ADOPTION_ROUNDS
 
 if TYPE_CHECKING:
@@ -153,15 +154,8 @@ class Popper:
                     break
             mark = worker.mark()  # before anything else: the notices sent by now
             return raws
-        except QlessConnectionError as exc:
-            self.backoff = min(max(self.backoff * 2, 0.1), 5.0)
-            log.warning("pop failed (%s); retrying in %.1fs", exc, self.backoff)
-        except QlessError as exc:
-            self.backoff = min(max(self.backoff * 2, 0.5), 5.0)
-            log.error("pop refused (%s); retrying in %.1fs", exc, self.backoff)
-        except Exception:  # anything else (a bug, an odd reply) must not end the popper
-            self.backoff = min(max(self.backoff * 2, 0.5), 5.0)
-            log.exception("pop failed unexpectedly; retrying in %.1fs", self.backoff)
+        except Exception as exc:  # anything (a bug, an odd reply) must not end the popper
+            self.backoff = pop_backoff(exc, self.backoff)
         finally:
             worker.marks.pop_ended(mark)
         return None

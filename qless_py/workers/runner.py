@@ -68,6 +68,22 @@ class Host(Protocol):
         """How far the listener's notices reached just now (see ``Waker.is_news``)."""
 
 
+def pop_backoff(exc: Exception, backoff: float) -> float:
+    """The wait before the next pop after ``exc`` (called in its ``except``), logged: a
+    connection problem from 0.1 s, a refusal or anything unexpected from 0.5 s, doubling
+    up to 5 s."""
+    if isinstance(exc, QlessConnectionError):
+        backoff = min(max(backoff * 2, 0.1), 5.0)
+        log.warning("pop failed (%s); retrying in %.1fs", exc, backoff)
+    elif isinstance(exc, QlessError):
+        backoff = min(max(backoff * 2, 0.5), 5.0)
+        log.error("pop refused (%s); retrying in %.1fs", exc, backoff)
+    else:
+        backoff = min(max(backoff * 2, 0.5), 5.0)
+        log.exception("pop failed unexpectedly; retrying in %.1fs", backoff)
+    return backoff
+
+
 @dataclass(frozen=True)
 class RunnerSettings:
     worker: str  # the name pops lease jobs to
@@ -154,15 +170,8 @@ class Runner:
             jobs = list(self.reserver.reserve(count, worker=self.settings.worker))
             mark = self.host.mark()  # before anything else: the notices sent by now
             return jobs
-        except QlessConnectionError as exc:
-            self.backoff = min(max(self.backoff * 2, 0.1), 5.0)
-            log.warning("pop failed (%s); retrying in %.1fs", exc, self.backoff)
-        except QlessError as exc:
-            self.backoff = min(max(self.backoff * 2, 0.5), 5.0)
-            log.error("pop refused (%s); retrying in %.1fs", exc, self.backoff)
-        except Exception:  # anything else (a bug, an odd reply) must not end the thread
-            self.backoff = min(max(self.backoff * 2, 0.5), 5.0)
-            log.exception("pop failed unexpectedly; retrying in %.1fs", self.backoff)
+        except Exception as exc:  # anything (a bug, an odd reply) must not end the thread
+            self.backoff = pop_backoff(exc, self.backoff)
         finally:
             self.waker.pop_ended(mark)
         return None
