@@ -18,16 +18,14 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
-import time
 from collections import deque
 from typing import TYPE_CHECKING, Any
 
-from qless_py import clock
 from qless_py.calls.job import JobBase, json_list
 from qless_py.handlers import HandlerError, find_handler
 from qless_py.reservers import make_reserver
 from qless_py.workers.logs import flush_logs
-from qless_py.workers.lookout import look
+from qless_py.workers.lookout import Idleness, IdleSpell, look
 from qless_py.workers.runner import pop_backoff
 from qless_py.workers.worker import ADOPTION_ROUNDS
 
@@ -79,8 +77,7 @@ class Popper:
         self.backoff = 0.0
         self.unsettled = False  # a run ended unsettled: adopt after the next pop
         self.adopt_due = False  # adoption's rounds ran out: look again after the next pop
-        self.missed = False  # a job waited after a pop that found nothing: popped again
-        self.idle_streak = 0
+        self.idleness = Idleness()
         self.done = False
         self.adopted: deque[tuple[JobBase, Any, bool]] = deque()
         self._handlers: dict[tuple[str, str], tuple[Any, bool]] = {}
@@ -124,7 +121,7 @@ class Popper:
                     self.backoff, self.unsettled, self.adopt_due = 0.0, False, False
                     await self.adopt("adopting (their pop or settle reply was lost)")
                 if raws:
-                    self.missed = False
+                    self.idleness.missed = False
                     await self._start(raws)
                     continue
                 if self.adopted:
@@ -205,40 +202,18 @@ class Popper:
         """Sleep until work may be there (``Runner._idle``'s rules, in the loop)."""
         flush_logs()
         worker, wake = self.worker, self.wake
-        deadline = time.monotonic() + worker.interval
-        known: float | None = None  # the due time read before the schedule changed
-        changed = False
-        awaited: float | None = None  # the due time the popper slept until
+        spell = IdleSpell(self.idleness, worker.interval)
         while True:
             schedules = wake.schedules
-            seen_look = await worker.chore(look, worker.transport, worker.queue_names,
-                                           worker.caps)
-            due, timeout = seen_look.due, deadline - time.monotonic()
-            if seen_look.poppable:
-                if not self.missed:  # another worker took the job first, or one came since
-                    self.missed = True
-                    return
-                due = clock.now()  # again: something the read counts that no pop takes
-            else:
-                self.missed = False
-            if due is not None:
-                wait = due - clock.now()
-                if wait <= 0 and ((changed and due != known) or due == awaited):
-                    return  # it is due now: pop
-                if wait <= 0:  # due but nothing to pop (paused, capped, grace): back off
-                    self.idle_streak += 1
-                    wait = min(0.01 * 2 ** min(self.idle_streak, 10), worker.interval)
-                else:
-                    self.idle_streak = 0
-                    awaited = due
-                    wait += 0.001  # land just after the due time, not just before it
-                timeout = min(timeout, wait)
-            await wake.wait(seen, max(0.0, timeout), schedules)
+            timeout = spell.timeout(await worker.chore(look, worker.transport,
+                                                       worker.queue_names, worker.caps))
+            if timeout is None:
+                return
+            await wake.wait(seen, timeout, schedules)
             if wake.generation != seen or wake.schedules == schedules:
                 return  # new work, or the time to pop has come
-            if worker.stopping is not None or time.monotonic() >= deadline:
+            if worker.stopping is not None or not spell.rescheduled():
                 return
-            known, changed = due, True
             await wake.wait(seen, 0.01)  # coalesce bursts of schedule changes
             if wake.generation != seen:
                 return

@@ -19,13 +19,13 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-from qless_py import QlessConnectionError, QlessError, clock
+from qless_py import QlessConnectionError, QlessError
 from qless_py.job import Job
 from qless_py.reservers import Reserver
 from qless_py.workers.jobrun import Outcome, run_job
 from qless_py.workers.leases import Leases
 from qless_py.workers.logs import flush_logs
-from qless_py.workers.lookout import Look
+from qless_py.workers.lookout import Idleness, IdleSpell, Look
 from qless_py.workers.waker import Waker
 from qless_py.workers.workdir import Workdir
 
@@ -106,8 +106,7 @@ class Runner:
         self.avg = 1.0  # seconds per job, smoothed; starts pessimistic: no batches
         self.backoff = 0.0
         self.unsettled = False
-        self.idle_streak = 0
-        self.missed = False  # a job waited after a pop that found nothing: popped again
+        self.idleness = Idleness()
 
     def loop(self) -> None:
         host, waker = self.host, self.waker
@@ -151,7 +150,7 @@ class Runner:
             self.host.adopt_orphans()
         if not jobs:
             return self.host.adopted()  # adopted just now
-        self.missed = False
+        self.idleness.missed = False
         if self.settings.relay:
             self.waker.notify_one()  # there was work: another idle runner may find more
         self.buffer.extend(jobs[1:])
@@ -192,7 +191,7 @@ class Runner:
         finally:
             self._ended(job, outcome)
         self.avg = 0.8 * self.avg + 0.2 * (time.monotonic() - started)
-        self.idle_streak = 0
+        self.idleness.streak = 0
         self.host.count(outcome)
 
     def _ended(self, job: Job, outcome: Outcome) -> None:
@@ -217,41 +216,17 @@ class Runner:
         """
         flush_logs()
         host, waker = self.host, self.waker
-        deadline = time.monotonic() + self.settings.interval
-        known: float | None = None  # the due time read before the schedule changed
-        changed = False
-        awaited: float | None = None  # the due time this runner slept until
+        spell = IdleSpell(self.idleness, self.settings.interval)
         while True:
             schedules = waker.schedules
-            look = host.look()
-            due, timeout = look.due, deadline - time.monotonic()
-            if look.poppable:
-                if not self.missed:  # another worker took the job first, or one came since
-                    self.missed = True
-                    return
-                due = clock.now()  # again: something the read counts that no pop takes
-            else:
-                self.missed = False
-            if due is not None:
-                wait = due - clock.now()
-                if wait <= 0 and ((changed and due != known) or due == awaited):
-                    return  # it is due now: pop
-                if wait <= 0:
-                    # due but nothing to pop (paused queue, concurrency limit, grace
-                    # period): back off instead of spinning
-                    self.idle_streak += 1
-                    wait = min(0.01 * 2 ** min(self.idle_streak, 10), self.settings.interval)
-                else:
-                    self.idle_streak = 0
-                    awaited = due
-                    wait += 0.001  # land just after the due time, not just before it
-                timeout = min(timeout, wait)
-            waker.wait(seen, max(0.0, timeout), schedules)
+            timeout = spell.timeout(host.look())
+            if timeout is None:
+                return
+            waker.wait(seen, timeout, schedules)
             if waker.generation != seen or waker.schedules == schedules:
                 return  # new work, or the time to pop has come
-            if host.stopping is not None or time.monotonic() >= deadline:
+            if host.stopping is not None or not spell.rescheduled():
                 return
-            known, changed = due, True
             # coalesce bursts of schedule changes: at most one re-read per 10 ms
             waker.wait(seen, 0.01)
             if waker.generation != seen:
