@@ -58,6 +58,12 @@ class QlessConnectionError(QlessError):
     """
 
 
+class OutOfMemoryError(QlessConnectionError):
+    """The server refused the command because it reached its memory limit (``maxmemory``
+    with the ``noeviction`` policy): nothing was written. It passes once memory is freed
+    (jobs complete and expire, or the limit is raised)."""
+
+
 class ConnectionSetupError(QlessConnectionError):
     """Connecting failed for a reason that retrying cannot mend: the server's certificate
     did not verify, authentication or an ACL refused us, Sentinel does not know the
@@ -98,6 +104,8 @@ _REFUSED_PREFIXES = ("NOAUTH", "WRONGPASS", "NOPERM")
 
 def error_from_reply(text: str, command: str = "") -> QlessError:
     """Map a server error reply to the matching exception (not raised, returned)."""
+    if text.startswith("OOM"):
+        return OutOfMemoryError(f"the server is out of memory: {text}")
     if text.startswith(_UNAVAILABLE_PREFIXES):
         return QlessConnectionError(text)
     if text.startswith(_REFUSED_PREFIXES):

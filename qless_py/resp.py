@@ -53,7 +53,14 @@ from qless_py.endpoint import Endpoint
 Arg = str | bytes | int | float
 
 __all__ = ["NOTHING", "Arg", "Connection", "ConnectionFailed", "Endpoint", "ReplyError",
-           "RespError", "SetupFailed", "Transport", "bulk", "encode_arg", "pack"]
+           "RespError", "ServerUnavailable", "SetupFailed", "Transport", "UnexpectedReply",
+           "bulk", "encode_arg", "pack", "values"]
+
+# Error replies that mean "the server cannot serve this now", not "the command is wrong":
+# loading its data after a restart, running a long script, a replica or a master cut off
+# from its replicas, out of memory, a cluster that is not ready. Waiting mends them.
+UNAVAILABLE = ("LOADING", "BUSY", "MASTERDOWN", "TRYAGAIN", "READONLY", "NOREPLICAS", "OOM",
+               "CLUSTERDOWN")
 
 
 class ReplyError(RespError):
@@ -70,9 +77,46 @@ class ReplyError(RespError):
         node that is no longer (or not yet) the master."""
         return str(self).startswith("READONLY")
 
+    @property
+    def unavailable(self) -> bool:
+        """The server cannot serve the command now (``UNAVAILABLE``); it did not run."""
+        return str(self).startswith(UNAVAILABLE)
 
-# Replies to the connection's opening commands that mean "not now" rather than "never".
-_PASSING = ("LOADING", "BUSY", "MASTERDOWN", "TRYAGAIN")
+
+class ServerUnavailable(ConnectionFailed):
+    """An error reply that says the server cannot serve now (``LOADING``, ``BUSY``,
+    ``READONLY``, ``MASTERDOWN``, ``OOM``...): a passing condition, like a connection
+    that could not be made. The connection itself may stay open."""
+
+
+class UnexpectedReply(RespError):
+    """A reply the caller cannot read: an error reply it has no meaning for, or a value of
+    the wrong shape. The message names the command and what came back."""
+
+    def __init__(self, command: str, reply: Any) -> None:
+        shown = repr(reply)
+        if len(shown) > 200:
+            shown = shown[:200] + "..."
+        super().__init__(f"{command}: unexpected reply {shown}")
+        self.command, self.reply = command, reply
+
+
+def values(commands: Sequence[Sequence[Arg]], replies: Sequence[Any]) -> list[Any]:
+    """The replies of a pipeline of reads, each one a value: an error reply among them is
+    raised, as :class:`ServerUnavailable` when it is a passing condition and as
+    :class:`UnexpectedReply` otherwise (both name the command)."""
+    for args, reply in zip(commands, replies, strict=True):
+        if isinstance(reply, ReplyError):
+            label = " ".join(_text(arg) for arg in args[:2])
+            if reply.unavailable:
+                raise ServerUnavailable(f"{label}: {reply}")
+            raise UnexpectedReply(label, reply)
+    return list(replies)
+
+
+def _text(arg: Arg) -> str:
+    return arg.decode("utf-8", "replace") if isinstance(arg, bytes) else str(arg)
+
 
 
 # Counts forks, so that a child notices the per-thread connections it inherited without a
@@ -380,7 +424,7 @@ def opening_refusal(target: Endpoint, hello: list[tuple[str, list[Arg]]],
     ``SetupFailed`` naming the command."""
     for (label, _), reply in zip(hello, replies, strict=True):
         if isinstance(reply, ReplyError):
-            if str(reply).startswith(_PASSING):
+            if reply.unavailable:
                 return ConnectionFailed(f"{target}: {reply}")
             return SetupFailed(f"{target} refused {label}: {reply}")
     return None

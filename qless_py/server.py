@@ -123,7 +123,9 @@ class ServerProcess:
             args += ["--unixsocket", str(self.socket_path), "--unixsocketperm", "700"]
         return [*args, *self.extra_args]
 
-    def start(self, timeout: float = 10.0) -> ServerProcess:
+    def start(self, timeout: float = 10.0, *, wait: bool = True) -> ServerProcess:
+        """Start the server and wait up to ``timeout`` s until it answers PING (a server
+        still loading its data does not); ``wait=False`` returns at once."""
         self.directory.mkdir(parents=True, exist_ok=True)
         if self.unixsocket and self.socket_path.exists():
             self.socket_path.unlink()
@@ -135,7 +137,8 @@ class ServerProcess:
             stderr=subprocess.DEVNULL,
             start_new_session=True,
         )
-        self.wait_ready(timeout)
+        if wait:
+            self.wait_ready(timeout)
         return self
 
     def wait_ready(self, timeout: float = 10.0) -> None:

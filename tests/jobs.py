@@ -35,6 +35,15 @@ class Noop:
         _started(job)
 
 
+class Quiet:
+    """Sleeps ``data['seconds']`` (0 by default) without a call of its own to the server,
+    so a server outage cannot make it raise; the worker completes it."""
+
+    @staticmethod
+    def process(job: Any) -> None:
+        time.sleep(float(job.data.get("seconds", 0)))
+
+
 class SelfComplete:
     """Completes itself, then counts the successful complete (only after it returned)."""
 

@@ -504,6 +504,11 @@ class AsyncWorker:
             listed = [*mine.get("jobs", []), *mine.get("stalled", [])]
             jids = [jid for jid in listed if self.leases.wants(jid, since)]
             raws = json_list(await aclient.core.call("multiget", *jids)) if jids else []
+        except QlessConnectionError as exc:  # the server went away again: look once more
+            log.warning("worker %s: could not read the jobs it holds yet (%s); looking again "
+                        "after the next pop", self.name, exc)
+            popper.adopt_due = True
+            return []
         except QlessError as exc:
             log.error("worker %s: could not read the jobs it holds: %s", self.name, exc)
             return []
@@ -538,7 +543,7 @@ class AsyncWorker:
             left = await send_held(self.aclient.core, job, job._retry_call(
                 0, f"failed-retries-{job.queue_name}", message), ends=True)
         except QlessConnectionError as exc:
-            log.error("could not retry %s (%s); looking again later", job.jid, exc)
+            log.warning("could not retry %s (%s); looking again later", job.jid, exc)
             self.leases.ended(job, unsettled=True)
             return
         except QlessError as exc:

@@ -17,6 +17,7 @@ from qless_py.calls.job import JobBase
 from qless_py.workers.aio_jobrun import send_held
 from qless_py.workers.heartbeat import refused, renewed, skip
 from qless_py.workers.leases import NEVER, Lease, Leases
+from qless_py.workers.outage import Outage
 
 AT_ONCE = 64  # heartbeats in flight at a time (the async client's pool holds 100)
 
@@ -26,6 +27,7 @@ class AsyncHeartbeat:
 
     def __init__(self, leases: Leases[JobBase], core: Any) -> None:
         self.leases, self.core = leases, core
+        self.outage = Outage("heartbeat")
         self._sooner = asyncio.Event()
 
     def sooner(self) -> None:
@@ -56,6 +58,6 @@ class AsyncHeartbeat:
         try:
             expires = float(await send_held(self.core, job, job._heartbeat_call(), ends=False))
         except Exception as exc:
-            refused(self.leases, lease, exc)
+            refused(self.leases, lease, exc, self.outage)
             return
-        renewed(self.leases, lease, expires)
+        renewed(self.leases, lease, expires, self.outage)

@@ -26,6 +26,7 @@ from qless_py.handlers import HandlerError, find_handler
 from qless_py.reservers import make_reserver
 from qless_py.workers.logs import flush_logs
 from qless_py.workers.lookout import Idleness, IdleSpell, look
+from qless_py.workers.outage import Outage
 from qless_py.workers.runner import pop_backoff
 from qless_py.workers.worker import ADOPTION_ROUNDS
 
@@ -75,6 +76,7 @@ class Popper:
         self.reserver = make_reserver(worker.order,
                                       [worker.aclient.queues[n] for n in worker.queue_names])
         self.backoff = 0.0
+        self.outage = Outage("pop")
         self.unsettled = False  # a run ended unsettled: adopt after the next pop
         self.adopt_due = False  # adoption's rounds ran out: look again after the next pop
         self.idleness = Idleness()
@@ -116,8 +118,7 @@ class Popper:
                     await wake.wait(seen, self.backoff)
                     continue
                 if self.backoff or self.unsettled or self.adopt_due:
-                    if self.backoff:
-                        log.info("pop works again")
+                    self.outage.ok()
                     self.backoff, self.unsettled, self.adopt_due = 0.0, False, False
                     await self.adopt("adopting (their pop or settle reply was lost)")
                 if raws:
@@ -152,7 +153,7 @@ class Popper:
             mark = worker.mark()  # before anything else: the notices sent by now
             return raws
         except Exception as exc:  # anything (a bug, an odd reply) must not end the popper
-            self.backoff = pop_backoff(exc, self.backoff)
+            self.backoff = pop_backoff(exc, self.backoff, self.outage)
         finally:
             worker.marks.pop_ended(mark)
         return None

@@ -16,8 +16,13 @@ redis-py) and ``settle`` does what the child could not:
   fault, the process was asked to stop.
 * the name is deregistered, so ``qless-py workers`` no longer lists it.
 
-A failure on the way (the server unreachable, say) is logged and leaves the remaining jobs
-to their locks' expiry.
+A server that cannot answer yet (restarting and loading its data, failing over, out of
+memory, out of reach) does not end it: ``Settlement`` tries again with backoff, from
+0.1 s up to 2 s, until the server answers, for at most ``PATIENCE`` seconds (the core's
+default lock length: after that the locks have run out and lock expiry has done the same
+work). It logs one WARNING when it first has to wait, and one INFO line when the jobs are
+finally settled. Meanwhile the supervisor does not restart the dead child's slot, so a
+replacement that takes the same ``--name`` cannot adopt jobs that are about to be retried.
 """
 
 from __future__ import annotations
@@ -25,7 +30,10 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
+import time
 from typing import TYPE_CHECKING, Any
+
+from qless_py.workers.outage import reason
 
 if TYPE_CHECKING:  # the supervisor imports the client only when a child was killed
     from qless_py import Client
@@ -44,10 +52,68 @@ def report(worker: ChildWorker) -> bytes:
                        "endpoint": endpoint}).encode()
 
 
+PATIENCE = 60.0  # seconds a settlement waits for the server at most (the default lock)
+
+
+class Settlement:
+    """The settling of one killed child's jobs: ``attempt()`` until it returns True.
+
+    ``info`` is ``report``'s content, ``pid`` the dead process, ``how`` what happened to
+    it; ``spend_retry`` False gives the jobs back instead of retrying them."""
+
+    def __init__(self, info: dict[str, Any], pid: int, how: str, *, spend_retry: bool,
+                 patience: float = PATIENCE) -> None:
+        self.info, self.pid, self.how, self.spend_retry = info, pid, how, spend_retry
+        self.name = str(info["name"])
+        self.started = time.monotonic()
+        self.deadline = self.started + patience
+        self.next_at = self.started  # when to attempt next (monotonic)
+        self.backoff = 0.0
+        self.waited = False  # an attempt failed because the server could not answer
+
+    def attempt(self) -> bool:
+        """Settle the jobs now if the server answers: True when done (settled, refused,
+        or given up at the deadline), False to be attempted again at ``next_at``."""
+        from qless_py import QlessConnectionError, QlessError
+
+        what = f"worker {self.name} (process {self.pid}, {self.how})"
+        try:
+            done = _settle(self.info, self.pid, self.how, self.spend_retry)
+        except QlessConnectionError as exc:
+            now = time.monotonic()
+            if now >= self.deadline:
+                log.error("supervisor: could not settle the jobs of %s: %s; they wait for their "
+                          "locks to expire", what, reason(exc))
+                return True
+            if not self.waited:
+                log.warning("supervisor: cannot settle the jobs of %s yet: %s; trying again "
+                            "with backoff until the server answers (for up to %.0fs)", what,
+                            reason(exc), self.deadline - now)
+                self.waited = True
+            self.backoff = min(max(self.backoff * 2, 0.1), 2.0)
+            self.next_at = min(now + self.backoff, self.deadline)
+            return False
+        except QlessError as exc:
+            log.error("supervisor: could not settle the jobs of %s: %s; they wait for their "
+                      "locks to expire", what, reason(exc))
+            return True
+        after = (f" (after {time.monotonic() - self.started:.1f}s, once the server answered)"
+                 if self.waited else "")
+        log.info("supervisor: %s deregistered%s; its jobs: %s", what, after,
+                 ", ".join(done) if done else "none")
+        return True
+
+
 def settle(info: dict[str, Any], pid: int, how: str, *, spend_retry: bool) -> None:
-    """Settle the jobs of the killed child ``pid`` described by ``info`` (``report``'s
-    content), then deregister its name. ``how`` says what happened to it."""
-    from qless_py import Client, QlessError
+    """Settle the jobs of the killed child ``pid`` now, in one attempt (a server that
+    cannot answer leaves them to their locks); the supervisor uses ``Settlement``."""
+    Settlement(info, pid, how, spend_retry=spend_retry, patience=0.0).attempt()
+
+
+def _settle(info: dict[str, Any], pid: int, how: str, spend_retry: bool) -> list[str]:
+    """Retry or give back the jobs still leased to the dead worker, then deregister its
+    name: a word on each job. Raises what the client raises."""
+    from qless_py import Client
     from qless_py.resp import Endpoint
 
     name = str(info["name"])
@@ -61,11 +127,7 @@ def settle(info: dict[str, Any], pid: int, how: str, *, spend_retry: bool) -> No
         done = [_settle_one(client, name, job, why, spend_retry)
                 for job in _leased(client, name)]
         client.workers.deregister(name)
-        log.info("supervisor: worker %s (process %d, %s) deregistered; its jobs: %s", name,
-                 pid, how, ", ".join(done) if done else "none")
-    except QlessError as exc:
-        log.error("supervisor: could not settle the jobs of worker %s (process %d, %s): %s;"
-                  " they wait for their locks to expire", name, pid, how, exc)
+        return done
     finally:
         client.close()
 

@@ -62,6 +62,7 @@ class Slot:
     done: bool = False  # finished for good (burst drained, or stopped)
     report: int = -1  # read end of the pipe on which the child says who it is
     killed: bool = False  # SIGKILLed by the supervisor (it would not stop after TERM)
+    settling: dead_child.Settlement | None = None  # its killed child's jobs, not settled yet
 
 
 class ForkingWorker:
@@ -85,10 +86,11 @@ class ForkingWorker:
         try:
             for slot in self.slots:
                 self._spawn(slot)
-            while any(s.pid for s in self.slots) or not self._all_done():
+            while any(s.pid or s.settling for s in self.slots) or not self._all_done():
                 for signum in self.pipe.wait(self._timeout()):
                     self._on_signal(signum)
                 self._reap()
+                self._settle_due()
                 self._respawn_due()
                 self._escalate()
                 flush_logs()
@@ -103,7 +105,8 @@ class ForkingWorker:
 
     def _timeout(self) -> float | None:
         times = [s.restart_at for s in self.slots if not s.pid and not s.done
-                 and self.stopping is None]
+                 and not s.settling and self.stopping is None]
+        times += [s.settling.next_at for s in self.slots if s.settling]
         if self.stopping is not None and self._stop_deadline < float("inf"):
             times.append(self._stop_deadline)
         if not times:
@@ -122,6 +125,9 @@ class ForkingWorker:
             log.info("supervisor: %s, stopping the worker processes", name)
             self.stopping = "now"
             self._stop_deadline = time.monotonic() + self.kill_after
+            for slot in self.slots:  # settlements still waiting for the server end by then
+                if slot.settling is not None:
+                    slot.settling.deadline = min(slot.settling.deadline, self._stop_deadline)
             self._signal_children(signal.SIGTERM)
         elif signum == signal.SIGQUIT:
             log.info("supervisor: SIGQUIT, workers finish their jobs and exit")
@@ -174,10 +180,11 @@ class ForkingWorker:
                  pid, slot.index, how, lived)
         if code is None and info is not None:
             # before a replacement starts: with --name it takes the same worker name
-            try:
-                dead_child.settle(info, pid, how, spend_retry=not slot.killed)
-            except Exception:  # a bug here must not end the supervisor
-                log.exception("supervisor: settling the jobs of process %d failed", pid)
+            slot.settling = dead_child.Settlement(info, pid, how, spend_retry=not slot.killed)
+            if self.stopping == "now":  # a supervisor told to stop waits no longer for it
+                slot.settling.deadline = min(slot.settling.deadline,
+                                             time.monotonic() + self.kill_after)
+            self._settle(slot)
         slot.killed = False
         if self.stopping is not None:
             slot.done = True
@@ -195,12 +202,32 @@ class ForkingWorker:
         if delay:
             log.warning("supervisor: restarting slot %d in %.1fs", slot.index, delay)
 
+    def _settle(self, slot: Slot) -> None:
+        """Attempt to settle the jobs of the slot's killed child (see ``dead_child``); the
+        slot restarts only once they are settled or given up."""
+        settlement = slot.settling
+        assert settlement is not None
+        try:
+            done = settlement.attempt()
+        except Exception:  # a bug here must not end the supervisor
+            log.exception("supervisor: settling the jobs of process %d failed",
+                          settlement.pid)
+            done = True
+        if done:
+            slot.settling = None
+
+    def _settle_due(self) -> None:
+        now = time.monotonic()
+        for slot in self.slots:
+            if slot.settling is not None and slot.settling.next_at <= now:
+                self._settle(slot)
+
     def _respawn_due(self) -> None:
         if self.stopping is not None:
             return
         now = time.monotonic()
         for slot in self.slots:
-            if not slot.pid and not slot.done and slot.restart_at <= now:
+            if not slot.pid and not slot.done and not slot.settling and slot.restart_at <= now:
                 self._spawn(slot)
 
     def _spawn(self, slot: Slot) -> None:

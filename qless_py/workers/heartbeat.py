@@ -12,6 +12,7 @@ import threading
 from qless_py import QlessConnectionError, QlessError, clock
 from qless_py.job import Job
 from qless_py.workers.leases import NEVER, J, Lease, Leases, beat_after
+from qless_py.workers.outage import Outage
 
 log = logging.getLogger("qless_py.worker")
 
@@ -21,6 +22,7 @@ class Heartbeat:
 
     def __init__(self, leases: Leases[Job]) -> None:
         self.leases = leases
+        self.outage = Outage("heartbeat")
         self._thread = threading.Thread(target=self._run, name="qless-heartbeat", daemon=True)
 
     def start(self) -> None:
@@ -42,9 +44,9 @@ class Heartbeat:
         try:
             expires = float(lease.job.heartbeat())
         except Exception as exc:
-            refused(self.leases, lease, exc)
+            refused(self.leases, lease, exc, self.outage)
             return
-        renewed(self.leases, lease, expires)
+        renewed(self.leases, lease, expires, self.outage)
 
 
 # What a heartbeat's reply (or its failure) does to a lease: shared with the asyncio
@@ -58,20 +60,21 @@ def skip(leases: Leases[J], lease: Lease[J]) -> bool:
     return False
 
 
-def renewed(leases: Leases[J], lease: Lease[J], expires: float) -> None:
+def renewed(leases: Leases[J], lease: Lease[J], expires: float, outage: Outage) -> None:
+    outage.ok()
     leases.beat_at(lease, beat_after(expires, clock.now()), unless_lost=True)
 
 
-def refused(leases: Leases[J], lease: Lease[J], exc: Exception) -> None:
-    """The heartbeat failed: try again soon after a connection error, mark the lease lost
-    when the core refused it."""
+def refused(leases: Leases[J], lease: Lease[J], exc: Exception, outage: Outage) -> None:
+    """The heartbeat failed: try again soon while the server cannot answer (said once per
+    outage), mark the lease lost when the core refused it."""
     job = lease.job
     # A lease-ending command in doubt (its handler still running) or an unsettled run:
     # beat anyway, so the lease lives on if the command never ran; a refusal then only
     # says that it did run (or the lock went), which stops nothing. The same holds for
     # a refusal that crossed the handler's own complete on its way.
     if isinstance(exc, QlessConnectionError):
-        log.warning("heartbeat of %s failed (%s); retrying", job.jid, exc)
+        outage.failed(exc, "renewing each lock every 0.5s until it answers")
         leases.beat_at(lease, clock.now() + 0.5)
     elif isinstance(exc, QlessError):
         if (job.finished or job.settling is not None) and lease.unsettled_seq is None:

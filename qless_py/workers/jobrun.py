@@ -76,8 +76,8 @@ def _report(job: Job, verb: str, call: Callable[[], object], done: Outcome) -> O
 def report_failed(job: JobBase, verb: str, exc: Exception) -> Outcome:
     """What became of a run whose complete or fail (``verb``) raised ``exc``."""
     if isinstance(exc, QlessConnectionError):
-        log.error("could not %s %s (%s); the worker looks at the core again once it can "
-                  "(the job is run again if it is still leased here)", verb, job.jid, exc)
+        log.warning("could not %s %s (%s); the worker looks at the core again once it can "
+                    "(the job is run again if it is still leased here)", verb, job.jid, exc)
         return "unsettled"
     if isinstance(exc, CoreError):
         log.warning("could not %s %s: %s", verb, job.jid, exc)

@@ -36,10 +36,14 @@ from qless_py.resp import (
     Connection,
     ConnectionFailed,
     ReplyError,
+    ServerUnavailable,
     Transport,
+    UnexpectedReply,
     pack,
+    values,
 )
 from qless_py.workers.lookout import look
+from qless_py.workers.outage import Outage
 
 log = logging.getLogger("qless_py.worker")
 
@@ -55,7 +59,7 @@ def _number(value: Any) -> float:
     """A stored cap as a number (0, no cap, when missing or not a number)."""
     try:
         return float(value) if value is not None else 0.0
-    except ValueError:
+    except (ValueError, TypeError):
         return 0.0
 
 
@@ -110,6 +114,7 @@ class Listener:
         self._marked = -1  # the highest mark handed out
         self._stop = threading.Event()
         self._subscribed = threading.Event()
+        self._outage = Outage("listener")
         self._thread = threading.Thread(target=self._run, name="qless-listener", daemon=True)
 
     @property
@@ -152,6 +157,7 @@ class Listener:
                 self._subscribe(conn, [INVALIDATE] if tracked else [])
                 if not first:
                     log.info("listener: subscribed again")
+                self._outage.ok()
                 # Runners may have found nothing and gone to sleep before the subscription
                 # (the worker does not wait for it): notices sent meanwhile were missed,
                 # so every runner pops once more.
@@ -161,11 +167,14 @@ class Listener:
                 self._pump(conn)
             except _Resubscribe:
                 continue
-            except (ConnectionFailed, OSError) as exc:
+            except (ConnectionFailed, OSError, UnexpectedReply) as exc:
+                # the server restarting (refused, then LOADING), failing over (READONLY),
+                # busy or out of memory; or a reply we cannot read (UnexpectedReply names
+                # it): the same wait and the same log lines
                 self._subscribed.clear()
                 if self._stop.is_set():
                     break
-                log.warning("listener: connection problem (%s); retrying in %.1fs", exc, delay)
+                self._outage.failed(exc, f"subscribing again with backoff from {delay:.1f}s")
                 self._stop.wait(delay)
                 delay = min(delay * 2, 5.0)
             except Exception:  # a bug here must not silently end the notices
@@ -184,10 +193,12 @@ class Listener:
                                       *[name + CAP for name in self._queues]]]
         commands += [["HGET", keys.throttle(keys.queue_tid(name)), "maximum"]
                      for name in self._queues]
-        configured, *maximums = self._transport.pipeline(commands)
+        configured, *maximums = values(commands, self._transport.pipeline(commands))
+        if not isinstance(configured, list) or len(configured) != len(self._queues):
+            raise UnexpectedReply(f"HMGET {keys.CONFIG}", configured)
         caps: dict[str, float] = {}
-        for name, *values in zip(self._queues, configured, maximums, strict=True):
-            limits = [limit for limit in map(_number, values) if limit > 0]
+        for name, *given in zip(self._queues, configured, maximums, strict=True):
+            limits = [limit for limit in map(_number, given) if limit > 0]
             if limits:
                 caps[name] = min(limits)
         return caps
@@ -209,13 +220,20 @@ class Listener:
             if name in self._caps:
                 meaning[keys.queue(name, keys.LOCKS).encode()] = (SLOTS, name)
         self._meaning = meaning
-        client_id = conn.call("CLIENT", "ID")
+        try:
+            client_id = conn.call("CLIENT", "ID")
+        except ReplyError as exc:
+            if exc.unavailable:
+                raise ServerUnavailable(f"CLIENT ID: {exc}") from None
+            raise UnexpectedReply("CLIENT ID", exc) from None
         args: list[Arg] = ["CLIENT", "TRACKING", "ON", "REDIRECT", client_id, "BCAST"]
         for prefix in _disjoint([name.decode() for name in meaning]):
             args += ["PREFIX", prefix]
         try:
             conn.call(*args)
         except ReplyError as exc:
+            if exc.unavailable:
+                raise ServerUnavailable(f"CLIENT TRACKING: {exc}") from None
             log.warning("listener: the server refuses key tracking (%s); new work is found "
                         "at the safety interval only", exc)
             self.tracking = False
@@ -250,6 +268,8 @@ class Listener:
     # -- messages ------------------------------------------------------------------------
     def _dispatch(self, message: Any) -> None:
         if isinstance(message, ReplyError):
+            if message.unavailable:
+                raise ServerUnavailable(f"subscription: {message}")
             raise ConnectionFailed(f"subscription refused: {message}")
         if _kind(message) != "message":
             return  # subscribe confirmations, pongs

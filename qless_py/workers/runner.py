@@ -26,6 +26,7 @@ from qless_py.workers.jobrun import Outcome, run_job
 from qless_py.workers.leases import Leases
 from qless_py.workers.logs import flush_logs
 from qless_py.workers.lookout import Idleness, IdleSpell, Look
+from qless_py.workers.outage import Outage
 from qless_py.workers.waker import Waker
 from qless_py.workers.workdir import Workdir
 
@@ -68,13 +69,14 @@ class Host(Protocol):
         """How far the listener's notices reached just now (see ``Waker.is_news``)."""
 
 
-def pop_backoff(exc: Exception, backoff: float) -> float:
+def pop_backoff(exc: Exception, backoff: float, outage: Outage) -> float:
     """The wait before the next pop after ``exc`` (called in its ``except``), logged: a
-    connection problem from 0.1 s, a refusal or anything unexpected from 0.5 s, doubling
-    up to 5 s."""
+    server that cannot answer (unreachable, loading, busy, failing over, out of memory)
+    from 0.1 s, said once per outage through ``outage``; a refusal or anything unexpected
+    from 0.5 s; doubling up to 5 s."""
     if isinstance(exc, QlessConnectionError):
         backoff = min(max(backoff * 2, 0.1), 5.0)
-        log.warning("pop failed (%s); retrying in %.1fs", exc, backoff)
+        outage.failed(exc, "popping again with backoff (up to 5s)")
     elif isinstance(exc, QlessError):
         backoff = min(max(backoff * 2, 0.5), 5.0)
         log.error("pop refused (%s); retrying in %.1fs", exc, backoff)
@@ -97,8 +99,9 @@ class Runner:
     """One runner thread's loop: reserve, run, repeat; sleep smartly when idle."""
 
     def __init__(self, host: Host, settings: RunnerSettings, waker: Waker, leases: Leases[Job],
-                 reserver: Reserver, workdir: Workdir) -> None:
+                 reserver: Reserver, workdir: Workdir, outage: Outage) -> None:
         self.host, self.settings = host, settings
+        self.outage = outage  # the worker's pops' outage, shared by its runners
         self.waker, self.leases = waker, leases
         self.reserver = reserver
         self.workdir = workdir
@@ -144,8 +147,7 @@ class Runner:
             return None
         jobs = [job for job in jobs if self.leases.add(job)]  # add() logs what it refuses
         if self.backoff or self.unsettled or self.host.adoption_due:
-            if self.backoff:
-                log.info("pop works again")
+            self.outage.ok()
             self.backoff, self.unsettled = 0.0, False
             self.host.adopt_orphans()
         if not jobs:
@@ -170,7 +172,7 @@ class Runner:
             mark = self.host.mark()  # before anything else: the notices sent by now
             return jobs
         except Exception as exc:  # anything (a bug, an odd reply) must not end the thread
-            self.backoff = pop_backoff(exc, self.backoff)
+            self.backoff = pop_backoff(exc, self.backoff, self.outage)
         finally:
             self.waker.pop_ended(mark)
         return None

@@ -34,6 +34,7 @@ from qless_py.workers.leases import Lease, Leases
 from qless_py.workers.listener import Listener, loses_lease
 from qless_py.workers.logs import flush_logs
 from qless_py.workers.lookout import Look, look
+from qless_py.workers.outage import Outage
 from qless_py.workers.runner import Runner, RunnerSettings, Stop
 from qless_py.workers.signals import NUDGE, SignalPipe
 from qless_py.workers.waker import Waker
@@ -123,6 +124,7 @@ class Worker:
         self.waker = Waker()
         self.leases: Leases[Job] = Leases(on_lost=self._job_lost)
         self.heartbeat = Heartbeat(self.leases)
+        self.pop_outage = Outage("pop")  # shared by the runner threads
         self.pipe = SignalPipe()
         self.paused = False
         self.stopping: Stop | None = None
@@ -294,6 +296,12 @@ class Worker:
             listed = [*mine.get("jobs", []), *mine.get("stalled", [])]
             jids = [jid for jid in listed if self.leases.wants(jid, since)]
             jobs = self.client.jobs.get(*jids) if jids else []
+        except QlessConnectionError as exc:  # the server went away again: look once more
+            log.warning("worker %s: could not read the jobs it holds yet (%s); looking again "
+                        "after the next pop", self.name, exc)
+            with self._lock:
+                self._adopt_again = True
+            return
         except QlessError as exc:
             log.error("worker %s: could not read the jobs it holds: %s", self.name, exc)
             return
@@ -325,7 +333,7 @@ class Worker:
         try:
             left = job.retry(group=f"failed-retries-{job.queue_name}", message=message)
         except QlessConnectionError as exc:
-            log.error("could not retry %s (%s); looking again later", job.jid, exc)
+            log.warning("could not retry %s (%s); looking again later", job.jid, exc)
             self.leases.ended(job, unsettled=True)
             return
         except QlessError as exc:
@@ -409,7 +417,8 @@ class Worker:
         settings = RunnerSettings(worker=self.name, interval=self.interval,
                                   max_batch=self.max_batch, burst=self.burst,
                                   relay=self.threads > 1)
-        runner = Runner(self, settings, self.waker, self.leases, reserver, workdir)
+        runner = Runner(self, settings, self.waker, self.leases, reserver, workdir,
+                        self.pop_outage)
         try:
             runner.loop()
         except Exception:  # pragma: no cover - a bug: log it, do not hang the process

@@ -38,6 +38,15 @@ class Noop:
         await _started(job)
 
 
+class Quiet:
+    """Sleeps ``data['seconds']`` (0 by default) without a call of its own to the server;
+    the worker completes it."""
+
+    @staticmethod
+    async def process(job: Any) -> None:
+        await asyncio.sleep(float(job.data.get("seconds", 0)))
+
+
 def _plain_wrapper(func: Any) -> Any:
     """A decorator that returns a plain function (functools.wraps) around ``func``."""
 
