@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from qless_py import clock, keys
-from qless_py.resp import Arg, ReplyError, Transport
+from qless_py.resp import Arg, ConnectionFailed, Transport, UnexpectedReply, values
 
 log = logging.getLogger("qless_py.worker")
 
@@ -48,24 +48,38 @@ def look(transport: Transport, queues: Sequence[str], caps: Mapping[str, float],
         if name in caps:
             commands.append(["ZCOUNT", keys.queue(name, keys.LOCKS), now, "+inf"])
     try:
-        replies = transport.pipeline(commands)
-    except Exception as exc:  # connection trouble: the interval is the safety net
+        replies = values(commands, transport.pipeline(commands))
+        count = len(queues) * len(DUE_SETS) if due else 0
+        return Look(_due(commands[:count], replies[:count]),
+                    _poppable(queues, caps, commands[count:], replies[count:]))
+    except (ConnectionFailed, OSError) as exc:  # the pops that follow say it, once
         log.debug("could not read the queues: %s", exc)
-        return Look(None, True)
-    count = len(queues) * len(DUE_SETS) if due else 0
-    scores = [float(reply[1]) for reply in replies[:count] if isinstance(reply, list) and reply]
-    return Look(min(scores) if scores else None,
-                _poppable(queues, caps, iter(replies[count:])))
+    except UnexpectedReply as exc:
+        log.warning("could not read the queues: %s", exc)
+    return Look(None, True)  # unknown: pop, and the interval is the safety net
+
+
+def _due(commands: Sequence[Sequence[Arg]], replies: Sequence[Any]) -> float | None:
+    """The lowest score among the ZRANGE ... WITHSCORES replies (None: all sets empty)."""
+    scores = []
+    for args, reply in zip(commands, replies, strict=True):
+        if not isinstance(reply, list) or len(reply) not in (0, 2):
+            raise UnexpectedReply(f"ZRANGE {args[1]!s}", reply)
+        if reply:
+            scores.append(float(reply[1]))
+    return min(scores) if scores else None
 
 
 def _poppable(queues: Sequence[str], caps: Mapping[str, float],
-              replies: Iterator[Any]) -> bool:
+              commands: Sequence[Sequence[Arg]], replies: Sequence[Any]) -> bool:
+    for args, reply in zip(commands, replies, strict=True):
+        if not isinstance(reply, int):
+            raise UnexpectedReply(f"{args[0]!s} {args[1]!s}", reply)
     found = False
+    counts = iter(replies)
     for name in queues:
-        waiting, paused = next(replies), next(replies)
-        running = next(replies) if name in caps else None
-        if any(isinstance(reply, ReplyError) for reply in (waiting, paused, running)):
-            return True
+        waiting, paused = next(counts), next(counts)
+        running = next(counts) if name in caps else None
         free = running is None or running < caps[name]
         found = found or (waiting > 0 and paused != 1 and free)
     return found
