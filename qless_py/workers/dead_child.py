@@ -86,7 +86,7 @@ class Settlement:
                           "locks to expire", what, reason(exc))
                 return True
             if not self.waited:
-                log.warning("supervisor: cannot settle the jobs of %s yet: %s; trying again "
+                log.warning("supervisor: cannot settle the jobs of %s yet: %s; retrying "
                             "with backoff until the server answers (for up to %.0fs)", what,
                             reason(exc), self.deadline - now)
                 self.waited = True

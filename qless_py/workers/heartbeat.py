@@ -74,7 +74,7 @@ def refused(leases: Leases[J], lease: Lease[J], exc: Exception, outage: Outage) 
     # says that it did run (or the lock went), which stops nothing. The same holds for
     # a refusal that crossed the handler's own complete on its way.
     if isinstance(exc, QlessConnectionError):
-        outage.failed(exc, "renewing each lock every 0.5s until it answers")
+        outage.failed(exc, "retrying each lock's renewal every 0.5s")
         leases.beat_at(lease, clock.now() + 0.5)
     elif isinstance(exc, QlessError):
         if (job.finished or job.settling is not None) and lease.unsettled_seq is None:

@@ -40,8 +40,8 @@ class Outage:
 
     def failed(self, exc: BaseException, what: str = "") -> bool:
         """A call failed because of ``exc``: a WARNING if this starts an outage, DEBUG
-        otherwise. ``what`` says what the part does meanwhile ("retrying with backoff" by
-        default). True when this failure started the outage."""
+        otherwise. ``what`` says how the part retries meanwhile ("retrying with backoff"
+        by default). True when this failure started the outage."""
         with self._lock:
             first = self._since is None
             if first:

@@ -76,7 +76,7 @@ def pop_backoff(exc: Exception, backoff: float, outage: Outage) -> float:
     from 0.5 s; doubling up to 5 s."""
     if isinstance(exc, QlessConnectionError):
         backoff = min(max(backoff * 2, 0.1), 5.0)
-        outage.failed(exc, "popping again with backoff (up to 5s)")
+        outage.failed(exc, "retrying the pop with backoff (0.1s doubling to 5s)")
     elif isinstance(exc, QlessError):
         backoff = min(max(backoff * 2, 0.5), 5.0)
         log.error("pop refused (%s); retrying in %.1fs", exc, backoff)
