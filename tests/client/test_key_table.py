@@ -98,8 +98,9 @@ def test_every_name_in_keys_py_has_a_twin() -> None:
 
 def test_constants_spell_their_twins() -> None:
     table = key_table()
-    pairs = {name: (getattr(keys, name), "".join(table[f] for f in fields))
-             for name, fields in CONSTANTS.items()}
+    pairs: dict[str, tuple[object, object]] = {
+        name: (getattr(keys, name), "".join(table[f] for f in fields))
+        for name, fields in CONSTANTS.items()}
     pairs["THROTTLE_SETS"] = (keys.THROTTLE_SETS, tuple(table[f] for f in THROTTLE_SETS))
     wrong = {name: pair for name, pair in pairs.items() if pair[0] != pair[1]}
     assert wrong == {}, "keys.py (left) and lua/prelude.lua (right) disagree"
