@@ -117,6 +117,7 @@ def test_usr2_pauses_popping_and_cont_resumes(
     worker.signal(signal.SIGCONT)
     wait_for(lambda: (j := client.jobs[jid]) is not None and j.state == "complete",
              timeout=3)
+    wait_for(lambda: f"start {jid}" in worker.log)  # written when its runner goes idle
     log = worker.log
     assert log.index("SIGCONT, resuming") < log.index(f"start {jid}")  # popped on resume
     assert worker.proc.poll() is None
