@@ -1,4 +1,4 @@
--- Queues: pop, peek, counts, listings, pause, and the shared P-PROMOTE / P-RECLAIM steps.
+-- Queues: peek, counts, listings, pause, forget; the P-PROMOTE / P-RECLAIM steps pop.lua shares.
 
 -- Call a variadic Redis command on key `k` with the items of `list` from `first` (default
 -- 1), `step` at a time (no unpack() ceiling); `step` is even for score/member pairs.

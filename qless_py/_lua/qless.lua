@@ -155,7 +155,7 @@ local cfg
 -- local EXPIRED_ROUNDS = 5
 
 --@ lua/queue.lua:1-1
--- Queues: pop, peek, counts, listings, pause, and the shared P-PROMOTE / P-RECLAIM steps.
+-- Queues: peek, counts, listings, pause, forget; the P-PROMOTE / P-RECLAIM steps pop.lua shares.
 
 --@ lua/recurring.lua:1-1
 -- Recurring templates: recur, unrecur, recur.get, recur.update, recur.tag/untag, P-SPAWN.

@@ -4,12 +4,11 @@ both kinds of worker (threads, and ``--async`` with ``async def`` jobs)."""
 from __future__ import annotations
 
 import signal
-import time
 from collections.abc import Callable
 
 import pytest
 
-from qless_py import Client, Job
+from qless_py import Client, Job, keys
 from tests.workers.conftest import CliWorker, Kind, wait_for
 
 Start = Callable[..., CliWorker]
@@ -103,15 +102,24 @@ def test_usr2_pauses_popping_and_cont_resumes(
     jobs = kind.jobs
     worker = start_one(cli_worker, server_url, kind)
     wait_for(lambda: "sig" in registered(client))
+    channel = keys.worker_channel("sig")
+    wait_for(lambda: client.redis.pubsub_numsub(channel) == [(channel.encode(), 1)])
     worker.signal(signal.SIGUSR2)
     wait_for(lambda: "paused" in worker.log)
     jid = client.queues["q"].put(jobs.Noop, {})
-    time.sleep(0.5)  # a paused worker must not take it (it would within milliseconds)
+    # The put's notice and then this message reach the worker's listener in that order,
+    # on one connection: once the listener has logged the message, it has woken the
+    # worker for the job, which a worker that ignored the pause would have popped.
+    client.redis.publish(channel, "not a notice")
+    wait_for(lambda: "unreadable notice" in worker.log)
     job = client.jobs[jid]
     assert job is not None and job.state == "waiting"
     worker.signal(signal.SIGCONT)
     wait_for(lambda: (j := client.jobs[jid]) is not None and j.state == "complete",
              timeout=3)
+    wait_for(lambda: f"start {jid}" in worker.log)  # written when its runner goes idle
+    log = worker.log
+    assert log.index("SIGCONT, resuming") < log.index(f"start {jid}")  # popped on resume
     assert worker.proc.poll() is None
 
 

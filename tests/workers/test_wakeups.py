@@ -18,6 +18,7 @@ import time
 from typing import Any
 
 import pytest
+import redis
 
 from qless_py import Client, keys
 from qless_py.job import Job
@@ -293,15 +294,23 @@ def test_schedule_changes_do_not_make_the_idle_worker_pop(
 
 
 def test_idle_worker_costs_the_server_next_to_nothing(
-        client: Client, background: Background) -> None:
-    idle_worker(background, "a", "b")
-    client.redis.config_resetstat()
-    time.sleep(1.5)  # an idle worker sends nothing at all: any span shows it
-    stats: dict[str, Any] = client.redis.info("commandstats")
-    calls = {k: v["calls"] for k, v in stats.items()}
-    calls.pop("cmdstat_info", None)
-    calls.pop("cmdstat_config|resetstat", None)
-    assert sum(calls.values()) == 0, calls
+        background: Background, server_url: str) -> None:
+    # Between safety checks an idle worker sends nothing at all: with a short interval,
+    # the first command the server sees from it after it fell asleep is the next safety
+    # check's pop, a whole interval after the worker started.
+    interval = 1.5
+    began = time.monotonic()
+    asleep(background(["a", "b"], name="idle", interval=interval))
+    watcher = redis.Redis.from_url(server_url, socket_timeout=interval + WAKE)
+    try:
+        with watcher.monitor() as monitor:
+            first = monitor.next_command()
+            seen = time.monotonic()
+    finally:
+        watcher.close()
+    assert first["command"].split()[:1] == ["EVALSHA"], first["command"]
+    assert " pop " in f" {first['command']} ", first["command"]
+    assert seen - began >= interval, first["command"]
 
 
 def test_one_job_costs_a_threaded_process_at_most_one_empty_pop(
