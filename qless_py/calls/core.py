@@ -71,8 +71,8 @@ def translate_redis_error(exc: BaseException) -> RespError | None:
         from redis import exceptions as e
         _redis_errors = (e.AuthenticationError, e.ConnectionError, e.TimeoutError,
                          e.NoScriptError, e.ReadOnlyError, e.NoPermissionError,
-                         e.ResponseError)
-    auth, lost, timeout, noscript, readonly, noperm, refused = _redis_errors
+                         e.OutOfMemoryError, e.ResponseError)
+    auth, lost, timeout, noscript, readonly, noperm, oom, refused = _redis_errors
     if isinstance(exc, auth):
         return SetupFailed(f"authentication refused: {exc}")
     if isinstance(exc, (lost, timeout)):
@@ -84,6 +84,8 @@ def translate_redis_error(exc: BaseException) -> RespError | None:
         return ReplyError(f"READONLY {exc}")
     if isinstance(exc, noperm):
         return ReplyError(f"NOPERM {exc}")
+    if isinstance(exc, oom):
+        return ReplyError(f"OOM {exc}")
     if isinstance(exc, refused):
         return ReplyError(str(exc))
     return None

@@ -10,8 +10,10 @@ import logging
 import threading
 
 from qless_py import QlessConnectionError, QlessError, clock
+from qless_py.errors import OutOfMemoryError
 from qless_py.job import Job
 from qless_py.workers.leases import NEVER, J, Lease, Leases, beat_after
+from qless_py.workers.memory import note_refusal
 
 log = logging.getLogger("qless_py.worker")
 
@@ -70,7 +72,10 @@ def refused(leases: Leases[J], lease: Lease[J], exc: Exception) -> None:
     # beat anyway, so the lease lives on if the command never ran; a refusal then only
     # says that it did run (or the lock went), which stops nothing. The same holds for
     # a refusal that crossed the handler's own complete on its way.
-    if isinstance(exc, QlessConnectionError):
+    if isinstance(exc, OutOfMemoryError):  # the lease lives on; one line per outage
+        note_refusal(exc, f"heartbeat of {job.jid}")
+        leases.beat_at(lease, clock.now() + 0.5)
+    elif isinstance(exc, QlessConnectionError):
         log.warning("heartbeat of %s failed (%s); retrying", job.jid, exc)
         leases.beat_at(lease, clock.now() + 0.5)
     elif isinstance(exc, QlessError):

@@ -20,12 +20,14 @@ from dataclasses import dataclass
 from typing import Literal, Protocol
 
 from qless_py import QlessConnectionError, QlessError
+from qless_py.errors import OutOfMemoryError
 from qless_py.job import Job
 from qless_py.reservers import Reserver
 from qless_py.workers.jobrun import Outcome, run_job
 from qless_py.workers.leases import Leases
 from qless_py.workers.logs import flush_logs
 from qless_py.workers.lookout import Idleness, IdleSpell, Look
+from qless_py.workers.memory import note_refusal
 from qless_py.workers.waker import Waker
 from qless_py.workers.workdir import Workdir
 
@@ -72,6 +74,9 @@ def pop_backoff(exc: Exception, backoff: float) -> float:
     """The wait before the next pop after ``exc`` (called in its ``except``), logged: a
     connection problem from 0.1 s, a refusal or anything unexpected from 0.5 s, doubling
     up to 5 s."""
+    if isinstance(exc, OutOfMemoryError):  # one line per outage (workers/memory.py)
+        note_refusal(exc, "pop")
+        return min(max(backoff * 2, 0.5), 5.0)
     if isinstance(exc, QlessConnectionError):
         backoff = min(max(backoff * 2, 0.1), 5.0)
         log.warning("pop failed (%s); retrying in %.1fs", exc, backoff)
