@@ -85,7 +85,10 @@ function Check.job_sets(jid, jk, state, queue, f, out)
   for _, sk in ipairs({ qk .. key.work, qk .. key.locks, qk .. key.scheduled, qk .. key.depends,
       qk .. key.throttled }) do
     local listed = rcall('ZSCORE', sk, jid)
-    if sk == own and not listed then
+    if sk == own and not listed and state == 'running' and f[4] == '' then
+      -- Check.running reports it: a running job that no worker holds.
+      listed = false
+    elseif sk == own and not listed then
       local fix = 'add it to ' .. sk
       if state == 'running' then
         fix = 'give it an expired lock: the next pop of ' .. queue .. ' reclaims it'
@@ -114,7 +117,7 @@ function Check.running(jid, jk, queue, f, out)
   local lock = tonumber(rcall('ZSCORE', lk, jid))
   if f[4] == '' then
     Check.found(out, 'running-without-worker', jk, lk, 'running but no worker holds it',
-      'give it an expired lock: the next pop of ' .. queue .. ' reclaims it')
+      'it gives back its lock and throttles and waits again, as after a timeout')
     return
   end
   local expires = tonumber(f[5])
@@ -520,8 +523,10 @@ function Check.fix_job(now, jid, inv, member)
   local state, queue = f[1], f[2]
   if inv == 'queue-unlisted' then
     rcall('ZADD', key.queues, 'NX', now, queue)
-  elseif inv == 'not-in-state-set' or inv == 'running-without-worker' then
+  elseif inv == 'not-in-state-set' then
     Check.relist(now, jid, state, queue, f, member)
+  elseif inv == 'running-without-worker' then
+    Check.requeue(now, jid, queue)
   elseif inv == 'in-other-set' then
     rcall('ZREM', member, jid)
   elseif inv == 'lock-mismatch' then
@@ -559,7 +564,10 @@ function Check.relist(now, jid, state, queue, f, sk)
     rcall('LPUSH', key.failure_group .. group, jid)
     rcall('SADD', key.failures, group)
   elseif state == 'running' then
+    -- Its lock, worker set entry and expires all say the lock ran out now.
+    rcall('HSET', key.job .. jid, 'expires', now)
     rcall('ZADD', key.queue .. queue .. key.locks, now, jid)
+    if f[5] and f[5] ~= '' then rcall('ZADD', key.worker .. f[5] .. key.jobs, now, jid) end
   elseif state == 'waiting' then
     Job.enqueue(queue, jid, tonumber(f[3]) or 0, now)
   elseif state == 'stalled' then
@@ -567,6 +575,17 @@ function Check.relist(now, jid, state, queue, f, sk)
   else
     rcall('ZADD', sk, now, jid)
   end
+end
+
+-- A running job that no worker holds waits again, as a timed-out one does: out of the
+-- locks set, its throttles given back (its ordering key's turn kept), through the gate.
+function Check.requeue(now, jid, queue)
+  local jk = key.job .. jid
+  local f = rcall('HMGET', jk, 'priority', 'throttles', 'key', 'ttl')
+  rcall('ZREM', key.queue .. queue .. key.locks, jid)
+  if f[2] then Job.leave(now, jid, queue, f[2], nil) end
+  rcall('HSET', jk, 'worker', '', 'expires', 0)
+  Job.ready_or_enqueue(now, queue, jid, tonumber(f[1]) or 0, f[2], f[3], f[4], 'running')
 end
 
 -- Job `jid` stops depending on anything: out of its dependencies' dependents, its set gone.

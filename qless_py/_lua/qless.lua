@@ -298,7 +298,7 @@ function M.Check_job(now, jid, out)
   return 1
 end
   elseif name == 'Check_job_sets' then
---@ lua/check.lua:76-107
+--@ lua/check.lua:76-110
 -- A job that is not complete: in the set its state names, in no other set of its queue,
 -- and its queue in ql:queues.
 function M.Check_job_sets(jid, jk, state, queue, f, out)
@@ -311,7 +311,10 @@ function M.Check_job_sets(jid, jk, state, queue, f, out)
   for _, sk in ipairs({ qk .. '-work', qk .. '-locks', qk .. '-scheduled', qk .. '-depends',
       qk .. '-throttled' }) do
     local listed = rcall('ZSCORE', sk, jid)
-    if sk == own and not listed then
+    if sk == own and not listed and state == 'running' and f[4] == '' then
+      -- Check.running reports it: a running job that no worker holds.
+      listed = false
+    elseif sk == own and not listed then
       local fix = 'add it to ' .. sk
       if state == 'running' then
         fix = 'give it an expired lock: the next pop of ' .. queue .. ' reclaims it'
@@ -332,7 +335,7 @@ function M.Check_job_sets(jid, jk, state, queue, f, out)
   end
 end
   elseif name == 'Check_running' then
---@ lua/check.lua:109-140
+--@ lua/check.lua:112-143
 -- A running job: its lock and its worker's job set scored by its `expires` (not while in
 -- the grace period after a lost lock, when pop has moved both), a worker, and a lock of
 -- each of its named throttles.
@@ -341,7 +344,7 @@ function M.Check_running(jid, jk, queue, f, out)
   local lock = tonumber(rcall('ZSCORE', lk, jid))
   if f[4] == '' then
     M.Check_found(out, 'running-without-worker', jk, lk, 'running but no worker holds it',
-      'give it an expired lock: the next pop of ' .. queue .. ' reclaims it')
+      'it gives back its lock and throttles and waits again, as after a timeout')
     return
   end
   local expires = tonumber(f[5])
@@ -366,7 +369,7 @@ function M.Check_running(jid, jk, queue, f, out)
   end
 end
   elseif name == 'Check_job_dependencies' then
---@ lua/check.lua:142-171
+--@ lua/check.lua:145-174
 -- Dependencies: each one is a job that exists, is not complete and lists this job among its
 -- dependents; a job in state depends has at least one, a job in another state none.
 function M.Check_job_dependencies(jid, jk, state, out)
@@ -398,7 +401,7 @@ function M.Check_job_dependencies(jid, jk, state, out)
   end
 end
   elseif name == 'Check_classify' then
---@ lua/check.lua:173-188
+--@ lua/check.lua:176-191
 -- What key `k` is: { what = kind, ... the names in it }, and the kind of walk its members
 -- need ('z' sorted set, 's' set, 'l' list; nil: none). `kind` is the key's TYPE.
 function M.Check_classify(k, kind)
@@ -416,14 +419,14 @@ function M.Check_classify(k, kind)
   return { what = 'unknown' }
 end
   elseif name == 'Check_ends' then
---@ lua/check.lua:190-194
+--@ lua/check.lua:193-197
 -- Whether `s` ends with `suffix`, and `s` without it.
 function M.Check_ends(s, suffix)
   if #s > #suffix and s:sub(-#suffix) == suffix then return s:sub(1, -#suffix - 1) end
   return nil
 end
   elseif name == 'Check_classify_in' then
---@ lua/check.lua:196-242
+--@ lua/check.lua:199-245
 -- Check.classify for a key under prefix `p` (`rest` follows it).
 function M.Check_classify_in(p, rest, kind)
   if p == 'ql:j:' then
@@ -472,7 +475,7 @@ function M.Check_classify_in(p, rest, kind)
   return { what = 'unknown' }
 end
   elseif name == 'Check_head' then
---@ lua/check.lua:244-270
+--@ lua/check.lua:247-273
 -- The invariants of key `k` as a whole (`d` its classification). Returns the units spent.
 function M.Check_head(now, k, d, kind, out)
   if d.what == 'unknown' or (d.want and d.want ~= kind) then
@@ -501,7 +504,7 @@ function M.Check_head(now, k, d, kind, out)
   return 1
 end
   elseif name == 'Check_recur' then
---@ lua/check.lua:272-288
+--@ lua/check.lua:275-291
 -- A recurring template: well formed, and in its queue's recur set.
 function M.Check_recur(k, jid, out)
   local r = rcall('HMGET', k, 'jid', 'klass', 'queue', 'interval', 'data', 'state')
@@ -520,7 +523,7 @@ function M.Check_recur(k, jid, out)
   end
 end
   elseif name == 'Check_member' then
---@ lua/check.lua:290-334
+--@ lua/check.lua:293-337
 -- The invariant of one member `m` of collection key `k` (`d` its classification).
 function M.Check_member(now, k, d, m, out)
   local w = d.what
@@ -567,7 +570,7 @@ function M.Check_member(now, k, d, m, out)
   return 1
 end
   elseif name == 'Check_queue_member' then
---@ lua/check.lua:336-361
+--@ lua/check.lua:339-364
 -- A member of a queue's set: a job of that queue (its state is checked from the job's
 -- side), for -expiring one that waits with a ttl, for -recur a template of the queue.
 function M.Check_queue_member(k, d, m, out)
@@ -595,7 +598,7 @@ function M.Check_queue_member(k, d, m, out)
   end
 end
   elseif name == 'Check_throttle_member' then
---@ lua/check.lua:363-381
+--@ lua/check.lua:366-384
 -- A member of a throttle's locks (a running job that names the throttle), pending (a
 -- throttled one) or admissions (a waiting or stalled one).
 function M.Check_throttle_member(k, d, m, out)
@@ -616,7 +619,7 @@ function M.Check_throttle_member(k, d, m, out)
   end
 end
   elseif name == 'Check_key' then
---@ lua/check.lua:383-392
+--@ lua/check.lua:386-395
 -- Check key `k`: its own invariants now, and its members later (a walk is queued in `walks`
 -- as { key, cursor }). Returns the units spent.
 function M.Check_key(now, k, out, walks)
@@ -628,7 +631,7 @@ function M.Check_key(now, k, out, walks)
   return spent
 end
   elseif name == 'Check_walk' then
---@ lua/check.lua:394-415
+--@ lua/check.lua:397-418
 -- Walk the members of `item` ({ key, cursor }) for at most `budget` units. Returns whether
 -- the walk is done, and the units spent.
 function M.Check_walk(now, item, budget, out)
@@ -652,7 +655,7 @@ function M.Check_walk(now, item, budget, out)
   return nxt == '0', #members + 1
 end
   elseif name == 'Check_state' then
---@ lua/check.lua:417-433
+--@ lua/check.lua:420-436
 -- The state of a check: the SCAN cursor `s` (false once the scan is done), the walks still
 -- to make `q`, the findings so far by invariant `n`, keys seen `k`, and its start `t`.
 function M.Check_state(token, now)
@@ -671,7 +674,7 @@ function M.Check_state(token, now)
   return st
 end
   elseif name == 'Check_step' then
---@ lua/check.lua:435-480
+--@ lua/check.lua:438-483
 -- qlpy.check <now> <token> [budget]
 -- One bounded step of a check of the whole database: walks on from `token` ('0' starts a
 -- check) for about `budget` units of work (default 100; a key or a member looked at is
@@ -719,7 +722,7 @@ function M.Check_step(now)
     counts = st.n })
 end
   elseif name == 'Check_repair' then
---@ lua/check.lua:482-513
+--@ lua/check.lua:485-516
 -- qlpy.repair <now> <key> <invariant> [member]
 -- Checks the finding again and, when it still stands, fixes it as the core would have
 -- (the finding's `repair` says how), writing a history entry {"what": "repaired",
@@ -753,7 +756,7 @@ function M.Check_repair(now)
   return 0
 end
   elseif name == 'Check_fix_job' then
---@ lua/check.lua:515-550
+--@ lua/check.lua:518-555
 -- Fix finding `inv` of job `jid` (`member` as the finding names it).
 function M.Check_fix_job(now, jid, inv, member)
   local jk = 'ql:j:' .. jid
@@ -762,8 +765,10 @@ function M.Check_fix_job(now, jid, inv, member)
   local state, queue = f[1], f[2]
   if inv == 'queue-unlisted' then
     rcall('ZADD', 'ql:queues', 'NX', now, queue)
-  elseif inv == 'not-in-state-set' or inv == 'running-without-worker' then
+  elseif inv == 'not-in-state-set' then
     M.Check_relist(now, jid, state, queue, f, member)
+  elseif inv == 'running-without-worker' then
+    M.Check_requeue(now, jid, queue)
   elseif inv == 'in-other-set' then
     rcall('ZREM', member, jid)
   elseif inv == 'lock-mismatch' then
@@ -791,7 +796,7 @@ function M.Check_fix_job(now, jid, inv, member)
   end
 end
   elseif name == 'Check_relist' then
---@ lua/check.lua:552-570
+--@ lua/check.lua:557-578
 -- Put job `jid` back into the set its state names (`sk`): a running job gets a lock that
 -- has expired, which the next pop of its queue reclaims as a lost lock.
 function M.Check_relist(now, jid, state, queue, f, sk)
@@ -802,7 +807,10 @@ function M.Check_relist(now, jid, state, queue, f, sk)
     rcall('LPUSH', 'ql:f:' .. group, jid)
     rcall('SADD', 'ql:failures', group)
   elseif state == 'running' then
+    -- Its lock, worker set entry and expires all say the lock ran out now.
+    rcall('HSET', 'ql:j:' .. jid, 'expires', now)
     rcall('ZADD', 'ql:q:' .. queue .. '-locks', now, jid)
+    if f[5] and f[5] ~= '' then rcall('ZADD', 'ql:w:' .. f[5] .. ':jobs', now, jid) end
   elseif state == 'waiting' then
     M.Job_enqueue(queue, jid, tonumber(f[3]) or 0, now)
   elseif state == 'stalled' then
@@ -811,8 +819,20 @@ function M.Check_relist(now, jid, state, queue, f, sk)
     rcall('ZADD', sk, now, jid)
   end
 end
+  elseif name == 'Check_requeue' then
+--@ lua/check.lua:580-589
+-- A running job that no worker holds waits again, as a timed-out one does: out of the
+-- locks set, its throttles given back (its ordering key's turn kept), through the gate.
+function M.Check_requeue(now, jid, queue)
+  local jk = 'ql:j:' .. jid
+  local f = rcall('HMGET', jk, 'priority', 'throttles', 'key', 'ttl')
+  rcall('ZREM', 'ql:q:' .. queue .. '-locks', jid)
+  if f[2] then M.Job_leave(now, jid, queue, f[2], nil) end
+  rcall('HSET', jk, 'worker', '', 'expires', 0)
+  M.Job_ready_or_enqueue(now, queue, jid, tonumber(f[1]) or 0, f[2], f[3], f[4], 'running')
+end
   elseif name == 'Check_drop_dependencies' then
---@ lua/check.lua:572-579
+--@ lua/check.lua:591-598
 -- Job `jid` stops depending on anything: out of its dependencies' dependents, its set gone.
 function M.Check_drop_dependencies(jid)
   local depk = 'ql:j:' .. jid .. '-dependencies'
@@ -822,7 +842,7 @@ function M.Check_drop_dependencies(jid)
   rcall('DEL', depk)
 end
   elseif name == 'Check_fix_key' then
---@ lua/check.lua:581-607
+--@ lua/check.lua:600-626
 -- Fix finding `inv` of key `k` (classified `d`) and its `member`.
 function M.Check_fix_key(now, k, d, inv, member)
   if inv == 'history-orphan' then
