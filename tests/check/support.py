@@ -68,7 +68,7 @@ class Db:
 
     def state(self, jid: str) -> str | None:
         value = self.conn.hget(f"ql:j:{jid}", "state")
-        return value.decode() if value is not None else None
+        return value.decode() if isinstance(value, bytes) else value
 
     def finish(self) -> None:
         """Run every job there is to its end: failed groups put back, time moved on past
