@@ -6,7 +6,7 @@
 -- concerned ('' when none), `repair` what qlpy.repair does ('' when it leaves it alone).
 
 -- Units of work per step when the caller gives none: a key or member looked at is one.
-local BUDGET = 100
+local BUDGET = 40
 
 -- Record a finding in `out`.
 function Check.found(out, inv, k, member, detail, fix)
@@ -394,41 +394,52 @@ function Check.key(now, k, out, walks)
   return spent
 end
 
--- Walk the members of `item` ({ key, cursor }) for at most `budget` units. Returns whether
--- the walk is done, and the units spent.
+-- Walk the members of `item` ({ key, cursor, members left over }) for at most `budget`
+-- units. A scan may answer more members than asked for (Valkey's hashtable answers whole
+-- buckets): those beyond the budget wait in the item. Returns whether the walk is done,
+-- and the units spent.
 function Check.walk(now, item, budget, out)
   local k = item[1]
   local kind = rcall('TYPE', k).ok
   local d = Check.classify(k, kind)
   if kind ~= d.want then return true, 1 end
-  local members, nxt = {}, '0'
-  if d.walk == 'l' then
-    local first = tonumber(item[2]) or 0
-    members = rcall('LRANGE', k, first, first + budget - 1)
-    if #members == budget then nxt = tostring(first + budget) end
-  else
-    local r = rcall(d.walk == 'z' and 'ZSCAN' or 'SSCAN', k, item[2], 'COUNT', budget)
-    nxt = r[1]
-    local step = d.walk == 'z' and 2 or 1
-    for i = 1, #r[2], step do members[#members + 1] = r[2][i] end
+  local members, spent = item[3], 0
+  if not members or #members == 0 then
+    members, spent = {}, 1
+    if d.walk == 'l' then
+      local first = tonumber(item[2]) or 0
+      members = rcall('LRANGE', k, first, first + budget - 1)
+      item[2] = #members == budget and tostring(first + budget) or '0'
+    else
+      local r = rcall(d.walk == 'z' and 'ZSCAN' or 'SSCAN', k, item[2], 'COUNT', budget)
+      item[2] = r[1]
+      local step = d.walk == 'z' and 2 or 1
+      for i = 1, #r[2], step do members[#members + 1] = r[2][i] end
+    end
   end
-  for _, m in ipairs(members) do Check.member(now, k, d, m, out) end
-  item[2] = nxt
-  return nxt == '0', #members + 1
+  local n = #members
+  if n > budget then n = budget end
+  for i = 1, n do Check.member(now, k, d, members[i], out) end
+  local rest = {}
+  for i = n + 1, #members do rest[#rest + 1] = members[i] end
+  item[3] = rest
+  return #rest == 0 and item[2] == '0', spent + n
 end
 
--- The state of a check: the SCAN cursor `s` (false once the scan is done), the walks still
--- to make `q`, the findings so far by invariant `n`, keys seen `k`, and its start `t`.
+-- The state of a check: the SCAN cursor `s` (false once the scan is done), keys found and
+-- not looked at yet `p`, the walks still to make `q`, the findings so far by invariant
+-- `n`, keys seen `k`, and its start `t`.
 function Check.state(token, now)
-  if token == '0' then return { s = '0', q = {}, n = {}, k = 0, t = now } end
+  if token == '0' then return { s = '0', p = {}, q = {}, n = {}, k = 0, t = now } end
   local ok, st = pcall(decode, token)
   if not ok or type(st) ~= 'table' or type(st.q) ~= 'table' or type(st.n) ~= 'table' or
-      (st.s ~= false and type(st.s) ~= 'string') or type(st.k) ~= 'number' or
-      type(st.t) ~= 'number' then
+      type(st.p) ~= 'table' or (st.s ~= false and type(st.s) ~= 'string') or
+      type(st.k) ~= 'number' or type(st.t) ~= 'number' then
     error('qlpy.check(): Arg "token" not a check token: ' .. token)
   end
   for _, item in ipairs(st.q) do
-    if type(item) ~= 'table' or type(item[1]) ~= 'string' or type(item[2]) ~= 'string' then
+    if type(item) ~= 'table' or type(item[1]) ~= 'string' or type(item[2]) ~= 'string' or
+        (item[3] ~= nil and type(item[3]) ~= 'table') then
       error('qlpy.check(): Arg "token" not a check token: ' .. token)
     end
   end
@@ -437,7 +448,7 @@ end
 
 -- qlpy.check <now> <token> [budget]
 -- One bounded step of a check of the whole database: walks on from `token` ('0' starts a
--- check) for about `budget` units of work (default 100; a key or a member looked at is
+-- check) for about `budget` units of work (default 40; a key or a member looked at is
 -- one), and replies {"token": <token of the next step, or "0" when the check is done>,
 -- "findings": [[invariant, key, member, detail, repair]...], "keys": <keys seen so far>,
 -- "counts": {<invariant>: n, ...} (findings so far)}. The last step writes the summary
@@ -457,23 +468,30 @@ function Check.step(now)
   end
   local st = Check.state(token, now)
   local out, spent = {}, 0
+  -- A SCAN may answer more keys than asked for (Valkey's hashtable answers whole buckets):
+  -- the keys found wait in `p`, so that a step looks at no more than its budget.
   while spent < budget do
-    if st.q[1] then
+    local pk = st.p[#st.p]
+    if pk then
+      st.p[#st.p] = nil
+      spent = spent + Check.key(now, pk, out, st.q)
+    elseif st.q[1] then
       local done, cost = Check.walk(now, st.q[1], budget - spent, out)
       spent = spent + cost
       if done then table.remove(st.q, 1) end
     elseif st.s then
-      local r = rcall('SCAN', st.s, 'MATCH', key.channel .. '*', 'COUNT', budget - spent)
+      local r = rcall('SCAN', st.s, 'MATCH', key.channel .. '*', 'COUNT',
+        math.max(1, floor((budget - spent) / 8)))
       st.s = r[1] ~= '0' and r[1]
       st.k = st.k + #r[2]
       spent = spent + 1
-      for _, k in ipairs(r[2]) do spent = spent + Check.key(now, k, out, st.q) end
+      st.p = r[2]
     else
       break
     end
   end
   for _, f in ipairs(out) do st.n[f[1]] = (st.n[f[1]] or 0) + 1 end
-  local finished = not st.s and not st.q[1]
+  local finished = not st.s and not st.q[1] and not st.p[1]
   if finished then
     rcall('HSET', key.check, 'started', st.t, 'finished', now, 'keys', st.k,
       'findings', encode(st.n))

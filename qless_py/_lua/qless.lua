@@ -62,7 +62,7 @@ local cfg
 -- concerned ('' when none), `repair` what qlpy.repair does ('' when it leaves it alone).
 
 -- Units of work per step when the caller gives none: a key or member looked at is one.
--- local BUDGET = 100
+-- local BUDGET = 40
 
 --@ lua/config.lua:1-2
 -- Configuration: ql:config overrides over built-in defaults (protocol section 7), read
@@ -631,53 +631,64 @@ function M.Check_key(now, k, out, walks)
   return spent
 end
   elseif name == 'Check_walk' then
---@ lua/check.lua:397-418
--- Walk the members of `item` ({ key, cursor }) for at most `budget` units. Returns whether
--- the walk is done, and the units spent.
+--@ lua/check.lua:397-427
+-- Walk the members of `item` ({ key, cursor, members left over }) for at most `budget`
+-- units. A scan may answer more members than asked for (Valkey's hashtable answers whole
+-- buckets): those beyond the budget wait in the item. Returns whether the walk is done,
+-- and the units spent.
 function M.Check_walk(now, item, budget, out)
   local k = item[1]
   local kind = rcall('TYPE', k).ok
   local d = M.Check_classify(k, kind)
   if kind ~= d.want then return true, 1 end
-  local members, nxt = {}, '0'
-  if d.walk == 'l' then
-    local first = tonumber(item[2]) or 0
-    members = rcall('LRANGE', k, first, first + budget - 1)
-    if #members == budget then nxt = tostring(first + budget) end
-  else
-    local r = rcall(d.walk == 'z' and 'ZSCAN' or 'SSCAN', k, item[2], 'COUNT', budget)
-    nxt = r[1]
-    local step = d.walk == 'z' and 2 or 1
-    for i = 1, #r[2], step do members[#members + 1] = r[2][i] end
+  local members, spent = item[3], 0
+  if not members or #members == 0 then
+    members, spent = {}, 1
+    if d.walk == 'l' then
+      local first = tonumber(item[2]) or 0
+      members = rcall('LRANGE', k, first, first + budget - 1)
+      item[2] = #members == budget and tostring(first + budget) or '0'
+    else
+      local r = rcall(d.walk == 'z' and 'ZSCAN' or 'SSCAN', k, item[2], 'COUNT', budget)
+      item[2] = r[1]
+      local step = d.walk == 'z' and 2 or 1
+      for i = 1, #r[2], step do members[#members + 1] = r[2][i] end
+    end
   end
-  for _, m in ipairs(members) do M.Check_member(now, k, d, m, out) end
-  item[2] = nxt
-  return nxt == '0', #members + 1
+  local n = #members
+  if n > budget then n = budget end
+  for i = 1, n do M.Check_member(now, k, d, members[i], out) end
+  local rest = {}
+  for i = n + 1, #members do rest[#rest + 1] = members[i] end
+  item[3] = rest
+  return #rest == 0 and item[2] == '0', spent + n
 end
   elseif name == 'Check_state' then
---@ lua/check.lua:420-436
--- The state of a check: the SCAN cursor `s` (false once the scan is done), the walks still
--- to make `q`, the findings so far by invariant `n`, keys seen `k`, and its start `t`.
+--@ lua/check.lua:429-447
+-- The state of a check: the SCAN cursor `s` (false once the scan is done), keys found and
+-- not looked at yet `p`, the walks still to make `q`, the findings so far by invariant
+-- `n`, keys seen `k`, and its start `t`.
 function M.Check_state(token, now)
-  if token == '0' then return { s = '0', q = {}, n = {}, k = 0, t = now } end
+  if token == '0' then return { s = '0', p = {}, q = {}, n = {}, k = 0, t = now } end
   local ok, st = pcall(decode, token)
   if not ok or type(st) ~= 'table' or type(st.q) ~= 'table' or type(st.n) ~= 'table' or
-      (st.s ~= false and type(st.s) ~= 'string') or type(st.k) ~= 'number' or
-      type(st.t) ~= 'number' then
+      type(st.p) ~= 'table' or (st.s ~= false and type(st.s) ~= 'string') or
+      type(st.k) ~= 'number' or type(st.t) ~= 'number' then
     error('qlpy.check(): Arg "token" not a check token: ' .. token)
   end
   for _, item in ipairs(st.q) do
-    if type(item) ~= 'table' or type(item[1]) ~= 'string' or type(item[2]) ~= 'string' then
+    if type(item) ~= 'table' or type(item[1]) ~= 'string' or type(item[2]) ~= 'string' or
+        (item[3] ~= nil and type(item[3]) ~= 'table') then
       error('qlpy.check(): Arg "token" not a check token: ' .. token)
     end
   end
   return st
 end
   elseif name == 'Check_step' then
---@ lua/check.lua:438-483
+--@ lua/check.lua:449-501
 -- qlpy.check <now> <token> [budget]
 -- One bounded step of a check of the whole database: walks on from `token` ('0' starts a
--- check) for about `budget` units of work (default 100; a key or a member looked at is
+-- check) for about `budget` units of work (default 40; a key or a member looked at is
 -- one), and replies {"token": <token of the next step, or "0" when the check is done>,
 -- "findings": [[invariant, key, member, detail, repair]...], "keys": <keys seen so far>,
 -- "counts": {<invariant>: n, ...} (findings so far)}. The last step writes the summary
@@ -688,7 +699,7 @@ end
 function M.Check_step(now)
   local token, budget_s = A[3], A[4]
   if token == nil then error('qlpy.check(): Arg "token" missing') end
-  local budget = 100
+  local budget = 40
   if budget_s ~= nil then
     budget = M.Num_parse(budget_s)
     if budget == nil or budget < 1 or budget ~= floor(budget) then
@@ -697,23 +708,30 @@ function M.Check_step(now)
   end
   local st = M.Check_state(token, now)
   local out, spent = {}, 0
+  -- A SCAN may answer more keys than asked for (Valkey's hashtable answers whole buckets):
+  -- the keys found wait in `p`, so that a step looks at no more than its budget.
   while spent < budget do
-    if st.q[1] then
+    local pk = st.p[#st.p]
+    if pk then
+      st.p[#st.p] = nil
+      spent = spent + M.Check_key(now, pk, out, st.q)
+    elseif st.q[1] then
       local done, cost = M.Check_walk(now, st.q[1], budget - spent, out)
       spent = spent + cost
       if done then table.remove(st.q, 1) end
     elseif st.s then
-      local r = rcall('SCAN', st.s, 'MATCH', 'ql:' .. '*', 'COUNT', budget - spent)
+      local r = rcall('SCAN', st.s, 'MATCH', 'ql:' .. '*', 'COUNT',
+        math.max(1, floor((budget - spent) / 8)))
       st.s = r[1] ~= '0' and r[1]
       st.k = st.k + #r[2]
       spent = spent + 1
-      for _, k in ipairs(r[2]) do spent = spent + M.Check_key(now, k, out, st.q) end
+      st.p = r[2]
     else
       break
     end
   end
   for _, f in ipairs(out) do st.n[f[1]] = (st.n[f[1]] or 0) + 1 end
-  local finished = not st.s and not st.q[1]
+  local finished = not st.s and not st.q[1] and not st.p[1]
   if finished then
     rcall('HSET', 'qlpy:check', 'started', st.t, 'finished', now, 'keys', st.k,
       'findings', encode(st.n))
@@ -722,7 +740,7 @@ function M.Check_step(now)
     counts = st.n })
 end
   elseif name == 'Check_repair' then
---@ lua/check.lua:485-516
+--@ lua/check.lua:503-534
 -- qlpy.repair <now> <key> <invariant> [member]
 -- Checks the finding again and, when it still stands, fixes it as the core would have
 -- (the finding's `repair` says how), writing a history entry {"what": "repaired",
@@ -756,7 +774,7 @@ function M.Check_repair(now)
   return 0
 end
   elseif name == 'Check_fix_job' then
---@ lua/check.lua:518-555
+--@ lua/check.lua:536-573
 -- Fix finding `inv` of job `jid` (`member` as the finding names it).
 function M.Check_fix_job(now, jid, inv, member)
   local jk = 'ql:j:' .. jid
@@ -796,7 +814,7 @@ function M.Check_fix_job(now, jid, inv, member)
   end
 end
   elseif name == 'Check_relist' then
---@ lua/check.lua:557-578
+--@ lua/check.lua:575-596
 -- Put job `jid` back into the set its state names (`sk`): a running job gets a lock that
 -- has expired, which the next pop of its queue reclaims as a lost lock.
 function M.Check_relist(now, jid, state, queue, f, sk)
@@ -820,7 +838,7 @@ function M.Check_relist(now, jid, state, queue, f, sk)
   end
 end
   elseif name == 'Check_requeue' then
---@ lua/check.lua:580-589
+--@ lua/check.lua:598-607
 -- A running job that no worker holds waits again, as a timed-out one does: out of the
 -- locks set, its throttles given back (its ordering key's turn kept), through the gate.
 function M.Check_requeue(now, jid, queue)
@@ -832,7 +850,7 @@ function M.Check_requeue(now, jid, queue)
   M.Job_ready_or_enqueue(now, queue, jid, tonumber(f[1]) or 0, f[2], f[3], f[4], 'running')
 end
   elseif name == 'Check_drop_dependencies' then
---@ lua/check.lua:591-598
+--@ lua/check.lua:609-616
 -- Job `jid` stops depending on anything: out of its dependencies' dependents, its set gone.
 function M.Check_drop_dependencies(jid)
   local depk = 'ql:j:' .. jid .. '-dependencies'
@@ -842,7 +860,7 @@ function M.Check_drop_dependencies(jid)
   rcall('DEL', depk)
 end
   elseif name == 'Check_fix_key' then
---@ lua/check.lua:600-626
+--@ lua/check.lua:618-644
 -- Fix finding `inv` of key `k` (classified `d`) and its `member`.
 function M.Check_fix_key(now, k, d, inv, member)
   if inv == 'history-orphan' then

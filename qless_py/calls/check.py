@@ -20,7 +20,7 @@ from qless_py import keys
 from qless_py.calls.base import Call, Steps
 from qless_py.errors import QlessError
 
-DEFAULT_BUDGET = 100
+DEFAULT_BUDGET = 40
 """Units of work (keys and members looked at) per step: about a millisecond of server
 time (docs/operations.md, "When the data is damaged")."""
 
