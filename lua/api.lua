@@ -51,6 +51,8 @@ Api['queue.throttle.set'] = Throttle.queue_set
 Api['qlpy.giveback'] = Job.giveback
 Api['qlpy.put_many'] = Job.put_many
 Api['qlpy.stats'] = Stats.fine
+Api['qlpy.check'] = Check.step
+Api['qlpy.repair'] = Check.repair
 
 -- Dispatch. The commands a worker sends for every job come first, as plain calls of their
 -- functions: those are --@inline, so the build copies them into this block and their

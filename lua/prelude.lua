@@ -20,8 +20,8 @@ local format, concat = string.format, table.concat
 local A = ARGV
 
 -- Module tables; the other files attach their functions to these.
-local Api, Config, Expire, Job, Json, Num, Order, Queue, Recur, Stats, Tags, Throttle, Track,
-  Worker = {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}
+local Api, Check, Config, Expire, Job, Json, Num, Order, Queue, Recur, Stats, Tags, Throttle,
+  Track, Worker = {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}
 
 -- Per-call state, made only when a call needs it: `cfg` holds the configuration values
 -- already read (false: the call knows the config hash does not exist).
@@ -44,4 +44,6 @@ local key = {
   stats = 'ql:s:', channel = 'ql:', fine = 'ql:fine:',
   throttle = 'ql:th:', pending = '-pending', ready = '-ready', throttled = '-throttled',
   order = '-key:', expiring = '-expiring',
+  -- qless_py's own keys (not the protocol's): the last check's summary (qlpy.check).
+  check = 'qlpy:check',
 }

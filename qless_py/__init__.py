@@ -1,6 +1,7 @@
 """qless_py: a qless-compatible job engine for Python on current Redis and Valkey."""
 
 from qless_py import clock
+from qless_py.calls.check import CheckReport, Finding
 from qless_py.client import Client
 from qless_py.config import Config
 from qless_py.errors import (
@@ -28,6 +29,7 @@ from qless_py.throttles import Throttle
 __version__ = "0.1.0"
 
 __all__ = [
+    "CheckReport",
     "Client",
     "CodecError",
     "Config",
@@ -36,6 +38,7 @@ __all__ = [
     "DependencyError",
     "Events",
     "Failure",
+    "Finding",
     "Job",
     "JobGoneError",
     "JobNotFoundError",

@@ -15,6 +15,14 @@ from typing import TYPE_CHECKING, Any
 
 from qless_py import codecs
 from qless_py.calls import client as calls
+from qless_py.calls.check import (
+    DEFAULT_BUDGET,
+    CheckReport,
+    CheckSummary,
+    Progress,
+    check_steps,
+    summary_from_hash,
+)
 from qless_py.calls.failures import (
     DEFAULT_BATCH,
     GroupResult,
@@ -26,6 +34,7 @@ from qless_py.core import Arg, LuaCore
 from qless_py.endpoint import DEFAULT_URL, Endpoint, resolve_url
 from qless_py.events import Events
 from qless_py.job import Job
+from qless_py.keys import CHECK_SUMMARY
 from qless_py.queue import Queue
 from qless_py.recurring import RecurringJob
 from qless_py.stats import QueueStats
@@ -261,6 +270,18 @@ class Client:
     def unfail(self, group: str, queue: str, count: int = 25) -> int:
         """Move the oldest ``count`` jobs of failure ``group`` into ``queue``."""
         return self.core.send(calls.unfail_call(group, queue, count))
+
+    def check(self, *, repair: bool = False, resume: str = "", budget: int = DEFAULT_BUDGET,
+              progress: Progress | None = None, steps: int | None = None) -> CheckReport:
+        """Check every invariant the core keeps, walking the keyspace in bounded steps
+        (``budget`` keys and members each), and with ``repair`` fix each finding as the core
+        would have. ``resume`` continues the check a report's ``token`` names; ``steps``
+        stops after that many steps (``report.token`` then resumes). docs/client.md."""
+        return self.core.run(check_steps(repair, resume, budget, progress, steps))
+
+    def last_check(self) -> CheckSummary | None:
+        """The summary of the last check that ran to its end, or None."""
+        return summary_from_hash(self.redis.hgetall(CHECK_SUMMARY))
 
     def __enter__(self) -> Client:
         return self

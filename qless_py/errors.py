@@ -59,9 +59,10 @@ class QlessConnectionError(QlessError):
 
 
 class OutOfMemoryError(QlessConnectionError):
-    """The server refused the command because it reached its memory limit (``maxmemory``
-    with the ``noeviction`` policy): nothing was written. It passes once memory is freed
-    (jobs complete and expire, or the limit is raised)."""
+    """The server is at its memory limit (``maxmemory`` with ``noeviction``) and refused
+    the command: nothing of it was written, so sending it again is safe, and it succeeds
+    once memory is freed (docs/operations.md, "At the memory limit"). A kind of
+    QlessConnectionError, like a server that is loading: the server cannot serve it now."""
 
 
 class ConnectionSetupError(QlessConnectionError):
@@ -98,14 +99,20 @@ _UNAVAILABLE_PREFIXES = ("LOADING", "BUSY", "MASTERDOWN", "TRYAGAIN", "READONLY"
                          "NOREPLICAS")
 
 
+# The server's text when a write would exceed maxmemory (inside a script too, where the
+# reply starts with the script's error prefix on some servers).
+_OOM_PHRASE = "command not allowed when used memory"
+
+
 # Reply prefixes that mean "this connection is not allowed to do that": retrying is useless.
 _REFUSED_PREFIXES = ("NOAUTH", "WRONGPASS", "NOPERM")
 
 
 def error_from_reply(text: str, command: str = "") -> QlessError:
     """Map a server error reply to the matching exception (not raised, returned)."""
-    if text.startswith("OOM"):
-        return OutOfMemoryError(f"the server is out of memory: {text}")
+    if text.startswith("OOM") or _OOM_PHRASE in text:
+        return OutOfMemoryError(f"{command or 'command'}: the server is out of memory "
+                                f"(maxmemory), nothing was written: {text}")
     if text.startswith(_UNAVAILABLE_PREFIXES):
         return QlessConnectionError(text)
     if text.startswith(_REFUSED_PREFIXES):

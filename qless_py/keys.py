@@ -72,3 +72,13 @@ def tid_queue(tid: str) -> str | None:
 def throttle(tid: str) -> str:
     """A throttle's hash (``id``, ``maximum``)."""
     return f"ql:th:{tid}"
+
+
+def job_of(key: str) -> str | None:
+    """The jid whose hash ``key`` is (``job(jid)``), or None for any other key."""
+    return key[len("ql:j:"):] if key.startswith("ql:j:") else None
+
+
+# qless_py's own keys (not the protocol's).
+CHECK_SUMMARY = "qlpy:check"
+"""The last finished check's summary (hash: started, finished, keys, findings as JSON)."""

@@ -18,23 +18,26 @@ function Job.release_dependents(now, jid, dependents)
   for _, d in ipairs(dependents) do
     local depk = key.job .. d .. key.dependencies
     rcall('SREM', depk, jid)
-    if rcall('SCARD', depk) == 0 then
-      local f = rcall('HMGET', key.job .. d, 'queue', 'scheduled', 'priority', 'throttles', 'key',
-        'ttl')
-      local q = f[1]
-      if q then
-        rcall('ZREM', key.queue .. q .. key.depends, d)
-        if f[2] then
-          rcall('ZADD', key.queue .. q .. key.scheduled, f[2], d)
-          rcall('HSET', key.job .. d, 'state', 'scheduled')
-          rcall('HDEL', key.job .. d, 'scheduled')
-        else
-          Job.ready_or_enqueue(now, q, d, tonumber(f[3]) or 0, f[4], f[5], f[6], 'depends')
-        end
-      end
-    end
+    if rcall('SCARD', depk) == 0 then Job.unblock(now, d) end
   end
   if #dependents > 0 then rcall('DEL', dk) end
+end
+
+-- Job `d`, whose last dependency is gone, leaves its queue's depends set: scheduled when a
+-- delay is still to run (its `scheduled` field), else ready to run.
+function Job.unblock(now, d)
+  local f = rcall('HMGET', key.job .. d, 'queue', 'scheduled', 'priority', 'throttles', 'key',
+    'ttl')
+  local q = f[1]
+  if not q then return end
+  rcall('ZREM', key.queue .. q .. key.depends, d)
+  if f[2] then
+    rcall('ZADD', key.queue .. q .. key.scheduled, f[2], d)
+    rcall('HSET', key.job .. d, 'state', 'scheduled')
+    rcall('HDEL', key.job .. d, 'scheduled')
+  else
+    Job.ready_or_enqueue(now, q, d, tonumber(f[3]) or 0, f[4], f[5], f[6], 'depends')
+  end
 end
 
 -- Move a job out of the depends state into its queue's work set (depends off); `f` is its

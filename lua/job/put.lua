@@ -214,13 +214,16 @@ function Job.put_write(now, worker, queue, jid, klass, data, delay, o_retries, o
       end
     end
   end
-  -- The JSON text cjson writes for { jid, event, queue } (key order is not significant).
   local qjson = encode(queue)
-  rcall('PUBLISH', key.channel .. 'log',
-    '{"jid":' .. encode(jid) .. ',"event":"put","queue":' .. qjson .. '}')
   local tstr = Num.time_text(now)
   local whole = Num.whole_text(now, tstr)
+  -- The history entry comes before the event: at the memory limit the server refuses a
+  -- script's first write that needs memory, and a refused put must not have announced
+  -- itself (docs/operations.md, "At the memory limit").
   Job.hist(jid, now, '"put"', '{"q":' .. qjson .. '}', f[9] or false, whole)
+  -- The JSON text cjson writes for { jid, event, queue } (key order is not significant).
+  rcall('PUBLISH', key.channel .. 'log',
+    '{"jid":' .. encode(jid) .. ',"event":"put","queue":' .. qjson .. '}')
   local old_queue, old_state, old_worker = f[3], f[2], f[4]
   if old_queue then
     Queue.unlist(old_queue, jid)

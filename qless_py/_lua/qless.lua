@@ -2,7 +2,7 @@
 -- `--@ lua/<file>:<a>-<b>` says that the lines after it are lines a..b of that file;
 -- `python -m qless_py.lua --where 'user_script:<n>'` finds the source of line n.
 
---@ lua/prelude.lua:1-47
+--@ lua/prelude.lua:1-49
 -- qless_py Lua core: the shared locals every file uses. Built into one script by
 -- scripts/build_lua.py (read its docstring for what the build does to these sources).
 --
@@ -25,8 +25,8 @@ local format, concat = string.format, table.concat
 local A = ARGV
 
 -- Module tables; the other files attach their functions to these.
-local M = {}  -- Api, Config, Expire, Job, Json, Num, Order, Queue, Recur, Stats, Tags, Throttle, Track, Worker: see define()
---   Worker = {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}
+local M = {}  -- Api, Check, Config, Expire, Job, Json, Num, Order, Queue, Recur, Stats, Tags, Throttle, Track, Worker: see define()
+--   Track, Worker = {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}
 
 -- Per-call state, made only when a call needs it: `cfg` holds the configuration values
 -- already read (false: the call knows the config hash does not exist).
@@ -49,7 +49,20 @@ local cfg
 --   stats = 'ql:s:', channel = 'ql:', fine = 'ql:fine:',
 --   throttle = 'ql:th:', pending = '-pending', ready = '-ready', throttled = '-throttled',
 --   order = '-key:', expiring = '-expiring',
+--   -- qless_py's own keys (not the protocol's): the last check's summary (qlpy.check).
+--   check = 'qlpy:check',
 -- }
+
+--@ lua/check.lua:1-9
+-- Checking and repairing the data (extension, docs/protocol.md "Checking the data"):
+-- qlpy.check walks the keyspace in bounded steps and reports every broken invariant it
+-- meets; qlpy.repair checks one finding again and fixes it the way the core would have.
+-- A finding is { invariant, key, member, detail, repair }: `key` is the key it is about
+-- (a job's hash for the job's own invariants), `member` the member, set or dependency
+-- concerned ('' when none), `repair` what qlpy.repair does ('' when it leaves it alone).
+
+-- Units of work per step when the caller gives none: a key or member looked at is one.
+-- local BUDGET = 40
 
 --@ lua/config.lua:1-2
 -- Configuration: ql:config overrides over built-in defaults (protocol section 7), read
@@ -215,7 +228,667 @@ local function define(M, name)
   local floor = math.floor
   local format, concat = string.format, table.concat
   local A = ARGV
-  if name == 'Config_prefetch' then
+  if name == 'Check_found' then
+--@ lua/check.lua:11-14
+-- Record a finding in `out`.
+function M.Check_found(out, inv, k, member, detail, fix)
+  out[#out + 1] = { inv, k, member or '', detail, fix or '' }
+end
+  elseif name == 'Check_state_key' then
+--@ lua/check.lua:16-25
+-- The key of the set of `queue` that a job in `state` belongs to, or nil.
+function M.Check_state_key(queue, state)
+  local qk = 'ql:q:' .. queue
+  if state == 'waiting' or state == 'stalled' then return qk .. '-work' end
+  if state == 'running' then return qk .. '-locks' end
+  if state == 'scheduled' then return qk .. '-scheduled' end
+  if state == 'depends' then return qk .. '-depends' end
+  if state == 'throttled' then return qk .. '-throttled' end
+  return nil
+end
+  elseif name == 'Check_group' then
+--@ lua/check.lua:27-32
+-- The failure group named by a job's `failure` field, or nil.
+function M.Check_group(text)
+  local ok, v = pcall(decode, text or '')
+  if ok and type(v) == 'table' and type(v.group) == 'string' then return v.group end
+  return nil
+end
+  elseif name == 'Check_job' then
+--@ lua/check.lua:34-74
+-- The job's own invariants: the sets its state names and no other set of its queue, its
+-- lock, worker set and throttle locks when running, its dependencies, failure group, tags,
+-- ordering key, and its queue in ql:queues. Returns the units of work spent.
+function M.Check_job(now, jid, out)
+  local jk = 'ql:j:' .. jid
+  local f = rcall('HMGET', jk, 'jid', 'state', 'queue', 'worker', 'expires', 'failure', 'tags',
+    'throttles', 'key', 'grace', 'klass')
+  local state, queue = f[2], f[3]
+  local known = state == 'waiting' or state == 'stalled' or state == 'running' or
+    state == 'scheduled' or state == 'depends' or state == 'throttled' or state == 'failed' or
+    state == 'complete'
+  if f[1] ~= jid or not known or not queue or not f[11] then
+    M.Check_found(out, 'job-malformed', jk, '', 'the job hash lacks jid, klass, a known state ' ..
+      'or queue', '')
+    return 1
+  end
+  if state == 'complete' then
+    if not rcall('ZSCORE', 'ql:completed', jid) then
+      M.Check_found(out, 'not-in-state-set', jk, 'ql:completed', 'complete but not in ' ..
+        'ql:completed', 'add it to ' .. 'ql:completed')
+    end
+  else
+    M.Check_job_sets(jid, jk, state, queue, f, out)
+  end
+  if state == 'running' then M.Check_running(jid, jk, queue, f, out) end
+  M.Check_job_dependencies(jid, jk, state, out)
+  for _, t in ipairs(M.Job_tag_list(f[7])) do
+    if not rcall('ZSCORE', 'ql:t:' .. t, jid) then
+      M.Check_found(out, 'tag-unindexed', jk, t, 'tagged ' .. t .. ' but not in ' .. 'ql:t:' .. t,
+        'add it to ' .. 'ql:t:' .. t)
+    end
+  end
+  if f[9] and state ~= 'complete' and state ~= 'failed' then
+    local ok = M.Order_set(queue, f[9])
+    if not rcall('ZSCORE', ok, jid) then
+      M.Check_found(out, 'order-missing', jk, f[9], 'has ordering key ' .. f[9] ..
+        ' but is not in ' .. ok, 'append it to ' .. ok)
+    end
+  end
+  return 1
+end
+  elseif name == 'Check_job_sets' then
+--@ lua/check.lua:76-110
+-- A job that is not complete: in the set its state names, in no other set of its queue,
+-- and its queue in ql:queues.
+function M.Check_job_sets(jid, jk, state, queue, f, out)
+  if not rcall('ZSCORE', 'ql:queues', queue) then
+    M.Check_found(out, 'queue-unlisted', jk, queue, 'its queue ' .. queue .. ' is not in ' ..
+      'ql:queues', 'add the queue to ' .. 'ql:queues')
+  end
+  local own = M.Check_state_key(queue, state)
+  local qk = 'ql:q:' .. queue
+  for _, sk in ipairs({ qk .. '-work', qk .. '-locks', qk .. '-scheduled', qk .. '-depends',
+      qk .. '-throttled' }) do
+    local listed = rcall('ZSCORE', sk, jid)
+    if sk == own and not listed and state == 'running' and f[4] == '' then
+      -- Check.running reports it: a running job that no worker holds.
+      listed = false
+    elseif sk == own and not listed then
+      local fix = 'add it to ' .. sk
+      if state == 'running' then
+        fix = 'give it an expired lock: the next pop of ' .. queue .. ' reclaims it'
+      end
+      M.Check_found(out, 'not-in-state-set', jk, sk, state .. ' but not in ' .. sk, fix)
+    elseif sk ~= own and listed then
+      M.Check_found(out, 'in-other-set', jk, sk, state .. ' but listed in ' .. sk,
+        'remove it from ' .. sk)
+    end
+  end
+  if state == 'failed' then
+    local group = M.Check_group(f[6]) or 'failed'
+    local gk = 'ql:f:' .. group
+    if not rcall('LPOS', gk, jid) then
+      M.Check_found(out, 'not-in-state-set', jk, gk, 'failed but not in ' .. gk,
+        'add it to ' .. gk)
+    end
+  end
+end
+  elseif name == 'Check_running' then
+--@ lua/check.lua:112-143
+-- A running job: its lock and its worker's job set scored by its `expires` (not while in
+-- the grace period after a lost lock, when pop has moved both), a worker, and a lock of
+-- each of its named throttles.
+function M.Check_running(jid, jk, queue, f, out)
+  local lk = 'ql:q:' .. queue .. '-locks'
+  local lock = tonumber(rcall('ZSCORE', lk, jid))
+  if f[4] == '' then
+    M.Check_found(out, 'running-without-worker', jk, lk, 'running but no worker holds it',
+      'it gives back its lock and throttles and waits again, as after a timeout')
+    return
+  end
+  local expires = tonumber(f[5])
+  if lock and f[10] ~= '1' then
+    if not expires or math.abs(lock - expires) > 0.001 then
+      M.Check_found(out, 'lock-mismatch', jk, lk, 'its lock in ' .. lk .. ' is not scored by ' ..
+        'its expires', 'score the lock by its expires')
+    end
+    local wk = 'ql:w:' .. f[4] .. ':jobs'
+    local held = tonumber(rcall('ZSCORE', wk, jid))
+    if expires and (not held or math.abs(held - expires) > 0.001) then
+      M.Check_found(out, 'worker-set-missing', jk, wk, 'running under ' .. f[4] ..
+        ' but not in ' .. wk .. ' at its expires', 'add it to ' .. wk .. ' at its expires')
+    end
+  end
+  for _, tid in ipairs(M.Throttle_own(M.Throttle_list(f[8]), queue) or {}) do
+    local tk = 'ql:th:' .. tid .. '-locks'
+    if not rcall('ZSCORE', tk, jid) then
+      M.Check_found(out, 'throttle-lock-missing', jk, tid, 'running under throttle ' .. tid ..
+        ' without a lock in ' .. tk, 'add it to ' .. tk)
+    end
+  end
+end
+  elseif name == 'Check_job_dependencies' then
+--@ lua/check.lua:145-174
+-- Dependencies: each one is a job that exists, is not complete and lists this job among its
+-- dependents; a job in state depends has at least one, a job in another state none.
+function M.Check_job_dependencies(jid, jk, state, out)
+  local depk = jk .. '-dependencies'
+  local deps = rcall('SMEMBERS', depk)
+  if state ~= 'depends' then
+    if #deps > 0 then
+      M.Check_found(out, 'dependencies-not-depends', jk, depk, state .. ' but ' .. depk ..
+        ' is not empty', 'drop its dependencies')
+    end
+    return
+  end
+  if #deps == 0 then
+    M.Check_found(out, 'depends-without-dependency', jk, '', 'depends on no job',
+      'release it: it becomes waiting (or scheduled)')
+  end
+  for _, d in ipairs(deps) do
+    local st = rcall('HGET', 'ql:j:' .. d, 'state')
+    if not st then
+      M.Check_found(out, 'dependency-gone', jk, d, 'depends on ' .. d .. ', which is gone',
+        'release the dependency')
+    elseif st == 'complete' then
+      M.Check_found(out, 'dependency-complete', jk, d, 'depends on ' .. d ..
+        ', which is complete', 'release the dependency')
+    elseif rcall('SISMEMBER', 'ql:j:' .. d .. '-dependents', jid) == 0 then
+      M.Check_found(out, 'dependency-one-sided', jk, d, 'depends on ' .. d .. ', whose ' ..
+        'dependents do not list it', 'add it to the dependents of ' .. d)
+    end
+  end
+end
+  elseif name == 'Check_classify' then
+--@ lua/check.lua:176-191
+-- What key `k` is: { what = kind, ... the names in it }, and the kind of walk its members
+-- need ('z' sorted set, 's' set, 'l' list; nil: none). `kind` is the key's TYPE.
+function M.Check_classify(k, kind)
+  if k == 'ql:queues' or k == 'ql:paused_queues' or k == 'ql:workers' or k == 'ql:config' or
+      k == 'ql:tracked' or k == 'ql:tags' then
+    return { what = 'known' }
+  end
+  if k == 'ql:failures' then return { what = 'failures', walk = 's', want = 'set' } end
+  if k == 'ql:completed' then return { what = 'completed', walk = 'z', want = 'zset' } end
+  local prefixes = { 'ql:j:', 'ql:q:', 'ql:w:', 'ql:t:', 'ql:f:', 'ql:r:',
+    'ql:s:', 'ql:fine:', 'ql:th:' }
+  for _, p in ipairs(prefixes) do
+    if k:sub(1, #p) == p then return M.Check_classify_in(p, k:sub(#p + 1), kind) end
+  end
+  return { what = 'unknown' }
+end
+  elseif name == 'Check_ends' then
+--@ lua/check.lua:193-197
+-- Whether `s` ends with `suffix`, and `s` without it.
+function M.Check_ends(s, suffix)
+  if #s > #suffix and s:sub(-#suffix) == suffix then return s:sub(1, -#suffix - 1) end
+  return nil
+end
+  elseif name == 'Check_classify_in' then
+--@ lua/check.lua:199-245
+-- Check.classify for a key under prefix `p` (`rest` follows it).
+function M.Check_classify_in(p, rest, kind)
+  if p == 'ql:j:' then
+    if kind == 'hash' then return { what = 'job', jid = rest } end
+    local jid = M.Check_ends(rest, '-history')
+    if jid and kind == 'list' then return { what = 'history', jid = jid } end
+    jid = M.Check_ends(rest, '-dependencies')
+    if jid and kind == 'set' then return { what = 'dependencies', jid = jid } end
+    jid = M.Check_ends(rest, '-dependents')
+    if jid and kind == 'set' then
+      return { what = 'dependents', jid = jid, walk = 's', want = 'set' }
+    end
+    return { what = 'unknown' }
+  elseif p == 'ql:q:' then
+    for _, suffix in ipairs({ '-work', '-locks', '-scheduled', '-depends', '-throttled',
+        '-expiring', '-recur' }) do
+      local queue = M.Check_ends(rest, suffix)
+      if queue then
+        return { what = 'queue', queue = queue, suffix = suffix, walk = 'z', want = 'zset' }
+      end
+    end
+    local at = rest:find('-key:', 1, true)
+    if at and at > 1 then
+      return { what = 'order', queue = rest:sub(1, at - 1), name = rest:sub(at + #'-key:'),
+        walk = 'z', want = 'zset' }
+    end
+  elseif p == 'ql:w:' then
+    if M.Check_ends(rest, ':jobs') then return { what = 'known', want = 'zset' } end
+  elseif p == 'ql:t:' then
+    return { what = 'tag', tag = rest, walk = 'z', want = 'zset' }
+  elseif p == 'ql:f:' then
+    return { what = 'group', group = rest, walk = 'l', want = 'list' }
+  elseif p == 'ql:r:' then
+    return { what = 'recur', jid = rest, want = 'hash' }
+  elseif p == 'ql:s:' or p == 'ql:fine:' then
+    return { what = 'known', want = 'hash' }
+  elseif p == 'ql:th:' then
+    for _, suffix in ipairs({ '-locks', '-pending', '-ready' }) do
+      local tid = M.Check_ends(rest, suffix)
+      if tid then
+        return { what = 'throttle-set', tid = tid, suffix = suffix, walk = 'z', want = 'zset' }
+      end
+    end
+    return { what = 'known', want = 'hash' }
+  end
+  return { what = 'unknown' }
+end
+  elseif name == 'Check_head' then
+--@ lua/check.lua:247-273
+-- The invariants of key `k` as a whole (`d` its classification). Returns the units spent.
+function M.Check_head(now, k, d, kind, out)
+  if d.what == 'unknown' or (d.want and d.want ~= kind) then
+    M.Check_found(out, 'unknown-key', k, '', 'no invariant explains a ' .. kind .. ' named ' .. k,
+      '')
+  elseif d.what == 'job' then
+    return M.Check_job(now, d.jid, out)
+  elseif d.what == 'history' then
+    if rcall('EXISTS', 'ql:j:' .. d.jid) == 0 then
+      M.Check_found(out, 'history-orphan', k, '', 'the history of a job that is gone',
+        'delete it')
+    end
+  elseif d.what == 'dependencies' then
+    if rcall('EXISTS', 'ql:j:' .. d.jid) == 0 then
+      M.Check_found(out, 'dependencies-orphan', k, '', 'the dependencies of a job that is gone',
+        'remove it from their dependents and delete it')
+    end
+  elseif d.what == 'group' then
+    if rcall('SISMEMBER', 'ql:failures', d.group) == 0 then
+      M.Check_found(out, 'failure-group-unlisted', k, d.group, 'failure group ' .. d.group ..
+        ' is not in ' .. 'ql:failures', 'add it to ' .. 'ql:failures')
+    end
+  elseif d.what == 'recur' then
+    M.Check_recur(k, d.jid, out)
+  end
+  return 1
+end
+  elseif name == 'Check_recur' then
+--@ lua/check.lua:275-291
+-- A recurring template: well formed, and in its queue's recur set.
+function M.Check_recur(k, jid, out)
+  local r = rcall('HMGET', k, 'jid', 'klass', 'queue', 'interval', 'data', 'state')
+  local ok = pcall(decode, r[5] or '')
+  local interval = M.Num_parse(r[4])
+  if r[1] ~= jid or not r[2] or not r[3] or r[6] ~= 'recur' or not interval or interval <= 0
+      or not ok then
+    M.Check_found(out, 'recur-malformed', k, '', 'the template lacks jid, klass, queue, a ' ..
+      'positive interval or JSON data', '')
+    return
+  end
+  local rk = 'ql:q:' .. r[3] .. '-recur'
+  if not rcall('ZSCORE', rk, jid) then
+    M.Check_found(out, 'recur-unlisted', k, rk, 'a template of ' .. r[3] .. ' not in ' .. rk,
+      'add it to ' .. rk .. ', due now')
+  end
+end
+  elseif name == 'Check_member' then
+--@ lua/check.lua:293-337
+-- The invariant of one member `m` of collection key `k` (`d` its classification).
+function M.Check_member(now, k, d, m, out)
+  local w = d.what
+  if w == 'queue' then
+    M.Check_queue_member(k, d, m, out)
+  elseif w == 'order' then
+    local f = rcall('HMGET', 'ql:j:' .. m, 'queue', 'key', 'state')
+    if f[1] ~= d.queue or f[2] ~= d.name or f[3] == 'complete' or f[3] == 'failed' then
+      M.Check_found(out, 'order-stale', k, m, m .. ' is gone, finished or not of this key',
+        'remove it from the key (the next job may start)')
+    end
+  elseif w == 'tag' then
+    local tags = rcall('HGET', 'ql:j:' .. m, 'tags')
+    local has = false
+    for _, t in ipairs(M.Job_tag_list(tags)) do if t == d.tag then has = true end end
+    if not has then
+      M.Check_found(out, 'tag-stale', k, m, m .. ' is gone or not tagged ' .. d.tag,
+        'remove it from ' .. k)
+    end
+  elseif w == 'group' then
+    local f = rcall('HMGET', 'ql:j:' .. m, 'state', 'failure')
+    if f[1] ~= 'failed' or (M.Check_group(f[2]) or 'failed') ~= d.group then
+      M.Check_found(out, 'failure-stale', k, m, m .. ' is gone or not failed in ' .. d.group,
+        'remove it from ' .. k)
+    end
+  elseif w == 'failures' then
+    if rcall('LLEN', 'ql:f:' .. m) == 0 then
+      M.Check_found(out, 'failure-group-empty', k, m, 'failure group ' .. m .. ' has no jobs',
+        'remove it from ' .. k)
+    end
+  elseif w == 'completed' then
+    if rcall('HGET', 'ql:j:' .. m, 'state') ~= 'complete' then
+      M.Check_found(out, 'completed-stale', k, m, m .. ' is gone or not complete',
+        'remove it from ' .. k)
+    end
+  elseif w == 'dependents' then
+    if rcall('SISMEMBER', 'ql:j:' .. m .. '-dependencies', d.jid) == 0 then
+      M.Check_found(out, 'dependent-stale', k, m, m .. ' is gone or does not depend on ' ..
+        d.jid, 'remove it from ' .. k)
+    end
+  elseif w == 'throttle-set' then
+    M.Check_throttle_member(k, d, m, out)
+  end
+  return 1
+end
+  elseif name == 'Check_queue_member' then
+--@ lua/check.lua:339-364
+-- A member of a queue's set: a job of that queue (its state is checked from the job's
+-- side), for -expiring one that waits with a ttl, for -recur a template of the queue.
+function M.Check_queue_member(k, d, m, out)
+  if d.suffix == '-recur' then
+    if rcall('HGET', 'ql:r:' .. m, 'queue') ~= d.queue then
+      M.Check_found(out, 'recur-stale', k, m, 'template ' .. m .. ' is gone or of another queue',
+        'remove it from ' .. k)
+    end
+    return
+  end
+  local f = rcall('HMGET', 'ql:j:' .. m, 'queue', 'state', 'ttl')
+  if d.suffix == '-expiring' then
+    local s = f[2]
+    if f[1] ~= d.queue or not f[3] or (s ~= 'waiting' and s ~= 'throttled' and s ~= 'stalled')
+    then
+      M.Check_found(out, 'expiring-stale', k, m, m .. ' is gone or not waiting with a ttl',
+        'remove it from ' .. k)
+    end
+  elseif f[1] == nil or f[1] == false then
+    M.Check_found(out, 'member-without-job', k, m, m .. ' has no job hash',
+      'remove it from ' .. k)
+  elseif f[1] ~= d.queue then
+    M.Check_found(out, 'member-of-other-queue', k, m, m .. ' is a job of queue ' .. f[1],
+      'remove it from ' .. k)
+  end
+end
+  elseif name == 'Check_throttle_member' then
+--@ lua/check.lua:366-384
+-- A member of a throttle's locks (a running job that names the throttle), pending (a
+-- throttled one) or admissions (a waiting or stalled one).
+function M.Check_throttle_member(k, d, m, out)
+  local f = rcall('HMGET', 'ql:j:' .. m, 'state', 'throttles')
+  local named = false
+  for _, tid in ipairs(M.Throttle_list(f[2]) or {}) do if tid == d.tid then named = true end end
+  local s, valid = f[1], false
+  if d.suffix == '-locks' then
+    valid = s == 'running'
+  elseif d.suffix == '-pending' then
+    valid = s == 'throttled'
+  else
+    valid = s == 'waiting' or s == 'stalled'
+  end
+  if not (named and valid) then
+    M.Check_found(out, 'throttle-stale', k, m, m .. ' is gone, does not name throttle ' ..
+      d.tid .. ' or is ' .. tostring(s), 'release it from the throttle')
+  end
+end
+  elseif name == 'Check_key' then
+--@ lua/check.lua:386-395
+-- Check key `k`: its own invariants now, and its members later (a walk is queued in `walks`
+-- as { key, cursor }). Returns the units spent.
+function M.Check_key(now, k, out, walks)
+  local kind = rcall('TYPE', k).ok
+  if kind == 'none' then return 1 end
+  local d = M.Check_classify(k, kind)
+  local spent = M.Check_head(now, k, d, kind, out)
+  if d.walk and kind == d.want then walks[#walks + 1] = { k, '0' } end
+  return spent
+end
+  elseif name == 'Check_walk' then
+--@ lua/check.lua:397-427
+-- Walk the members of `item` ({ key, cursor, members left over }) for at most `budget`
+-- units. A scan may answer more members than asked for (Valkey's hashtable answers whole
+-- buckets): those beyond the budget wait in the item. Returns whether the walk is done,
+-- and the units spent.
+function M.Check_walk(now, item, budget, out)
+  local k = item[1]
+  local kind = rcall('TYPE', k).ok
+  local d = M.Check_classify(k, kind)
+  if kind ~= d.want then return true, 1 end
+  local members, spent = item[3], 0
+  if not members or #members == 0 then
+    members, spent = {}, 1
+    if d.walk == 'l' then
+      local first = tonumber(item[2]) or 0
+      members = rcall('LRANGE', k, first, first + budget - 1)
+      item[2] = #members == budget and tostring(first + budget) or '0'
+    else
+      local r = rcall(d.walk == 'z' and 'ZSCAN' or 'SSCAN', k, item[2], 'COUNT', budget)
+      item[2] = r[1]
+      local step = d.walk == 'z' and 2 or 1
+      for i = 1, #r[2], step do members[#members + 1] = r[2][i] end
+    end
+  end
+  local n = #members
+  if n > budget then n = budget end
+  for i = 1, n do M.Check_member(now, k, d, members[i], out) end
+  local rest = {}
+  for i = n + 1, #members do rest[#rest + 1] = members[i] end
+  item[3] = rest
+  return #rest == 0 and item[2] == '0', spent + n
+end
+  elseif name == 'Check_state' then
+--@ lua/check.lua:429-447
+-- The state of a check: the SCAN cursor `s` (false once the scan is done), keys found and
+-- not looked at yet `p`, the walks still to make `q`, the findings so far by invariant
+-- `n`, keys seen `k`, and its start `t`.
+function M.Check_state(token, now)
+  if token == '0' then return { s = '0', p = {}, q = {}, n = {}, k = 0, t = now } end
+  local ok, st = pcall(decode, token)
+  if not ok or type(st) ~= 'table' or type(st.q) ~= 'table' or type(st.n) ~= 'table' or
+      type(st.p) ~= 'table' or (st.s ~= false and type(st.s) ~= 'string') or
+      type(st.k) ~= 'number' or type(st.t) ~= 'number' then
+    error('qlpy.check(): Arg "token" not a check token: ' .. token)
+  end
+  for _, item in ipairs(st.q) do
+    if type(item) ~= 'table' or type(item[1]) ~= 'string' or type(item[2]) ~= 'string' or
+        (item[3] ~= nil and type(item[3]) ~= 'table') then
+      error('qlpy.check(): Arg "token" not a check token: ' .. token)
+    end
+  end
+  return st
+end
+  elseif name == 'Check_step' then
+--@ lua/check.lua:449-501
+-- qlpy.check <now> <token> [budget]
+-- One bounded step of a check of the whole database: walks on from `token` ('0' starts a
+-- check) for about `budget` units of work (default 40; a key or a member looked at is
+-- one), and replies {"token": <token of the next step, or "0" when the check is done>,
+-- "findings": [[invariant, key, member, detail, repair]...], "keys": <keys seen so far>,
+-- "counts": {<invariant>: n, ...} (findings so far)}. The last step writes the summary
+-- hash qlpy:check (started, finished, keys, findings as JSON). Reads nothing else: a step
+-- writes only that summary.
+-- Errors: qlpy.check(): Arg "token" missing / qlpy.check(): Arg "token" not a check token:
+-- <x> / qlpy.check(): Arg "budget" not a whole number above 0: <x>
+function M.Check_step(now)
+  local token, budget_s = A[3], A[4]
+  if token == nil then error('qlpy.check(): Arg "token" missing') end
+  local budget = 40
+  if budget_s ~= nil then
+    budget = M.Num_parse(budget_s)
+    if budget == nil or budget < 1 or budget ~= floor(budget) then
+      error('qlpy.check(): Arg "budget" not a whole number above 0: ' .. budget_s)
+    end
+  end
+  local st = M.Check_state(token, now)
+  local out, spent = {}, 0
+  -- A SCAN may answer more keys than asked for (Valkey's hashtable answers whole buckets):
+  -- the keys found wait in `p`, so that a step looks at no more than its budget.
+  while spent < budget do
+    local pk = st.p[#st.p]
+    if pk then
+      st.p[#st.p] = nil
+      spent = spent + M.Check_key(now, pk, out, st.q)
+    elseif st.q[1] then
+      local done, cost = M.Check_walk(now, st.q[1], budget - spent, out)
+      spent = spent + cost
+      if done then table.remove(st.q, 1) end
+    elseif st.s then
+      local r = rcall('SCAN', st.s, 'MATCH', 'ql:' .. '*', 'COUNT',
+        math.max(1, floor((budget - spent) / 8)))
+      st.s = r[1] ~= '0' and r[1]
+      st.k = st.k + #r[2]
+      spent = spent + 1
+      st.p = r[2]
+    else
+      break
+    end
+  end
+  for _, f in ipairs(out) do st.n[f[1]] = (st.n[f[1]] or 0) + 1 end
+  local finished = not st.s and not st.q[1] and not st.p[1]
+  if finished then
+    rcall('HSET', 'qlpy:check', 'started', st.t, 'finished', now, 'keys', st.k,
+      'findings', encode(st.n))
+  end
+  return encode({ token = finished and '0' or encode(st), findings = out, keys = st.k,
+    counts = st.n })
+end
+  elseif name == 'Check_repair' then
+--@ lua/check.lua:503-534
+-- qlpy.repair <now> <key> <invariant> [member]
+-- Checks the finding again and, when it still stands, fixes it as the core would have
+-- (the finding's `repair` says how), writing a history entry {"what": "repaired",
+-- "invariant", "about"} on the job concerned when it exists. Reply: 1 repaired, 0 nothing to
+-- repair (already fixed, or a finding qlpy.repair leaves alone). Idempotent.
+-- Errors: qlpy.repair(): Arg "key" missing / qlpy.repair(): Arg "invariant" missing
+function M.Check_repair(now)
+  local k, inv, member = A[3], A[4], A[5] or ''
+  if k == nil then error('qlpy.repair(): Arg "key" missing') end
+  if inv == nil then error('qlpy.repair(): Arg "invariant" missing') end
+  local kind = rcall('TYPE', k).ok
+  if kind == 'none' then return 0 end
+  local d = M.Check_classify(k, kind)
+  local out = {}
+  if d.what == 'job' or member == '' or not d.walk then
+    M.Check_head(now, k, d, kind, out)
+  else
+    M.Check_member(now, k, d, member, out)
+  end
+  for _, f in ipairs(out) do
+    if f[1] == inv and f[3] == member and f[5] ~= '' then
+      if d.what == 'job' then
+        M.Check_fix_job(now, d.jid, inv, member)
+        M.Job_hist(d.jid, now, '"repaired"', { invariant = inv, about = member })
+      else
+        M.Check_fix_key(now, k, d, inv, member)
+      end
+      return 1
+    end
+  end
+  return 0
+end
+  elseif name == 'Check_fix_job' then
+--@ lua/check.lua:536-573
+-- Fix finding `inv` of job `jid` (`member` as the finding names it).
+function M.Check_fix_job(now, jid, inv, member)
+  local jk = 'ql:j:' .. jid
+  local f = rcall('HMGET', jk, 'state', 'queue', 'priority', 'expires', 'worker', 'failure',
+    'time')
+  local state, queue = f[1], f[2]
+  if inv == 'queue-unlisted' then
+    rcall('ZADD', 'ql:queues', 'NX', now, queue)
+  elseif inv == 'not-in-state-set' then
+    M.Check_relist(now, jid, state, queue, f, member)
+  elseif inv == 'running-without-worker' then
+    M.Check_requeue(now, jid, queue)
+  elseif inv == 'in-other-set' then
+    rcall('ZREM', member, jid)
+  elseif inv == 'lock-mismatch' then
+    rcall('ZADD', member, f[4], jid)
+  elseif inv == 'worker-set-missing' then
+    rcall('ZADD', member, f[4], jid)
+  elseif inv == 'throttle-lock-missing' then
+    rcall('ZADD', 'ql:th:' .. member .. '-locks', 1, jid)
+  elseif inv == 'tag-unindexed' then
+    rcall('ZADD', 'ql:t:' .. member, now, jid)
+    rcall('ZINCRBY', 'ql:tags', 1, member)
+  elseif inv == 'order-missing' then
+    M.Order_join(queue, member, jid)
+  elseif inv == 'dependency-one-sided' then
+    rcall('SADD', 'ql:j:' .. member .. '-dependents', jid)
+  elseif inv == 'dependency-gone' or inv == 'dependency-complete' then
+    local depk = jk .. '-dependencies'
+    rcall('SREM', depk, member)
+    rcall('SREM', 'ql:j:' .. member .. '-dependents', jid)
+    if rcall('SCARD', depk) == 0 then M.Job_unblock(now, jid) end
+  elseif inv == 'depends-without-dependency' then
+    M.Job_unblock(now, jid)
+  elseif inv == 'dependencies-not-depends' then
+    M.Check_drop_dependencies(jid)
+  end
+end
+  elseif name == 'Check_relist' then
+--@ lua/check.lua:575-596
+-- Put job `jid` back into the set its state names (`sk`): a running job gets a lock that
+-- has expired, which the next pop of its queue reclaims as a lost lock.
+function M.Check_relist(now, jid, state, queue, f, sk)
+  if state == 'complete' then
+    rcall('ZADD', 'ql:completed', tonumber(f[7]) or now, jid)
+  elseif state == 'failed' then
+    local group = M.Check_group(f[6]) or 'failed'
+    rcall('LPUSH', 'ql:f:' .. group, jid)
+    rcall('SADD', 'ql:failures', group)
+  elseif state == 'running' then
+    -- Its lock, worker set entry and expires all say the lock ran out now.
+    rcall('HSET', 'ql:j:' .. jid, 'expires', now)
+    rcall('ZADD', 'ql:q:' .. queue .. '-locks', now, jid)
+    if f[5] and f[5] ~= '' then rcall('ZADD', 'ql:w:' .. f[5] .. ':jobs', now, jid) end
+  elseif state == 'waiting' then
+    M.Job_enqueue(queue, jid, tonumber(f[3]) or 0, now)
+  elseif state == 'stalled' then
+    rcall('ZADD', sk, '+inf', jid)
+  else
+    rcall('ZADD', sk, now, jid)
+  end
+end
+  elseif name == 'Check_requeue' then
+--@ lua/check.lua:598-607
+-- A running job that no worker holds waits again, as a timed-out one does: out of the
+-- locks set, its throttles given back (its ordering key's turn kept), through the gate.
+function M.Check_requeue(now, jid, queue)
+  local jk = 'ql:j:' .. jid
+  local f = rcall('HMGET', jk, 'priority', 'throttles', 'key', 'ttl')
+  rcall('ZREM', 'ql:q:' .. queue .. '-locks', jid)
+  if f[2] then M.Job_leave(now, jid, queue, f[2], nil) end
+  rcall('HSET', jk, 'worker', '', 'expires', 0)
+  M.Job_ready_or_enqueue(now, queue, jid, tonumber(f[1]) or 0, f[2], f[3], f[4], 'running')
+end
+  elseif name == 'Check_drop_dependencies' then
+--@ lua/check.lua:609-616
+-- Job `jid` stops depending on anything: out of its dependencies' dependents, its set gone.
+function M.Check_drop_dependencies(jid)
+  local depk = 'ql:j:' .. jid .. '-dependencies'
+  for _, b in ipairs(rcall('SMEMBERS', depk)) do
+    rcall('SREM', 'ql:j:' .. b .. '-dependents', jid)
+  end
+  rcall('DEL', depk)
+end
+  elseif name == 'Check_fix_key' then
+--@ lua/check.lua:618-644
+-- Fix finding `inv` of key `k` (classified `d`) and its `member`.
+function M.Check_fix_key(now, k, d, inv, member)
+  if inv == 'history-orphan' then
+    rcall('DEL', k)
+  elseif inv == 'dependencies-orphan' then
+    M.Check_drop_dependencies(d.jid)
+  elseif inv == 'failure-group-unlisted' then
+    rcall('SADD', 'ql:failures', d.group)
+  elseif inv == 'recur-unlisted' then
+    rcall('ZADD', member, now, d.jid)
+  elseif inv == 'order-stale' then
+    M.Order_leave(now, d.queue, d.name, member)
+  elseif inv == 'tag-stale' then
+    rcall('ZREM', k, member)
+    rcall('ZINCRBY', 'ql:tags', -1, d.tag)
+  elseif inv == 'failure-stale' then
+    M.Job_unlist_failure(member, d.group)
+  elseif inv == 'throttle-stale' then
+    M.Throttle_release(now, member, { d.tid })
+  elseif inv == 'failure-group-empty' or inv == 'dependent-stale' then
+    rcall('SREM', k, member)
+  else
+    -- member-without-job, member-of-other-queue, expiring-stale, recur-stale,
+    -- completed-stale: the entry goes.
+    rcall('ZREM', k, member)
+  end
+end
+  elseif name == 'Config_prefetch' then
 --@ lua/config.lua:4-10
 -- Read several config fields with one HMGET and remember them for this call.
 function M.Config_prefetch(...)
@@ -702,7 +1375,7 @@ function M.Job_link(jid, dep)
   return false
 end
   elseif name == 'Job_release_dependents' then
---@ lua/job/depends.lua:14-38
+--@ lua/job/depends.lua:14-24
 -- P-RELEASE-DEPENDENTS: jobs waiting only for `jid` become waiting (or scheduled).
 -- `dependents` is the members of its dependents set, read by the caller.
 function M.Job_release_dependents(now, jid, dependents)
@@ -710,26 +1383,30 @@ function M.Job_release_dependents(now, jid, dependents)
   for _, d in ipairs(dependents) do
     local depk = 'ql:j:' .. d .. '-dependencies'
     rcall('SREM', depk, jid)
-    if rcall('SCARD', depk) == 0 then
-      local f = rcall('HMGET', 'ql:j:' .. d, 'queue', 'scheduled', 'priority', 'throttles', 'key',
-        'ttl')
-      local q = f[1]
-      if q then
-        rcall('ZREM', 'ql:q:' .. q .. '-depends', d)
-        if f[2] then
-          rcall('ZADD', 'ql:q:' .. q .. '-scheduled', f[2], d)
-          rcall('HSET', 'ql:j:' .. d, 'state', 'scheduled')
-          rcall('HDEL', 'ql:j:' .. d, 'scheduled')
-        else
-          M.Job_ready_or_enqueue(now, q, d, tonumber(f[3]) or 0, f[4], f[5], f[6], 'depends')
-        end
-      end
-    end
+    if rcall('SCARD', depk) == 0 then M.Job_unblock(now, d) end
   end
   if #dependents > 0 then rcall('DEL', dk) end
 end
+  elseif name == 'Job_unblock' then
+--@ lua/job/depends.lua:26-41
+-- Job `d`, whose last dependency is gone, leaves its queue's depends set: scheduled when a
+-- delay is still to run (its `scheduled` field), else ready to run.
+function M.Job_unblock(now, d)
+  local f = rcall('HMGET', 'ql:j:' .. d, 'queue', 'scheduled', 'priority', 'throttles', 'key',
+    'ttl')
+  local q = f[1]
+  if not q then return end
+  rcall('ZREM', 'ql:q:' .. q .. '-depends', d)
+  if f[2] then
+    rcall('ZADD', 'ql:q:' .. q .. '-scheduled', f[2], d)
+    rcall('HSET', 'ql:j:' .. d, 'state', 'scheduled')
+    rcall('HDEL', 'ql:j:' .. d, 'scheduled')
+  else
+    M.Job_ready_or_enqueue(now, q, d, tonumber(f[3]) or 0, f[4], f[5], f[6], 'depends')
+  end
+end
   elseif name == 'Job_undepend' then
---@ lua/job/depends.lua:40-48
+--@ lua/job/depends.lua:43-51
 -- Move a job out of the depends state into its queue's work set (depends off); `f` is its
 -- state, queue, priority, throttles, key and ttl.
 function M.Job_undepend(now, jid, f)
@@ -740,7 +1417,7 @@ function M.Job_undepend(now, jid, f)
   end
 end
   elseif name == 'Job_depends' then
---@ lua/job/depends.lua:50-80
+--@ lua/job/depends.lua:53-83
 -- depends <now> <jid> on <jid>... | off <jid>... | off all
 -- Reply: 1. Errors: Job(): no jid provided / Depends(): Arg "command" missing / Depends(): Job
 -- <jid> not in the depends state: <state> / Depends(): Argument "command" must be "on" or "off"
@@ -1459,7 +2136,7 @@ function M.Job_store_flow(jid, queue, text, okey, ttl)
   return text
 end
   elseif name == 'Job_put_write' then
---@ lua/job/put.lua:153-310
+--@ lua/job/put.lua:153-313
 -- The writes of one put, after Job.put_args. `probe` is the put's EXISTS bit set when the
 -- caller knows it (qlpy.put_many); with `batch` (a list) a job that becomes waiting is not
 -- added to the work set but appended to it as score, jid, and ql:queues is left to the
@@ -1524,13 +2201,16 @@ function M.Job_put_write(now, worker, queue, jid, klass, data, delay, o_retries,
       end
     end
   end
-  -- The JSON text cjson writes for { jid, event, queue } (key order is not significant).
   local qjson = encode(queue)
-  rcall('PUBLISH', 'ql:' .. 'log',
-    '{"jid":' .. encode(jid) .. ',"event":"put","queue":' .. qjson .. '}')
   local tstr = M.Num_time_text(now)
   local whole = M.Num_whole_text(now, tstr)
+  -- The history entry comes before the event: at the memory limit the server refuses a
+  -- script's first write that needs memory, and a refused put must not have announced
+  -- itself (docs/operations.md, "At the memory limit").
   M.Job_hist(jid, now, '"put"', '{"q":' .. qjson .. '}', f[9] or false, whole)
+  -- The JSON text cjson writes for { jid, event, queue } (key order is not significant).
+  rcall('PUBLISH', 'ql:' .. 'log',
+    '{"jid":' .. encode(jid) .. ',"event":"put","queue":' .. qjson .. '}')
   local old_queue, old_state, old_worker = f[3], f[2], f[4]
   if old_queue then
     M.Queue_unlist(old_queue, jid)
@@ -1619,7 +2299,7 @@ function M.Job_put_write(now, worker, queue, jid, klass, data, delay, o_retries,
   return jid
 end
   elseif name == 'Job_requeue' then
---@ lua/job/put.lua:312-313
+--@ lua/job/put.lua:315-316
 -- requeue: exactly put, for a job that must already exist.
 function M.Job_requeue(now) return M.Job_put(now, true) end
   elseif name == 'Job_put_many' then
@@ -3918,6 +4598,12 @@ M['Api_qlpy.put_many'] = M.Job_put_many
   elseif name == 'Api_qlpy.stats' then
 --@ lua/api.lua:53-53
 M['Api_qlpy.stats'] = M.Stats_fine
+  elseif name == 'Api_qlpy.check' then
+--@ lua/api.lua:54-54
+M['Api_qlpy.check'] = M.Check_step
+  elseif name == 'Api_qlpy.repair' then
+--@ lua/api.lua:55-55
+M['Api_qlpy.repair'] = M.Check_repair
   end
   return rawget(M, name)
 end
@@ -3927,7 +4613,7 @@ setmetatable(M, M)
 --@ lua/api.lua:1-2
 -- The command table and the dispatcher (protocol 1.1). The build puts this file last.
 
---@ lua/api.lua:55-61
+--@ lua/api.lua:57-63
 -- Dispatch. The commands a worker sends for every job come first, as plain calls of their
 -- functions: those are --@inline, so the build copies them into this block and their
 -- common path runs as straight code that creates no function. A call this block does not
@@ -3940,7 +4626,7 @@ if #KEYS == 0 and #A >= 2 then
     -- n - n is 0 for every finite number, and nan for nan and for +-inf.
     if n and n - n == 0 then do inl_1 = n break end end
     do inl_1 = nil break end
---@ lua/api.lua:61-66
+--@ lua/api.lua:63-68
   until true local now = inl_1
   local cmd, fast, result = A[1], true, nil
   if now == nil then
@@ -3984,7 +4670,7 @@ if #KEYS == 0 and #A >= 2 then
         until true local delay = inl_3
         do local inl_5 repeat local now, worker, queue, jid, klass, data, delay, o_retries, o_tags, o_priority, depends, given, okey, ttl, unique, probe, batch = now, worker, queue, jid, klass, data, delay, nil, nil, nil, false,
           nil, nil, nil, false, nil, nil
---@ lua/job/put.lua:160-221
+--@ lua/job/put.lua:160-218
           -- One EXISTS tells whether the job exists (1) and whether any job is tracked (2): it
           -- counts a key once per mention. A new job then needs no HMGET, and an empty ql:tracked
           -- no ZSCORE.
@@ -4042,21 +4728,21 @@ if #KEYS == 0 and #A >= 2 then
               end
             end
           end
-          -- The JSON text cjson writes for { jid, event, queue } (key order is not significant).
           local qjson = encode(queue)
-          rcall('PUBLISH', 'ql:' .. 'log',
-            '{"jid":' .. encode(jid) .. ',"event":"put","queue":' .. qjson .. '}')
           local inl_6 repeat local t = now
 --@ lua/num.lua:14-14
            do inl_6 = format('%.20f', t) break end
---@ lua/job/put.lua:221-222
+--@ lua/job/put.lua:218-219
           until true local tstr = inl_6
           local inl_7 repeat local t, tstr = now, tstr
 --@ lua/num.lua:21-22
             if tstr and t >= 0 and t < 1e14 then do inl_7 = tstr:sub(1, -22) break end end
             do inl_7 = tostring(floor(t)) break end
---@ lua/job/put.lua:222-223
+--@ lua/job/put.lua:219-223
           until true local whole = inl_7
+          -- The history entry comes before the event: at the memory limit the server refuses a
+          -- script's first write that needs memory, and a refused put must not have announced
+          -- itself (docs/operations.md, "At the memory limit").
           repeat local jid, when, what_json, extra, legacy, whole = jid, now, '"put"', '{"q":' .. qjson .. '}', f[9] or false, whole
 --@ lua/job/history.lua:36-42
             if legacy == nil then legacy = rcall('HGET', 'ql:j:' .. jid, 'history') end
@@ -4122,8 +4808,11 @@ if #KEYS == 0 and #A >= 2 then
               rcall('LPOP', hk)
               rcall('LPUSH', hk, first)
             end
---@ lua/job/put.lua:223-226
+--@ lua/job/put.lua:223-229
           until true
+          -- The JSON text cjson writes for { jid, event, queue } (key order is not significant).
+          rcall('PUBLISH', 'ql:' .. 'log',
+            '{"jid":' .. encode(jid) .. ',"event":"put","queue":' .. qjson .. '}')
           local old_queue, old_state, old_worker = f[3], f[2], f[4]
           if old_queue then
             repeat local queue, jid, exist = old_queue, jid
@@ -4132,7 +4821,7 @@ if #KEYS == 0 and #A >= 2 then
               rcall('ZREM', qk .. '-locks', jid)
               if not exist or exist % 2 == 1 then rcall('ZREM', qk .. '-work', jid) end
               if not exist or exist % 4 >= 2 then rcall('ZREM', qk .. '-scheduled', jid) end
---@ lua/job/put.lua:226-300
+--@ lua/job/put.lua:229-303
             until true
             rcall('ZREM', 'ql:q:' .. old_queue .. '-depends', jid)
             if old_state == 'throttled' then
@@ -4211,7 +4900,7 @@ if #KEYS == 0 and #A >= 2 then
 --@ lua/job/state.lua:7-8
               local score = priority - (t / 10000000000)  -- the work-set score (protocol 2.8)
               rcall('ZADD', 'ql:q:' .. queue .. '-work', score, jid)
---@ lua/job/put.lua:300-303
+--@ lua/job/put.lua:303-306
             until true
           end
           if not batch then
@@ -4219,7 +4908,7 @@ if #KEYS == 0 and #A >= 2 then
 --@ lua/num.lua:30-31
               if now >= 1 then do inl_12 = tstr break end end
               do inl_12 = now break end
---@ lua/job/put.lua:303-309
+--@ lua/job/put.lua:306-312
             until true local now_arg = inl_12
             rcall('ZADD', 'ql:queues', 'NX', now_arg, queue)
           end
@@ -4318,7 +5007,7 @@ if #KEYS == 0 and #A >= 2 then
       until true local delay, retries, tags, priority, depends, throttles, okey, ttl, unique = inl_13, inl_14, inl_15, inl_16, inl_17, inl_18, inl_19, inl_20, inl_21
       do local inl_35 repeat local now, worker, queue, jid, klass, data, delay, o_retries, o_tags, o_priority, depends, given, okey, ttl, unique, probe, batch = now, worker, queue, jid, klass, data, delay, retries, tags, priority,
         depends, throttles, okey, ttl, unique, nil, nil
---@ lua/job/put.lua:160-221
+--@ lua/job/put.lua:160-218
         -- One EXISTS tells whether the job exists (1) and whether any job is tracked (2): it
         -- counts a key once per mention. A new job then needs no HMGET, and an empty ql:tracked
         -- no ZSCORE.
@@ -4376,21 +5065,21 @@ if #KEYS == 0 and #A >= 2 then
             end
           end
         end
-        -- The JSON text cjson writes for { jid, event, queue } (key order is not significant).
         local qjson = encode(queue)
-        rcall('PUBLISH', 'ql:' .. 'log',
-          '{"jid":' .. encode(jid) .. ',"event":"put","queue":' .. qjson .. '}')
         local inl_36 repeat local t = now
 --@ lua/num.lua:14-14
          do inl_36 = format('%.20f', t) break end
---@ lua/job/put.lua:221-222
+--@ lua/job/put.lua:218-219
         until true local tstr = inl_36
         local inl_37 repeat local t, tstr = now, tstr
 --@ lua/num.lua:21-22
           if tstr and t >= 0 and t < 1e14 then do inl_37 = tstr:sub(1, -22) break end end
           do inl_37 = tostring(floor(t)) break end
---@ lua/job/put.lua:222-223
+--@ lua/job/put.lua:219-223
         until true local whole = inl_37
+        -- The history entry comes before the event: at the memory limit the server refuses a
+        -- script's first write that needs memory, and a refused put must not have announced
+        -- itself (docs/operations.md, "At the memory limit").
         repeat local jid, when, what_json, extra, legacy, whole = jid, now, '"put"', '{"q":' .. qjson .. '}', f[9] or false, whole
 --@ lua/job/history.lua:36-42
           if legacy == nil then legacy = rcall('HGET', 'ql:j:' .. jid, 'history') end
@@ -4456,8 +5145,11 @@ if #KEYS == 0 and #A >= 2 then
             rcall('LPOP', hk)
             rcall('LPUSH', hk, first)
           end
---@ lua/job/put.lua:223-226
+--@ lua/job/put.lua:223-229
         until true
+        -- The JSON text cjson writes for { jid, event, queue } (key order is not significant).
+        rcall('PUBLISH', 'ql:' .. 'log',
+          '{"jid":' .. encode(jid) .. ',"event":"put","queue":' .. qjson .. '}')
         local old_queue, old_state, old_worker = f[3], f[2], f[4]
         if old_queue then
           repeat local queue, jid, exist = old_queue, jid
@@ -4466,7 +5158,7 @@ if #KEYS == 0 and #A >= 2 then
             rcall('ZREM', qk .. '-locks', jid)
             if not exist or exist % 2 == 1 then rcall('ZREM', qk .. '-work', jid) end
             if not exist or exist % 4 >= 2 then rcall('ZREM', qk .. '-scheduled', jid) end
---@ lua/job/put.lua:226-300
+--@ lua/job/put.lua:229-303
           until true
           rcall('ZREM', 'ql:q:' .. old_queue .. '-depends', jid)
           if old_state == 'throttled' then
@@ -4545,7 +5237,7 @@ if #KEYS == 0 and #A >= 2 then
 --@ lua/job/state.lua:7-8
             local score = priority - (t / 10000000000)  -- the work-set score (protocol 2.8)
             rcall('ZADD', 'ql:q:' .. queue .. '-work', score, jid)
---@ lua/job/put.lua:300-303
+--@ lua/job/put.lua:303-306
           until true
         end
         if not batch then
@@ -4553,7 +5245,7 @@ if #KEYS == 0 and #A >= 2 then
 --@ lua/num.lua:30-31
             if now >= 1 then do inl_42 = tstr break end end
             do inl_42 = now break end
---@ lua/job/put.lua:303-309
+--@ lua/job/put.lua:306-312
           until true local now_arg = inl_42
           rcall('ZADD', 'ql:queues', 'NX', now_arg, queue)
         end
@@ -4563,7 +5255,7 @@ if #KEYS == 0 and #A >= 2 then
         do inl_35 = jid break end
 --@ lua/job/put.lua:46-46
       until true inl_2 = inl_35 break end
---@ lua/api.lua:66-68
+--@ lua/api.lua:68-70
     until true result = inl_2
   elseif cmd == 'pop' then
     local inl_43 repeat local now = now
@@ -5545,7 +6237,7 @@ if #KEYS == 0 and #A >= 2 then
         do inl_107 = '[' .. concat(parts, ',') .. ']' break end
 --@ lua/pop.lua:181-181
       until true inl_43 = inl_107 break end
---@ lua/api.lua:68-70
+--@ lua/api.lua:70-72
     until true result = inl_43
   elseif cmd == 'complete' then
     local inl_108 repeat local now = now
@@ -5995,7 +6687,7 @@ if #KEYS == 0 and #A >= 2 then
         if #dependents > 0 then M.Job_release_dependents(now, jid, dependents) end
       end
       do inl_108 = 'complete' break end
---@ lua/api.lua:70-72
+--@ lua/api.lua:72-74
     until true result = inl_108
   elseif cmd == 'heartbeat' then
     local inl_136 repeat local now = now
@@ -6077,7 +6769,7 @@ if #KEYS == 0 and #A >= 2 then
       rcall('ZADD', 'ql:workers', now, worker)
       rcall('ZADD', 'ql:q:' .. queue .. '-locks', expires, jid)
       do inl_136 = expires break end
---@ lua/api.lua:72-74
+--@ lua/api.lua:74-76
     until true result = inl_136
   elseif cmd == 'fail' then
     local inl_143 repeat local now = now
@@ -6220,7 +6912,7 @@ if #KEYS == 0 and #A >= 2 then
 --@ lua/job/fail_retry.lua:38-39
       until true
       do inl_143 = jid break end
---@ lua/api.lua:74-76
+--@ lua/api.lua:76-78
     until true result = inl_143
   elseif cmd == 'retry' then
     local inl_151 repeat local now = now
@@ -6401,7 +7093,7 @@ if #KEYS == 0 and #A >= 2 then
         end
       end
       do inl_151 = floor(remaining) break end
---@ lua/api.lua:76-91
+--@ lua/api.lua:78-93
     until true result = inl_151
   else
     fast = false
@@ -6423,7 +7115,7 @@ local inl_160 repeat local v = A[2]
   -- n - n is 0 for every finite number, and nan for nan and for +-inf.
   if n and n - n == 0 then do inl_160 = n break end end
   do inl_160 = nil break end
---@ lua/api.lua:91-94
+--@ lua/api.lua:93-96
 until true local now = inl_160
 if now == nil then error('Arg "now" missing or not a number: nil') end
 local result = command(now)

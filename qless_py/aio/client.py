@@ -27,6 +27,14 @@ from qless_py.aio.queue import Queue
 from qless_py.aio.recurring import RecurringJob
 from qless_py.aio.throttles import Throttles
 from qless_py.calls import client as calls
+from qless_py.calls.check import (
+    DEFAULT_BUDGET,
+    CheckReport,
+    CheckSummary,
+    Progress,
+    check_steps,
+    summary_from_hash,
+)
 from qless_py.calls.failures import (
     DEFAULT_BATCH,
     GroupResult,
@@ -34,6 +42,7 @@ from qless_py.calls.failures import (
     retry_group_steps,
 )
 from qless_py.endpoint import Endpoint, resolve_url
+from qless_py.keys import CHECK_SUMMARY
 from qless_py.resp import Arg
 from qless_py.stats import QueueStats
 
@@ -222,6 +231,16 @@ class AsyncClient:
 
     async def untrack(self, jid: str) -> bool:
         return await self.core.send(calls.track_call("untrack", jid))
+
+    async def check(self, *, repair: bool = False, resume: str = "",
+                    budget: int = DEFAULT_BUDGET, progress: Progress | None = None,
+                    steps: int | None = None) -> CheckReport:
+        """:meth:`qless_py.Client.check`, awaited."""
+        return await self.core.run(check_steps(repair, resume, budget, progress, steps))
+
+    async def last_check(self) -> CheckSummary | None:
+        """The summary of the last check that ran to its end, or None."""
+        return summary_from_hash(await self.redis.hgetall(CHECK_SUMMARY))
 
     async def tags(self, offset: int = 0, count: int = 100) -> list[str]:
         """The most used tags (used at least twice), most used first."""

@@ -21,10 +21,10 @@ FAMILIES: dict[str, str] = {
     **dict.fromkeys(("queues", "workers", "failed", "unfail", "pause", "unpause", "stats"),
                     "queues"),
     "recur": "recur", "config": "config", "server": "server", "demo": "demo",
-    "worker": "worker", "throttle": "throttles", "web": "web",
+    "worker": "worker", "throttle": "throttles", "web": "web", "check": "check",
 }
 MODULES: tuple[str, ...] = ("jobs", "queues", "recur", "config", "server", "demo", "worker",
-                            "throttles", "web")
+                            "throttles", "web", "check")
 
 
 class LazyGroup(QlessGroup):

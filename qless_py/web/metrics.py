@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from qless_py import Client, clock
+from qless_py.calls.check import CheckSummary
 from qless_py.stats import FINE_PER_DECADE, QueueStats, TimingStats, day_start, fine_bounds
 
 CONTENT_TYPE = "application/openmetrics-text; version=1.0.0; charset=utf-8"
@@ -69,7 +70,8 @@ def _histogram(name: str, queue: str, timing: TimingStats, created: float) -> It
 
 
 def lines(counts: list[dict[str, object]], failed: dict[str, int], workers: int,
-          stats: dict[str, QueueStats], created: float) -> Iterator[str]:
+          stats: dict[str, QueueStats], created: float,
+          check: CheckSummary | None = None) -> Iterator[str]:
     """The exposition, line by line, from values already read (no I/O here)."""
     names = [str(row["name"]) for row in counts]
     yield from _family("qless_queue_jobs", "gauge", "Jobs in a queue, by state.")
@@ -100,7 +102,22 @@ def lines(counts: list[dict[str, object]], failed: dict[str, int], workers: int,
         for queue in names:
             yield f"{name}_total{_labels(queue=queue)} {getattr(stats[queue], field)}"
             yield f"{name}_created{_labels(queue=queue)} {_number(created)}"
+    if check is not None:
+        yield from _check_lines(check)
     yield "# EOF"
+
+
+def _check_lines(check: CheckSummary) -> Iterator[str]:
+    """The last finished ``qless-py check``: its findings by invariant, keys, when."""
+    yield from _family("qless_check_findings", "gauge",
+                       "Findings of the last finished check, by invariant.")
+    for invariant, n in sorted(check.counts.items()):
+        yield f"qless_check_findings{_labels(invariant=invariant)} {n}"
+    yield from _family("qless_check_keys", "gauge", "Keys the last finished check looked at.")
+    yield f"qless_check_keys {check.keys}"
+    yield from _family("qless_check_finished_seconds", "gauge",
+                       "When the last check finished (Unix time).", "seconds")
+    yield f"qless_check_finished_seconds {_number(check.finished)}"
 
 
 def exposition(client: Client) -> str:
@@ -110,4 +127,5 @@ def exposition(client: Client) -> str:
     failed = client.jobs.failed()
     workers = len(client.workers.counts)
     stats = client.queues.stats([str(row["name"]) for row in counts], now)
-    return "\n".join(lines(counts, failed, workers, stats, day_start(now))) + "\n"
+    check = client.last_check()
+    return "\n".join(lines(counts, failed, workers, stats, day_start(now), check)) + "\n"

@@ -23,9 +23,11 @@ from typing import Literal, cast
 
 from qless_py import CoreError, QlessConnectionError, QlessError
 from qless_py.calls.job import JobBase
+from qless_py.errors import OutOfMemoryError
 from qless_py.handlers import HandlerError, find_handler
 from qless_py.job import Job
 from qless_py.workers.logs import info_line
+from qless_py.workers.memory import settle_when_memory_frees
 from qless_py.workers.workdir import Workdir
 
 log = logging.getLogger("qless_py.worker")
@@ -67,7 +69,10 @@ def _connection_error_in(exc: BaseException) -> str | None:
 def _report(job: Job, verb: str, call: Callable[[], object], done: Outcome) -> Outcome:
     """Send the job's outcome (``call``) to the core; ``done`` if it took, else why not."""
     try:
-        call()
+        try:
+            call()
+        except OutOfMemoryError:  # nothing was written: send it again once memory frees
+            settle_when_memory_frees(call, f"{verb} of {job.jid}")
     except Exception as exc:
         return report_failed(job, verb, exc)
     return done

@@ -174,7 +174,8 @@ class Listener:
                 self._subscribed.clear()
                 if self._stop.is_set():
                     break
-                self._outage.failed(exc, "retrying the subscription with backoff (0.1s doubling to 5s)")
+                self._outage.failed(
+                    exc, "retrying the subscription with backoff (0.1s doubling to 5s)")
                 self._stop.wait(delay)
                 delay = min(delay * 2, 5.0)
             except Exception:  # a bug here must not silently end the notices

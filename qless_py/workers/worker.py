@@ -34,6 +34,7 @@ from qless_py.workers.leases import Lease, Leases
 from qless_py.workers.listener import Listener, loses_lease
 from qless_py.workers.logs import flush_logs
 from qless_py.workers.lookout import Look, look
+from qless_py.workers.memory import warn_if_evicting
 from qless_py.workers.outage import Outage
 from qless_py.workers.runner import Runner, RunnerSettings, Stop
 from qless_py.workers.signals import NUDGE, SignalPipe
@@ -147,6 +148,8 @@ class Worker:
         problem = self.client.core.check()
         if problem is not None:
             log.warning("worker %s: %s; retrying with backoff", self.name, problem)
+        else:
+            warn_if_evicting(lambda: self.transport.call("INFO", "memory"))
         install = self.handle_signals
         if install is None:
             install = threading.current_thread() is threading.main_thread()

@@ -1,0 +1,26 @@
+"""Fixtures of the check tests: a database built through the core in every state the core
+knows, damaged the ways the world damages it, checked and repaired."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+import redis
+
+from qless_py import Client
+from tests.check.support import Db
+from tests.client.conftest import flavour, make_client  # noqa: F401  (fixtures)
+from tests.core.support import load_source
+
+
+@pytest.fixture
+def client(server_url: str) -> Iterator[Client]:
+    c = Client(server_url, worker_name="checker")
+    yield c
+    c.close()
+
+
+@pytest.fixture
+def db(redis_conn: redis.Redis, client: Client) -> Db:
+    return Db(redis_conn, load_source(), client)

@@ -1,0 +1,73 @@
+"""The check on a live database: workers putting, popping and completing beside it find
+nothing wrong; a check resumed from its token finds what one walk finds; both clients
+agree."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from qless_py import Client
+from tests.check.support import Db
+from tests.client.conftest import AnyClient, MakeClient, run
+
+
+def _pipeline(url: str, stop: threading.Event, index: int) -> None:
+    """Put, pop and complete (with tags, dependencies and a throttle) until told to stop."""
+    with Client(url, worker_name=f"pipe{index}") as c:
+        queue = c.queues["live"]
+        n = 0
+        while not stop.is_set():
+            n += 1
+            first = queue.put("tests.jobs.Noop", {}, jid=f"p{index}-{n}", tags=["live"])
+            queue.put("tests.jobs.Noop", {}, jid=f"p{index}-{n}-dep", depends=[first],
+                      throttles=["live-throttle"])
+            for job in queue.pop(count=3):
+                job.complete()
+
+
+def test_a_check_beside_a_running_pipeline_finds_nothing(db: Db, server_url: str) -> None:
+    db.build()
+    db.client.throttles["live-throttle"].maximum = 2
+    stop = threading.Event()
+    threads = [threading.Thread(target=_pipeline, args=(server_url, stop, i)) for i in range(2)]
+    for thread in threads:
+        thread.start()
+    try:
+        for _ in range(5):
+            assert db.client.check(budget=20).findings == []
+    finally:
+        stop.set()
+        for thread in threads:
+            thread.join(timeout=30)
+    assert db.findings() == set()
+
+
+def test_a_resumed_check_finds_what_one_walk_finds(db: Db) -> None:
+    db.build()
+    db.conn.delete("ql:j:a2", "ql:completed", "ql:q:kq-key:K")
+    whole = db.findings()
+    token, found = "", set()
+    for _ in range(1000):
+        report = db.client.check(resume=token, budget=3, steps=2)
+        found |= {(f.invariant, f.key, f.member) for f in report.findings}
+        token = report.token
+        if not token:
+            break
+    assert found == whole and len(whole) == 7
+
+
+@pytest.mark.asyncio
+async def test_both_clients_check_and_repair_alike(server_url: str, make_client: MakeClient,
+                                                   db: Db) -> None:
+    db.build()
+    db.conn.delete("ql:t:t2")
+    checker: AnyClient = make_client(server_url)
+    report = await run(checker.check())
+    assert [(f.invariant, f.key, f.member) for f in report.findings] == [
+        ("tag-unindexed", "ql:j:a2", "t2")]
+    assert (await run(checker.check(repair=True))).repaired == 1
+    assert (await run(checker.check())).clean
+    summary = await run(checker.last_check())
+    assert summary is not None and summary.counts == {}
