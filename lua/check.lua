@@ -177,9 +177,11 @@ end
 -- need ('z' sorted set, 's' set, 'l' list; nil: none). `kind` is the key's TYPE.
 function Check.classify(k, kind)
   if k == key.queues or k == key.paused or k == key.workers or k == key.config or
-      k == key.tracked or k == key.tags then
+      k == key.tracked or k == key.tags or k == key.check then
     return { what = 'known' }
   end
+  -- `ql:{<name>}:...`: a key of a namespace (the default namespace's scan matches them)
+  if k:byte(#key.channel + 1) == 123 then return { what = 'known' } end
   if k == key.failures then return { what = 'failures', walk = 's', want = 'set' } end
   if k == key.completed then return { what = 'completed', walk = 'z', want = 'zset' } end
   local prefixes = { key.job, key.queue, key.worker, key.tag, key.failure_group, key.recur,
@@ -452,7 +454,7 @@ end
 -- one), and replies {"token": <token of the next step, or "0" when the check is done>,
 -- "findings": [[invariant, key, member, detail, repair]...], "keys": <keys seen so far>,
 -- "counts": {<invariant>: n, ...} (findings so far)}. The last step writes the summary
--- hash qlpy:check (started, finished, keys, findings as JSON). Reads nothing else: a step
+-- hash ql:check (started, finished, keys, findings as JSON). Reads nothing else: a step
 -- writes only that summary.
 -- Errors: qlpy.check(): Arg "token" missing / qlpy.check(): Arg "token" not a check token:
 -- <x> / qlpy.check(): Arg "budget" not a whole number above 0: <x>

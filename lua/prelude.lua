@@ -45,5 +45,5 @@ local key = {
   throttle = 'ql:th:', pending = '-pending', ready = '-ready', throttled = '-throttled',
   order = '-key:', expiring = '-expiring',
   -- qless_py's own keys (not the protocol's): the last check's summary (qlpy.check).
-  check = 'qlpy:check',
+  check = 'ql:check',
 }

@@ -80,5 +80,5 @@ def job_of(key: str) -> str | None:
 
 
 # qless_py's own keys (not the protocol's).
-CHECK_SUMMARY = "qlpy:check"
+CHECK_SUMMARY = "ql:check"
 """The last finished check's summary (hash: started, finished, keys, findings as JSON)."""

@@ -50,7 +50,7 @@ local cfg
 --   throttle = 'ql:th:', pending = '-pending', ready = '-ready', throttled = '-throttled',
 --   order = '-key:', expiring = '-expiring',
 --   -- qless_py's own keys (not the protocol's): the last check's summary (qlpy.check).
---   check = 'qlpy:check',
+--   check = 'ql:check',
 -- }
 
 --@ lua/check.lua:1-9
@@ -401,14 +401,16 @@ function M.Check_job_dependencies(jid, jk, state, out)
   end
 end
   elseif name == 'Check_classify' then
---@ lua/check.lua:176-191
+--@ lua/check.lua:176-193
 -- What key `k` is: { what = kind, ... the names in it }, and the kind of walk its members
 -- need ('z' sorted set, 's' set, 'l' list; nil: none). `kind` is the key's TYPE.
 function M.Check_classify(k, kind)
   if k == 'ql:queues' or k == 'ql:paused_queues' or k == 'ql:workers' or k == 'ql:config' or
-      k == 'ql:tracked' or k == 'ql:tags' then
+      k == 'ql:tracked' or k == 'ql:tags' or k == 'ql:check' then
     return { what = 'known' }
   end
+  -- `ql:{<name>}:...`: a key of a namespace (the default namespace's scan matches them)
+  if k:byte(#'ql:' + 1) == 123 then return { what = 'known' } end
   if k == 'ql:failures' then return { what = 'failures', walk = 's', want = 'set' } end
   if k == 'ql:completed' then return { what = 'completed', walk = 'z', want = 'zset' } end
   local prefixes = { 'ql:j:', 'ql:q:', 'ql:w:', 'ql:t:', 'ql:f:', 'ql:r:',
@@ -419,14 +421,14 @@ function M.Check_classify(k, kind)
   return { what = 'unknown' }
 end
   elseif name == 'Check_ends' then
---@ lua/check.lua:193-197
+--@ lua/check.lua:195-199
 -- Whether `s` ends with `suffix`, and `s` without it.
 function M.Check_ends(s, suffix)
   if #s > #suffix and s:sub(-#suffix) == suffix then return s:sub(1, -#suffix - 1) end
   return nil
 end
   elseif name == 'Check_classify_in' then
---@ lua/check.lua:199-245
+--@ lua/check.lua:201-247
 -- Check.classify for a key under prefix `p` (`rest` follows it).
 function M.Check_classify_in(p, rest, kind)
   if p == 'ql:j:' then
@@ -475,7 +477,7 @@ function M.Check_classify_in(p, rest, kind)
   return { what = 'unknown' }
 end
   elseif name == 'Check_head' then
---@ lua/check.lua:247-273
+--@ lua/check.lua:249-275
 -- The invariants of key `k` as a whole (`d` its classification). Returns the units spent.
 function M.Check_head(now, k, d, kind, out)
   if d.what == 'unknown' or (d.want and d.want ~= kind) then
@@ -504,7 +506,7 @@ function M.Check_head(now, k, d, kind, out)
   return 1
 end
   elseif name == 'Check_recur' then
---@ lua/check.lua:275-291
+--@ lua/check.lua:277-293
 -- A recurring template: well formed, and in its queue's recur set.
 function M.Check_recur(k, jid, out)
   local r = rcall('HMGET', k, 'jid', 'klass', 'queue', 'interval', 'data', 'state')
@@ -523,7 +525,7 @@ function M.Check_recur(k, jid, out)
   end
 end
   elseif name == 'Check_member' then
---@ lua/check.lua:293-337
+--@ lua/check.lua:295-339
 -- The invariant of one member `m` of collection key `k` (`d` its classification).
 function M.Check_member(now, k, d, m, out)
   local w = d.what
@@ -570,7 +572,7 @@ function M.Check_member(now, k, d, m, out)
   return 1
 end
   elseif name == 'Check_queue_member' then
---@ lua/check.lua:339-364
+--@ lua/check.lua:341-366
 -- A member of a queue's set: a job of that queue (its state is checked from the job's
 -- side), for -expiring one that waits with a ttl, for -recur a template of the queue.
 function M.Check_queue_member(k, d, m, out)
@@ -598,7 +600,7 @@ function M.Check_queue_member(k, d, m, out)
   end
 end
   elseif name == 'Check_throttle_member' then
---@ lua/check.lua:366-384
+--@ lua/check.lua:368-386
 -- A member of a throttle's locks (a running job that names the throttle), pending (a
 -- throttled one) or admissions (a waiting or stalled one).
 function M.Check_throttle_member(k, d, m, out)
@@ -619,7 +621,7 @@ function M.Check_throttle_member(k, d, m, out)
   end
 end
   elseif name == 'Check_key' then
---@ lua/check.lua:386-395
+--@ lua/check.lua:388-397
 -- Check key `k`: its own invariants now, and its members later (a walk is queued in `walks`
 -- as { key, cursor }). Returns the units spent.
 function M.Check_key(now, k, out, walks)
@@ -631,7 +633,7 @@ function M.Check_key(now, k, out, walks)
   return spent
 end
   elseif name == 'Check_walk' then
---@ lua/check.lua:397-427
+--@ lua/check.lua:399-429
 -- Walk the members of `item` ({ key, cursor, members left over }) for at most `budget`
 -- units. A scan may answer more members than asked for (Valkey's hashtable answers whole
 -- buckets): those beyond the budget wait in the item. Returns whether the walk is done,
@@ -664,7 +666,7 @@ function M.Check_walk(now, item, budget, out)
   return #rest == 0 and item[2] == '0', spent + n
 end
   elseif name == 'Check_state' then
---@ lua/check.lua:429-447
+--@ lua/check.lua:431-449
 -- The state of a check: the SCAN cursor `s` (false once the scan is done), keys found and
 -- not looked at yet `p`, the walks still to make `q`, the findings so far by invariant
 -- `n`, keys seen `k`, and its start `t`.
@@ -685,14 +687,14 @@ function M.Check_state(token, now)
   return st
 end
   elseif name == 'Check_step' then
---@ lua/check.lua:449-501
+--@ lua/check.lua:451-503
 -- qlpy.check <now> <token> [budget]
 -- One bounded step of a check of the whole database: walks on from `token` ('0' starts a
 -- check) for about `budget` units of work (default 40; a key or a member looked at is
 -- one), and replies {"token": <token of the next step, or "0" when the check is done>,
 -- "findings": [[invariant, key, member, detail, repair]...], "keys": <keys seen so far>,
 -- "counts": {<invariant>: n, ...} (findings so far)}. The last step writes the summary
--- hash qlpy:check (started, finished, keys, findings as JSON). Reads nothing else: a step
+-- hash ql:check (started, finished, keys, findings as JSON). Reads nothing else: a step
 -- writes only that summary.
 -- Errors: qlpy.check(): Arg "token" missing / qlpy.check(): Arg "token" not a check token:
 -- <x> / qlpy.check(): Arg "budget" not a whole number above 0: <x>
@@ -733,14 +735,14 @@ function M.Check_step(now)
   for _, f in ipairs(out) do st.n[f[1]] = (st.n[f[1]] or 0) + 1 end
   local finished = not st.s and not st.q[1] and not st.p[1]
   if finished then
-    rcall('HSET', 'qlpy:check', 'started', st.t, 'finished', now, 'keys', st.k,
+    rcall('HSET', 'ql:check', 'started', st.t, 'finished', now, 'keys', st.k,
       'findings', encode(st.n))
   end
   return encode({ token = finished and '0' or encode(st), findings = out, keys = st.k,
     counts = st.n })
 end
   elseif name == 'Check_repair' then
---@ lua/check.lua:503-534
+--@ lua/check.lua:505-536
 -- qlpy.repair <now> <key> <invariant> [member]
 -- Checks the finding again and, when it still stands, fixes it as the core would have
 -- (the finding's `repair` says how), writing a history entry {"what": "repaired",
@@ -774,7 +776,7 @@ function M.Check_repair(now)
   return 0
 end
   elseif name == 'Check_fix_job' then
---@ lua/check.lua:536-573
+--@ lua/check.lua:538-575
 -- Fix finding `inv` of job `jid` (`member` as the finding names it).
 function M.Check_fix_job(now, jid, inv, member)
   local jk = 'ql:j:' .. jid
@@ -814,7 +816,7 @@ function M.Check_fix_job(now, jid, inv, member)
   end
 end
   elseif name == 'Check_relist' then
---@ lua/check.lua:575-596
+--@ lua/check.lua:577-598
 -- Put job `jid` back into the set its state names (`sk`): a running job gets a lock that
 -- has expired, which the next pop of its queue reclaims as a lost lock.
 function M.Check_relist(now, jid, state, queue, f, sk)
@@ -838,7 +840,7 @@ function M.Check_relist(now, jid, state, queue, f, sk)
   end
 end
   elseif name == 'Check_requeue' then
---@ lua/check.lua:598-607
+--@ lua/check.lua:600-609
 -- A running job that no worker holds waits again, as a timed-out one does: out of the
 -- locks set, its throttles given back (its ordering key's turn kept), through the gate.
 function M.Check_requeue(now, jid, queue)
@@ -850,7 +852,7 @@ function M.Check_requeue(now, jid, queue)
   M.Job_ready_or_enqueue(now, queue, jid, tonumber(f[1]) or 0, f[2], f[3], f[4], 'running')
 end
   elseif name == 'Check_drop_dependencies' then
---@ lua/check.lua:609-616
+--@ lua/check.lua:611-618
 -- Job `jid` stops depending on anything: out of its dependencies' dependents, its set gone.
 function M.Check_drop_dependencies(jid)
   local depk = 'ql:j:' .. jid .. '-dependencies'
@@ -860,7 +862,7 @@ function M.Check_drop_dependencies(jid)
   rcall('DEL', depk)
 end
   elseif name == 'Check_fix_key' then
---@ lua/check.lua:618-644
+--@ lua/check.lua:620-646
 -- Fix finding `inv` of key `k` (classified `d`) and its `member`.
 function M.Check_fix_key(now, k, d, inv, member)
   if inv == 'history-orphan' then

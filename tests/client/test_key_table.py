@@ -38,6 +38,7 @@ CONSTANTS: dict[str, tuple[str, ...]] = {
     "DEPENDS": ("depends",),
     "RECUR": ("recurring",),
     "THROTTLE_PREFIX": ("throttle",),
+    "CHECK_SUMMARY": ("check",),
 }
 # keys.THROTTLE_SETS, one field per suffix.
 THROTTLE_SETS = ("locks", "pending", "ready")
@@ -55,7 +56,7 @@ BUILDERS: dict[str, Builder] = {
     "queue_tid": (lambda: keys.queue_tid("Q"), ("key.queue", "Q")),
     "throttle": (lambda: keys.throttle("T"), ("key.throttle", "T")),
 }
-INVERSES = {"tid_queue"}  # reads a name rather than spelling one: checked on its own
+INVERSES = {"tid_queue", "job_of"}  # reads a name rather than spelling one: checked on its own
 
 # Fields only the core reads and writes: no Python code names these keys.
 CORE_ONLY = {"history", "dependencies", "dependents", "tag", "failure_group", "stats",
@@ -127,3 +128,8 @@ def test_every_field_of_the_key_table_is_twinned_or_the_cores_own() -> None:
         "a new field of the key table: give it a twin in keys.py or list it in CORE_ONLY")
     assert (used | CORE_ONLY) - table == set(), "a twin names a field the key table lacks"
     assert used & CORE_ONLY == set()
+
+
+def test_job_of_reads_what_job_spells() -> None:
+    assert keys.job_of(keys.job("J")) == "J"
+    assert keys.job_of(keys.queue("q", keys.WORK)) is None
