@@ -55,8 +55,8 @@ function Throttle.stored(given, queue)
   return out
 end
 
--- The list `all` (a job's or template's) for a job that moves from `old` to queue `new`:
--- the old queue's tid is replaced by the new one's. nil when it names no other throttle.
+-- The list `all` (a job's, a template's, or the one a put moving a job is given) for a job
+-- that moves from `old` to queue `new`: the old queue's tid is replaced by the new one's. nil when it names no other throttle.
 function Throttle.moved(all, old, new)
   local own = Throttle.own(all, old)
   if not own then return nil end

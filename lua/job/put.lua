@@ -15,7 +15,8 @@ end
 -- from another worker; ql:put (tracked). Every argument is validated before the first write
 -- (the reference detaches the old tags before checking retries/tags/priority/depends).
 -- `throttles`, `key` and `ttl` are the extensions of docs/protocol.md; a put sets them
--- afresh (a job put again without them has none).
+-- afresh (a job put again without them has none), and a put of a job that is in another
+-- queue drops that queue's tid from the `throttles` it is given (a move, as the dialect's).
 -- Errors: Queue(): no queue name provided / Put(): Arg "jid" missing / Put(): Arg "klass"
 -- missing / Put(): Arg "data" missing or not JSON: <x> / Put(): Arg "delay" not a number: <x>
 -- / Odd number of additional args / Put(): Arg "retries" not a number: <x> / Put(): Arg
@@ -188,10 +189,17 @@ function Job.put_write(now, worker, queue, jid, klass, data, delay, o_retries, o
   if priority == nil then
     priority = f[5] and tonumber(f[5]) or 0
   end
-  -- The throttle list to store: the named throttles, then the queue's own tid.
+  -- The throttle list to store: the named throttles, then the queue's own tid. The
+  -- dialect's clients move a job by putting it into its new queue with its stored list, so
+  -- the old queue's tid goes, as the dialect's put drops it: left in, the old queue's
+  -- throttle would hold the job for ever. Only a job that exists in another queue pays.
   local stored = nil
   if given then
-    stored = Throttle.stored(given, queue)
+    if f[3] and f[3] ~= queue then
+      stored = Throttle.moved(given, f[3], queue)
+    else
+      stored = Throttle.stored(given, queue)
+    end
     if stored then stored = encode(stored) end
   end
 

@@ -1990,7 +1990,7 @@ function M.Job_options(first, last)
   return opts
 end
   elseif name == 'Job_put' then
---@ lua/job/put.lua:11-47
+--@ lua/job/put.lua:11-48
 -- put <now> <worker> <queue> <jid> <klass> <data> <delay> [priority p] [tags t] [retries r]
 --     [depends d] [throttles t] [key k] [ttl s] [unique 0|1]
 -- Reply: the jid; with unique 1, nil when a job with this jid exists and is not complete
@@ -1998,7 +1998,8 @@ end
 -- from another worker; ql:put (tracked). Every argument is validated before the first write
 -- (the reference detaches the old tags before checking retries/tags/priority/depends).
 -- `throttles`, `key` and `ttl` are the extensions of docs/protocol.md; a put sets them
--- afresh (a job put again without them has none).
+-- afresh (a job put again without them has none), and a put of a job that is in another
+-- queue drops that queue's tid from the `throttles` it is given (a move, as the dialect's).
 -- Errors: Queue(): no queue name provided / Put(): Arg "jid" missing / Put(): Arg "klass"
 -- missing / Put(): Arg "data" missing or not JSON: <x> / Put(): Arg "delay" not a number: <x>
 -- / Odd number of additional args / Put(): Arg "retries" not a number: <x> / Put(): Arg
@@ -2029,7 +2030,7 @@ function M.Job_put(now, requeue)
     depends, throttles, okey, ttl, unique, nil, nil)
 end
   elseif name == 'Job_put_check' then
---@ lua/job/put.lua:49-65
+--@ lua/job/put.lua:50-66
 -- The checked positional arguments of one put; returns its delay.
 --@inline
 function M.Job_put_check(queue, jid, klass, data, delay_s)
@@ -2048,7 +2049,7 @@ function M.Job_put_check(queue, jid, klass, data, delay_s)
   return delay
 end
   elseif name == 'Job_put_args' then
---@ lua/job/put.lua:67-78
+--@ lua/job/put.lua:68-79
 -- The checked arguments of one put whose options are ARGV[first..last]: delay, then the
 -- options given (nil when not given; depends false, unique false).
 --@inline
@@ -2062,7 +2063,7 @@ function M.Job_put_args(queue, jid, klass, data, delay_s, first, last)
   return delay, retries, tags, priority, depends, throttles, okey, ttl, unique
 end
   elseif name == 'Job_put_options' then
---@ lua/job/put.lua:80-113
+--@ lua/job/put.lua:81-114
 -- A put's options, checked in this order: retries, tags, priority, depends (false when not
 -- given), throttles (a list), key, ttl, unique (a boolean).
 --@inline
@@ -2098,7 +2099,7 @@ function M.Job_put_options(opts)
   return retries, tags, priority, depends, throttles, okey, ttl, unique
 end
   elseif name == 'Job_flow_options' then
---@ lua/job/put.lua:115-137
+--@ lua/job/put.lua:116-138
 -- The throttles, key and ttl options of put or recur (`who`: 'Put()' or 'Recur()'), and
 -- false for unique. throttles is the list given (possibly empty), nil when absent.
 function M.Job_flow_options(opts, who)
@@ -2123,7 +2124,7 @@ function M.Job_flow_options(opts, who)
   return throttles, okey, ttl, false
 end
   elseif name == 'Job_store_flow' then
---@ lua/job/put.lua:139-151
+--@ lua/job/put.lua:140-152
 -- Store the throttle list `text` (JSON), ordering key and ttl of job `jid` of `queue`, those
 -- given. A job with a key or a ttl always has a `throttles` field (the queue's own tid
 -- alone, as a dialect core writes for every job): the commands a worker sends for every
@@ -2138,7 +2139,7 @@ function M.Job_store_flow(jid, queue, text, okey, ttl)
   return text
 end
   elseif name == 'Job_put_write' then
---@ lua/job/put.lua:153-313
+--@ lua/job/put.lua:154-321
 -- The writes of one put, after Job.put_args. `probe` is the put's EXISTS bit set when the
 -- caller knows it (qlpy.put_many); with `batch` (a list) a job that becomes waiting is not
 -- added to the work set but appended to it as score, jid, and ql:queues is left to the
@@ -2177,10 +2178,17 @@ function M.Job_put_write(now, worker, queue, jid, klass, data, delay, o_retries,
   if priority == nil then
     priority = f[5] and tonumber(f[5]) or 0
   end
-  -- The throttle list to store: the named throttles, then the queue's own tid.
+  -- The throttle list to store: the named throttles, then the queue's own tid. The
+  -- dialect's clients move a job by putting it into its new queue with its stored list, so
+  -- the old queue's tid goes, as the dialect's put drops it: left in, the old queue's
+  -- throttle would hold the job for ever. Only a job that exists in another queue pays.
   local stored = nil
   if given then
-    stored = M.Throttle_stored(given, queue)
+    if f[3] and f[3] ~= queue then
+      stored = M.Throttle_moved(given, f[3], queue)
+    else
+      stored = M.Throttle_stored(given, queue)
+    end
     if stored then stored = encode(stored) end
   end
 
@@ -2301,7 +2309,7 @@ function M.Job_put_write(now, worker, queue, jid, klass, data, delay, o_retries,
   return jid
 end
   elseif name == 'Job_requeue' then
---@ lua/job/put.lua:315-316
+--@ lua/job/put.lua:323-324
 -- requeue: exactly put, for a job that must already exist.
 function M.Job_requeue(now) return M.Job_put(now, true) end
   elseif name == 'Job_put_many' then
@@ -4076,8 +4084,8 @@ function M.Throttle_stored(given, queue)
 end
   elseif name == 'Throttle_moved' then
 --@ lua/throttle.lua:58-64
--- The list `all` (a job's or template's) for a job that moves from `old` to queue `new`:
--- the old queue's tid is replaced by the new one's. nil when it names no other throttle.
+-- The list `all` (a job's, a template's, or the one a put moving a job is given) for a job
+-- that moves from `old` to queue `new`: the old queue's tid is replaced by the new one's. nil when it names no other throttle.
 function M.Throttle_moved(all, old, new)
   local own = M.Throttle_own(all, old)
   if not own then return nil end
@@ -4635,7 +4643,7 @@ if #KEYS == 0 and #A >= 2 then
     fast = false
   elseif cmd == 'put' then
     local inl_2 repeat local now, requeue = now
---@ lua/job/put.lua:29-39
+--@ lua/job/put.lua:30-40
       local worker, queue, jid, klass, data, delay_s = A[3], A[4], A[5], A[6], A[7], A[8]
       if requeue then
         if jid == nil then error('Job(): no jid provided') end
@@ -4647,7 +4655,7 @@ if #KEYS == 0 and #A >= 2 then
       if n == 8 then
         -- No options (the common put): nothing to parse, and no values to pass along.
         local inl_3 repeat local queue, jid, klass, data, delay_s = queue, jid, klass, data, delay_s
---@ lua/job/put.lua:52-61
+--@ lua/job/put.lua:53-62
           if queue == nil then error('Queue(): no queue name provided') end
           if jid == nil then error('Put(): Arg "jid" missing') end
           if klass == nil then error('Put(): Arg "klass" missing') end
@@ -4663,16 +4671,16 @@ if #KEYS == 0 and #A >= 2 then
               -- n - n is 0 for every finite number, and nan for nan and for +-inf.
               if n and n - n == 0 then do inl_4 = n break end end
               do inl_4 = nil break end
---@ lua/job/put.lua:61-64
+--@ lua/job/put.lua:62-65
             until true delay = inl_4
             if delay == nil then error('Put(): Arg "delay" not a number: ' .. tostring(delay_s)) end
           end
           do inl_3 = delay break end
---@ lua/job/put.lua:39-41
+--@ lua/job/put.lua:40-42
         until true local delay = inl_3
         do local inl_5 repeat local now, worker, queue, jid, klass, data, delay, o_retries, o_tags, o_priority, depends, given, okey, ttl, unique, probe, batch = now, worker, queue, jid, klass, data, delay, nil, nil, nil, false,
           nil, nil, nil, false, nil, nil
---@ lua/job/put.lua:160-218
+--@ lua/job/put.lua:161-226
           -- One EXISTS tells whether the job exists (1) and whether any job is tracked (2): it
           -- counts a key once per mention. A new job then needs no HMGET, and an empty ql:tracked
           -- no ZSCORE.
@@ -4704,10 +4712,17 @@ if #KEYS == 0 and #A >= 2 then
           if priority == nil then
             priority = f[5] and tonumber(f[5]) or 0
           end
-          -- The throttle list to store: the named throttles, then the queue's own tid.
+          -- The throttle list to store: the named throttles, then the queue's own tid. The
+          -- dialect's clients move a job by putting it into its new queue with its stored list, so
+          -- the old queue's tid goes, as the dialect's put drops it: left in, the old queue's
+          -- throttle would hold the job for ever. Only a job that exists in another queue pays.
           local stored = nil
           if given then
-            stored = M.Throttle_stored(given, queue)
+            if f[3] and f[3] ~= queue then
+              stored = M.Throttle_moved(given, f[3], queue)
+            else
+              stored = M.Throttle_stored(given, queue)
+            end
             if stored then stored = encode(stored) end
           end
 
@@ -4734,13 +4749,13 @@ if #KEYS == 0 and #A >= 2 then
           local inl_6 repeat local t = now
 --@ lua/num.lua:14-14
            do inl_6 = format('%.20f', t) break end
---@ lua/job/put.lua:218-219
+--@ lua/job/put.lua:226-227
           until true local tstr = inl_6
           local inl_7 repeat local t, tstr = now, tstr
 --@ lua/num.lua:21-22
             if tstr and t >= 0 and t < 1e14 then do inl_7 = tstr:sub(1, -22) break end end
             do inl_7 = tostring(floor(t)) break end
---@ lua/job/put.lua:219-223
+--@ lua/job/put.lua:227-231
           until true local whole = inl_7
           -- The history entry comes before the event: at the memory limit the server refuses a
           -- script's first write that needs memory, and a refused put must not have announced
@@ -4810,7 +4825,7 @@ if #KEYS == 0 and #A >= 2 then
               rcall('LPOP', hk)
               rcall('LPUSH', hk, first)
             end
---@ lua/job/put.lua:223-229
+--@ lua/job/put.lua:231-237
           until true
           -- The JSON text cjson writes for { jid, event, queue } (key order is not significant).
           rcall('PUBLISH', 'ql:' .. 'log',
@@ -4823,7 +4838,7 @@ if #KEYS == 0 and #A >= 2 then
               rcall('ZREM', qk .. '-locks', jid)
               if not exist or exist % 2 == 1 then rcall('ZREM', qk .. '-work', jid) end
               if not exist or exist % 4 >= 2 then rcall('ZREM', qk .. '-scheduled', jid) end
---@ lua/job/put.lua:229-303
+--@ lua/job/put.lua:237-311
             until true
             rcall('ZREM', 'ql:q:' .. old_queue .. '-depends', jid)
             if old_state == 'throttled' then
@@ -4902,7 +4917,7 @@ if #KEYS == 0 and #A >= 2 then
 --@ lua/job/state.lua:7-8
               local score = priority - (t / 10000000000)  -- the work-set score (protocol 2.8)
               rcall('ZADD', 'ql:q:' .. queue .. '-work', score, jid)
---@ lua/job/put.lua:303-306
+--@ lua/job/put.lua:311-314
             until true
           end
           if not batch then
@@ -4910,7 +4925,7 @@ if #KEYS == 0 and #A >= 2 then
 --@ lua/num.lua:30-31
               if now >= 1 then do inl_12 = tstr break end end
               do inl_12 = now break end
---@ lua/job/put.lua:306-312
+--@ lua/job/put.lua:314-320
             until true local now_arg = inl_12
             rcall('ZADD', 'ql:queues', 'NX', now_arg, queue)
           end
@@ -4918,13 +4933,13 @@ if #KEYS == 0 and #A >= 2 then
             rcall('PUBLISH', 'ql:' .. 'put', jid)
           end
           do inl_5 = jid break end
---@ lua/job/put.lua:41-43
+--@ lua/job/put.lua:42-44
         until true inl_2 = inl_5 break end
       end
       local inl_13, inl_14, inl_15, inl_16, inl_17, inl_18, inl_19, inl_20, inl_21 repeat local queue, jid, klass, data, delay_s, first, last = queue, jid, klass, data, delay_s, 9, n
---@ lua/job/put.lua:71-71
+--@ lua/job/put.lua:72-72
         local inl_22 repeat local queue, jid, klass, data, delay_s = queue, jid, klass, data, delay_s
---@ lua/job/put.lua:52-61
+--@ lua/job/put.lua:53-62
           if queue == nil then error('Queue(): no queue name provided') end
           if jid == nil then error('Put(): Arg "jid" missing') end
           if klass == nil then error('Put(): Arg "klass" missing') end
@@ -4940,12 +4955,12 @@ if #KEYS == 0 and #A >= 2 then
               -- n - n is 0 for every finite number, and nan for nan and for +-inf.
               if n and n - n == 0 then do inl_23 = n break end end
               do inl_23 = nil break end
---@ lua/job/put.lua:61-64
+--@ lua/job/put.lua:62-65
             until true delay = inl_23
             if delay == nil then error('Put(): Arg "delay" not a number: ' .. tostring(delay_s)) end
           end
           do inl_22 = delay break end
---@ lua/job/put.lua:71-75
+--@ lua/job/put.lua:72-76
         until true local delay = inl_22
         if (last - first + 1) % 2 == 1 then error('Odd number of additional args') end
         -- No table at all when there are no options (the common case).
@@ -4955,10 +4970,10 @@ if #KEYS == 0 and #A >= 2 then
           local opts = {}
           for i = first, last - 1, 2 do opts[A[i]] = A[i + 1] end
           do inl_24 = opts break end
---@ lua/job/put.lua:75-76
+--@ lua/job/put.lua:76-77
         until true local opts = inl_24
         local inl_25, inl_26, inl_27, inl_28, inl_29, inl_30, inl_31, inl_32 repeat local opts = opts
---@ lua/job/put.lua:84-86
+--@ lua/job/put.lua:85-87
           local retries, tags, priority, depends = nil, nil, nil, false
           if opts.retries ~= nil then
             local inl_33 repeat local v = opts.retries
@@ -4967,7 +4982,7 @@ if #KEYS == 0 and #A >= 2 then
               -- n - n is 0 for every finite number, and nan for nan and for +-inf.
               if n and n - n == 0 then do inl_33 = n break end end
               do inl_33 = nil break end
---@ lua/job/put.lua:86-94
+--@ lua/job/put.lua:87-95
             until true retries = inl_33
             if retries == nil then error('Put(): Arg "retries" not a number: ' .. opts.retries) end
           end
@@ -4982,7 +4997,7 @@ if #KEYS == 0 and #A >= 2 then
               -- n - n is 0 for every finite number, and nan for nan and for +-inf.
               if n and n - n == 0 then do inl_34 = n break end end
               do inl_34 = nil break end
---@ lua/job/put.lua:94-112
+--@ lua/job/put.lua:95-113
             until true priority = inl_34
             if priority == nil then error('Put(): Arg "priority" not a number' .. opts.priority) end
           end
@@ -5002,14 +5017,14 @@ if #KEYS == 0 and #A >= 2 then
             end
           end
           do inl_25, inl_26, inl_27, inl_28, inl_29, inl_30, inl_31, inl_32 = retries, tags, priority, depends, throttles, okey, ttl, unique break end
---@ lua/job/put.lua:76-77
+--@ lua/job/put.lua:77-78
         until true local retries, tags, priority, depends, throttles, okey, ttl, unique = inl_25, inl_26, inl_27, inl_28, inl_29, inl_30, inl_31, inl_32
         do inl_13, inl_14, inl_15, inl_16, inl_17, inl_18, inl_19, inl_20, inl_21 = delay, retries, tags, priority, depends, throttles, okey, ttl, unique break end
---@ lua/job/put.lua:44-46
+--@ lua/job/put.lua:45-47
       until true local delay, retries, tags, priority, depends, throttles, okey, ttl, unique = inl_13, inl_14, inl_15, inl_16, inl_17, inl_18, inl_19, inl_20, inl_21
       do local inl_35 repeat local now, worker, queue, jid, klass, data, delay, o_retries, o_tags, o_priority, depends, given, okey, ttl, unique, probe, batch = now, worker, queue, jid, klass, data, delay, retries, tags, priority,
         depends, throttles, okey, ttl, unique, nil, nil
---@ lua/job/put.lua:160-218
+--@ lua/job/put.lua:161-226
         -- One EXISTS tells whether the job exists (1) and whether any job is tracked (2): it
         -- counts a key once per mention. A new job then needs no HMGET, and an empty ql:tracked
         -- no ZSCORE.
@@ -5041,10 +5056,17 @@ if #KEYS == 0 and #A >= 2 then
         if priority == nil then
           priority = f[5] and tonumber(f[5]) or 0
         end
-        -- The throttle list to store: the named throttles, then the queue's own tid.
+        -- The throttle list to store: the named throttles, then the queue's own tid. The
+        -- dialect's clients move a job by putting it into its new queue with its stored list, so
+        -- the old queue's tid goes, as the dialect's put drops it: left in, the old queue's
+        -- throttle would hold the job for ever. Only a job that exists in another queue pays.
         local stored = nil
         if given then
-          stored = M.Throttle_stored(given, queue)
+          if f[3] and f[3] ~= queue then
+            stored = M.Throttle_moved(given, f[3], queue)
+          else
+            stored = M.Throttle_stored(given, queue)
+          end
           if stored then stored = encode(stored) end
         end
 
@@ -5071,13 +5093,13 @@ if #KEYS == 0 and #A >= 2 then
         local inl_36 repeat local t = now
 --@ lua/num.lua:14-14
          do inl_36 = format('%.20f', t) break end
---@ lua/job/put.lua:218-219
+--@ lua/job/put.lua:226-227
         until true local tstr = inl_36
         local inl_37 repeat local t, tstr = now, tstr
 --@ lua/num.lua:21-22
           if tstr and t >= 0 and t < 1e14 then do inl_37 = tstr:sub(1, -22) break end end
           do inl_37 = tostring(floor(t)) break end
---@ lua/job/put.lua:219-223
+--@ lua/job/put.lua:227-231
         until true local whole = inl_37
         -- The history entry comes before the event: at the memory limit the server refuses a
         -- script's first write that needs memory, and a refused put must not have announced
@@ -5147,7 +5169,7 @@ if #KEYS == 0 and #A >= 2 then
             rcall('LPOP', hk)
             rcall('LPUSH', hk, first)
           end
---@ lua/job/put.lua:223-229
+--@ lua/job/put.lua:231-237
         until true
         -- The JSON text cjson writes for { jid, event, queue } (key order is not significant).
         rcall('PUBLISH', 'ql:' .. 'log',
@@ -5160,7 +5182,7 @@ if #KEYS == 0 and #A >= 2 then
             rcall('ZREM', qk .. '-locks', jid)
             if not exist or exist % 2 == 1 then rcall('ZREM', qk .. '-work', jid) end
             if not exist or exist % 4 >= 2 then rcall('ZREM', qk .. '-scheduled', jid) end
---@ lua/job/put.lua:229-303
+--@ lua/job/put.lua:237-311
           until true
           rcall('ZREM', 'ql:q:' .. old_queue .. '-depends', jid)
           if old_state == 'throttled' then
@@ -5239,7 +5261,7 @@ if #KEYS == 0 and #A >= 2 then
 --@ lua/job/state.lua:7-8
             local score = priority - (t / 10000000000)  -- the work-set score (protocol 2.8)
             rcall('ZADD', 'ql:q:' .. queue .. '-work', score, jid)
---@ lua/job/put.lua:303-306
+--@ lua/job/put.lua:311-314
           until true
         end
         if not batch then
@@ -5247,7 +5269,7 @@ if #KEYS == 0 and #A >= 2 then
 --@ lua/num.lua:30-31
             if now >= 1 then do inl_42 = tstr break end end
             do inl_42 = now break end
---@ lua/job/put.lua:306-312
+--@ lua/job/put.lua:314-320
           until true local now_arg = inl_42
           rcall('ZADD', 'ql:queues', 'NX', now_arg, queue)
         end
@@ -5255,7 +5277,7 @@ if #KEYS == 0 and #A >= 2 then
           rcall('PUBLISH', 'ql:' .. 'put', jid)
         end
         do inl_35 = jid break end
---@ lua/job/put.lua:46-46
+--@ lua/job/put.lua:47-47
       until true inl_2 = inl_35 break end
 --@ lua/api.lua:68-70
     until true result = inl_2

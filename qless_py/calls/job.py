@@ -337,10 +337,18 @@ class JobBase(BaseJob):
                            self.encoded_data(), delay]
         if depends is not None:
             args += ["depends", json.dumps(list(depends))]
+        # A put sets the throttles afresh: the job keeps its named ones, and the core adds
+        # its new queue's tid. Its old queue's tid is not sent (the core would drop its
+        # actual old queue's, which differs when this object is out of date).
+        named = [t for t in self.throttles if t != keys.queue_tid(self.queue_name)]
+        if named:
+            args += ["throttles", json.dumps(named)]
 
         def moved(reply: Any) -> str:
             self._done("scheduled" if delay > 0 else "waiting")
             self.queue_name = queue
+            tid = keys.queue_tid(queue)  # the list the core stored, as the dialect has it
+            self.throttles = [*(t for t in dict.fromkeys(named) if t != tid), tid]
             return str(reply) if isinstance(reply, str) else self.jid
 
         return ("put", args, moved)

@@ -119,6 +119,37 @@ async def test_job_attributes_and_shape(client: AnyClient) -> None:
         "throttles": ["t", "ql:q:q"], "key": "k", "ttl": 60}
 
 
+async def test_a_moved_job_keeps_its_named_throttles_and_leaves_its_old_queues(
+        client: AnyClient) -> None:
+    a, b, c = (client.queues[name] for name in "abc")
+    await run(a.throttle.set_maximum(1))
+    await run(client.throttles["partner-api"].set_maximum(5))
+    await run(a.put(NOOP, {}, jid="x"))
+    assert [j.jid for j in await run(a.pop(5))] == ["x"]  # a's throttle is full
+    await run(a.put(NOOP, {}, jid="j", throttles=["partner-api"]))
+    job, stale = await run(client.jobs.get("j", "j"))
+    assert await run(job.move("b")) == "j"
+    assert (job.queue_name, job.throttles) == ("b", ["partner-api", "ql:q:b"])
+    assert (await run(client.jobs["j"])).throttles == ["partner-api", "ql:q:b"]
+    await run(job.move("c"))  # the same object again
+    assert job.throttles == (await run(client.jobs["j"])).throttles == ["partner-api", "ql:q:c"]
+    [popped] = await run(c.pop(5))
+    assert popped.jid == "j" and await run(client.throttles["partner-api"].locks()) == ["j"]
+    await run(stale.move("b"))  # an object that still has it in a
+    assert (await run(client.jobs["j"])).throttles == ["partner-api", "ql:q:b"]
+    assert [j.jid for j in await run(b.pop(5))] == ["j"]
+    assert await run(a.throttle.locks()) == ["x"] and await run(a.pop(5)) == []
+
+
+async def test_a_moved_plain_job_stays_plain(client: AnyClient) -> None:
+    await run(client.queues["a"].put(NOOP, {}, jid="p"))
+    job = await run(client.jobs["p"])
+    await run(job.move("b"))
+    moved = await run(client.jobs["p"])
+    assert job.throttles == moved.throttles == ["ql:q:b"]
+    assert "throttles" not in moved.to_dict()
+
+
 async def test_ordering_key_runs_one_at_a_time(client: AnyClient) -> None:
     queue = client.queues["q"]
     with frozen() as clock:

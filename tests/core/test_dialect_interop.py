@@ -184,3 +184,81 @@ def test_a_database_of_the_dialect_is_finished_by_ours(core: Core, dialect: Core
             [j for j, _ in core.zset("ql:q:q-work")]
         assert running or not waiting, waiting
     assert all(core.job(f"j{i}")["state"] == "complete" for i in range(6))
+
+
+# -- a job moved by put -----------------------------------------------------------------------
+
+def test_a_job_moved_by_put_leaves_the_old_queues_full_throttle(core: Core, dialect: Core) -> None:
+    """A dialect client moves a job by putting it into its new queue with its stored list:
+    put through our core, the job leaves queue a's throttle (full: the dialect's pop counts
+    x in its locks), and either core's pop of b gives it."""
+    dialect("queue.throttle.set", T0, "a", 1)
+    dialect("put", T0, "w", "a", "x", "K", "{}", 0)
+    assert pop(dialect, "a", count=1) == ["x"]
+    dialect("put", T0 + 1, "w", "a", "j", "K", "{}", 0, "throttles", '["partner-api"]')
+    listed = dialect.hget("ql:j:j", "throttles") or ""
+    assert json.loads(listed) == ["partner-api", "ql:q:a"]
+    core("put", T0 + 2, "w", "b", "j", "K", "{}", 0, "throttles", listed)
+    assert json.loads(core.hget("ql:j:j", "throttles") or "") == ["partner-api", "ql:q:b"]
+    assert core.job("j")["state"] == "waiting"
+    assert pop(dialect, "b", now=T0 + 3) == ["j"]  # it checks every tid of the list
+    assert pop(dialect, "a", now=T0 + 3) == []  # a's throttle is still full
+    core("put", T0 + 4, "w", "c", "j", "K", "{}", 0, "throttles",
+         core.hget("ql:j:j", "throttles") or "")
+    assert pop(core, "c", now=T0 + 5) == ["j"]
+    assert locks(core, "partner-api") == ["j"]
+
+
+# The stored list, sent again the way the dialect's clients move a job.
+STORED = object()
+PUT_A = ("put", "w", "a", "j", "K", "{}", 0, "throttles", '["t"]')
+
+
+def put_b(throttles: Any = STORED, queue: str = "b") -> tuple[Any, ...]:
+    return ("put", "w", queue, "j", "K", "{}", 0, "throttles", throttles)
+
+
+POP_A = ("pop", "a", "w", 1)
+# Calls that end with a put of job j (no put of j before "new job"); the interop cases avoid
+# the lists where the cores differ on purpose (a named tid twice, the new queue's tid named):
+# docs/compatibility.md.
+PUT_CALLS: dict[str, list[tuple[Any, ...]]] = {
+    "new job": [put_b('["t","ql:q:a"]')],
+    "move": [PUT_A, put_b()],
+    "same queue": [PUT_A, put_b(queue="a")],
+    "list without the old tid": [PUT_A, put_b('["t"]')],
+    "old tid first": [PUT_A, put_b('["ql:q:a","t"]')],
+    "old tid alone": [PUT_A, put_b('["ql:q:a"]')],
+    "old tid twice apart": [PUT_A, put_b('["ql:q:a","t","ql:q:a"]')],
+    "another queue's tid": [PUT_A, put_b('["t","ql:q:c","ql:q:a"]')],
+    "no throttles given": [PUT_A, ("put", "w", "b", "j", "K", "{}", 0)],
+    "running job": [PUT_A, POP_A, put_b()],
+    "failed job": [PUT_A, POP_A, ("fail", "j", "w", "g", "m"), put_b()],
+    "completed job": [PUT_A, POP_A, ("complete", "j", "w", "a", "{}"), put_b('["t","ql:q:a"]')],
+    "two moves": [PUT_A, put_b(), put_b(queue="c")],
+}
+
+
+def listed(core: Core) -> list[str]:
+    """Job j's stored throttle list as the dialect has it (ours writes no field for a job
+    that names no throttle besides its queue's own)."""
+    text = core.hget("ql:j:j", "throttles")
+    if text is None:
+        return [f"ql:q:{core.hget('ql:j:j', 'queue')}"]
+    result: list[str] = json.loads(text)
+    return result
+
+
+def stored_after(core: Core, calls: list[tuple[Any, ...]]) -> list[str]:
+    for i, (command, *args) in enumerate(calls):
+        args = [json.dumps(listed(core)) if a is STORED else a for a in args]
+        core(command, T0 + i, *args)
+    return listed(core)
+
+
+@pytest.mark.parametrize("case", sorted(PUT_CALLS))
+def test_both_cores_store_the_same_list_when_put_moves_a_job(core: Core, dialect: Core,
+                                                            case: str) -> None:
+    theirs = stored_after(dialect, PUT_CALLS[case])
+    core.conn.flushdb()
+    assert stored_after(core, PUT_CALLS[case]) == theirs

@@ -510,6 +510,79 @@ def test_unfail_brings_the_throttles_along(core: Core) -> None:
     assert job["throttles"] == ["t", "ql:q:q2"] and job["state"] == "throttled"
 
 
+def stored(core: Core, jid: str) -> Any:
+    return json.loads(core.hget(f"ql:j:{jid}", "throttles") or "null")
+
+
+def test_a_put_that_moves_a_job_drops_the_old_queues_tid(core: Core) -> None:
+    """The dialect's clients move a job by putting it into its new queue with its stored
+    list; the old queue's tid goes, as the dialect's put drops it."""
+    put(core, "j", "partner-api", queue="a")
+    assert stored(core, "j") == ["partner-api", "ql:q:a"]
+    core.put("j", T0 + 1, "b", "throttles", json.dumps(stored(core, "j")))
+    assert stored(core, "j") == ["partner-api", "ql:q:b"]
+    assert core.job("j")["throttles"] == ["partner-api", "ql:q:b"]
+
+
+# A put of job j, after j was put into queue a with throttles ["t"] (or, for "new", with no
+# job j before): the throttles it is given, its queue, and the list stored (None: no field,
+# the plain job's shape).
+PUT_MOVES: dict[str, tuple[list[str] | None, str, list[str] | None]] = {
+    "new": (["t", "ql:q:a"], "b", ["t", "ql:q:a", "ql:q:b"]),
+    "same queue": (["t", "ql:q:a"], "a", ["t", "ql:q:a"]),
+    "list without the old tid": (["t"], "b", ["t", "ql:q:b"]),
+    "old tid first": (["ql:q:a", "t"], "b", ["t", "ql:q:b"]),
+    "old tid alone": (["ql:q:a"], "b", None),
+    "old tid twice": (["ql:q:a", "t", "ql:q:a"], "b", ["t", "ql:q:b"]),
+    # the dialect keeps one of two neighbours (it removes entries while it walks the list)
+    "old tid twice in a row": (["t", "ql:q:a", "ql:q:a"], "b", ["t", "ql:q:b"]),
+    "another queue's tid": (["t", "ql:q:c", "ql:q:a"], "b", ["t", "ql:q:c", "ql:q:b"]),
+    "no throttles given": (None, "b", None),
+}
+
+
+@pytest.mark.parametrize("case", sorted(PUT_MOVES))
+def test_put_drops_only_the_tid_of_the_queue_the_job_leaves(core: Core, case: str) -> None:
+    given, queue, expected = PUT_MOVES[case]
+    if case != "new":
+        put(core, "j", "t", queue="a")
+    opts = () if given is None else ("throttles", json.dumps(given))
+    core.put("j", T0 + 1, queue, *opts)
+    assert stored(core, "j") == expected
+
+
+def test_a_put_into_another_queue_of_a_completed_job_keeps_the_list(core: Core) -> None:
+    """A completed job is in no queue (its queue field is empty): nothing is dropped."""
+    put(core, "j", "t", queue="a")
+    popped(core, "a", count=1)
+    core("complete", T0 + 2, "j", "w", "a", "{}")
+    core.put("j", T0 + 3, "b", "throttles", '["t","ql:q:a"]')
+    assert stored(core, "j") == ["t", "ql:q:a", "ql:q:b"]
+
+
+def test_a_job_moved_by_put_is_not_held_by_its_old_queues_throttle(core: Core) -> None:
+    core("queue.throttle.set", T0, "a", 1)
+    core("throttle.set", T0, "partner-api", 5)
+    core.put("x", T0, "a")
+    assert popped(core, "a", count=1) == ["x"]  # queue a's throttle is full now
+    for i, jid in enumerate(("j1", "j2")):
+        put(core, jid, "partner-api", queue="a", now=T0 + 1 + i / 10)
+    assert popped(core, "a", now=T0 + 2) == []
+    for jid in ("j1", "j2"):
+        core.put(jid, T0 + 3, "b", "throttles", json.dumps(stored(core, jid)))
+        assert core.job(jid)["state"] == "waiting"
+    assert sorted(popped(core, "b", now=T0 + 4)) == ["j1", "j2"]
+    assert sorted(locks(core, "partner-api")) == ["j1", "j2"]
+    for suffix in ("-locks", "-pending", "-ready"):
+        assert core.conn.zcard(f"ql:th:ql:q:a{suffix}") == 0
+
+
+def test_a_put_that_moves_a_job_checks_its_arguments_first(core: Core) -> None:
+    put(core, "j", "t", queue="a")
+    core.rejects('Put(): Arg "throttles" not JSON array: ["t",1', "put", T0 + 1, "", "b", "j",
+                 "K", "{}", 0, "throttles", '["t",1')
+
+
 def test_throttle_locks_of_a_queue_tid_name_the_queues_running_jobs(core: Core) -> None:
     core.put("a", T0, "q")
     core.put("b", T0, "q")
