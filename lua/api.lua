@@ -54,12 +54,13 @@ Api['qlpy.stats'] = Stats.fine
 Api['qlpy.check'] = Check.step
 Api['qlpy.repair'] = Check.repair
 
--- Dispatch. The commands a worker sends for every job come first, as plain calls of their
--- functions: those are --@inline, so the build copies them into this block and their
--- common path runs as straight code that creates no function. A call this block does not
--- take (KEYS given, no `now`, another command) goes on to the checks below, which are
--- made in the protocol's order.
-if #KEYS == 0 and #A >= 2 then
+-- Dispatch. The build has checked KEYS already (no key: the default namespace, `ql:`; one
+-- key: a namespace, whose prefix it is; see scripts/build_lua.py). The commands a worker
+-- sends for every job come first, as plain calls of their functions: those are --@inline,
+-- so the build copies them into this block and their common path runs as straight code
+-- that creates no function. A call this block does not take (no `now`, another command)
+-- goes on to the checks below, which are made in the protocol's order.
+if #A >= 2 then
   local now = Num.parse(A[2])
   local cmd, fast, result = A[1], true, nil
   if now == nil then
@@ -84,7 +85,6 @@ if #KEYS == 0 and #A >= 2 then
   end
 end
 
-if #KEYS > 0 then error('No Keys should be provided') end
 local cmd = A[1]
 if cmd == nil then error('Must provide a command') end
 local command = Api[cmd]

@@ -28,6 +28,13 @@ path order, api.lua. Four passes turn them into the script. Every pass reads tok
    a copy of the function's body, and the same is done inside each copy: the commands a
    worker sends for every job run as straight code and create no function at all.
 
+The script holds the result twice. KEYS chooses: with no key (as every qless client calls
+it) the first copy runs, with the key table folded as the literals above; with one key, a
+namespace's prefix `ql:{<name>}:`, the second runs, in which every key that starts with
+`ql:` is `P .. '<rest>'` (P being that key) and every `rcall('PUBLISH', ...)` sends `PUB`
+(SPUBLISH where the server has it). A call of the default namespace therefore runs
+exactly the code it would run without namespaces.
+
 The script keeps every comment, and says where each line comes from: a line
 `--@ lua/job/put.lua:40-52` means that the next 13 lines are lines 40 to 52 of that
 file; lines outside such ranges are the build's own. qless_py.lua.source_line() and
@@ -44,13 +51,14 @@ Rules the sources keep; the build refuses to run otherwise, naming the file and 
   inside a loop; in the top-level code each call of it is a whole statement (`f(x)`,
   `a, b = f(x)`, `local a = f(x)` or `return f(x)`), and no local there hides a name
   its body uses.
-- `M`, `define` and the names starting with `inl_` belong to the build; no top-level
-  local is named `name` (define's parameter).
+- `M`, `define`, `P`, `PUB` and the names starting with `inl_` belong to the build; no
+  top-level local is named `name` (define's parameter).
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import re
 import sys
 from collections.abc import Iterator
@@ -79,7 +87,7 @@ HEADER = (
     "-- `python -m qless_py.lua --where 'user_script:<n>'` finds the source of line n.",
 )
 INLINE = "--@inline"
-RESERVED = {"M", "define"}  # and every name starting with inl_
+RESERVED = {"M", "define", "P", "PUB"}  # and every name starting with inl_
 __all__ = ["BuildError", "build", "main"]
 
 
@@ -117,6 +125,7 @@ class Catalogue:
     aliases: list[str]  # the prelude's `local x = global.path` statements
     constants: dict[str, str]  # name (`key.name` for key fields) -> literal
     functions: dict[str, Function]  # by flat name, in source order
+    publish: str = "'PUBLISH'"  # what `rcall('PUBLISH', ...)` sends: PUB in a namespace
 
 
 def read_sources(root: Path) -> list[Source]:
@@ -307,6 +316,12 @@ def rewrite(src: Source, cat: Catalogue) -> str:
         t = toks[i]
         prev = toks[i - 1].text if i else ""
         nxt = toks[i + 1].text if i + 1 < len(toks) else ""
+        if t.kind == "string" and t.text in ("'PUBLISH'", '"PUBLISH"') and prev == "(" \
+                and i > 1 and toks[i - 2].text == "rcall":
+            if cat.publish != t.text:
+                edits.append((t.start, t.end, cat.publish))
+            i += 1
+            continue
         if t.kind != "name" or prev in (".", ":"):
             i += 1
             continue
@@ -318,6 +333,9 @@ def rewrite(src: Source, cat: Catalogue) -> str:
             if literal is None:
                 raise at(src.path, t.line, f"key.{name} is not in the key table (lua/prelude.lua)"
                          if name else "the key table is used only as `key.name`")
+            after = toks[i + 3].text if i + 3 < len(toks) else ""
+            if " .. " in literal and (prev in ("#", "-", "^") or after in (":", "[", ".")):
+                literal = f"({literal})"  # a namespaced key is an expression: keep it whole
             edits.append((t.start, toks[i + 2].end, literal))
             i += 3
             continue
@@ -419,10 +437,47 @@ def markers(lines: list[Line]) -> str:
 
 # ---- all together ----
 
-def build(root: Path = SOURCES) -> str:
-    """The built script for the sources under `root` (a `lua/` directory)."""
-    sources = read_sources(root)
-    cat = catalogue(sources)
+# The script's two bodies. KEYS selects one: none (every qless client) is the default
+# namespace, whose keys the key table spells; one key is a namespace's prefix
+# `ql:{<name>}:` (its hash tag puts every key of the namespace in one cluster slot). The
+# body is built twice, once with the key table folded as literals and once with each key
+# that starts with `ql:` written as `P .. '<rest>'`, so a call of the default namespace
+# runs exactly the code it ran before namespaces existed.
+NAMESPACE_MAX = 64  # characters of a namespace name (qless_py.keys.Namespace says the same)
+DEFAULT_OPEN = (
+    "-- The default namespace: no key, as every qless client calls it; keys are `ql:...`.",
+    "if #KEYS == 0 then",
+)
+NAMESPACED_OPEN = (
+    "end",
+    "",
+    "-- A namespace: its prefix `ql:{<name>}:` is the one key; every key and channel of the",
+    "-- call starts with it (P), so the call touches one slot of a cluster.",
+    "local P = KEYS[1]",
+    "if #KEYS ~= 1 or #P > " + str(NAMESPACE_MAX + 6) + " or not P:find('^ql:{[^{}]+}:$') then",
+    "  error('No Keys should be provided (or one, a namespace prefix ql:{<name>}: of 1 to "
+    + str(NAMESPACE_MAX) + " characters without braces): ' .. tostring(P))",
+    "end",
+    "-- Its events go by sharded pub/sub where the server has it (Redis 7.0, Valkey 7.2), so",
+    "-- that on a cluster they reach the namespace's node only; PUBLISH before that.",
+    "local PUB = (redis.REDIS_VERSION_NUM or 0) >= 0x070000 and 'SPUBLISH' or 'PUBLISH'",
+    "",
+)
+
+
+def namespaced(constants: dict[str, str]) -> dict[str, str]:
+    """The constants with every key that starts with `ql:` read from the prefix P."""
+    out = dict(constants)
+    for name, literal in constants.items():
+        quote = literal[:1]
+        if name.startswith("key.") and literal[1:4] == "ql:":
+            rest = literal[4:-1]
+            out[name] = f"P .. {quote}{rest}{quote}" if rest else "P"
+    return out
+
+
+def body(sources: list[Source], cat: Catalogue) -> list[Line]:
+    """The script's body for the key spelling in ``cat.constants``."""
     texts = {src.path: rewrite(src, cat) for src in sources}
     bodies: dict[str, Body] = {}
     for name, fn in cat.functions.items():
@@ -430,14 +485,25 @@ def build(root: Path = SOURCES) -> str:
             chunk = "\n".join(texts[fn.path].split("\n")[fn.first - 1:fn.last])
             bodies[name] = parse_body(name, fn.path, chunk, fn.first)
     script = Writer()
-    script.add([(t, None) for t in (*HEADER, "")])
     for src in sources[:-1]:
         script.add([*squeezed(outside_functions(src, texts[src.path])), ("", None)])
     script.add(define(cat, texts))
     api = sources[-1]
     code = "\n".join(line for line, _ in outside_functions(api, texts[api.path]))
     script.add(squeezed(Inliner(bodies).expand(code, api.path, 1)))
-    return markers(script.lines)
+    return script.lines
+
+
+def build(root: Path = SOURCES) -> str:
+    """The built script for the sources under `root` (a `lua/` directory)."""
+    sources = read_sources(root)
+    cat = catalogue(sources)
+    lines: list[Line] = [(t, None) for t in (*HEADER, "", *DEFAULT_OPEN)]
+    lines += body(sources, cat)
+    lines += [(t, None) for t in NAMESPACED_OPEN]
+    lines += body(sources, dataclasses.replace(cat, constants=namespaced(cat.constants),
+                                               publish="PUB"))
+    return markers(lines)
 
 
 def main(argv: list[str] | None = None) -> int:

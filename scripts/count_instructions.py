@@ -9,6 +9,7 @@ of scripts/bench_core.py, and prints the instructions per call of each phase.
     python scripts/count_instructions.py --binary <redis-server 6.2.5>
     python scripts/count_instructions.py --binary <...> --script scripts/floor.lua
     python scripts/count_instructions.py --binary <...> --script <qless-core qless.lua> --legacy-put
+    python scripts/count_instructions.py --binary <...> --namespace billing
 
 Needs valgrind (Debian: apt-get install valgrind). Instructions are not time: memory
 stalls cost more than they count, so confirm a gain with bench_core.py --versus.
@@ -31,10 +32,13 @@ from bench_core import PHASES, T0, call_args
 from qless_py import lua
 
 
+KEYS: tuple[str, ...] = ()  # --namespace: the namespace's prefix, the calls' one key
+
+
 def call(conn: redis.Redis, sha: str, phase: str, i: int, offset: float,
          prefix: str = "") -> None:
     command, *rest = call_args(phase, f"{prefix}{i:0{32 - len(prefix)}x}")
-    conn.evalsha(sha, 0, command, f"{T0 + offset + i * 0.001:.6f}", *rest)
+    conn.evalsha(sha, len(KEYS), *KEYS, command, f"{T0 + offset + i * 0.001:.6f}", *rest)
 
 
 def main() -> None:
@@ -45,7 +49,11 @@ def main() -> None:
                         help="put without the worker argument (old qless-core scripts)")
     parser.add_argument("-n", type=int, default=1000, help="calls per phase")
     parser.add_argument("--port", type=int, default=6731)
+    parser.add_argument("--namespace", help="call the core in this namespace (one key)")
     args = parser.parse_args()
+    global KEYS
+    if args.namespace:
+        KEYS = (f"ql:{{{args.namespace}}}:",)
     bench_core.LEGACY_PUT = args.legacy_put
     if shutil.which("valgrind") is None:
         raise SystemExit("count_instructions: valgrind is not installed")

@@ -173,8 +173,9 @@ function Job.put_write(now, worker, queue, jid, klass, data, delay, o_retries, o
       'failure', 'history', 'throttles', 'key', 'ttl')
     if unique and f[2] ~= 'complete' then return false end
   else
-    -- A new job has none of those fields: KEYS is an empty table here (the dispatcher
-    -- checked), so nothing has to be made for it.
+    -- A new job has none of those fields. KEYS serves as the empty list, so nothing has
+    -- to be made for it: it is empty, or holds the namespace prefix at [1] (the `jid`
+    -- field, which is never read: the job's `state` says whether it exists).
     f = KEYS
   end
   local retries = o_retries
@@ -277,7 +278,7 @@ function Job.put_write(now, worker, queue, jid, klass, data, delay, o_retries, o
       end
     end
   end
-  local has_deps = (f[1] or f[2] or (depends and #depends > 0)) and rcall('SCARD', depk) > 0
+  local has_deps = (f[2] or (depends and #depends > 0)) and rcall('SCARD', depk) > 0
   local state = 'waiting'
   if has_deps then
     state = 'depends'

@@ -61,15 +61,18 @@ return { a, b, c, d, lazy[1], lazy[2], lazy[3], lazy[4] }
 """
     root = tree(tmp_path, {"op.lua": ONE + texts, "api.lua": api})
     script = build_lua.build(root)
+    # each text is in both bodies (the default namespace's and the namespaced one)
     for text in ("-- key.job, Op.texts(), F_ONE and M.Op_texts in a comment stay as they are.",
                  "--[[ Op.texts() key.job ]]"):
-        assert script.count(text) == 1, text
+        assert script.count(text) == 2, text
     for text in ("-- key.job Op.texts F_ONE", "'key.job Op.texts() F_ONE return M.Op_texts'",
                  '"F_ONE inl_1"', "[[Op.texts( key.job ]]"):
-        assert script.count(text) == 2, text  # in define(), and in the inlined copy
+        assert script.count(text) == 4, text  # in define(), and in the inlined copy
     strings = [b"key.job Op.texts() F_ONE return M.Op_texts", b"Op.texts( key.job F_ONE inl_1",
                b"ql:j:", 1]
     assert redis_conn.eval(script, 0) == strings * 2
+    spaced = [*strings[:2], b"ql:{n}:j:", 1]
+    assert redis_conn.eval(script, 1, "ql:{n}:") == spaced * 2
 
 
 # Functions whose copies must behave exactly like their calls: several results and an
@@ -138,13 +141,17 @@ def test_inlined_copies_do_what_the_calls_do(tmp_path: Path, redis_conn: redis.R
     inlined = build_lua.build(tree(tmp_path / "a", {"op.lua": ONE + OPS, "api.lua": PROGRAM}))
     called = build_lua.build(tree(tmp_path / "b", {"op.lua": ONE + OPS.replace("--@inline\n", ""),
                                                    "api.lua": PROGRAM}))
-    top = inlined.split("setmetatable(M, M)")[1]
-    assert "M.Op_split(" not in top and "M.Op_count(" not in top and "M.Op_bump(" not in top
-    assert "M.Op_tick(" in top  # not --@inline: a call, inside the copy's arguments
+    parts = inlined.split("setmetatable(M, M)")
+    assert len(parts) == 3  # the default namespace's body, then the namespaced one
+    for top in (parts[1].split("local P = KEYS[1]")[0], parts[2]):
+        assert "M.Op_split(" not in top and "M.Op_count(" not in top \
+            and "M.Op_bump(" not in top
+        assert "M.Op_tick(" in top  # not --@inline: a call, inside the copy's arguments
     want = [b"3:2", b"nil:by zero", b"n4/1", b"n4/2", b"n4/3", b"4,2", b"42,2", b"1,1,1",
             b"1:1"]
-    assert redis_conn.eval(called, 0) == want
-    assert redis_conn.eval(inlined, 0) == want
+    for keys in ((), ("ql:{n}:",)):
+        assert redis_conn.eval(called, len(keys), *keys) == want
+        assert redis_conn.eval(inlined, len(keys), *keys) == want
 
 
 # Each source breaks one rule; the build names the file and line, and what is wrong.
