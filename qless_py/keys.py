@@ -72,3 +72,11 @@ def tid_queue(tid: str) -> str | None:
 def throttle(tid: str) -> str:
     """A throttle's hash (``id``, ``maximum``)."""
     return f"ql:th:{tid}"
+
+
+THROTTLE_MAXIMUM = "maximum"  # the field of a throttle's hash that holds its maximum
+
+
+def concurrency_cap(queue: str) -> str:
+    """The field of ``CONFIG`` that caps a queue's running jobs (``<queue>-max-concurrency``)."""
+    return f"{queue}-max-concurrency"

@@ -3,22 +3,24 @@
 ``AsyncWorker`` takes the arguments of ``Worker`` (a sync ``Client``, the queues and the
 same options) plus ``concurrency``. In its loop run:
 
-* the popper (``qless_py.workers.aio_popper``): pops as many jobs as there are free
+* the popper (``qless_py.workers.aio.popper``): pops as many jobs as there are free
   slots, starts a task for each, and, when there is nothing to pop, sleeps until a
   notice of work, the queues' earliest due time, or the safety interval;
 * one task per job: an ``async def`` handler is awaited in it with a job of the async
   client (``qless_py.aio.Job``); a plain function runs in a bounded pool of threads with
   a job of the sync client, whose calls work from that thread;
-* the heartbeat task (``aio_heartbeat``), and the control coroutine: signals (through
-  ``loop.add_signal_handler``), stopping, giving jobs back, the stuck-job check.
+* the heartbeat task (``qless_py.workers.aio.heartbeat``), and the control coroutine:
+  signals (through ``loop.add_signal_handler``), stopping, giving jobs back, the stuck-job
+  check.
 
 Its core calls go through one pipelined connection on the worker's endpoint
 (``aio_resp``); ``job.client.redis`` is the async client's ``redis.asyncio``.
 Two threads besides the handler pool: the notice listener of the threaded worker
 (``qless_py.workers.listener``, key tracking, unchanged: its callbacks are handed to the
 loop) and one for the worker's own blocking reads (due times, whether a job waits). The
-lease registry, the settle rules, the heartbeat rules, the lock_lost rule and the news
-decision are the threaded worker's.
+skeleton (``qless_py.workers.base``: signals, stopping, adoption, give-back, counting),
+the lease registry, the settle rules, the heartbeat rules, the lock_lost rule and the news
+decision are shared with the threaded mode.
 """
 
 from __future__ import annotations
@@ -29,46 +31,44 @@ import logging
 import os
 import shutil
 import signal
-import tempfile
 import threading
 from collections import deque
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
-from qless_py import Client, QlessConnectionError, QlessError
+from qless_py import Client, QlessError
 from qless_py.aio.client import AsyncClient
 from qless_py.aio.connections import make_async_redis
 from qless_py.aio.job import Job as AsyncJob
-from qless_py.calls.job import JobBase, json_list
+from qless_py.calls.base import Call
+from qless_py.calls.job import JobBase
+from qless_py.calls.worker import RawJob
 from qless_py.job import Job
-from qless_py.reservers import ORDERS
-from qless_py.workers import aio_jobrun
-from qless_py.workers.aio_heartbeat import AsyncHeartbeat
-from qless_py.workers.aio_jobrun import Run, send_held
-from qless_py.workers.aio_popper import Popper, Wake
+from qless_py.reservers import make_reserver
+from qless_py.workers.aio import jobrun
+from qless_py.workers.aio.heartbeat import AsyncHeartbeat
+from qless_py.workers.aio.jobrun import Handler, Handlers, Run, send_held
+from qless_py.workers.aio.popper import Popper
+from qless_py.workers.aio.threads import DaemonPool
 from qless_py.workers.aio_resp import LeanCore, PipelinedConnection
-from qless_py.workers.aio_threads import DaemonPool
-from qless_py.workers.jobrun import Outcome, note_connection_error, run_job
+from qless_py.workers.base import ADOPTION_ROUNDS, SPIN, Notices, Stop, WorkerBase, dump_stacks
+from qless_py.workers.jobrun import Outcome, run_job
 from qless_py.workers.leases import Lease, Leases
-from qless_py.workers.listener import Listener, loses_lease
 from qless_py.workers.logs import flush_logs
-from qless_py.workers.runner import Stop
+from qless_py.workers.lookout import Look, look
 from qless_py.workers.waker import PopMarks
 from qless_py.workers.workdir import Workdir
-from qless_py.workers.worker import (
-    MAX_UNSETTLED_RUNS,
-    SPIN,
-    Stats,
-    Worker,
-    dump_stacks,
-)
 
 log = logging.getLogger("qless_py.worker")
+
+T = TypeVar("T")
 
 MAX_BATCH = 100  # jobs one pop takes at most (a pop of many jobs holds the server longer)
 GIVE_BACK_AT_ONCE = 64
 SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2,
            signal.SIGCONT)
+
+Adopted = tuple[JobBase, Handler, bool]  # a job, its handler, whether it runs in a thread
 
 
 def task_stacks() -> str:
@@ -81,7 +81,7 @@ def task_stacks() -> str:
     return "\n".join(parts)
 
 
-class AsyncWorker:
+class AsyncWorker(WorkerBase[JobBase]):
     """Pops and runs jobs from ``queues`` in an event loop, ``concurrency`` at a time.
 
     The options are ``Worker``'s (``burst``, ``max_jobs``, ``resume``, ``interval``,
@@ -91,54 +91,31 @@ class AsyncWorker:
     ``await worker.work()`` runs in the current one.
     """
 
-    EXIT_DONE, EXIT_RECYCLE, EXIT_STUCK = Worker.EXIT_DONE, Worker.EXIT_RECYCLE, Worker.EXIT_STUCK
-
     def __init__(self, client: Client, queues: Sequence[str], *, concurrency: int = 10,
                  threads: int | None = None, order: str = "ordered", interval: float = 5.0,
                  workdir: str | None = None, max_jobs: int = 0, resume: bool = False,
                  burst: bool = False, isolated: bool = False, lost_grace: float = 5.0,
                  stop_grace: float = 2.0, handle_signals: bool | None = None,
                  max_batch: int = MAX_BATCH, spin: float = SPIN) -> None:
-        if not queues:
-            raise ValueError("a worker needs at least one queue")
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
         if threads is not None and threads < 1:
             raise ValueError("threads must be at least 1")
-        if interval <= 0:
-            raise ValueError("interval must be positive")
-        if order not in ORDERS:
-            raise ValueError(f"unknown queue order {order!r} (choose from {', '.join(ORDERS)})")
-        if not 0 <= spin <= 0.1:
-            raise ValueError("spin must be between 0 and 0.1 seconds")
-        self.client = client
         # Thread-pool handlers, the listener and the worker's plain reads use the sync
         # client through qless_py.resp; the loop's calls go through the async client.
-        client.core.go_direct(client.endpoint(), spin)
-        client.core.on_connection_error = note_connection_error
-        transport = client.core.transport
-        assert transport is not None
-        self.transport = transport
-        self.name: str = client.worker_name
-        self.queue_names = list(queues)
+        super().__init__(client, queues, order=order, interval=interval, workdir=workdir,
+                         max_jobs=max_jobs, resume=resume, burst=burst, isolated=isolated,
+                         lost_grace=lost_grace, stop_grace=stop_grace,
+                         handle_signals=handle_signals, max_batch=max_batch, spin=spin)
         self.concurrency = concurrency
         self.threads = threads or min(concurrency, 8)
-        self.order, self.interval = order, interval
-        self.workdir_root, self.max_jobs = workdir, max_jobs
-        self.resume, self.burst, self.isolated = resume, burst, isolated
-        self.lost_grace, self.stop_grace, self.max_batch = lost_grace, stop_grace, max_batch
-        self.handle_signals = handle_signals
-        self.stats = Stats()
         self.marks = PopMarks()
-        self.leases: Leases[JobBase] = Leases(on_lost=self._job_lost,
-                                              on_sooner=self._beat_sooner)
-        self.paused = False
-        self.stopping: Stop | None = None
+        self.leases = Leases(on_lost=self._job_lost, on_sooner=self._beat_sooner)
         self.runs: set[Run] = set()
         self._by_job: dict[int, Run] = {}  # id(job) -> its run
-        self._exit_code = self.EXIT_DONE
-        self._listener: Listener | None = None
+        self._resumed: deque[Adopted] = deque()
         self._aclient: AsyncClient | None = None
+        self._handlers: Handlers | None = None
         self._heartbeat: AsyncHeartbeat | None = None
         self._popper: Popper | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -148,7 +125,6 @@ class AsyncWorker:
         self._chores = DaemonPool(1, "qless-chores")
         self._thread_workdirs = threading.local()
         self._root = ""
-        self._own_root = False
 
     # -- public --------------------------------------------------------------------------
     @property
@@ -191,12 +167,13 @@ class AsyncWorker:
         endpoint = self.client.endpoint()
         self._aclient = AsyncClient(redis_client=make_async_redis(endpoint),
                                     worker_name=self.name, codec=self.client.codec)
+        self._handlers = Handlers(self.chore)
         # Core calls (the worker's and its jobs') go through one pipelined connection
         # (aio_resp: measured leaner than the pool); job.client.redis stays redis.asyncio.
         core = LeanCore(PipelinedConnection(endpoint), self.client.core.source,
                         self.client.core.sha)
         core.confirm = self.client.core.confirm
-        core.on_connection_error = aio_jobrun.note_connection_error
+        core.on_connection_error = jobrun.note_connection_error
         self._aclient.core = core
         install = self.handle_signals
         if install is None:
@@ -210,12 +187,15 @@ class AsyncWorker:
                  self.concurrency, self.threads, self.order)
         tasks: list[asyncio.Task[None]] = []
         try:
-            self._popper = Popper(self)  # first: the listener's notices wake it
+            reserver = make_reserver(self.order,
+                                     [self._aclient.queues[n] for n in self.queue_names])
+            # first: the listener's notices wake it
+            self._popper = Popper(self, reserver, core, self.marks)
             self._start_listener()
             self._heartbeat = AsyncHeartbeat(self.leases, self._aclient.core)
             tasks.append(loop.create_task(self._heartbeat.run(), name="qless-heartbeat"))
             if self.resume:
-                await self._popper.adopt("resuming")
+                await self.adopt("resuming")
             tasks.append(loop.create_task(self._popper.run(), name="qless-popper"))
             await self._control()
         finally:
@@ -241,16 +221,65 @@ class AsyncWorker:
             return
         loop.call_soon_threadsafe(self._request_stop, how)
 
+    # -- the skeleton's hooks -------------------------------------------------------------
+    def _wake(self) -> None:
+        if self._popper is not None:
+            self._popper.wake.notify()
+
+    def _nudge(self) -> None:
+        if self._control_event is not None:
+            self._control_event.set()
+
+    def _stop_runs(self) -> None:
+        for run in list(self.runs):
+            run.cancel()
+
+    def _lose(self, jid: str, event: str) -> None:
+        assert self._loop is not None
+        self._loop.call_soon_threadsafe(self.leases.lose, jid, event)
+
+    def _stacks(self) -> str:
+        return (f"stacks of every task:\n{task_stacks()}\n"
+                f"stacks of every thread:\n{dump_stacks()}")
+
+    def _running(self) -> int:
+        return len(self.runs)
+
+    def notices(self) -> Notices:
+        loop = self._loop
+        assert loop is not None
+
+        def in_loop(callback: Callable[[], None]) -> Callable[[], None]:
+            def call() -> None:
+                loop.call_soon_threadsafe(callback)
+            return call
+
+        return Notices(on_work=in_loop(self._wake), is_news=self.marks.is_news,
+                       on_reconnect=in_loop(self._wake),
+                       on_schedule=in_loop(self._schedule_changed))
+
+    def _schedule_changed(self) -> None:
+        if self._popper is not None:
+            self._popper.wake.notify_schedule()
+
+    def _job_lost(self, held: Lease[JobBase]) -> None:
+        """A lease was lost (loop thread): its handler's task is cancelled; a thread-pool
+        handler has only its stop event (set by the registry)."""
+        run = self._by_job.get(id(held.job))
+        if run is not None:
+            run.cancel()
+        super()._job_lost(held)
+
+    def _beat_sooner(self) -> None:
+        if self._heartbeat is not None:
+            self._heartbeat.sooner()
+
     # -- control -------------------------------------------------------------------------
     def _signal(self, signum: int) -> None:
         """A signal, delivered by the loop (not inside the signal handler): noted for the
         control coroutine."""
         self._signals.append(signum)
         self._nudge()
-
-    def _nudge(self) -> None:
-        if self._control_event is not None:
-            self._control_event.set()
 
     async def _control(self) -> None:
         event = self._control_event
@@ -260,8 +289,7 @@ class AsyncWorker:
             while self._signals:
                 self._on_signal(self._signals.popleft())
             flush_logs()
-            if self.isolated and self.leases.stuck_lost(self.lost_grace):
-                self._abandon_stuck()
+            if self._stuck():
                 return
             if self.stopping == "now":
                 return
@@ -273,96 +301,6 @@ class AsyncWorker:
                     await event.wait()
             except TimeoutError:
                 pass
-
-    def _on_signal(self, signum: int) -> None:
-        name = signal.Signals(signum).name
-        if signum in (signal.SIGTERM, signal.SIGINT):
-            log.info("worker %s: %s, stopping now", self.name, name)
-            self._request_stop("now")
-        elif signum == signal.SIGQUIT:
-            log.info("worker %s: SIGQUIT, finishing current jobs", self.name)
-            self._request_stop("drain")
-        elif signum == signal.SIGUSR1:
-            log.warning("worker %s: stacks of every task:\n%s\nstacks of every thread:\n%s",
-                        self.name, task_stacks(), dump_stacks())
-        elif signum == signal.SIGUSR2:
-            log.info("worker %s: SIGUSR2, paused (SIGCONT resumes)", self.name)
-            self.paused = True
-        elif signum == signal.SIGCONT:
-            if self.paused:
-                log.info("worker %s: SIGCONT, resuming", self.name)
-            self.paused = False
-            self.wake.notify()
-
-    def _request_stop(self, how: Stop) -> None:
-        if self.stopping != "now":
-            self.stopping = how
-        if how == "now":
-            for held in self.leases.snapshot():
-                held.job.stop_event.set()
-            for run in list(self.runs):
-                run.cancel()
-        if self._popper is not None:
-            self.wake.notify()
-        self._nudge()
-
-    def _abandon_stuck(self) -> None:
-        for held in self.leases.stuck_lost(self.lost_grace):
-            log.error("job %s was lost (%s) and did not stop within %.1fs; ending this "
-                      "process so it cannot run on", held.job.jid, held.lost_reason,
-                      self.lost_grace)
-        self._exit_code = self.EXIT_STUCK
-        self._request_stop("now")
-
-    def _job_lost(self, held: Lease[JobBase]) -> None:
-        """A lease was lost (loop thread): its handler's task is cancelled; a thread-pool
-        handler has only its stop event (set by the registry)."""
-        run = self._by_job.get(id(held.job))
-        if run is not None:
-            run.cancel()
-        if self.isolated:
-            self._nudge()
-
-    def _beat_sooner(self) -> None:
-        if self._heartbeat is not None:
-            self._heartbeat.sooner()
-
-    # -- start and stop ------------------------------------------------------------------
-    def _make_root(self) -> str:
-        self._own_root = True
-        if self.workdir_root:
-            root = os.path.join(self.workdir_root, self.name)
-            os.makedirs(root, exist_ok=True)
-            return root
-        return tempfile.mkdtemp(prefix="qless-py-")
-
-    @property
-    def wake(self) -> Wake:
-        assert self._popper is not None
-        return self._popper.wake
-
-    def _start_listener(self) -> None:
-        loop = self._loop
-        assert loop is not None
-
-        def in_loop(callback: Any) -> Any:
-            return lambda *args: loop.call_soon_threadsafe(callback, *args)
-
-        self._listener = Listener(
-            self.transport, self.queue_names, self.name,
-            on_work=in_loop(lambda: self.wake.notify()),
-            is_news=self.marks.is_news,
-            on_notice=self._on_notice,
-            on_reconnect=in_loop(lambda: self.wake.notify()),
-            on_schedule=in_loop(lambda: self.wake.notify_schedule()))
-        self._listener.start(timeout=0)
-
-    def _on_notice(self, jid: str, event: str) -> None:
-        """On the listener's thread: decide there (it may read the job), lose in the loop."""
-        if loses_lease(self.transport, self.name, self.leases.get(jid) is not None,
-                       jid, event):
-            assert self._loop is not None
-            self._loop.call_soon_threadsafe(self.leases.lose, jid, event)
 
     async def _shutdown(self, tasks: list[asyncio.Task[None]]) -> None:
         loop = asyncio.get_running_loop()
@@ -383,45 +321,42 @@ class AsyncWorker:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
-        await self._give_back_all()
+        jobs = self._to_give_back()
+        for start in range(0, len(jobs), GIVE_BACK_AT_ONCE):
+            await asyncio.gather(*(self._give_back(job)
+                                   for job in jobs[start:start + GIVE_BACK_AT_ONCE]))
         if self._listener is not None:
             await loop.run_in_executor(self._chores, self._listener.stop)
         try:
-            await self.aclient.workers.deregister(self.name)
+            await self.aclient.core.send(self._deregister_call())
         except QlessError as exc:
-            log.warning("worker %s: could not deregister: %s", self.name, exc)
+            self._deregister_failed(exc)
 
-    async def _give_back_all(self) -> None:
-        held = self.leases.snapshot()
-        for start in range(0, len(held), GIVE_BACK_AT_ONCE):
-            await asyncio.gather(*(self._give_back(lease)
-                                   for lease in held[start:start + GIVE_BACK_AT_ONCE]))
-
-    async def _give_back(self, held: Lease[JobBase]) -> None:
-        job = held.job
-        if job.finished or held.lost_at is not None:
-            self.leases.remove(job)  # not this worker's any more: nothing to give back
-            return
-        job.stop_event.set()
+    async def _give_back(self, job: JobBase) -> None:
         try:
-            if await self.aclient.core.call("qlpy.giveback", job.jid, self.name):
-                log.info("gave %s back to its queue", job.jid)
-            else:
-                log.info("job %s is no longer leased to this worker; nothing to give back",
-                         job.jid)
-            self.leases.remove(job)
+            await self.aclient.core.send(self._give_back_call(job))
         except Exception as exc:
-            log.error("could not give %s back (%s); its lock will expire", job.jid, exc)
+            self._give_back_failed(job, exc)
 
     # -- runs ----------------------------------------------------------------------------
-    def make_job(self, raw: dict[str, Any], threaded: bool) -> JobBase:
-        """A job object for a popped or adopted job: the async client's for a handler
-        awaited in the loop, the sync client's for one run in the thread pool."""
-        if threaded:
-            return Job(self.client, raw, self.name)
-        return AsyncJob(self.aclient, raw, self.name)
+    async def take(self, raws: list[RawJob]) -> None:
+        """Start a run of each job a pop returned (the popper checked the slots)."""
+        for raw in raws:
+            job, handler, threaded = await self._job(raw)
+            if self.leases.add(job):  # add() logs what it refuses
+                self.start(job, handler, threaded)
 
-    def start(self, job: JobBase, handler: Any, threaded: bool) -> None:
+    async def _job(self, raw: RawJob) -> Adopted:
+        """A job object for a popped or adopted job, its handler, whether it runs in the
+        pool: the async client's job for a handler awaited in the loop, the sync client's
+        for one run in the thread pool."""
+        assert self._handlers is not None
+        handler, threaded = await self._handlers.find(raw)
+        if threaded:
+            return Job(self.client, raw, self.name), handler, True
+        return AsyncJob(self.aclient, raw, self.name), handler, False
+
+    def start(self, job: JobBase, handler: Handler, threaded: bool) -> None:
         """Run ``job`` in a task of its own (the popper checked that a slot is free)."""
         run = Run(job, threaded)
         self.runs.add(run)
@@ -429,17 +364,20 @@ class AsyncWorker:
         assert self._loop is not None
         run.task = self._loop.create_task(self._run(run, handler))
 
-    async def _run(self, run: Run, handler: Any) -> None:
+    def start_adopted(self, free: int) -> bool:
+        """Start up to ``free`` of the jobs adoption took; False if it took none."""
+        if not self._resumed:
+            return False
+        while self._resumed and free > 0:
+            self.start(*self._resumed.popleft())
+            free -= 1
+        return True
+
+    async def _run(self, run: Run, handler: Handler) -> None:
         job = run.job
         try:
-            if self.stopping == "now":  # stays held: the shutdown gives it back
+            if not self.may_start(job):
                 return
-            if job.stop_event.is_set():
-                lease = self.leases.remove(job)
-                log.info("job %s was lost before it started (%s); not running it", job.jid,
-                         lease.lost_reason if lease is not None else "lost")
-                return
-            self.leases.started(job)
             outcome: Outcome = "crashed"
             try:
                 if isinstance(job, Job):  # a plain function: the thread pool
@@ -447,12 +385,12 @@ class AsyncWorker:
                     outcome = await self._loop.run_in_executor(self._pool, self._in_thread,
                                                                job)
                 else:
-                    outcome = await aio_jobrun.run_async_job(run, handler, self.aclient.core)
+                    outcome = await jobrun.run_async_job(run, handler, self.aclient.core)
             except Exception:  # a bug here must not lose the lease silently
                 log.exception("job %s: the run crashed", job.jid)
             finally:
                 self._ended(job, outcome)
-            self._count(outcome)
+            self.count(outcome)
         finally:
             self.runs.discard(run)
             if self._by_job.get(id(job)) is run:
@@ -475,99 +413,71 @@ class AsyncWorker:
         """Release the run's entry; an unsettled one stays held until adoption decides."""
         popper = self._popper
         assert popper is not None
-        if outcome in ("unsettled", "crashed"):
-            self.leases.ended(job, unsettled=True)
+        if self.run_ended(job, outcome):
             popper.unsettled = True
-            self.wake.notify()  # pop, so that adoption looks at the core
-        elif self.stopping == "now" and not job.finished:
-            pass  # it stays held: stopped by TERM/INT, the shutdown gives it back
-        elif self.leases.ended(job):
-            popper.unsettled = True  # adoption skipped a lease of this job meanwhile
-
-    def _count(self, outcome: Outcome) -> None:
-        self.stats.count(outcome)
-        if self.max_jobs and self.stats.jobs >= self.max_jobs and self.stopping is None:
-            log.info("worker %s: %d jobs done, recycling", self.name, self.stats.jobs)
-            self._exit_code = self.EXIT_RECYCLE
-            self.stopping = "drain"
-            self.wake.notify()
+        if outcome in ("unsettled", "crashed"):
+            popper.unsettled = True
+            popper.wake.notify()  # pop, so that adoption looks at the core
 
     # -- adoption ------------------------------------------------------------------------
-    async def adopt_round(self, since: int, why: str) -> list[tuple[JobBase, Any, bool]]:
+    async def adopt(self, why: str) -> None:
+        """Take back jobs leased to this worker's name that nothing here knows of; a round
+        whose read may have been too early for a job is run again, a few times at most
+        (then the next pop looks again: ``adoption_due``)."""
+        self._adopt_again = False
+        for _ in range(ADOPTION_ROUNDS):
+            since = self.leases.open_adoption()
+            try:
+                await self._adopt_round(since, why)
+            finally:
+                stale = self.leases.close_adoption()
+            if not stale:
+                return
+        self._adopt_again = True
+
+    async def _adopt_round(self, since: int, why: str) -> None:
         """Jobs the core lists under this worker's name that nothing here holds (see
-        ``Worker._resume_jobs``): taken into the registry, returned to be run."""
-        aclient = self.aclient
-        popper = self._popper
-        assert popper is not None
+        ``Worker._resume_jobs``): taken into the registry, to be run next."""
+        core = self.aclient.core
         try:
-            mine = await aclient.workers[self.name]
-            listed = [*mine.get("jobs", []), *mine.get("stalled", [])]
-            jids = [jid for jid in listed if self.leases.wants(jid, since)]
-            raws = json_list(await aclient.core.call("multiget", *jids)) if jids else []
-        except QlessConnectionError as exc:  # the server went away again: look once more
-            log.warning("worker %s: could not read the jobs it holds yet (%s); looking again "
-                        "after the next pop", self.name, exc)
-            popper.adopt_due = True
-            return []
+            raws = await core.run(self._adoption_steps(since))
         except QlessError as exc:
-            log.error("worker %s: could not read the jobs it holds: %s", self.name, exc)
-            return []
-        ours = [raw for raw in raws
-                if raw.get("state") == "running" and raw.get("worker") == self.name]
-        for gone in self.leases.forget_unsettled({raw["jid"] for raw in ours}, since):
-            log.info("job %s: no longer leased to this worker; %s", gone.job.jid,
-                     f"its {gone.job.settling} took effect (or its lock was lost)"
-                     if gone.job.settling else "its lock was lost or it was moved")
-        taken: list[tuple[JobBase, Any, bool]] = []
-        for raw in ours:
-            handler, threaded = await popper.handler(raw)
-            job = self.make_job(raw, threaded)
-            adopted = self.leases.adopt(job, since)
-            if adopted is None:
-                continue  # a run here holds it or settled it (then the core is read again)
-            if adopted.unsettled_runs >= MAX_UNSETTLED_RUNS:
-                await self._retry_unsettled(job, adopted.unsettled_runs)
-                continue
-            taken.append((job, handler, threaded))
-        if taken:
-            log.warning("worker %s: %s %d job(s): %s", self.name, why, len(taken),
-                        " ".join(job.jid for job, _, _ in taken))
-        return taken
-
-    async def _retry_unsettled(self, job: JobBase, runs: int) -> None:
-        """As ``Worker._retry_unsettled``: a job whose runs keep ending unsettled spends a
-        retry, as a lock expiry would."""
-        message = (f"its last {runs} runs on worker {self.name} ended with the outcome of a "
-                   "core call unknown (connection errors)")
-        try:
-            left = await send_held(self.aclient.core, job, job._retry_call(
-                0, f"failed-retries-{job.queue_name}", message), ends=True)
-        except QlessConnectionError as exc:
-            log.warning("could not retry %s (%s); looking again later", job.jid, exc)
-            self.leases.ended(job, unsettled=True)
+            self._adoption_failed(exc)
             return
+        taken: list[Adopted] = []
+        for raw in raws:
+            job, handler, threaded = await self._job(raw)
+            decided = self._adopts(job, since)
+            if decided is True:
+                taken.append((job, handler, threaded))
+            elif decided is not False:
+                await self._retry(job, decided)
+        self._resumed.extend(taken)
+        self._adopted(why, [job.jid for job, _, _ in taken])
+
+    async def _retry(self, job: JobBase, call: Call[int]) -> None:
+        try:
+            left = await send_held(self.aclient.core, job, call, ends=True)
         except QlessError as exc:
-            log.warning("could not retry %s: %s", job.jid, exc)
+            self._retried(job, call, exc)
         else:
-            log.error("job %s: %s; retried (%s)", job.jid, message,
-                      "no retries left: failed" if left < 0 else f"{left} retries left")
-        self.leases.remove(job)
+            self._retried(job, call, left)
 
-    # -- what the popper asks -------------------------------------------------------------
-    def mark(self) -> int:
-        return self._listener.mark() if self._listener is not None else -1
+    # -- what the popper asks (popper.Host) ---------------------------------------------------
+    def free(self) -> int:
+        """Slots free for new jobs (a recycle's budget counted)."""
+        free = self.concurrency - len(self.runs)
+        budget = self.budget()
+        return free if budget is None else min(free, budget)
 
-    @property
-    def caps(self) -> dict[str, float]:
-        return self._listener.caps if self._listener is not None else {}
+    async def look(self) -> Look:
+        """The queues' due times and whether a job waits (on the chores thread)."""
+        return await self.chore(look, self.transport, self.queue_names, self.caps)
 
-    def budget(self) -> int | None:
-        """Jobs that may still be started before the worker recycles (None: no limit)."""
-        if not self.max_jobs:
-            return None
-        return max(0, self.max_jobs - self.stats.jobs - len(self.runs))
+    def popper_done(self) -> None:
+        self._nudge()
 
-    async def chore(self, fn: Any, *args: Any) -> Any:
+    async def chore(self, fn: Callable[..., T], *args: Any) -> T:
         """Run a blocking call of the worker's own on its chores thread."""
         assert self._loop is not None
         return await self._loop.run_in_executor(self._chores, fn, *args)
@@ -578,4 +488,3 @@ class AsyncWorker:
 
     def __repr__(self) -> str:
         return f"<AsyncWorker {self.name} queues={','.join(self.queue_names)}>"
-
