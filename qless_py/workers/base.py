@@ -21,7 +21,7 @@ import threading
 import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Generic, Literal
+from typing import Generic, Literal, Protocol, TypedDict
 
 from qless_py import Client, QlessConnectionError, QlessError
 from qless_py.calls.base import Call, Steps
@@ -71,6 +71,40 @@ def dump_stacks() -> str:
     return "\n".join(parts)
 
 
+class Options(TypedDict, total=False):
+    """The options both modes take (see ``Worker``); each mode adds its own."""
+
+    order: str
+    interval: float
+    workdir: str | None
+    max_jobs: int
+    resume: bool
+    burst: bool
+    isolated: bool
+    lost_grace: float
+    stop_grace: float
+    handle_signals: bool | None
+    spin: float
+
+
+class State(Protocol):
+    """What a mode's popping part (a runner thread, the asyncio popper) reads of the
+    skeleton's state."""
+
+    @property
+    def stopping(self) -> Stop | None: ...
+
+    @property
+    def paused(self) -> bool: ...
+
+    @property
+    def adoption_due(self) -> bool:
+        """An adoption round was asked for and none is running."""
+
+    def mark(self) -> int:
+        """How far the listener's notices reached just now (see ``PopMarks.is_news``)."""
+
+
 @dataclass(frozen=True)
 class Notices:
     """What the listener calls, on its own thread (see ``Listener``)."""
@@ -90,10 +124,11 @@ class WorkerBase(Generic[J]):
     EXIT_DONE, EXIT_RECYCLE, EXIT_STUCK = 0, 3, 4
     leases: Leases[J]
 
-    def __init__(self, client: Client, queues: Sequence[str], *, order: str, interval: float,
-                 workdir: str | None, max_jobs: int, resume: bool, burst: bool,
-                 isolated: bool, lost_grace: float, stop_grace: float,
-                 handle_signals: bool | None, max_batch: int, spin: float) -> None:
+    def __init__(self, client: Client, queues: Sequence[str], *, max_batch: int,
+                 order: str = "ordered", interval: float = 5.0, workdir: str | None = None,
+                 max_jobs: int = 0, resume: bool = False, burst: bool = False,
+                 isolated: bool = False, lost_grace: float = 5.0, stop_grace: float = 2.0,
+                 handle_signals: bool | None = None, spin: float = SPIN) -> None:
         if not queues:
             raise ValueError("a worker needs at least one queue")
         if interval <= 0:

@@ -21,22 +21,16 @@ from typing import Protocol
 from qless_py.calls.base import Call
 from qless_py.calls.worker import RawJob, pop_call
 from qless_py.reservers import Reserver
-from qless_py.workers.base import Stop
+from qless_py.workers.base import State
 from qless_py.workers.logs import flush_logs
 from qless_py.workers.lookout import Idleness, IdleSpell, Look
 from qless_py.workers.outage import Outage
-from qless_py.workers.pops import pop_backoff
+from qless_py.workers.pops import PopAttempt
 from qless_py.workers.waker import PopMarks
 
 
-class Host(Protocol):
-    """What the popper asks of the worker it runs in."""
-
-    @property
-    def stopping(self) -> Stop | None: ...
-
-    @property
-    def paused(self) -> bool: ...
+class Host(State, Protocol):
+    """What the popper asks of the worker it runs in (besides its state)."""
 
     @property
     def burst(self) -> bool: ...
@@ -54,10 +48,6 @@ class Host(Protocol):
     def running(self) -> int:
         """Jobs running now."""
 
-    @property
-    def adoption_due(self) -> bool:
-        """An adoption round was asked for and none is running."""
-
     def free(self) -> int:
         """Slots free for new jobs (a recycle's budget counted)."""
 
@@ -72,9 +62,6 @@ class Host(Protocol):
 
     async def look(self) -> Look:
         """The queues' earliest due time and whether a job waits (one round trip)."""
-
-    def mark(self) -> int:
-        """How far the listener's notices reached just now (see ``PopMarks.is_news``)."""
 
     def popper_done(self) -> None:
         """The popper has returned (drained, or stopping)."""
@@ -180,20 +167,16 @@ class Popper:
     async def _pop(self, count: int) -> list[RawJob] | None:
         """Raw jobs from the first queue (reserver's order) that gives any; None on trouble."""
         host = self.host
-        self.marks.pop_started()
-        mark = -1
-        try:
+        attempt = PopAttempt(self.marks, self.outage, self.backoff)
+        with attempt:
             raws: list[RawJob] = []
             for queue in self.reserver.order():
                 raws = await self.core.send(pop_call(queue.name, host.name, count))
                 if raws:
                     break
-            mark = host.mark()  # before anything else: the notices sent by now
+            attempt.mark = host.mark()  # before anything else: the notices sent by now
             return raws
-        except Exception as exc:  # anything (a bug, an odd reply) must not end the popper
-            self.backoff = pop_backoff(exc, self.backoff, self.outage)
-        finally:
-            self.marks.pop_ended(mark)
+        self.backoff = attempt.backoff
         return None
 
     async def _idle(self, seen: int) -> None:

@@ -34,7 +34,7 @@ import signal
 import threading
 from collections import deque
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import Any, TypeVar, Unpack
 
 from qless_py import Client, QlessError
 from qless_py.aio.client import AsyncClient
@@ -51,7 +51,14 @@ from qless_py.workers.aio.jobrun import Handler, Handlers, Run, send_held
 from qless_py.workers.aio.popper import Popper
 from qless_py.workers.aio.threads import DaemonPool
 from qless_py.workers.aio_resp import LeanCore, PipelinedConnection
-from qless_py.workers.base import ADOPTION_ROUNDS, SPIN, Notices, Stop, WorkerBase, dump_stacks
+from qless_py.workers.base import (
+    ADOPTION_ROUNDS,
+    Notices,
+    Options,
+    Stop,
+    WorkerBase,
+    dump_stacks,
+)
 from qless_py.workers.jobrun import Outcome, run_job
 from qless_py.workers.leases import Lease, Leases
 from qless_py.workers.logs import flush_logs
@@ -92,21 +99,15 @@ class AsyncWorker(WorkerBase[JobBase]):
     """
 
     def __init__(self, client: Client, queues: Sequence[str], *, concurrency: int = 10,
-                 threads: int | None = None, order: str = "ordered", interval: float = 5.0,
-                 workdir: str | None = None, max_jobs: int = 0, resume: bool = False,
-                 burst: bool = False, isolated: bool = False, lost_grace: float = 5.0,
-                 stop_grace: float = 2.0, handle_signals: bool | None = None,
-                 max_batch: int = MAX_BATCH, spin: float = SPIN) -> None:
+                 threads: int | None = None, max_batch: int = MAX_BATCH,
+                 **options: Unpack[Options]) -> None:
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
         if threads is not None and threads < 1:
             raise ValueError("threads must be at least 1")
         # Thread-pool handlers, the listener and the worker's plain reads use the sync
         # client through qless_py.resp; the loop's calls go through the async client.
-        super().__init__(client, queues, order=order, interval=interval, workdir=workdir,
-                         max_jobs=max_jobs, resume=resume, burst=burst, isolated=isolated,
-                         lost_grace=lost_grace, stop_grace=stop_grace,
-                         handle_signals=handle_signals, max_batch=max_batch, spin=spin)
+        super().__init__(client, queues, max_batch=max_batch, **options)
         self.concurrency = concurrency
         self.threads = threads or min(concurrency, 8)
         self.marks = PopMarks()

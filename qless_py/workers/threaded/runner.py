@@ -21,31 +21,21 @@ from typing import Protocol
 
 from qless_py.job import Job
 from qless_py.reservers import Reserver
-from qless_py.workers.base import Stop
+from qless_py.workers.base import State
 from qless_py.workers.jobrun import Outcome, run_job
 from qless_py.workers.leases import Leases
 from qless_py.workers.logs import flush_logs
 from qless_py.workers.lookout import Idleness, IdleSpell, Look
 from qless_py.workers.outage import Outage
-from qless_py.workers.pops import pop_backoff, pop_size
+from qless_py.workers.pops import PopAttempt, pop_size
 from qless_py.workers.waker import Waker
 from qless_py.workers.workdir import Workdir
 
 log = logging.getLogger("qless_py.worker")
 
 
-class Host(Protocol):
-    """What a runner asks of the worker it runs in."""
-
-    @property
-    def stopping(self) -> Stop | None: ...
-
-    @property
-    def paused(self) -> bool: ...
-
-    @property
-    def adoption_due(self) -> bool:
-        """An adoption round was asked for and none is running."""
+class Host(State, Protocol):
+    """What a runner asks of the worker it runs in (besides its state)."""
 
     def adopted(self) -> Job | None:
         """A job adoption took (leased to this worker, known to no run), to run next."""
@@ -67,9 +57,6 @@ class Host(Protocol):
 
     def look(self) -> Look:
         """The queues' earliest due time and whether a job waits (one round trip)."""
-
-    def mark(self) -> int:
-        """How far the listener's notices reached just now (see ``Waker.is_news``)."""
 
 
 @dataclass(frozen=True)
@@ -147,16 +134,12 @@ class Runner:
     def _pop(self) -> list[Job] | None:
         """Jobs from the reserver, as many as the recent pace suggests; None on trouble."""
         count = pop_size(self.avg, self.settings.max_batch, self.host.budget())
-        self.waker.pop_started()
-        mark = -1
-        try:
+        attempt = PopAttempt(self.waker, self.outage, self.backoff)
+        with attempt:
             jobs = list(self.reserver.reserve(count, worker=self.settings.worker))
-            mark = self.host.mark()  # before anything else: the notices sent by now
+            attempt.mark = self.host.mark()  # before anything else: the notices sent by now
             return jobs
-        except Exception as exc:  # anything (a bug, an odd reply) must not end the thread
-            self.backoff = pop_backoff(exc, self.backoff, self.outage)
-        finally:
-            self.waker.pop_ended(mark)
+        self.backoff = attempt.backoff
         return None
 
     def _run(self, job: Job) -> None:

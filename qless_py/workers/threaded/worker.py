@@ -17,14 +17,15 @@ import threading
 import time
 from collections import deque
 from collections.abc import Sequence
+from typing import Unpack
 
 from qless_py import Client, QlessError
 from qless_py.job import Job
 from qless_py.reservers import make_reserver
 from qless_py.workers.base import (
     ADOPTION_ROUNDS,
-    SPIN,
     Notices,
+    Options,
     Stop,
     WorkerBase,
 )
@@ -51,21 +52,16 @@ class Worker(WorkerBase[Job]):
     end itself when a job whose lock was lost does not stop within ``lost_grace`` seconds.
     ``run()`` returns an exit code: 0 done, 3 recycled after ``max_jobs``, 4 abandoned a
     lost job that would not stop. ``spin`` is how long (seconds) a thread waits awake for
-    a reply from the server before it sleeps; 0 always sleeps at once.
+    a reply from the server before it sleeps; 0 always sleeps at once. The other options
+    (``order``, ``interval``, ``workdir``, ``resume``, ``stop_grace``, ``handle_signals``)
+    are ``base.Options``.
     """
 
     def __init__(self, client: Client, queues: Sequence[str], *, threads: int = 1,
-                 order: str = "ordered", interval: float = 5.0, workdir: str | None = None,
-                 max_jobs: int = 0, resume: bool = False, burst: bool = False,
-                 isolated: bool = False, lost_grace: float = 5.0, stop_grace: float = 2.0,
-                 handle_signals: bool | None = None, max_batch: int = MAX_BATCH,
-                 spin: float = SPIN) -> None:
+                 max_batch: int = MAX_BATCH, **options: Unpack[Options]) -> None:
         if threads < 1:
             raise ValueError("threads must be at least 1")
-        super().__init__(client, queues, order=order, interval=interval, workdir=workdir,
-                         max_jobs=max_jobs, resume=resume, burst=burst, isolated=isolated,
-                         lost_grace=lost_grace, stop_grace=stop_grace,
-                         handle_signals=handle_signals, max_batch=max_batch, spin=spin)
+        super().__init__(client, queues, max_batch=max_batch, **options)
         self.threads = threads
         self.waker = Waker()
         self.leases = Leases(on_lost=self._job_lost)
