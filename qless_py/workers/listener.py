@@ -29,6 +29,7 @@ import time
 from collections.abc import Callable, Collection, Sequence
 from typing import Any, Protocol, TypeVar
 
+import qless_py.workers.reads as reads
 from qless_py import keys
 from qless_py.calls.base import Call
 from qless_py.calls.worker import owner_call
@@ -43,7 +44,6 @@ from qless_py.resp import (
     UnexpectedReply,
     pack,
 )
-from qless_py.workers import reads
 from qless_py.workers.lookout import look
 from qless_py.workers.outage import Outage
 

@@ -36,6 +36,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar, Unpack
 
+import qless_py.workers.aio.jobrun as jobrun
 from qless_py import Client, QlessError
 from qless_py.aio.client import AsyncClient
 from qless_py.aio.connections import make_async_redis
@@ -45,7 +46,6 @@ from qless_py.calls.job import JobBase
 from qless_py.calls.worker import RawJob
 from qless_py.job import Job
 from qless_py.reservers import make_reserver
-from qless_py.workers.aio import jobrun
 from qless_py.workers.aio.heartbeat import AsyncHeartbeat
 from qless_py.workers.aio.jobrun import Handler, Handlers, Run, send_held
 from qless_py.workers.aio.popper import Popper
