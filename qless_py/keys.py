@@ -82,3 +82,11 @@ def job_of(key: str) -> str | None:
 # qless_py's own keys (not the protocol's).
 CHECK_SUMMARY = "ql:check"
 """The last finished check's summary (hash: started, finished, keys, findings as JSON)."""
+
+
+THROTTLE_MAXIMUM = "maximum"  # the field of a throttle's hash that holds its maximum
+
+
+def concurrency_cap(queue: str) -> str:
+    """The field of ``CONFIG`` that caps a queue's running jobs (``<queue>-max-concurrency``)."""
+    return f"{queue}-max-concurrency"

@@ -77,7 +77,7 @@ class Node:
         conn = redis.Redis(host="127.0.0.1", port=self.port, socket_timeout=timeout,
                            socket_connect_timeout=timeout)
         try:
-            return conn.execute_command(*args)
+            return conn.execute_command(*args)  # type: ignore[no-untyped-call]
         finally:
             conn.close()
 
@@ -151,8 +151,9 @@ class LocalCluster:
         for index, node in enumerate(self.nodes[self.masters:]):
             master = masters[index % self.masters]
             # a replica can only follow a master whose id its own view already holds
-            self._wait(lambda m=master, n=node: m.node_id in self._known(n), timeout,
-                       "a replica does not know its master")
+            def knows(m: Node = master, n: Node = node) -> bool:
+                return m.node_id in self._known(n)
+            self._wait(knows, timeout, "a replica does not know its master")
             node.call("CLUSTER", "REPLICATE", master.node_id)
         self.wait_ok(timeout)
 

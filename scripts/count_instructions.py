@@ -31,7 +31,6 @@ from bench_core import PHASES, T0, call_args
 
 from qless_py import lua
 
-
 KEYS: tuple[str, ...] = ()  # --namespace: the namespace's prefix, the calls' one key
 
 

@@ -9,9 +9,10 @@ snapshot where its reply says how.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -254,6 +255,17 @@ class JobBase(BaseJob):
         in flight makes the job ``settling`` until its reply comes."""
         if ends:
             self.settling = command
+
+    @contextlib.contextmanager
+    def holding(self, command: str, ends: bool) -> Iterator[None]:
+        """Around a command sent as the job's holder (``_holding`` before, ``_refused`` if
+        it raises): the one definition the worker's sends go through."""
+        self._holding(command, ends)
+        try:
+            yield
+        except QlessError as exc:
+            self._refused(command, exc, ends)
+            raise
 
     def _refused(self, command: str, exc: QlessError, ends: bool) -> None:
         """After a holder's command failed: a lost connection leaves ``settling`` set (the

@@ -1,6 +1,8 @@
-"""Workers: the in-process ``Worker`` (runner threads) and the forking supervisor."""
+"""Workers: the shared skeleton (``base``) in two modes, runner threads (``threaded``,
+``Worker``) and an asyncio event loop (``aio``, ``AsyncWorker``), and the forking
+supervisor (``ForkingWorker``)."""
 
 from qless_py.workers.forking import ForkingWorker
-from qless_py.workers.worker import Worker
+from qless_py.workers.threaded import Worker
 
 __all__ = ["ForkingWorker", "Worker"]

@@ -133,23 +133,22 @@ def _settle(info: dict[str, Any], pid: int, how: str, spend_retry: bool) -> list
 
 
 def _leased(client: Client, name: str) -> list[Job]:
-    mine = client.workers[name]
-    jids = [*mine.get("jobs", []), *mine.get("stalled", [])]
-    jobs = client.jobs.get(*jids) if jids else []
-    return [job for job in jobs if job.state == "running" and job.worker_name == name]
+    from qless_py.calls.worker import listed_steps
+    from qless_py.job import Job
+
+    return [Job(client, raw) for raw in client.core.run(listed_steps(name))]
 
 
 def _settle_one(client: Client, name: str, job: Job, why: str, spend_retry: bool) -> str:
     """Retry or give back one job of the dead worker; a word on what became of it."""
     from qless_py import CoreError
-    from qless_py.workers.giveback import give_back
+    from qless_py.calls.worker import giveback_call
 
     if not spend_retry:
-        return f"{job.jid} given back" if give_back(client, job.jid, name) \
+        return f"{job.jid} given back" if client.core.send(giveback_call(job.jid, name)) \
             else f"{job.jid} no longer its own"
     try:
-        left = int(client.core.call("retry", job.jid, job.queue_name, name, 0,
-                                    f"failed-retries-{job.queue_name}", why))
+        left = client.core.send(job._retry_call(0, f"failed-retries-{job.queue_name}", why))
     except CoreError:  # taken meanwhile (its lock ran out, say): not the dead worker's
         return f"{job.jid} no longer its own"
     return f"{job.jid} retried" if left >= 0 else f"{job.jid} failed (no retries left)"

@@ -22,10 +22,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from qless_py.workers import dead_child
+import qless_py.workers.dead_child as dead_child
+from qless_py.workers.base import WorkerBase as Worker
+from qless_py.workers.base import dump_stacks
 from qless_py.workers.logs import flush_logs
 from qless_py.workers.signals import HANDLED, NUDGE, SignalPipe
-from qless_py.workers.worker import Worker, dump_stacks
 
 if TYPE_CHECKING:
     from qless_py import Client

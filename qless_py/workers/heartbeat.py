@@ -1,56 +1,21 @@
-"""The heartbeat thread: renews the lock of every lease a worker process holds.
+"""The heartbeat rules both modes follow: what a heartbeat's reply (or its failure) does
+to a lease. The threaded mode's thread (``qless_py.workers.threaded.heartbeat``) and the
+asyncio mode's task (``qless_py.workers.aio.heartbeat``) send the heartbeats.
 
-It sleeps until the earliest renewal that ``Leases`` records is due, renews it at a third
-of the lock's length, and marks a lease lost when the core refuses its heartbeat.
+A lock is renewed at a third of its length; a refused heartbeat marks the lease lost; a
+connection error is retried every 0.5 s, said once per outage.
 """
 
 from __future__ import annotations
 
 import logging
-import threading
 
 from qless_py import QlessConnectionError, QlessError, clock
-from qless_py.job import Job
 from qless_py.workers.leases import NEVER, J, Lease, Leases, beat_after
 from qless_py.workers.outage import Outage
 
 log = logging.getLogger("qless_py.worker")
 
-
-class Heartbeat:
-    """One daemon thread renewing the locks of ``leases``."""
-
-    def __init__(self, leases: Leases[Job]) -> None:
-        self.leases = leases
-        self.outage = Outage("heartbeat")
-        self._thread = threading.Thread(target=self._run, name="qless-heartbeat", daemon=True)
-
-    def start(self) -> None:
-        self._thread.start()
-
-    def stop(self, timeout: float = 2.0) -> None:
-        self.leases.close()
-        if self._thread.is_alive():
-            self._thread.join(timeout)
-
-    def _run(self) -> None:
-        while due := self.leases.due():
-            for lease in due:
-                self._beat(lease)
-
-    def _beat(self, lease: Lease[Job]) -> None:
-        if skip(self.leases, lease):
-            return
-        try:
-            expires = float(lease.job.heartbeat())
-        except Exception as exc:
-            refused(self.leases, lease, exc, self.outage)
-            return
-        renewed(self.leases, lease, expires, self.outage)
-
-
-# What a heartbeat's reply (or its failure) does to a lease: shared with the asyncio
-# worker's heartbeat task (qless_py.workers.aio_heartbeat), which sends it on the loop.
 
 def skip(leases: Leases[J], lease: Lease[J]) -> bool:
     """True if this lease needs no heartbeat (its run finished the job)."""

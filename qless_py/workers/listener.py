@@ -27,9 +27,12 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Collection, Sequence
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
+import qless_py.workers.reads as reads
 from qless_py import keys
+from qless_py.calls.base import Call
+from qless_py.calls.worker import owner_call
 from qless_py.resp import (
     NOTHING,
     Arg,
@@ -40,27 +43,19 @@ from qless_py.resp import (
     Transport,
     UnexpectedReply,
     pack,
-    values,
 )
 from qless_py.workers.lookout import look
 from qless_py.workers.outage import Outage
 
 log = logging.getLogger("qless_py.worker")
 
+T = TypeVar("T")
+
 INVALIDATE = "__redis__:invalidate"
 IDLE_PING = 30.0  # seconds of silence after which the subscription connection is checked
-CAP = "-max-concurrency"  # config field suffix: <queue>-max-concurrency
 
 # What a write to a tracked key means.
 WORK, SLOTS, SCHEDULE, PAUSED, CONFIG = "work", "slots", "schedule", "paused", "config"
-
-
-def _number(value: Any) -> float:
-    """A stored cap as a number (0, no cap, when missing or not a number)."""
-    try:
-        return float(value) if value is not None else 0.0
-    except (ValueError, TypeError):
-        return 0.0
 
 
 def _disjoint(prefixes: Collection[str]) -> list[str]:
@@ -187,22 +182,8 @@ class Listener:
                 conn.close()
 
     def _read_caps(self) -> dict[str, float]:
-        """The queues with a concurrency cap (their lock sets are tracked too): a
-        ``<queue>-max-concurrency`` or a maximum of the queue's own throttle, the smaller
-        when both are set (the core applies both)."""
-        commands: list[list[Arg]] = [["HMGET", keys.CONFIG,
-                                      *[name + CAP for name in self._queues]]]
-        commands += [["HGET", keys.throttle(keys.queue_tid(name)), "maximum"]
-                     for name in self._queues]
-        configured, *maximums = values(commands, self._transport.pipeline(commands))
-        if not isinstance(configured, list) or len(configured) != len(self._queues):
-            raise UnexpectedReply(f"HMGET {keys.CONFIG}", configured)
-        caps: dict[str, float] = {}
-        for name, *given in zip(self._queues, configured, maximums, strict=True):
-            limits = [limit for limit in map(_number, given) if limit > 0]
-            if limits:
-                caps[name] = min(limits)
-        return caps
+        """The queues with a concurrency cap (their lock sets are tracked too)."""
+        return reads.send(self._transport, reads.caps(self._queues))
 
     def _track(self, conn: Connection) -> bool:
         """Ask the server to tell this connection about writes to the keys that matter.
@@ -334,11 +315,16 @@ class Listener:
             return mark
 
 
-def loses_lease(transport: Transport, worker: str, held: bool, jid: str,
-                event: str) -> bool:
+class Sends(Protocol):
+    """A sync core (``client.core``): sends one Call on the calling thread's connection."""
+
+    def send(self, call: Call[T]) -> T: ...
+
+
+def loses_lease(core: Sends, worker: str, held: bool, jid: str, event: str) -> bool:
     """Whether a notice on the worker channel means this process lost ``jid``'s lease
     (``held``: the process holds it). Called on the listener's thread (it may read the
-    job, on that thread's connection).
+    job through the core, on that thread's connection).
 
     ``canceled`` always does. A ``lock_lost`` notice can be stale: this worker reclaimed
     the job itself in the same pop that sent it (same name after a restart, or its own
@@ -349,10 +335,10 @@ def loses_lease(transport: Transport, worker: str, held: bool, jid: str,
     if event != "lock_lost" or not held:
         return False
     try:
-        state, owner = transport.call("HMGET", keys.job(jid), "state", "worker")
+        owner = core.send(owner_call(jid))
     except Exception:  # cannot tell: assume the notice is right
         return True
-    if state == b"running" and owner == worker.encode():
+    if owner == ("running", worker):
         log.info("job %s: lock_lost notice, but the job is still ours", jid)
         return False
     return True

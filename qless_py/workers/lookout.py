@@ -1,11 +1,11 @@
 """What a worker reads about its queues without popping: when they next need a pop, and
 whether one may have a job to pop now.
 
-Both are plain reads, pipelined into one round trip: the lowest score of each queue's
-scheduled, lock and recurring sets (a job becoming due, a lock running out, a recurring
-slot), and each queue's waiting count, paused flag and, for a queue with a concurrency
-cap, its unexpired locks. They cost the server far less than an empty pop, which runs the
-core and writes the worker's last-seen time.
+Both are plain reads (``qless_py.workers.reads.look``), pipelined into one round trip: the
+lowest score of each queue's scheduled, lock and recurring sets (a job becoming due, a lock
+running out, a recurring slot), and each queue's waiting count, paused flag and, for a
+queue with a concurrency cap, its unexpired locks. They cost the server far less than an
+empty pop, which runs the core and writes the worker's last-seen time.
 
 ``IdleSpell`` turns what a look found into how long an idle runner (or the asyncio
 worker's popper) sleeps before it pops again.
@@ -16,73 +16,28 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
 
-from qless_py import clock, keys
-from qless_py.resp import Arg, ConnectionFailed, Transport, UnexpectedReply, values
+import qless_py.workers.reads as reads
+from qless_py import clock
+from qless_py.resp import ConnectionFailed, Transport, UnexpectedReply
+from qless_py.workers.reads import Look
+
+__all__ = ["IdleSpell", "Idleness", "Look", "look"]
 
 log = logging.getLogger("qless_py.worker")
-
-DUE_SETS = (keys.SCHEDULED, keys.LOCKS, keys.RECUR)
-
-
-@dataclass(frozen=True)
-class Look:
-    due: float | None  # the earliest lowest score of the due sets; None: none (or unknown)
-    poppable: bool  # a queue may have a job to pop now (or the read failed)
 
 
 def look(transport: Transport, queues: Sequence[str], caps: Mapping[str, float], *,
          due: bool = True) -> Look:
     """Read the due times (unless ``due`` is False) and whether a job waits that a pop
-    could take, on the calling thread's connection, in one round trip."""
-    commands: list[list[Arg]] = []
-    if due:
-        commands += [["ZRANGE", keys.queue(name, suffix), 0, 0, "WITHSCORES"]
-                     for name in queues for suffix in DUE_SETS]
-    now = clock.now()
-    for name in queues:
-        commands.append(["ZCARD", keys.queue(name, keys.WORK)])
-        commands.append(["SISMEMBER", keys.PAUSED, name])
-        if name in caps:
-            commands.append(["ZCOUNT", keys.queue(name, keys.LOCKS), now, "+inf"])
+    could take, on the calling thread's connection, in one round trip (``reads.look``)."""
     try:
-        replies = values(commands, transport.pipeline(commands))
-        count = len(queues) * len(DUE_SETS) if due else 0
-        return Look(_due(commands[:count], replies[:count]),
-                    _poppable(queues, caps, commands[count:], replies[count:]))
+        return reads.send(transport, reads.look(queues, caps, due=due))
     except (ConnectionFailed, OSError) as exc:  # the pops that follow say it, once
         log.debug("could not read the queues: %s", exc)
     except UnexpectedReply as exc:
         log.warning("could not read the queues: %s", exc)
     return Look(None, True)  # unknown: pop, and the interval is the safety net
-
-
-def _due(commands: Sequence[Sequence[Arg]], replies: Sequence[Any]) -> float | None:
-    """The lowest score among the ZRANGE ... WITHSCORES replies (None: all sets empty)."""
-    scores = []
-    for args, reply in zip(commands, replies, strict=True):
-        if not isinstance(reply, list) or len(reply) not in (0, 2):
-            raise UnexpectedReply(f"ZRANGE {args[1]!s}", reply)
-        if reply:
-            scores.append(float(reply[1]))
-    return min(scores) if scores else None
-
-
-def _poppable(queues: Sequence[str], caps: Mapping[str, float],
-              commands: Sequence[Sequence[Arg]], replies: Sequence[Any]) -> bool:
-    for args, reply in zip(commands, replies, strict=True):
-        if not isinstance(reply, int):
-            raise UnexpectedReply(f"{args[0]!s} {args[1]!s}", reply)
-    found = False
-    counts = iter(replies)
-    for name in queues:
-        waiting, paused = next(counts), next(counts)
-        running = next(counts) if name in caps else None
-        free = running is None or running < caps[name]
-        found = found or (waiting > 0 and paused != 1 and free)
-    return found
 
 
 class Idleness:

@@ -134,7 +134,7 @@ def test_a_namespace_publishes_on_its_own_channels(redis_conn: redis.Redis,
     billing.put("a", T0, "q")
     billing.pop("q", "wA", 1, now=T0 + 1)
     billing("cancel", T0 + 2, "a")
-    got = []
+    got: list[tuple[bytes, str]] = []
     while len(got) < 3:
         message = (pubsub.get_sharded_message(timeout=5) if sharded
                    else pubsub.get_message(timeout=5))

@@ -162,7 +162,7 @@ def test_a_worker_never_imports_the_web_stack() -> None:
         "import sys\n"
         "from click.testing import CliRunner\n"
         "from qless_py.cli import cli\n"
-        "import qless_py.workers.forking, qless_py.workers.runner\n"
+        "import qless_py.workers.forking, qless_py.workers.threaded.runner\n"
         "out = CliRunner().invoke(cli, ['worker', '--help'])\n"
         "assert out.exit_code == 0, out.output\n"
         "heavy = ('starlette', 'jinja2', 'uvicorn', 'qless_py.web', 'anyio')\n"

@@ -19,7 +19,7 @@ import pytest
 
 from qless_py import Client
 from qless_py.workers import Worker
-from qless_py.workers.runner import Stop
+from qless_py.workers.base import Stop
 from tests import jobs
 from tests.workers import async_jobs
 

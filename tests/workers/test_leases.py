@@ -14,8 +14,8 @@ import pytest
 
 from qless_py import Client, clock
 from qless_py.job import Job
-from qless_py.workers.heartbeat import Heartbeat
 from qless_py.workers.leases import NEVER, Leases
+from qless_py.workers.threaded.heartbeat import Heartbeat
 from tests import jobs
 from tests.workers.conftest import wait_for
 

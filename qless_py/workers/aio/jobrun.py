@@ -2,7 +2,8 @@
 by the rules the threaded worker settles by (``jobrun.verdict``).
 
 Plain-function handlers do not come here: the worker runs them in its thread pool
-through ``jobrun.run_job`` itself, with a job of the sync client. A job whose handler
+through ``qless_py.workers.jobrun.run_job`` itself, with a job of the sync client.
+``Handlers`` finds a job's handler, and says which of the two it is. A job whose handler
 cannot be found comes here, and fails as ``jobrun`` fails it (the same groups).
 
 While the handler runs, its task may be cancelled by the worker (the job's lock was
@@ -14,18 +15,20 @@ complete on its way is never cut off (its outcome would be unknown).
 from __future__ import annotations
 
 import asyncio
+import inspect
 import logging
 import time
 import traceback
 from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar, cast
 
 from qless_py.calls.base import Call
 from qless_py.calls.job import JobBase
-from qless_py.errors import QlessError
-from qless_py.handlers import HandlerError
+from qless_py.calls.worker import RawJob
+from qless_py.handlers import Handler as Function
+from qless_py.handlers import HandlerError, find_handler
 from qless_py.workers.jobrun import COMPLETE, FAIL, Outcome, report_failed, verdict
 from qless_py.workers.logs import info_line
 
@@ -33,7 +36,42 @@ log = logging.getLogger("qless_py.worker")
 
 T = TypeVar("T")
 
-AsyncHandler = Callable[[Any], Awaitable[Any]]
+# A job's handler: an async def awaited in the loop, a plain function run in the pool, or
+# why there is none (the job fails with its group).
+Handler = Function | HandlerError
+
+
+class Core(Protocol):
+    """What a run sends through: the worker's async core (``LeanCore``)."""
+
+    async def call(self, command: str, *args: Any) -> Any: ...
+
+
+class Handlers:
+    """Each job class's handler, found once per class and queue; the class is imported
+    through ``chore`` (the worker's chores thread: an import reads files)."""
+
+    def __init__(self, chore: Callable[[Callable[[str, str], Function], str, str],
+                                       Awaitable[Function]]) -> None:
+        self._chore = chore
+        self._found: dict[tuple[str, str], tuple[Handler, bool]] = {}
+
+    async def find(self, raw: RawJob) -> tuple[Handler, bool]:
+        """The job's handler (or why there is none) and whether it runs in the pool."""
+        key = (str(raw["klass"]), str(raw.get("queue") or ""))
+        found = self._found.get(key)
+        if found is None:
+            try:
+                handler = await self._chore(find_handler, *key)
+            except HandlerError as exc:
+                return exc, False  # fails in the loop; the next job of the class tries again
+            # a plain wrapper of an async def (functools.wraps) returns its coroutine:
+            # awaited too, never run in a thread where nothing would await it
+            awaited = inspect.iscoroutinefunction(handler) or \
+                inspect.iscoroutinefunction(inspect.unwrap(handler))
+            found = (handler, not awaited)
+            self._found[key] = found
+        return found
 
 # The connection errors of the core calls the running handler made (per task: each job's
 # task runs in a context of its own).
@@ -67,22 +105,18 @@ class Run:
         return False
 
 
-async def send_held(core: Any, job: JobBase, call: Call[T], ends: bool) -> T:
+async def send_held(core: Core, job: JobBase, call: Call[T], ends: bool) -> T:
     """Send a command as the job's holder through the async ``core`` (for a job of either
     client: the worker heartbeats and settles thread-pool jobs from the loop too), noting
-    what the reply, or its absence, says about the lease (``JobBase._refused``)."""
+    what the reply, or its absence, says about the lease (``JobBase.holding``)."""
     command, args, parse = call
-    job._holding(command, ends)
-    try:
+    with job.holding(command, ends):
         reply = await core.call(command, *args)
-    except QlessError as exc:
-        job._refused(command, exc, ends)
-        raise
     return parse(reply)
 
 
-async def run_async_job(run: Run, handler: AsyncHandler | HandlerError,
-                        core: Any) -> Outcome:
+async def run_async_job(run: Run, handler: Handler,
+                        core: Core) -> Outcome:
     """Run ``run.job`` with ``handler`` in this task; what became of it."""
     job = run.job
     queue, started = job.queue_name, time.monotonic()
@@ -93,7 +127,7 @@ async def run_async_job(run: Run, handler: AsyncHandler | HandlerError,
     return outcome
 
 
-async def _run(run: Run, handler: AsyncHandler | HandlerError, core: Any) -> Outcome:
+async def _run(run: Run, handler: Handler, core: Core) -> Outcome:
     job = run.job
     queue = job.queue_name
     if isinstance(handler, HandlerError):
@@ -106,7 +140,7 @@ async def _run(run: Run, handler: AsyncHandler | HandlerError, core: Any) -> Out
     token = _handler_calls.set(errors)
     run.cancellable = True
     try:
-        await handler(job)
+        await cast(Awaitable[object], handler(job))
     except asyncio.CancelledError as exc:
         task = asyncio.current_task()
         if job.stop_event.is_set():  # the worker's cancel: lock lost, or TERM/INT
@@ -130,7 +164,7 @@ async def _run(run: Run, handler: AsyncHandler | HandlerError, core: Any) -> Out
 
 
 async def _settle(job: JobBase, raised: BaseException | None, group: str, text: str,
-                  errors: list[str], core: Any) -> Outcome:
+                  errors: list[str], core: Core) -> Outcome:
     decided = verdict(job, raised, group, text, errors)
     if decided == COMPLETE:
         verb, call, done = "complete", job._complete_call(None, None, None), "complete"

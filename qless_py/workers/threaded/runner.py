@@ -17,38 +17,25 @@ import logging
 import time
 from collections import deque
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import Protocol
 
-from qless_py import QlessConnectionError, QlessError
 from qless_py.job import Job
 from qless_py.reservers import Reserver
+from qless_py.workers.base import State
 from qless_py.workers.jobrun import Outcome, run_job
 from qless_py.workers.leases import Leases
 from qless_py.workers.logs import flush_logs
 from qless_py.workers.lookout import Idleness, IdleSpell, Look
 from qless_py.workers.outage import Outage
+from qless_py.workers.pops import PopAttempt, pop_size
 from qless_py.workers.waker import Waker
 from qless_py.workers.workdir import Workdir
 
 log = logging.getLogger("qless_py.worker")
 
-BATCH_WINDOW = 0.02  # pop a batch only if it is expected to run within this many seconds
 
-Stop = Literal["now", "drain"]  # TERM/INT: give jobs back; QUIT, burst, max-jobs: end them
-
-
-class Host(Protocol):
-    """What a runner asks of the worker it runs in."""
-
-    @property
-    def stopping(self) -> Stop | None: ...
-
-    @property
-    def paused(self) -> bool: ...
-
-    @property
-    def adoption_due(self) -> bool:
-        """An adoption round was asked for and none is running."""
+class Host(State, Protocol):
+    """What a runner asks of the worker it runs in (besides its state)."""
 
     def adopted(self) -> Job | None:
         """A job adoption took (leased to this worker, known to no run), to run next."""
@@ -59,31 +46,17 @@ class Host(Protocol):
     def count(self, outcome: Outcome) -> None:
         """A run ended with ``outcome``."""
 
+    def may_start(self, job: Job) -> bool:
+        """Whether a run may start ``job`` now (then it is marked running)."""
+
+    def run_ended(self, job: Job, outcome: Outcome) -> bool:
+        """Release the run's entry; True if adoption should look at the core again."""
+
     def adopt_orphans(self) -> None:
         """Take back jobs leased to this worker's name that nothing here knows of."""
 
     def look(self) -> Look:
         """The queues' earliest due time and whether a job waits (one round trip)."""
-
-    def mark(self) -> int:
-        """How far the listener's notices reached just now (see ``Waker.is_news``)."""
-
-
-def pop_backoff(exc: Exception, backoff: float, outage: Outage) -> float:
-    """The wait before the next pop after ``exc`` (called in its ``except``), logged: a
-    server that cannot answer (unreachable, loading, busy, failing over, out of memory)
-    from 0.1 s, said once per outage through ``outage``; a refusal or anything unexpected
-    from 0.5 s; doubling up to 5 s."""
-    if isinstance(exc, QlessConnectionError):
-        backoff = min(max(backoff * 2, 0.1), 5.0)
-        outage.failed(exc, "retrying the pop with backoff (0.1s doubling to 5s)")
-    elif isinstance(exc, QlessError):
-        backoff = min(max(backoff * 2, 0.5), 5.0)
-        log.error("pop refused (%s); retrying in %.1fs", exc, backoff)
-    else:
-        backoff = min(max(backoff * 2, 0.5), 5.0)
-        log.exception("pop failed unexpectedly; retrying in %.1fs", backoff)
-    return backoff
 
 
 @dataclass(frozen=True)
@@ -160,50 +133,28 @@ class Runner:
 
     def _pop(self) -> list[Job] | None:
         """Jobs from the reserver, as many as the recent pace suggests; None on trouble."""
-        count = 1 if self.avg > BATCH_WINDOW else max(
-            1, min(self.settings.max_batch, int(BATCH_WINDOW / max(self.avg, 1e-5))))
-        budget = self.host.budget()
-        if budget is not None:  # do not pop what a recycle would have to give back
-            count = max(1, min(count, budget))
-        self.waker.pop_started()
-        mark = -1
-        try:
+        count = pop_size(self.avg, self.settings.max_batch, self.host.budget())
+        attempt = PopAttempt(self.waker, self.outage, self.backoff)
+        with attempt:
             jobs = list(self.reserver.reserve(count, worker=self.settings.worker))
-            mark = self.host.mark()  # before anything else: the notices sent by now
+            attempt.mark = self.host.mark()  # before anything else: the notices sent by now
             return jobs
-        except Exception as exc:  # anything (a bug, an odd reply) must not end the thread
-            self.backoff = pop_backoff(exc, self.backoff, self.outage)
-        finally:
-            self.waker.pop_ended(mark)
+        self.backoff = attempt.backoff
         return None
 
     def _run(self, job: Job) -> None:
-        if self.host.stopping == "now":  # stays held: the control loop gives it back
+        if not self.host.may_start(job):
             return
-        if job.stop_event.is_set():
-            lease = self.leases.remove(job)
-            log.info("job %s was lost before it started (%s); not running it", job.jid,
-                     lease.lost_reason if lease is not None else "lost")
-            return
-        self.leases.started(job)
         started = time.monotonic()
         outcome: Outcome = "crashed"
         try:
             outcome = run_job(job, self.workdir)
         finally:
-            self._ended(job, outcome)
+            if self.host.run_ended(job, outcome):
+                self.unsettled = True
         self.avg = 0.8 * self.avg + 0.2 * (time.monotonic() - started)
         self.idleness.streak = 0
         self.host.count(outcome)
-
-    def _ended(self, job: Job, outcome: Outcome) -> None:
-        """Release the run's entry; an unsettled one stays held until adoption decides."""
-        if outcome in ("unsettled", "crashed"):  # crashed: a bug in the runner, not the job
-            self.unsettled = self.leases.ended(job, unsettled=True)
-        elif self.host.stopping == "now" and not job.finished:
-            pass  # it stays held: stopped by TERM/INT, the control loop gives it back
-        elif self.leases.ended(job):
-            self.unsettled = True  # adoption skipped a lease of this job meanwhile
 
     def _idle(self, seen: int) -> None:
         """Sleep until work may be there: new work noticed, the earliest due time, or the

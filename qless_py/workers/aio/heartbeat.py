@@ -1,4 +1,4 @@
-"""The asyncio worker's heartbeat: one task renewing every lease the process holds.
+"""The asyncio mode's heartbeat: one task renewing every lease the process holds.
 
 The rules are the heartbeat thread's (``qless_py.workers.heartbeat``): a lock is renewed at
 a third of its length, a refused heartbeat marks the lease lost, a connection error is
@@ -10,11 +10,10 @@ together are sent concurrently, a bounded number at a time.
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 from qless_py import clock
 from qless_py.calls.job import JobBase
-from qless_py.workers.aio_jobrun import send_held
+from qless_py.workers.aio.jobrun import Core, send_held
 from qless_py.workers.heartbeat import refused, renewed, skip
 from qless_py.workers.leases import NEVER, Lease, Leases
 from qless_py.workers.outage import Outage
@@ -25,7 +24,7 @@ AT_ONCE = 64  # heartbeats in flight at a time (the async client's pool holds 10
 class AsyncHeartbeat:
     """Renews the locks of ``leases`` through the async ``core``."""
 
-    def __init__(self, leases: Leases[JobBase], core: Any) -> None:
+    def __init__(self, leases: Leases[JobBase], core: Core) -> None:
         self.leases, self.core = leases, core
         self.outage = Outage("heartbeat")
         self._sooner = asyncio.Event()
