@@ -15,6 +15,8 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from qless_py import keys
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -56,7 +58,10 @@ BUILDERS: dict[str, Builder] = {
     "queue_tid": (lambda: keys.queue_tid("Q"), ("key.queue", "Q")),
     "throttle": (lambda: keys.throttle("T"), ("key.throttle", "T")),
 }
-INVERSES = {"tid_queue", "job_of"}  # reads a name rather than spelling one: checked on its own
+INVERSES = {"tid_queue", "job_of"}
+# Names that spell no key: a hash field, a config field, and the namespace machinery.
+NOT_KEYS = {"THROTTLE_MAXIMUM", "concurrency_cap", "NAMESPACE_MAX", "namespace_prefix",
+            "Keys", "DEFAULT"}  # reads a name rather than spelling one: checked on its own
 
 # Fields only the core reads and writes: no Python code names these keys.
 CORE_ONLY = {"history", "dependencies", "dependents", "tag", "failure_group", "stats",
@@ -92,7 +97,7 @@ def test_the_key_table_is_read() -> None:
 
 
 def test_every_name_in_keys_py_has_a_twin() -> None:
-    twinned = {*CONSTANTS, "THROTTLE_SETS", *BUILDERS, *INVERSES}
+    twinned = {*CONSTANTS, "THROTTLE_SETS", *BUILDERS, *INVERSES, *NOT_KEYS}
     assert public_names() - twinned == set(), "give each new name in keys.py a twin here"
     assert twinned - public_names() == set(), "a twin here names nothing in keys.py"
 
@@ -133,3 +138,35 @@ def test_every_field_of_the_key_table_is_twinned_or_the_cores_own() -> None:
 def test_job_of_reads_what_job_spells() -> None:
     assert keys.job_of(keys.job("J")) == "J"
     assert keys.job_of(keys.queue("q", keys.WORK)) is None
+
+
+def test_a_namespace_spells_the_default_names_under_its_prefix() -> None:
+    spaced = keys.Keys("billing")
+    assert spaced.prefix == "ql:{billing}:" and spaced.core_keys == ("ql:{billing}:",)
+    assert keys.DEFAULT.core_keys == ()
+    for name in CONSTANTS:
+        default = getattr(keys, name)
+        if not default.startswith("ql:"):
+            continue  # a suffix, the same in every namespace
+        assert getattr(spaced, name.lower()) == "ql:{billing}:" + default[3:], name
+    for name, (build, _) in BUILDERS.items():
+        default = build()
+        method = getattr(spaced, name)
+        args = {"job": ("J",), "queue": ("Q", keys.WORK), "worker_jobs": ("W",),
+                "recurring": ("J",), "channel": ("log",), "worker_channel": ("W",),
+                "queue_tid": ("Q",), "throttle": ("T",)}[name]
+        assert method(*args) == "ql:{billing}:" + default[3:], name
+    assert spaced.tid_queue(spaced.queue_tid("q")) == "q"
+    assert spaced.tid_queue(keys.queue_tid("q")) is None
+    assert spaced.job_of(spaced.job("J")) == "J" and spaced.job_of(keys.job("J")) is None
+
+
+@pytest.mark.parametrize("name", ["", "a{b", "a}b", "x" * (keys.NAMESPACE_MAX + 1)])
+def test_a_bad_namespace_is_refused_in_one_line(name: str) -> None:
+    with pytest.raises(ValueError, match="invalid namespace") as info:
+        keys.Keys(name)
+    assert "\n" not in str(info.value)
+
+
+def test_the_longest_namespace_is_taken() -> None:
+    assert keys.Keys("n" * keys.NAMESPACE_MAX).prefix == "ql:{" + "n" * 64 + "}:"
