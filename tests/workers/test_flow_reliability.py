@@ -39,6 +39,18 @@ def victims_running(client: Client, members: list[str], victims: set[str]) -> di
     return found
 
 
+def victims_of(client: Client, members: list[str], victims: set[str],
+               pids: set[int]) -> set[str]:
+    """The victims whose runs were in the processes ``pids``, from the run sets."""
+    found = set()
+    for name in members:
+        for raw in client.redis.smembers(name):
+            pid, _, jid = text(raw).split(":", 2)
+            if jid in victims and int(pid) in pids:
+                found.add(jid)
+    return found
+
+
 def settle(client: Client, jids: list[str], worker: CliWorker, members: list[str],
            victims: set[str], timeout: float = 90) -> int:
     """Wait until every job is complete, killing with kill -9 the process of each victim
@@ -51,9 +63,12 @@ def settle(client: Client, jids: list[str], worker: CliWorker, members: list[str
             return len(killed)
         assert client.redis.zcard("ql:th:api-locks") <= 3
         running = victims_running(client, members, victims - killed)
-        for pid in set(running.values()):  # two victims may share a process: one kill
+        pids = set(running.values())
+        for pid in pids:  # two victims may share a process: one kill
             os.kill(pid, signal.SIGKILL)
         killed |= set(running)
+        # a victim that started in a killed process after the read above died with it
+        killed |= victims_of(client, members, victims, pids)
         time.sleep(0.05)
     states = {j.jid: j.state for j in client.jobs.get(*jids)}
     raise AssertionError(f"jobs not complete after {timeout}s: "
