@@ -41,12 +41,14 @@ def victims_running(client: Client, members: list[str], victims: set[str]) -> di
 
 def victims_of(client: Client, members: list[str], victims: set[str],
                pids: set[int]) -> set[str]:
-    """The victims whose runs were in the processes ``pids``, from the run sets."""
+    """The victims whose first run was counted in one of the processes ``pids`` (from the
+    run sets): it will not wait to be killed again."""
     found = set()
     for name in members:
         for raw in client.redis.smembers(name):
             pid, _, jid = text(raw).split(":", 2)
-            if jid in victims and int(pid) in pids:
+            if jid in victims and int(pid) in pids \
+                    and int(client.redis.hget(flow_jobs.RUNS, jid) or 0) >= 1:
                 found.add(jid)
     return found
 
