@@ -90,6 +90,11 @@ def _ping(url: str, timeout: float = 1.0) -> bool:
         conn.close()
 
 
+def _ints(value: object) -> list[int]:
+    """A list of numbers from the state file (empty when it holds something else)."""
+    return [int(str(v)) for v in value] if isinstance(value, list) else []
+
+
 class EmbeddedServer:
     """The machine's private server, identified by its data directory."""
 
@@ -126,8 +131,12 @@ class EmbeddedServer:
             return None
 
     def status(self) -> ServerStatus:
-        """Running means: the recorded pid is alive and the URL answers PING."""
+        """Running means: the recorded pid is alive and the URL answers PING (for a cluster:
+        every node's pid is alive and the first node answers)."""
         state = self._state()
+        cluster = state.get("cluster")
+        if isinstance(cluster, dict):
+            return self._cluster_status(state, cluster)
         port = int(str(state.get("port", default_port())))
         kind = str(state.get("kind", "valkey"))
         url = f"redis://127.0.0.1:{port}/0"
@@ -199,6 +208,79 @@ class EmbeddedServer:
         raise ServerError(f"{kind} server did not come up on port {port}: "
                           f"{self._log_since(log_start)}")
 
+    # -- a local cluster (``start --cluster M --replicas R``) ------------------------------
+    @property
+    def cluster_directory(self) -> Path:
+        return self.directory / "cluster"
+
+    def _cluster_status(self, state: dict[str, object],
+                        cluster: dict[str, object]) -> ServerStatus:
+        ports, pids = _ints(cluster.get("ports")), _ints(cluster.get("pids"))
+        kind = str(state.get("kind", "valkey"))
+        url = str(state.get("url", ""))
+        running = bool(ports) and len(pids) == len(ports) and all(map(_pid_alive, pids)) \
+            and _ping(f"redis://127.0.0.1:{ports[0]}/0")
+        return ServerStatus(running, url, ports[0] if ports else 0,
+                            pids[0] if running else None, kind, str(self.directory))
+
+    def start_cluster(self, kind: str | None, masters: int, replicas: int,
+                      timeout: float = 60.0) -> ServerStatus:
+        """Start a local cluster of ``masters`` masters with ``replicas`` replicas each
+        (``qless_py.local_cluster``), or start again the one this directory holds; its nodes
+        keep running after this command exits."""
+        from qless_py.local_cluster import LocalCluster
+
+        current = self.status()
+        if current.running:
+            return current
+        state = self._state()
+        recorded = state.get("cluster")
+        kind = kind or str(state.get("kind", "valkey"))
+        if state and not isinstance(recorded, dict) and (self.directory / "appendonlydir").exists():
+            raise ServerError(f"{self.directory} holds a single server's data; stop it and "
+                              "use another --dir for a cluster")
+        cluster = LocalCluster(self.cluster_directory, masters=masters, replicas=replicas,
+                               kind=kind, detached=True)
+        if isinstance(recorded, dict) and recorded.get("ports"):
+            if (int(str(recorded.get("masters"))), int(str(recorded.get("replicas")))) != \
+                    (masters, replicas):
+                raise ServerError(f"{self.directory} holds a cluster of {recorded.get('masters')} "
+                                  f"master(s) with {recorded.get('replicas')} replica(s) each; "
+                                  "start it as such or use another --dir")
+            cluster.resume(_ints(recorded["ports"]), timeout)
+        else:
+            cluster.start(timeout)
+        pids = [node.server.pid or 0 for node in cluster.nodes]
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self.state_path.write_text(json.dumps({
+            "kind": kind, "url": cluster.url(),
+            "cluster": {"masters": masters, "replicas": replicas,
+                        "ports": [node.port for node in cluster.nodes], "pids": pids}}))
+        return self.status()
+
+    def _stop_cluster(self, cluster: dict[str, object], timeout: float) -> bool:
+        import redis
+
+        ports, pids = _ints(cluster.get("ports")), _ints(cluster.get("pids"))
+        if not any(map(_pid_alive, pids)):
+            return False
+        for port, pid in zip(ports, pids, strict=False):
+            if not _pid_alive(pid):
+                continue
+            conn = redis.Redis(host="127.0.0.1", port=port, socket_timeout=timeout)
+            try:
+                conn.shutdown()
+            except redis.RedisError:
+                os.kill(pid, signal.SIGTERM)
+            finally:
+                conn.close()
+        deadline = time.monotonic() + timeout
+        while any(map(_pid_alive, pids)):
+            if time.monotonic() > deadline:
+                raise ServerError(f"cluster nodes {pids} did not stop within {timeout:.0f}s")
+            time.sleep(0.05)
+        return True
+
     def _log_since(self, offset: int) -> str:
         try:
             with self.log_path.open("rb") as handle:
@@ -216,6 +298,9 @@ class EmbeddedServer:
         """Stop the server cleanly (SHUTDOWN flushes the AOF). False if it was not running."""
         import redis
 
+        cluster = self._state().get("cluster")
+        if isinstance(cluster, dict):
+            return self._stop_cluster(cluster, timeout)
         current = self.status()
         pid = self._pid()
         if not current.running or pid is None:

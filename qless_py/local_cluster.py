@@ -96,8 +96,7 @@ class Node:
 
     @property
     def alive(self) -> bool:
-        proc = self.server.proc
-        return proc is not None and proc.poll() is None
+        return self.server.alive
 
 
 @dataclass
@@ -110,6 +109,7 @@ class LocalCluster:
     kind: str = "valkey"
     node_timeout_ms: int = 1000
     appendonly: bool = True
+    detached: bool = False  # nodes daemonize and outlive this process (the server command)
     nodes: list[Node] = field(default_factory=list)
 
     # -- life ------------------------------------------------------------------------
@@ -119,16 +119,7 @@ class LocalCluster:
             raise ServerError("a cluster needs at least one master and no negative replicas")
         count = self.masters * (1 + self.replicas)
         for port in free_node_ports(count):
-            root = self.directory / f"node-{port}"
-            server = ServerProcess(
-                root, kind=self.kind, port=port, appendonly=self.appendonly,
-                unixsocket=False,
-                extra_args=("--cluster-enabled", "yes",
-                            "--cluster-config-file", "nodes.conf",
-                            "--cluster-node-timeout", str(self.node_timeout_ms),
-                            "--cluster-require-full-coverage", "no",
-                            "--cluster-allow-reads-when-down", "no"))
-            self.nodes.append(Node(server, port))
+            self.nodes.append(Node(self._process(port), port))
         try:
             for node in self.nodes:
                 node.server.start()
@@ -138,6 +129,31 @@ class LocalCluster:
             self.stop()
             raise
         return self
+
+    def resume(self, ports: list[int], timeout: float = 30.0) -> LocalCluster:
+        """Start again the nodes of a cluster this directory held (on ``ports``): each node's
+        ``nodes.conf`` knows the others, so they form the same cluster again."""
+        for port in ports:
+            self.nodes.append(Node(self._process(port), port))
+        try:
+            for node in self.nodes:
+                node.server.start()
+                node.node_id = _text(node.call("CLUSTER", "MYID"))
+            self.wait_ok(timeout)
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def _process(self, port: int) -> ServerProcess:
+        return ServerProcess(
+            self.directory / f"node-{port}", kind=self.kind, port=port,
+            appendonly=self.appendonly, unixsocket=False, daemonize=self.detached,
+            extra_args=("--cluster-enabled", "yes",
+                        "--cluster-config-file", "nodes.conf",
+                        "--cluster-node-timeout", str(self.node_timeout_ms),
+                        "--cluster-require-full-coverage", "no",
+                        "--cluster-allow-reads-when-down", "no"))
 
     def _join(self, timeout: float) -> None:
         first = self.nodes[0]

@@ -95,6 +95,7 @@ class ServerProcess:
     unixsocket: bool = True
     extra_args: tuple[str, ...] = ()
     binary: str | Path | None = None
+    daemonize: bool = False  # the server forks into the background and outlives us
     proc: subprocess.Popen[bytes] | None = field(default=None, init=False, repr=False)
 
     @property
@@ -116,9 +117,11 @@ class ServerProcess:
             "--save", "",
             "--appendonly", "yes" if self.appendonly else "no",
             "--appendfsync", "everysec",
-            "--daemonize", "no",
+            "--daemonize", "yes" if self.daemonize else "no",
             "--logfile", str(self.directory / "server.log"),
         ]
+        if self.daemonize:
+            args += ["--pidfile", str(self.pid_path)]
         if self.unixsocket:
             args += ["--unixsocket", str(self.socket_path), "--unixsocketperm", "700"]
         return [*args, *self.extra_args]
@@ -129,6 +132,17 @@ class ServerProcess:
         self.directory.mkdir(parents=True, exist_ok=True)
         if self.unixsocket and self.socket_path.exists():
             self.socket_path.unlink()
+        if self.daemonize:
+            self.pid_path.unlink(missing_ok=True)
+            done = subprocess.run(self.argv(), cwd=self.directory, stdin=subprocess.DEVNULL,
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                  timeout=timeout, check=False)
+            if done.returncode != 0:
+                raise ServerError(f"{self.kind} server did not start: "
+                                  f"{done.stderr.decode(errors='replace').strip()}")
+            if wait:
+                self.wait_ready(timeout)
+            return self
         self.proc = subprocess.Popen(
             self.argv(),
             cwd=self.directory,
@@ -169,15 +183,44 @@ class ServerProcess:
         return "\n".join(text.splitlines()[-lines:])
 
     @property
+    def pid_path(self) -> Path:
+        return self.directory / "server.pid"
+
+    @property
     def pid(self) -> int | None:
+        if self.daemonize:
+            try:
+                return int(self.pid_path.read_text().strip())
+            except (OSError, ValueError):
+                return None
         return None if self.proc is None else self.proc.pid
 
+    @property
+    def alive(self) -> bool:
+        """The server process runs (a daemonized one: its pid is there and not a zombie)."""
+        if not self.daemonize:
+            return self.proc is not None and self.proc.poll() is None
+        pid = self.pid
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text() if pid else ""
+        except OSError:
+            return False
+        return bool(stat) and stat.rsplit(")", 1)[-1].split()[0] not in ("Z", "X")
+
     def signal(self, signum: int) -> None:
+        if self.daemonize:
+            pid = self.pid
+            if pid is not None and self.alive:
+                os.kill(pid, signum)
+            return
         if self.proc is not None and self.proc.poll() is None:
             os.kill(self.proc.pid, signum)
 
     def stop(self, timeout: float = 10.0) -> None:
         """Stop the server (SIGTERM, which makes it flush AOF), then SIGKILL if stuck."""
+        if self.daemonize:
+            self._stop_daemon(timeout)
+            return
         if self.proc is None:
             return
         if self.proc.poll() is None:
@@ -190,8 +233,23 @@ class ServerProcess:
                 self.proc.wait(5)
         self.proc = None
 
+    def _stop_daemon(self, timeout: float) -> None:
+        self.signal(signal.SIGCONT)
+        self.signal(signal.SIGTERM)
+        deadline = time.monotonic() + timeout
+        while self.alive:
+            if time.monotonic() > deadline:
+                self.signal(signal.SIGKILL)
+                deadline = time.monotonic() + 5
+            time.sleep(0.02)
+
     def kill(self) -> None:
         """SIGKILL: the abrupt death a crash would be."""
+        if self.daemonize:
+            self.signal(signal.SIGKILL)
+            while self.alive:
+                time.sleep(0.01)
+            return
         if self.proc is not None and self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait(5)

@@ -38,15 +38,25 @@ def _show(status: ServerStatus, as_json: bool, verb: str) -> None:
 @click.option("--redis/--valkey", "use_redis", default=None,
               help="Run redis-server from PATH instead of the bundled Valkey (default: "
               "the kind that wrote the data directory, else Valkey).")
+@click.option("--cluster", "masters", type=click.IntRange(1, 16), default=None,
+              help="Start a local cluster of this many masters instead (ports are chosen "
+              "below 55536; the URL is printed).")
+@click.option("--replicas", type=click.IntRange(0, 4), default=0, show_default=True,
+              help="Replicas per master, with --cluster.")
 @json_option
 def start(directory: Path | None, port: int | None, use_redis: bool | None,
-          as_json: bool) -> None:
+          masters: int | None, replicas: int, as_json: bool) -> None:
     """Start the server detached; it keeps running after this command exits."""
     embedded = EmbeddedServer(directory)
     before = embedded.status()
+    kind = None if use_redis is None else "redis" if use_redis else "valkey"
+    if masters is None and replicas:
+        raise CliError("--replicas needs --cluster")
+    if masters is not None and port is not None:
+        raise CliError("--port and --cluster do not go together: a cluster's ports are chosen")
     try:
-        status = embedded.start(None if use_redis is None else "redis" if use_redis else "valkey",
-                                port)
+        status = embedded.start(kind, port) if masters is None else \
+            embedded.start_cluster(kind, masters, replicas)
     except ServerError as exc:
         raise CliError(str(exc)) from exc
     _show(status, as_json, "already running at" if before.running else "started at")
@@ -56,7 +66,7 @@ def start(directory: Path | None, port: int | None, use_redis: bool | None,
 @dir_option
 @json_option
 def stop(directory: Path | None, as_json: bool) -> None:
-    """Stop the server cleanly (SHUTDOWN: the append-only file is flushed)."""
+    """Stop the server (or every node of the cluster) cleanly: SHUTDOWN flushes the AOF."""
     embedded = EmbeddedServer(directory)
     try:
         stopped = embedded.stop()

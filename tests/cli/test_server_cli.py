@@ -104,3 +104,31 @@ def test_a_busy_port_gives_the_servers_reason(home: dict[str, str | None]) -> No
     assert message == (f"Error: valkey server did not come up on port {port}: "
                        f"Failed listening on port {port} (tcp), aborting.")
     assert "stopped" in run("server", "status", code=1).stdout
+
+
+def test_a_local_cluster_starts_stops_and_comes_back(home: dict[str, str | None]) -> None:
+    run = Run(None, CliRunner(env=home))
+    assert "--replicas needs --cluster" in run.error("server", "start", "--replicas", "1")
+    assert "do not go together" in run.error("server", "start", "--cluster", "3", "--port",
+                                             "7000")
+    status = run.json("server", "start", "--cluster", "3", "--replicas", "1")
+    assert status["running"] is True
+    assert status["url"].startswith("redis+cluster://127.0.0.1:")
+    seeds = status["url"].split("://", 1)[1].split(",")
+    assert len(seeds) == 6
+    state = json.loads((Path(status["directory"]) / "server.json").read_text())
+    pids, ports = state["cluster"]["pids"], state["cluster"]["ports"]
+    assert all(port + 10000 < 65536 for port in ports)
+    import redis
+
+    node = redis.Redis(host="127.0.0.1", port=ports[0])
+    info = node.execute_command("CLUSTER", "INFO").decode()  # type: ignore[no-untyped-call]
+    node.close()
+    assert "cluster_state:ok" in info and "cluster_known_nodes:6" in info
+    assert "already running" in run("server", "start", "--cluster", "3", "--replicas", "1").stdout
+    assert run("server", "stop").stdout.strip() == "stopped"
+    assert not any(_alive(pid) for pid in pids)
+    again = run.json("server", "start", "--cluster", "3", "--replicas", "1")
+    assert again["url"] == status["url"], "the same nodes come back on the same ports"
+    assert run("server", "stop").stdout.strip() == "stopped"
+    assert "holds a cluster of 3" in run.error("server", "start", "--cluster", "2")
