@@ -22,8 +22,9 @@ from qless_py.calls.failures import (
     retry_group_steps,
 )
 from qless_py.config import Config
-from qless_py.core import Arg, LuaCore
-from qless_py.endpoint import DEFAULT_URL, Endpoint, resolve_url
+from qless_py.connect.endpoint import DEFAULT_URL, Endpoint, resolve_url
+from qless_py.connect.wire import Arg
+from qless_py.core import LuaCore
 from qless_py.events import Events
 from qless_py.job import Job
 from qless_py.queue import Queue
@@ -199,7 +200,7 @@ class Client:
         if self._redis is None:
             with _redis_lock:  # one client, even when several job threads ask at once
                 if self._redis is None:
-                    from qless_py.redis_clients import make_redis
+                    from qless_py.connect.redis_clients import make_redis
 
                     # a worker's client (switched to direct calls) names these too
                     direct = self.core.transport is not None
@@ -213,11 +214,14 @@ class Client:
         :class:`~qless_py.errors.UnsupportedSettingError` if it cannot be described)."""
         if self._endpoint is None:
             assert self._redis is not None
-            self._endpoint = Endpoint.from_redis(self._redis)
+            # given a redis.Redis, redis-py is imported already
+            from qless_py.connect.redis_clients import endpoint_of
+
+            self._endpoint = endpoint_of(self._redis)
         return self._endpoint
 
     def endpoint(self) -> Endpoint:
-        """:attr:`settings` for a worker's own connections (:mod:`qless_py.resp`), which
+        """:attr:`settings` for a worker's own connections (:mod:`qless_py.connect.resp`), which
         name themselves ``<client_name>:<worker name>`` (``qless-py:<worker name>`` when
         no client name was given) so that ``CLIENT LIST`` tells the workers apart."""
         settings = self.settings

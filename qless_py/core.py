@@ -10,12 +10,13 @@ authentication, ACL) is ``ConnectionSetupError``. With ``confirm`` set, every wr
 followed by WAIT in the same round trip. Those rules live in :mod:`qless_py.calls.core`,
 shared with the async client (``qless_py.aio.core``); this module only sends.
 
-Both ways to the server are built from the client's one :class:`~qless_py.endpoint.Endpoint`:
+Both ways to the server are built from the client's one
+:class:`~qless_py.connect.endpoint.Endpoint`:
 
 - A plain client goes through redis-py (``client.redis``, created on first use), so tools
   that watch redis-py's packer and send path (the shared benchmark harness counts round
   trips that way) see every call, and ``client._lua`` can be bound to a pipeline.
-- A worker switches its client to :mod:`qless_py.resp` (:meth:`LuaCore.go_direct`): one
+- A worker switches its client to :mod:`qless_py.connect.resp` (:meth:`LuaCore.go_direct`): one
   connection per thread, no redis-py import at all (about 0.1 s of start-up), and one
   ``write`` plus one ``recv`` per call.
 """
@@ -41,24 +42,17 @@ from qless_py.calls.core import (
     pack_call,
     recover,
     to_text,
-    translate_redis_error,
 )
+from qless_py.connect.endpoint import Endpoint
+from qless_py.connect.redis_errors import translate_redis_error
+from qless_py.connect.resp import Transport
+from qless_py.connect.wire import Arg, ConnectionFailed, ReplyError, RespError
 from qless_py.errors import QlessConnectionError, QlessError
-from qless_py.resp import (
-    Arg,
-    ConnectionFailed,
-    Endpoint,
-    ReplyError,
-    RespError,
-    Transport,
-    bulk,
-    encode_arg,
-)
 
 ScriptRunner = Callable[..., Any]
 T = TypeVar("T")
 
-__all__ = ["Arg", "LuaCore", "PackedCall", "bulk", "encode_arg", "pack_call", "to_text"]
+__all__ = ["LuaCore"]
 
 
 class LuaCore:
@@ -76,7 +70,7 @@ class LuaCore:
         self.sha: str = sha
         self._script: Any = None
         self._runner: ScriptRunner | None = None  # a benchmark may bind calls to a pipeline
-        # Set by go_direct (workers): core calls then use qless_py.resp, not redis-py.
+        # Set by go_direct (workers): core calls then use qless_py.connect.resp, not redis-py.
         self.transport: Transport | None = None
         # Told, on the calling thread, of every QlessConnectionError raised here (a worker
         # uses it to know that a handler's own call may or may not have run).
@@ -103,8 +97,8 @@ class LuaCore:
         self._runner = None if runner is self._script else runner
 
     def go_direct(self, endpoint: Endpoint, spin: float = 0.0) -> None:
-        """Send every core call through :mod:`qless_py.resp` to ``endpoint``, waiting up
-        to ``spin`` seconds awake for each reply before blocking."""
+        """Send every core call through :mod:`qless_py.connect.resp` to ``endpoint``,
+        waiting up to ``spin`` seconds awake for each reply before blocking."""
         if self.transport is not None:
             self.transport.close()
         self.transport = Transport(endpoint, spin)

@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_worker import server_url
 
-from qless_py.resp import Connection, Endpoint
+from qless_py.connect.resp import Connection, Endpoint
 
 
 def per_call(ping: Callable[[], object], n: int) -> float:

@@ -19,7 +19,6 @@ import redis.asyncio
 # the script is read at import, not when a client is made inside a running loop
 from qless_py import codecs, lua
 from qless_py.aio.config import Config
-from qless_py.aio.connections import endpoint_of, make_async_redis
 from qless_py.aio.core import AsyncCore
 from qless_py.aio.events import Events
 from qless_py.aio.job import Job
@@ -33,8 +32,9 @@ from qless_py.calls.failures import (
     cancel_group_steps,
     retry_group_steps,
 )
-from qless_py.endpoint import Endpoint, resolve_url
-from qless_py.resp import Arg
+from qless_py.connect.aio_redis_clients import endpoint_of, make_async_redis
+from qless_py.connect.endpoint import Endpoint, resolve_url
+from qless_py.connect.wire import Arg
 from qless_py.stats import QueueStats
 
 

@@ -1,4 +1,5 @@
-"""AsyncCore: the built Lua core called by EVALSHA over ``redis.asyncio``.
+"""AsyncCore: the built Lua core called by EVALSHA over ``redis.asyncio``, and LeanCore,
+the same over the asyncio worker's one pipelined connection.
 
 The rules are :class:`qless_py.core.LuaCore`'s, from the same place
 (:mod:`qless_py.calls.core`): ``now`` from ``clock.now()``, NOSCRIPT and READONLY sent
@@ -17,7 +18,6 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
 from qless_py import clock
-from qless_py.aio.errors import translate
 from qless_py.calls.base import Batch, Call, Steps
 from qless_py.calls.core import (
     LOAD,
@@ -34,9 +34,12 @@ from qless_py.calls.core import (
     recover,
     to_text,
 )
+from qless_py.connect.aio_resp import PipelinedConnection
+from qless_py.connect.redis_errors import translate
+from qless_py.connect.resp import pack
+from qless_py.connect.wire import Arg, ConnectionFailed, ReplyError, RespError
 from qless_py.errors import QlessConnectionError, QlessError
 from qless_py.lua import sha1_hex
-from qless_py.resp import Arg, ConnectionFailed, ReplyError, RespError
 
 T = TypeVar("T")
 
@@ -221,3 +224,33 @@ async def _connection(pool: Any) -> Any:
         if mine is None:
             raise
         raise mine from exc
+
+
+class LeanCore(AsyncCore):
+    """``AsyncCore`` sending through one ``PipelinedConnection`` instead of a pool (the
+    asyncio worker's core; see :mod:`qless_py.connect.aio_resp` for why)."""
+
+    def __init__(self, conn: PipelinedConnection, source: bytes, sha: str) -> None:
+        super().__init__(lambda: None, source, sha)
+        self.conn = conn
+
+    async def _once(self, argv: list[Any]) -> Any:
+        """``EVALSHA sha 0 *argv``; an error reply is raised as ReplyError."""
+        (reply,) = await self.conn.execute(pack(["EVALSHA", self.sha, 0, *argv]), 1)
+        if isinstance(reply, ReplyError):
+            if reply.readonly:  # a replica: connect again (through Sentinel, to the master)
+                self.conn.close()
+            raise reply
+        return reply
+
+    async def _exchange(self, payload: bytes, count: int) -> list[Any]:
+        replies = await self.conn.execute(payload, count)
+        if any(isinstance(r, ReplyError) and r.readonly for r in replies):
+            self.conn.close()
+        return replies
+
+    async def load(self) -> None:
+        (reply,) = await self.conn.execute(pack(["SCRIPT", "LOAD", self.source]), 1)
+        if isinstance(reply, ReplyError):
+            raise reply
+        self.sha = reply.decode() if isinstance(reply, bytes) else str(reply)

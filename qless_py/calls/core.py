@@ -15,14 +15,7 @@ from __future__ import annotations
 from collections.abc import Generator, Sequence
 from typing import Any, Protocol
 
-from qless_py.errors import (
-    ConnectionSetupError,
-    CoreError,
-    QlessConnectionError,
-    QlessError,
-    error_from_reply,
-)
-from qless_py.resp import (
+from qless_py.connect.wire import (
     Arg,
     ConnectionFailed,
     ReplyError,
@@ -30,6 +23,13 @@ from qless_py.resp import (
     SetupFailed,
     bulk,
     pack,
+)
+from qless_py.errors import (
+    ConnectionSetupError,
+    CoreError,
+    QlessConnectionError,
+    QlessError,
+    error_from_reply,
 )
 
 # Commands that change nothing a caller could observe twice: safe to send again after a
@@ -58,37 +58,6 @@ def to_text(reply: Any) -> Any:
     if type(reply) is list:
         return [to_text(item) for item in reply]
     return reply
-
-
-_redis_errors: tuple[type[Exception], ...] | None = None
-
-
-def translate_redis_error(exc: BaseException) -> RespError | None:
-    """redis-py's exception (sync or asyncio: they share one tree) as ConnectionFailed,
-    SetupFailed or ReplyError, or None for anything else."""
-    global _redis_errors
-    if _redis_errors is None:
-        from redis import exceptions as e
-        _redis_errors = (e.AuthenticationError, e.ConnectionError, e.TimeoutError,
-                         e.NoScriptError, e.ReadOnlyError, e.NoPermissionError,
-                         e.OutOfMemoryError, e.ResponseError)
-    auth, lost, timeout, noscript, readonly, noperm, oom, refused = _redis_errors
-    if isinstance(exc, auth):
-        return SetupFailed(f"authentication refused: {exc}")
-    if isinstance(exc, (lost, timeout)):
-        return ConnectionFailed(str(exc))
-    # redis-py drops the error code from these replies' text; the code is what counts
-    if isinstance(exc, noscript):
-        return ReplyError(f"NOSCRIPT {exc}")
-    if isinstance(exc, readonly):
-        return ReplyError(f"READONLY {exc}")
-    if isinstance(exc, noperm):
-        return ReplyError(f"NOPERM {exc}")
-    if isinstance(exc, oom):
-        return ReplyError(f"OOM {exc}")
-    if isinstance(exc, refused):
-        return ReplyError(str(exc))
-    return None
 
 
 def check_confirmed(acked: Any, replicas: int, ms: int) -> None:

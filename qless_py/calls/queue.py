@@ -20,8 +20,8 @@ from qless_py.calls.base import Batch, Call, Steps
 from qless_py.calls.core import PackedCall, pack_call
 from qless_py.calls.job import as_list, class_name, json_list
 from qless_py.calls.throttles import flow_options
+from qless_py.connect.wire import bulk
 from qless_py.errors import PutManyError, QlessError
-from qless_py.resp import bulk
 from qless_py.stats import QueueStats, day_starts, merge_stats
 
 PutItem = tuple[Any, Any] | Mapping[str, Any]

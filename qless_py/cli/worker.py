@@ -115,7 +115,7 @@ def worker(ctx: click.Context, queues: tuple[str, ...], processes: int | None,
 
 def _check_url(target: str) -> str:
     """A bad URL is a usage error now, not a crash loop of children later."""
-    from qless_py.endpoint import Endpoint
+    from qless_py.connect.endpoint import Endpoint
 
     try:
         Endpoint.from_url(target)

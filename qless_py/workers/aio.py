@@ -37,16 +37,17 @@ from typing import Any
 
 from qless_py import Client, QlessConnectionError, QlessError
 from qless_py.aio.client import AsyncClient
-from qless_py.aio.connections import make_async_redis
+from qless_py.aio.core import LeanCore
 from qless_py.aio.job import Job as AsyncJob
 from qless_py.calls.job import JobBase, json_list
+from qless_py.connect.aio_redis_clients import make_async_redis
+from qless_py.connect.aio_resp import PipelinedConnection
 from qless_py.job import Job
 from qless_py.reservers import ORDERS
 from qless_py.workers import aio_jobrun
 from qless_py.workers.aio_heartbeat import AsyncHeartbeat
 from qless_py.workers.aio_jobrun import Run, send_held
 from qless_py.workers.aio_popper import Popper, Wake
-from qless_py.workers.aio_resp import LeanCore, PipelinedConnection
 from qless_py.workers.aio_threads import DaemonPool
 from qless_py.workers.jobrun import Outcome, note_connection_error, run_job
 from qless_py.workers.leases import Lease, Leases

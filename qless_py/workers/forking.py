@@ -29,7 +29,7 @@ from qless_py.workers.worker import Worker, dump_stacks
 
 if TYPE_CHECKING:
     from qless_py import Client
-    from qless_py.resp import Transport
+    from qless_py.connect.resp import Transport
 
 log = logging.getLogger("qless_py.worker")
 

@@ -30,7 +30,7 @@ from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 from qless_py import keys
-from qless_py.resp import (
+from qless_py.connect.resp import (
     NOTHING,
     Arg,
     Connection,

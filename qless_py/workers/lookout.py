@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from qless_py import clock, keys
-from qless_py.resp import Arg, ConnectionFailed, Transport, UnexpectedReply, values
+from qless_py.connect.resp import Arg, ConnectionFailed, Transport, UnexpectedReply, values
 
 log = logging.getLogger("qless_py.worker")
 

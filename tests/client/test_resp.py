@@ -13,7 +13,7 @@ import pytest
 import redis
 
 from qless_py import Client
-from qless_py.resp import (
+from qless_py.connect.resp import (
     NOTHING,
     SPIN_MISSES,
     SPIN_REST,

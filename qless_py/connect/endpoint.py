@@ -1,9 +1,10 @@
-"""Where and how to connect: one description that redis-py clients and ``qless_py.resp``
-connections are both built from, so a worker connects exactly where its client does.
+"""Where and how to connect: one description that redis-py clients and the workers' own
+connections (``qless_py.connect.resp``, ``aio_resp``) are both built from, so a worker
+connects exactly where its client does.
 
 URLs are parsed here and nowhere else (``Endpoint.from_url``); a ``redis.Redis`` a user
-built is read back into the same description (``Endpoint.from_redis``), and every setting
-of it that cannot be reproduced is refused by name instead of dropped.
+built is read back into the same description (``qless_py.connect.redis_clients.endpoint_of``),
+and every setting of it that cannot be reproduced is refused by name instead of dropped.
 """
 
 from __future__ import annotations
@@ -131,17 +132,6 @@ class Endpoint:
                 raise ValueError(f"{name} is given both in the URL and as a keyword")
             values[name] = value
         return cls(**values)
-
-    @classmethod
-    def from_redis(cls, client: Any) -> Endpoint:
-        """The description of where and how a ``redis.Redis`` connects.
-
-        Raises :class:`UnsupportedSettingError` naming the first setting that a worker's
-        connections could not reproduce (see docs/client.md for the list).
-        """
-        from qless_py.redis_clients import endpoint_of
-
-        return endpoint_of(client)
 
     # -- derived descriptions ------------------------------------------------------------
     def replace(self, **changes: Any) -> Endpoint:
