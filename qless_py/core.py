@@ -7,8 +7,10 @@ reply means the script did not run. Connection errors are retried once for read-
 commands only; for anything that may write, the outcome is unknown and the caller gets
 ``QlessConnectionError``. A refusal that retrying cannot mend (TLS verification,
 authentication, ACL) is ``ConnectionSetupError``. With ``confirm`` set, every write is
-followed by WAIT in the same round trip. Those rules live in :mod:`qless_py.calls.core`,
-shared with the async client (``qless_py.aio.core``); this module only sends.
+followed by WAIT in the same round trip. Those rules, and every operation built of them,
+live in :mod:`qless_py.calls.core` (``CoreRules``), shared with the async client
+(``qless_py.aio.core``); this module only sends: a fast path for a call's first send, and
+one driver that performs the actions of the shared generators.
 
 Both ways to the server are built from the client's one
 :class:`~qless_py.connect.endpoint.Endpoint`:
@@ -26,23 +28,19 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
-from qless_py import clock
-from qless_py.calls.base import Batch, Call, Steps, run_steps
+from qless_py.calls.base import Batch, Call, PackedCall, Steps
 from qless_py.calls.core import (
-    LOAD,
     Action,
+    CoreRules,
     Exchange,
-    PackedCall,
     Send,
-    batch,
-    check_confirmed,
     checked,
     confirmed_payload,
-    is_read,
+    confirmed_reply,
     pack_call,
-    recover,
     to_text,
 )
+from qless_py.connect.drive import at_once, drive
 from qless_py.connect.endpoint import Endpoint
 from qless_py.connect.redis_errors import translate_redis_error
 from qless_py.connect.resp import Transport
@@ -55,29 +53,22 @@ T = TypeVar("T")
 __all__ = ["LuaCore"]
 
 
-class LuaCore:
+class LuaCore(CoreRules):
     """The built Lua core; one per client."""
 
     def __init__(self, redis: Callable[[], Any], source: bytes, sha: str | None = None) -> None:
         """``sha`` is ``source``'s SHA-1 when the caller already has it (the shipped
         script's is computed once, in qless_py.lua); otherwise it is computed here."""
-        self._get_redis = redis
-        self.source = source
         if sha is None:
             from qless_py.lua import sha1_hex  # the script's module; it is read on first use
 
             sha = sha1_hex(source)
-        self.sha: str = sha
+        super().__init__(source, sha)
+        self._get_redis = redis
         self._script: Any = None
         self._runner: ScriptRunner | None = None  # a benchmark may bind calls to a pipeline
         # Set by go_direct (workers): core calls then use qless_py.connect.resp, not redis-py.
         self.transport: Transport | None = None
-        # Told, on the calling thread, of every QlessConnectionError raised here (a worker
-        # uses it to know that a handler's own call may or may not have run).
-        self.on_connection_error: Callable[[QlessConnectionError], None] | None = None
-        # (replicas, timeout in ms): every write is followed by WAIT on the same connection
-        # and counts as done only once that many replicas have it (see docs/operations.md)
-        self.confirm: tuple[int, int] = (0, 0)
 
     @property
     def script(self) -> Any:
@@ -105,17 +96,11 @@ class LuaCore:
 
     def call(self, command: str, *args: Arg) -> Any:
         """Run one core command; replies come back as ``str``/``int``/lists/None."""
-        argv = [command, clock.now(), *args]
-        confirm = self.confirm[0] > 0 and not is_read(command, args)
+        send = self.first_send(command, args)
         try:
-            try:
-                reply = self._confirmed(argv) if confirm else self._once(argv)
-            except RespError as exc:  # the rare path: calls.core.recover decides
-                reply = self._drive(recover(command, args, exc, confirm), argv)
-        except QlessConnectionError as exc:
-            if self.on_connection_error is not None:
-                self.on_connection_error(exc)
-            raise
+            reply = self._confirmed(send.argv) if send.confirmed else self._once(send.argv)
+        except RespError as exc:  # the rare path: calls.core.recover decides
+            reply = self._drive(self.recovering(send, exc))
         return to_text(reply)
 
     def send(self, call: Call[T]) -> T:
@@ -125,35 +110,69 @@ class LuaCore:
 
     def run(self, steps: Steps[T]) -> T:
         """Run an operation of several calls (:data:`~qless_py.calls.Steps`)."""
-        return run_steps(steps, self.send, self.send_batch)
+        result: T = self._drive(steps)
+        return result
 
     def send_batch(self, batch: Batch[T]) -> T:
         """Run a :class:`~qless_py.calls.Batch` in one round trip and read its results (an
         empty batch sends nothing)."""
         return batch.parse(self.call_packed(batch.calls) if batch.calls else [])
 
-    def _drive(self, steps: Any, argv: list[Any] | None = None) -> Any:
-        """Perform the actions of a :mod:`qless_py.calls.core` generator until it returns."""
-        try:
-            action: Action = next(steps)
-            while True:
-                try:
-                    result = self._perform(action, argv)
-                except RespError as exc:
-                    action = steps.throw(exc)
-                else:
-                    action = steps.send(result)
-        except StopIteration as done:
-            return done.value
+    def call_many(self, argvs: Iterable[Sequence[Arg]]) -> list[Any]:
+        """Run many commands in one round trip (pipelined EVALSHA, not a transaction).
 
-    def _perform(self, action: Action, argv: list[Any] | None) -> Any:
-        if action is LOAD:
-            self.load()
-            return None
+        Each item is ``(command, *args)``; ``now`` is inserted. Results come back in order;
+        an item the core refused gets its exception object in the result list. Items that
+        came back NOSCRIPT or READONLY did not run, so only those are sent again (after a
+        load, or on a new connection to the current master).
+        """
+        return self.call_packed([pack_call(argv[0], argv[1:]) for argv in argvs])
+
+    def call_packed(self, calls: Sequence[PackedCall]) -> list[Any]:
+        """``call_many`` for calls already packed with :func:`pack_call` (or by hand)."""
+        results: list[Any] = self._drive(self.batching(calls))
+        return results
+
+    def check(self) -> QlessConnectionError | None:
+        """Connect and run a read; see :func:`~qless_py.calls.core.checked`."""
+        try:
+            self.call("config.get", "heartbeat")
+        except QlessError as exc:
+            return checked(exc)
+        return None
+
+    def load(self) -> None:
+        """Load the script into the server (again)."""
+        self.loaded(self._load())
+
+    def loaded(self, sha: Any) -> None:
+        super().loaded(sha)
+        if self._script is not None:
+            self._script.sha = self.sha
+
+    def close(self) -> None:
+        """Close the direct connections (they connect again if used again)."""
+        if self.transport is not None:
+            self.transport.close()
+
+    # -- sending: what the one driver performs ----------------------------------------
+    def _drive(self, steps: Any) -> Any:
+        """Run a generator of actions, Calls or Batches with the one driver (the sends
+        here block, so it finishes without waiting)."""
+        return at_once(drive(steps, self._perform))
+
+    async def _perform(self, action: Action | Call[Any] | Batch[Any]) -> Any:
+        """Send what the driver asks for (a coroutine for :func:`drive`; it never waits)."""
+        if type(action) is Send:
+            argv = action.argv
+            return self._confirmed(argv) if action.confirmed else self._once(argv)
+        if type(action) is tuple:  # a Call of Steps
+            return self.send(action)
+        if isinstance(action, Batch):
+            return self.send_batch(action)
         if isinstance(action, Exchange):
             return self._exchange(action.payload, action.count)
-        assert argv is not None and isinstance(action, Send)
-        return self._confirmed(argv) if action.confirmed else self._once(argv)
+        return self.loaded(self._load())
 
     def _once(self, argv: list[Any]) -> Any:
         transport = self.transport
@@ -172,13 +191,9 @@ class LuaCore:
             raise mine from exc
 
     def _confirmed(self, argv: list[Any]) -> Any:
-        """One call followed by WAIT in the same write; ConnectionFailed if fewer replicas
-        than asked have it in time (it ran, but a failover now could lose it)."""
-        reply, acked = self._exchange(confirmed_payload(self.sha, argv, self.confirm), 2)
-        if isinstance(reply, ReplyError):
-            raise reply
-        check_confirmed(acked, *self.confirm)
-        return reply
+        """One call followed by WAIT in the same write (see ``confirmed_reply``)."""
+        payload = confirmed_payload(self.sha, argv, self.confirm)
+        return confirmed_reply(self._exchange(payload, 2), self.confirm)
 
     def _redis_call(self, argv: list[Any]) -> Any:
         """``EVALSHA sha 0 *argv`` on a pooled redis-py connection."""
@@ -200,32 +215,12 @@ class LuaCore:
         finally:
             pool.release(conn)
 
-    def check(self) -> QlessConnectionError | None:
-        """Connect and run a read on the path calls take, as a worker does at start.
-
-        Raises :class:`ConnectionSetupError` when retrying cannot help (TLS verification,
-        authentication or ACL refused, unknown Sentinel service, the core refused by the
-        server); returns the error when the server just cannot be reached now; None if
-        all is well.
-        """
-        try:
-            self.call("config.get", "heartbeat")
-        except QlessError as exc:
-            return checked(exc)
-        return None
-
-    def close(self) -> None:
-        """Close the direct connections (they connect again if used again)."""
-        if self.transport is not None:
-            self.transport.close()
-
-    def load(self) -> None:
-        """Load the script into the server (again)."""
+    def _load(self) -> Any:
+        """``SCRIPT LOAD``; its reply is the script's SHA."""
         try:
             if self.transport is not None:
-                sha = self.transport.call("SCRIPT", "LOAD", self.source)
-            else:
-                sha = self._get_redis().script_load(self.source)
+                return self.transport.call("SCRIPT", "LOAD", self.source)
+            return self._get_redis().script_load(self.source)
         except RespError:
             raise
         except Exception as exc:
@@ -233,29 +228,6 @@ class LuaCore:
             if mine is None:
                 raise
             raise mine from exc
-        self.sha = sha.decode() if isinstance(sha, bytes) else str(sha)
-        if self._script is not None:
-            self._script.sha = self.sha
-
-    def call_many(self, argvs: Iterable[Sequence[Arg]]) -> list[Any]:
-        """Run many commands in one round trip (pipelined EVALSHA, not a transaction).
-
-        Each item is ``(command, *args)``; ``now`` is inserted. Results come back in order;
-        an item the core refused gets its exception object in the result list. Items that
-        came back NOSCRIPT or READONLY did not run, so only those are sent again (after a
-        load, or on a new connection to the current master).
-        """
-        return self.call_packed([pack_call(argv[0], argv[1:]) for argv in argvs])
-
-    def call_packed(self, calls: Sequence[PackedCall]) -> list[Any]:
-        """``call_many`` for calls already packed with :func:`pack_call` (or by hand)."""
-        try:
-            results: list[Any] = self._drive(batch(self, calls, round(clock.now() * 1e6)))
-        except QlessConnectionError as exc:
-            if self.on_connection_error is not None:
-                self.on_connection_error(exc)
-            raise
-        return results
 
     def _exchange(self, payload: bytes, count: int) -> list[Any]:
         """Write pre-packed commands on one connection and read ``count`` replies (error

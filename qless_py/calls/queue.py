@@ -16,8 +16,8 @@ from typing import Any, Generic, TypeVar
 
 from qless_py import clock, codecs, keys
 from qless_py.calls import config as config_calls
-from qless_py.calls.base import Batch, Call, Steps
-from qless_py.calls.core import PackedCall, pack_call
+from qless_py.calls.base import Batch, Call, PackedCall, Steps
+from qless_py.calls.core import pack_call
 from qless_py.calls.job import as_list, class_name, json_list
 from qless_py.calls.throttles import flow_options
 from qless_py.connect.wire import bulk

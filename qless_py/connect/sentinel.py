@@ -10,9 +10,9 @@ data node's are used only on the master.
 
 This module does no I/O. The search (:func:`find_master`) yields the questions to ask (an
 :class:`Ask` of a sentinel, a :class:`Role` of a node); :func:`master_endpoint` and
-:func:`async_master_endpoint` drive it with a connection's own way to ask (blocking in
-``qless_py.connect.resp``, asyncio in ``qless_py.connect.aio_redis_clients``), so every
-connection follows the same rules.
+:func:`async_master_endpoint` drive it (``qless_py.connect.drive``) with a connection's
+own way to ask (blocking in ``qless_py.connect.resp``, asyncio in
+``qless_py.connect.aio_redis_clients``), so every connection follows the same rules.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Generator
 from typing import Any
 
+from qless_py.connect.drive import at_once, drive
 from qless_py.connect.endpoint import Endpoint
 from qless_py.connect.wire import ConnectionFailed, SetupFailed
 
@@ -65,37 +66,17 @@ def master_endpoint(ep: Endpoint, ask: Callable[[Ask | Role], Any]) -> Endpoint:
     """The direct endpoint of ``ep.service``'s master, with ``ep``'s settings (see
     :func:`find_master`), each question answered by ``ask`` (which raises
     ConnectionFailed or SetupFailed when it cannot)."""
-    search = find_master(ep)
-    try:
-        question = next(search)
-        while True:
-            try:
-                answer = ask(question)
-            except ConnectionFailed as exc:  # SetupFailed included
-                question = search.throw(exc)
-            else:
-                question = search.send(answer)
-    except StopIteration as found:
-        master: Endpoint = found.value
-        return master
+
+    async def answer(question: Ask | Role) -> Any:
+        return ask(question)
+
+    return at_once(drive(find_master(ep), answer))
 
 
 async def async_master_endpoint(ep: Endpoint,
                                 ask: Callable[[Ask | Role], Awaitable[Any]]) -> Endpoint:
     """:func:`master_endpoint` with a coroutine ``ask``, for asyncio connections."""
-    search = find_master(ep)
-    try:
-        question = next(search)
-        while True:
-            try:
-                answer = await ask(question)
-            except ConnectionFailed as exc:  # SetupFailed included
-                question = search.throw(exc)
-            else:
-                question = search.send(answer)
-    except StopIteration as found:
-        master: Endpoint = found.value
-        return master
+    return await drive(find_master(ep), ask)
 
 
 def find_master(ep: Endpoint) -> Search:
