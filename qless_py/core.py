@@ -28,6 +28,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
+from qless_py import clock
 from qless_py.calls.base import Batch, Call, PackedCall, Steps
 from qless_py.calls.core import (
     Action,
@@ -37,6 +38,7 @@ from qless_py.calls.core import (
     checked,
     confirmed_payload,
     confirmed_reply,
+    is_read,
     pack_call,
     to_text,
 )
@@ -96,11 +98,12 @@ class LuaCore(CoreRules):
 
     def call(self, command: str, *args: Arg) -> Any:
         """Run one core command; replies come back as ``str``/``int``/lists/None."""
-        send = self.first_send(command, args)
+        argv = [command, clock.now(), *args]
+        confirm = self.confirm[0] > 0 and not is_read(command, args)
         try:
-            reply = self._confirmed(send.argv) if send.confirmed else self._once(send.argv)
+            reply = self._confirmed(argv) if confirm else self._once(argv)
         except RespError as exc:  # the rare path: calls.core.recover decides
-            reply = self._drive(self.recovering(send, exc))
+            reply = self._drive(self.recovering(argv, confirm, exc))
         return to_text(reply)
 
     def send(self, call: Call[T]) -> T:

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
+from qless_py import clock
 from qless_py.calls.base import Batch, Call, PackedCall, Steps
 from qless_py.calls.core import (
     Action,
@@ -28,6 +29,7 @@ from qless_py.calls.core import (
     checked,
     confirmed_payload,
     confirmed_reply,
+    is_read,
     pack_call,
     to_text,
 )
@@ -51,12 +53,12 @@ class AsyncCore(CoreRules):
 
     async def call(self, command: str, *args: Arg) -> Any:
         """Run one core command; replies come back as ``str``/``int``/lists/None."""
-        send = self.first_send(command, args)
+        argv = [command, clock.now(), *args]
+        confirm = self.confirm[0] > 0 and not is_read(command, args)
         try:
-            reply = await (self._confirmed(send.argv) if send.confirmed
-                           else self._once(send.argv))
+            reply = await (self._confirmed(argv) if confirm else self._once(argv))
         except RespError as exc:  # the rare path: calls.core.recover decides
-            reply = await self._drive(self.recovering(send, exc))
+            reply = await self._drive(self.recovering(argv, confirm, exc))
         return to_text(reply)
 
     async def send(self, call: Call[T]) -> T:

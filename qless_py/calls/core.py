@@ -288,16 +288,17 @@ class CoreRules:
         # and counts as done only once that many replicas have it (see docs/operations.md)
         self.confirm: tuple[int, int] = (0, 0)
 
-    def first_send(self, command: str, args: Sequence[Arg]) -> Send:
-        """The fast path's send of a call: its argv (with ``now``), and whether to WAIT."""
-        confirm = self.confirm[0] > 0 and not is_read(command, args)
-        return Send([command, clock.now(), *args], confirm)
+    def recovering(self, argv: list[Any], confirmed: bool,
+                   failure: RespError) -> Generator[Action, Any, Any]:
+        """:func:`recover` after the fast path's send of ``argv`` failed, telling
+        ``on_connection_error``; returns the raw reply.
 
-    def recovering(self, send: Send, failure: RespError) -> Generator[Action, Any, Any]:
-        """:func:`recover` after the fast path's ``send`` failed, telling
-        ``on_connection_error``; returns the raw reply."""
+        The fast path (each core's ``call``) builds ``argv`` as ``[command, clock.now(),
+        *args]`` and sends it with WAIT when ``confirm`` is set and the command may write
+        (``self.confirm[0] > 0 and not is_read(command, args)``); it is written out in
+        each core rather than called from here because it runs for every call."""
         try:
-            return (yield from recover(send.argv, failure, send.confirmed))
+            return (yield from recover(argv, failure, confirmed))
         except QlessConnectionError as exc:
             self._tell(exc)
             raise
