@@ -58,7 +58,7 @@ class Queues:
     async def stats(self, names: Iterable[str], date: float | None = None, *,
                     bins: bool = False) -> dict[str, QueueStats]:
         """The statistics of several queues in one round trip (as
-        :meth:`qless_py.client.Queues.stats`)."""
+        :meth:`qless_py.client.client.Queues.stats`)."""
         return await self._client.core.send_batch(calls.queue_stats_batch(names, date, bins))
 
 

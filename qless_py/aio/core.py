@@ -1,7 +1,7 @@
 """AsyncCore: the built Lua core called by EVALSHA over ``redis.asyncio``, and LeanCore,
 the same over the asyncio worker's one pipelined connection.
 
-The rules are :class:`qless_py.core.LuaCore`'s, from the same place
+The rules are :class:`qless_py.client.core.LuaCore`'s, from the same place
 (:class:`qless_py.calls.core.CoreRules`): ``now`` from ``clock.now()``, NOSCRIPT and
 READONLY sent again once, connection errors retried for reads only, replies and error
 replies read the same way, batches packed and sorted the same way, WAIT after writes with

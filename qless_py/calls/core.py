@@ -1,6 +1,6 @@
 """What a core call means, whatever carries it: which commands may be sent again, how a
 failed send is recovered, how replies and error replies are read, and how a batch is packed
-and its replies sorted. ``qless_py.core.LuaCore`` (sync) and ``qless_py.aio.core.AsyncCore``
+and its replies sorted. ``qless_py.client.core.LuaCore`` (sync) and ``qless_py.aio.core.AsyncCore``
 are both :class:`CoreRules`: they drive these with their own sends.
 
 A call is sent once on its fast path. When that send fails, :func:`recover` decides what

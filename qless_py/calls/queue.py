@@ -1,5 +1,5 @@
 """Queues without the sending: put (one, or a batch), pop, peek, recur, counts, settings
-and statistics as :class:`~qless_py.calls.Call` objects. ``qless_py.queue.Queue`` and
+and statistics as :class:`~qless_py.calls.Call` objects. ``qless_py.client.queue.Queue`` and
 ``qless_py.aio.queue.Queue`` send them.
 
 Put options are built by plain functions (``put_options``), so that new ones are added in

@@ -1,6 +1,6 @@
 """Recurring templates without the sending: the attributes of the core's recurring object
 and the calls that change the template (``recur.update``, ``unrecur``, tags).
-``qless_py.recurring.RecurringJob`` and ``qless_py.aio.recurring.RecurringJob`` send them."""
+``qless_py.client.recurring.RecurringJob`` and ``qless_py.aio.recurring.RecurringJob`` send them."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Throttles and the other flow extensions without the sending: a throttle's calls (its
 maximum, expiry, lock holders, waiting jobs, release, delete), the put options of
 docs/throttles.md (``throttles``, ``key``, ``ttl``, ``unique``) checked and encoded, and
-the throttle names a SCAN finds. ``qless_py.throttles`` and ``qless_py.aio.throttles`` send
+the throttle names a SCAN finds. ``qless_py.client.throttles`` and ``qless_py.aio.throttles`` send
 them."""
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ Workers do not go through redis-py, for two measured reasons (docs/performance.m
   that wake-up can cost more than the command itself (docs/performance.md, "Seventh
   session"). Only replies to commands spin; reads with a timeout (pub/sub) never do.
 
-Plain clients keep redis-py (``client.redis``); see ``qless_py.core`` for who uses what.
+Plain clients keep redis-py (``client.redis``); see ``qless_py.client.core`` for who uses what.
 Both are built from one :class:`~qless_py.connect.endpoint.Endpoint`, and both open their
 sockets with ``qless_py.connect.dial`` (TLS) and find a Sentinel-managed master with
 ``qless_py.connect.sentinel`` (asked over this module's connections: :func:`locate`).

@@ -40,9 +40,9 @@ from qless_py.aio.client import AsyncClient
 from qless_py.aio.core import LeanCore
 from qless_py.aio.job import Job as AsyncJob
 from qless_py.calls.job import JobBase, json_list
+from qless_py.client.job import Job
 from qless_py.connect.aio_redis_clients import make_async_redis
 from qless_py.connect.aio_resp import PipelinedConnection
-from qless_py.job import Job
 from qless_py.reservers import ORDERS
 from qless_py.workers import aio_jobrun
 from qless_py.workers.aio_heartbeat import AsyncHeartbeat

@@ -37,7 +37,7 @@ from qless_py.workers.outage import reason
 
 if TYPE_CHECKING:  # the supervisor imports the client only when a child was killed
     from qless_py import Client
-    from qless_py.job import Job
+    from qless_py.client.job import Job
     from qless_py.workers.forking import ChildWorker
 
 log = logging.getLogger("qless_py.worker")

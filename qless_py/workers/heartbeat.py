@@ -10,7 +10,7 @@ import logging
 import threading
 
 from qless_py import QlessConnectionError, QlessError, clock
-from qless_py.job import Job
+from qless_py.client.job import Job
 from qless_py.workers.leases import NEVER, J, Lease, Leases, beat_after
 from qless_py.workers.outage import Outage
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Literal, Protocol
 
 from qless_py import QlessConnectionError, QlessError
-from qless_py.job import Job
+from qless_py.client.job import Job
 from qless_py.reservers import Reserver
 from qless_py.workers.jobrun import Outcome, run_job
 from qless_py.workers.leases import Leases

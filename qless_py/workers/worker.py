@@ -24,8 +24,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from qless_py import Client, QlessConnectionError, QlessError
+from qless_py.client.job import Job
 from qless_py.connect.resp import Transport
-from qless_py.job import Job
 from qless_py.reservers import ORDERS, make_reserver
 from qless_py.workers.giveback import give_back
 from qless_py.workers.heartbeat import Heartbeat

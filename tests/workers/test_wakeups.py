@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from qless_py import Client, keys
-from qless_py.job import Job
+from qless_py.client.job import Job
 from tests import jobs
 from tests.workers.conftest import Background, BackgroundWorker, wait_for
 

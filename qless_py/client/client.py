@@ -21,16 +21,16 @@ from qless_py.calls.failures import (
     cancel_group_steps,
     retry_group_steps,
 )
-from qless_py.config import Config
+from qless_py.client.config import Config
+from qless_py.client.core import LuaCore
+from qless_py.client.events import Events
+from qless_py.client.job import Job
+from qless_py.client.queue import Queue
+from qless_py.client.recurring import RecurringJob
+from qless_py.client.throttles import Throttles
 from qless_py.connect.endpoint import DEFAULT_URL, Endpoint, resolve_url
 from qless_py.connect.wire import Arg
-from qless_py.core import LuaCore
-from qless_py.events import Events
-from qless_py.job import Job
-from qless_py.queue import Queue
-from qless_py.recurring import RecurringJob
 from qless_py.stats import QueueStats
-from qless_py.throttles import Throttles
 
 if TYPE_CHECKING:
     import redis

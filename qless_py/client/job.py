@@ -26,8 +26,8 @@ from qless_py.errors import QlessError
 from qless_py.handlers import import_class
 
 if TYPE_CHECKING:
-    from qless_py.client import Client
-    from qless_py.queue import Queue
+    from qless_py.client.client import Client
+    from qless_py.client.queue import Queue
 
 __all__ = ["BaseJob", "Failure", "Job", "as_list", "class_name", "import_class",
            "plain_number", "retry"]

@@ -13,7 +13,7 @@ from qless_py.calls import config as calls
 from qless_py.calls.config import NUMERIC_KEYS, NUMERIC_SUFFIXES, _parse, check_setting
 
 if TYPE_CHECKING:
-    from qless_py.client import Client
+    from qless_py.client.client import Client
 
 __all__ = ["NUMERIC_KEYS", "NUMERIC_SUFFIXES", "Config", "_parse", "check_setting"]
 

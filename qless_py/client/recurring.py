@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any
 from qless_py.calls.recurring import RecurringJobBase, next_spawn
 
 if TYPE_CHECKING:
-    from qless_py.client import Client
-    from qless_py.queue import Queue
+    from qless_py.client.client import Client
+    from qless_py.client.queue import Queue
 
 
 class RecurringJob(RecurringJobBase):

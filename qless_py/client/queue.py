@@ -18,12 +18,12 @@ from qless_py.calls.queue import (
     new_jid,
     put_options,
 )
-from qless_py.job import Job
+from qless_py.client.job import Job
+from qless_py.client.throttles import Throttle
 from qless_py.stats import QueueStats
-from qless_py.throttles import Throttle
 
 if TYPE_CHECKING:
-    from qless_py.client import Client
+    from qless_py.client.client import Client
 
 __all__ = ["PutItem", "Queue", "QueueJobs", "_delay", "_number", "_put_options", "new_jid",
            "put_options"]

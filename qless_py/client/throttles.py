@@ -9,7 +9,7 @@ from qless_py import keys
 from qless_py.calls.throttles import ThrottleBase, names_from_keys
 
 if TYPE_CHECKING:
-    from qless_py.client import Client
+    from qless_py.client.client import Client
 
 
 class Throttle(ThrottleBase):
