@@ -356,25 +356,6 @@ class QueueJobsBase:
         throttled (the throttle dialect's: waiting for a throttle or an ordering key)."""
         return ("jobs", (state, self._queue.name, offset, count), as_list)
 
-    def _waiting_range(self, offset: int, count: int) -> tuple[str, int, int] | None:
-        """``(key, start, stop)`` of a ``ZREVRANGE`` of the queue's work set that lists
-        waiting jids in the order ``pop`` takes them, or None for an empty page.
-
-        The protocol's ``jobs`` command lists no waiting jobs (``peek`` only shows the
-        first ones, and promotes due scheduled jobs), so this page is a plain read of the
-        work set, the one read of a queue's keys outside the core.
-        """
-        if offset < 0 or count < 0:
-            raise ValueError("offset and count must be >= 0")
-        if count == 0:
-            return None
-        return keys.queue(self._queue.name, keys.WORK), offset, offset + count - 1
-
-
-def jids_of(members: list[Any]) -> list[str]:
-    """Sorted-set members (bytes from redis-py) as jids."""
-    return [jid.decode() if isinstance(jid, bytes) else str(jid) for jid in members]
-
 
 def stats_batch(days: Iterable[tuple[str, float]], bins: bool = True) -> Batch[list[QueueStats]]:
     """The statistics of each ``(queue, day)``, in one round trip. With ``bins``, each day

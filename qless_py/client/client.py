@@ -11,7 +11,7 @@ import os
 import socket
 import threading
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from qless_py import codecs
 from qless_py.calls import client as calls
@@ -21,6 +21,7 @@ from qless_py.calls.failures import (
     cancel_group_steps,
     retry_group_steps,
 )
+from qless_py.calls.reads import Reads
 from qless_py.client.config import Config
 from qless_py.client.core import LuaCore
 from qless_py.client.events import Events
@@ -28,12 +29,15 @@ from qless_py.client.job import Job
 from qless_py.client.queue import Queue
 from qless_py.client.recurring import RecurringJob
 from qless_py.client.throttles import Throttles
+from qless_py.connect.drive import at_once, drive
 from qless_py.connect.endpoint import DEFAULT_URL, Endpoint, resolve_url
 from qless_py.connect.wire import Arg
 from qless_py.stats import QueueStats
 
 if TYPE_CHECKING:
     import redis
+
+T = TypeVar("T")
 
 __all__ = ["DEFAULT_URL", "Client", "Jobs", "Queues", "Workers", "resolve_url"]
 
@@ -246,6 +250,14 @@ class Client:
     def __call__(self, command: str, *args: Arg) -> Any:
         """Run a core command by name (qless-py style); see ``core.call``."""
         return self.core.call(command, *args)
+
+    def _read(self, read: Reads[T]) -> T:
+        """Run a read of :mod:`qless_py.calls.reads` on :attr:`redis` (the driver's
+        ``perform`` never waits, so it finishes at once)."""
+        return at_once(drive(read, self._send_read))
+
+    async def _send_read(self, command: tuple[Arg, ...]) -> Any:
+        return self.redis.execute_command(*command)  # type: ignore[no-untyped-call]
 
     def __repr__(self) -> str:
         where = str(self._endpoint) if self._endpoint is not None else "redis_client"
