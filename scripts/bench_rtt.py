@@ -5,7 +5,7 @@
 
 A worker makes one synchronous round trip per job (its complete), so this is the floor of
 one runner thread's time per job. It times PING three ways, in alternating rounds: through
-redis-py, and through the worker's own connection (``qless_py.resp``) once sleeping in
+redis-py, and through the worker's own connection (``qless_py.connect.resp``) once sleeping in
 ``recv`` for each reply (``--spin-us 0``) and once spinning for it first (the worker's
 default, 300 us). Without ``--url`` it starts a private server on a loopback TCP port.
 Run it with ``taskset`` to compare client and server on one core or on two.

@@ -139,3 +139,27 @@ def test_calls_reach_no_io() -> None:
     assert doing_io == {}
     assert "qless_py.connect.wire" in reached  # the encoder and reply types are pure
     assert not {"qless_py.connect.resp", "qless_py.connect.dial"} & reached
+
+
+# What each part of the package may not import (docs/architecture.md, "Layout"): a part
+# builds only on the parts below it.
+FORBIDDEN = {
+    "connect": {"calls", "client", "aio", "workers", "cli", "web"},
+    "calls": {"client", "aio", "workers", "cli", "web"},
+    "client": {"aio", "workers", "cli", "web"},
+    "aio": {"client", "workers", "cli", "web"},
+    "workers": {"cli", "web"},
+    "web": {"workers", "cli"},
+}
+
+
+def _part(name: str) -> str:
+    parts = name.split(".")
+    return parts[1] if len(parts) > 1 else ""
+
+
+def test_each_part_builds_only_on_the_parts_below_it() -> None:
+    wrong = sorted(f"{name} -> {other}" for name, imported in GRAPH.items()
+                   for other in imported
+                   if _part(other) in FORBIDDEN.get(_part(name), set()))
+    assert wrong == []

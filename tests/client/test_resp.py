@@ -1,4 +1,4 @@
-"""qless_py.resp, the workers' own RESP connection, against real servers."""
+"""qless_py.connect.resp, the workers' own RESP connection, against real servers."""
 
 from __future__ import annotations
 
