@@ -35,9 +35,9 @@ from qless_py.calls.core import (
 )
 from qless_py.connect.aio_resp import PipelinedConnection
 from qless_py.connect.drive import drive
-from qless_py.connect.redis_errors import translate
+from qless_py.connect.redis_errors import refused, translate
 from qless_py.connect.resp import pack
-from qless_py.connect.wire import Arg, ConnectionFailed, ReplyError, RespError
+from qless_py.connect.wire import Arg, ConnectionFailed, ReplyError, RespError, readonly_among
 from qless_py.errors import QlessConnectionError, QlessError
 from qless_py.lua import sha1_hex
 
@@ -154,11 +154,8 @@ class AsyncCore(CoreRules):
                 try:
                     replies.append(await conn.read_response())
                 except Exception as exc:
-                    mine = translate(exc)
-                    if not isinstance(mine, ReplyError):
-                        raise
-                    replies.append(mine)  # one refused command; the stream goes on
-            if any(isinstance(r, ReplyError) and r.readonly for r in replies):
+                    replies.append(refused(exc))  # one refused command; the stream goes on
+            if readonly_among(replies):
                 await conn.disconnect(nowait=True)  # a replica: see _once
                 await pool.disconnect(inuse_connections=False)
             return replies
@@ -213,7 +210,7 @@ class LeanCore(AsyncCore):
 
     async def _exchange(self, payload: bytes, count: int) -> list[Any]:
         replies = await self.conn.execute(payload, count)
-        if any(isinstance(r, ReplyError) and r.readonly for r in replies):
+        if readonly_among(replies):
             self.conn.close()
         return replies
 

@@ -44,9 +44,9 @@ from qless_py.calls.core import (
 )
 from qless_py.connect.drive import at_once, drive
 from qless_py.connect.endpoint import Endpoint
-from qless_py.connect.redis_errors import translate_redis_error
+from qless_py.connect.redis_errors import refused, translate_redis_error
 from qless_py.connect.resp import Transport
-from qless_py.connect.wire import Arg, ConnectionFailed, ReplyError, RespError
+from qless_py.connect.wire import Arg, ConnectionFailed, ReplyError, RespError, readonly_among
 from qless_py.errors import QlessConnectionError, QlessError
 
 ScriptRunner = Callable[..., Any]
@@ -249,11 +249,8 @@ class LuaCore(CoreRules):
                 try:
                     replies.append(conn.read_response())
                 except Exception as exc:
-                    mine = translate_redis_error(exc)
-                    if not isinstance(mine, ReplyError):
-                        raise
-                    replies.append(mine)  # one refused command; the stream goes on
-            if any(isinstance(r, ReplyError) and r.readonly for r in replies):
+                    replies.append(refused(exc))  # one refused command; the stream goes on
+            if readonly_among(replies):
                 conn.disconnect()  # a replica: see _redis_call
                 pool.disconnect(inuse_connections=False)
             return replies

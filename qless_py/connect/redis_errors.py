@@ -41,6 +41,16 @@ def translate_redis_error(exc: BaseException) -> RespError | None:
     return None
 
 
+def refused(exc: Exception) -> ReplyError:
+    """What reading one reply of a pipeline raised, when it is an error reply: the
+    ReplyError to keep among the replies (the stream goes on). Anything else is raised
+    again."""
+    mine = translate(exc)
+    if isinstance(mine, ReplyError):
+        return mine
+    raise exc
+
+
 def translate(exc: BaseException) -> RespError | None:
     """``exc`` as a RespError, or None. redis.asyncio wraps what a connection's connect
     raised in its ConnectionError; a SetupFailed in that chain is the refusal itself."""

@@ -88,6 +88,11 @@ def values(commands: Sequence[Sequence[Arg]], replies: Sequence[Any]) -> list[An
     return list(replies)
 
 
+def readonly_among(replies: Sequence[Any]) -> bool:
+    """Some reply of a pipeline is READONLY: its connection points at a replica."""
+    return any(isinstance(reply, ReplyError) and reply.readonly for reply in replies)
+
+
 def _text(arg: Arg) -> str:
     return arg.decode("utf-8", "replace") if isinstance(arg, bytes) else str(arg)
 
