@@ -2,8 +2,13 @@
 
 from qless_py import clock
 from qless_py.calls.check import CheckReport, Finding
-from qless_py.client import Client
-from qless_py.config import Config
+from qless_py.client.client import Client
+from qless_py.client.config import Config
+from qless_py.client.events import Events
+from qless_py.client.job import Failure, Job, retry
+from qless_py.client.queue import Queue
+from qless_py.client.recurring import RecurringJob
+from qless_py.client.throttles import Throttle
 from qless_py.errors import (
     CodecError,
     ConnectionSetupError,
@@ -18,13 +23,8 @@ from qless_py.errors import (
     QlessError,
     UnsupportedSettingError,
 )
-from qless_py.events import Events
-from qless_py.job import Failure, Job, retry
 from qless_py.log import logger
-from qless_py.queue import Queue
-from qless_py.recurring import RecurringJob
 from qless_py.stats import QueueStats, TimingStats, merge_stats
-from qless_py.throttles import Throttle
 
 __version__ = "0.1.0"
 

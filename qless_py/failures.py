@@ -11,7 +11,7 @@ from qless_py.calls.failures import DEFAULT_BATCH, GroupResult, NotFailedError, 
 
 if TYPE_CHECKING:
     from qless_py.aio.job import Job as AsyncJob
-    from qless_py.job import Job
+    from qless_py.client.job import Job
 
 __all__ = ["DEFAULT_BATCH", "GroupResult", "NotFailedError", "retry_job"]
 

@@ -5,7 +5,7 @@
 
 A worker makes one synchronous round trip per job (its complete), so this is the floor of
 one runner thread's time per job. It times PING three ways, in alternating rounds: through
-redis-py, and through the worker's own connection (``qless_py.resp``) once sleeping in
+redis-py, and through the worker's own connection (``qless_py.connect.resp``) once sleeping in
 ``recv`` for each reply (``--spin-us 0``) and once spinning for it first (the worker's
 default, 300 us). Without ``--url`` it starts a private server on a loopback TCP port.
 Run it with ``taskset`` to compare client and server on one core or on two.
@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_worker import server_url
 
-from qless_py.resp import Connection, Endpoint
+from qless_py.connect.resp import Connection, Endpoint
 
 
 def per_call(ping: Callable[[], object], n: int) -> float:
@@ -51,8 +51,8 @@ def main() -> None:
         awake = Connection(Endpoint.from_url(url), spin=0.0003)
         ways: dict[str, Callable[[], object]] = {
             "redis-py": plain.ping,
-            "qless_py.resp, --spin-us 0": lambda: asleep.call("PING"),
-            "qless_py.resp, --spin-us 300": lambda: awake.call("PING"),
+            "qless_py.connect.resp, --spin-us 0": lambda: asleep.call("PING"),
+            "qless_py.connect.resp, --spin-us 300": lambda: awake.call("PING"),
         }
         seen: dict[str, list[float]] = {name: [] for name in ways}
         for ping in ways.values():

@@ -55,7 +55,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from qless_py import Client, keys
-from qless_py.queue import Queue
+from qless_py.client.queue import Queue
 from qless_py.server import ServerProcess, free_port
 
 JOB_MODULE = '''

@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Client-side cost of one core call on the worker's path (qless_py.resp, as after
+"""Client-side cost of one core call on the worker's path (qless_py.connect.resp, as after
 ``LuaCore.go_direct``): a ``get`` of a job that does not exist, repeated.
 
     python scripts/bench_worker_call.py --url redis://127.0.0.1:6379/0 [-n 20000] [--spin-us 0]

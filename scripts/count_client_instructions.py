@@ -9,7 +9,7 @@ prints the difference per operation (start-up, imports and warm-up cancel out):
 - ``lifecycle``: ``queue.put`` + ``queue.pop()`` + ``job.heartbeat()`` + ``job.complete()``
 - ``get``: ``client.core.call("get", ...)`` of a missing job (scripts/bench_worker_call.py)
 
-each on the worker's path (``LuaCore.go_direct``, qless_py.resp) and on a plain client's
+each on the worker's path (``LuaCore.go_direct``, qless_py.connect.resp) and on a plain client's
 (redis-py). To compare two checkouts, run it from outside the repository with
 ``PYTHONPATH=<checkout>``:
 

@@ -1,7 +1,7 @@
 """AsyncClient: the async twin of :class:`qless_py.Client`, on ``redis.asyncio``.
 
 It has the same collections (``queues``, ``jobs``, ``workers``, ``config``, ``events``) and
-connects where and how the sync client does (one :class:`~qless_py.endpoint.Endpoint`,
+connects where and how the sync client does (one :class:`~qless_py.connect.endpoint.Endpoint`,
 the same URL forms, options and refusals). Every call that talks to the server is a
 coroutine; what it sends and how the reply is read come from :mod:`qless_py.calls`, the
 code the sync client runs.
@@ -12,14 +12,13 @@ from __future__ import annotations
 import os
 import socket
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, TypeVar
 
 import redis.asyncio
 
 # the script is read at import, not when a client is made inside a running loop
 from qless_py import codecs, lua
 from qless_py.aio.config import Config
-from qless_py.aio.connections import endpoint_of, make_async_redis
 from qless_py.aio.core import AsyncCore
 from qless_py.aio.events import Events
 from qless_py.aio.job import Job
@@ -41,11 +40,15 @@ from qless_py.calls.failures import (
     cancel_group_steps,
     retry_group_steps,
 )
-from qless_py.endpoint import Endpoint, resolve_url
+from qless_py.calls.reads import Reads
+from qless_py.connect.aio_redis_clients import endpoint_of, make_async_redis
+from qless_py.connect.drive import drive
+from qless_py.connect.endpoint import Endpoint, resolve_url
+from qless_py.connect.wire import Arg
 from qless_py.keys import CHECK_SUMMARY
-from qless_py.resp import Arg
 from qless_py.stats import QueueStats
 
+T = TypeVar("T")
 
 class Queues:
     """``client.queues[name]`` gives a Queue; ``await client.queues.counts`` all queues'
@@ -67,7 +70,7 @@ class Queues:
     async def stats(self, names: Iterable[str], date: float | None = None, *,
                     bins: bool = False) -> dict[str, QueueStats]:
         """The statistics of several queues in one round trip (as
-        :meth:`qless_py.client.Queues.stats`)."""
+        :meth:`qless_py.client.client.Queues.stats`)."""
         return await self._client.core.send_batch(calls.queue_stats_batch(names, date, bins))
 
 
@@ -216,6 +219,13 @@ class AsyncClient:
         if self._events is None:
             self._events = Events(self)
         return self._events
+
+    async def _read(self, read: Reads[T]) -> T:
+        """Run a read of :mod:`qless_py.calls.reads` on :attr:`redis`."""
+        return await drive(read, self._send_read)
+
+    async def _send_read(self, command: tuple[Arg, ...]) -> Any:
+        return await self.redis.execute_command(*command)  # type: ignore[no-untyped-call]
 
     async def __call__(self, command: str, *args: Arg) -> Any:
         """Run a core command by name; see ``core.call``."""

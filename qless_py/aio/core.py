@@ -1,10 +1,13 @@
-"""AsyncCore: the built Lua core called by EVALSHA over ``redis.asyncio``.
+"""AsyncCore: the built Lua core called by EVALSHA over ``redis.asyncio``, and LeanCore,
+the same over the asyncio worker's one pipelined connection.
 
-The rules are :class:`qless_py.core.LuaCore`'s, from the same place
-(:mod:`qless_py.calls.core`): ``now`` from ``clock.now()``, NOSCRIPT and READONLY sent
-again once, connection errors retried for reads only, replies and error replies read the
-same way, batches packed and sorted the same way, WAIT after writes with ``confirm``. This
-module only sends, on pooled ``redis.asyncio`` connections.
+The rules are :class:`qless_py.client.core.LuaCore`'s, from the same place
+(:class:`qless_py.calls.core.CoreRules`): ``now`` from ``clock.now()``, NOSCRIPT and
+READONLY sent again once, connection errors retried for reads only, replies and error
+replies read the same way, batches packed and sorted the same way, WAIT after writes with
+``confirm``, operations of several calls driven the same way. This module only sends: a
+fast path for a call's first send, and one driver that awaits the actions of the shared
+generators.
 
 A call cancelled while in flight leaves the pool usable: a connection whose command was
 written but whose reply was not read is closed, never handed out again (its command is
@@ -17,55 +20,45 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
 from qless_py import clock
-from qless_py.aio.errors import translate
-from qless_py.calls.base import Batch, Call, Steps
+from qless_py.calls.base import Batch, Call, PackedCall, Steps
 from qless_py.calls.core import (
-    LOAD,
     Action,
+    CoreRules,
     Exchange,
-    PackedCall,
     Send,
-    batch,
-    check_confirmed,
     checked,
     confirmed_payload,
+    confirmed_reply,
     is_read,
     pack_call,
-    recover,
     to_text,
 )
+from qless_py.connect.aio_resp import PipelinedConnection
+from qless_py.connect.drive import drive
+from qless_py.connect.redis_errors import refused, translate
+from qless_py.connect.resp import pack
+from qless_py.connect.wire import Arg, ConnectionFailed, ReplyError, RespError, readonly_among
 from qless_py.errors import QlessConnectionError, QlessError
 from qless_py.lua import sha1_hex
-from qless_py.resp import Arg, ConnectionFailed, ReplyError, RespError
 
 T = TypeVar("T")
 
 
-class AsyncCore:
+class AsyncCore(CoreRules):
     """The built Lua core for one async client."""
 
     def __init__(self, redis: Callable[[], Any], source: bytes, sha: str | None = None) -> None:
+        super().__init__(source, sha if sha is not None else sha1_hex(source))
         self._get_redis = redis
-        self.source = source
-        self.sha: str = sha if sha is not None else sha1_hex(source)
-        # Told of every QlessConnectionError raised here (as LuaCore.on_connection_error).
-        self.on_connection_error: Callable[[QlessConnectionError], None] | None = None
-        # (replicas, timeout in ms): every write is followed by WAIT on the same connection
-        self.confirm: tuple[int, int] = (0, 0)
 
     async def call(self, command: str, *args: Arg) -> Any:
         """Run one core command; replies come back as ``str``/``int``/lists/None."""
         argv = [command, clock.now(), *args]
         confirm = self.confirm[0] > 0 and not is_read(command, args)
         try:
-            try:
-                reply = await (self._confirmed(argv) if confirm else self._once(argv))
-            except RespError as exc:  # the rare path: calls.core.recover decides
-                reply = await self._drive(recover(command, args, exc, confirm), argv)
-        except QlessConnectionError as exc:
-            if self.on_connection_error is not None:
-                self.on_connection_error(exc)
-            raise
+            reply = await (self._confirmed(argv) if confirm else self._once(argv))
+        except RespError as exc:  # the rare path: calls.core.recover decides
+            reply = await self._drive(self.recovering(argv, confirm, exc))
         return to_text(reply)
 
     async def send(self, call: Call[T]) -> T:
@@ -75,44 +68,56 @@ class AsyncCore:
 
     async def run(self, steps: Steps[T]) -> T:
         """Run an operation of several calls (:data:`~qless_py.calls.Steps`)."""
-        try:
-            step = next(steps)
-            while True:
-                if isinstance(step, Batch):
-                    step = steps.send(await self.send_batch(step))
-                else:
-                    step = steps.send(await self.send(step))
-        except StopIteration as done:
-            result: T = done.value
-            return result
+        result: T = await self._drive(steps)
+        return result
 
     async def send_batch(self, batch: Batch[T]) -> T:
         """Run a :class:`~qless_py.calls.Batch` in one round trip and read its results (an
         empty batch sends nothing)."""
         return batch.parse(await self.call_packed(batch.calls) if batch.calls else [])
 
-    async def _drive(self, steps: Any, argv: list[Any] | None = None) -> Any:
-        """Perform the actions of a :mod:`qless_py.calls.core` generator until it returns."""
-        try:
-            action: Action = next(steps)
-            while True:
-                try:
-                    result = await self._perform(action, argv)
-                except RespError as exc:
-                    action = steps.throw(exc)
-                else:
-                    action = steps.send(result)
-        except StopIteration as done:
-            return done.value
+    async def call_many(self, argvs: Iterable[Sequence[Arg]]) -> list[Any]:
+        """Run many commands in one round trip (as ``LuaCore.call_many``)."""
+        return await self.call_packed([pack_call(argv[0], argv[1:]) for argv in argvs])
 
-    async def _perform(self, action: Action, argv: list[Any] | None) -> Any:
-        if action is LOAD:
-            await self.load()
-            return None
+    async def call_packed(self, calls: Sequence[PackedCall]) -> list[Any]:
+        """``call_many`` for calls already packed with :func:`pack_call`."""
+        results: list[Any] = await self._drive(self.batching(calls))
+        return results
+
+    async def check(self) -> QlessConnectionError | None:
+        """Connect and run a read; see :func:`~qless_py.calls.core.checked`."""
+        try:
+            await self.call("config.get", "heartbeat")
+        except QlessError as exc:
+            return checked(exc)
+        return None
+
+    async def load(self) -> None:
+        """Load the script into the server (again)."""
+        self.loaded(await self._load())
+
+    # -- sending: what the one driver performs ----------------------------------------
+    async def _drive(self, steps: Any) -> Any:
+        """Run a generator of actions, Calls or Batches with the one driver."""
+        return await drive(steps, self._perform)
+
+    async def _perform(self, action: Action | Call[Any] | Batch[Any]) -> Any:
+        if type(action) is Send:
+            argv = action.argv
+            return await (self._confirmed(argv) if action.confirmed else self._once(argv))
+        if type(action) is tuple:  # a Call of Steps
+            return await self.send(action)
+        if isinstance(action, Batch):
+            return await self.send_batch(action)
         if isinstance(action, Exchange):
             return await self._exchange(action.payload, action.count)
-        assert argv is not None and isinstance(action, Send)
-        return await (self._confirmed(argv) if action.confirmed else self._once(argv))
+        return self.loaded(await self._load())
+
+    async def _confirmed(self, argv: list[Any]) -> Any:
+        """One call followed by WAIT in the same write (see ``confirmed_reply``)."""
+        payload = confirmed_payload(self.sha, argv, self.confirm)
+        return confirmed_reply(await self._exchange(payload, 2), self.confirm)
 
     async def _once(self, argv: list[Any]) -> Any:
         """``EVALSHA sha 0 *argv`` on a pooled connection."""
@@ -137,16 +142,6 @@ class AsyncCore:
         finally:
             await pool.release(conn)
 
-    async def _confirmed(self, argv: list[Any]) -> Any:
-        """One call followed by WAIT in the same write; ConnectionFailed if fewer replicas
-        than asked have it in time (it ran, but a failover now could lose it)."""
-        reply, acked = await self._exchange(
-            confirmed_payload(self.sha, argv, self.confirm), 2)
-        if isinstance(reply, ReplyError):
-            raise reply
-        check_confirmed(acked, *self.confirm)
-        return reply
-
     async def _exchange(self, payload: bytes, count: int) -> list[Any]:
         """Write pre-packed commands on one connection and read ``count`` replies (error
         replies as ReplyError objects)."""
@@ -159,11 +154,8 @@ class AsyncCore:
                 try:
                     replies.append(await conn.read_response())
                 except Exception as exc:
-                    mine = translate(exc)
-                    if not isinstance(mine, ReplyError):
-                        raise
-                    replies.append(mine)  # one refused command; the stream goes on
-            if any(isinstance(r, ReplyError) and r.readonly for r in replies):
+                    replies.append(refused(exc))  # one refused command; the stream goes on
+            if readonly_among(replies):
                 await conn.disconnect(nowait=True)  # a replica: see _once
                 await pool.disconnect(inuse_connections=False)
             return replies
@@ -176,39 +168,15 @@ class AsyncCore:
         finally:
             await pool.release(conn)
 
-    async def check(self) -> QlessConnectionError | None:
-        """Connect and run a read, as :meth:`qless_py.core.LuaCore.check` does."""
+    async def _load(self) -> Any:
+        """``SCRIPT LOAD``; its reply is the script's SHA."""
         try:
-            await self.call("config.get", "heartbeat")
-        except QlessError as exc:
-            return checked(exc)
-        return None
-
-    async def load(self) -> None:
-        """Load the script into the server (again)."""
-        try:
-            sha = await self._get_redis().script_load(self.source)
+            return await self._get_redis().script_load(self.source)
         except Exception as exc:
             mine = translate(exc)
             if mine is None:
                 raise
             raise mine from exc
-        self.sha = sha.decode() if isinstance(sha, bytes) else str(sha)
-
-    async def call_many(self, argvs: Iterable[Sequence[Arg]]) -> list[Any]:
-        """Run many commands in one round trip (as ``LuaCore.call_many``)."""
-        return await self.call_packed([pack_call(argv[0], argv[1:]) for argv in argvs])
-
-    async def call_packed(self, calls: Sequence[PackedCall]) -> list[Any]:
-        """``call_many`` for calls already packed with :func:`pack_call`."""
-        try:
-            results: list[Any] = await self._drive(
-                batch(self, calls, round(clock.now() * 1e6)))
-        except QlessConnectionError as exc:
-            if self.on_connection_error is not None:
-                self.on_connection_error(exc)
-            raise
-        return results
 
 
 async def _connection(pool: Any) -> Any:
@@ -221,3 +189,33 @@ async def _connection(pool: Any) -> Any:
         if mine is None:
             raise
         raise mine from exc
+
+
+class LeanCore(AsyncCore):
+    """``AsyncCore`` sending through one ``PipelinedConnection`` instead of a pool (the
+    asyncio worker's core; see :mod:`qless_py.connect.aio_resp` for why)."""
+
+    def __init__(self, conn: PipelinedConnection, source: bytes, sha: str) -> None:
+        super().__init__(lambda: None, source, sha)
+        self.conn = conn
+
+    async def _once(self, argv: list[Any]) -> Any:
+        """``EVALSHA sha 0 *argv``; an error reply is raised as ReplyError."""
+        (reply,) = await self.conn.execute(pack(["EVALSHA", self.sha, 0, *argv]), 1)
+        if isinstance(reply, ReplyError):
+            if reply.readonly:  # a replica: connect again (through Sentinel, to the master)
+                self.conn.close()
+            raise reply
+        return reply
+
+    async def _exchange(self, payload: bytes, count: int) -> list[Any]:
+        replies = await self.conn.execute(payload, count)
+        if readonly_among(replies):
+            self.conn.close()
+        return replies
+
+    async def _load(self) -> Any:
+        (reply,) = await self.conn.execute(pack(["SCRIPT", "LOAD", self.source]), 1)
+        if isinstance(reply, ReplyError):
+            raise reply
+        return reply

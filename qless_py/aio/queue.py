@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 
 from qless_py.aio.job import Job
 from qless_py.aio.throttles import Throttle
-from qless_py.calls.queue import PutItem, QueueBase, QueueJobsBase, jids_of
+from qless_py.calls import reads
+from qless_py.calls.queue import PutItem, QueueBase, QueueJobsBase
 from qless_py.stats import QueueStats
 
 if TYPE_CHECKING:
@@ -23,8 +24,8 @@ class QueueJobs(QueueJobsBase):
 
     async def waiting(self, offset: int = 0, count: int = 25) -> list[str]:
         """Jids of waiting jobs in the order ``pop`` takes them (a read of the work set)."""
-        span = self._waiting_range(offset, count)
-        return [] if span is None else jids_of(await self._queue.client.redis.zrevrange(*span))
+        return await self._queue.client._read(
+            reads.queue_waiting(self._queue.name, offset, count))
 
     async def _list(self, state: str, offset: int, count: int) -> list[str]:
         return await self._queue.client.core.send(self._list_call(state, offset, count))

@@ -8,7 +8,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from qless_py.calls.recurring import RecurringJobBase, next_spawn
+from qless_py.calls import reads
+from qless_py.calls.recurring import RecurringJobBase
 
 if TYPE_CHECKING:
     from qless_py.aio.client import AsyncClient
@@ -73,7 +74,7 @@ class RecurringJob(RecurringJobBase):
     @property
     async def next(self) -> float | None:
         """When the next job spawns (Unix seconds), or None if the template is gone."""
-        return next_spawn(await self.client.redis.zscore(self._next_key(), self.jid))
+        return await self.client._read(reads.recurring_next(self.queue_name, self.jid))
 
     async def move(self, queue: str) -> None:
         """Attach the template to another queue."""

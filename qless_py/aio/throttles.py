@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from qless_py import keys
-from qless_py.calls.throttles import ThrottleBase, names_from_keys
+from qless_py.calls import reads
+from qless_py.calls.throttles import ThrottleBase
 
 if TYPE_CHECKING:
     from qless_py.aio.client import AsyncClient
@@ -59,8 +59,4 @@ class Throttles:
         return Throttle(self._client, name)
 
     async def names(self) -> list[str]:
-        redis = self._client.redis
-        pattern = keys.THROTTLE_PREFIX + "*"
-        hashes = [k async for k in redis.scan_iter(match=pattern, count=1000, _type="hash")]
-        sets = [k async for k in redis.scan_iter(match=pattern, count=1000, _type="zset")]
-        return names_from_keys(hashes, sets)
+        return await self._client._read(reads.throttle_names())

@@ -7,9 +7,11 @@ from __future__ import annotations
 from collections.abc import Callable, Generator, Sequence
 from typing import Any, Generic, TypeVar
 
-from qless_py.calls.core import PackedCall
-
 T = TypeVar("T")
+
+PackedCall = tuple[bytes, int, bytes]
+"""``(command as a RESP bulk string, number of arguments after now, their RESP bulks)``:
+one call of a :class:`Batch`, packed by ``qless_py.calls.core.pack_call``."""
 
 
 Call = tuple[str, Sequence[Any], Callable[[Any], T]]
@@ -33,17 +35,6 @@ Steps = Generator[Call[Any] | Batch[Any], Any, T]
 """An operation of several calls, each depending on the one before: the generator yields a
 Call (or a Batch, sent in one round trip), is sent its parsed result, and returns the
 operation's value. An error of a call is raised out of the driver, not thrown into the
-generator (a Batch's parse receives refused commands as exception objects instead)."""
+generator (a Batch's parse receives refused commands as exception objects instead).
+Both cores drive it the same way (``qless_py.calls.core.CoreRules.running``)."""
 
-
-def run_steps(steps: Steps[T], send: Callable[[Call[Any]], Any],
-              send_batch: Callable[[Batch[Any]], Any]) -> T:
-    """Drive ``steps`` with a sync ``send`` and ``send_batch`` (the async client has its
-    own loop)."""
-    try:
-        step = next(steps)
-        while True:
-            step = steps.send(send_batch(step) if isinstance(step, Batch) else send(step))
-    except StopIteration as done:
-        result: T = done.value
-        return result

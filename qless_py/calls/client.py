@@ -1,6 +1,6 @@
 """Client-wide calls without the sending: jobs by jid and the core's job listings, queue and
 worker overviews, several queues' statistics at once, every recurring template, tracking,
-tags and unfail. ``qless_py.client`` and ``qless_py.aio.client``
+tags and unfail. ``qless_py.client.client`` and ``qless_py.aio.client``
 send them; ``job_type``/``recurring_type`` are each flavour's object classes."""
 
 from __future__ import annotations

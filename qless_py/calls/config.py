@@ -1,5 +1,5 @@
 """The core's settings without the sending: which values a key takes, how stored values
-read back, and the ``config.*`` calls. ``qless_py.config.Config`` (a mapping that writes
+read back, and the ``config.*`` calls. ``qless_py.client.config.Config`` (a mapping that writes
 through) and ``qless_py.aio.config.Config`` send them.
 
 Reading a key returns the stored value (numbers parsed) or the built-in default, and None

@@ -1,28 +1,25 @@
 """What a core call means, whatever carries it: which commands may be sent again, how a
 failed send is recovered, how replies and error replies are read, and how a batch is packed
-and its replies sorted. ``qless_py.core.LuaCore`` (sync) and ``qless_py.aio.core.AsyncCore``
-drive these with their own sends.
+and its replies sorted. ``qless_py.client.core.LuaCore`` (sync) and ``qless_py.aio.core.AsyncCore``
+are both :class:`CoreRules`: they drive these with their own sends.
 
 A call is sent once on its fast path. When that send fails, :func:`recover` decides what
 happens next, one action at a time (send again, load the script, give up with a typed
-error); :func:`batch` does the same for a pipelined batch. Both are generators: the
-transport performs each yielded action and sends back its result, or throws its
-``RespError`` in.
+error); :func:`batch` does the same for a pipelined batch. Both are generators of
+:data:`Action`; operations of several calls (:data:`~qless_py.calls.Steps`, the start-up
+check) are generators of Calls and Batches. Both cores run them with the one driver,
+:func:`qless_py.connect.drive.drive`, which performs each yielded item and sends back its
+result, or throws its ``RespError`` in. No I/O happens here.
 """
 
 from __future__ import annotations
 
-from collections.abc import Generator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from typing import Any, Protocol
 
-from qless_py.errors import (
-    ConnectionSetupError,
-    CoreError,
-    QlessConnectionError,
-    QlessError,
-    error_from_reply,
-)
-from qless_py.resp import (
+from qless_py import clock
+from qless_py.calls.base import PackedCall
+from qless_py.connect.wire import (
     Arg,
     ConnectionFailed,
     ReplyError,
@@ -30,6 +27,13 @@ from qless_py.resp import (
     SetupFailed,
     bulk,
     pack,
+)
+from qless_py.errors import (
+    ConnectionSetupError,
+    CoreError,
+    QlessConnectionError,
+    QlessError,
+    error_from_reply,
 )
 
 # Commands that change nothing a caller could observe twice: safe to send again after a
@@ -60,37 +64,6 @@ def to_text(reply: Any) -> Any:
     return reply
 
 
-_redis_errors: tuple[type[Exception], ...] | None = None
-
-
-def translate_redis_error(exc: BaseException) -> RespError | None:
-    """redis-py's exception (sync or asyncio: they share one tree) as ConnectionFailed,
-    SetupFailed or ReplyError, or None for anything else."""
-    global _redis_errors
-    if _redis_errors is None:
-        from redis import exceptions as e
-        _redis_errors = (e.AuthenticationError, e.ConnectionError, e.TimeoutError,
-                         e.NoScriptError, e.ReadOnlyError, e.NoPermissionError,
-                         e.OutOfMemoryError, e.ResponseError)
-    auth, lost, timeout, noscript, readonly, noperm, oom, refused = _redis_errors
-    if isinstance(exc, auth):
-        return SetupFailed(f"authentication refused: {exc}")
-    if isinstance(exc, (lost, timeout)):
-        return ConnectionFailed(str(exc))
-    # redis-py drops the error code from these replies' text; the code is what counts
-    if isinstance(exc, noscript):
-        return ReplyError(f"NOSCRIPT {exc}")
-    if isinstance(exc, readonly):
-        return ReplyError(f"READONLY {exc}")
-    if isinstance(exc, noperm):
-        return ReplyError(f"NOPERM {exc}")
-    if isinstance(exc, oom):
-        return ReplyError(f"OOM {exc}")
-    if isinstance(exc, refused):
-        return ReplyError(str(exc))
-    return None
-
-
 def check_confirmed(acked: Any, replicas: int, ms: int) -> None:
     """Raise ConnectionFailed unless WAIT's reply says ``replicas`` replicas have a write."""
     if isinstance(acked, ReplyError) or not isinstance(acked, int) or acked < replicas:
@@ -104,14 +77,25 @@ def confirmed_payload(sha: str, argv: Sequence[Arg], confirm: tuple[int, int]) -
     return pack(["EVALSHA", sha, 0, *argv]) + pack(["WAIT", *confirm])
 
 
+def confirmed_reply(replies: list[Any], confirm: tuple[int, int]) -> Any:
+    """The reply of a :func:`confirmed_payload` exchange: an error reply is raised, and
+    ConnectionFailed if fewer replicas than asked have it in time (it ran, but a failover
+    now could lose it)."""
+    reply, acked = replies
+    if isinstance(reply, ReplyError):
+        raise reply
+    check_confirmed(acked, *confirm)
+    return reply
+
+
 # -- recovering a failed send ------------------------------------------------------------
 class Send:
-    """Action: send the call again (``confirmed``: with WAIT after it)."""
+    """Action: send ``EVALSHA sha 0 *argv`` (``confirmed``: with WAIT after it)."""
 
-    __slots__ = ("confirmed",)
+    __slots__ = ("argv", "confirmed")
 
-    def __init__(self, confirmed: bool) -> None:
-        self.confirmed = confirmed
+    def __init__(self, argv: list[Any], confirmed: bool) -> None:
+        self.argv, self.confirmed = argv, confirmed
 
 
 class Load:
@@ -132,7 +116,7 @@ LOAD = Load()
 Action = Send | Load | Exchange
 
 
-def recover(command: str, args: Sequence[Arg], failure: RespError,
+def recover(argv: list[Any], failure: RespError,
             confirmed: bool) -> Generator[Action, Any, Any]:
     """After the first send of a call failed with ``failure``: send it again only when
     that cannot run it twice, else raise the typed error. Returns the raw reply.
@@ -142,8 +126,9 @@ def recover(command: str, args: Sequence[Arg], failure: RespError,
     master) mean the script did not run: each is sent again at most once. A connection
     error is sent again once for read-only commands only; for anything that may write,
     the outcome is unknown (QlessConnectionError). A refusal retrying cannot mend is
-    ConnectionSetupError.
+    ConnectionSetupError. ``argv`` is the call's ``[command, now, *args]``.
     """
+    command, args = argv[0], argv[2:]
     read = is_read(command, args)
     seen: set[str] = set()
     retried = False
@@ -174,15 +159,17 @@ def recover(command: str, args: Sequence[Arg], failure: RespError,
         else:
             raise error_from_reply(str(attempt), command) from attempt
         try:
-            return (yield Send(confirmed))
+            return (yield Send(argv, confirmed))
         except RespError as exc:
             attempt = exc
 
 
 def checked(error: QlessError) -> QlessConnectionError | None:
-    """What a start-up check (a read on the path calls take) makes of ``error``: a
-    ConnectionSetupError to raise (retrying cannot help), or the connection error to
-    report and retry."""
+    """What a start-up check (``core.check()``: ``config.get heartbeat`` on the path calls
+    take, as a worker does at start) makes of ``error``: a ConnectionSetupError to raise
+    when retrying cannot help (TLS verification, authentication or ACL refused, unknown
+    Sentinel service, the core refused by the server), or the connection error to report
+    and retry (the server just cannot be reached now)."""
     if isinstance(error, ConnectionSetupError):  # without the command's name: it is ours
         raise ConnectionSetupError(str(error.__cause__ or error)) from error
     if isinstance(error, QlessConnectionError):
@@ -193,10 +180,6 @@ def checked(error: QlessError) -> QlessConnectionError | None:
 
 
 # -- batches -----------------------------------------------------------------------------
-PackedCall = tuple[bytes, int, bytes]
-"""``(command as a RESP bulk string, number of arguments after now, their RESP bulks)``."""
-
-
 def pack_call(command: Arg, args: Sequence[Arg]) -> PackedCall:
     """Pack ``command`` and its arguments (without ``now``) for a batch."""
     return bulk(command), len(args), b"".join([bulk(arg) for arg in args])
@@ -285,3 +268,53 @@ def _pack_batch(sha: str, calls: Sequence[PackedCall], pending: list[int], base_
     if confirm[0]:
         parts.append(pack(["WAIT", *confirm]))
     return b"".join(parts)
+
+
+# -- the cores' shared state and operations ----------------------------------------------
+class CoreRules:
+    """What ``LuaCore`` and ``AsyncCore`` share: the script, its SHA, the ``confirm``
+    setting, the connection-error hook, and the operations of more than one send as
+    generators of :data:`Action`. A core adds a fast path (the first send of a call) and
+    a ``_perform`` of actions, Calls and Batches for the one driver
+    (:func:`qless_py.connect.drive.drive`): sending is all that differs between the two."""
+
+    def __init__(self, source: bytes, sha: str) -> None:
+        self.source = source
+        self.sha: str = sha
+        # Told, on the calling thread, of every QlessConnectionError raised here (a worker
+        # uses it to know that a handler's own call may or may not have run).
+        self.on_connection_error: Callable[[QlessConnectionError], None] | None = None
+        # (replicas, timeout in ms): every write is followed by WAIT on the same connection
+        # and counts as done only once that many replicas have it (see docs/operations.md)
+        self.confirm: tuple[int, int] = (0, 0)
+
+    def recovering(self, argv: list[Any], confirmed: bool,
+                   failure: RespError) -> Generator[Action, Any, Any]:
+        """:func:`recover` after the fast path's send of ``argv`` failed, telling
+        ``on_connection_error``; returns the raw reply.
+
+        The fast path (each core's ``call``) builds ``argv`` as ``[command, clock.now(),
+        *args]`` and sends it with WAIT when ``confirm`` is set and the command may write
+        (``self.confirm[0] > 0 and not is_read(command, args)``); it is written out in
+        each core rather than called from here because it runs for every call."""
+        try:
+            return (yield from recover(argv, failure, confirmed))
+        except QlessConnectionError as exc:
+            self._tell(exc)
+            raise
+
+    def batching(self, calls: Sequence[PackedCall]) -> Generator[Action, Any, list[Any]]:
+        """:func:`batch` with ``now`` from the clock, telling ``on_connection_error``."""
+        try:
+            return (yield from batch(self, calls, round(clock.now() * 1e6)))
+        except QlessConnectionError as exc:
+            self._tell(exc)
+            raise
+
+    def loaded(self, sha: Any) -> None:
+        """The server's reply to SCRIPT LOAD: the SHA to call from now on."""
+        self.sha = sha.decode() if isinstance(sha, bytes) else str(sha)
+
+    def _tell(self, exc: QlessConnectionError) -> None:
+        if self.on_connection_error is not None:
+            self.on_connection_error(exc)

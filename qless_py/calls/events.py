@@ -1,5 +1,5 @@
 """Events without the listening: the names a callback can be given, the channels they come
-on, and what a published message means. ``qless_py.events.Events`` (a thread) and
+on, and what a published message means. ``qless_py.client.events.Events`` (a thread) and
 ``qless_py.aio.events.Events`` (a task) listen and deliver.
 
 * ``canceled completed failed popped stalled put track untrack``: the jid (``str``), from

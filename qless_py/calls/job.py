@@ -1,6 +1,6 @@
 """Jobs without the sending: the attributes a core job object carries, the pure methods, and
 for every command a job sends, the :class:`~qless_py.calls.Call` (arguments checked and
-built, reply read into the snapshot). ``qless_py.job.Job`` and ``qless_py.aio.job.Job``
+built, reply read into the snapshot). ``qless_py.client.job.Job`` and ``qless_py.aio.job.Job``
 send them.
 
 A job object is a snapshot of the reply it was built from; each command updates the

@@ -1,5 +1,5 @@
 """Queues without the sending: put (one, or a batch), pop, peek, recur, counts, settings
-and statistics as :class:`~qless_py.calls.Call` objects. ``qless_py.queue.Queue`` and
+and statistics as :class:`~qless_py.calls.Call` objects. ``qless_py.client.queue.Queue`` and
 ``qless_py.aio.queue.Queue`` send them.
 
 Put options are built by plain functions (``put_options``), so that new ones are added in
@@ -16,12 +16,12 @@ from typing import Any, Generic, TypeVar
 
 from qless_py import clock, codecs, keys
 from qless_py.calls import config as config_calls
-from qless_py.calls.base import Batch, Call, Steps
-from qless_py.calls.core import PackedCall, pack_call
+from qless_py.calls.base import Batch, Call, PackedCall, Steps
+from qless_py.calls.core import pack_call
 from qless_py.calls.job import as_list, class_name, json_list
 from qless_py.calls.throttles import flow_options
+from qless_py.connect.wire import bulk
 from qless_py.errors import PutManyError, QlessError
-from qless_py.resp import bulk
 from qless_py.stats import QueueStats, day_starts, merge_stats
 
 PutItem = tuple[Any, Any] | Mapping[str, Any]
@@ -355,25 +355,6 @@ class QueueJobsBase:
         """``jobs <state> <queue>``: running, stalled, scheduled, depends, recurring or
         throttled (the throttle dialect's: waiting for a throttle or an ordering key)."""
         return ("jobs", (state, self._queue.name, offset, count), as_list)
-
-    def _waiting_range(self, offset: int, count: int) -> tuple[str, int, int] | None:
-        """``(key, start, stop)`` of a ``ZREVRANGE`` of the queue's work set that lists
-        waiting jids in the order ``pop`` takes them, or None for an empty page.
-
-        The protocol's ``jobs`` command lists no waiting jobs (``peek`` only shows the
-        first ones, and promotes due scheduled jobs), so this page is a plain read of the
-        work set, the one read of a queue's keys outside the core.
-        """
-        if offset < 0 or count < 0:
-            raise ValueError("offset and count must be >= 0")
-        if count == 0:
-            return None
-        return keys.queue(self._queue.name, keys.WORK), offset, offset + count - 1
-
-
-def jids_of(members: list[Any]) -> list[str]:
-    """Sorted-set members (bytes from redis-py) as jids."""
-    return [jid.decode() if isinstance(jid, bytes) else str(jid) for jid in members]
 
 
 def stats_batch(days: Iterable[tuple[str, float]], bins: bool = True) -> Batch[list[QueueStats]]:

@@ -1,6 +1,7 @@
 """Recurring templates without the sending: the attributes of the core's recurring object
 and the calls that change the template (``recur.update``, ``unrecur``, tags).
-``qless_py.recurring.RecurringJob`` and ``qless_py.aio.recurring.RecurringJob`` send them."""
+``qless_py.client.recurring.RecurringJob`` and ``qless_py.aio.recurring.RecurringJob`` send
+them; when a template spawns next is a read (``qless_py.calls.reads.recurring_next``)."""
 
 from __future__ import annotations
 
@@ -131,13 +132,3 @@ class RecurringJobBase(BaseJob):
             return self.tags
 
         return (command, (self.jid, *tags), tagged)
-
-    def _next_key(self) -> str:
-        """The sorted set whose score for the template is its next spawn time (there is
-        no core command for it)."""
-        return keys.queue(self.queue_name, keys.RECUR)
-
-
-def next_spawn(score: Any) -> float | None:
-    """The ZSCORE reply of :meth:`RecurringJobBase._next_key` as a time, or None."""
-    return None if score is None else float(score)

@@ -1,8 +1,8 @@
 """Throttles and the other flow extensions without the sending: a throttle's calls (its
 maximum, expiry, lock holders, waiting jobs, release, delete), the put options of
-docs/throttles.md (``throttles``, ``key``, ``ttl``, ``unique``) checked and encoded, and
-the throttle names a SCAN finds. ``qless_py.throttles`` and ``qless_py.aio.throttles`` send
-them."""
+docs/throttles.md (``throttles``, ``key``, ``ttl``, ``unique``) checked and encoded.
+``qless_py.client.throttles`` and ``qless_py.aio.throttles`` send them; the throttle names
+a SCAN finds are a read (``qless_py.calls.reads.throttle_names``)."""
 
 from __future__ import annotations
 
@@ -83,22 +83,6 @@ def job_throttles(raw: dict[str, Any]) -> list[str]:
         return [str(t) for t in listed]
     queue = raw.get("queue")
     return [keys.queue_tid(queue)] if queue else []
-
-
-def names_from_keys(hashes: Iterable[bytes | str], sets: Iterable[bytes | str]) -> list[str]:
-    """Throttle names from the keys a SCAN of ``ql:th:*`` found: the throttles' hashes, and
-    their locks, pending and admission sets (a throttle in use may have no hash)."""
-    prefix = keys.THROTTLE_PREFIX
-    names: set[str] = set()
-    for found in hashes:
-        text = found.decode("utf-8", "surrogateescape") if isinstance(found, bytes) else found
-        names.add(text[len(prefix):])
-    for found in sets:
-        text = found.decode("utf-8", "surrogateescape") if isinstance(found, bytes) else found
-        for suffix in keys.THROTTLE_SETS:
-            if text.endswith(suffix):
-                names.add(text[len(prefix):-len(suffix)])
-    return sorted(names)
 
 
 def _maximum(reply: Any) -> int | float:

@@ -155,7 +155,7 @@ def connection_error_types() -> tuple[type[BaseException], ...]:
     import redis
 
     from qless_py import QlessConnectionError
-    from qless_py.resp import ConnectionFailed
+    from qless_py.connect.wire import ConnectionFailed
 
     return (QlessConnectionError, ConnectionFailed, redis.ConnectionError, redis.TimeoutError)
 

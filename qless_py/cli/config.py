@@ -7,7 +7,7 @@ import click
 from qless_py import Client
 from qless_py.cli.common import console, echo_json, fail, json_option, pass_client
 from qless_py.cli.render import counts_table
-from qless_py.config import KNOWN_KEYS, describe
+from qless_py.client.config import KNOWN_KEYS, describe
 
 
 @click.group()

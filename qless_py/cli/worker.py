@@ -115,7 +115,7 @@ def worker(ctx: click.Context, queues: tuple[str, ...], processes: int | None,
 
 def _check_url(target: str) -> str:
     """A bad URL is a usage error now, not a crash loop of children later."""
-    from qless_py.endpoint import Endpoint
+    from qless_py.connect.endpoint import Endpoint
 
     try:
         Endpoint.from_url(target)
@@ -167,7 +167,7 @@ def _make_worker(target: str, name: str | None, count: int, index: int,
 
     # A timeout so that a frozen server shows up as a connection error the worker logs and
     # backs off from. The threaded worker's client never imports redis-py (see
-    # qless_py.resp); the asyncio worker's loop talks through redis.asyncio.
+    # qless_py.connect.resp); the asyncio worker's loop talks through redis.asyncio.
     client = Client(target, worker_name=_child_name(name, count, index),
                     socket_timeout=socket_timeout)
     if "concurrency" in settings:

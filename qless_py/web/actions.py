@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from urllib.parse import quote
 
 from qless_py import Client, Job, RecurringJob
-from qless_py.config import KNOWN_KEYS, check_setting, describe
+from qless_py.client.config import KNOWN_KEYS, check_setting, describe
 from qless_py.failures import retry_job
 from qless_py.web.data import Missing
 

@@ -26,8 +26,8 @@ from typing import Generic, Literal, Protocol, TypedDict
 from qless_py import Client, QlessConnectionError, QlessError
 from qless_py.calls.base import Call, Steps
 from qless_py.calls.worker import RawJob, deregister_call, giveback_call, listed_steps
+from qless_py.connect.resp import Transport
 from qless_py.reservers import ORDERS
-from qless_py.resp import Transport
 from qless_py.workers.jobrun import Outcome, note_connection_error
 from qless_py.workers.leases import J, Lease, Leases
 from qless_py.workers.listener import Listener, loses_lease
@@ -43,7 +43,7 @@ Stop = Literal["now", "drain"]  # TERM/INT: give jobs back; QUIT, burst, max-job
 MAX_UNSETTLED_RUNS = 5
 ADOPTION_ROUNDS = 5  # rounds one adoption may run back to back
 # Seconds a runner waits awake for a command's reply before it sleeps in recv (see
-# qless_py.resp). Off by default: measured interleaved on a 2-core VM, sleeping at once
+# qless_py.connect.resp). Off by default: measured interleaved on a 2-core VM, sleeping at once
 # drained no-op jobs faster in 8 rounds of 10 with 1 and with 2 processes, for 35-50 us
 # less worker CPU per job (docs/workers.md, "Throughput path").
 SPIN = 0.0
@@ -139,7 +139,7 @@ class WorkerBase(Generic[J]):
         if not 0 <= spin <= 0.1:
             raise ValueError("spin must be between 0 and 0.1 seconds")
         self.client = client
-        # Core calls and the worker's own reads go through qless_py.resp, not redis-py.
+        # Core calls and the worker's own reads go through qless_py.connect.resp, not redis-py.
         client.core.go_direct(client.endpoint(), spin)
         # A handler's calls that fail on the connection must not fail its job (jobrun).
         client.core.on_connection_error = note_connection_error

@@ -37,7 +37,7 @@ from qless_py.workers.outage import reason
 
 if TYPE_CHECKING:  # the supervisor imports the client only when a child was killed
     from qless_py import Client
-    from qless_py.job import Job
+    from qless_py.client.job import Job
     from qless_py.workers.forking import ChildWorker
 
 log = logging.getLogger("qless_py.worker")
@@ -114,7 +114,7 @@ def _settle(info: dict[str, Any], pid: int, how: str, spend_retry: bool) -> list
     """Retry or give back the jobs still leased to the dead worker, then deregister its
     name: a word on each job. Raises what the client raises."""
     from qless_py import Client
-    from qless_py.resp import Endpoint
+    from qless_py.connect.resp import Endpoint
 
     name = str(info["name"])
     endpoint = Endpoint(**info["endpoint"])

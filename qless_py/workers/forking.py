@@ -30,7 +30,7 @@ from qless_py.workers.signals import HANDLED, NUDGE, SignalPipe
 
 if TYPE_CHECKING:
     from qless_py import Client
-    from qless_py.resp import Transport
+    from qless_py.connect.resp import Transport
 
 log = logging.getLogger("qless_py.worker")
 

@@ -23,9 +23,9 @@ from typing import Literal, cast
 
 from qless_py import CoreError, QlessConnectionError, QlessError
 from qless_py.calls.job import JobBase
+from qless_py.client.job import Job
 from qless_py.errors import OutOfMemoryError
 from qless_py.handlers import HandlerError, find_handler
-from qless_py.job import Job
 from qless_py.workers.logs import info_line
 from qless_py.workers.memory import settle_when_memory_frees
 from qless_py.workers.workdir import Workdir

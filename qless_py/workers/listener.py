@@ -33,7 +33,7 @@ import qless_py.workers.reads as reads
 from qless_py import keys
 from qless_py.calls.base import Call
 from qless_py.calls.worker import owner_call
-from qless_py.resp import (
+from qless_py.connect.resp import (
     NOTHING,
     Arg,
     Connection,

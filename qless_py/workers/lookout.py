@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 
 import qless_py.workers.reads as reads
 from qless_py import clock
-from qless_py.resp import ConnectionFailed, Transport, UnexpectedReply
+from qless_py.connect.resp import ConnectionFailed, Transport, UnexpectedReply
 from qless_py.workers.reads import Look
 
 __all__ = ["IdleSpell", "Idleness", "Look", "look"]

@@ -5,8 +5,8 @@ The contract: each read is a :class:`Reads`, pipelined in one round trip on the 
 thread's connection (``send``); its commands are read-only plain commands (ZRANGE, ZCARD,
 ZCOUNT, SISMEMBER, HMGET, HGET) on key names built by :mod:`qless_py.keys` only; its reader
 checks the shape of every reply. An error reply among the replies raises
-:class:`~qless_py.resp.ServerUnavailable` when it is a passing condition (LOADING, BUSY,
-READONLY, ...) and :class:`~qless_py.resp.UnexpectedReply` otherwise; a reply of the wrong
+:class:`~qless_py.connect.resp.ServerUnavailable` when it is a passing condition (LOADING, BUSY,
+READONLY, ...) and :class:`~qless_py.connect.resp.UnexpectedReply` otherwise; a reply of the wrong
 shape raises ``UnexpectedReply``; both name the command. Anything a core command can answer
 (a job's state and owner, say) is asked of the core instead (:mod:`qless_py.calls.worker`).
 
@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from qless_py import clock, keys
-from qless_py.resp import Arg, Transport, UnexpectedReply, values
+from qless_py.connect.resp import Arg, Transport, UnexpectedReply, values
 
 T = TypeVar("T")
 

@@ -43,7 +43,7 @@ async def test_many_coroutines_share_one_client(aclient: AsyncClient,
 
 async def test_more_calls_than_connections_wait_for_one(aclient: AsyncClient,
                                                         redis_conn: redis.Redis) -> None:
-    from qless_py.aio.connections import DEFAULT_MAX_CONNECTIONS
+    from qless_py.connect.aio_redis_clients import DEFAULT_MAX_CONNECTIONS
 
     queue = aclient.queues["q"]
     calls = []

@@ -25,11 +25,13 @@ NOOP = "tests.client.jobs.Noop"
 # Modules whose import would mean a blocking path: sleeps, threads, the sync client, its
 # transports and its objects; and the blocking names of modules the two clients share.
 FORBIDDEN_MODULES = {"time", "threading", "redis.client", "redis.connection", "redis.sentinel",
-                     "qless_py.client", "qless_py.core", "qless_py.redis_clients",
-                     "qless_py.events", "qless_py.job", "qless_py.queue",
-                     "qless_py.recurring", "qless_py.config"}
-FORBIDDEN_NAMES = {("qless_py.resp", "Connection"), ("qless_py.resp", "Transport"),
-                   ("qless_py.dial", "open_socket"), ("qless_py.sentinel", "master_endpoint"),
+                     "qless_py.client", "qless_py.client.client", "qless_py.client.core",
+                     "qless_py.connect.redis_clients", "qless_py.client.events",
+                     "qless_py.client.job", "qless_py.client.queue",
+                     "qless_py.client.recurring", "qless_py.client.config",
+                     "qless_py.client.throttles", "qless_py.job", "qless_py.config"}
+FORBIDDEN_NAMES = {("qless_py.connect.resp", "Connection"), ("qless_py.connect.resp", "Transport"),
+                   ("qless_py.connect.dial", "open_socket"), ("qless_py.connect.resp", "locate"),
                    ("redis", "Redis"), ("redis", "StrictRedis")}
 
 

@@ -122,7 +122,7 @@ def test_a_local_cluster_starts_stops_and_comes_back(home: dict[str, str | None]
     import redis
 
     node = redis.Redis(host="127.0.0.1", port=ports[0])
-    info = node.execute_command("CLUSTER", "INFO").decode()  # type: ignore[no-untyped-call]
+    info = node.execute_command("CLUSTER", "INFO").decode()
     node.close()
     assert "cluster_state:ok" in info and "cluster_known_nodes:6" in info
     assert "already running" in run("server", "start", "--cluster", "3", "--replicas", "1").stdout

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 import redis
 
-from qless_py.config import check_setting
+from qless_py.client.config import check_setting
 from tests.client.conftest import AnyClient, run
 
 pytestmark = pytest.mark.asyncio

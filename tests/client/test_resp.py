@@ -1,4 +1,4 @@
-"""qless_py.resp, the workers' own RESP connection, against real servers."""
+"""qless_py.connect.resp, the workers' own RESP connection, against real servers."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 import redis
 
 from qless_py import Client
-from qless_py.resp import (
+from qless_py.connect.resp import (
     NOTHING,
     SPIN_MISSES,
     SPIN_REST,

@@ -13,7 +13,7 @@ from redis.credentials import StreamingCredentialProvider, UsernamePasswordCrede
 from redis.sentinel import Sentinel
 
 from qless_py import Client, UnsupportedSettingError
-from qless_py.endpoint import Endpoint, valid_client_name
+from qless_py.connect.endpoint import Endpoint, valid_client_name
 
 
 @pytest.mark.parametrize(("url", "expected"), [

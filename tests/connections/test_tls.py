@@ -1,4 +1,4 @@
-"""TLS against a real TLS server: the client (redis-py) and the worker (qless_py.resp)
+"""TLS against a real TLS server: the client (redis-py) and the worker (qless_py.connect.resp)
 verify the server the same way, use client certificates, and fail loudly on a wrong CA."""
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ def _round_trip(client: Client, jid: str) -> None:
 
 
 def _direct(client: Client) -> Client:
-    """The same client switched to the worker's path (qless_py.resp), as Worker does."""
+    """The same client switched to the worker's path (qless_py.connect.resp), as Worker does."""
     client.core.go_direct(client.endpoint())
     return client
 

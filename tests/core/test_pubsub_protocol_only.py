@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 import redis
 
-from qless_py.endpoint import Endpoint
-from qless_py.resp import NOTHING, Connection, pack
+from qless_py.connect.endpoint import Endpoint
+from qless_py.connect.resp import NOTHING, Connection, pack
 from tests.core.support import T0, Core
 
 SENTINEL = "qlpy-test-sentinel"

@@ -16,7 +16,7 @@ import threading
 import time
 from typing import Any
 
-from qless_py.job import retry
+from qless_py.client.job import retry
 from tests.jobs import COMPLETED, RECORD, RUNS, STARTED
 
 PEAK = "test:peak"  # hash: "<pid>:<jid>" -> jobs running in that process when it started

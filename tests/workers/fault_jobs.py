@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 from qless_py import QlessConnectionError
-from qless_py.resp import pack
+from qless_py.connect.resp import pack
 
 RUNS = "test:fault-runs"  # hash: "<jid>:<queue>" -> handler runs
 LEFT = "test:fault-left"  # hash: "<jid>:<queue>:<run>" -> retries left when it started

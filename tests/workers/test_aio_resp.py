@@ -11,10 +11,11 @@ from collections.abc import Iterator
 import pytest
 
 from qless_py import Client, lua
-from qless_py.dial import ConnectionFailed
-from qless_py.endpoint import Endpoint
-from qless_py.resp import pack
-from qless_py.workers.aio_resp import LeanCore, PipelinedConnection
+from qless_py.aio.core import LeanCore
+from qless_py.connect.aio_resp import PipelinedConnection
+from qless_py.connect.endpoint import Endpoint
+from qless_py.connect.resp import pack
+from qless_py.connect.wire import ConnectionFailed
 from tests.loopcheck import SLOW, collected, no_slow_callbacks
 
 

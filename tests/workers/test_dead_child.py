@@ -14,7 +14,7 @@ from collections.abc import Callable
 import pytest
 
 from qless_py import Client, Job
-from qless_py.resp import Endpoint
+from qless_py.connect.resp import Endpoint
 from qless_py.server import free_port
 from qless_py.workers import dead_child
 from tests import jobs

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from qless_py import Client, clock
-from qless_py.job import Job
+from qless_py.client.job import Job
 from qless_py.workers.leases import NEVER, Leases
 from qless_py.workers.threaded.heartbeat import Heartbeat
 from tests import jobs

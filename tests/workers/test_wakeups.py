@@ -21,7 +21,7 @@ import pytest
 import redis
 
 from qless_py import Client, keys
-from qless_py.job import Job
+from qless_py.client.job import Job
 from tests import jobs
 from tests.workers.conftest import Background, BackgroundWorker, wait_for
 

@@ -1,5 +1,5 @@
 """A bounded pool of daemon threads for the asyncio worker: plain-function handlers, and
-the worker's own blocking chores (reads through ``qless_py.resp``, the listener's stop).
+the worker's own blocking chores (reads through ``qless_py.connect.resp``, the listener's stop).
 
 ``concurrent.futures.ThreadPoolExecutor`` joins its threads when the interpreter exits,
 so one handler that never returns would keep a stopped worker alive for ever; the

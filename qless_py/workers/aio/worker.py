@@ -39,18 +39,19 @@ from typing import Any, TypeVar, Unpack
 import qless_py.workers.aio.jobrun as jobrun
 from qless_py import Client, QlessError
 from qless_py.aio.client import AsyncClient
-from qless_py.aio.connections import make_async_redis
+from qless_py.aio.core import LeanCore
 from qless_py.aio.job import Job as AsyncJob
 from qless_py.calls.base import Call
 from qless_py.calls.job import JobBase
 from qless_py.calls.worker import RawJob
-from qless_py.job import Job
+from qless_py.client.job import Job
+from qless_py.connect.aio_redis_clients import make_async_redis
+from qless_py.connect.aio_resp import PipelinedConnection
 from qless_py.reservers import make_reserver
 from qless_py.workers.aio.heartbeat import AsyncHeartbeat
 from qless_py.workers.aio.jobrun import Handler, Handlers, Run, send_held
 from qless_py.workers.aio.popper import Popper
 from qless_py.workers.aio.threads import DaemonPool
-from qless_py.workers.aio_resp import LeanCore, PipelinedConnection
 from qless_py.workers.base import (
     ADOPTION_ROUNDS,
     Notices,
@@ -106,7 +107,7 @@ class AsyncWorker(WorkerBase[JobBase]):
         if threads is not None and threads < 1:
             raise ValueError("threads must be at least 1")
         # Thread-pool handlers, the listener and the worker's plain reads use the sync
-        # client through qless_py.resp; the loop's calls go through the async client.
+        # client through qless_py.connect.resp; the loop's calls go through the async client.
         super().__init__(client, queues, max_batch=max_batch, **options)
         self.concurrency = concurrency
         self.threads = threads or min(concurrency, 8)

@@ -19,7 +19,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Protocol
 
-from qless_py.job import Job
+from qless_py.client.job import Job
 from qless_py.reservers import Reserver
 from qless_py.workers.base import State
 from qless_py.workers.jobrun import Outcome, run_job

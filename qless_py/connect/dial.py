@@ -1,11 +1,12 @@
 """Open a socket to a direct :class:`Endpoint` (TCP or unix, with TLS when asked) for
-``qless_py.resp`` and for the redis-py clients built in ``qless_py.redis_clients``.
+``qless_py.connect.resp`` and for the redis-py clients built in
+``qless_py.connect.redis_clients``; the TLS rules here serve the asyncio dialer
+(``qless_py.connect.aio_dial``) too.
 
-Failures are sorted into two kinds. :class:`ConnectionFailed`: the server could not be
-reached now (refused, reset, timed out), which waiting may mend. :class:`SetupFailed`: the
-server was reached but refused us for a reason waiting cannot mend (its certificate did
-not verify, it wants a client certificate we lack, a TLS file is missing), so a worker
-stops at start-up instead of retrying forever.
+Failures are sorted into the two kinds of ``qless_py.connect.wire``. :class:`ConnectionFailed`:
+the server could not be reached now. :class:`SetupFailed`: the server was reached but
+refused us for a reason waiting cannot mend (its certificate did not verify, it wants a
+client certificate we lack, a TLS file is missing).
 """
 
 from __future__ import annotations
@@ -14,23 +15,11 @@ import socket
 import struct
 from typing import TYPE_CHECKING, Any
 
-from qless_py.endpoint import Endpoint
+from qless_py.connect.endpoint import Endpoint
+from qless_py.connect.wire import ConnectionFailed, SetupFailed
 
 if TYPE_CHECKING:
     import ssl
-
-
-class RespError(Exception):
-    """Base of the errors of ``qless_py.resp`` and this module."""
-
-
-class ConnectionFailed(RespError):
-    """The connection could not be made, broke, or timed out; it has been closed."""
-
-
-class SetupFailed(ConnectionFailed):
-    """The server was reached but refused the connection for a reason that retrying
-    cannot mend (TLS verification, authentication, ACL, an unknown Sentinel service)."""
 
 
 def open_socket(ep: Endpoint, *, kernel_timeouts: bool = True) -> socket.socket:

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from qless_py import keys
-from qless_py.calls.throttles import ThrottleBase, names_from_keys
+from qless_py.calls import reads
+from qless_py.calls.throttles import ThrottleBase
 
 if TYPE_CHECKING:
-    from qless_py.client import Client
+    from qless_py.client.client import Client
 
 
 class Throttle(ThrottleBase):
@@ -73,7 +73,4 @@ class Throttles:
         return Throttle(self._client, name)
 
     def names(self) -> list[str]:
-        redis = self._client.redis
-        pattern = keys.THROTTLE_PREFIX + "*"
-        return names_from_keys(redis.scan_iter(match=pattern, count=1000, _type="hash"),
-                               redis.scan_iter(match=pattern, count=1000, _type="zset"))
+        return self._client._read(reads.throttle_names())

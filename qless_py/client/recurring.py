@@ -6,11 +6,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from qless_py.calls.recurring import RecurringJobBase, next_spawn
+from qless_py.calls import reads
+from qless_py.calls.recurring import RecurringJobBase
 
 if TYPE_CHECKING:
-    from qless_py.client import Client
-    from qless_py.queue import Queue
+    from qless_py.client.client import Client
+    from qless_py.client.queue import Queue
 
 
 class RecurringJob(RecurringJobBase):
@@ -127,7 +128,7 @@ class RecurringJob(RecurringJobBase):
     @property
     def next(self) -> float | None:
         """When the next job spawns (Unix seconds), or None if the template is gone."""
-        return next_spawn(self.client.redis.zscore(self._next_key(), self.jid))
+        return self.client._read(reads.recurring_next(self.queue_name, self.jid))
 
     def move(self, queue: str) -> None:
         """Attach the template to another queue."""

@@ -1,10 +1,10 @@
-"""Open an asyncio stream to a direct :class:`~qless_py.endpoint.Endpoint` (TCP or unix,
-with TLS when asked), the async twin of :func:`qless_py.dial.open_socket`.
+"""Open an asyncio stream to a direct :class:`~qless_py.connect.endpoint.Endpoint` (TCP
+or unix, with TLS when asked), the async twin of :func:`qless_py.connect.dial.open_socket`.
 
 The same settings mean the same thing on both: the TLS context comes from
-:func:`qless_py.dial.tls_context` (built in a worker thread, since it reads certificate
-files), and failures are sorted into :class:`ConnectionFailed` (waiting may mend it) and
-:class:`SetupFailed` (it will not) by :func:`qless_py.dial.tls_refusal`.
+:func:`qless_py.connect.dial.tls_context` (built in a worker thread, since it reads
+certificate files), and failures are sorted into :class:`ConnectionFailed` (waiting may
+mend it) and :class:`SetupFailed` (it will not) by :func:`qless_py.connect.dial.tls_refusal`.
 """
 
 from __future__ import annotations
@@ -13,8 +13,9 @@ import asyncio
 import socket
 from typing import TYPE_CHECKING
 
-from qless_py.dial import ConnectionFailed, SetupFailed, tls_context, tls_refusal
-from qless_py.endpoint import Endpoint
+from qless_py.connect.dial import tls_context, tls_refusal
+from qless_py.connect.endpoint import Endpoint
+from qless_py.connect.wire import ConnectionFailed, SetupFailed
 
 if TYPE_CHECKING:
     import ssl

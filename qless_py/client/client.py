@@ -11,7 +11,7 @@ import os
 import socket
 import threading
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from qless_py import codecs
 from qless_py.calls import client as calls
@@ -29,19 +29,24 @@ from qless_py.calls.failures import (
     cancel_group_steps,
     retry_group_steps,
 )
-from qless_py.config import Config
-from qless_py.core import Arg, LuaCore
-from qless_py.endpoint import DEFAULT_URL, Endpoint, resolve_url
-from qless_py.events import Events
-from qless_py.job import Job
+from qless_py.calls.reads import Reads
+from qless_py.client.config import Config
+from qless_py.client.core import LuaCore
+from qless_py.client.events import Events
+from qless_py.client.job import Job
+from qless_py.client.queue import Queue
+from qless_py.client.recurring import RecurringJob
+from qless_py.client.throttles import Throttles
+from qless_py.connect.drive import at_once, drive
+from qless_py.connect.endpoint import DEFAULT_URL, Endpoint, resolve_url
+from qless_py.connect.wire import Arg
 from qless_py.keys import CHECK_SUMMARY
-from qless_py.queue import Queue
-from qless_py.recurring import RecurringJob
 from qless_py.stats import QueueStats
-from qless_py.throttles import Throttles
 
 if TYPE_CHECKING:
     import redis
+
+T = TypeVar("T")
 
 __all__ = ["DEFAULT_URL", "Client", "Jobs", "Queues", "Workers", "resolve_url"]
 
@@ -208,7 +213,7 @@ class Client:
         if self._redis is None:
             with _redis_lock:  # one client, even when several job threads ask at once
                 if self._redis is None:
-                    from qless_py.redis_clients import make_redis
+                    from qless_py.connect.redis_clients import make_redis
 
                     # a worker's client (switched to direct calls) names these too
                     direct = self.core.transport is not None
@@ -222,11 +227,14 @@ class Client:
         :class:`~qless_py.errors.UnsupportedSettingError` if it cannot be described)."""
         if self._endpoint is None:
             assert self._redis is not None
-            self._endpoint = Endpoint.from_redis(self._redis)
+            # given a redis.Redis, redis-py is imported already
+            from qless_py.connect.redis_clients import endpoint_of
+
+            self._endpoint = endpoint_of(self._redis)
         return self._endpoint
 
     def endpoint(self) -> Endpoint:
-        """:attr:`settings` for a worker's own connections (:mod:`qless_py.resp`), which
+        """:attr:`settings` for a worker's own connections (:mod:`qless_py.connect.resp`), which
         name themselves ``<client_name>:<worker name>`` (``qless-py:<worker name>`` when
         no client name was given) so that ``CLIENT LIST`` tells the workers apart."""
         settings = self.settings
@@ -251,6 +259,14 @@ class Client:
     def __call__(self, command: str, *args: Arg) -> Any:
         """Run a core command by name (qless-py style); see ``core.call``."""
         return self.core.call(command, *args)
+
+    def _read(self, read: Reads[T]) -> T:
+        """Run a read of :mod:`qless_py.calls.reads` on :attr:`redis` (the driver's
+        ``perform`` never waits, so it finishes at once)."""
+        return at_once(drive(read, self._send_read))
+
+    async def _send_read(self, command: tuple[Arg, ...]) -> Any:
+        return self.redis.execute_command(*command)  # type: ignore[no-untyped-call]
 
     def __repr__(self) -> str:
         where = str(self._endpoint) if self._endpoint is not None else "redis_client"

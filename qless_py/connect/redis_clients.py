@@ -2,10 +2,11 @@
 clients a user made.
 
 A client's ``redis.Redis`` connects through :class:`EndpointConnection`, which opens its
-socket with ``qless_py.dial`` (and finds the master through ``qless_py.sentinel``), the
-same code a worker's own connections use: TLS settings, hostname checks and Sentinel
-lookups cannot differ between the two. redis-py then sends AUTH, SELECT and CLIENT SETNAME
-from the same description. Imported only by code that already uses redis-py.
+socket with ``qless_py.connect.dial`` (and finds the master with
+``qless_py.connect.resp.locate``), the same code a worker's own connections use: TLS
+settings, hostname checks and Sentinel lookups cannot differ between the two. redis-py
+then sends AUTH, SELECT and CLIENT SETNAME from the same description. Imported only by
+code that already uses redis-py.
 """
 
 from __future__ import annotations
@@ -18,19 +19,15 @@ from redis.backoff import NoBackoff
 from redis.connection import Connection, SSLConnection, UnixDomainSocketConnection
 from redis.retry import Retry
 
-from qless_py.dial import (
-    ConnectionFailed,
-    SetupFailed,
-    closed_at_once,
-    open_socket,
-    tls_refusal,
-)
-from qless_py.endpoint import Endpoint
+from qless_py.connect.dial import closed_at_once, open_socket, tls_refusal
+from qless_py.connect.endpoint import Endpoint
+from qless_py.connect.resp import locate
+from qless_py.connect.wire import ConnectionFailed, SetupFailed
 from qless_py.errors import UnsupportedSettingError
 
 
 class EndpointConnection(Connection):
-    """A redis-py connection whose socket comes from ``qless_py.dial``."""
+    """A redis-py connection whose socket comes from ``qless_py.connect.dial``."""
 
     def __init__(self, *, endpoint: Endpoint, **kwargs: Any) -> None:
         self.endpoint = endpoint
@@ -40,13 +37,9 @@ class EndpointConnection(Connection):
     def _connect(self) -> socket.socket:
         ep = self.endpoint
         try:
-            if ep.sentinels:
-                from qless_py.sentinel import master_endpoint
-
-                target = master_endpoint(ep)
+            target = locate(ep)
+            if target is not ep:
                 self.host, self.port = target.host, target.port
-            else:
-                target = ep
             return open_socket(target, kernel_timeouts=False)
         except SetupFailed:
             raise  # not an OSError: redis-py does not retry it, callers see why

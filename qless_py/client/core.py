@@ -7,15 +7,18 @@ reply means the script did not run. Connection errors are retried once for read-
 commands only; for anything that may write, the outcome is unknown and the caller gets
 ``QlessConnectionError``. A refusal that retrying cannot mend (TLS verification,
 authentication, ACL) is ``ConnectionSetupError``. With ``confirm`` set, every write is
-followed by WAIT in the same round trip. Those rules live in :mod:`qless_py.calls.core`,
-shared with the async client (``qless_py.aio.core``); this module only sends.
+followed by WAIT in the same round trip. Those rules, and every operation built of them,
+live in :mod:`qless_py.calls.core` (``CoreRules``), shared with the async client
+(``qless_py.aio.core``); this module only sends: a fast path for a call's first send, and
+one driver that performs the actions of the shared generators.
 
-Both ways to the server are built from the client's one :class:`~qless_py.endpoint.Endpoint`:
+Both ways to the server are built from the client's one
+:class:`~qless_py.connect.endpoint.Endpoint`:
 
 - A plain client goes through redis-py (``client.redis``, created on first use), so tools
   that watch redis-py's packer and send path (the shared benchmark harness counts round
   trips that way) see every call, and ``client._lua`` can be bound to a pipeline.
-- A worker switches its client to :mod:`qless_py.resp` (:meth:`LuaCore.go_direct`): one
+- A worker switches its client to :mod:`qless_py.connect.resp` (:meth:`LuaCore.go_direct`): one
   connection per thread, no redis-py import at all (about 0.1 s of start-up), and one
   ``write`` plus one ``recv`` per call.
 """
@@ -26,64 +29,48 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
 from qless_py import clock
-from qless_py.calls.base import Batch, Call, Steps, run_steps
+from qless_py.calls.base import Batch, Call, PackedCall, Steps
 from qless_py.calls.core import (
-    LOAD,
     Action,
+    CoreRules,
     Exchange,
-    PackedCall,
     Send,
-    batch,
-    check_confirmed,
     checked,
     confirmed_payload,
+    confirmed_reply,
     is_read,
     pack_call,
-    recover,
     to_text,
-    translate_redis_error,
 )
+from qless_py.connect.drive import at_once, drive
+from qless_py.connect.endpoint import Endpoint
+from qless_py.connect.redis_errors import refused, translate_redis_error
+from qless_py.connect.resp import Transport
+from qless_py.connect.wire import Arg, ConnectionFailed, ReplyError, RespError, readonly_among
 from qless_py.errors import QlessConnectionError, QlessError
-from qless_py.resp import (
-    Arg,
-    ConnectionFailed,
-    Endpoint,
-    ReplyError,
-    RespError,
-    Transport,
-    bulk,
-    encode_arg,
-)
 
 ScriptRunner = Callable[..., Any]
 T = TypeVar("T")
 
-__all__ = ["Arg", "LuaCore", "PackedCall", "bulk", "encode_arg", "pack_call", "to_text"]
+__all__ = ["LuaCore"]
 
 
-class LuaCore:
+class LuaCore(CoreRules):
     """The built Lua core; one per client."""
 
     def __init__(self, redis: Callable[[], Any], source: bytes, sha: str | None = None) -> None:
         """``sha`` is ``source``'s SHA-1 when the caller already has it (the shipped
         script's is computed once, in qless_py.lua); otherwise it is computed here."""
-        self._get_redis = redis
-        self.source = source
         if sha is None:
             from qless_py.lua import sha1_hex  # the script's module; it is read on first use
 
             sha = sha1_hex(source)
-        self.sha: str = sha
+        super().__init__(source, sha)
+        self._get_redis = redis
         self._script: Any = None
         self._runner: ScriptRunner | None = None  # a benchmark may bind calls to a pipeline
-        # Set by go_direct (workers): core calls then use qless_py.resp, not redis-py.
+        # Set by go_direct (workers): core calls then use qless_py.connect.resp, not redis-py.
         self.transport: Transport | None = None
-        # Told, on the calling thread, of every QlessConnectionError raised here (a worker
-        # uses it to know that a handler's own call may or may not have run).
-        self.on_connection_error: Callable[[QlessConnectionError], None] | None = None
-        # (replicas, timeout in ms): every write is followed by WAIT on the same connection
-        # and counts as done only once that many replicas have it (see docs/operations.md)
-        self.confirm: tuple[int, int] = (0, 0)
 
     @property
     def script(self) -> Any:
@@ -103,8 +90,8 @@ class LuaCore:
         self._runner = None if runner is self._script else runner
 
     def go_direct(self, endpoint: Endpoint, spin: float = 0.0) -> None:
-        """Send every core call through :mod:`qless_py.resp` to ``endpoint``, waiting up
-        to ``spin`` seconds awake for each reply before blocking."""
+        """Send every core call through :mod:`qless_py.connect.resp` to ``endpoint``,
+        waiting up to ``spin`` seconds awake for each reply before blocking."""
         if self.transport is not None:
             self.transport.close()
         self.transport = Transport(endpoint, spin)
@@ -114,14 +101,9 @@ class LuaCore:
         argv = [command, clock.now(), *args]
         confirm = self.confirm[0] > 0 and not is_read(command, args)
         try:
-            try:
-                reply = self._confirmed(argv) if confirm else self._once(argv)
-            except RespError as exc:  # the rare path: calls.core.recover decides
-                reply = self._drive(recover(command, args, exc, confirm), argv)
-        except QlessConnectionError as exc:
-            if self.on_connection_error is not None:
-                self.on_connection_error(exc)
-            raise
+            reply = self._confirmed(argv) if confirm else self._once(argv)
+        except RespError as exc:  # the rare path: calls.core.recover decides
+            reply = self._drive(self.recovering(argv, confirm, exc))
         return to_text(reply)
 
     def send(self, call: Call[T]) -> T:
@@ -131,35 +113,69 @@ class LuaCore:
 
     def run(self, steps: Steps[T]) -> T:
         """Run an operation of several calls (:data:`~qless_py.calls.Steps`)."""
-        return run_steps(steps, self.send, self.send_batch)
+        result: T = self._drive(steps)
+        return result
 
     def send_batch(self, batch: Batch[T]) -> T:
         """Run a :class:`~qless_py.calls.Batch` in one round trip and read its results (an
         empty batch sends nothing)."""
         return batch.parse(self.call_packed(batch.calls) if batch.calls else [])
 
-    def _drive(self, steps: Any, argv: list[Any] | None = None) -> Any:
-        """Perform the actions of a :mod:`qless_py.calls.core` generator until it returns."""
-        try:
-            action: Action = next(steps)
-            while True:
-                try:
-                    result = self._perform(action, argv)
-                except RespError as exc:
-                    action = steps.throw(exc)
-                else:
-                    action = steps.send(result)
-        except StopIteration as done:
-            return done.value
+    def call_many(self, argvs: Iterable[Sequence[Arg]]) -> list[Any]:
+        """Run many commands in one round trip (pipelined EVALSHA, not a transaction).
 
-    def _perform(self, action: Action, argv: list[Any] | None) -> Any:
-        if action is LOAD:
-            self.load()
-            return None
+        Each item is ``(command, *args)``; ``now`` is inserted. Results come back in order;
+        an item the core refused gets its exception object in the result list. Items that
+        came back NOSCRIPT or READONLY did not run, so only those are sent again (after a
+        load, or on a new connection to the current master).
+        """
+        return self.call_packed([pack_call(argv[0], argv[1:]) for argv in argvs])
+
+    def call_packed(self, calls: Sequence[PackedCall]) -> list[Any]:
+        """``call_many`` for calls already packed with :func:`pack_call` (or by hand)."""
+        results: list[Any] = self._drive(self.batching(calls))
+        return results
+
+    def check(self) -> QlessConnectionError | None:
+        """Connect and run a read; see :func:`~qless_py.calls.core.checked`."""
+        try:
+            self.call("config.get", "heartbeat")
+        except QlessError as exc:
+            return checked(exc)
+        return None
+
+    def load(self) -> None:
+        """Load the script into the server (again)."""
+        self.loaded(self._load())
+
+    def loaded(self, sha: Any) -> None:
+        super().loaded(sha)
+        if self._script is not None:
+            self._script.sha = self.sha
+
+    def close(self) -> None:
+        """Close the direct connections (they connect again if used again)."""
+        if self.transport is not None:
+            self.transport.close()
+
+    # -- sending: what the one driver performs ----------------------------------------
+    def _drive(self, steps: Any) -> Any:
+        """Run a generator of actions, Calls or Batches with the one driver (the sends
+        here block, so it finishes without waiting)."""
+        return at_once(drive(steps, self._perform))
+
+    async def _perform(self, action: Action | Call[Any] | Batch[Any]) -> Any:
+        """Send what the driver asks for (a coroutine for :func:`drive`; it never waits)."""
+        if type(action) is Send:
+            argv = action.argv
+            return self._confirmed(argv) if action.confirmed else self._once(argv)
+        if type(action) is tuple:  # a Call of Steps
+            return self.send(action)
+        if isinstance(action, Batch):
+            return self.send_batch(action)
         if isinstance(action, Exchange):
             return self._exchange(action.payload, action.count)
-        assert argv is not None and isinstance(action, Send)
-        return self._confirmed(argv) if action.confirmed else self._once(argv)
+        return self.loaded(self._load())
 
     def _once(self, argv: list[Any]) -> Any:
         transport = self.transport
@@ -178,13 +194,9 @@ class LuaCore:
             raise mine from exc
 
     def _confirmed(self, argv: list[Any]) -> Any:
-        """One call followed by WAIT in the same write; ConnectionFailed if fewer replicas
-        than asked have it in time (it ran, but a failover now could lose it)."""
-        reply, acked = self._exchange(confirmed_payload(self.sha, argv, self.confirm), 2)
-        if isinstance(reply, ReplyError):
-            raise reply
-        check_confirmed(acked, *self.confirm)
-        return reply
+        """One call followed by WAIT in the same write (see ``confirmed_reply``)."""
+        payload = confirmed_payload(self.sha, argv, self.confirm)
+        return confirmed_reply(self._exchange(payload, 2), self.confirm)
 
     def _redis_call(self, argv: list[Any]) -> Any:
         """``EVALSHA sha 0 *argv`` on a pooled redis-py connection."""
@@ -206,32 +218,12 @@ class LuaCore:
         finally:
             pool.release(conn)
 
-    def check(self) -> QlessConnectionError | None:
-        """Connect and run a read on the path calls take, as a worker does at start.
-
-        Raises :class:`ConnectionSetupError` when retrying cannot help (TLS verification,
-        authentication or ACL refused, unknown Sentinel service, the core refused by the
-        server); returns the error when the server just cannot be reached now; None if
-        all is well.
-        """
-        try:
-            self.call("config.get", "heartbeat")
-        except QlessError as exc:
-            return checked(exc)
-        return None
-
-    def close(self) -> None:
-        """Close the direct connections (they connect again if used again)."""
-        if self.transport is not None:
-            self.transport.close()
-
-    def load(self) -> None:
-        """Load the script into the server (again)."""
+    def _load(self) -> Any:
+        """``SCRIPT LOAD``; its reply is the script's SHA."""
         try:
             if self.transport is not None:
-                sha = self.transport.call("SCRIPT", "LOAD", self.source)
-            else:
-                sha = self._get_redis().script_load(self.source)
+                return self.transport.call("SCRIPT", "LOAD", self.source)
+            return self._get_redis().script_load(self.source)
         except RespError:
             raise
         except Exception as exc:
@@ -239,29 +231,6 @@ class LuaCore:
             if mine is None:
                 raise
             raise mine from exc
-        self.sha = sha.decode() if isinstance(sha, bytes) else str(sha)
-        if self._script is not None:
-            self._script.sha = self.sha
-
-    def call_many(self, argvs: Iterable[Sequence[Arg]]) -> list[Any]:
-        """Run many commands in one round trip (pipelined EVALSHA, not a transaction).
-
-        Each item is ``(command, *args)``; ``now`` is inserted. Results come back in order;
-        an item the core refused gets its exception object in the result list. Items that
-        came back NOSCRIPT or READONLY did not run, so only those are sent again (after a
-        load, or on a new connection to the current master).
-        """
-        return self.call_packed([pack_call(argv[0], argv[1:]) for argv in argvs])
-
-    def call_packed(self, calls: Sequence[PackedCall]) -> list[Any]:
-        """``call_many`` for calls already packed with :func:`pack_call` (or by hand)."""
-        try:
-            results: list[Any] = self._drive(batch(self, calls, round(clock.now() * 1e6)))
-        except QlessConnectionError as exc:
-            if self.on_connection_error is not None:
-                self.on_connection_error(exc)
-            raise
-        return results
 
     def _exchange(self, payload: bytes, count: int) -> list[Any]:
         """Write pre-packed commands on one connection and read ``count`` replies (error
@@ -280,11 +249,8 @@ class LuaCore:
                 try:
                     replies.append(conn.read_response())
                 except Exception as exc:
-                    mine = translate_redis_error(exc)
-                    if not isinstance(mine, ReplyError):
-                        raise
-                    replies.append(mine)  # one refused command; the stream goes on
-            if any(isinstance(r, ReplyError) and r.readonly for r in replies):
+                    replies.append(refused(exc))  # one refused command; the stream goes on
+            if readonly_among(replies):
                 conn.disconnect()  # a replica: see _redis_call
                 pool.disconnect(inuse_connections=False)
             return replies

@@ -19,7 +19,7 @@ from qless_py.calls.events import JOB_EVENTS, channels, check_name, deliveries, 
 from qless_py.errors import QlessConnectionError
 
 if TYPE_CHECKING:
-    from qless_py.client import Client
+    from qless_py.client.client import Client
 
 log = logging.getLogger("qless_py.events")
 

@@ -1,5 +1,6 @@
-"""The asyncio worker's core calls: one pipelined RESP connection per process, and the
-async core that sends through it.
+"""The asyncio worker's connection for core calls: one pipelined RESP connection per
+process, the asyncio twin of :mod:`qless_py.connect.resp` (``qless_py.aio.core.LeanCore``
+sends through it).
 
 The async client's core (``qless_py.aio.core.AsyncCore``) takes a ``redis.asyncio``
 connection from a pool for every call: measured on the asyncio worker, that cost 185 µs
@@ -11,9 +12,10 @@ that sent its command. The rules are the async core's own (``LeanCore`` only rep
 how a command travels): NOSCRIPT, READONLY, connection errors and the read-or-write
 retry rules come from ``qless_py.calls.core`` unchanged.
 
-The connection is opened as ``qless_py.resp`` opens one (``qless_py.aio.dial`` for the
-stream, TLS included; a Sentinel-managed master found by ``qless_py.aio.sentinel``; AUTH,
-SELECT and CLIENT SETNAME from ``opening_commands``; a refusal there is ``SetupFailed``).
+The connection is opened as ``qless_py.connect.resp`` opens one (``aio_dial`` for the
+stream, TLS included; a Sentinel-managed master found by ``aio_redis_clients.locate``;
+AUTH, SELECT and CLIENT SETNAME from ``opening_commands``; a refusal there is
+``SetupFailed``).
 When calls wait and nothing has arrived for ``endpoint.timeout`` seconds, the connection
 is closed, and every call waiting on it fails with ``ConnectionFailed`` (their outcome is
 unknown, as after any dropped connection). The check looks once more, 10 ms later, before
@@ -32,17 +34,11 @@ from typing import Any
 
 import hiredis
 
-from qless_py.aio.core import AsyncCore
-from qless_py.aio.dial import open_stream
-from qless_py.dial import ConnectionFailed
-from qless_py.endpoint import Endpoint
-from qless_py.resp import (
-    ReplyError,
-    opening_commands,
-    opening_failure,
-    opening_refusal,
-    pack,
-)
+from qless_py.connect.aio_dial import open_stream
+from qless_py.connect.aio_redis_clients import locate
+from qless_py.connect.endpoint import Endpoint
+from qless_py.connect.resp import opening_commands, opening_failure, opening_refusal, pack
+from qless_py.connect.wire import ConnectionFailed, ReplyError
 
 WRITE_BUFFER = 1 << 16  # bytes queued for the socket before a call waits for it to drain
 
@@ -143,12 +139,7 @@ class PipelinedConnection:
             if self._ready:
                 return
             ep = self.endpoint
-            if ep.sentinels:
-                from qless_py.aio.sentinel import master_endpoint
-
-                target = await master_endpoint(ep)
-            else:
-                target = ep
+            target = await locate(ep)
             reader, writer = await open_stream(target)
             parser = hiredis.Reader(replyError=ReplyError)
             self._writer = writer
@@ -231,31 +222,3 @@ class PipelinedConnection:
             with contextlib.suppress(asyncio.CancelledError):
                 await reading
 
-
-class LeanCore(AsyncCore):
-    """``AsyncCore`` sending through one ``PipelinedConnection`` instead of a pool."""
-
-    def __init__(self, conn: PipelinedConnection, source: bytes, sha: str) -> None:
-        super().__init__(lambda: None, source, sha)
-        self.conn = conn
-
-    async def _once(self, argv: list[Any]) -> Any:
-        """``EVALSHA sha 0 *argv``; an error reply is raised as ReplyError."""
-        (reply,) = await self.conn.execute(pack(["EVALSHA", self.sha, 0, *argv]), 1)
-        if isinstance(reply, ReplyError):
-            if reply.readonly:  # a replica: connect again (through Sentinel, to the master)
-                self.conn.close()
-            raise reply
-        return reply
-
-    async def _exchange(self, payload: bytes, count: int) -> list[Any]:
-        replies = await self.conn.execute(payload, count)
-        if any(isinstance(r, ReplyError) and r.readonly for r in replies):
-            self.conn.close()
-        return replies
-
-    async def load(self) -> None:
-        (reply,) = await self.conn.execute(pack(["SCRIPT", "LOAD", self.source]), 1)
-        if isinstance(reply, ReplyError):
-            raise reply
-        self.sha = reply.decode() if isinstance(reply, bytes) else str(reply)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Literal, overload
 
+from qless_py.calls import reads
 from qless_py.calls.queue import (
     PutItem,
     QueueBase,
@@ -14,16 +15,15 @@ from qless_py.calls.queue import (
     _delay,
     _number,
     _put_options,
-    jids_of,
     new_jid,
     put_options,
 )
-from qless_py.job import Job
+from qless_py.client.job import Job
+from qless_py.client.throttles import Throttle
 from qless_py.stats import QueueStats
-from qless_py.throttles import Throttle
 
 if TYPE_CHECKING:
-    from qless_py.client import Client
+    from qless_py.client.client import Client
 
 __all__ = ["PutItem", "Queue", "QueueJobs", "_delay", "_number", "_put_options", "new_jid",
            "put_options"]
@@ -36,8 +36,7 @@ class QueueJobs(QueueJobsBase):
 
     def waiting(self, offset: int = 0, count: int = 25) -> list[str]:
         """Jids of waiting jobs in the order ``pop`` takes them (a read of the work set)."""
-        span = self._waiting_range(offset, count)
-        return [] if span is None else jids_of(self._queue.client.redis.zrevrange(*span))
+        return self._queue.client._read(reads.queue_waiting(self._queue.name, offset, count))
 
     def _list(self, state: str, offset: int, count: int) -> list[str]:
         return self._queue.client.core.send(self._list_call(state, offset, count))

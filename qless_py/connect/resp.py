@@ -14,13 +14,15 @@ Workers do not go through redis-py, for two measured reasons (docs/performance.m
   that wake-up can cost more than the command itself (docs/performance.md, "Seventh
   session"). Only replies to commands spin; reads with a timeout (pub/sub) never do.
 
-Plain clients keep redis-py (``client.redis``); see ``qless_py.core`` for who uses what.
-Both are built from one :class:`~qless_py.endpoint.Endpoint`, and both open their sockets
-with ``qless_py.dial`` (TLS) and find a Sentinel-managed master with ``qless_py.sentinel``.
+Plain clients keep redis-py (``client.redis``); see ``qless_py.client.core`` for who uses what.
+Both are built from one :class:`~qless_py.connect.endpoint.Endpoint`, and both open their
+sockets with ``qless_py.connect.dial`` (TLS) and find a Sentinel-managed master with
+``qless_py.connect.sentinel`` (asked over this module's connections: :func:`locate`).
 A new connection sends AUTH, SELECT and CLIENT SETNAME as the endpoint says; a refusal
 there is :class:`SetupFailed`. Replies are hiredis's: ``bytes``, ``int``, lists, ``None``;
 an error reply is returned or raised as :class:`ReplyError`; a READONLY reply closes the
-connection, so the next command finds the current master.
+connection, so the next command finds the current master. The errors and the encoder are
+``qless_py.connect.wire``'s, named here too because this connection raises them.
 """
 
 from __future__ import annotations
@@ -40,83 +42,26 @@ from typing import Any
 
 import hiredis
 
-from qless_py.dial import (
+from qless_py.connect import sentinel
+from qless_py.connect.dial import closed_at_once, open_socket, tls_refusal
+from qless_py.connect.endpoint import Endpoint
+from qless_py.connect.wire import (
+    Arg,
     ConnectionFailed,
+    ReplyError,
     RespError,
+    ServerUnavailable,
     SetupFailed,
-    closed_at_once,
-    open_socket,
-    tls_refusal,
+    UnexpectedReply,
+    bulk,
+    encode_arg,
+    values,
 )
-from qless_py.endpoint import Endpoint
-
-Arg = str | bytes | int | float
+from qless_py.connect.wire import pack as _pack_slowly
 
 __all__ = ["NOTHING", "Arg", "Connection", "ConnectionFailed", "Endpoint", "ReplyError",
            "RespError", "ServerUnavailable", "SetupFailed", "Transport", "UnexpectedReply",
-           "bulk", "encode_arg", "pack", "values"]
-
-# Error replies that mean "the server cannot serve this now", not "the command is wrong":
-# loading its data after a restart, running a long script, a replica or a master cut off
-# from its replicas, out of memory, a cluster that is not ready. Waiting mends them.
-UNAVAILABLE = ("LOADING", "BUSY", "MASTERDOWN", "TRYAGAIN", "READONLY", "NOREPLICAS", "OOM",
-               "CLUSTERDOWN")
-
-
-class ReplyError(RespError):
-    """An error reply from the server (the command was refused or failed)."""
-
-    @property
-    def noscript(self) -> bool:
-        """The server does not have the script: the EVALSHA did not run."""
-        return str(self).startswith("NOSCRIPT")
-
-    @property
-    def readonly(self) -> bool:
-        """A replica refused a write: nothing was written, and the connection points at a
-        node that is no longer (or not yet) the master."""
-        return str(self).startswith("READONLY")
-
-    @property
-    def unavailable(self) -> bool:
-        """The server cannot serve the command now (``UNAVAILABLE``); it did not run."""
-        return str(self).startswith(UNAVAILABLE)
-
-
-class ServerUnavailable(ConnectionFailed):
-    """An error reply that says the server cannot serve now (``LOADING``, ``BUSY``,
-    ``READONLY``, ``MASTERDOWN``, ``OOM``...): a passing condition, like a connection
-    that could not be made. The connection itself may stay open."""
-
-
-class UnexpectedReply(RespError):
-    """A reply the caller cannot read: an error reply it has no meaning for, or a value of
-    the wrong shape. The message names the command and what came back."""
-
-    def __init__(self, command: str, reply: Any) -> None:
-        shown = repr(reply)
-        if len(shown) > 200:
-            shown = shown[:200] + "..."
-        super().__init__(f"{command}: unexpected reply {shown}")
-        self.command, self.reply = command, reply
-
-
-def values(commands: Sequence[Sequence[Arg]], replies: Sequence[Any]) -> list[Any]:
-    """The replies of a pipeline of reads, each one a value: an error reply among them is
-    raised, as :class:`ServerUnavailable` when it is a passing condition and as
-    :class:`UnexpectedReply` otherwise (both name the command)."""
-    for args, reply in zip(commands, replies, strict=True):
-        if isinstance(reply, ReplyError):
-            label = " ".join(_text(arg) for arg in args[:2])
-            if reply.unavailable:
-                raise ServerUnavailable(f"{label}: {reply}")
-            raise UnexpectedReply(label, reply)
-    return list(replies)
-
-
-def _text(arg: Arg) -> str:
-    return arg.decode("utf-8", "replace") if isinstance(arg, bytes) else str(arg)
-
+           "bulk", "encode_arg", "locate", "pack", "values"]
 
 
 # Counts forks, so that a child notices the per-thread connections it inherited without a
@@ -132,33 +77,13 @@ def _count_fork() -> None:
 os.register_at_fork(after_in_child=_count_fork)
 
 
-def encode_arg(value: Arg) -> bytes:
-    """A command argument as bytes, formatted the way redis-py would."""
-    if type(value) is str:
-        return value.encode()
-    if type(value) is bytes:
-        return value
-    if type(value) is float:
-        return repr(value).encode()
-    if type(value) is int:
-        return str(value).encode()
-    raise TypeError(f"command arguments are str, bytes, int or float, not "
-                    f"{type(value).__name__}")
-
-
-def bulk(value: Arg) -> bytes:
-    """One RESP bulk string."""
-    data = encode_arg(value)
-    return b"$%d\r\n%s\r\n" % (len(data), data)
-
-
 def pack(args: Sequence[Arg]) -> bytes:
-    """One command in RESP (hiredis's packer: the same bytes as :func:`bulk` for every
-    accepted type, in a third of the time; our own message for a refused one)."""
+    """One command in RESP (hiredis's packer: the same bytes as ``wire.pack`` for every
+    accepted type, in a third of the time; wire's message for a refused one)."""
     try:
         return bytes(_pack_command(args if type(args) is tuple else tuple(args)))
     except TypeError:
-        return b"*%d\r\n" % len(args) + b"".join([bulk(arg) for arg in args])
+        return _pack_slowly(args)
 
 
 _pack_command: Any = hiredis.pack_command  # its stub types the argument as a 1-tuple
@@ -198,12 +123,7 @@ class Connection:
         ACL, TLS), :class:`ConnectionFailed` when it cannot be reached now.
         """
         ep = self.endpoint
-        if ep.sentinels:
-            from qless_py.sentinel import master_endpoint  # only Sentinel users pay
-
-            target = master_endpoint(ep)
-        else:
-            target = ep
+        target = locate(ep)
         sock = open_socket(target)
         self._sock, self._fd = sock, (-1 if ep.tls else sock.fileno())
         self._poll = select.poll()
@@ -428,6 +348,23 @@ def opening_refusal(target: Endpoint, hello: list[tuple[str, list[Arg]]],
                 return ConnectionFailed(f"{target}: {reply}")
             return SetupFailed(f"{target} refused {label}: {reply}")
     return None
+
+
+def locate(ep: Endpoint) -> Endpoint:
+    """The direct endpoint to connect to for ``ep``: itself, or the current master of its
+    Sentinel service, asked over blocking connections."""
+    return sentinel.master_endpoint(ep, _ask) if ep.sentinels else ep
+
+
+def _ask(question: sentinel.Ask | sentinel.Role) -> Any:
+    conn = Connection(question.endpoint)
+    try:
+        reply = conn.call(*sentinel.command(question))
+    except ReplyError as exc:
+        raise sentinel.refusal(question, exc) from exc
+    finally:
+        conn.close()
+    return sentinel.answer(question, reply)
 
 
 class _Nothing:

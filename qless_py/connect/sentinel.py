@@ -8,19 +8,21 @@ clients and workers follow a failover.
 Sentinels have their own credentials (``sentinel_username``/``sentinel_password``); the
 data node's are used only on the master.
 
-The search itself (:func:`find_master`) does no I/O: it yields the questions to ask (an
-:class:`Ask` of a sentinel, a :class:`Role` of a node), so the sync connections here and the
-async ones in ``qless_py.aio.sentinel`` follow the same rules.
+This module does no I/O. The search (:func:`find_master`) yields the questions to ask (an
+:class:`Ask` of a sentinel, a :class:`Role` of a node); :func:`master_endpoint` and
+:func:`async_master_endpoint` drive it (``qless_py.connect.drive``) with a connection's
+own way to ask (blocking in ``qless_py.connect.resp``, asyncio in
+``qless_py.connect.aio_redis_clients``), so every connection follows the same rules.
 """
 
 from __future__ import annotations
 
-from collections.abc import Generator
+from collections.abc import Awaitable, Callable, Generator
 from typing import Any
 
-from qless_py.dial import ConnectionFailed, SetupFailed
-from qless_py.endpoint import Endpoint
-from qless_py.resp import Connection, ReplyError
+from qless_py.connect.drive import at_once, drive
+from qless_py.connect.endpoint import Endpoint
+from qless_py.connect.wire import ConnectionFailed, SetupFailed
 
 
 class Ask:
@@ -60,22 +62,21 @@ def role_endpoint(master: Endpoint) -> Endpoint:
     return master.replace(timeout=master.connect_timeout or SENTINEL_TIMEOUT)
 
 
-def master_endpoint(ep: Endpoint) -> Endpoint:
+def master_endpoint(ep: Endpoint, ask: Callable[[Ask | Role], Any]) -> Endpoint:
     """The direct endpoint of ``ep.service``'s master, with ``ep``'s settings (see
-    :func:`find_master`), asked over blocking connections."""
-    search = find_master(ep)
-    try:
-        question = next(search)
-        while True:
-            try:
-                answer = _ask(question) if isinstance(question, Ask) else _role(question)
-            except ConnectionFailed as exc:  # SetupFailed included
-                question = search.throw(exc)
-            else:
-                question = search.send(answer)
-    except StopIteration as found:
-        master: Endpoint = found.value
-        return master
+    :func:`find_master`), each question answered by ``ask`` (which raises
+    ConnectionFailed or SetupFailed when it cannot)."""
+
+    async def answer(question: Ask | Role) -> Any:
+        return ask(question)
+
+    return at_once(drive(find_master(ep), answer))
+
+
+async def async_master_endpoint(ep: Endpoint,
+                                ask: Callable[[Ask | Role], Awaitable[Any]]) -> Endpoint:
+    """:func:`master_endpoint` with a coroutine ``ask``, for asyncio connections."""
+    return await drive(find_master(ep), ask)
 
 
 def find_master(ep: Endpoint) -> Search:
@@ -123,35 +124,24 @@ def find_master(ep: Endpoint) -> Search:
     raise ConnectionFailed(f"no master for Sentinel service {ep.service!r}: {reason}")
 
 
-def _ask(question: Ask) -> tuple[str, int] | None:
-    conn = Connection(question.endpoint)
-    try:
-        reply = conn.call("SENTINEL", "get-master-addr-by-name", question.service)
-    except ReplyError as exc:
-        raise sentinel_refusal(question, exc) from exc
-    finally:
-        conn.close()
-    return master_address(reply)
+def command(question: Ask | Role) -> tuple[str, ...]:
+    """The command that asks ``question``."""
+    if isinstance(question, Ask):
+        return ("SENTINEL", "get-master-addr-by-name", question.service)
+    return ("ROLE",)
 
 
-def _role(question: Role) -> str:
-    conn = Connection(question.endpoint)
-    try:
-        reply = conn.call("ROLE")
-    except ReplyError as exc:
-        raise role_refusal(question, exc) from exc
-    finally:
-        conn.close()
-    return role_name(reply)
+def answer(question: Ask | Role, reply: Any) -> Any:
+    """What the reply to :func:`command` says: an address (or None), or a role."""
+    return master_address(reply) if isinstance(question, Ask) else role_name(reply)
 
 
-def sentinel_refusal(question: Ask, exc: BaseException) -> SetupFailed:
+def refusal(question: Ask | Role, exc: BaseException) -> SetupFailed:
+    """The error for an error reply to ``question``: the node refused us."""
     ep = question.endpoint
-    return SetupFailed(f"sentinel {ep.host}:{ep.port} refused the query: {exc}")
-
-
-def role_refusal(question: Role, exc: BaseException) -> SetupFailed:
-    return SetupFailed(f"{question.endpoint} refused ROLE: {exc}")
+    if isinstance(question, Ask):
+        return SetupFailed(f"sentinel {ep.host}:{ep.port} refused the query: {exc}")
+    return SetupFailed(f"{ep} refused ROLE: {exc}")
 
 
 def master_address(reply: Any) -> tuple[str, int] | None:

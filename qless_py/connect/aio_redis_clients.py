@@ -1,11 +1,14 @@
-"""``redis.asyncio`` clients made from an :class:`~qless_py.endpoint.Endpoint`, and
-Endpoints read back from ``redis.asyncio`` clients a user made: the async twin of
-:mod:`qless_py.redis_clients`.
+"""``redis.asyncio`` clients made from an :class:`~qless_py.connect.endpoint.Endpoint`,
+and Endpoints read back from ``redis.asyncio`` clients a user made: the async twin of
+:mod:`qless_py.connect.redis_clients`.
 
-An async client's connections open their streams with :mod:`qless_py.aio.dial` and find a
-Sentinel-managed master with :mod:`qless_py.aio.sentinel`, which follow the same rules as
-the sync ones (one TLS context builder, one master search); redis.asyncio then sends AUTH,
-SELECT and CLIENT SETNAME from the same description.
+An async client's connections open their streams with :mod:`qless_py.connect.aio_dial` and
+find a Sentinel-managed master with :func:`locate` (the search of
+:mod:`qless_py.connect.sentinel`, asked over these connections), which follow the same
+rules as the sync ones (one TLS context builder, one master search); redis.asyncio then
+sends AUTH, SELECT and CLIENT SETNAME from the same description. Connections that break
+or answer READONLY are closed and look the master up again when they reconnect, so async
+clients follow a failover too.
 """
 
 from __future__ import annotations
@@ -22,14 +25,17 @@ from redis.asyncio.connection import (
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 
-from qless_py.aio.dial import open_stream
-from qless_py.dial import ConnectionFailed, SetupFailed, closed_at_once, tls_refusal
-from qless_py.endpoint import Endpoint
+from qless_py.connect import sentinel
+from qless_py.connect.aio_dial import open_stream
+from qless_py.connect.dial import closed_at_once, tls_refusal
+from qless_py.connect.endpoint import Endpoint
+from qless_py.connect.redis_errors import translate
+from qless_py.connect.wire import ConnectionFailed, ReplyError, SetupFailed
 from qless_py.errors import UnsupportedSettingError
 
 
 class AsyncEndpointConnection(AbstractConnection):
-    """A redis.asyncio connection whose stream comes from ``qless_py.aio.dial``."""
+    """A redis.asyncio connection whose stream comes from ``qless_py.connect.aio_dial``."""
 
     def __init__(self, *, endpoint: Endpoint, **kwargs: Any) -> None:
         self.endpoint = endpoint
@@ -39,13 +45,9 @@ class AsyncEndpointConnection(AbstractConnection):
     async def _connect(self) -> None:
         ep = self.endpoint
         try:
-            if ep.sentinels:
-                from qless_py.aio.sentinel import master_endpoint
-
-                target = await master_endpoint(ep)
+            target = await locate(ep)
+            if target is not ep:
                 self.host, self.port = target.host, target.port
-            else:
-                target = ep
             self._reader, self._writer = await open_stream(target)
         except SetupFailed:
             raise  # not an OSError: redis-py does not retry it, callers see why
@@ -88,6 +90,33 @@ class AsyncEndpointConnection(AbstractConnection):
         return pieces
 
 
+async def locate(ep: Endpoint) -> Endpoint:
+    """The direct endpoint to connect to for ``ep``: itself, or the current master of its
+    Sentinel service, asked without blocking the loop."""
+    return await sentinel.async_master_endpoint(ep, _ask) if ep.sentinels else ep
+
+
+async def _ask(question: sentinel.Ask | sentinel.Role) -> Any:
+    ep = question.endpoint
+    conn = AsyncEndpointConnection(
+        endpoint=ep, username=ep.username, password=ep.password,
+        socket_timeout=ep.timeout, socket_connect_timeout=ep.connect_timeout,
+        retry=Retry(NoBackoff(), 0))
+    try:
+        await conn.send_command(*sentinel.command(question))
+        reply = await conn.read_response()
+    except Exception as exc:
+        mine = translate(exc)
+        if isinstance(mine, ReplyError):
+            raise sentinel.refusal(question, mine) from exc
+        if mine is None:
+            raise
+        raise mine from exc
+    finally:
+        await conn.disconnect(nowait=True)
+    return sentinel.answer(question, reply)
+
+
 DEFAULT_MAX_CONNECTIONS = 100
 """Connections an async client's pool opens at most unless ``max_connections`` says."""
 
@@ -115,7 +144,7 @@ def endpoint_of(client: Any) -> Endpoint:
     """Where and how ``client`` (a ``redis.asyncio.Redis``) connects.
 
     Raises :class:`UnsupportedSettingError` naming a setting that qless_py's own
-    connections cannot reproduce, as :func:`qless_py.redis_clients.endpoint_of` does for
+    connections cannot reproduce, as :func:`qless_py.connect.redis_clients.endpoint_of` does for
     sync clients.
     """
     pool = client.connection_pool

@@ -1,0 +1,303 @@
+"""Where and how to connect: one description that redis-py clients and the workers' own
+connections (``qless_py.connect.resp``, ``aio_resp``) are both built from, so a worker
+connects exactly where its client does.
+
+URLs are parsed here and nowhere else (``Endpoint.from_url``); a ``redis.Redis`` a user
+built is read back into the same description (``qless_py.connect.redis_clients.endpoint_of``),
+and every setting of it that cannot be reproduced is refused by name instead of dropped.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import SplitResult, parse_qs, unquote, urlsplit
+
+from qless_py.errors import UnsupportedSettingError
+
+DEFAULT_URL = "redis://127.0.0.1:6379/0"
+CERT_REQS = ("none", "optional", "required")
+SENTINEL_PORT = 26379
+SCHEMES = ("redis://", "rediss://", "unix://", "redis+sentinel://", "rediss+sentinel://")
+
+
+def resolve_url(url: str | None) -> str:
+    """``url``, else ``$QLESS_URL``, else the local default."""
+    return url or os.environ.get("QLESS_URL") or DEFAULT_URL
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """Where and how to connect.
+
+    A direct endpoint names a ``host``/``port`` or a unix socket ``path``. A Sentinel
+    endpoint names ``sentinels`` and a ``service``: the master is looked up when a
+    connection is made. ``username``/``password`` (or ``credential_provider``) are the
+    data node's; ``sentinel_username``/``sentinel_password`` the sentinels'. ``tls``
+    applies to data nodes and sentinels alike.
+    """
+
+    host: str = "127.0.0.1"
+    port: int = 6379
+    path: str | None = None  # a unix socket
+    sentinels: tuple[tuple[str, int], ...] = ()
+    service: str | None = None
+    db: int = 0
+    username: str | None = None
+    password: str | None = field(default=None, repr=False)
+    # redis-py's CredentialProvider (``get_credentials()``), asked at every connect
+    credential_provider: Any = field(default=None, repr=False, compare=False)
+    sentinel_username: str | None = None
+    sentinel_password: str | None = field(default=None, repr=False)
+    tls: bool = False
+    ssl_cert_reqs: str = "required"
+    ssl_check_hostname: bool = True
+    ssl_ca_certs: str | None = None
+    ssl_ca_path: str | None = None
+    ssl_ca_data: str | None = field(default=None, repr=False)
+    ssl_certfile: str | None = None
+    ssl_keyfile: str | None = None
+    ssl_password: str | None = field(default=None, repr=False)
+    ssl_min_version: int | None = None  # an ssl.TLSVersion value
+    ssl_ciphers: str | None = None
+    ssl_verify_flags_on: int = 0  # ssl.VerifyFlags added to / removed from the defaults
+    ssl_verify_flags_off: int = 0
+    timeout: float | None = None  # each read and write; None waits forever
+    connect_timeout: float | None = None
+    keepalive: bool = True
+    keepalive_options: tuple[tuple[int, int], ...] = ()
+    client_name: str | None = None
+    # WAIT after every write until this many replicas have it (0: do not wait); see
+    # docs/operations.md, "Failover without losing writes"
+    wait_replicas: int = 0
+    wait_timeout: float = 1.0  # seconds
+    # redis-py's pool only: a worker keeps one connection per thread and checks it
+    # before every command, so these change nothing for it
+    max_connections: int | None = None
+    health_check_interval: int = 0
+
+    def __post_init__(self) -> None:
+        if self.ssl_cert_reqs not in CERT_REQS:
+            raise ValueError(f"ssl_cert_reqs must be one of {', '.join(CERT_REQS)}, "
+                             f"not {self.ssl_cert_reqs!r}")
+        if self.sentinels and not self.service:
+            raise ValueError("a Sentinel endpoint needs a service name")
+        if self.client_name is not None:
+            check_client_name(self.client_name)
+        if self.wait_replicas < 0 or self.wait_timeout <= 0:
+            raise ValueError("wait_replicas must be >= 0 and wait_timeout > 0")
+        if not self.tls:
+            given = [name for name in _TLS_FIELDS if getattr(self, name) is not None]
+            if given:
+                raise ValueError(f"{given[0]} needs TLS (a rediss:// URL)")
+
+    # -- parsing -------------------------------------------------------------------------
+    @classmethod
+    def from_url(cls, url: str, timeout: float | None = None,
+                 **overrides: Any) -> Endpoint:
+        """Parse a connection URL (the forms are listed in docs/client.md).
+
+        ``redis://[[user]:password@]host[:port][/db]``, ``rediss://`` (TLS),
+        ``unix://[[user]:password@]/path``, and
+        ``redis+sentinel://[[user]:password@]host[:port][,host[:port]...]/service[/db]``
+        (``rediss+sentinel://`` with TLS). Query options are listed in ``URL_OPTIONS``;
+        any other is refused. ``timeout`` is the socket timeout when the URL sets none.
+        ``overrides`` are settings given beside the URL (a Client's keywords); one that
+        the URL sets to something else is refused. Raises ValueError.
+        """
+        scheme, separator, rest = url.partition("://")
+        scheme = scheme.lower()
+        if not separator or f"{scheme}://" not in SCHEMES:
+            raise ValueError("Redis URL must specify one of the following schemes "
+                             "(redis://, rediss://, unix://, redis+sentinel://, "
+                             "rediss+sentinel://)")
+        sentinel = scheme.endswith("+sentinel")
+        parts = urlsplit(url)
+        values = _query(parts.query, sentinel=sentinel)
+        values.setdefault("timeout", timeout)
+        values.update(_sentinel_location(rest) if sentinel else _direct_location(parts))
+        if "db" not in values and not sentinel and scheme != "unix" \
+                and parts.path.strip("/"):
+            values["db"] = _number(int, "db", parts.path.strip("/"))
+        values["tls"] = scheme.startswith("rediss")
+        values.setdefault("connect_timeout", values["timeout"])
+        for name, value in overrides.items():
+            if value is None:
+                continue
+            if name in values and values[name] != value:
+                raise ValueError(f"{name} is given both in the URL and as a keyword")
+            values[name] = value
+        return cls(**values)
+
+    # -- derived descriptions ------------------------------------------------------------
+    def replace(self, **changes: Any) -> Endpoint:
+        return dataclasses.replace(self, **changes)
+
+    def at(self, host: str, port: int) -> Endpoint:
+        """This endpoint's settings for one node (a master a sentinel named)."""
+        return dataclasses.replace(self, host=host, port=port, path=None, sentinels=(),
+                                   service=None)
+
+    def named(self, name: str) -> Endpoint:
+        """The same endpoint, naming its connections ``name`` (made valid for the server)."""
+        return dataclasses.replace(self, client_name=valid_client_name(name))
+
+    def __str__(self) -> str:
+        """Where this endpoint points, without secrets (for messages and logs)."""
+        scheme = "rediss" if self.tls else "redis"
+        if self.sentinels:
+            nodes = ",".join(f"{h}:{p}" for h, p in self.sentinels)
+            return f"{scheme}+sentinel {nodes} service {self.service} db {self.db}"
+        where = self.path if self.path else f"{self.host}:{self.port}"
+        return f"{scheme} {where} db {self.db}"
+
+
+_TLS_FIELDS = ("ssl_ca_certs", "ssl_ca_path", "ssl_ca_data", "ssl_certfile", "ssl_keyfile",
+               "ssl_password", "ssl_min_version", "ssl_ciphers")
+
+
+def _number(kind: Callable[[str], Any], name: str, text: str) -> Any:
+    try:
+        return kind(text)
+    except ValueError as exc:
+        why = "" if kind in (int, float) else f" ({exc})"
+        raise ValueError(f"invalid value for {name!r} in the URL: {text!r}{why}") from None
+
+
+def _flag(text: str) -> bool:
+    """redis-py's reading of a boolean option."""
+    return text.upper() not in ("0", "F", "FALSE", "N", "NO")
+
+
+def _cert_reqs(text: str) -> str:
+    if text.lower() not in CERT_REQS:
+        raise ValueError(f"ssl_cert_reqs must be one of {', '.join(CERT_REQS)}, not {text!r}")
+    return text.lower()
+
+
+def _tls_version(text: str) -> int:
+    """``TLSv1_2``, ``TLSv1.3`` or the number of an ``ssl.TLSVersion``."""
+    import ssl
+
+    if text.isdigit():
+        return int(ssl.TLSVersion(int(text)))
+    name = text.replace(".", "_")
+    try:
+        return int(ssl.TLSVersion[name])
+    except KeyError:
+        raise ValueError(f"unknown ssl_min_version {text!r} (say TLSv1_2 or TLSv1_3)") \
+            from None
+
+
+# URL query option -> (Endpoint field, parser)
+URL_OPTIONS: Mapping[str, tuple[str, Callable[[str], Any]]] = {
+    "db": ("db", int),
+    "username": ("username", str),
+    "password": ("password", str),
+    "socket_timeout": ("timeout", float),
+    "socket_connect_timeout": ("connect_timeout", float),
+    "socket_keepalive": ("keepalive", _flag),
+    "client_name": ("client_name", str),
+    "ssl_cert_reqs": ("ssl_cert_reqs", _cert_reqs),
+    "ssl_check_hostname": ("ssl_check_hostname", _flag),
+    "ssl_ca_certs": ("ssl_ca_certs", str),
+    "ssl_ca_path": ("ssl_ca_path", str),
+    "ssl_certfile": ("ssl_certfile", str),
+    "ssl_keyfile": ("ssl_keyfile", str),
+    "ssl_password": ("ssl_password", str),
+    "ssl_min_version": ("ssl_min_version", _tls_version),
+    "ssl_ciphers": ("ssl_ciphers", str),
+    "wait_replicas": ("wait_replicas", int),
+    "wait_timeout": ("wait_timeout", float),
+    "max_connections": ("max_connections", int),
+    "health_check_interval": ("health_check_interval", int),
+}
+SENTINEL_OPTIONS: Mapping[str, tuple[str, Callable[[str], Any]]] = {
+    "sentinel_username": ("sentinel_username", str),
+    "sentinel_password": ("sentinel_password", str),
+}
+
+
+def _query(query: str, *, sentinel: bool) -> dict[str, Any]:
+    values: dict[str, Any] = {}
+    known = {**URL_OPTIONS, **SENTINEL_OPTIONS} if sentinel else URL_OPTIONS
+    for name, texts in parse_qs(query, keep_blank_values=True).items():
+        if name not in known:
+            hint = " (only in redis+sentinel:// URLs)" if name in SENTINEL_OPTIONS else ""
+            raise UnsupportedSettingError(
+                f"unknown URL option {name!r}{hint}; known: {', '.join(sorted(known))}")
+        target, parse = known[name]
+        values[target] = _number(parse, name, texts[-1])
+    return values
+
+
+def _direct_location(parts: SplitResult) -> dict[str, Any]:
+    """Host and port (or socket path) and credentials of a redis/rediss/unix URL."""
+    values: dict[str, Any] = {}
+    if parts.scheme.lower() == "unix":
+        if not parts.path:
+            raise ValueError("unix:// URL needs a socket path")
+        values.update(path=unquote(parts.path), host="", port=0)
+    else:
+        try:
+            port = parts.port or 6379
+        except ValueError as exc:
+            raise ValueError(f"bad port in {parts.scheme}:// URL: {exc}") from exc
+        values.update(host=unquote(parts.hostname) if parts.hostname else "localhost",
+                      port=port)
+    if parts.username:
+        values["username"] = unquote(parts.username)
+    if parts.password:
+        values["password"] = unquote(parts.password)
+    return values
+
+
+def _sentinel_location(rest: str) -> dict[str, Any]:
+    """``[[user]:password@]host[:port][,host[:port]...]/service[/db]`` (query removed)."""
+    rest = rest.split("?", 1)[0].split("#", 1)[0]
+    netloc, _, path = rest.partition("/")
+    values: dict[str, Any] = {}
+    if "@" in netloc:
+        userinfo, _, netloc = netloc.rpartition("@")
+        user, _, password = userinfo.partition(":")
+        if user:
+            values["username"] = unquote(user)
+        if password:
+            values["password"] = unquote(password)
+    nodes = []
+    for node in netloc.split(","):
+        match = re.fullmatch(r"\[([0-9a-fA-F:.]+)\](?::(\d+))?|([^:\[\]]+)(?::(\d+))?", node)
+        if not match:
+            raise ValueError(f"bad sentinel address {node!r} in redis+sentinel:// URL "
+                             "(host:port[,host:port...])")
+        host = unquote(match.group(1) or match.group(3))
+        port = int(match.group(2) or match.group(4) or SENTINEL_PORT)
+        nodes.append((host, port))
+    names = [unquote(p) for p in path.split("/") if p]
+    if not names:
+        raise ValueError("redis+sentinel:// URL needs a service name: "
+                         "redis+sentinel://host:port[,host:port...]/<service>[/<db>]")
+    if len(names) > 2:
+        raise ValueError(f"redis+sentinel:// URL path is /<service>[/<db>], not /{path}")
+    values.update(sentinels=tuple(nodes), service=names[0], host="", port=0)
+    if len(names) == 2:
+        values["db"] = _number(int, "db", names[1])
+    return values
+
+
+_NAME_CHARS = re.compile(r"[^!-~]")  # what CLIENT SETNAME accepts: printable, no spaces
+
+
+def check_client_name(name: str) -> None:
+    if not name or _NAME_CHARS.search(name):
+        raise ValueError(f"client_name {name!r} is not valid for CLIENT SETNAME "
+                         "(printable ASCII, no spaces)")
+
+
+def valid_client_name(name: str) -> str:
+    """``name`` with every character CLIENT SETNAME refuses replaced by ``_``."""
+    return _NAME_CHARS.sub("_", name) or "_"

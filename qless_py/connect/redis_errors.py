@@ -1,0 +1,64 @@
+"""redis-py's exceptions (sync and asyncio: they share one tree) read as
+``qless_py.connect.wire``'s (ConnectionFailed, SetupFailed, ReplyError), so the cores'
+rules (``qless_py.calls.core``) see one kind of failure whatever carried the call.
+
+redis-py is imported on the first translation only: a worker's core never goes through
+redis-py and never pays for its import.
+"""
+
+from __future__ import annotations
+
+from qless_py.connect.wire import ConnectionFailed, ReplyError, RespError, SetupFailed
+
+_redis_errors: tuple[type[Exception], ...] | None = None
+
+
+def translate_redis_error(exc: BaseException) -> RespError | None:
+    """redis-py's exception as ConnectionFailed, SetupFailed or ReplyError, or None for
+    anything else."""
+    global _redis_errors
+    if _redis_errors is None:
+        from redis import exceptions as e
+        _redis_errors = (e.AuthenticationError, e.ConnectionError, e.TimeoutError,
+                         e.NoScriptError, e.ReadOnlyError, e.NoPermissionError,
+                         e.OutOfMemoryError, e.ResponseError)
+    auth, lost, timeout, noscript, readonly, noperm, oom, refused = _redis_errors
+    if isinstance(exc, auth):
+        return SetupFailed(f"authentication refused: {exc}")
+    if isinstance(exc, (lost, timeout)):
+        return ConnectionFailed(str(exc))
+    # redis-py drops the error code from these replies' text; the code is what counts
+    if isinstance(exc, noscript):
+        return ReplyError(f"NOSCRIPT {exc}")
+    if isinstance(exc, readonly):
+        return ReplyError(f"READONLY {exc}")
+    if isinstance(exc, noperm):
+        return ReplyError(f"NOPERM {exc}")
+    if isinstance(exc, oom):
+        return ReplyError(f"OOM {exc}")
+    if isinstance(exc, refused):
+        return ReplyError(str(exc))
+    return None
+
+
+def refused(exc: Exception) -> ReplyError:
+    """What reading one reply of a pipeline raised, when it is an error reply: the
+    ReplyError to keep among the replies (the stream goes on). Anything else is raised
+    again."""
+    mine = translate(exc)
+    if isinstance(mine, ReplyError):
+        return mine
+    raise exc
+
+
+def translate(exc: BaseException) -> RespError | None:
+    """``exc`` as a RespError, or None. redis.asyncio wraps what a connection's connect
+    raised in its ConnectionError; a SetupFailed in that chain is the refusal itself."""
+    if isinstance(exc, RespError):
+        return exc
+    cause = exc.__cause__
+    while cause is not None:
+        if isinstance(cause, SetupFailed):
+            return cause
+        cause = cause.__cause__
+    return translate_redis_error(exc)
