@@ -49,6 +49,17 @@ def test_a_read_from_a_blocking_socket_in_a_step_fails_and_is_named() -> None:
         theirs.close()
 
 
+def test_the_step_that_enters_the_check_is_judged_from_there_on() -> None:
+    async def main() -> None:
+        async with no_slow_callbacks(0.05):
+            time.sleep(0.1)  # in the step that entered the check, which began before it
+            await asyncio.sleep(0)
+
+    with pytest.raises(pytest.fail.Exception) as failed:
+        asyncio.run(main(), debug=True)
+    assert "blocked in time.sleep(0.1) for " in str(failed.value)
+
+
 def test_a_step_that_computes_too_long_fails() -> None:
     def busy() -> None:
         end = time.thread_time() + 0.1
