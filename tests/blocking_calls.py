@@ -74,12 +74,14 @@ class Step(threading.local):
         self.calls[call] += 1
         self.seconds[call] = self.seconds.get(call, 0.0) + seconds
 
-    def waits(self) -> str:
+    def waits(self, shown: int = 3) -> str:
         """The calls that waited, longest first: ``time.sleep(0.2) for 0.200 s``."""
         longest = sorted(self.seconds.items(), key=lambda item: -item[1])
-        return ", ".join(
+        text = ", ".join(
             f"{call}{f' x{self.calls[call]}' if self.calls[call] > 1 else ''} for {seconds:.3f} s"
-            for call, seconds in longest)
+            for call, seconds in longest[:shown])
+        more = sum(self.calls[call] for call, _ in longest[shown:])
+        return f"{text} and {more} more call(s)" if more else text
 
 
 STEP = Step()

@@ -12,6 +12,7 @@ from collections.abc import Awaitable, Callable, Iterator
 
 import pytest
 
+from tests.blocking_calls import STEP
 from tests.loopcheck import LoopVerdicts, no_slow_callbacks
 
 
@@ -68,6 +69,21 @@ def test_a_step_that_computes_too_long_fails() -> None:
 
     text = _failure(busy)
     assert "computed for 0.1" in text and "s of CPU" in text and "blocked in" not in text
+
+
+def test_a_slow_step_is_judged_by_its_own_time_not_by_the_wall_clock() -> None:
+    # A step's blocking calls and CPU are what it would take on an idle machine: a short
+    # blocking call (a test's own sync client) does not make a step the machine slowed a
+    # failure; calls and CPU that add up to the threshold do.
+    verdicts = LoopVerdicts(0.05)
+    STEP.start()
+    STEP.stop()
+    STEP.note("socket.recv(5)", 0.007)
+    assert verdicts.why_slow() is None
+    STEP.note("time.sleep(0.05)", 0.05)
+    assert verdicts.why_slow() == (
+        "blocked in time.sleep(0.05) for 0.050 s, socket.recv(5) for 0.007 s and "
+        f"computed for {STEP.cpu:.3f} s of CPU")
 
 
 @pytest.fixture
