@@ -55,7 +55,7 @@ class LoopVerdicts(logging.Handler):
         super().__init__(logging.WARNING)
         self.threshold = threshold
         self.messages: list[str] = []
-        self.forgiven = 0  # slow steps that neither blocked nor computed too long
+        self.forgiven = 0  # slow steps whose blocking calls and CPU stayed under the threshold
 
     def emit(self, record: logging.LogRecord) -> None:
         message = record.getMessage()
