@@ -134,10 +134,11 @@ async def test_a_workload_makes_no_blocking_call(server_url: str, tripwires: lis
     assert tripwires == []
 
 
-@pytest.mark.asyncio
-async def test_the_tripwires_catch_a_blocking_call(server_url: str,
-                                                   tripwires: list[str]) -> None:
-    # the detector itself: a sleep made from qless_py code, and the sync client, are caught
+def test_the_tripwires_catch_a_blocking_call(server_url: str, tripwires: list[str]) -> None:
+    # the detector itself: a sleep made from qless_py code, and the sync client, are caught.
+    # A sync test: these calls block on purpose, and no loop runs here for them to block
+    # (tests/loopcheck.py would judge the step that made them); the tripwires go by thread,
+    # and this is the thread the async tests' loops run on.
     from qless_py import Client
     from qless_py.calls import base
 
