@@ -45,7 +45,7 @@ from qless_py.connect.aio_redis_clients import endpoint_of, make_async_redis
 from qless_py.connect.drive import drive
 from qless_py.connect.endpoint import Endpoint, resolve_url
 from qless_py.connect.wire import Arg
-from qless_py.keys import CHECK_SUMMARY
+from qless_py.keys import Keys
 from qless_py.stats import QueueStats
 
 T = TypeVar("T")
@@ -161,7 +161,8 @@ class AsyncClient:
                  client_name: str | None = None, ssl_ca_certs: str | None = None,
                  ssl_certfile: str | None = None, ssl_keyfile: str | None = None,
                  ssl_cert_reqs: str | None = None,
-                 ssl_check_hostname: bool | None = None) -> None:
+                 ssl_check_hostname: bool | None = None,
+                 namespace: str | None = None) -> None:
         self.url = resolve_url(url)
         self.codec: codecs.CodecName = codecs.check_codec(codec)
         name = worker_name or hostname
@@ -176,8 +177,11 @@ class AsyncClient:
                 self.url, timeout=socket_timeout, client_name=client_name,
                 ssl_ca_certs=ssl_ca_certs, ssl_certfile=ssl_certfile,
                 ssl_keyfile=ssl_keyfile, ssl_cert_reqs=ssl_cert_reqs,
-                ssl_check_hostname=ssl_check_hostname)
+                ssl_check_hostname=ssl_check_hostname, namespace=namespace)
+            namespace = self._endpoint.namespace
+        self.keys = Keys(namespace)  # as Client's
         self.core = AsyncCore(lambda: self.redis, lua.SOURCE, lua.SHA)
+        self.core.keys = self.keys.core_keys
         if self._endpoint is not None and self._endpoint.wait_replicas:
             self.core.confirm = (self._endpoint.wait_replicas,
                                  max(1, round(self._endpoint.wait_timeout * 1000)))
@@ -250,7 +254,7 @@ class AsyncClient:
 
     async def last_check(self) -> CheckSummary | None:
         """The summary of the last check that ran to its end, or None."""
-        return summary_from_hash(await self.redis.hgetall(CHECK_SUMMARY))
+        return summary_from_hash(await self.redis.hgetall(self.keys.check_summary))
 
     async def tags(self, offset: int = 0, count: int = 100) -> list[str]:
         """The most used tags (used at least twice), most used first."""

@@ -116,15 +116,16 @@ class AsyncCore(CoreRules):
 
     async def _confirmed(self, argv: list[Any]) -> Any:
         """One call followed by WAIT in the same write (see ``confirmed_reply``)."""
-        payload = confirmed_payload(self.sha, argv, self.confirm)
+        payload = confirmed_payload(self.sha, argv, self.confirm, self.keys)
         return confirmed_reply(await self._exchange(payload, 2), self.confirm)
 
     async def _once(self, argv: list[Any]) -> Any:
-        """``EVALSHA sha 0 *argv`` on a pooled connection."""
+        """``EVALSHA sha <keys> *argv`` on a pooled connection."""
         pool = self._get_redis().connection_pool
         conn = await _connection(pool)
         try:
-            await conn.send_command("EVALSHA", self.sha, 0, *argv, check_health=False)
+            await conn.send_command("EVALSHA", self.sha, len(self.keys), *self.keys, *argv,
+                                    check_health=False)
             return await conn.read_response()
         except BaseException as exc:
             mine = translate(exc)
@@ -200,8 +201,9 @@ class LeanCore(AsyncCore):
         self.conn = conn
 
     async def _once(self, argv: list[Any]) -> Any:
-        """``EVALSHA sha 0 *argv``; an error reply is raised as ReplyError."""
-        (reply,) = await self.conn.execute(pack(["EVALSHA", self.sha, 0, *argv]), 1)
+        """``EVALSHA sha <keys> *argv``; an error reply is raised as ReplyError."""
+        (reply,) = await self.conn.execute(
+            pack(["EVALSHA", self.sha, len(self.keys), *self.keys, *argv]), 1)
         if isinstance(reply, ReplyError):
             if reply.readonly:  # a replica: connect again (through Sentinel, to the master)
                 self.conn.close()

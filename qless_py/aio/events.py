@@ -25,7 +25,17 @@ from typing import TYPE_CHECKING, Any
 
 import redis.exceptions
 
-from qless_py.calls.events import Event, channels, check_name, deliveries, text
+from qless_py.calls.events import (
+    MESSAGES,
+    SUBSCRIBED,
+    UNSUBSCRIBED,
+    Event,
+    channels,
+    check_name,
+    deliveries,
+    sharded,
+    text,
+)
 from qless_py.errors import QlessConnectionError
 
 if TYPE_CHECKING:
@@ -76,6 +86,7 @@ class Events:
         self._streams: weakref.WeakSet[EventStream] = weakref.WeakSet()
         self._task: asyncio.Task[None] | None = None
         self._pubsub: Any = None
+        self._sharded: bool | None = None  # by sharded pub/sub (asked of the server once)
         self._stopping = False
         self._starting = asyncio.Lock()
         self.subscribed = asyncio.Event()
@@ -101,7 +112,7 @@ class Events:
 
     @property
     def channels(self) -> list[str]:
-        return channels(self._client.worker_name)
+        return channels(self._client.worker_name, self._client.keys)
 
     # -- lifecycle -------------------------------------------------------------------------
     async def start(self) -> Events:
@@ -126,7 +137,7 @@ class Events:
         self._stopping = True
         if pubsub is not None:
             with contextlib.suppress(*_LOST):
-                await pubsub.unsubscribe()
+                await (pubsub.sunsubscribe if self._sharded else pubsub.unsubscribe)()
         if task is not asyncio.current_task():
             try:
                 await asyncio.wait_for(asyncio.shield(task), timeout)
@@ -156,13 +167,16 @@ class Events:
         pubsub: Any = self._client.redis.pubsub(ignore_subscribe_messages=True)
         names = self.channels
         try:
-            await pubsub.subscribe(*names)
+            if self._sharded is None:
+                self._sharded = sharded(self._client.keys,
+                                        await self._client.redis.info("server"))
+            await (pubsub.ssubscribe if self._sharded else pubsub.subscribe)(*names)
             # Wait for every confirmation so that publishes after start() are seen.
             confirmed = 0
             async with asyncio.timeout(_CONFIRM_TIMEOUT):
                 while confirmed < len(names):
                     message = await pubsub.parse_response(block=True)
-                    if message[0] in (b"subscribe", "subscribe"):
+                    if message[0] in SUBSCRIBED:
                         confirmed += 1
         except TimeoutError as exc:
             await pubsub.aclose()
@@ -212,14 +226,14 @@ class Events:
             if message is None:
                 continue
             kind = message[0]
-            if kind in (b"message", "message"):
+            if kind in MESSAGES:
                 await self._dispatch(text(message[1]), text(message[2]))
-            elif (kind in (b"unsubscribe", "unsubscribe") and message[2] == 0
+            elif (kind in UNSUBSCRIBED and message[2] == 0
                   and self._stopping):
                 return True
 
     async def _dispatch(self, channel: str, payload: str) -> None:
-        sent = deliveries(channel, payload)
+        sent = deliveries(channel, payload, self._client.keys)
         for event, value in sent:
             callback = self._callbacks.get(event)
             if callback is None:

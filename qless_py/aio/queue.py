@@ -25,7 +25,7 @@ class QueueJobs(QueueJobsBase):
     async def waiting(self, offset: int = 0, count: int = 25) -> list[str]:
         """Jids of waiting jobs in the order ``pop`` takes them (a read of the work set)."""
         return await self._queue.client._read(
-            reads.queue_waiting(self._queue.name, offset, count))
+            reads.queue_waiting(self._queue.name, offset, count, self._queue.client.keys))
 
     async def _list(self, state: str, offset: int, count: int) -> list[str]:
         return await self._queue.client.core.send(self._list_call(state, offset, count))

@@ -74,7 +74,8 @@ class RecurringJob(RecurringJobBase):
     @property
     async def next(self) -> float | None:
         """When the next job spawns (Unix seconds), or None if the template is gone."""
-        return await self.client._read(reads.recurring_next(self.queue_name, self.jid))
+        return await self.client._read(reads.recurring_next(self.queue_name, self.jid,
+                                                           self.client.keys))
 
     async def move(self, queue: str) -> None:
         """Attach the template to another queue."""

@@ -59,4 +59,4 @@ class Throttles:
         return Throttle(self._client, name)
 
     async def names(self) -> list[str]:
-        return await self._client._read(reads.throttle_names())
+        return await self._client._read(reads.throttle_names(self._client.keys))

@@ -9,7 +9,6 @@ a command line (``qless-py check --resume TOKEN``).
 
 from __future__ import annotations
 
-import base64
 import binascii
 import json
 from collections.abc import Callable, Mapping
@@ -19,6 +18,7 @@ from typing import Any
 from qless_py import keys
 from qless_py.calls.base import Call, Steps
 from qless_py.errors import QlessError
+from qless_py.keys import Keys
 
 DEFAULT_BUDGET = 40
 """Units of work (keys and members looked at) per step: about a millisecond of server
@@ -48,7 +48,10 @@ class Finding:
     @property
     def jid(self) -> str | None:
         """The job concerned, when the finding is about a job's own invariants."""
-        return keys.job_of(self.key)
+        key = self.key
+        if key.startswith("ql:{") and "}:" in key:  # a namespace's key: its own prefix
+            return Keys(key[4:key.index("}:")]).job_of(key)
+        return keys.job_of(key)
 
     def as_dict(self) -> dict[str, str]:
         return {"invariant": self.invariant, "key": self.key, "member": self.member,
@@ -90,6 +93,8 @@ class CheckReport:
 
 
 def encode_token(raw: str) -> str:
+    import base64  # only a check needs it: a worker never imports it (test_resp.py)
+
     return "" if raw == "0" else base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
 
 
@@ -98,6 +103,8 @@ def decode_token(token: str) -> str:
     if not token:
         return "0"
     try:
+        import base64
+
         raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)).decode()
         json.loads(raw)
     except (binascii.Error, UnicodeDecodeError, ValueError) as exc:

@@ -72,9 +72,10 @@ def check_confirmed(acked: Any, replicas: int, ms: int) -> None:
             "(WAIT): a failover now could lose it")
 
 
-def confirmed_payload(sha: str, argv: Sequence[Arg], confirm: tuple[int, int]) -> bytes:
+def confirmed_payload(sha: str, argv: Sequence[Arg], confirm: tuple[int, int],
+                      keys: Sequence[str] = ()) -> bytes:
     """One EVALSHA followed by WAIT in the same write (``confirm``: replicas, ms)."""
-    return pack(["EVALSHA", sha, 0, *argv]) + pack(["WAIT", *confirm])
+    return pack(["EVALSHA", sha, len(keys), *keys, *argv]) + pack(["WAIT", *confirm])
 
 
 def confirmed_reply(replies: list[Any], confirm: tuple[int, int]) -> Any:
@@ -90,7 +91,7 @@ def confirmed_reply(replies: list[Any], confirm: tuple[int, int]) -> Any:
 
 # -- recovering a failed send ------------------------------------------------------------
 class Send:
-    """Action: send ``EVALSHA sha 0 *argv`` (``confirmed``: with WAIT after it)."""
+    """Action: send ``EVALSHA sha <keys> *argv`` (``confirmed``: with WAIT after it)."""
 
     __slots__ = ("argv", "confirmed")
 
@@ -190,11 +191,12 @@ def command_name(packed: bytes) -> str:
 
 
 class CoreState(Protocol):
-    """What :func:`batch` reads of a core: its script's SHA (it changes after a load) and
-    its ``confirm`` setting."""
+    """What :func:`batch` reads of a core: its script's SHA (it changes after a load), its
+    ``confirm`` setting and the keys its calls declare."""
 
     sha: str
     confirm: tuple[int, int]
+    keys: tuple[str, ...]
 
 
 def batch(core: CoreState, calls: Sequence[PackedCall],
@@ -212,7 +214,7 @@ def batch(core: CoreState, calls: Sequence[PackedCall],
     pending = list(range(len(calls)))
     replicas, ms = core.confirm
     for attempt in range(2):
-        payload = _pack_batch(core.sha, calls, pending, base_us, core.confirm)
+        payload = _pack_batch(core.sha, calls, pending, base_us, core.confirm, core.keys)
         try:
             replies = yield Exchange(payload, len(pending) + bool(replicas))
         except RespError as exc:
@@ -255,14 +257,14 @@ def _batch_error(count: int, exc: RespError) -> QlessError:
 
 
 def _pack_batch(sha: str, calls: Sequence[PackedCall], pending: list[int], base_us: int,
-                confirm: tuple[int, int]) -> bytes:
-    sha_bytes = sha.encode()
-    head = b"*%d\r\n$7\r\nEVALSHA\r\n$%d\r\n%s\r\n$1\r\n0\r\n%s"
+                confirm: tuple[int, int], keys: Sequence[str] = ()) -> bytes:
+    # EVALSHA, the SHA, the key count and the keys: the same for every call
+    script = pack(["EVALSHA", sha, len(keys), *keys]).split(b"\r\n", 1)[1]
     parts: list[bytes] = []
     for i in pending:
         name, count, body = calls[i]
         now = b"%d.%06d" % divmod(base_us + 10 * i, 1_000_000)
-        parts.append(head % (count + 5, len(sha_bytes), sha_bytes, name))
+        parts.append(b"*%d\r\n%s%s" % (count + 5 + len(keys), script, name))
         parts.append(b"$%d\r\n%s\r\n" % (len(now), now))
         parts.append(body)
     if confirm[0]:
@@ -281,6 +283,9 @@ class CoreRules:
     def __init__(self, source: bytes, sha: str) -> None:
         self.source = source
         self.sha: str = sha
+        # The keys every call declares: none (the default namespace) or a namespace's
+        # prefix (qless_py.keys.Keys.core_keys), which also routes the call on a cluster.
+        self.keys: tuple[str, ...] = ()
         # Told, on the calling thread, of every QlessConnectionError raised here (a worker
         # uses it to know that a handler's own call may or may not have run).
         self.on_connection_error: Callable[[QlessConnectionError], None] | None = None

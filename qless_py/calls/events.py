@@ -15,7 +15,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from qless_py import keys
+from qless_py.keys import DEFAULT, Keys
 
 JOB_EVENTS = ("canceled", "completed", "failed", "popped", "stalled", "put", "track", "untrack",
               "expired")
@@ -41,16 +41,35 @@ def check_name(event: str) -> None:
         "worker")
 
 
-def channels(worker_name: str) -> list[str]:
-    """Every channel a listener subscribes to."""
-    return [keys.channel(name) for name in JOB_EVENTS] + [
-        keys.channel("log"), keys.worker_channel(worker_name)]
+def channels(worker_name: str, names: Keys = DEFAULT) -> list[str]:
+    """Every channel a listener subscribes to (in the namespace of ``names``)."""
+    return [names.channel(name) for name in JOB_EVENTS] + [
+        names.channel("log"), names.worker_channel(worker_name)]
 
 
-def deliveries(channel: str, payload: str) -> list[tuple[str, Any]]:
+# The kinds of pub/sub push that carry a message, confirm a subscription, or end one: a
+# namespace's events come by sharded pub/sub where the server has it (docs/protocol.md).
+MESSAGES = frozenset({b"message", "message", b"smessage", "smessage"})
+SUBSCRIBED = frozenset({b"subscribe", "subscribe", b"ssubscribe", "ssubscribe"})
+UNSUBSCRIBED = frozenset({b"unsubscribe", "unsubscribe", b"sunsubscribe", "sunsubscribe"})
+
+
+def sharded(names: Keys, server_info: dict[str, Any]) -> bool:
+    """Whether the core publishes the events of ``names``' namespace with SPUBLISH: a
+    namespace, on a server with sharded pub/sub (``redis_version`` 7 or later: Redis 7.0,
+    and Valkey, which reports 7.2). ``server_info`` is INFO's server section."""
+    if names.namespace is None:
+        return False
+    try:
+        return int(str(server_info.get("redis_version", "0")).split(".")[0]) >= 7
+    except ValueError:
+        return False
+
+
+def deliveries(channel: str, payload: str, names: Keys = DEFAULT) -> list[tuple[str, Any]]:
     """The callbacks a message goes to, as ``(event name, value)``, least specific first
     (``log`` before ``log.<event>``)."""
-    name = channel[len(keys.PREFIX):]
+    name = channel[len(names.prefix):]
     if name in JOB_EVENTS:
         return [(name, payload)]
     if name == "log":

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from qless_py import clock, codecs, handlers, keys
+from qless_py import clock, codecs, handlers
 from qless_py.calls.base import Call
 from qless_py.errors import JobNotFoundError, LockLostError, QlessConnectionError, QlessError
 
@@ -183,7 +183,8 @@ class JobBase(BaseJob):
         # queue's own tid last), the ordering key, and the seconds it may wait to start.
         listed, queue = get("throttles"), get("queue")
         self.throttles: list[str] = (
-            listed if type(listed) is list else [keys.queue_tid(queue)] if queue else [])
+            listed if type(listed) is list else [client.keys.queue_tid(queue)] if queue
+            else [])
         self.key: str | None = get("key")
         self.start_within: float | None = get("ttl")
         self.finished = False
@@ -352,14 +353,14 @@ class JobBase(BaseJob):
         # A put sets the throttles afresh: the job keeps its named ones, and the core adds
         # its new queue's tid. Its old queue's tid is not sent (the core would drop its
         # actual old queue's, which differs when this object is out of date).
-        named = [t for t in self.throttles if t != keys.queue_tid(self.queue_name)]
+        named = [t for t in self.throttles if t != self.client.keys.queue_tid(self.queue_name)]
         if named:
             args += ["throttles", json.dumps(named)]
 
         def moved(reply: Any) -> str:
             self._done("scheduled" if delay > 0 else "waiting")
             self.queue_name = queue
-            tid = keys.queue_tid(queue)  # the list the core stored, as the dialect has it
+            tid = self.client.keys.queue_tid(queue)  # the list the core stored, as the dialect
             self.throttles = [*(t for t in dict.fromkeys(named) if t != tid), tid]
             return str(reply) if isinstance(reply, str) else self.jid
 

@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Generic, TypeVar
 
-from qless_py import clock, codecs, keys
+from qless_py import clock, codecs
 from qless_py.calls import config as config_calls
 from qless_py.calls.base import Batch, Call, PackedCall, Steps
 from qless_py.calls.core import pack_call
@@ -22,6 +22,7 @@ from qless_py.calls.job import as_list, class_name, json_list
 from qless_py.calls.throttles import flow_options
 from qless_py.connect.wire import bulk
 from qless_py.errors import PutManyError, QlessError
+from qless_py.keys import Keys
 from qless_py.stats import QueueStats, day_starts, merge_stats
 
 PutItem = tuple[Any, Any] | Mapping[str, Any]
@@ -139,7 +140,8 @@ class QueueBase(Generic[J]):
     def throttle_name(self) -> str:
         """The name (tid) of the queue's own throttle, ``ql:q:<queue>``: its maximum caps
         the queue's running jobs, as ``max_concurrency`` does, beside it."""
-        return keys.queue_tid(self.name)
+        names: Keys = self.client.keys
+        return names.queue_tid(self.name)
 
     # -- putting work ----------------------------------------------------------------------
     def _put_call(self, klass: type | str, data: Any, priority: float | None,

@@ -9,7 +9,7 @@ here keeps one contract:
 - it is read-only: plain Redis commands that change nothing (``ZREVRANGE``, ``ZSCORE``,
   ``SCAN``), never a script, so it cannot disturb what the core guarantees;
 - it names keys only through :mod:`qless_py.keys`, which follows the protocol's key
-  catalogue;
+  catalogue, in the client's namespace (``names``, a :class:`~qless_py.keys.Keys`);
 - it is a generator (:data:`Reads`) that yields each command as a tuple of arguments, is
   sent its reply, and returns the value, read here. Replies may be raw RESP (bytes) or
   parsed by redis-py; every reader takes both.
@@ -26,6 +26,7 @@ from typing import Any, TypeVar
 
 from qless_py import keys
 from qless_py.connect.wire import Arg
+from qless_py.keys import DEFAULT, Keys
 
 T = TypeVar("T")
 
@@ -35,31 +36,32 @@ Reads = Generator[tuple[Arg, ...], Any, T]
 SCAN_COUNT = 1000  # keys a SCAN step looks at
 
 
-def queue_waiting(queue: str, offset: int, count: int) -> Reads[list[str]]:
+def queue_waiting(queue: str, offset: int, count: int,
+                  names: Keys = DEFAULT) -> Reads[list[str]]:
     """Jids of ``queue``'s waiting jobs in the order ``pop`` takes them (a page of a
     ``ZREVRANGE`` of its work set). ValueError for a negative offset or count."""
     if offset < 0 or count < 0:
         raise ValueError("offset and count must be >= 0")
     if count == 0:
         return []
-    members = yield ("ZREVRANGE", keys.queue(queue, keys.WORK), offset, offset + count - 1)
+    members = yield ("ZREVRANGE", names.queue(queue, keys.WORK), offset, offset + count - 1)
     return [_text(jid) for jid in members]
 
 
-def recurring_next(queue: str, jid: str) -> Reads[float | None]:
+def recurring_next(queue: str, jid: str, names: Keys = DEFAULT) -> Reads[float | None]:
     """When template ``jid`` of ``queue`` spawns next (Unix seconds, its score in the
     queue's recurring set), or None if the template is gone."""
-    score = yield ("ZSCORE", keys.queue(queue, keys.RECUR), jid)
+    score = yield ("ZSCORE", names.queue(queue, keys.RECUR), jid)
     return None if score is None else float(score)
 
 
-def throttle_names() -> Reads[list[str]]:
+def throttle_names(names: Keys = DEFAULT) -> Reads[list[str]]:
     """The throttles that are set or in use, sorted: a SCAN of ``ql:th:*`` for their
     hashes, and for their locks, pending and admission sets (a throttle in use may have
     no hash)."""
-    hashes = yield from _scan(keys.THROTTLE_PREFIX + "*", "hash")
-    sets = yield from _scan(keys.THROTTLE_PREFIX + "*", "zset")
-    return names_from_keys(hashes, sets)
+    hashes = yield from _scan(names.throttle_prefix + "*", "hash")
+    sets = yield from _scan(names.throttle_prefix + "*", "zset")
+    return names_from_keys(hashes, sets, names)
 
 
 def _scan(pattern: str, kind: str) -> Reads[list[Any]]:
@@ -74,10 +76,11 @@ def _scan(pattern: str, kind: str) -> Reads[list[Any]]:
             return found
 
 
-def names_from_keys(hashes: Iterable[bytes | str], sets: Iterable[bytes | str]) -> list[str]:
+def names_from_keys(hashes: Iterable[bytes | str], sets: Iterable[bytes | str],
+                    names_of: Keys = DEFAULT) -> list[str]:
     """Throttle names from the keys a SCAN of ``ql:th:*`` found: the throttles' hashes, and
     their locks, pending and admission sets."""
-    prefix = keys.THROTTLE_PREFIX
+    prefix = names_of.throttle_prefix
     names: set[str] = set()
     for found in hashes:
         names.add(_text(found, "surrogateescape")[len(prefix):])

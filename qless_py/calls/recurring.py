@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from qless_py import codecs, keys
+from qless_py import codecs
 from qless_py.calls.base import Call
 from qless_py.calls.job import BaseJob, class_name, flow_fields, json_list, plain_number
 from qless_py.calls.throttles import job_throttles, ordering_key, throttle_names, ttl_seconds
@@ -25,7 +25,7 @@ class RecurringJobBase(BaseJob):
         self._backlog: float = raw.get("backlog", 0)
         self.count: int = int(raw.get("count", 0))
         # The extensions its spawned jobs get (docs/throttles.md), as on a job.
-        self._throttles: list[str] = job_throttles(raw)
+        self._throttles: list[str] = job_throttles(raw, client.keys)
         self._key: str | None = raw.get("key")
         self._start_within: float | None = raw.get("ttl")
 
@@ -66,7 +66,7 @@ class RecurringJobBase(BaseJob):
             stored: Any = json.dumps(names)
 
             def updated(_: Any) -> None:
-                tid = keys.queue_tid(self.queue_name)
+                tid = self.client.keys.queue_tid(self.queue_name)
                 self._throttles = [*dict.fromkeys(t for t in names if t != tid), tid]
         elif name == "key":
             stored = "" if value is None else ordering_key(value)
@@ -112,12 +112,12 @@ class RecurringJobBase(BaseJob):
             elif name == "klass":
                 object.__setattr__(self, "klass_name", stored)
             elif name == "queue":
-                old, self.queue_name = keys.queue_tid(self.queue_name), value
+                old, self.queue_name = self.client.keys.queue_tid(self.queue_name), value
                 if len(self._throttles) > 1:
                     self._throttles = [*[t for t in self._throttles if t != old],
-                                       keys.queue_tid(value)]
+                                       self.client.keys.queue_tid(value)]
                 else:
-                    self._throttles = [keys.queue_tid(value)]
+                    self._throttles = [self.client.keys.queue_tid(value)]
             else:
                 object.__setattr__(self, f"_{name}", value)
 

@@ -11,9 +11,9 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
-from qless_py import keys
 from qless_py.calls.base import Call
 from qless_py.calls.job import as_list, plain_number
+from qless_py.keys import DEFAULT, Keys
 
 
 def throttle_names(value: Iterable[str], what: str = "throttles") -> list[str]:
@@ -75,14 +75,14 @@ def check_expiration(seconds: float) -> float:
     return seconds
 
 
-def job_throttles(raw: dict[str, Any]) -> list[str]:
+def job_throttles(raw: dict[str, Any], names: Keys = DEFAULT) -> list[str]:
     """A job's (or template's) throttle list as the dialect has it: the named throttles,
     then its queue's own tid, which the core leaves out of plain jobs' objects."""
     listed = raw.get("throttles")
     if type(listed) is list and listed:
         return [str(t) for t in listed]
     queue = raw.get("queue")
-    return [keys.queue_tid(queue)] if queue else []
+    return [names.queue_tid(queue)] if queue else []
 
 
 def _maximum(reply: Any) -> int | float:
@@ -108,7 +108,8 @@ class ThrottleBase:
     @property
     def queue_name(self) -> str | None:
         """The queue whose own throttle this is, or None for a named throttle."""
-        return keys.tid_queue(self.name)
+        names: Keys = self.client.keys
+        return names.tid_queue(self.name)
 
     def __repr__(self) -> str:
         return f"<Throttle {self.name}>"

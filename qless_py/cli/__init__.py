@@ -66,13 +66,17 @@ class LazyGroup(QlessGroup):
 @click.option("--url", default=None, metavar="URL",
               help="Redis/Valkey URL (redis://, rediss://, unix://). Default: $QLESS_URL, "
               "else the embedded server.")
+@click.option("--namespace", default=None, metavar="NAME", envvar="QLESS_NAMESPACE",
+              help="Work in this namespace (docs/cluster.md). Default: $QLESS_NAMESPACE, "
+              "else the URL's namespace=, else the default namespace.")
 @click.option("--debug", is_flag=True, help="Show full tracebacks on errors.")
 @click.version_option(package_name="qless-next", prog_name="qless-py")
 @click.pass_context
-def cli(ctx: click.Context, url: str | None, debug: bool) -> None:
+def cli(ctx: click.Context, url: str | None, namespace: str | None, debug: bool) -> None:
     """qless-py: put and inspect jobs, run workers, manage queues, config and the server."""
     ctx.ensure_object(dict)
     ctx.obj["url"] = url
+    ctx.obj["namespace"] = namespace
     ctx.obj["debug"] = debug
 
 

@@ -47,10 +47,50 @@ def resolve_url(url: str | None) -> str:
     )
 
 
+def with_namespace(url: str, namespace: str | None) -> str:
+    """``url`` with ``namespace=<namespace>`` in its query (``url`` itself for None): the
+    URL then carries the namespace to every client and worker process made from it. A URL
+    that names another namespace already, or a namespace that is not valid, is one line's
+    error."""
+    if namespace is None:
+        return url
+    from urllib.parse import parse_qs, urlencode, urlsplit
+
+    from qless_py.keys import namespace_prefix
+
+    try:
+        namespace_prefix(namespace)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    given = parse_qs(urlsplit(url).query).get("namespace")
+    if given:
+        if given[-1] != namespace:
+            raise CliError(f"--namespace {namespace!r} and the URL's namespace={given[-1]!r} "
+                           "differ")
+        return url
+    # appended as text: urlunsplit would drop the empty host of unix:///path
+    return url + ("&" if "?" in url else "?") + urlencode({"namespace": namespace})
+
+
+def target_url(ctx: click.Context, url: str | None, namespace: str | None = None) -> str:
+    """The URL a command talks to: ``--url`` (of the command, else the group's), else
+    ``QLESS_URL``, else the embedded server; with ``--namespace`` (or ``QLESS_NAMESPACE``)
+    in its query."""
+    root = ctx.find_root()
+    obj = root.obj if isinstance(root.obj, dict) else {}
+    return with_namespace(resolve_url(url or group_url(ctx)), namespace or obj.get("namespace"))
+
+
 url_option = click.option(
     "--url", default=None, metavar="URL",
     help="Redis/Valkey URL (redis://, rediss://, unix://, redis+sentinel://; see "
     "docs/cli.md). Default: $QLESS_URL, else the embedded server.",
+)
+
+namespace_option = click.option(
+    "--namespace", default=None, metavar="NAME", envvar="QLESS_NAMESPACE",
+    help="Work in this namespace (docs/cluster.md); default: $QLESS_NAMESPACE, else the "
+    "URL's namespace=, else the default namespace.",
 )
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of tables.")
@@ -65,11 +105,11 @@ def group_url(ctx: click.Context) -> str | None:
     return None
 
 
-def open_client(ctx: click.Context, url: str | None) -> Client:
+def open_client(ctx: click.Context, url: str | None, namespace: str | None = None) -> Client:
     """One client per command invocation, closed when the command ends."""
     from qless_py import Client
 
-    target = resolve_url(url or group_url(ctx))
+    target = target_url(ctx, url, namespace)
     client = Client(target)
     ctx.call_on_close(client.close)
     return client
@@ -79,10 +119,12 @@ def pass_client(func: Callable[..., Any]) -> Callable[..., Any]:
     """Decorator: add ``--url`` and pass a connected ``Client`` as the first argument."""
 
     @url_option
+    @namespace_option
     @click.pass_context
     @functools.wraps(func)
-    def wrapper(ctx: click.Context, url: str | None, *args: Any, **kwargs: Any) -> Any:
-        client = open_client(ctx, url)
+    def wrapper(ctx: click.Context, url: str | None, namespace: str | None, *args: Any,
+                **kwargs: Any) -> Any:
+        client = open_client(ctx, url, namespace)
         return ctx.invoke(func, client, *args, **kwargs)
 
     return wrapper

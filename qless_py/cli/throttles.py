@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from qless_py import Client, keys
+from qless_py import Client
 from qless_py.cli.common import (
     console,
     echo_json,
@@ -22,14 +22,14 @@ from qless_py.cli.common import (
 from qless_py.cli.render import counts_table
 
 
-def pick_name(name: str | None, queue: str | None) -> str:
-    """The throttle named, or the queue's own: exactly one of them."""
+def pick_name(client: Client, name: str | None, queue: str | None) -> str:
+    """The throttle named, or the queue's own (in the client's namespace): exactly one."""
     if (name is None) == (queue is None):
         raise click.UsageError("name a throttle (NAME) or a queue (--queue Q), not both")
     if queue is not None:
         if not queue.strip():
             fail("--queue must not be empty")
-        return keys.queue_tid(queue)
+        return client.keys.queue_tid(queue)
     assert name is not None
     if not name.strip():
         fail("NAME must not be empty")
@@ -59,7 +59,7 @@ def throttle() -> None:
 @pass_client
 def get(client: Client, name: str | None, queue: str | None, as_json: bool) -> None:
     """Show a throttle: its maximum (0: no limit), expiry, holders and waiting jobs."""
-    shown = describe(client, pick_name(name, queue))
+    shown = describe(client, pick_name(client, name, queue))
     if as_json:
         echo_json(shown)
         return
@@ -80,7 +80,7 @@ def set_(client: Client, args: tuple[str, ...], queue: str | None, ttl: float | 
     """Set a throttle's MAXIMUM (0: no limit). Waiting jobs start at once if it has room."""
     if len(args) > 2 or (queue is None and len(args) != 2) or (queue and len(args) != 1):
         raise click.UsageError("give NAME MAXIMUM, or --queue Q MAXIMUM")
-    name = pick_name(args[0] if len(args) == 2 else None, queue)
+    name = pick_name(client, args[0] if len(args) == 2 else None, queue)
     try:
         maximum = int(args[-1])
     except ValueError:
@@ -97,7 +97,7 @@ def set_(client: Client, args: tuple[str, ...], queue: str | None, ttl: float | 
 @pass_client
 def delete(client: Client, name: str | None, queue: str | None) -> None:
     """Forget a throttle's maximum: it runs its jobs without limit."""
-    name = pick_name(name, queue)
+    name = pick_name(client, name, queue)
     client.throttles[name].delete()
     click.echo(f"throttle {name} deleted")
 
@@ -122,7 +122,7 @@ def list_(client: Client, as_json: bool) -> None:
 @pass_client
 def locks(client: Client, name: str | None, queue: str | None, as_json: bool) -> None:
     """The jobs holding one of the throttle's locks (running)."""
-    jids = client.throttles[pick_name(name, queue)].locks()
+    jids = client.throttles[pick_name(client, name, queue)].locks()
     if as_json:
         echo_json(jids)
     else:
@@ -136,7 +136,7 @@ def locks(client: Client, name: str | None, queue: str | None, as_json: bool) ->
 @pass_client
 def pending(client: Client, name: str | None, queue: str | None, as_json: bool) -> None:
     """The jobs waiting for the throttle, oldest first."""
-    jids = client.throttles[pick_name(name, queue)].pending()
+    jids = client.throttles[pick_name(client, name, queue)].pending()
     if as_json:
         echo_json(jids)
     else:

@@ -15,7 +15,7 @@ import click
 if TYPE_CHECKING:
     from qless_py.workers.forking import ChildWorker
 
-from qless_py.cli.common import group_url, resolve_url, url_option
+from qless_py.cli.common import namespace_option, target_url, url_option
 from qless_py.reservers import ORDERS
 
 
@@ -44,6 +44,7 @@ def _child_name(name: str | None, processes: int, index: int) -> str | None:
               help="Queue order: the first queue with work, round-robin, or shuffled "
               "round-robin.")
 @url_option
+@namespace_option
 @click.option("--import", "imports", multiple=True, metavar="MODULE",
               help="Import MODULE before forking (repeatable).")
 @click.option("--path", "paths", multiple=True, metavar="DIR",
@@ -78,7 +79,8 @@ def _child_name(name: str | None, processes: int, index: int) -> str | None:
 @click.pass_context
 def worker(ctx: click.Context, queues: tuple[str, ...], processes: int | None,
            threads: int | None, use_async: bool, concurrency: int | None, order: str,
-           url: str | None, imports: tuple[str, ...], paths: tuple[str, ...],
+           url: str | None, namespace: str | None, imports: tuple[str, ...],
+           paths: tuple[str, ...],
            workdir: str | None, max_jobs: int, resume: bool, burst: bool, name: str | None,
            interval: float, lost_grace: float, socket_timeout: float, spin_us: int,
            log_level: str) -> None:
@@ -93,7 +95,7 @@ def worker(ctx: click.Context, queues: tuple[str, ...], processes: int | None,
     if concurrency is not None and not use_async:
         raise click.UsageError("--concurrency needs --async")
 
-    target = _check_url(resolve_url(url or group_url(ctx)))
+    target = _check_url(target_url(ctx, url, namespace))
     setup_logging(getattr(logging, log_level.upper()))
     _probe(target, socket_timeout)
     _preload(paths, imports)

@@ -40,7 +40,7 @@ from qless_py.client.throttles import Throttles
 from qless_py.connect.drive import at_once, drive
 from qless_py.connect.endpoint import DEFAULT_URL, Endpoint, resolve_url
 from qless_py.connect.wire import Arg
-from qless_py.keys import CHECK_SUMMARY
+from qless_py.keys import Keys
 from qless_py.stats import QueueStats
 
 if TYPE_CHECKING:
@@ -178,7 +178,8 @@ class Client:
                  client_name: str | None = None, ssl_ca_certs: str | None = None,
                  ssl_certfile: str | None = None, ssl_keyfile: str | None = None,
                  ssl_cert_reqs: str | None = None,
-                 ssl_check_hostname: bool | None = None) -> None:
+                 ssl_check_hostname: bool | None = None,
+                 namespace: str | None = None) -> None:
         self.url = resolve_url(url)
         self.codec: codecs.CodecName = codecs.check_codec(codec)
         # ``hostname`` is qless-py's name for the worker name.
@@ -195,8 +196,12 @@ class Client:
                 self.url, timeout=socket_timeout, client_name=client_name,
                 ssl_ca_certs=ssl_ca_certs, ssl_certfile=ssl_certfile,
                 ssl_keyfile=ssl_keyfile, ssl_cert_reqs=ssl_cert_reqs,
-                ssl_check_hostname=ssl_check_hostname)
+                ssl_check_hostname=ssl_check_hostname, namespace=namespace)
+            namespace = self._endpoint.namespace
+        # the namespace's key names; its prefix is the one key every core call declares
+        self.keys = Keys(namespace)
         self.core = LuaCore(lambda: self.redis, *_core_source())
+        self.core.keys = self.keys.core_keys
         if self._endpoint is not None and self._endpoint.wait_replicas:
             self.core.confirm = (self._endpoint.wait_replicas,
                                  max(1, round(self._endpoint.wait_timeout * 1000)))
@@ -237,7 +242,7 @@ class Client:
         """:attr:`settings` for a worker's own connections (:mod:`qless_py.connect.resp`), which
         name themselves ``<client_name>:<worker name>`` (``qless-py:<worker name>`` when
         no client name was given) so that ``CLIENT LIST`` tells the workers apart."""
-        settings = self.settings
+        settings = self.settings.replace(namespace=self.keys.namespace)
         return settings.named(f"{settings.client_name or 'qless-py'}:{self.worker_name}")
 
     @property
@@ -297,7 +302,7 @@ class Client:
 
     def last_check(self) -> CheckSummary | None:
         """The summary of the last check that ran to its end, or None."""
-        return summary_from_hash(self.redis.hgetall(CHECK_SUMMARY))
+        return summary_from_hash(self.redis.hgetall(self.keys.check_summary))
 
     def __enter__(self) -> Client:
         return self

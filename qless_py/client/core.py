@@ -180,10 +180,10 @@ class LuaCore(CoreRules):
     def _once(self, argv: list[Any]) -> Any:
         transport = self.transport
         if transport is not None:
-            return transport.call("EVALSHA", self.sha, 0, *argv)
+            return transport.call("EVALSHA", self.sha, len(self.keys), *self.keys, *argv)
         try:
             if self._runner is not None:
-                return self._runner(keys=[], args=argv)
+                return self._runner(keys=list(self.keys), args=argv)
             return self._redis_call(argv)
         except RespError:
             raise
@@ -195,15 +195,16 @@ class LuaCore(CoreRules):
 
     def _confirmed(self, argv: list[Any]) -> Any:
         """One call followed by WAIT in the same write (see ``confirmed_reply``)."""
-        payload = confirmed_payload(self.sha, argv, self.confirm)
+        payload = confirmed_payload(self.sha, argv, self.confirm, self.keys)
         return confirmed_reply(self._exchange(payload, 2), self.confirm)
 
     def _redis_call(self, argv: list[Any]) -> Any:
-        """``EVALSHA sha 0 *argv`` on a pooled redis-py connection."""
+        """``EVALSHA sha <keys> *argv`` on a pooled redis-py connection."""
         pool = self._get_redis().connection_pool
         conn = pool.get_connection()
         try:
-            conn.send_command("EVALSHA", self.sha, 0, *argv, check_health=False)
+            conn.send_command("EVALSHA", self.sha, len(self.keys), *self.keys, *argv,
+                              check_health=False)
             return conn.read_response()
         except Exception as exc:
             mine = translate_redis_error(exc)

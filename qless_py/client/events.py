@@ -15,7 +15,17 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from qless_py.calls.events import JOB_EVENTS, channels, check_name, deliveries, text
+from qless_py.calls.events import (
+    JOB_EVENTS,
+    MESSAGES,
+    SUBSCRIBED,
+    UNSUBSCRIBED,
+    channels,
+    check_name,
+    deliveries,
+    sharded,
+    text,
+)
 from qless_py.errors import QlessConnectionError
 
 if TYPE_CHECKING:
@@ -48,6 +58,7 @@ class Events:
         self._callbacks: dict[str, Callback] = {}
         self._thread: threading.Thread | None = None
         self._pubsub: Any = None
+        self._sharded: bool | None = None  # by sharded pub/sub (asked of the server once)
         self._stopping = threading.Event()
         self._lock = threading.Lock()
         self.subscribed = threading.Event()
@@ -73,20 +84,22 @@ class Events:
     # -- channels --------------------------------------------------------------------------
     @property
     def channels(self) -> list[str]:
-        return channels(self._client.worker_name)
+        return channels(self._client.worker_name, self._client.keys)
 
     def _subscribe(self) -> Any:
         conn: Any = self._client.redis  # redis-py's pubsub API is untyped
         pubsub = conn.pubsub(ignore_subscribe_messages=True)
         channels = self.channels
-        pubsub.subscribe(*channels)
+        if self._sharded is None:
+            self._sharded = sharded(self._client.keys, conn.info("server"))
+        (pubsub.ssubscribe if self._sharded else pubsub.subscribe)(*channels)
         # Wait for every confirmation so that publishes after start() are seen.
         confirmed = 0
         while confirmed < len(channels):
             message = pubsub.parse_response(block=True, timeout=5)
             if message is None:
                 raise QlessConnectionError("no subscribe confirmation from the server")
-            if message[0] in (b"subscribe", "subscribe"):
+            if message[0] in SUBSCRIBED:
                 confirmed += 1
         self.subscribed.set()
         return pubsub
@@ -115,7 +128,7 @@ class Events:
             self._stopping.set()
             if pubsub is not None:
                 with contextlib.suppress(*_lost(OSError)):
-                    pubsub.unsubscribe()
+                    (pubsub.sunsubscribe if self._sharded else pubsub.unsubscribe)()
             if thread is not threading.current_thread():  # stop() may come from a callback
                 thread.join(timeout)
             self._thread = None
@@ -167,15 +180,15 @@ class Events:
                     return True
                 continue
             kind = message[0]
-            if kind in (b"message", "message"):
+            if kind in MESSAGES:
                 self._dispatch(text(message[1]), text(message[2]))
-            elif (kind in (b"unsubscribe", "unsubscribe") and message[2] == 0
+            elif (kind in UNSUBSCRIBED and message[2] == 0
                   and self._stopping.is_set()):
                 return True
 
     def _dispatch(self, channel: str, payload: str) -> None:
         try:
-            for event, value in deliveries(channel, payload):
+            for event, value in deliveries(channel, payload, self._client.keys):
                 self._call(event, value)
         except Exception as exc:  # a broken callback must not kill the listener
             log.exception("event callback for %s failed", channel)

@@ -36,7 +36,8 @@ class QueueJobs(QueueJobsBase):
 
     def waiting(self, offset: int = 0, count: int = 25) -> list[str]:
         """Jids of waiting jobs in the order ``pop`` takes them (a read of the work set)."""
-        return self._queue.client._read(reads.queue_waiting(self._queue.name, offset, count))
+        queue = self._queue
+        return queue.client._read(reads.queue_waiting(queue.name, offset, count, queue.client.keys))
 
     def _list(self, state: str, offset: int, count: int) -> list[str]:
         return self._queue.client.core.send(self._list_call(state, offset, count))

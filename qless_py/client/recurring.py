@@ -128,7 +128,8 @@ class RecurringJob(RecurringJobBase):
     @property
     def next(self) -> float | None:
         """When the next job spawns (Unix seconds), or None if the template is gone."""
-        return self.client._read(reads.recurring_next(self.queue_name, self.jid))
+        return self.client._read(reads.recurring_next(self.queue_name, self.jid,
+                                                     self.client.keys))
 
     def move(self, queue: str) -> None:
         """Attach the template to another queue."""

@@ -73,4 +73,4 @@ class Throttles:
         return Throttle(self._client, name)
 
     def names(self) -> list[str]:
-        return self._client._read(reads.throttle_names())
+        return self._client._read(reads.throttle_names(self._client.keys))

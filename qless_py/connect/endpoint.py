@@ -18,6 +18,7 @@ from typing import Any
 from urllib.parse import SplitResult, parse_qs, unquote, urlsplit
 
 from qless_py.errors import UnsupportedSettingError
+from qless_py.keys import namespace_prefix
 
 DEFAULT_URL = "redis://127.0.0.1:6379/0"
 CERT_REQS = ("none", "optional", "required")
@@ -79,6 +80,9 @@ class Endpoint:
     # before every command, so these change nothing for it
     max_connections: int | None = None
     health_check_interval: int = 0
+    # Not a connection setting: the qless namespace this URL names (docs/cluster.md); a
+    # client and a worker started from the URL alone work in it.
+    namespace: str | None = None
 
     def __post_init__(self) -> None:
         if self.ssl_cert_reqs not in CERT_REQS:
@@ -88,6 +92,8 @@ class Endpoint:
             raise ValueError("a Sentinel endpoint needs a service name")
         if self.client_name is not None:
             check_client_name(self.client_name)
+        if self.namespace is not None:
+            namespace_prefix(self.namespace)  # ValueError in one line when it is not valid
         if self.wait_replicas < 0 or self.wait_timeout <= 0:
             raise ValueError("wait_replicas must be >= 0 and wait_timeout > 0")
         if not self.tls:
@@ -215,6 +221,7 @@ URL_OPTIONS: Mapping[str, tuple[str, Callable[[str], Any]]] = {
     "wait_timeout": ("wait_timeout", float),
     "max_connections": ("max_connections", int),
     "health_check_interval": ("health_check_interval", int),
+    "namespace": ("namespace", str),
 }
 SENTINEL_OPTIONS: Mapping[str, tuple[str, Callable[[str], Any]]] = {
     "sentinel_username": ("sentinel_username", str),

@@ -262,7 +262,8 @@ class WorkerBase(Generic[J]):
     def _start_listener(self) -> None:
         notices = self.notices()
         self._listener = Listener(self.transport, self.queue_names, self.name,
-                                  on_work=notices.on_work, is_news=notices.is_news,
+                                  names=self.client.keys, on_work=notices.on_work,
+                                  is_news=notices.is_news,
                                   on_notice=self._on_notice,
                                   on_reconnect=notices.on_reconnect,
                                   on_schedule=notices.on_schedule)

@@ -120,7 +120,7 @@ def _settle(info: dict[str, Any], pid: int, how: str, spend_retry: bool) -> list
     endpoint = Endpoint(**info["endpoint"])
     limit = min(endpoint.timeout or TIMEOUT, TIMEOUT)
     endpoint = dataclasses.replace(endpoint, timeout=limit, connect_timeout=limit)
-    client = Client(info["url"], worker_name=name)
+    client = Client(info["url"], worker_name=name, namespace=endpoint.namespace)
     client.core.go_direct(endpoint)
     try:
         why = f"worker {name} (process {pid}) was {how} while it held this job"

@@ -44,6 +44,7 @@ from qless_py.connect.resp import (
     UnexpectedReply,
     pack,
 )
+from qless_py.keys import DEFAULT, Keys
 from qless_py.workers.lookout import look
 from qless_py.workers.outage import Outage
 
@@ -87,6 +88,7 @@ class Listener:
     """
 
     def __init__(self, transport: Transport, queues: Sequence[str], worker: str, *,
+                 names: Keys = DEFAULT,
                  on_work: Callable[[], None],
                  is_news: Callable[[int], bool],
                  on_notice: Callable[[str, str], None],
@@ -94,7 +96,11 @@ class Listener:
                  on_schedule: Callable[[], None]) -> None:
         self._transport = transport
         self._queues = list(dict.fromkeys(queues))
-        self._worker_channel = keys.worker_channel(worker)
+        self._names = names  # the namespace's key names
+        self._worker_channel = names.worker_channel(worker)
+        # A namespace's core publishes with SPUBLISH where the server has it (Redis 7.0,
+        # Valkey 7.2): its notices are then subscribed with SSUBSCRIBE (see _subscribe).
+        self._sharded = False
         self._on_work, self._on_schedule = on_work, on_schedule
         self._is_news = is_news
         self._on_notice, self._on_reconnect = on_notice, on_reconnect
@@ -183,7 +189,7 @@ class Listener:
 
     def _read_caps(self) -> dict[str, float]:
         """The queues with a concurrency cap (their lock sets are tracked too)."""
-        return reads.send(self._transport, reads.caps(self._queues))
+        return reads.send(self._transport, reads.caps(self._queues, self._names))
 
     def _track(self, conn: Connection) -> bool:
         """Ask the server to tell this connection about writes to the keys that matter.
@@ -191,16 +197,17 @@ class Listener:
         Without it (a server before 6.0, an ACL, a proxy) the worker finds new work and
         new schedules only at its safety interval, and says so.
         """
+        names = self._names
         meaning: dict[bytes, tuple[str, str]] = {
-            keys.PAUSED.encode(): (PAUSED, ""), keys.CONFIG.encode(): (CONFIG, "")}
+            names.paused.encode(): (PAUSED, ""), names.config.encode(): (CONFIG, "")}
         for name in self._queues:
-            meaning[keys.queue(name, keys.WORK).encode()] = (WORK, name)
-            meaning[keys.queue(name, keys.SCHEDULED).encode()] = (SCHEDULE, name)
-            meaning[keys.queue(name, keys.RECUR).encode()] = (SCHEDULE, name)
+            meaning[names.queue(name, keys.WORK).encode()] = (WORK, name)
+            meaning[names.queue(name, keys.SCHEDULED).encode()] = (SCHEDULE, name)
+            meaning[names.queue(name, keys.RECUR).encode()] = (SCHEDULE, name)
             # the queue's own throttle: a new maximum may change its cap (as config does)
-            meaning[keys.throttle(keys.queue_tid(name)).encode()] = (CONFIG, name)
+            meaning[names.throttle(names.queue_tid(name)).encode()] = (CONFIG, name)
             if name in self._caps:
-                meaning[keys.queue(name, keys.LOCKS).encode()] = (SLOTS, name)
+                meaning[names.queue(name, keys.LOCKS).encode()] = (SLOTS, name)
         self._meaning = meaning
         try:
             client_id = conn.call("CLIENT", "ID")
@@ -225,7 +232,12 @@ class Listener:
 
     def _subscribe(self, conn: Connection, extra: list[str]) -> None:
         channels = [self._worker_channel, *extra]
-        conn.send(pack(["SUBSCRIBE", *channels]))
+        if self._names.namespace is not None and _sharded_pubsub(conn):
+            self._sharded = True
+            conn.send(pack(["SSUBSCRIBE", self._worker_channel])
+                      + (pack(["SUBSCRIBE", *extra]) if extra else b""))
+        else:
+            conn.send(pack(["SUBSCRIBE", *channels]))
         pending = set(channels)
         deadline = time.monotonic() + 10.0
         while pending and not self._stop.is_set():
@@ -234,7 +246,7 @@ class Listener:
             message = conn.read(timeout=0.5)
             if message is NOTHING:
                 continue
-            if _kind(message) == "subscribe":
+            if _kind(message) in ("subscribe", "ssubscribe"):
                 pending.discard(_text(message[1]))
             else:
                 self._dispatch(message)
@@ -253,7 +265,7 @@ class Listener:
             if message.unavailable:
                 raise ServerUnavailable(f"subscription: {message}")
             raise ConnectionFailed(f"subscription refused: {message}")
-        if _kind(message) != "message":
+        if _kind(message) not in ("message", "smessage"):
             return  # subscribe confirmations, pongs
         channel = _text(message[1])
         if channel == INVALIDATE:
@@ -288,7 +300,8 @@ class Listener:
                 self._on_work()
         elif SLOTS in kinds:
             capped = [queue for kind, queue in meanings if kind == SLOTS]
-            if look(self._transport, capped, self._caps, due=False).poppable:
+            if look(self._transport, capped, self._caps, due=False,
+                    names=self._names).poppable:
                 self._on_work()
 
     @property
@@ -342,6 +355,25 @@ def loses_lease(core: Sends, worker: str, held: bool, jid: str, event: str) -> b
         log.info("job %s: lock_lost notice, but the job is still ours", jid)
         return False
     return True
+
+
+def _sharded_pubsub(conn: Connection) -> bool:
+    """Whether the server has sharded pub/sub (Redis 7.0, Valkey 7.2 on: Valkey reports a
+    ``redis_version`` of 7.2), as the namespaced core decides when it publishes."""
+    try:
+        info = conn.call("INFO", "server")
+    except ReplyError as exc:
+        if exc.unavailable:
+            raise ServerUnavailable(f"INFO server: {exc}") from None
+        raise UnexpectedReply("INFO server", exc) from None
+    text = info.decode("utf-8", "replace") if isinstance(info, bytes) else str(info)
+    for line in text.splitlines():
+        if line.startswith("redis_version:"):
+            try:
+                return int(line.split(":", 1)[1].split(".")[0]) >= 7
+            except ValueError:
+                return False
+    return False
 
 
 def _kind(message: Any) -> str:

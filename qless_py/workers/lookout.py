@@ -20,6 +20,7 @@ from collections.abc import Mapping, Sequence
 import qless_py.workers.reads as reads
 from qless_py import clock
 from qless_py.connect.resp import ConnectionFailed, Transport, UnexpectedReply
+from qless_py.keys import DEFAULT, Keys
 from qless_py.workers.reads import Look
 
 __all__ = ["IdleSpell", "Idleness", "Look", "look"]
@@ -28,11 +29,11 @@ log = logging.getLogger("qless_py.worker")
 
 
 def look(transport: Transport, queues: Sequence[str], caps: Mapping[str, float], *,
-         due: bool = True) -> Look:
+         due: bool = True, names: Keys = DEFAULT) -> Look:
     """Read the due times (unless ``due`` is False) and whether a job waits that a pop
     could take, on the calling thread's connection, in one round trip (``reads.look``)."""
     try:
-        return reads.send(transport, reads.look(queues, caps, due=due))
+        return reads.send(transport, reads.look(queues, caps, due=due, names=names))
     except (ConnectionFailed, OSError) as exc:  # the pops that follow say it, once
         log.debug("could not read the queues: %s", exc)
     except UnexpectedReply as exc:

@@ -23,6 +23,7 @@ from typing import Any, Generic, TypeVar
 
 from qless_py import clock, keys
 from qless_py.connect.resp import Arg, Transport, UnexpectedReply, values
+from qless_py.keys import DEFAULT, Keys
 
 T = TypeVar("T")
 
@@ -49,21 +50,22 @@ class Look:
     poppable: bool  # a queue may have a job to pop now (or the read failed)
 
 
-def look(queues: Sequence[str], caps: Mapping[str, float], *, due: bool = True) -> Reads[Look]:
+def look(queues: Sequence[str], caps: Mapping[str, float], *, due: bool = True,
+         names: Keys = DEFAULT) -> Reads[Look]:
     """The lowest score of each queue's scheduled, lock and recurring sets (unless ``due``
     is False), and each queue's waiting count, paused flag and, for a queue with a cap,
     its unexpired locks."""
     commands: list[list[Arg]] = []
     if due:
-        commands += [["ZRANGE", keys.queue(name, suffix), 0, 0, "WITHSCORES"]
+        commands += [["ZRANGE", names.queue(name, suffix), 0, 0, "WITHSCORES"]
                      for name in queues for suffix in DUE_SETS]
     count = len(commands)
     now = clock.now()
     for name in queues:
-        commands.append(["ZCARD", keys.queue(name, keys.WORK)])
-        commands.append(["SISMEMBER", keys.PAUSED, name])
+        commands.append(["ZCARD", names.queue(name, keys.WORK)])
+        commands.append(["SISMEMBER", names.paused, name])
         if name in caps:
-            commands.append(["ZCOUNT", keys.queue(name, keys.LOCKS), now, "+inf"])
+            commands.append(["ZCOUNT", names.queue(name, keys.LOCKS), now, "+inf"])
 
     def read(sent: Sequence[Sequence[Arg]], replies: list[Any]) -> Look:
         return Look(_due(sent[:count], replies[:count]),
@@ -98,19 +100,19 @@ def _poppable(queues: Sequence[str], caps: Mapping[str, float],
     return found
 
 
-def caps(queues: Sequence[str]) -> Reads[dict[str, float]]:
+def caps(queues: Sequence[str], names: Keys = DEFAULT) -> Reads[dict[str, float]]:
     """The queues with a concurrency cap, and the cap: a ``<queue>-max-concurrency`` or a
     maximum of the queue's own throttle, the smaller when both are set (the core applies
     both)."""
-    commands: list[list[Arg]] = [["HMGET", keys.CONFIG,
+    commands: list[list[Arg]] = [["HMGET", names.config,
                                   *[keys.concurrency_cap(name) for name in queues]]]
-    commands += [["HGET", keys.throttle(keys.queue_tid(name)), keys.THROTTLE_MAXIMUM]
+    commands += [["HGET", names.throttle(names.queue_tid(name)), keys.THROTTLE_MAXIMUM]
                  for name in queues]
 
     def read(_: Sequence[Sequence[Arg]], replies: list[Any]) -> dict[str, float]:
         configured, *maximums = replies
         if not isinstance(configured, list) or len(configured) != len(queues):
-            raise UnexpectedReply(f"HMGET {keys.CONFIG}", configured)
+            raise UnexpectedReply(f"HMGET {names.config}", configured)
         found: dict[str, float] = {}
         for name, *given in zip(queues, configured, maximums, strict=True):
             limits = [limit for limit in map(_number, given) if limit > 0]

@@ -52,12 +52,20 @@ def flavour(request: pytest.FixtureRequest) -> Iterator[str]:
         yield "async"
 
 
+@pytest.fixture(params=[None, "billing"], ids=["default", "namespace"])
+def namespace(request: pytest.FixtureRequest) -> str | None:
+    """The suite runs in the default namespace and in a namespace (docs/cluster.md)."""
+    return request.param  # type: ignore[no-any-return]
+
+
 @pytest_asyncio.fixture
-async def make_client(flavour: str) -> AsyncIterator[MakeClient]:
-    """Make clients of the test's flavour; all are closed at the end."""
+async def make_client(flavour: str, namespace: str | None) -> AsyncIterator[MakeClient]:
+    """Make clients of the test's flavour, in the test's namespace unless told otherwise;
+    all are closed at the end."""
     made: list[Any] = []
 
     def make(*args: Any, **kwargs: Any) -> AnyClient:
+        kwargs.setdefault("namespace", namespace)
         client = (Client if flavour == "sync" else AsyncClient)(*args, **kwargs)
         made.append(client)
         return client
@@ -75,7 +83,7 @@ async def make_client(flavour: str) -> AsyncIterator[MakeClient]:
 
 @pytest.fixture
 def client(server_url: str, make_client: MakeClient) -> AnyClient:
-    """A client acting as worker 'worker'."""
+    """A client acting as worker 'worker', in the test's namespace."""
     return make_client(server_url, worker_name="worker")
 
 

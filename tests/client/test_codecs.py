@@ -21,7 +21,7 @@ NOOP = "tests.client.jobs.Noop"
 @pytest.mark.asyncio
 async def test_json_is_stored_as_plain_json(client: AnyClient, redis_conn: redis.Redis) -> None:
     await run(client.queues["q"].put(NOOP, {"a": [1, "é"]}, jid="a"))
-    assert json.loads(bulk(redis_conn.hget("ql:j:a", "data"))) == {"a": [1, "é"]}
+    assert json.loads(bulk(redis_conn.hget(client.keys.job("a"), "data"))) == {"a": [1, "é"]}
 
 
 @pytest.mark.asyncio
@@ -31,7 +31,7 @@ async def test_msgpack_envelope_round_trip(server_url: str, client: AnyClient,
     packer = make_client(server_url, worker_name="worker", codec="msgpack")
     payload = {"blob": b"\x00\xff" * 10, "n": 3, "nested": [b"x", {"k": None}]}
     await run(packer.queues["q"].put(NOOP, payload, jid="a"))
-    stored = json.loads(bulk(redis_conn.hget("ql:j:a", "data")))
+    stored = json.loads(bulk(redis_conn.hget(client.keys.job("a"), "data")))
     assert set(stored) == {"_qless_codec", "b64"} and stored["_qless_codec"] == "msgpack"
     assert msgpack.unpackb(base64.b64decode(stored["b64"]), raw=False) == payload
     # A JSON client reads it too, and writes it back in the same format.
@@ -41,7 +41,8 @@ async def test_msgpack_envelope_round_trip(server_url: str, client: AnyClient,
     await run(job.complete())
     done = await run(packer.jobs["a"])
     assert done.data == {**payload, "n": 4}
-    assert json.loads(bulk(redis_conn.hget("ql:j:a", "data")))["_qless_codec"] == "msgpack"
+    stored = json.loads(bulk(redis_conn.hget(client.keys.job("a"), "data")))
+    assert stored["_qless_codec"] == "msgpack"
 
 
 @pytest.mark.asyncio
@@ -53,14 +54,14 @@ async def test_plain_json_read_by_msgpack_client_stays_json(
     job = await run(packer.queues["q"].pop())
     assert job is not None and job.data == {"x": 1} and job.codec == "json"
     await run(job.complete())
-    assert redis_conn.hget("ql:j:a", "data") == b'{"x":1}'
+    assert redis_conn.hget(client.keys.job("a"), "data") == b'{"x":1}'
 
 
 @pytest.mark.asyncio
 async def test_bytes_need_msgpack(client: AnyClient, redis_conn: redis.Redis) -> None:
     with pytest.raises(CodecError, match="msgpack"):
         await run(client.queues["q"].put(NOOP, {"blob": b"\x00"}))
-    assert redis_conn.keys("ql:*") == []
+    assert redis_conn.keys(client.keys.prefix + "*") == []
 
 
 @pytest.mark.asyncio

@@ -37,6 +37,7 @@ async def test_the_sync_maximum_is_an_assignable_property(sync_client: Any) -> N
 
 
 async def test_a_throttle_limits_what_runs(client: AnyClient) -> None:
+    tid = client.keys.queue_tid
     queue = client.queues["q"]
     await run(client.throttles["api"].set_maximum(1))
     with frozen() as clock:
@@ -44,7 +45,7 @@ async def test_a_throttle_limits_what_runs(client: AnyClient) -> None:
             await run(queue.put(NOOP, {}, jid=jid, throttles=["api"]))
             clock.tick(1)
         [job] = await run(queue.pop(5))
-        assert job.jid == "a" and job.throttles == ["api", "ql:q:q"]
+        assert job.jid == "a" and job.throttles == ["api", tid("q")]
         assert await run(client.throttles["api"].locks()) == ["a"]
         assert await run(client.throttles["api"].pending()) == ["b", "c"]
         assert await run(queue.jobs.throttled()) == ["b", "c"]
@@ -69,9 +70,10 @@ async def test_release_by_hand(client: AnyClient) -> None:
 
 
 async def test_the_queues_own_throttle(client: AnyClient) -> None:
+    tid = client.keys.queue_tid
     queue = client.queues["q"]
-    assert queue.throttle.name == "ql:q:q" and queue.throttle.queue_name == "q"
-    assert queue.throttle == client.throttles["ql:q:q"]
+    assert queue.throttle.name == tid("q") and queue.throttle.queue_name == "q"
+    assert queue.throttle == client.throttles[tid("q")]
     await run(queue.throttle.set_maximum(1))
     for jid in ("a", "b"):
         await run(queue.put(NOOP, {}, jid=jid))
@@ -82,11 +84,12 @@ async def test_the_queues_own_throttle(client: AnyClient) -> None:
 
 
 async def test_throttle_names_find_set_and_used_throttles(client: AnyClient) -> None:
+    tid = client.keys.queue_tid
     await run(client.throttles["set-only"].set_maximum(2))
     await run(client.queues["q"].throttle.set_maximum(3))
     await run(client.queues["q"].put(NOOP, {}, jid="a", throttles=["used-only", "x-locks"]))
     await run(client.queues["q"].pop())
-    assert await run(client.throttles.names()) == ["ql:q:q", "set-only", "used-only",
+    assert await run(client.throttles.names()) == [tid("q"), "set-only", "used-only",
                                                    "x-locks"]
 
 
@@ -108,19 +111,21 @@ async def test_bad_maximum_is_refused_before_sending(client: AnyClient, value: A
 # -- put options ------------------------------------------------------------------------------
 
 async def test_job_attributes_and_shape(client: AnyClient) -> None:
+    tid = client.keys.queue_tid
     queue = client.queues["q"]
     await run(queue.put(NOOP, {}, jid="plain"))
     await run(queue.put(NOOP, {}, jid="flow", throttles=["t"], key="k", ttl=60))
     plain, flow = await run(client.jobs.get("plain", "flow"))
-    assert (plain.throttles, plain.key, plain.start_within) == (["ql:q:q"], None, None)
-    assert (flow.throttles, flow.key, flow.start_within) == (["t", "ql:q:q"], "k", 60)
+    assert (plain.throttles, plain.key, plain.start_within) == ([tid("q")], None, None)
+    assert (flow.throttles, flow.key, flow.start_within) == (["t", tid("q")], "k", 60)
     assert "throttles" not in plain.to_dict() and "key" not in plain.to_dict()
     assert {k: flow.to_dict()[k] for k in ("throttles", "key", "ttl")} == {
-        "throttles": ["t", "ql:q:q"], "key": "k", "ttl": 60}
+        "throttles": ["t", tid("q")], "key": "k", "ttl": 60}
 
 
 async def test_a_moved_job_keeps_its_named_throttles_and_leaves_its_old_queues(
         client: AnyClient) -> None:
+    tid = client.keys.queue_tid
     a, b, c = (client.queues[name] for name in "abc")
     await run(a.throttle.set_maximum(1))
     await run(client.throttles["partner-api"].set_maximum(5))
@@ -129,24 +134,25 @@ async def test_a_moved_job_keeps_its_named_throttles_and_leaves_its_old_queues(
     await run(a.put(NOOP, {}, jid="j", throttles=["partner-api"]))
     job, stale = await run(client.jobs.get("j", "j"))
     assert await run(job.move("b")) == "j"
-    assert (job.queue_name, job.throttles) == ("b", ["partner-api", "ql:q:b"])
-    assert (await run(client.jobs["j"])).throttles == ["partner-api", "ql:q:b"]
+    assert (job.queue_name, job.throttles) == ("b", ["partner-api", tid("b")])
+    assert (await run(client.jobs["j"])).throttles == ["partner-api", tid("b")]
     await run(job.move("c"))  # the same object again
-    assert job.throttles == (await run(client.jobs["j"])).throttles == ["partner-api", "ql:q:c"]
+    assert job.throttles == (await run(client.jobs["j"])).throttles == ["partner-api", tid("c")]
     [popped] = await run(c.pop(5))
     assert popped.jid == "j" and await run(client.throttles["partner-api"].locks()) == ["j"]
     await run(stale.move("b"))  # an object that still has it in a
-    assert (await run(client.jobs["j"])).throttles == ["partner-api", "ql:q:b"]
+    assert (await run(client.jobs["j"])).throttles == ["partner-api", tid("b")]
     assert [j.jid for j in await run(b.pop(5))] == ["j"]
     assert await run(a.throttle.locks()) == ["x"] and await run(a.pop(5)) == []
 
 
 async def test_a_moved_plain_job_stays_plain(client: AnyClient) -> None:
+    tid = client.keys.queue_tid
     await run(client.queues["a"].put(NOOP, {}, jid="p"))
     job = await run(client.jobs["p"])
     await run(job.move("b"))
     moved = await run(client.jobs["p"])
-    assert job.throttles == moved.throttles == ["ql:q:b"]
+    assert job.throttles == moved.throttles == [tid("b")]
     assert "throttles" not in moved.to_dict()
 
 
@@ -221,14 +227,15 @@ async def test_put_many_in_one_call_per_thousand(client: AnyClient) -> None:
 
 
 async def test_put_many_options_per_item_and_for_all(client: AnyClient) -> None:
+    tid = client.keys.queue_tid
     queue = client.queues["q"]
     jids = await run(queue.put_many(
         [(NOOP, {}), {"klass": NOOP, "data": {}, "jid": "x", "key": "k2", "ttl": 5,
                       "throttles": []}],
         throttles=["t"], key="k1", priority=2))
     first, second = await run(client.jobs.get(jids[0], "x"))
-    assert (first.throttles, first.key, first.priority) == (["t", "ql:q:q"], "k1", 2)
-    assert (second.throttles, second.key, second.start_within) == (["ql:q:q"], "k2", 5)
+    assert (first.throttles, first.key, first.priority) == (["t", tid("q")], "k1", 2)
+    assert (second.throttles, second.key, second.start_within) == ([tid("q")], "k2", 5)
 
 
 async def test_put_many_unique(client: AnyClient) -> None:
@@ -253,40 +260,43 @@ async def test_a_refused_put_many_call_names_the_item() -> None:
 # -- recurring templates ----------------------------------------------------------------------
 
 async def test_recur_with_throttles_key_and_ttl(client: AnyClient) -> None:
+    tid = client.keys.queue_tid
     queue = client.queues["q"]
     await run(queue.recur(NOOP, {}, 60, jid="r", throttles=["t"], key="rk", ttl=30))
     template = await run(client.jobs["r"])
     assert (template.throttles, template.key, template.start_within) == (
-        ["t", "ql:q:q"], "rk", 30)
-    assert template.to_dict()["throttles"] == ["t", "ql:q:q"]
+        ["t", tid("q")], "rk", 30)
+    assert template.to_dict()["throttles"] == ["t", tid("q")]
     await run(template.set_throttles(["u", "t"]))
     await run(template.set_key(None))
     await run(template.set_ttl(None))
     assert (template.throttles, template.key, template.start_within) == (
-        ["u", "t", "ql:q:q"], None, None)
+        ["u", "t", tid("q")], None, None)
     again = await run(client.jobs["r"])
-    assert (again.throttles, again.key, again.start_within) == (["u", "t", "ql:q:q"], None,
+    assert (again.throttles, again.key, again.start_within) == (["u", "t", tid("q")], None,
                                                                 None)
     await run(again.move("q2"))
-    assert again.throttles == ["u", "t", "ql:q:q2"]
-    assert (await run(client.jobs["r"])).throttles == ["u", "t", "ql:q:q2"]
+    assert again.throttles == ["u", "t", tid("q2")]
+    assert (await run(client.jobs["r"])).throttles == ["u", "t", tid("q2")]
 
 
 async def test_recur_with_no_throttle_has_its_queues_tid(client: AnyClient) -> None:
+    tid = client.keys.queue_tid
     await run(client.queues["q"].recur(NOOP, {}, 60, jid="r"))
     template = await run(client.jobs["r"])
-    assert template.throttles == ["ql:q:q"] and "throttles" not in template.to_dict()
+    assert template.throttles == [tid("q")] and "throttles" not in template.to_dict()
     await run(template.move("q2"))
-    assert template.throttles == ["ql:q:q2"]
+    assert template.throttles == [tid("q2")]
 
 
 async def test_spawned_jobs_carry_the_templates_extensions(client: AnyClient) -> None:
+    tid = client.keys.queue_tid
     queue = client.queues["q"]
     with frozen() as clock:
         await run(queue.recur(NOOP, {}, 60, jid="r", throttles=["t"], key="rk"))
         clock.tick(1)
         job = await run(queue.pop())
-        assert (job.jid, job.throttles, job.key) == ("r-1", ["t", "ql:q:q"], "rk")
+        assert (job.jid, job.throttles, job.key) == ("r-1", ["t", tid("q")], "rk")
 
 
 async def test_counts_of_every_queue_have_throttled(client: AnyClient) -> None:

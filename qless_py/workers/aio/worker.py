@@ -167,13 +167,15 @@ class AsyncWorker(WorkerBase[JobBase]):
         await loop.run_in_executor(self._chores, self._server_checked, problem)
         endpoint = self.client.endpoint()
         self._aclient = AsyncClient(redis_client=make_async_redis(endpoint),
-                                    worker_name=self.name, codec=self.client.codec)
+                                    worker_name=self.name, codec=self.client.codec,
+                                    namespace=self.client.keys.namespace)
         self._handlers = Handlers(self.chore)
         # Core calls (the worker's and its jobs') go through one pipelined connection
         # (aio_resp: measured leaner than the pool); job.client.redis stays redis.asyncio.
         core = LeanCore(PipelinedConnection(endpoint), self.client.core.source,
                         self.client.core.sha)
         core.confirm = self.client.core.confirm
+        core.keys = self.client.core.keys
         core.on_connection_error = jobrun.note_connection_error
         self._aclient.core = core
         install = self.handle_signals
@@ -473,7 +475,8 @@ class AsyncWorker(WorkerBase[JobBase]):
 
     async def look(self) -> Look:
         """The queues' due times and whether a job waits (on the chores thread)."""
-        return await self.chore(look, self.transport, self.queue_names, self.caps)
+        return await self.chore(lambda: look(self.transport, self.queue_names, self.caps,
+                                             names=self.client.keys))
 
     def popper_done(self) -> None:
         self._nudge()

@@ -270,4 +270,4 @@ class Worker(WorkerBase[Job]):
             return None
 
     def look(self) -> Look:
-        return look(self.transport, self.queue_names, self.caps)
+        return look(self.transport, self.queue_names, self.caps, names=self.client.keys)
