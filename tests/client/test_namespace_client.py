@@ -7,6 +7,7 @@ tests are about the namespace itself.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 
 import pytest
 import redis
@@ -16,7 +17,7 @@ from qless_py.aio import AsyncClient
 
 
 def _keys(conn: redis.Redis) -> set[str]:
-    return {k.decode() for k in conn.keys("*")}
+    return {k.decode() if isinstance(k, bytes) else k for k in conn.keys("*")}
 
 
 def test_a_namespace_comes_from_the_keyword_or_the_url(server_url: str,
@@ -68,7 +69,7 @@ def test_events_of_a_namespace_reach_its_listeners_only(server_url: str) -> None
     seen: dict[str, list[str]] = {"billing": [], "default": []}
     done = threading.Event()
 
-    def heard(where: str) -> object:
+    def heard(where: str) -> Callable[[object], None]:
         def callback(event: object) -> None:
             seen[where].append(str(event))
             if where == "billing":

@@ -27,7 +27,8 @@ def test_a_worker_serves_its_namespace_only_and_wakes_on_its_work(
     jid = billing.queues["q"].put(kind.jobs.Noop, {}, jid="billing-job")
     wait_for(lambda: (job := billing.jobs[jid]) is not None and job.state == "complete",
              timeout=10)
-    assert default.jobs[other] is not None and default.jobs[other].state == "waiting"
+    left = default.jobs[other]
+    assert left is not None and left.state == "waiting"
     # a cancel reaches the handler of a job it runs, through the namespace's channel
     sleeper = billing.queues["q"].put(kind.jobs.Sleeper, {"seconds": 60}, jid="sleeper")
     wait_for(lambda: (job := billing.jobs[sleeper]) is not None and job.state == "running")
