@@ -213,7 +213,7 @@ class AsyncClient:
     def endpoint(self) -> Endpoint:
         """:attr:`settings` for a worker's own connections, named
         ``<client_name>:<worker name>`` (as :meth:`qless_py.Client.endpoint`)."""
-        settings = self.settings
+        settings = self.settings.replace(namespace=self.keys.namespace)
         return settings.named(f"{settings.client_name or 'qless-py'}:{self.worker_name}")
 
     @property
