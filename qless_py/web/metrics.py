@@ -128,4 +128,20 @@ def exposition(client: Client) -> str:
     workers = len(client.workers.counts)
     stats = client.queues.stats([str(row["name"]) for row in counts], now)
     check = client.last_check()
-    return "\n".join(lines(counts, failed, workers, stats, day_start(now), check)) + "\n"
+    found = lines(counts, failed, workers, stats, day_start(now), check)
+    namespace = client.keys.namespace
+    if namespace is not None:  # every sample of a namespace says which (docs/web.md)
+        found = (_in_namespace(line, namespace) for line in found)
+    return "\n".join(found) + "\n"
+
+
+def _in_namespace(line: str, namespace: str) -> str:
+    """A sample line with the label ``namespace`` first; comment lines as they are."""
+    if line.startswith("#"):
+        return line
+    name, _, rest = line.partition(" ")
+    label = f'namespace="{_escape(namespace)}"'
+    if name.endswith("}"):
+        metric, _, labels = name.partition("{")
+        return f"{metric}{{{label},{labels} {rest}"
+    return f"{name}{{{label}}} {rest}"

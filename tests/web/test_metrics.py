@@ -182,3 +182,24 @@ def test_metrics_only_serves_metrics_alone(client: Client, make_web: MakeWeb) ->
     token_free = web.post("/api/jobs/a/cancel", headers={"sec-fetch-site": "same-origin"})
     assert token_free.status_code == 403
     assert client.jobs["a"] is not None
+
+
+def test_a_namespace_labels_every_sample_and_shows_its_own_data(
+        server_url: str, client: Client, make_web: MakeWeb) -> None:
+    populate(client)  # the default namespace's data, which a namespace must not show
+    billing = Client(server_url, worker_name="web-test", namespace="billing")
+    try:
+        billing.queues["invoices"].put("a.Job", {}, jid="inv-1")
+        samples = scrape(make_web(c=billing))
+        names = {key[0] for key in samples if isinstance(key, tuple)}
+        assert names, samples
+        assert all(dict(key[1]).get("namespace") == "billing"
+                   for key in samples if isinstance(key, tuple))
+        assert value(samples, "qless_queue_jobs", namespace="billing", queue="invoices",
+                     state="waiting") == 1
+        assert not any(dict(key[1]).get("queue") == "q"
+                       for key in samples if isinstance(key, tuple))
+        # and the dashboard's pages show the namespace's queue
+        assert "invoices" in make_web(c=billing).html("/")
+    finally:
+        billing.close()
