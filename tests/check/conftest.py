@@ -10,8 +10,15 @@ import redis
 
 from qless_py import Client
 from tests.check.support import Db
-from tests.client.conftest import flavour, make_client  # noqa: F401  (fixtures)
+from tests.client.conftest import _frozen_once, flavour, make_client  # noqa: F401  (fixtures)
 from tests.core.support import load_source
+
+
+@pytest.fixture
+def namespace() -> None:
+    """The check tests build their database in the default namespace (``make_client``'s
+    namespace; tests/core/test_namespaces.py covers the core in a namespace)."""
+    return None
 
 
 @pytest.fixture
