@@ -123,8 +123,12 @@ def test_keys_evicted_under_allkeys_lru_are_found_and_repaired(db: Db) -> None:
     used = int(db.conn.info("memory")["used_memory"])
     try:
         db.conn.config_set("maxmemory", used + 200_000)
-        for i in range(400):  # filler that pushes the server past its limit: keys go
+        # filler that pushes the server past its limit until some job keys went (the server
+        # samples keys to evict, and may take the filler first: write more until it has)
+        for i in range(5000):
             db.conn.set(f"filler:{i}", "x" * 2000)
+            if i % 100 == 99 and sum(1 for _ in db.conn.scan_iter("ql:j:*")) < 600:
+                break
     finally:
         db.conn.config_set("maxmemory", 0)
         db.conn.config_set("maxmemory-policy", "noeviction")
