@@ -1,7 +1,8 @@
 -- qless_py Lua core: the shared locals every file uses. Built into one script by
 -- scripts/build_lua.py (read its docstring for what the build does to these sources).
 --
--- Called as EVALSHA <sha> 0 <command> <now> <args...>. Positional argument n of a
+-- Called as EVALSHA <sha> 0 <command> <now> <args...> (or with one key, a namespace's
+-- prefix: scripts/build_lua.py builds the body for both). Positional argument n of a
 -- command is ARGV[n + 2]; commands read ARGV directly so variadic commands are not
 -- limited by unpack(). Everything here is local: since Redis 6.2.7 the global
 -- environment and the standard libraries are read-only.

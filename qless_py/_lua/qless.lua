@@ -4,11 +4,12 @@
 
 -- The default namespace: no key, as every qless client calls it; keys are `ql:...`.
 if #KEYS == 0 then
---@ lua/prelude.lua:1-49
+--@ lua/prelude.lua:1-50
 -- qless_py Lua core: the shared locals every file uses. Built into one script by
 -- scripts/build_lua.py (read its docstring for what the build does to these sources).
 --
--- Called as EVALSHA <sha> 0 <command> <now> <args...>. Positional argument n of a
+-- Called as EVALSHA <sha> 0 <command> <now> <args...> (or with one key, a namespace's
+-- prefix: scripts/build_lua.py builds the body for both). Positional argument n of a
 -- command is ARGV[n + 2]; commands read ARGV directly so variadic commands are not
 -- limited by unpack(). Everything here is local: since Redis 6.2.7 the global
 -- environment and the standard libraries are read-only.
@@ -7161,11 +7162,12 @@ end
 -- that on a cluster they reach the namespace's node only; PUBLISH before that.
 local PUB = (redis.REDIS_VERSION_NUM or 0) >= 0x070000 and 'SPUBLISH' or 'PUBLISH'
 
---@ lua/prelude.lua:1-49
+--@ lua/prelude.lua:1-50
 -- qless_py Lua core: the shared locals every file uses. Built into one script by
 -- scripts/build_lua.py (read its docstring for what the build does to these sources).
 --
--- Called as EVALSHA <sha> 0 <command> <now> <args...>. Positional argument n of a
+-- Called as EVALSHA <sha> 0 <command> <now> <args...> (or with one key, a namespace's
+-- prefix: scripts/build_lua.py builds the body for both). Positional argument n of a
 -- command is ARGV[n + 2]; commands read ARGV directly so variadic commands are not
 -- limited by unpack(). Everything here is local: since Redis 6.2.7 the global
 -- environment and the standard libraries are read-only.
