@@ -24,10 +24,11 @@ from typing import Any, TypeVar
 
 from qless_py.calls.base import Call
 from qless_py.calls.job import JobBase
-from qless_py.errors import QlessError
+from qless_py.errors import OutOfMemoryError, QlessError
 from qless_py.handlers import HandlerError
 from qless_py.workers.jobrun import COMPLETE, FAIL, Outcome, report_failed, verdict
 from qless_py.workers.logs import info_line
+from qless_py.workers.memory import settle_when_memory_frees_async
 
 log = logging.getLogger("qless_py.worker")
 
@@ -139,7 +140,11 @@ async def _settle(job: JobBase, raised: BaseException | None, group: str, text: 
     else:
         return decided  # type: ignore[return-value]
     try:
-        await send_held(core, job, call, ends=True)
+        try:
+            await send_held(core, job, call, ends=True)
+        except OutOfMemoryError:  # nothing was written: send it again once memory frees
+            await settle_when_memory_frees_async(lambda: send_held(core, job, call, True),
+                                                 f"{verb} of {job.jid}")
     except Exception as exc:
         return report_failed(job, verb, exc)
     return done  # type: ignore[return-value]
