@@ -12,7 +12,7 @@ from qless_py import Client
 from tests.check.support import Db
 from tests.client.conftest import flavour, make_client  # noqa: F401  (fixtures)
 from tests.core.support import load_source
-from tests.workers.conftest import cli_worker  # noqa: F401  (fixture)
+from tests.workers.conftest import cli_worker, kind  # noqa: F401  (fixtures)
 
 
 @pytest.fixture
