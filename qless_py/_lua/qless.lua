@@ -262,7 +262,7 @@ end
 function M.Check_job(now, jid, out)
   local jk = 'ql:j:' .. jid
   local f = rcall('HMGET', jk, 'jid', 'state', 'queue', 'worker', 'expires', 'failure', 'tags',
-    'throttles', 'key', 'grace', 'klass')
+    'throttles', 'key', 'grace', 'klass', 'ttl')
   local state, queue = f[2], f[3]
   local known = state == 'waiting' or state == 'stalled' or state == 'running' or
     state == 'scheduled' or state == 'depends' or state == 'throttled' or state == 'failed' or
@@ -298,7 +298,7 @@ function M.Check_job(now, jid, out)
   return 1
 end
   elseif name == 'Check_job_sets' then
---@ lua/check.lua:76-110
+--@ lua/check.lua:76-117
 -- A job that is not complete: in the set its state names, in no other set of its queue,
 -- and its queue in ql:queues.
 function M.Check_job_sets(jid, jk, state, queue, f, out)
@@ -333,9 +333,37 @@ function M.Check_job_sets(jid, jk, state, queue, f, out)
         'add it to ' .. gk)
     end
   end
+  if f[12] and (state == 'waiting' or state == 'throttled') then
+    local ek = qk .. '-expiring'
+    if not rcall('ZSCORE', ek, jid) and M.Check_unstarted(jid) then
+      M.Check_found(out, 'expiring-missing', jk, ek, state .. ' with a ttl, not started since ' ..
+        'it was put, but without a deadline in ' .. ek, 'add it, due in its ttl from now')
+    end
+  end
+end
+  elseif name == 'Check_unstarted' then
+--@ lua/check.lua:119-137
+-- Whether job `jid` has not started since it was last put: the newest of its history's
+-- `put` and `popped` entries is a `put`. A job that started may wait without a deadline
+-- (pop reclaims a job whose lock ran out without one; when a throttle then holds it, it
+-- waits and is let in so), and so may any job whose history the cap has trimmed (the
+-- answer is then false: it cannot be told).
+function M.Check_unstarted(jid)
+  local hk = 'ql:j:' .. jid .. '-history'
+  local n = rcall('LLEN', hk)
+  local cap = floor(M.Config_number('max-job-history', 100))
+  if cap >= 3 and n >= cap then return false end
+  local entries = rcall('LRANGE', hk, 0, -1)
+  for i = #entries, 1, -1 do
+    local ok, e = pcall(decode, entries[i])
+    local what = ok and type(e) == 'table' and (e[2] or e.what)
+    if what == 'put' then return true end
+    if what == 'popped' then return false end
+  end
+  return false
 end
   elseif name == 'Check_running' then
---@ lua/check.lua:112-143
+--@ lua/check.lua:139-170
 -- A running job: its lock and its worker's job set scored by its `expires` (not while in
 -- the grace period after a lost lock, when pop has moved both), a worker, and a lock of
 -- each of its named throttles.
@@ -369,7 +397,7 @@ function M.Check_running(jid, jk, queue, f, out)
   end
 end
   elseif name == 'Check_job_dependencies' then
---@ lua/check.lua:145-174
+--@ lua/check.lua:172-201
 -- Dependencies: each one is a job that exists, is not complete and lists this job among its
 -- dependents; a job in state depends has at least one, a job in another state none.
 function M.Check_job_dependencies(jid, jk, state, out)
@@ -401,7 +429,7 @@ function M.Check_job_dependencies(jid, jk, state, out)
   end
 end
   elseif name == 'Check_classify' then
---@ lua/check.lua:176-193
+--@ lua/check.lua:203-220
 -- What key `k` is: { what = kind, ... the names in it }, and the kind of walk its members
 -- need ('z' sorted set, 's' set, 'l' list; nil: none). `kind` is the key's TYPE.
 function M.Check_classify(k, kind)
@@ -421,14 +449,14 @@ function M.Check_classify(k, kind)
   return { what = 'unknown' }
 end
   elseif name == 'Check_ends' then
---@ lua/check.lua:195-199
+--@ lua/check.lua:222-226
 -- Whether `s` ends with `suffix`, and `s` without it.
 function M.Check_ends(s, suffix)
   if #s > #suffix and s:sub(-#suffix) == suffix then return s:sub(1, -#suffix - 1) end
   return nil
 end
   elseif name == 'Check_classify_in' then
---@ lua/check.lua:201-247
+--@ lua/check.lua:228-274
 -- Check.classify for a key under prefix `p` (`rest` follows it).
 function M.Check_classify_in(p, rest, kind)
   if p == 'ql:j:' then
@@ -477,7 +505,7 @@ function M.Check_classify_in(p, rest, kind)
   return { what = 'unknown' }
 end
   elseif name == 'Check_head' then
---@ lua/check.lua:249-275
+--@ lua/check.lua:276-302
 -- The invariants of key `k` as a whole (`d` its classification). Returns the units spent.
 function M.Check_head(now, k, d, kind, out)
   if d.what == 'unknown' or (d.want and d.want ~= kind) then
@@ -506,7 +534,7 @@ function M.Check_head(now, k, d, kind, out)
   return 1
 end
   elseif name == 'Check_recur' then
---@ lua/check.lua:277-293
+--@ lua/check.lua:304-320
 -- A recurring template: well formed, and in its queue's recur set.
 function M.Check_recur(k, jid, out)
   local r = rcall('HMGET', k, 'jid', 'klass', 'queue', 'interval', 'data', 'state')
@@ -525,9 +553,10 @@ function M.Check_recur(k, jid, out)
   end
 end
   elseif name == 'Check_member' then
---@ lua/check.lua:295-339
--- The invariant of one member `m` of collection key `k` (`d` its classification).
-function M.Check_member(now, k, d, m, out)
+--@ lua/check.lua:322-369
+-- The invariant of one member `m` of collection key `k` (`d` its classification); `at` is
+-- its index when a walk of a list met it (nil when a repair asks).
+function M.Check_member(now, k, d, m, out, at)
   local w = d.what
   if w == 'queue' then
     M.Check_queue_member(k, d, m, out)
@@ -550,6 +579,8 @@ function M.Check_member(now, k, d, m, out)
     if f[1] ~= 'failed' or (M.Check_group(f[2]) or 'failed') ~= d.group then
       M.Check_found(out, 'failure-stale', k, m, m .. ' is gone or not failed in ' .. d.group,
         'remove it from ' .. k)
+    else
+      M.Check_failure_twice(k, d, m, at, out)
     end
   elseif w == 'failures' then
     if rcall('LLEN', 'ql:f:' .. m) == 0 then
@@ -571,8 +602,20 @@ function M.Check_member(now, k, d, m, out)
   end
   return 1
 end
+  elseif name == 'Check_failure_twice' then
+--@ lua/check.lua:371-380
+-- A failure group's list names job `m` once: the group's count (`failed`) is the list's
+-- length. A walk (`at` its index) reports a job named twice or more at its second entry,
+-- so once; a list that moved meanwhile (a new failure pushed) may hide it from this walk.
+function M.Check_failure_twice(k, d, m, at, out)
+  local pos = rcall('LPOS', k, m, 'COUNT', 0)
+  if #pos > 1 and (at == nil or at == pos[2]) then
+    M.Check_found(out, 'failure-duplicate', k, m, m .. ' is listed ' .. #pos .. ' times in ' ..
+      d.group, 'keep its newest entry')
+  end
+end
   elseif name == 'Check_queue_member' then
---@ lua/check.lua:341-366
+--@ lua/check.lua:382-407
 -- A member of a queue's set: a job of that queue (its state is checked from the job's
 -- side), for -expiring one that waits with a ttl, for -recur a template of the queue.
 function M.Check_queue_member(k, d, m, out)
@@ -600,7 +643,7 @@ function M.Check_queue_member(k, d, m, out)
   end
 end
   elseif name == 'Check_throttle_member' then
---@ lua/check.lua:368-386
+--@ lua/check.lua:409-427
 -- A member of a throttle's locks (a running job that names the throttle), pending (a
 -- throttled one) or admissions (a waiting or stalled one).
 function M.Check_throttle_member(k, d, m, out)
@@ -621,7 +664,7 @@ function M.Check_throttle_member(k, d, m, out)
   end
 end
   elseif name == 'Check_key' then
---@ lua/check.lua:388-397
+--@ lua/check.lua:429-438
 -- Check key `k`: its own invariants now, and its members later (a walk is queued in `walks`
 -- as { key, cursor }). Returns the units spent.
 function M.Check_key(now, k, out, walks)
@@ -633,7 +676,7 @@ function M.Check_key(now, k, out, walks)
   return spent
 end
   elseif name == 'Check_walk' then
---@ lua/check.lua:399-429
+--@ lua/check.lua:440-472
 -- Walk the members of `item` ({ key, cursor, members left over }) for at most `budget`
 -- units. A scan may answer more members than asked for (Valkey's hashtable answers whole
 -- buckets): those beyond the budget wait in the item. Returns whether the walk is done,
@@ -643,11 +686,11 @@ function M.Check_walk(now, item, budget, out)
   local kind = rcall('TYPE', k).ok
   local d = M.Check_classify(k, kind)
   if kind ~= d.want then return true, 1 end
-  local members, spent = item[3], 0
+  local members, spent, first = item[3], 0, nil
   if not members or #members == 0 then
     members, spent = {}, 1
     if d.walk == 'l' then
-      local first = tonumber(item[2]) or 0
+      first = tonumber(item[2]) or 0
       members = rcall('LRANGE', k, first, first + budget - 1)
       item[2] = #members == budget and tostring(first + budget) or '0'
     else
@@ -659,14 +702,16 @@ function M.Check_walk(now, item, budget, out)
   end
   local n = #members
   if n > budget then n = budget end
-  for i = 1, n do M.Check_member(now, k, d, members[i], out) end
+  -- A list's members never wait for a later step (LRANGE answers no more than asked), so
+  -- their indexes are known.
+  for i = 1, n do M.Check_member(now, k, d, members[i], out, first and first + i - 1) end
   local rest = {}
   for i = n + 1, #members do rest[#rest + 1] = members[i] end
   item[3] = rest
   return #rest == 0 and item[2] == '0', spent + n
 end
   elseif name == 'Check_state' then
---@ lua/check.lua:431-449
+--@ lua/check.lua:474-492
 -- The state of a check: the SCAN cursor `s` (false once the scan is done), keys found and
 -- not looked at yet `p`, the walks still to make `q`, the findings so far by invariant
 -- `n`, keys seen `k`, and its start `t`.
@@ -687,7 +732,7 @@ function M.Check_state(token, now)
   return st
 end
   elseif name == 'Check_step' then
---@ lua/check.lua:451-503
+--@ lua/check.lua:494-546
 -- qlpy.check <now> <token> [budget]
 -- One bounded step of a check of the whole database: walks on from `token` ('0' starts a
 -- check) for about `budget` units of work (default 40; a key or a member looked at is
@@ -742,7 +787,7 @@ function M.Check_step(now)
     counts = st.n })
 end
   elseif name == 'Check_repair' then
---@ lua/check.lua:505-536
+--@ lua/check.lua:548-579
 -- qlpy.repair <now> <key> <invariant> [member]
 -- Checks the finding again and, when it still stands, fixes it as the core would have
 -- (the finding's `repair` says how), writing a history entry {"what": "repaired",
@@ -776,7 +821,7 @@ function M.Check_repair(now)
   return 0
 end
   elseif name == 'Check_fix_job' then
---@ lua/check.lua:538-575
+--@ lua/check.lua:581-621
 -- Fix finding `inv` of job `jid` (`member` as the finding names it).
 function M.Check_fix_job(now, jid, inv, member)
   local jk = 'ql:j:' .. jid
@@ -802,6 +847,9 @@ function M.Check_fix_job(now, jid, inv, member)
     rcall('ZINCRBY', 'ql:tags', 1, member)
   elseif inv == 'order-missing' then
     M.Order_join(queue, member, jid)
+  elseif inv == 'expiring-missing' then
+    local ttl = tonumber(rcall('HGET', jk, 'ttl'))
+    if ttl then M.Expire_arm(queue, jid, now + ttl) end
   elseif inv == 'dependency-one-sided' then
     rcall('SADD', 'ql:j:' .. member .. '-dependents', jid)
   elseif inv == 'dependency-gone' or inv == 'dependency-complete' then
@@ -816,7 +864,7 @@ function M.Check_fix_job(now, jid, inv, member)
   end
 end
   elseif name == 'Check_relist' then
---@ lua/check.lua:577-598
+--@ lua/check.lua:623-644
 -- Put job `jid` back into the set its state names (`sk`): a running job gets a lock that
 -- has expired, which the next pop of its queue reclaims as a lost lock.
 function M.Check_relist(now, jid, state, queue, f, sk)
@@ -840,7 +888,7 @@ function M.Check_relist(now, jid, state, queue, f, sk)
   end
 end
   elseif name == 'Check_requeue' then
---@ lua/check.lua:600-609
+--@ lua/check.lua:646-655
 -- A running job that no worker holds waits again, as a timed-out one does: out of the
 -- locks set, its throttles given back (its ordering key's turn kept), through the gate.
 function M.Check_requeue(now, jid, queue)
@@ -852,7 +900,7 @@ function M.Check_requeue(now, jid, queue)
   M.Job_ready_or_enqueue(now, queue, jid, tonumber(f[1]) or 0, f[2], f[3], f[4], 'running')
 end
   elseif name == 'Check_drop_dependencies' then
---@ lua/check.lua:611-618
+--@ lua/check.lua:657-664
 -- Job `jid` stops depending on anything: out of its dependencies' dependents, its set gone.
 function M.Check_drop_dependencies(jid)
   local depk = 'ql:j:' .. jid .. '-dependencies'
@@ -862,7 +910,7 @@ function M.Check_drop_dependencies(jid)
   rcall('DEL', depk)
 end
   elseif name == 'Check_fix_key' then
---@ lua/check.lua:620-646
+--@ lua/check.lua:666-695
 -- Fix finding `inv` of key `k` (classified `d`) and its `member`.
 function M.Check_fix_key(now, k, d, inv, member)
   if inv == 'history-orphan' then
@@ -882,6 +930,9 @@ function M.Check_fix_key(now, k, d, inv, member)
     M.Job_unlist_failure(member, d.group)
   elseif inv == 'throttle-stale' then
     M.Throttle_release(now, member, { d.tid })
+  elseif inv == 'failure-duplicate' then
+    local n = #rcall('LPOS', k, member, 'COUNT', 0)
+    rcall('LREM', k, 1 - n, member)
   elseif inv == 'failure-group-empty' or inv == 'dependent-stale' then
     rcall('SREM', k, member)
   else

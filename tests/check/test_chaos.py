@@ -28,7 +28,7 @@ CHECKS = 10
 
 def _put_group(client: Client, kind: Kind, g: int) -> list[str]:
     """Ten members in q1 (tagged), a join in q2 waiting for them (throttled), and a job in
-    q3 with an ordering key; each put made once, however the drops fall."""
+    q3 with an ordering key (both with a ttl); each put made once, however the drops fall."""
     stage = kind.jobs.Quiet
     members = [f"g{g}-m{i}" for i in range(FAN)]
     put_once(client, lambda: client.queues["q1"].put_many(
@@ -36,9 +36,10 @@ def _put_group(client: Client, kind: Kind, g: int) -> list[str]:
           "tags": ["chaos", f"g{g}"]} for jid in members]), members[0])
     put_once(client, lambda: client.queues["q2"].put(
         stage, {"seconds": 0.01}, jid=f"g{g}-join", depends=members, retries=50,
-        throttles=["chaos"]), f"g{g}-join")
+        throttles=["chaos"], ttl=3600), f"g{g}-join")
     put_once(client, lambda: client.queues["q3"].put(
-        stage, {"seconds": 0.01}, jid=f"g{g}-k", retries=50, key=f"k{g % 3}"), f"g{g}-k")
+        stage, {"seconds": 0.01}, jid=f"g{g}-k", retries=50, key=f"k{g % 3}", ttl=3600),
+        f"g{g}-k")
     return [*members, f"g{g}-join", f"g{g}-k"]
 
 
