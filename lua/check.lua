@@ -82,10 +82,18 @@ function Check.job_sets(jid, jk, state, queue, f, out)
   end
   local own = Check.state_key(queue, state)
   local qk = key.queue .. queue
+  -- The dialect's throttle release moves a throttled job into the work set and leaves its
+  -- state throttled (the pop that takes it says running): one set or the other, then.
+  local alt = state == 'throttled' and qk .. key.work
+  if alt and not rcall('ZSCORE', own, jid) and rcall('ZSCORE', alt, jid) then
+    own, alt = alt, own
+  end
   for _, sk in ipairs({ qk .. key.work, qk .. key.locks, qk .. key.scheduled, qk .. key.depends,
       qk .. key.throttled }) do
     local listed = rcall('ZSCORE', sk, jid)
-    if sk == own and not listed and state == 'running' and f[4] == '' then
+    if sk == alt and not listed then
+      listed = false -- the state's other set, and the job is in the one
+    elseif sk == own and not listed and state == 'running' and f[4] == '' then
       -- Check.running reports it: a running job that no worker holds.
       listed = false
     elseif sk == own and not listed then
@@ -262,7 +270,10 @@ function Check.classify_in(p, rest, kind)
   elseif p == key.stats or p == key.fine then
     return { what = 'known', want = 'hash' }
   elseif p == key.throttle then
-    for _, suffix in ipairs({ key.locks, key.pending, key.ready }) do
+    -- -ready is not walked: a dialect core's pop takes a job our core let in without
+    -- knowing its admission, and Throttle.verify drops such entries as it meets them.
+    if Check.ends(rest, key.ready) then return { what = 'known', want = 'zset' } end
+    for _, suffix in ipairs({ key.locks, key.pending }) do
       local tid = Check.ends(rest, suffix)
       if tid then
         return { what = 'throttle-set', tid = tid, suffix = suffix, walk = 'z', want = 'zset' }
@@ -406,8 +417,8 @@ function Check.queue_member(k, d, m, out)
   end
 end
 
--- A member of a throttle's locks (a running job that names the throttle), pending (a
--- throttled one) or admissions (a waiting or stalled one).
+-- A member of a throttle's locks (a running job that names the throttle) or pending (a
+-- throttled one).
 function Check.throttle_member(k, d, m, out)
   local f = rcall('HMGET', key.job .. m, 'state', 'throttles')
   local named = false
@@ -415,10 +426,8 @@ function Check.throttle_member(k, d, m, out)
   local s, valid = f[1], false
   if d.suffix == key.locks then
     valid = s == 'running'
-  elseif d.suffix == key.pending then
-    valid = s == 'throttled'
   else
-    valid = s == 'waiting' or s == 'stalled'
+    valid = s == 'throttled'
   end
   if not (named and valid) then
     Check.found(out, 'throttle-stale', k, m, m .. ' is gone, does not name throttle ' ..
@@ -447,7 +456,8 @@ function Check.walk(now, item, budget, out)
   local d = Check.classify(k, kind)
   if kind ~= d.want then return true, 1 end
   local members, spent, first = item[3], 0, nil
-  if not members or #members == 0 then
+  local carried = members and #members > 0
+  if not carried then
     members, spent = {}, 1
     if d.walk == 'l' then
       first = tonumber(item[2]) or 0
@@ -464,11 +474,24 @@ function Check.walk(now, item, budget, out)
   if n > budget then n = budget end
   -- A list's members never wait for a later step (LRANGE answers no more than asked), so
   -- their indexes are known.
-  for i = 1, n do Check.member(now, k, d, members[i], out, first and first + i - 1) end
+  -- Members carried over from an earlier step may have left the key since: those are
+  -- looked at only if still there.
+  for i = 1, n do
+    local m = members[i]
+    if not carried or Check.still_member(k, d, m) then
+      Check.member(now, k, d, m, out, first and first + i - 1)
+    end
+  end
   local rest = {}
   for i = n + 1, #members do rest[#rest + 1] = members[i] end
   item[3] = rest
   return #rest == 0 and item[2] == '0', spent + n
+end
+
+-- Whether `m` is still a member of `k` (a sorted set or a set, as `d` walks it).
+function Check.still_member(k, d, m)
+  if d.walk == 'z' then return rcall('ZSCORE', k, m) ~= false end
+  return rcall('SISMEMBER', k, m) == 1
 end
 
 -- The state of a check: the SCAN cursor `s` (false once the scan is done), keys found and

@@ -298,7 +298,7 @@ function M.Check_job(now, jid, out)
   return 1
 end
   elseif name == 'Check_job_sets' then
---@ lua/check.lua:76-117
+--@ lua/check.lua:76-125
 -- A job that is not complete: in the set its state names, in no other set of its queue,
 -- and its queue in ql:queues.
 function M.Check_job_sets(jid, jk, state, queue, f, out)
@@ -308,10 +308,18 @@ function M.Check_job_sets(jid, jk, state, queue, f, out)
   end
   local own = M.Check_state_key(queue, state)
   local qk = 'ql:q:' .. queue
+  -- The dialect's throttle release moves a throttled job into the work set and leaves its
+  -- state throttled (the pop that takes it says running): one set or the other, then.
+  local alt = state == 'throttled' and qk .. '-work'
+  if alt and not rcall('ZSCORE', own, jid) and rcall('ZSCORE', alt, jid) then
+    own, alt = alt, own
+  end
   for _, sk in ipairs({ qk .. '-work', qk .. '-locks', qk .. '-scheduled', qk .. '-depends',
       qk .. '-throttled' }) do
     local listed = rcall('ZSCORE', sk, jid)
-    if sk == own and not listed and state == 'running' and f[4] == '' then
+    if sk == alt and not listed then
+      listed = false -- the state's other set, and the job is in the one
+    elseif sk == own and not listed and state == 'running' and f[4] == '' then
       -- Check.running reports it: a running job that no worker holds.
       listed = false
     elseif sk == own and not listed then
@@ -342,7 +350,7 @@ function M.Check_job_sets(jid, jk, state, queue, f, out)
   end
 end
   elseif name == 'Check_unstarted' then
---@ lua/check.lua:119-137
+--@ lua/check.lua:127-145
 -- Whether job `jid` has not started since it was last put: the newest of its history's
 -- `put` and `popped` entries is a `put`. A job that started may wait without a deadline
 -- (pop reclaims a job whose lock ran out without one; when a throttle then holds it, it
@@ -363,7 +371,7 @@ function M.Check_unstarted(jid)
   return false
 end
   elseif name == 'Check_running' then
---@ lua/check.lua:139-170
+--@ lua/check.lua:147-178
 -- A running job: its lock and its worker's job set scored by its `expires` (not while in
 -- the grace period after a lost lock, when pop has moved both), a worker, and a lock of
 -- each of its named throttles.
@@ -397,7 +405,7 @@ function M.Check_running(jid, jk, queue, f, out)
   end
 end
   elseif name == 'Check_job_dependencies' then
---@ lua/check.lua:172-201
+--@ lua/check.lua:180-209
 -- Dependencies: each one is a job that exists, is not complete and lists this job among its
 -- dependents; a job in state depends has at least one, a job in another state none.
 function M.Check_job_dependencies(jid, jk, state, out)
@@ -429,7 +437,7 @@ function M.Check_job_dependencies(jid, jk, state, out)
   end
 end
   elseif name == 'Check_classify' then
---@ lua/check.lua:203-220
+--@ lua/check.lua:211-228
 -- What key `k` is: { what = kind, ... the names in it }, and the kind of walk its members
 -- need ('z' sorted set, 's' set, 'l' list; nil: none). `kind` is the key's TYPE.
 function M.Check_classify(k, kind)
@@ -449,14 +457,14 @@ function M.Check_classify(k, kind)
   return { what = 'unknown' }
 end
   elseif name == 'Check_ends' then
---@ lua/check.lua:222-226
+--@ lua/check.lua:230-234
 -- Whether `s` ends with `suffix`, and `s` without it.
 function M.Check_ends(s, suffix)
   if #s > #suffix and s:sub(-#suffix) == suffix then return s:sub(1, -#suffix - 1) end
   return nil
 end
   elseif name == 'Check_classify_in' then
---@ lua/check.lua:228-274
+--@ lua/check.lua:236-285
 -- Check.classify for a key under prefix `p` (`rest` follows it).
 function M.Check_classify_in(p, rest, kind)
   if p == 'ql:j:' then
@@ -494,7 +502,10 @@ function M.Check_classify_in(p, rest, kind)
   elseif p == 'ql:s:' or p == 'ql:fine:' then
     return { what = 'known', want = 'hash' }
   elseif p == 'ql:th:' then
-    for _, suffix in ipairs({ '-locks', '-pending', '-ready' }) do
+    -- -ready is not walked: a dialect core's pop takes a job our core let in without
+    -- knowing its admission, and Throttle.verify drops such entries as it meets them.
+    if M.Check_ends(rest, '-ready') then return { what = 'known', want = 'zset' } end
+    for _, suffix in ipairs({ '-locks', '-pending' }) do
       local tid = M.Check_ends(rest, suffix)
       if tid then
         return { what = 'throttle-set', tid = tid, suffix = suffix, walk = 'z', want = 'zset' }
@@ -505,7 +516,7 @@ function M.Check_classify_in(p, rest, kind)
   return { what = 'unknown' }
 end
   elseif name == 'Check_head' then
---@ lua/check.lua:276-302
+--@ lua/check.lua:287-313
 -- The invariants of key `k` as a whole (`d` its classification). Returns the units spent.
 function M.Check_head(now, k, d, kind, out)
   if d.what == 'unknown' or (d.want and d.want ~= kind) then
@@ -534,7 +545,7 @@ function M.Check_head(now, k, d, kind, out)
   return 1
 end
   elseif name == 'Check_recur' then
---@ lua/check.lua:304-320
+--@ lua/check.lua:315-331
 -- A recurring template: well formed, and in its queue's recur set.
 function M.Check_recur(k, jid, out)
   local r = rcall('HMGET', k, 'jid', 'klass', 'queue', 'interval', 'data', 'state')
@@ -553,7 +564,7 @@ function M.Check_recur(k, jid, out)
   end
 end
   elseif name == 'Check_member' then
---@ lua/check.lua:322-369
+--@ lua/check.lua:333-380
 -- The invariant of one member `m` of collection key `k` (`d` its classification); `at` is
 -- its index when a walk of a list met it (nil when a repair asks).
 function M.Check_member(now, k, d, m, out, at)
@@ -603,7 +614,7 @@ function M.Check_member(now, k, d, m, out, at)
   return 1
 end
   elseif name == 'Check_failure_twice' then
---@ lua/check.lua:371-380
+--@ lua/check.lua:382-391
 -- A failure group's list names job `m` once: the group's count (`failed`) is the list's
 -- length. A walk (`at` its index) reports a job named twice or more at its second entry,
 -- so once; a list that moved meanwhile (a new failure pushed) may hide it from this walk.
@@ -615,7 +626,7 @@ function M.Check_failure_twice(k, d, m, at, out)
   end
 end
   elseif name == 'Check_queue_member' then
---@ lua/check.lua:382-407
+--@ lua/check.lua:393-418
 -- A member of a queue's set: a job of that queue (its state is checked from the job's
 -- side), for -expiring one that waits with a ttl, for -recur a template of the queue.
 function M.Check_queue_member(k, d, m, out)
@@ -643,9 +654,9 @@ function M.Check_queue_member(k, d, m, out)
   end
 end
   elseif name == 'Check_throttle_member' then
---@ lua/check.lua:409-427
--- A member of a throttle's locks (a running job that names the throttle), pending (a
--- throttled one) or admissions (a waiting or stalled one).
+--@ lua/check.lua:420-436
+-- A member of a throttle's locks (a running job that names the throttle) or pending (a
+-- throttled one).
 function M.Check_throttle_member(k, d, m, out)
   local f = rcall('HMGET', 'ql:j:' .. m, 'state', 'throttles')
   local named = false
@@ -653,10 +664,8 @@ function M.Check_throttle_member(k, d, m, out)
   local s, valid = f[1], false
   if d.suffix == '-locks' then
     valid = s == 'running'
-  elseif d.suffix == '-pending' then
-    valid = s == 'throttled'
   else
-    valid = s == 'waiting' or s == 'stalled'
+    valid = s == 'throttled'
   end
   if not (named and valid) then
     M.Check_found(out, 'throttle-stale', k, m, m .. ' is gone, does not name throttle ' ..
@@ -664,7 +673,7 @@ function M.Check_throttle_member(k, d, m, out)
   end
 end
   elseif name == 'Check_key' then
---@ lua/check.lua:429-438
+--@ lua/check.lua:438-447
 -- Check key `k`: its own invariants now, and its members later (a walk is queued in `walks`
 -- as { key, cursor }). Returns the units spent.
 function M.Check_key(now, k, out, walks)
@@ -676,7 +685,7 @@ function M.Check_key(now, k, out, walks)
   return spent
 end
   elseif name == 'Check_walk' then
---@ lua/check.lua:440-472
+--@ lua/check.lua:449-489
 -- Walk the members of `item` ({ key, cursor, members left over }) for at most `budget`
 -- units. A scan may answer more members than asked for (Valkey's hashtable answers whole
 -- buckets): those beyond the budget wait in the item. Returns whether the walk is done,
@@ -687,7 +696,8 @@ function M.Check_walk(now, item, budget, out)
   local d = M.Check_classify(k, kind)
   if kind ~= d.want then return true, 1 end
   local members, spent, first = item[3], 0, nil
-  if not members or #members == 0 then
+  local carried = members and #members > 0
+  if not carried then
     members, spent = {}, 1
     if d.walk == 'l' then
       first = tonumber(item[2]) or 0
@@ -704,14 +714,28 @@ function M.Check_walk(now, item, budget, out)
   if n > budget then n = budget end
   -- A list's members never wait for a later step (LRANGE answers no more than asked), so
   -- their indexes are known.
-  for i = 1, n do M.Check_member(now, k, d, members[i], out, first and first + i - 1) end
+  -- Members carried over from an earlier step may have left the key since: those are
+  -- looked at only if still there.
+  for i = 1, n do
+    local m = members[i]
+    if not carried or M.Check_still_member(k, d, m) then
+      M.Check_member(now, k, d, m, out, first and first + i - 1)
+    end
+  end
   local rest = {}
   for i = n + 1, #members do rest[#rest + 1] = members[i] end
   item[3] = rest
   return #rest == 0 and item[2] == '0', spent + n
 end
+  elseif name == 'Check_still_member' then
+--@ lua/check.lua:491-495
+-- Whether `m` is still a member of `k` (a sorted set or a set, as `d` walks it).
+function M.Check_still_member(k, d, m)
+  if d.walk == 'z' then return rcall('ZSCORE', k, m) ~= false end
+  return rcall('SISMEMBER', k, m) == 1
+end
   elseif name == 'Check_state' then
---@ lua/check.lua:474-492
+--@ lua/check.lua:497-515
 -- The state of a check: the SCAN cursor `s` (false once the scan is done), keys found and
 -- not looked at yet `p`, the walks still to make `q`, the findings so far by invariant
 -- `n`, keys seen `k`, and its start `t`.
@@ -732,7 +756,7 @@ function M.Check_state(token, now)
   return st
 end
   elseif name == 'Check_step' then
---@ lua/check.lua:494-546
+--@ lua/check.lua:517-569
 -- qlpy.check <now> <token> [budget]
 -- One bounded step of a check of the whole database: walks on from `token` ('0' starts a
 -- check) for about `budget` units of work (default 40; a key or a member looked at is
@@ -787,7 +811,7 @@ function M.Check_step(now)
     counts = st.n })
 end
   elseif name == 'Check_repair' then
---@ lua/check.lua:548-579
+--@ lua/check.lua:571-602
 -- qlpy.repair <now> <key> <invariant> [member]
 -- Checks the finding again and, when it still stands, fixes it as the core would have
 -- (the finding's `repair` says how), writing a history entry {"what": "repaired",
@@ -821,7 +845,7 @@ function M.Check_repair(now)
   return 0
 end
   elseif name == 'Check_fix_job' then
---@ lua/check.lua:581-621
+--@ lua/check.lua:604-644
 -- Fix finding `inv` of job `jid` (`member` as the finding names it).
 function M.Check_fix_job(now, jid, inv, member)
   local jk = 'ql:j:' .. jid
@@ -864,7 +888,7 @@ function M.Check_fix_job(now, jid, inv, member)
   end
 end
   elseif name == 'Check_relist' then
---@ lua/check.lua:623-644
+--@ lua/check.lua:646-667
 -- Put job `jid` back into the set its state names (`sk`): a running job gets a lock that
 -- has expired, which the next pop of its queue reclaims as a lost lock.
 function M.Check_relist(now, jid, state, queue, f, sk)
@@ -888,7 +912,7 @@ function M.Check_relist(now, jid, state, queue, f, sk)
   end
 end
   elseif name == 'Check_requeue' then
---@ lua/check.lua:646-655
+--@ lua/check.lua:669-678
 -- A running job that no worker holds waits again, as a timed-out one does: out of the
 -- locks set, its throttles given back (its ordering key's turn kept), through the gate.
 function M.Check_requeue(now, jid, queue)
@@ -900,7 +924,7 @@ function M.Check_requeue(now, jid, queue)
   M.Job_ready_or_enqueue(now, queue, jid, tonumber(f[1]) or 0, f[2], f[3], f[4], 'running')
 end
   elseif name == 'Check_drop_dependencies' then
---@ lua/check.lua:657-664
+--@ lua/check.lua:680-687
 -- Job `jid` stops depending on anything: out of its dependencies' dependents, its set gone.
 function M.Check_drop_dependencies(jid)
   local depk = 'ql:j:' .. jid .. '-dependencies'
@@ -910,7 +934,7 @@ function M.Check_drop_dependencies(jid)
   rcall('DEL', depk)
 end
   elseif name == 'Check_fix_key' then
---@ lua/check.lua:666-695
+--@ lua/check.lua:689-718
 -- Fix finding `inv` of key `k` (classified `d`) and its `member`.
 function M.Check_fix_key(now, k, d, inv, member)
   if inv == 'history-orphan' then
