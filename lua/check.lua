@@ -37,7 +37,7 @@ end
 function Check.job(now, jid, out)
   local jk = key.job .. jid
   local f = rcall('HMGET', jk, 'jid', 'state', 'queue', 'worker', 'expires', 'failure', 'tags',
-    'throttles', 'key', 'grace', 'klass')
+    'throttles', 'key', 'grace', 'klass', 'ttl')
   local state, queue = f[2], f[3]
   local known = state == 'waiting' or state == 'stalled' or state == 'running' or
     state == 'scheduled' or state == 'depends' or state == 'throttled' or state == 'failed' or
@@ -82,10 +82,18 @@ function Check.job_sets(jid, jk, state, queue, f, out)
   end
   local own = Check.state_key(queue, state)
   local qk = key.queue .. queue
+  -- The dialect's throttle release moves a throttled job into the work set and leaves its
+  -- state throttled (the pop that takes it says running): one set or the other, then.
+  local alt = state == 'throttled' and qk .. key.work
+  if alt and not rcall('ZSCORE', own, jid) and rcall('ZSCORE', alt, jid) then
+    own, alt = alt, own
+  end
   for _, sk in ipairs({ qk .. key.work, qk .. key.locks, qk .. key.scheduled, qk .. key.depends,
       qk .. key.throttled }) do
     local listed = rcall('ZSCORE', sk, jid)
-    if sk == own and not listed and state == 'running' and f[4] == '' then
+    if sk == alt and not listed then
+      listed = false -- the state's other set, and the job is in the one
+    elseif sk == own and not listed and state == 'running' and f[4] == '' then
       -- Check.running reports it: a running job that no worker holds.
       listed = false
     elseif sk == own and not listed then
@@ -107,6 +115,33 @@ function Check.job_sets(jid, jk, state, queue, f, out)
         'add it to ' .. gk)
     end
   end
+  if f[12] and (state == 'waiting' or state == 'throttled') then
+    local ek = qk .. key.expiring
+    if not rcall('ZSCORE', ek, jid) and Check.unstarted(jid) then
+      Check.found(out, 'expiring-missing', jk, ek, state .. ' with a ttl, not started since ' ..
+        'it was put, but without a deadline in ' .. ek, 'add it, due in its ttl from now')
+    end
+  end
+end
+
+-- Whether job `jid` has not started since it was last put: the newest of its history's
+-- `put` and `popped` entries is a `put`. A job that started may wait without a deadline
+-- (pop reclaims a job whose lock ran out without one; when a throttle then holds it, it
+-- waits and is let in so), and so may any job whose history the cap has trimmed (the
+-- answer is then false: it cannot be told).
+function Check.unstarted(jid)
+  local hk = key.job .. jid .. key.history
+  local n = rcall('LLEN', hk)
+  local cap = floor(Config.number('max-job-history', 100))
+  if cap >= 3 and n >= cap then return false end
+  local entries = rcall('LRANGE', hk, 0, -1)
+  for i = #entries, 1, -1 do
+    local ok, e = pcall(decode, entries[i])
+    local what = ok and type(e) == 'table' and (e[2] or e.what)
+    if what == 'put' then return true end
+    if what == 'popped' then return false end
+  end
+  return false
 end
 
 -- A running job: its lock and its worker's job set scored by its `expires` (not while in
@@ -235,7 +270,10 @@ function Check.classify_in(p, rest, kind)
   elseif p == key.stats or p == key.fine then
     return { what = 'known', want = 'hash' }
   elseif p == key.throttle then
-    for _, suffix in ipairs({ key.locks, key.pending, key.ready }) do
+    -- -ready is not walked: a dialect core's pop takes a job our core let in without
+    -- knowing its admission, and Throttle.verify drops such entries as it meets them.
+    if Check.ends(rest, key.ready) then return { what = 'known', want = 'zset' } end
+    for _, suffix in ipairs({ key.locks, key.pending }) do
       local tid = Check.ends(rest, suffix)
       if tid then
         return { what = 'throttle-set', tid = tid, suffix = suffix, walk = 'z', want = 'zset' }
@@ -292,8 +330,9 @@ function Check.recur(k, jid, out)
   end
 end
 
--- The invariant of one member `m` of collection key `k` (`d` its classification).
-function Check.member(now, k, d, m, out)
+-- The invariant of one member `m` of collection key `k` (`d` its classification); `at` is
+-- its index when a walk of a list met it (nil when a repair asks).
+function Check.member(now, k, d, m, out, at)
   local w = d.what
   if w == 'queue' then
     Check.queue_member(k, d, m, out)
@@ -316,6 +355,8 @@ function Check.member(now, k, d, m, out)
     if f[1] ~= 'failed' or (Check.group(f[2]) or 'failed') ~= d.group then
       Check.found(out, 'failure-stale', k, m, m .. ' is gone or not failed in ' .. d.group,
         'remove it from ' .. k)
+    else
+      Check.failure_twice(k, d, m, at, out)
     end
   elseif w == 'failures' then
     if rcall('LLEN', key.failure_group .. m) == 0 then
@@ -336,6 +377,17 @@ function Check.member(now, k, d, m, out)
     Check.throttle_member(k, d, m, out)
   end
   return 1
+end
+
+-- A failure group's list names job `m` once: the group's count (`failed`) is the list's
+-- length. A walk (`at` its index) reports a job named twice or more at its second entry,
+-- so once; a list that moved meanwhile (a new failure pushed) may hide it from this walk.
+function Check.failure_twice(k, d, m, at, out)
+  local pos = rcall('LPOS', k, m, 'COUNT', 0)
+  if #pos > 1 and (at == nil or at == pos[2]) then
+    Check.found(out, 'failure-duplicate', k, m, m .. ' is listed ' .. #pos .. ' times in ' ..
+      d.group, 'keep its newest entry')
+  end
 end
 
 -- A member of a queue's set: a job of that queue (its state is checked from the job's
@@ -365,8 +417,8 @@ function Check.queue_member(k, d, m, out)
   end
 end
 
--- A member of a throttle's locks (a running job that names the throttle), pending (a
--- throttled one) or admissions (a waiting or stalled one).
+-- A member of a throttle's locks (a running job that names the throttle) or pending (a
+-- throttled one).
 function Check.throttle_member(k, d, m, out)
   local f = rcall('HMGET', key.job .. m, 'state', 'throttles')
   local named = false
@@ -374,10 +426,8 @@ function Check.throttle_member(k, d, m, out)
   local s, valid = f[1], false
   if d.suffix == key.locks then
     valid = s == 'running'
-  elseif d.suffix == key.pending then
-    valid = s == 'throttled'
   else
-    valid = s == 'waiting' or s == 'stalled'
+    valid = s == 'throttled'
   end
   if not (named and valid) then
     Check.found(out, 'throttle-stale', k, m, m .. ' is gone, does not name throttle ' ..
@@ -405,11 +455,12 @@ function Check.walk(now, item, budget, out)
   local kind = rcall('TYPE', k).ok
   local d = Check.classify(k, kind)
   if kind ~= d.want then return true, 1 end
-  local members, spent = item[3], 0
-  if not members or #members == 0 then
+  local members, spent, first = item[3], 0, nil
+  local carried = members and #members > 0
+  if not carried then
     members, spent = {}, 1
     if d.walk == 'l' then
-      local first = tonumber(item[2]) or 0
+      first = tonumber(item[2]) or 0
       members = rcall('LRANGE', k, first, first + budget - 1)
       item[2] = #members == budget and tostring(first + budget) or '0'
     else
@@ -421,11 +472,26 @@ function Check.walk(now, item, budget, out)
   end
   local n = #members
   if n > budget then n = budget end
-  for i = 1, n do Check.member(now, k, d, members[i], out) end
+  -- A list's members never wait for a later step (LRANGE answers no more than asked), so
+  -- their indexes are known.
+  -- Members carried over from an earlier step may have left the key since: those are
+  -- looked at only if still there.
+  for i = 1, n do
+    local m = members[i]
+    if not carried or Check.still_member(k, d, m) then
+      Check.member(now, k, d, m, out, first and first + i - 1)
+    end
+  end
   local rest = {}
   for i = n + 1, #members do rest[#rest + 1] = members[i] end
   item[3] = rest
   return #rest == 0 and item[2] == '0', spent + n
+end
+
+-- Whether `m` is still a member of `k` (a sorted set or a set, as `d` walks it).
+function Check.still_member(k, d, m)
+  if d.walk == 'z' then return rcall('ZSCORE', k, m) ~= false end
+  return rcall('SISMEMBER', k, m) == 1
 end
 
 -- The state of a check: the SCAN cursor `s` (false once the scan is done), keys found and
@@ -560,6 +626,9 @@ function Check.fix_job(now, jid, inv, member)
     rcall('ZINCRBY', key.tags, 1, member)
   elseif inv == 'order-missing' then
     Order.join(queue, member, jid)
+  elseif inv == 'expiring-missing' then
+    local ttl = tonumber(rcall('HGET', jk, 'ttl'))
+    if ttl then Expire.arm(queue, jid, now + ttl) end
   elseif inv == 'dependency-one-sided' then
     rcall('SADD', key.job .. member .. key.dependents, jid)
   elseif inv == 'dependency-gone' or inv == 'dependency-complete' then
@@ -636,6 +705,9 @@ function Check.fix_key(now, k, d, inv, member)
     Job.unlist_failure(member, d.group)
   elseif inv == 'throttle-stale' then
     Throttle.release(now, member, { d.tid })
+  elseif inv == 'failure-duplicate' then
+    local n = #rcall('LPOS', k, member, 'COUNT', 0)
+    rcall('LREM', k, 1 - n, member)
   elseif inv == 'failure-group-empty' or inv == 'dependent-stale' then
     rcall('SREM', k, member)
   else

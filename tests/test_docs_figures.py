@@ -40,7 +40,8 @@ NOT_FIGURES = {
     ("workers.md", "10 ms"), ("workers.md", "5 ms"),
 }
 # Numbers of five or more digits that are counts of things, not measurements.
-COUNTS = {"1,000,000", "1000000", "100,000", "10,000", "20,000", "86400"}
+COUNTS = {"1,000,000", "1000000", "100,000", "10,000", "20,000", "86400",
+          "50,000"}  # jobs-history-count's default
 
 
 def _figures(text: str) -> list[str]:

@@ -265,7 +265,7 @@ end
 function M.Check_job(now, jid, out)
   local jk = 'ql:j:' .. jid
   local f = rcall('HMGET', jk, 'jid', 'state', 'queue', 'worker', 'expires', 'failure', 'tags',
-    'throttles', 'key', 'grace', 'klass')
+    'throttles', 'key', 'grace', 'klass', 'ttl')
   local state, queue = f[2], f[3]
   local known = state == 'waiting' or state == 'stalled' or state == 'running' or
     state == 'scheduled' or state == 'depends' or state == 'throttled' or state == 'failed' or
@@ -301,7 +301,7 @@ function M.Check_job(now, jid, out)
   return 1
 end
   elseif name == 'Check_job_sets' then
---@ lua/check.lua:76-110
+--@ lua/check.lua:76-125
 -- A job that is not complete: in the set its state names, in no other set of its queue,
 -- and its queue in ql:queues.
 function M.Check_job_sets(jid, jk, state, queue, f, out)
@@ -311,10 +311,18 @@ function M.Check_job_sets(jid, jk, state, queue, f, out)
   end
   local own = M.Check_state_key(queue, state)
   local qk = 'ql:q:' .. queue
+  -- The dialect's throttle release moves a throttled job into the work set and leaves its
+  -- state throttled (the pop that takes it says running): one set or the other, then.
+  local alt = state == 'throttled' and qk .. '-work'
+  if alt and not rcall('ZSCORE', own, jid) and rcall('ZSCORE', alt, jid) then
+    own, alt = alt, own
+  end
   for _, sk in ipairs({ qk .. '-work', qk .. '-locks', qk .. '-scheduled', qk .. '-depends',
       qk .. '-throttled' }) do
     local listed = rcall('ZSCORE', sk, jid)
-    if sk == own and not listed and state == 'running' and f[4] == '' then
+    if sk == alt and not listed then
+      listed = false -- the state's other set, and the job is in the one
+    elseif sk == own and not listed and state == 'running' and f[4] == '' then
       -- Check.running reports it: a running job that no worker holds.
       listed = false
     elseif sk == own and not listed then
@@ -336,9 +344,37 @@ function M.Check_job_sets(jid, jk, state, queue, f, out)
         'add it to ' .. gk)
     end
   end
+  if f[12] and (state == 'waiting' or state == 'throttled') then
+    local ek = qk .. '-expiring'
+    if not rcall('ZSCORE', ek, jid) and M.Check_unstarted(jid) then
+      M.Check_found(out, 'expiring-missing', jk, ek, state .. ' with a ttl, not started since ' ..
+        'it was put, but without a deadline in ' .. ek, 'add it, due in its ttl from now')
+    end
+  end
+end
+  elseif name == 'Check_unstarted' then
+--@ lua/check.lua:127-145
+-- Whether job `jid` has not started since it was last put: the newest of its history's
+-- `put` and `popped` entries is a `put`. A job that started may wait without a deadline
+-- (pop reclaims a job whose lock ran out without one; when a throttle then holds it, it
+-- waits and is let in so), and so may any job whose history the cap has trimmed (the
+-- answer is then false: it cannot be told).
+function M.Check_unstarted(jid)
+  local hk = 'ql:j:' .. jid .. '-history'
+  local n = rcall('LLEN', hk)
+  local cap = floor(M.Config_number('max-job-history', 100))
+  if cap >= 3 and n >= cap then return false end
+  local entries = rcall('LRANGE', hk, 0, -1)
+  for i = #entries, 1, -1 do
+    local ok, e = pcall(decode, entries[i])
+    local what = ok and type(e) == 'table' and (e[2] or e.what)
+    if what == 'put' then return true end
+    if what == 'popped' then return false end
+  end
+  return false
 end
   elseif name == 'Check_running' then
---@ lua/check.lua:112-143
+--@ lua/check.lua:147-178
 -- A running job: its lock and its worker's job set scored by its `expires` (not while in
 -- the grace period after a lost lock, when pop has moved both), a worker, and a lock of
 -- each of its named throttles.
@@ -372,7 +408,7 @@ function M.Check_running(jid, jk, queue, f, out)
   end
 end
   elseif name == 'Check_job_dependencies' then
---@ lua/check.lua:145-174
+--@ lua/check.lua:180-209
 -- Dependencies: each one is a job that exists, is not complete and lists this job among its
 -- dependents; a job in state depends has at least one, a job in another state none.
 function M.Check_job_dependencies(jid, jk, state, out)
@@ -404,7 +440,7 @@ function M.Check_job_dependencies(jid, jk, state, out)
   end
 end
   elseif name == 'Check_classify' then
---@ lua/check.lua:176-193
+--@ lua/check.lua:211-228
 -- What key `k` is: { what = kind, ... the names in it }, and the kind of walk its members
 -- need ('z' sorted set, 's' set, 'l' list; nil: none). `kind` is the key's TYPE.
 function M.Check_classify(k, kind)
@@ -424,14 +460,14 @@ function M.Check_classify(k, kind)
   return { what = 'unknown' }
 end
   elseif name == 'Check_ends' then
---@ lua/check.lua:195-199
+--@ lua/check.lua:230-234
 -- Whether `s` ends with `suffix`, and `s` without it.
 function M.Check_ends(s, suffix)
   if #s > #suffix and s:sub(-#suffix) == suffix then return s:sub(1, -#suffix - 1) end
   return nil
 end
   elseif name == 'Check_classify_in' then
---@ lua/check.lua:201-247
+--@ lua/check.lua:236-285
 -- Check.classify for a key under prefix `p` (`rest` follows it).
 function M.Check_classify_in(p, rest, kind)
   if p == 'ql:j:' then
@@ -469,7 +505,10 @@ function M.Check_classify_in(p, rest, kind)
   elseif p == 'ql:s:' or p == 'ql:fine:' then
     return { what = 'known', want = 'hash' }
   elseif p == 'ql:th:' then
-    for _, suffix in ipairs({ '-locks', '-pending', '-ready' }) do
+    -- -ready is not walked: a dialect core's pop takes a job our core let in without
+    -- knowing its admission, and Throttle.verify drops such entries as it meets them.
+    if M.Check_ends(rest, '-ready') then return { what = 'known', want = 'zset' } end
+    for _, suffix in ipairs({ '-locks', '-pending' }) do
       local tid = M.Check_ends(rest, suffix)
       if tid then
         return { what = 'throttle-set', tid = tid, suffix = suffix, walk = 'z', want = 'zset' }
@@ -480,7 +519,7 @@ function M.Check_classify_in(p, rest, kind)
   return { what = 'unknown' }
 end
   elseif name == 'Check_head' then
---@ lua/check.lua:249-275
+--@ lua/check.lua:287-313
 -- The invariants of key `k` as a whole (`d` its classification). Returns the units spent.
 function M.Check_head(now, k, d, kind, out)
   if d.what == 'unknown' or (d.want and d.want ~= kind) then
@@ -509,7 +548,7 @@ function M.Check_head(now, k, d, kind, out)
   return 1
 end
   elseif name == 'Check_recur' then
---@ lua/check.lua:277-293
+--@ lua/check.lua:315-331
 -- A recurring template: well formed, and in its queue's recur set.
 function M.Check_recur(k, jid, out)
   local r = rcall('HMGET', k, 'jid', 'klass', 'queue', 'interval', 'data', 'state')
@@ -528,9 +567,10 @@ function M.Check_recur(k, jid, out)
   end
 end
   elseif name == 'Check_member' then
---@ lua/check.lua:295-339
--- The invariant of one member `m` of collection key `k` (`d` its classification).
-function M.Check_member(now, k, d, m, out)
+--@ lua/check.lua:333-380
+-- The invariant of one member `m` of collection key `k` (`d` its classification); `at` is
+-- its index when a walk of a list met it (nil when a repair asks).
+function M.Check_member(now, k, d, m, out, at)
   local w = d.what
   if w == 'queue' then
     M.Check_queue_member(k, d, m, out)
@@ -553,6 +593,8 @@ function M.Check_member(now, k, d, m, out)
     if f[1] ~= 'failed' or (M.Check_group(f[2]) or 'failed') ~= d.group then
       M.Check_found(out, 'failure-stale', k, m, m .. ' is gone or not failed in ' .. d.group,
         'remove it from ' .. k)
+    else
+      M.Check_failure_twice(k, d, m, at, out)
     end
   elseif w == 'failures' then
     if rcall('LLEN', 'ql:f:' .. m) == 0 then
@@ -574,8 +616,20 @@ function M.Check_member(now, k, d, m, out)
   end
   return 1
 end
+  elseif name == 'Check_failure_twice' then
+--@ lua/check.lua:382-391
+-- A failure group's list names job `m` once: the group's count (`failed`) is the list's
+-- length. A walk (`at` its index) reports a job named twice or more at its second entry,
+-- so once; a list that moved meanwhile (a new failure pushed) may hide it from this walk.
+function M.Check_failure_twice(k, d, m, at, out)
+  local pos = rcall('LPOS', k, m, 'COUNT', 0)
+  if #pos > 1 and (at == nil or at == pos[2]) then
+    M.Check_found(out, 'failure-duplicate', k, m, m .. ' is listed ' .. #pos .. ' times in ' ..
+      d.group, 'keep its newest entry')
+  end
+end
   elseif name == 'Check_queue_member' then
---@ lua/check.lua:341-366
+--@ lua/check.lua:393-418
 -- A member of a queue's set: a job of that queue (its state is checked from the job's
 -- side), for -expiring one that waits with a ttl, for -recur a template of the queue.
 function M.Check_queue_member(k, d, m, out)
@@ -603,9 +657,9 @@ function M.Check_queue_member(k, d, m, out)
   end
 end
   elseif name == 'Check_throttle_member' then
---@ lua/check.lua:368-386
--- A member of a throttle's locks (a running job that names the throttle), pending (a
--- throttled one) or admissions (a waiting or stalled one).
+--@ lua/check.lua:420-436
+-- A member of a throttle's locks (a running job that names the throttle) or pending (a
+-- throttled one).
 function M.Check_throttle_member(k, d, m, out)
   local f = rcall('HMGET', 'ql:j:' .. m, 'state', 'throttles')
   local named = false
@@ -613,10 +667,8 @@ function M.Check_throttle_member(k, d, m, out)
   local s, valid = f[1], false
   if d.suffix == '-locks' then
     valid = s == 'running'
-  elseif d.suffix == '-pending' then
-    valid = s == 'throttled'
   else
-    valid = s == 'waiting' or s == 'stalled'
+    valid = s == 'throttled'
   end
   if not (named and valid) then
     M.Check_found(out, 'throttle-stale', k, m, m .. ' is gone, does not name throttle ' ..
@@ -624,7 +676,7 @@ function M.Check_throttle_member(k, d, m, out)
   end
 end
   elseif name == 'Check_key' then
---@ lua/check.lua:388-397
+--@ lua/check.lua:438-447
 -- Check key `k`: its own invariants now, and its members later (a walk is queued in `walks`
 -- as { key, cursor }). Returns the units spent.
 function M.Check_key(now, k, out, walks)
@@ -636,7 +688,7 @@ function M.Check_key(now, k, out, walks)
   return spent
 end
   elseif name == 'Check_walk' then
---@ lua/check.lua:399-429
+--@ lua/check.lua:449-489
 -- Walk the members of `item` ({ key, cursor, members left over }) for at most `budget`
 -- units. A scan may answer more members than asked for (Valkey's hashtable answers whole
 -- buckets): those beyond the budget wait in the item. Returns whether the walk is done,
@@ -646,11 +698,12 @@ function M.Check_walk(now, item, budget, out)
   local kind = rcall('TYPE', k).ok
   local d = M.Check_classify(k, kind)
   if kind ~= d.want then return true, 1 end
-  local members, spent = item[3], 0
-  if not members or #members == 0 then
+  local members, spent, first = item[3], 0, nil
+  local carried = members and #members > 0
+  if not carried then
     members, spent = {}, 1
     if d.walk == 'l' then
-      local first = tonumber(item[2]) or 0
+      first = tonumber(item[2]) or 0
       members = rcall('LRANGE', k, first, first + budget - 1)
       item[2] = #members == budget and tostring(first + budget) or '0'
     else
@@ -662,14 +715,30 @@ function M.Check_walk(now, item, budget, out)
   end
   local n = #members
   if n > budget then n = budget end
-  for i = 1, n do M.Check_member(now, k, d, members[i], out) end
+  -- A list's members never wait for a later step (LRANGE answers no more than asked), so
+  -- their indexes are known.
+  -- Members carried over from an earlier step may have left the key since: those are
+  -- looked at only if still there.
+  for i = 1, n do
+    local m = members[i]
+    if not carried or M.Check_still_member(k, d, m) then
+      M.Check_member(now, k, d, m, out, first and first + i - 1)
+    end
+  end
   local rest = {}
   for i = n + 1, #members do rest[#rest + 1] = members[i] end
   item[3] = rest
   return #rest == 0 and item[2] == '0', spent + n
 end
+  elseif name == 'Check_still_member' then
+--@ lua/check.lua:491-495
+-- Whether `m` is still a member of `k` (a sorted set or a set, as `d` walks it).
+function M.Check_still_member(k, d, m)
+  if d.walk == 'z' then return rcall('ZSCORE', k, m) ~= false end
+  return rcall('SISMEMBER', k, m) == 1
+end
   elseif name == 'Check_state' then
---@ lua/check.lua:431-449
+--@ lua/check.lua:497-515
 -- The state of a check: the SCAN cursor `s` (false once the scan is done), keys found and
 -- not looked at yet `p`, the walks still to make `q`, the findings so far by invariant
 -- `n`, keys seen `k`, and its start `t`.
@@ -690,7 +759,7 @@ function M.Check_state(token, now)
   return st
 end
   elseif name == 'Check_step' then
---@ lua/check.lua:451-503
+--@ lua/check.lua:517-569
 -- qlpy.check <now> <token> [budget]
 -- One bounded step of a check of the whole database: walks on from `token` ('0' starts a
 -- check) for about `budget` units of work (default 40; a key or a member looked at is
@@ -745,7 +814,7 @@ function M.Check_step(now)
     counts = st.n })
 end
   elseif name == 'Check_repair' then
---@ lua/check.lua:505-536
+--@ lua/check.lua:571-602
 -- qlpy.repair <now> <key> <invariant> [member]
 -- Checks the finding again and, when it still stands, fixes it as the core would have
 -- (the finding's `repair` says how), writing a history entry {"what": "repaired",
@@ -779,7 +848,7 @@ function M.Check_repair(now)
   return 0
 end
   elseif name == 'Check_fix_job' then
---@ lua/check.lua:538-575
+--@ lua/check.lua:604-644
 -- Fix finding `inv` of job `jid` (`member` as the finding names it).
 function M.Check_fix_job(now, jid, inv, member)
   local jk = 'ql:j:' .. jid
@@ -805,6 +874,9 @@ function M.Check_fix_job(now, jid, inv, member)
     rcall('ZINCRBY', 'ql:tags', 1, member)
   elseif inv == 'order-missing' then
     M.Order_join(queue, member, jid)
+  elseif inv == 'expiring-missing' then
+    local ttl = tonumber(rcall('HGET', jk, 'ttl'))
+    if ttl then M.Expire_arm(queue, jid, now + ttl) end
   elseif inv == 'dependency-one-sided' then
     rcall('SADD', 'ql:j:' .. member .. '-dependents', jid)
   elseif inv == 'dependency-gone' or inv == 'dependency-complete' then
@@ -819,7 +891,7 @@ function M.Check_fix_job(now, jid, inv, member)
   end
 end
   elseif name == 'Check_relist' then
---@ lua/check.lua:577-598
+--@ lua/check.lua:646-667
 -- Put job `jid` back into the set its state names (`sk`): a running job gets a lock that
 -- has expired, which the next pop of its queue reclaims as a lost lock.
 function M.Check_relist(now, jid, state, queue, f, sk)
@@ -843,7 +915,7 @@ function M.Check_relist(now, jid, state, queue, f, sk)
   end
 end
   elseif name == 'Check_requeue' then
---@ lua/check.lua:600-609
+--@ lua/check.lua:669-678
 -- A running job that no worker holds waits again, as a timed-out one does: out of the
 -- locks set, its throttles given back (its ordering key's turn kept), through the gate.
 function M.Check_requeue(now, jid, queue)
@@ -855,7 +927,7 @@ function M.Check_requeue(now, jid, queue)
   M.Job_ready_or_enqueue(now, queue, jid, tonumber(f[1]) or 0, f[2], f[3], f[4], 'running')
 end
   elseif name == 'Check_drop_dependencies' then
---@ lua/check.lua:611-618
+--@ lua/check.lua:680-687
 -- Job `jid` stops depending on anything: out of its dependencies' dependents, its set gone.
 function M.Check_drop_dependencies(jid)
   local depk = 'ql:j:' .. jid .. '-dependencies'
@@ -865,7 +937,7 @@ function M.Check_drop_dependencies(jid)
   rcall('DEL', depk)
 end
   elseif name == 'Check_fix_key' then
---@ lua/check.lua:620-646
+--@ lua/check.lua:689-718
 -- Fix finding `inv` of key `k` (classified `d`) and its `member`.
 function M.Check_fix_key(now, k, d, inv, member)
   if inv == 'history-orphan' then
@@ -885,6 +957,9 @@ function M.Check_fix_key(now, k, d, inv, member)
     M.Job_unlist_failure(member, d.group)
   elseif inv == 'throttle-stale' then
     M.Throttle_release(now, member, { d.tid })
+  elseif inv == 'failure-duplicate' then
+    local n = #rcall('LPOS', k, member, 'COUNT', 0)
+    rcall('LREM', k, 1 - n, member)
   elseif inv == 'failure-group-empty' or inv == 'dependent-stale' then
     rcall('SREM', k, member)
   else
@@ -7423,7 +7498,7 @@ end
 function M.Check_job(now, jid, out)
   local jk = P .. 'j:' .. jid
   local f = rcall('HMGET', jk, 'jid', 'state', 'queue', 'worker', 'expires', 'failure', 'tags',
-    'throttles', 'key', 'grace', 'klass')
+    'throttles', 'key', 'grace', 'klass', 'ttl')
   local state, queue = f[2], f[3]
   local known = state == 'waiting' or state == 'stalled' or state == 'running' or
     state == 'scheduled' or state == 'depends' or state == 'throttled' or state == 'failed' or
@@ -7459,7 +7534,7 @@ function M.Check_job(now, jid, out)
   return 1
 end
   elseif name == 'Check_job_sets' then
---@ lua/check.lua:76-110
+--@ lua/check.lua:76-125
 -- A job that is not complete: in the set its state names, in no other set of its queue,
 -- and its queue in ql:queues.
 function M.Check_job_sets(jid, jk, state, queue, f, out)
@@ -7469,10 +7544,18 @@ function M.Check_job_sets(jid, jk, state, queue, f, out)
   end
   local own = M.Check_state_key(queue, state)
   local qk = P .. 'q:' .. queue
+  -- The dialect's throttle release moves a throttled job into the work set and leaves its
+  -- state throttled (the pop that takes it says running): one set or the other, then.
+  local alt = state == 'throttled' and qk .. '-work'
+  if alt and not rcall('ZSCORE', own, jid) and rcall('ZSCORE', alt, jid) then
+    own, alt = alt, own
+  end
   for _, sk in ipairs({ qk .. '-work', qk .. '-locks', qk .. '-scheduled', qk .. '-depends',
       qk .. '-throttled' }) do
     local listed = rcall('ZSCORE', sk, jid)
-    if sk == own and not listed and state == 'running' and f[4] == '' then
+    if sk == alt and not listed then
+      listed = false -- the state's other set, and the job is in the one
+    elseif sk == own and not listed and state == 'running' and f[4] == '' then
       -- Check.running reports it: a running job that no worker holds.
       listed = false
     elseif sk == own and not listed then
@@ -7494,9 +7577,37 @@ function M.Check_job_sets(jid, jk, state, queue, f, out)
         'add it to ' .. gk)
     end
   end
+  if f[12] and (state == 'waiting' or state == 'throttled') then
+    local ek = qk .. '-expiring'
+    if not rcall('ZSCORE', ek, jid) and M.Check_unstarted(jid) then
+      M.Check_found(out, 'expiring-missing', jk, ek, state .. ' with a ttl, not started since ' ..
+        'it was put, but without a deadline in ' .. ek, 'add it, due in its ttl from now')
+    end
+  end
+end
+  elseif name == 'Check_unstarted' then
+--@ lua/check.lua:127-145
+-- Whether job `jid` has not started since it was last put: the newest of its history's
+-- `put` and `popped` entries is a `put`. A job that started may wait without a deadline
+-- (pop reclaims a job whose lock ran out without one; when a throttle then holds it, it
+-- waits and is let in so), and so may any job whose history the cap has trimmed (the
+-- answer is then false: it cannot be told).
+function M.Check_unstarted(jid)
+  local hk = P .. 'j:' .. jid .. '-history'
+  local n = rcall('LLEN', hk)
+  local cap = floor(M.Config_number('max-job-history', 100))
+  if cap >= 3 and n >= cap then return false end
+  local entries = rcall('LRANGE', hk, 0, -1)
+  for i = #entries, 1, -1 do
+    local ok, e = pcall(decode, entries[i])
+    local what = ok and type(e) == 'table' and (e[2] or e.what)
+    if what == 'put' then return true end
+    if what == 'popped' then return false end
+  end
+  return false
 end
   elseif name == 'Check_running' then
---@ lua/check.lua:112-143
+--@ lua/check.lua:147-178
 -- A running job: its lock and its worker's job set scored by its `expires` (not while in
 -- the grace period after a lost lock, when pop has moved both), a worker, and a lock of
 -- each of its named throttles.
@@ -7530,7 +7641,7 @@ function M.Check_running(jid, jk, queue, f, out)
   end
 end
   elseif name == 'Check_job_dependencies' then
---@ lua/check.lua:145-174
+--@ lua/check.lua:180-209
 -- Dependencies: each one is a job that exists, is not complete and lists this job among its
 -- dependents; a job in state depends has at least one, a job in another state none.
 function M.Check_job_dependencies(jid, jk, state, out)
@@ -7562,7 +7673,7 @@ function M.Check_job_dependencies(jid, jk, state, out)
   end
 end
   elseif name == 'Check_classify' then
---@ lua/check.lua:176-193
+--@ lua/check.lua:211-228
 -- What key `k` is: { what = kind, ... the names in it }, and the kind of walk its members
 -- need ('z' sorted set, 's' set, 'l' list; nil: none). `kind` is the key's TYPE.
 function M.Check_classify(k, kind)
@@ -7582,14 +7693,14 @@ function M.Check_classify(k, kind)
   return { what = 'unknown' }
 end
   elseif name == 'Check_ends' then
---@ lua/check.lua:195-199
+--@ lua/check.lua:230-234
 -- Whether `s` ends with `suffix`, and `s` without it.
 function M.Check_ends(s, suffix)
   if #s > #suffix and s:sub(-#suffix) == suffix then return s:sub(1, -#suffix - 1) end
   return nil
 end
   elseif name == 'Check_classify_in' then
---@ lua/check.lua:201-247
+--@ lua/check.lua:236-285
 -- Check.classify for a key under prefix `p` (`rest` follows it).
 function M.Check_classify_in(p, rest, kind)
   if p == P .. 'j:' then
@@ -7627,7 +7738,10 @@ function M.Check_classify_in(p, rest, kind)
   elseif p == P .. 's:' or p == P .. 'fine:' then
     return { what = 'known', want = 'hash' }
   elseif p == P .. 'th:' then
-    for _, suffix in ipairs({ '-locks', '-pending', '-ready' }) do
+    -- -ready is not walked: a dialect core's pop takes a job our core let in without
+    -- knowing its admission, and Throttle.verify drops such entries as it meets them.
+    if M.Check_ends(rest, '-ready') then return { what = 'known', want = 'zset' } end
+    for _, suffix in ipairs({ '-locks', '-pending' }) do
       local tid = M.Check_ends(rest, suffix)
       if tid then
         return { what = 'throttle-set', tid = tid, suffix = suffix, walk = 'z', want = 'zset' }
@@ -7638,7 +7752,7 @@ function M.Check_classify_in(p, rest, kind)
   return { what = 'unknown' }
 end
   elseif name == 'Check_head' then
---@ lua/check.lua:249-275
+--@ lua/check.lua:287-313
 -- The invariants of key `k` as a whole (`d` its classification). Returns the units spent.
 function M.Check_head(now, k, d, kind, out)
   if d.what == 'unknown' or (d.want and d.want ~= kind) then
@@ -7667,7 +7781,7 @@ function M.Check_head(now, k, d, kind, out)
   return 1
 end
   elseif name == 'Check_recur' then
---@ lua/check.lua:277-293
+--@ lua/check.lua:315-331
 -- A recurring template: well formed, and in its queue's recur set.
 function M.Check_recur(k, jid, out)
   local r = rcall('HMGET', k, 'jid', 'klass', 'queue', 'interval', 'data', 'state')
@@ -7686,9 +7800,10 @@ function M.Check_recur(k, jid, out)
   end
 end
   elseif name == 'Check_member' then
---@ lua/check.lua:295-339
--- The invariant of one member `m` of collection key `k` (`d` its classification).
-function M.Check_member(now, k, d, m, out)
+--@ lua/check.lua:333-380
+-- The invariant of one member `m` of collection key `k` (`d` its classification); `at` is
+-- its index when a walk of a list met it (nil when a repair asks).
+function M.Check_member(now, k, d, m, out, at)
   local w = d.what
   if w == 'queue' then
     M.Check_queue_member(k, d, m, out)
@@ -7711,6 +7826,8 @@ function M.Check_member(now, k, d, m, out)
     if f[1] ~= 'failed' or (M.Check_group(f[2]) or 'failed') ~= d.group then
       M.Check_found(out, 'failure-stale', k, m, m .. ' is gone or not failed in ' .. d.group,
         'remove it from ' .. k)
+    else
+      M.Check_failure_twice(k, d, m, at, out)
     end
   elseif w == 'failures' then
     if rcall('LLEN', P .. 'f:' .. m) == 0 then
@@ -7732,8 +7849,20 @@ function M.Check_member(now, k, d, m, out)
   end
   return 1
 end
+  elseif name == 'Check_failure_twice' then
+--@ lua/check.lua:382-391
+-- A failure group's list names job `m` once: the group's count (`failed`) is the list's
+-- length. A walk (`at` its index) reports a job named twice or more at its second entry,
+-- so once; a list that moved meanwhile (a new failure pushed) may hide it from this walk.
+function M.Check_failure_twice(k, d, m, at, out)
+  local pos = rcall('LPOS', k, m, 'COUNT', 0)
+  if #pos > 1 and (at == nil or at == pos[2]) then
+    M.Check_found(out, 'failure-duplicate', k, m, m .. ' is listed ' .. #pos .. ' times in ' ..
+      d.group, 'keep its newest entry')
+  end
+end
   elseif name == 'Check_queue_member' then
---@ lua/check.lua:341-366
+--@ lua/check.lua:393-418
 -- A member of a queue's set: a job of that queue (its state is checked from the job's
 -- side), for -expiring one that waits with a ttl, for -recur a template of the queue.
 function M.Check_queue_member(k, d, m, out)
@@ -7761,9 +7890,9 @@ function M.Check_queue_member(k, d, m, out)
   end
 end
   elseif name == 'Check_throttle_member' then
---@ lua/check.lua:368-386
--- A member of a throttle's locks (a running job that names the throttle), pending (a
--- throttled one) or admissions (a waiting or stalled one).
+--@ lua/check.lua:420-436
+-- A member of a throttle's locks (a running job that names the throttle) or pending (a
+-- throttled one).
 function M.Check_throttle_member(k, d, m, out)
   local f = rcall('HMGET', P .. 'j:' .. m, 'state', 'throttles')
   local named = false
@@ -7771,10 +7900,8 @@ function M.Check_throttle_member(k, d, m, out)
   local s, valid = f[1], false
   if d.suffix == '-locks' then
     valid = s == 'running'
-  elseif d.suffix == '-pending' then
-    valid = s == 'throttled'
   else
-    valid = s == 'waiting' or s == 'stalled'
+    valid = s == 'throttled'
   end
   if not (named and valid) then
     M.Check_found(out, 'throttle-stale', k, m, m .. ' is gone, does not name throttle ' ..
@@ -7782,7 +7909,7 @@ function M.Check_throttle_member(k, d, m, out)
   end
 end
   elseif name == 'Check_key' then
---@ lua/check.lua:388-397
+--@ lua/check.lua:438-447
 -- Check key `k`: its own invariants now, and its members later (a walk is queued in `walks`
 -- as { key, cursor }). Returns the units spent.
 function M.Check_key(now, k, out, walks)
@@ -7794,7 +7921,7 @@ function M.Check_key(now, k, out, walks)
   return spent
 end
   elseif name == 'Check_walk' then
---@ lua/check.lua:399-429
+--@ lua/check.lua:449-489
 -- Walk the members of `item` ({ key, cursor, members left over }) for at most `budget`
 -- units. A scan may answer more members than asked for (Valkey's hashtable answers whole
 -- buckets): those beyond the budget wait in the item. Returns whether the walk is done,
@@ -7804,11 +7931,12 @@ function M.Check_walk(now, item, budget, out)
   local kind = rcall('TYPE', k).ok
   local d = M.Check_classify(k, kind)
   if kind ~= d.want then return true, 1 end
-  local members, spent = item[3], 0
-  if not members or #members == 0 then
+  local members, spent, first = item[3], 0, nil
+  local carried = members and #members > 0
+  if not carried then
     members, spent = {}, 1
     if d.walk == 'l' then
-      local first = tonumber(item[2]) or 0
+      first = tonumber(item[2]) or 0
       members = rcall('LRANGE', k, first, first + budget - 1)
       item[2] = #members == budget and tostring(first + budget) or '0'
     else
@@ -7820,14 +7948,30 @@ function M.Check_walk(now, item, budget, out)
   end
   local n = #members
   if n > budget then n = budget end
-  for i = 1, n do M.Check_member(now, k, d, members[i], out) end
+  -- A list's members never wait for a later step (LRANGE answers no more than asked), so
+  -- their indexes are known.
+  -- Members carried over from an earlier step may have left the key since: those are
+  -- looked at only if still there.
+  for i = 1, n do
+    local m = members[i]
+    if not carried or M.Check_still_member(k, d, m) then
+      M.Check_member(now, k, d, m, out, first and first + i - 1)
+    end
+  end
   local rest = {}
   for i = n + 1, #members do rest[#rest + 1] = members[i] end
   item[3] = rest
   return #rest == 0 and item[2] == '0', spent + n
 end
+  elseif name == 'Check_still_member' then
+--@ lua/check.lua:491-495
+-- Whether `m` is still a member of `k` (a sorted set or a set, as `d` walks it).
+function M.Check_still_member(k, d, m)
+  if d.walk == 'z' then return rcall('ZSCORE', k, m) ~= false end
+  return rcall('SISMEMBER', k, m) == 1
+end
   elseif name == 'Check_state' then
---@ lua/check.lua:431-449
+--@ lua/check.lua:497-515
 -- The state of a check: the SCAN cursor `s` (false once the scan is done), keys found and
 -- not looked at yet `p`, the walks still to make `q`, the findings so far by invariant
 -- `n`, keys seen `k`, and its start `t`.
@@ -7848,7 +7992,7 @@ function M.Check_state(token, now)
   return st
 end
   elseif name == 'Check_step' then
---@ lua/check.lua:451-503
+--@ lua/check.lua:517-569
 -- qlpy.check <now> <token> [budget]
 -- One bounded step of a check of the whole database: walks on from `token` ('0' starts a
 -- check) for about `budget` units of work (default 40; a key or a member looked at is
@@ -7903,7 +8047,7 @@ function M.Check_step(now)
     counts = st.n })
 end
   elseif name == 'Check_repair' then
---@ lua/check.lua:505-536
+--@ lua/check.lua:571-602
 -- qlpy.repair <now> <key> <invariant> [member]
 -- Checks the finding again and, when it still stands, fixes it as the core would have
 -- (the finding's `repair` says how), writing a history entry {"what": "repaired",
@@ -7937,7 +8081,7 @@ function M.Check_repair(now)
   return 0
 end
   elseif name == 'Check_fix_job' then
---@ lua/check.lua:538-575
+--@ lua/check.lua:604-644
 -- Fix finding `inv` of job `jid` (`member` as the finding names it).
 function M.Check_fix_job(now, jid, inv, member)
   local jk = P .. 'j:' .. jid
@@ -7963,6 +8107,9 @@ function M.Check_fix_job(now, jid, inv, member)
     rcall('ZINCRBY', P .. 'tags', 1, member)
   elseif inv == 'order-missing' then
     M.Order_join(queue, member, jid)
+  elseif inv == 'expiring-missing' then
+    local ttl = tonumber(rcall('HGET', jk, 'ttl'))
+    if ttl then M.Expire_arm(queue, jid, now + ttl) end
   elseif inv == 'dependency-one-sided' then
     rcall('SADD', P .. 'j:' .. member .. '-dependents', jid)
   elseif inv == 'dependency-gone' or inv == 'dependency-complete' then
@@ -7977,7 +8124,7 @@ function M.Check_fix_job(now, jid, inv, member)
   end
 end
   elseif name == 'Check_relist' then
---@ lua/check.lua:577-598
+--@ lua/check.lua:646-667
 -- Put job `jid` back into the set its state names (`sk`): a running job gets a lock that
 -- has expired, which the next pop of its queue reclaims as a lost lock.
 function M.Check_relist(now, jid, state, queue, f, sk)
@@ -8001,7 +8148,7 @@ function M.Check_relist(now, jid, state, queue, f, sk)
   end
 end
   elseif name == 'Check_requeue' then
---@ lua/check.lua:600-609
+--@ lua/check.lua:669-678
 -- A running job that no worker holds waits again, as a timed-out one does: out of the
 -- locks set, its throttles given back (its ordering key's turn kept), through the gate.
 function M.Check_requeue(now, jid, queue)
@@ -8013,7 +8160,7 @@ function M.Check_requeue(now, jid, queue)
   M.Job_ready_or_enqueue(now, queue, jid, tonumber(f[1]) or 0, f[2], f[3], f[4], 'running')
 end
   elseif name == 'Check_drop_dependencies' then
---@ lua/check.lua:611-618
+--@ lua/check.lua:680-687
 -- Job `jid` stops depending on anything: out of its dependencies' dependents, its set gone.
 function M.Check_drop_dependencies(jid)
   local depk = P .. 'j:' .. jid .. '-dependencies'
@@ -8023,7 +8170,7 @@ function M.Check_drop_dependencies(jid)
   rcall('DEL', depk)
 end
   elseif name == 'Check_fix_key' then
---@ lua/check.lua:620-646
+--@ lua/check.lua:689-718
 -- Fix finding `inv` of key `k` (classified `d`) and its `member`.
 function M.Check_fix_key(now, k, d, inv, member)
   if inv == 'history-orphan' then
@@ -8043,6 +8190,9 @@ function M.Check_fix_key(now, k, d, inv, member)
     M.Job_unlist_failure(member, d.group)
   elseif inv == 'throttle-stale' then
     M.Throttle_release(now, member, { d.tid })
+  elseif inv == 'failure-duplicate' then
+    local n = #rcall('LPOS', k, member, 'COUNT', 0)
+    rcall('LREM', k, 1 - n, member)
   elseif inv == 'failure-group-empty' or inv == 'dependent-stale' then
     rcall('SREM', k, member)
   else

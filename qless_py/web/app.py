@@ -25,6 +25,7 @@ from starlette.templating import Jinja2Templates
 from qless_py import Client
 from qless_py.stats import human_seconds
 from qless_py.web import charts, data, pages
+from qless_py.web.memory import MemoryWatch
 from qless_py.web.security import ASGIApp, BasicAuth, Gate, redact_url, url_secrets
 
 HERE = Path(__file__).resolve().parent
@@ -98,7 +99,8 @@ def create_app(client: Client, *, read_only: bool = False, url_prefix: str = "",
         raise ValueError("refresh must be positive and batch at least 1")
     templates = _templates({"read_only": read_only or metrics_only,
                             "server": redact_url(client.url), "refresh": refresh})
-    site = pages.Site(client, templates, read_only or metrics_only, batch, _cleaner(client.url))
+    site = pages.Site(client, templates, read_only or metrics_only, batch, _cleaner(client.url),
+                      MemoryWatch(client))
     inner_routes: list[BaseRoute] = pages.routes(site, metrics_only)
     if not metrics_only:
         inner_routes.append(Mount("/static", StaticFiles(directory=HERE / "static"),

@@ -139,7 +139,7 @@ def _in_namespace(line: str, namespace: str) -> str:
     """A sample line with the label ``namespace`` first; comment lines as they are."""
     if line.startswith("#"):
         return line
-    name, _, rest = line.partition(" ")
+    name, _, rest = line.rpartition(" ")  # a label's value may hold spaces, the value not
     label = f'namespace="{_escape(namespace)}"'
     if name.endswith("}"):
         metric, _, labels = name.partition("{")

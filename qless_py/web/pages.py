@@ -25,9 +25,10 @@ from starlette.responses import (
 from starlette.routing import BaseRoute, Route
 from starlette.templating import Jinja2Templates
 
-from qless_py import Client, QlessError
+from qless_py import Client, OutOfMemoryError, QlessError
 from qless_py.web import actions, data, metrics
 from qless_py.web.actions import Done
+from qless_py.web.memory import REFUSED, MemoryWatch
 
 log = logging.getLogger("qless_py.web")
 
@@ -44,6 +45,7 @@ class Site:
     read_only: bool
     batch: int
     clean: Callable[[str], str]  # removes the server password from any text shown
+    memory: MemoryWatch
 
 
 def href(request: Request, *parts: str, **query: Any) -> str:
@@ -93,6 +95,7 @@ class Pages:
                **context: Any) -> Response:
         flash = request.cookies.get(FLASH_COOKIE)
         context.setdefault("flash", self.site.clean(unquote(flash)) if flash else None)
+        context.setdefault("memory_limit", self.site.memory.line())
         response = self.site.templates.TemplateResponse(request, template, context,
                                                         status_code=status_code)
         if flash:
@@ -148,6 +151,9 @@ class Pages:
                 return self.error(request, 404, str(exc))
             except (ValueError, TypeError) as exc:
                 return self.error(request, 400, str(exc))
+            except OutOfMemoryError:
+                self.site.memory.refused()
+                return self.error(request, 503, REFUSED)
             except QlessError as exc:
                 return self.error(request, 409, _core_phrase(str(exc)))
             log.info("action %s: %s", request.url.path, self.site.clean(done.message))

@@ -5,10 +5,11 @@ limit"."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 from qless_py.errors import OutOfMemoryError
@@ -52,6 +53,20 @@ def settle_when_memory_frees(call: Callable[[], T], what: str,
             if time.monotonic() + backoff > deadline:
                 raise
         wait(backoff)
+        backoff = min(backoff * 2, 5.0)
+
+
+async def settle_when_memory_frees_async(call: Callable[[], Awaitable[T]], what: str) -> T:
+    """settle_when_memory_frees() for the asyncio worker: the same retries, awaited."""
+    deadline, backoff = time.monotonic() + SETTLE_FOR, 0.5
+    while True:
+        try:
+            return await call()
+        except OutOfMemoryError as exc:
+            note_refusal(exc, what)
+            if time.monotonic() + backoff > deadline:
+                raise
+        await asyncio.sleep(backoff)
         backoff = min(backoff * 2, 5.0)
 
 

@@ -11,7 +11,9 @@ import redis
 from qless_py import Client
 from tests.check.support import Db
 from tests.client.conftest import _frozen_once, flavour, make_client  # noqa: F401  (fixtures)
+from tests.core.conftest import dialect  # noqa: F401  (fixture)
 from tests.core.support import load_source
+from tests.workers.conftest import cli_worker, kind  # noqa: F401  (fixtures)
 
 
 @pytest.fixture

@@ -67,6 +67,10 @@ DAMAGES = [
         ("not-in-state-set", J + "x1", "ql:q:sq-work")}),
     Damage("a stale deadline", lambda r: r.zadd("ql:q:eq-expiring", {"a1": 1}), {
         ("expiring-stale", "ql:q:eq-expiring", "a1")}),
+    Damage("a deadline deleted", lambda r: r.zrem("ql:q:eq-expiring", "e1"), {
+        ("expiring-missing", J + "e1", "ql:q:eq-expiring")}),
+    Damage("a failed job listed twice", lambda r: r.rpush("ql:f:g", "f1", "f1"), {
+        ("failure-duplicate", "ql:f:g", "f1")}),
     Damage("a template's schedule deleted", lambda r: r.delete("ql:q:rq-recur"), {
         ("recur-unlisted", "ql:r:rt", "ql:q:rq-recur")}),
     Damage("a job of another queue listed", lambda r: r.zadd("ql:q:kq-work", {"a1": 0}), {
@@ -138,3 +142,24 @@ def test_keys_evicted_under_allkeys_lru_are_found_and_repaired(db: Db) -> None:
     db.client.check(repair=True)
     assert db.findings() == set()
     db.finish()
+
+
+def test_a_job_that_started_may_wait_with_a_ttl_and_no_deadline(db: Db) -> None:
+    """Pop reclaims a job whose lock ran out without a deadline (it had started); when its
+    throttle is taken meanwhile it waits, and is let in so: not a finding."""
+    db("config.set", "grace-period", 0)
+    db("throttle.set", "U", 1)
+    db.put("uq", "h1", "ttl", 1000, "throttles", '["U"]')
+    assert db.pop("uq") == ["h1"]
+    db.put("uq", "h2", "throttles", '["U"]')
+    for later in (100, 200, 300):  # h1's lock runs out, h2 takes the throttle, and so on
+        db("pop", "uq", "w2", 1, now=db.now + later)
+    assert db.state("h1") == "waiting"
+    assert db.conn.zscore("ql:q:uq-expiring", "h1") is None
+    assert db.findings() == set()
+    db.put("uq", "h3", "ttl", 1000)  # and one that never started is reported
+    db.conn.zrem("ql:q:uq-expiring", "h3")
+    assert db.findings() == {("expiring-missing", J + "h3", "ql:q:uq-expiring")}
+    assert db.client.check(repair=True).repaired == 1
+    deadline = db.conn.zscore("ql:q:uq-expiring", "h3")
+    assert deadline is not None and deadline > db.now + 999

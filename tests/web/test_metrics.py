@@ -189,17 +189,16 @@ def test_a_namespace_labels_every_sample_and_shows_its_own_data(
     populate(client)  # the default namespace's data, which a namespace must not show
     billing = Client(server_url, worker_name="web-test", namespace="billing")
     try:
-        billing.queues["invoices"].put("a.Job", {}, jid="inv-1")
+        billing.queues["in voices"].put("a.Job", {}, jid="inv-1")
         samples = scrape(make_web(c=billing))
-        names = {key[0] for key in samples if isinstance(key, tuple)}
-        assert names, samples
-        assert all(dict(key[1]).get("namespace") == "billing"
-                   for key in samples if isinstance(key, tuple))
-        assert value(samples, "qless_queue_jobs", namespace="billing", queue="invoices",
+        keys: list[Any] = [key for key in samples if isinstance(key, tuple)]
+        labelled: list[dict[str, str]] = [dict(key[1]) for key in keys]
+        assert labelled, samples
+        assert all(labels.get("namespace") == "billing" for labels in labelled)
+        assert value(samples, "qless_queue_jobs", namespace="billing", queue="in voices",
                      state="waiting") == 1
-        assert not any(dict(key[1]).get("queue") == "q"
-                       for key in samples if isinstance(key, tuple))
+        assert not any(labels.get("queue") == "q" for labels in labelled)
         # and the dashboard's pages show the namespace's queue
-        assert "invoices" in make_web(c=billing).html("/")
+        assert "in voices" in make_web(c=billing).html("/")
     finally:
         billing.close()

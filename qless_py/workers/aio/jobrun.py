@@ -27,10 +27,12 @@ from typing import Any, Protocol, TypeVar, cast
 from qless_py.calls.base import Call
 from qless_py.calls.job import JobBase
 from qless_py.calls.worker import RawJob
+from qless_py.errors import OutOfMemoryError
 from qless_py.handlers import Handler as Function
 from qless_py.handlers import HandlerError, find_handler
 from qless_py.workers.jobrun import COMPLETE, FAIL, Outcome, report_failed, verdict
 from qless_py.workers.logs import info_line
+from qless_py.workers.memory import settle_when_memory_frees_async
 
 log = logging.getLogger("qless_py.worker")
 
@@ -173,7 +175,11 @@ async def _settle(job: JobBase, raised: BaseException | None, group: str, text: 
     else:
         return decided  # type: ignore[return-value]
     try:
-        await send_held(core, job, call, ends=True)
+        try:
+            await send_held(core, job, call, ends=True)
+        except OutOfMemoryError:  # nothing was written: send it again once memory frees
+            await settle_when_memory_frees_async(lambda: send_held(core, job, call, True),
+                                                 f"{verb} of {job.jid}")
     except Exception as exc:
         return report_failed(job, verb, exc)
     return done  # type: ignore[return-value]
