@@ -33,6 +33,13 @@ def namespace_prefix(namespace: str | None) -> str:
     return f"ql:{{{namespace}}}:"
 
 
+def namespace_of(key: str) -> str | None:
+    """The namespace whose key ``key`` is (None: the default namespace's, or not ours)."""
+    if key.startswith("ql:{") and "}:" in key:
+        return key[4:key.index("}:")]
+    return None
+
+
 class Keys:
     """The key and channel names of one namespace (None: the default namespace)."""
 

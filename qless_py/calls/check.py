@@ -48,10 +48,7 @@ class Finding:
     @property
     def jid(self) -> str | None:
         """The job concerned, when the finding is about a job's own invariants."""
-        key = self.key
-        if key.startswith("ql:{") and "}:" in key:  # a namespace's key: its own prefix
-            return Keys(key[4:key.index("}:")]).job_of(key)
-        return keys.job_of(key)
+        return Keys(keys.namespace_of(self.key)).job_of(self.key)
 
     def as_dict(self) -> dict[str, str]:
         return {"invariant": self.invariant, "key": self.key, "member": self.member,

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from qless_py import clock, codecs, handlers
+from qless_py import clock, codecs, handlers, keys
 from qless_py.calls.base import Call
 from qless_py.errors import JobNotFoundError, LockLostError, QlessConnectionError, QlessError
 
@@ -183,8 +183,8 @@ class JobBase(BaseJob):
         # queue's own tid last), the ordering key, and the seconds it may wait to start.
         listed, queue = get("throttles"), get("queue")
         self.throttles: list[str] = (
-            listed if type(listed) is list else [client.keys.queue_tid(queue)] if queue
-            else [])
+            listed if type(listed) is list
+            else [getattr(client, "keys", keys.DEFAULT).queue_tid(queue)] if queue else [])
         self.key: str | None = get("key")
         self.start_within: float | None = get("ttl")
         self.finished = False

@@ -58,10 +58,10 @@ BUILDERS: dict[str, Builder] = {
     "queue_tid": (lambda: keys.queue_tid("Q"), ("key.queue", "Q")),
     "throttle": (lambda: keys.throttle("T"), ("key.throttle", "T")),
 }
-INVERSES = {"tid_queue", "job_of"}
+INVERSES = {"tid_queue", "job_of"}  # reads a name rather than spelling one: checked on its own
 # Names that spell no key: a hash field, a config field, and the namespace machinery.
 NOT_KEYS = {"THROTTLE_MAXIMUM", "concurrency_cap", "NAMESPACE_MAX", "namespace_prefix",
-            "Keys", "DEFAULT"}  # reads a name rather than spelling one: checked on its own
+            "namespace_of", "Keys", "DEFAULT"}
 
 # Fields only the core reads and writes: no Python code names these keys.
 CORE_ONLY = {"history", "dependencies", "dependents", "tag", "failure_group", "stats",
@@ -170,3 +170,8 @@ def test_a_bad_namespace_is_refused_in_one_line(name: str) -> None:
 
 def test_the_longest_namespace_is_taken() -> None:
     assert keys.Keys("n" * keys.NAMESPACE_MAX).prefix == "ql:{" + "n" * 64 + "}:"
+
+
+def test_namespace_of_reads_what_a_namespace_spells() -> None:
+    assert keys.namespace_of(keys.Keys("billing").job("J")) == "billing"
+    assert keys.namespace_of(keys.job("J")) is None
