@@ -5,7 +5,6 @@ limit"."""
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import threading
 import time
@@ -39,35 +38,46 @@ def note_refusal(exc: OutOfMemoryError, what: str) -> None:
                     "leased until memory is freed (%s)", what, exc)
 
 
+class MemoryWait:
+    """The waits between sends of a finished job's complete or fail while the server
+    refuses it for memory: 0.5 s doubling to 5 s, for SETTLE_FOR seconds at most."""
+
+    def __init__(self, what: str) -> None:
+        self.what = what
+        self.deadline, self.backoff = time.monotonic() + SETTLE_FOR, 0.5
+
+    def refused(self, exc: OutOfMemoryError) -> float:
+        """The wait before the next send (``exc`` is raised once the time is up)."""
+        note_refusal(exc, self.what)
+        if time.monotonic() + self.backoff > self.deadline:
+            raise exc
+        wait, self.backoff = self.backoff, min(self.backoff * 2, 5.0)
+        return wait
+
+
 def settle_when_memory_frees(call: Callable[[], T], what: str,
                              wait: Callable[[float], Any] = time.sleep) -> T:
     """``call()`` (a finished job's complete or fail), sent again while the server refuses
     it for memory: a refusal wrote nothing, so sending again is safe. Raises the last
     OutOfMemoryError after SETTLE_FOR seconds."""
-    deadline, backoff = time.monotonic() + SETTLE_FOR, 0.5
+    waits = MemoryWait(what)
     while True:
         try:
             return call()
         except OutOfMemoryError as exc:
-            note_refusal(exc, what)
-            if time.monotonic() + backoff > deadline:
-                raise
-        wait(backoff)
-        backoff = min(backoff * 2, 5.0)
+            wait(waits.refused(exc))
 
 
 async def settle_when_memory_frees_async(call: Callable[[], Awaitable[T]], what: str) -> T:
-    """settle_when_memory_frees() for the asyncio worker: the same retries, awaited."""
-    deadline, backoff = time.monotonic() + SETTLE_FOR, 0.5
+    """settle_when_memory_frees() for the asyncio worker: the same waits, awaited."""
+    import asyncio  # only the asyncio worker gets here: a threaded worker never imports it
+
+    waits = MemoryWait(what)
     while True:
         try:
             return await call()
         except OutOfMemoryError as exc:
-            note_refusal(exc, what)
-            if time.monotonic() + backoff > deadline:
-                raise
-        await asyncio.sleep(backoff)
-        backoff = min(backoff * 2, 5.0)
+            await asyncio.sleep(waits.refused(exc))
 
 
 # Policies under which the server deletes keys to make room (volatile-* only deletes keys
