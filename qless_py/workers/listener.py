@@ -32,6 +32,7 @@ from typing import Any, Protocol, TypeVar
 import qless_py.workers.reads as reads
 from qless_py import keys
 from qless_py.calls.base import Call
+from qless_py.calls.events import sharded
 from qless_py.calls.worker import owner_call
 from qless_py.connect.resp import (
     NOTHING,
@@ -43,6 +44,7 @@ from qless_py.connect.resp import (
     Transport,
     UnexpectedReply,
     pack,
+    values,
 )
 from qless_py.keys import DEFAULT, Keys
 from qless_py.workers.lookout import look
@@ -209,12 +211,7 @@ class Listener:
             if name in self._caps:
                 meaning[names.queue(name, keys.LOCKS).encode()] = (SLOTS, name)
         self._meaning = meaning
-        try:
-            client_id = conn.call("CLIENT", "ID")
-        except ReplyError as exc:
-            if exc.unavailable:
-                raise ServerUnavailable(f"CLIENT ID: {exc}") from None
-            raise UnexpectedReply("CLIENT ID", exc) from None
+        client_id = _value(conn, "CLIENT", "ID")
         args: list[Arg] = ["CLIENT", "TRACKING", "ON", "REDIRECT", client_id, "BCAST"]
         for prefix in _disjoint([name.decode() for name in meaning]):
             args += ["PREFIX", prefix]
@@ -232,7 +229,7 @@ class Listener:
 
     def _subscribe(self, conn: Connection, extra: list[str]) -> None:
         channels = [self._worker_channel, *extra]
-        if self._names.namespace is not None and _sharded_pubsub(conn):
+        if self._names.namespace is not None and sharded(self._names, _server_info(conn)):
             self._sharded = True
             conn.send(pack(["SSUBSCRIBE", self._worker_channel])
                       + (pack(["SUBSCRIBE", *extra]) if extra else b""))
@@ -357,23 +354,22 @@ def loses_lease(core: Sends, worker: str, held: bool, jid: str, event: str) -> b
     return True
 
 
-def _sharded_pubsub(conn: Connection) -> bool:
-    """Whether the server has sharded pub/sub (Redis 7.0, Valkey 7.2 on: Valkey reports a
-    ``redis_version`` of 7.2), as the namespaced core decides when it publishes."""
+def _value(conn: Connection, *args: Arg) -> Any:
+    """``conn.call(*args)``; an error reply is raised as ``values`` raises it (a passing
+    condition, or an UnexpectedReply naming the command)."""
     try:
-        info = conn.call("INFO", "server")
+        return conn.call(*args)
     except ReplyError as exc:
-        if exc.unavailable:
-            raise ServerUnavailable(f"INFO server: {exc}") from None
-        raise UnexpectedReply("INFO server", exc) from None
+        values([args], [exc])
+        raise  # values raised already
+
+
+def _server_info(conn: Connection) -> dict[str, str]:
+    """INFO's server section, as the fields ``calls.events.sharded`` reads."""
+    info = _value(conn, "INFO", "server")
     text = info.decode("utf-8", "replace") if isinstance(info, bytes) else str(info)
-    for line in text.splitlines():
-        if line.startswith("redis_version:"):
-            try:
-                return int(line.split(":", 1)[1].split(".")[0]) >= 7
-            except ValueError:
-                return False
-    return False
+    fields = (line.split(":", 1) for line in text.splitlines() if ":" in line)
+    return {name: value.strip() for name, value in fields}
 
 
 def _kind(message: Any) -> str:
