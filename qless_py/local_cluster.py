@@ -16,7 +16,7 @@ from __future__ import annotations
 import random
 import socket
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -110,6 +110,7 @@ class LocalCluster:
     node_timeout_ms: int = 1000
     appendonly: bool = True
     detached: bool = False  # nodes daemonize and outlive this process (the server command)
+    _served: dict[int, list[int]] = field(default_factory=dict, repr=False)  # see kill()
     nodes: list[Node] = field(default_factory=list)
 
     # -- life ------------------------------------------------------------------------
@@ -219,17 +220,27 @@ class LocalCluster:
         seeds = ",".join(f"127.0.0.1:{node.port}" for node in self.nodes)
         return f"{scheme}://{seeds}" + (f"/?{query}" if query else "")
 
-    def master_of(self, slot: int) -> Node:
-        """The live node that serves ``slot`` now (asked of any live node)."""
+    def slot_map(self) -> list[tuple[int, int, int]]:
+        """``(first slot, last slot, master's port)`` of every range, as the first live node
+        that answers ``CLUSTER SLOTS`` sees them (empty when none answers)."""
         for node in self.live():
             try:
-                for low, high, master, *_ in node.call("CLUSTER", "SLOTS"):
-                    if int(low) <= slot <= int(high):
-                        port = int(master[1])
-                        return next(n for n in self.nodes if n.port == port)
-            except Exception:
+                return [(int(low), int(high), int(master[1]))
+                        for low, high, master, *_ in node.call("CLUSTER", "SLOTS")]
+            except Exception:  # a node still starting or cut off: ask the next
                 continue
-        raise ServerError(f"no live node serves slot {slot}")
+        return []
+
+    def _server_of(self, slot: int) -> int | None:
+        return next((port for low, high, port in self.slot_map() if low <= slot <= high),
+                    None)
+
+    def master_of(self, slot: int) -> Node:
+        """The live node that serves ``slot`` now (asked of any live node)."""
+        port = self._server_of(slot)
+        if port is None:
+            raise ServerError(f"no live node serves slot {slot}")
+        return next(n for n in self.nodes if n.port == port)
 
     def masters_now(self) -> list[Node]:
         return [n for n in self.live() if n.info("replication").get("role") == "master"]
@@ -243,37 +254,22 @@ class LocalCluster:
         return out
 
     def kill(self, node: Node) -> None:
-        """kill -9 a node (its AOF keeps what it had written)."""
+        """kill -9 a node (its AOF keeps what it had written); the slots it served are
+        remembered for ``wait_failover``."""
+        self._served[node.port] = [low for low, _, port in self.slot_map() if port == node.port]
         node.server.kill()
 
     def wait_failover(self, dead: Node, timeout: float = 30.0) -> Node:
-        """Wait until another node serves the slots ``dead`` served, and the cluster is ok;
-        return the new master."""
-        slot = next(low for low, high in self._served_before(dead))
+        """Wait until another node serves the slots ``dead`` served when it was killed, and
+        the cluster is ok; return the new master."""
+        served = self._served.get(dead.port)
+        if not served:
+            raise ServerError(f"node {dead.port} served no slot when it was killed")
+        slot = served[0]
         self._wait(lambda: self._server_of(slot) not in (None, dead.port), timeout,
                    "no replica took over")
         self.wait_ok(timeout)
         return self.master_of(slot)
-
-    def _served_before(self, dead: Node) -> Iterator[tuple[int, int]]:
-        for node in self.live():
-            try:
-                for low, high, master, *_ in node.call("CLUSTER", "SLOTS"):
-                    if int(master[1]) == dead.port:
-                        yield int(low), int(high)
-                return
-            except Exception:
-                continue
-
-    def _server_of(self, slot: int) -> int | None:
-        for node in self.live():
-            try:
-                for low, high, master, *_ in node.call("CLUSTER", "SLOTS"):
-                    if int(low) <= slot <= int(high):
-                        return int(master[1])
-            except Exception:
-                continue
-        return None
 
     def migrate_slot(self, slot: int, target: Node, batch: int = 100) -> None:
         """Move ``slot`` and its keys to the master ``target``, as ``redis-cli --cluster
