@@ -96,7 +96,7 @@ _HOLDER_COMMANDS = frozenset({"heartbeat", "complete", "fail", "retry"})
 
 # Reply prefixes that mean "the server cannot serve us right now", not "the core said no".
 _UNAVAILABLE_PREFIXES = ("LOADING", "BUSY", "MASTERDOWN", "TRYAGAIN", "READONLY",
-                         "NOREPLICAS")
+                         "NOREPLICAS", "CLUSTERDOWN", "MOVED ", "ASK ")
 
 
 # The server's text when a write would exceed maxmemory (inside a script too, where the

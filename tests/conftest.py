@@ -16,12 +16,13 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 import redis
 
+from qless_py.local_cluster import LocalCluster
 from qless_py.server import EXTRA_KINDS, ServerProcess, extra_binary
 
 SERVER_KINDS = ["valkey", "redis"]
@@ -111,6 +112,68 @@ def redis_conn(server_url: str) -> Iterator[redis.Redis]:
     conn = redis.Redis.from_url(server_url)
     yield conn
     conn.close()
+
+
+class _ClusterPool:
+    """One cluster of 3 masters and 3 replicas per kind for the whole session, started on
+    first use; tests that kill or move nodes make their own (``private_cluster``)."""
+
+    def __init__(self) -> None:
+        self.started: dict[str, LocalCluster] = {}
+        self.roots: list[Path] = []
+
+    def __getitem__(self, kind: str) -> LocalCluster:
+        need_server(kind)
+        if kind not in self.started:
+            root = _short_tmp()
+            self.roots.append(root)
+            self.started[kind] = LocalCluster(root, masters=3, replicas=1, kind=kind,
+                                              appendonly=False).start()
+        return self.started[kind]
+
+    def close(self) -> None:
+        for made in self.started.values():
+            made.stop()
+        for root in self.roots:
+            shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def _clusters() -> Iterator[_ClusterPool]:
+    pool = _ClusterPool()
+    try:
+        yield pool
+    finally:
+        pool.close()
+
+
+def flushed_cluster_url(made: LocalCluster, namespace: str) -> str:
+    """``made``'s URL for ``namespace``, every master flushed (data and scripts)."""
+    for node in made.masters_now():
+        node.call("FLUSHALL")
+        node.call("SCRIPT", "FLUSH")
+    return made.url(query=f"namespace={namespace}")
+
+
+@pytest.fixture
+def private_cluster() -> Iterator[Callable[..., LocalCluster]]:
+    """Factory for clusters a test may kill nodes of or move slots in (3 masters and 3
+    replicas unless told otherwise); stopped at the end."""
+    made: list[LocalCluster] = []
+    roots: list[Path] = []
+
+    def make(kind: str = "valkey", masters: int = 3, replicas: int = 1) -> LocalCluster:
+        need_server(kind)
+        root = _short_tmp()
+        roots.append(root)
+        made.append(LocalCluster(root, masters=masters, replicas=replicas, kind=kind).start())
+        return made[-1]
+
+    yield make
+    for each in made:
+        each.stop()
+    for root in roots:
+        shutil.rmtree(root, ignore_errors=True)
 
 
 @pytest.fixture

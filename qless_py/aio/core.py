@@ -3,7 +3,7 @@ the same over the asyncio worker's one pipelined connection.
 
 The rules are :class:`qless_py.client.core.LuaCore`'s, from the same place
 (:class:`qless_py.calls.core.CoreRules`): ``now`` from ``clock.now()``, NOSCRIPT and
-READONLY sent again once, connection errors retried for reads only, replies and error
+READONLY, MOVED or ASK sent again once, connection errors retried for reads only, replies and error
 replies read the same way, batches packed and sorted the same way, WAIT after writes with
 ``confirm``, operations of several calls driven the same way. This module only sends: a
 fast path for a call's first send, and one driver that awaits the actions of the shared
@@ -37,7 +37,7 @@ from qless_py.connect.aio_resp import PipelinedConnection
 from qless_py.connect.drive import drive
 from qless_py.connect.redis_errors import refused, translate
 from qless_py.connect.resp import pack
-from qless_py.connect.wire import Arg, ConnectionFailed, ReplyError, RespError, readonly_among
+from qless_py.connect.wire import Arg, ConnectionFailed, ReplyError, RespError, redirected_among
 from qless_py.errors import QlessConnectionError, QlessError
 from qless_py.lua import sha1_hex
 
@@ -132,8 +132,8 @@ class AsyncCore(CoreRules):
             if not isinstance(mine, ReplyError):
                 # cancelled or broken with a reply maybe on its way: never reuse the stream
                 await conn.disconnect(nowait=True)
-            elif mine.readonly:
-                # the pool's connections point at a replica: connect again, and through
+            elif mine.redirected:
+                # the pool's connections point at the wrong node: connect again, and through
                 # Sentinel find the current master
                 await conn.disconnect(nowait=True)
                 await pool.disconnect(inuse_connections=False)
@@ -156,8 +156,8 @@ class AsyncCore(CoreRules):
                     replies.append(await conn.read_response())
                 except Exception as exc:
                     replies.append(refused(exc))  # one refused command; the stream goes on
-            if readonly_among(replies):
-                await conn.disconnect(nowait=True)  # a replica: see _once
+            if redirected_among(replies):
+                await conn.disconnect(nowait=True)  # the wrong node: see _once
                 await pool.disconnect(inuse_connections=False)
             return replies
         except BaseException as exc:
@@ -205,14 +205,14 @@ class LeanCore(AsyncCore):
         (reply,) = await self.conn.execute(
             pack(["EVALSHA", self.sha, len(self.keys), *self.keys, *argv]), 1)
         if isinstance(reply, ReplyError):
-            if reply.readonly:  # a replica: connect again (through Sentinel, to the master)
+            if reply.redirected:  # the wrong node: connect again, to the current master
                 self.conn.close()
             raise reply
         return reply
 
     async def _exchange(self, payload: bytes, count: int) -> list[Any]:
         replies = await self.conn.execute(payload, count)
-        if readonly_among(replies):
+        if redirected_among(replies):
             self.conn.close()
         return replies
 

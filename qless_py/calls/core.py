@@ -122,12 +122,13 @@ def recover(argv: list[Any], failure: RespError,
     """After the first send of a call failed with ``failure``: send it again only when
     that cannot run it twice, else raise the typed error. Returns the raw reply.
 
-    NOSCRIPT (after a restart or SCRIPT FLUSH: the script is loaded first) and READONLY
-    (a replica refused it; its connection was closed, and the next one finds the current
-    master) mean the script did not run: each is sent again at most once. A connection
-    error is sent again once for read-only commands only; for anything that may write,
-    the outcome is unknown (QlessConnectionError). A refusal retrying cannot mend is
-    ConnectionSetupError. ``argv`` is the call's ``[command, now, *args]``.
+    NOSCRIPT (after a restart or SCRIPT FLUSH: the script is loaded first) and READONLY,
+    MOVED or ASK (a replica or a node that does not serve the namespace's slot refused it;
+    its connection was closed, and the next one finds the current master) mean the script
+    did not run: each is sent again at most once. A connection error is sent again once
+    for read-only commands only; for anything that may write, the outcome is unknown
+    (QlessConnectionError). A refusal retrying cannot mend is ConnectionSetupError.
+    ``argv`` is the call's ``[command, now, *args]``.
     """
     command, args = argv[0], argv[2:]
     read = is_read(command, args)
@@ -146,8 +147,8 @@ def recover(argv: list[Any], failure: RespError,
                 raise QlessConnectionError(f"{command}: {attempt}") from attempt
             retried, confirmed = True, False  # a read: never waited for
             seen.clear()
-        elif isinstance(attempt, ReplyError) and (attempt.noscript or attempt.readonly):
-            kind = "noscript" if attempt.noscript else "readonly"
+        elif isinstance(attempt, ReplyError) and (attempt.noscript or attempt.redirected):
+            kind = "noscript" if attempt.noscript else "redirected"
             if kind in seen:
                 raise error_from_reply(str(attempt), command) from attempt
             seen.add(kind)
@@ -204,8 +205,8 @@ def batch(core: CoreState, calls: Sequence[PackedCall],
     """Run many commands in one round trip (pipelined EVALSHA, not a transaction).
 
     Results come back in order; an item the core refused gets its exception object in the
-    result list. Items that came back NOSCRIPT or READONLY did not run, so only those are
-    sent again (after a load, or on a new connection to the current master). Items are
+    result list. Items that came back NOSCRIPT, READONLY, MOVED or ASK did not run, so only
+    those are sent again (after a load, or on a new connection to the current master). Items are
     given ``now`` values 10 us apart from ``base_us``: equal priorities (|p| < 4, within
     the score's precision) then pop in batch order, as separate puts would, not in the
     reverse-jid order of ties.
@@ -229,7 +230,7 @@ def batch(core: CoreState, calls: Sequence[PackedCall],
         load = False
         for i, reply in zip(pending, replies, strict=True):
             if isinstance(reply, ReplyError) and attempt == 0 and (
-                    reply.noscript or reply.readonly):
+                    reply.noscript or reply.redirected):
                 again.append(i)
                 load = load or reply.noscript
             elif isinstance(reply, ReplyError):

@@ -1,8 +1,9 @@
 """LuaCore: the built Lua core loaded once per server and called by EVALSHA.
 
 Each call prepends the command name and ``clock.now()``. NOSCRIPT (after a restart or
-SCRIPT FLUSH) loads the script again and repeats the call, and READONLY (a replica, after a
-failover) repeats it on a new connection to the current master; both are safe because the
+SCRIPT FLUSH) loads the script again and repeats the call, and READONLY, MOVED or ASK (a
+replica after a failover, a cluster node that does not serve the namespace's slot now)
+repeats it on a new connection to the current master; both are safe because the
 reply means the script did not run. Connection errors are retried once for read-only
 commands only; for anything that may write, the outcome is unknown and the caller gets
 ``QlessConnectionError``. A refusal that retrying cannot mend (TLS verification,
@@ -46,7 +47,7 @@ from qless_py.connect.drive import at_once, drive
 from qless_py.connect.endpoint import Endpoint
 from qless_py.connect.redis_errors import refused, translate_redis_error
 from qless_py.connect.resp import Transport
-from qless_py.connect.wire import Arg, ConnectionFailed, ReplyError, RespError, readonly_among
+from qless_py.connect.wire import Arg, ConnectionFailed, ReplyError, RespError, redirected_among
 from qless_py.errors import QlessConnectionError, QlessError
 
 ScriptRunner = Callable[..., Any]
@@ -126,8 +127,8 @@ class LuaCore(CoreRules):
 
         Each item is ``(command, *args)``; ``now`` is inserted. Results come back in order;
         an item the core refused gets its exception object in the result list. Items that
-        came back NOSCRIPT or READONLY did not run, so only those are sent again (after a
-        load, or on a new connection to the current master).
+        came back NOSCRIPT, READONLY, MOVED or ASK did not run, so only those are sent again
+        (after a load, or on a new connection to the current master).
         """
         return self.call_packed([pack_call(argv[0], argv[1:]) for argv in argvs])
 
@@ -210,9 +211,9 @@ class LuaCore(CoreRules):
             mine = translate_redis_error(exc)
             if not isinstance(mine, ReplyError):
                 conn.disconnect()  # a reply may still be on its way: never reuse the stream
-            elif mine.readonly:
-                # the pool's connections point at a replica: connect again, and through
-                # Sentinel find the current master
+            elif mine.redirected:
+                # the pool's connections point at a replica or the wrong cluster node:
+                # connect again, and through Sentinel or the seeds find the current master
                 conn.disconnect()
                 pool.disconnect(inuse_connections=False)
             raise
@@ -251,8 +252,8 @@ class LuaCore(CoreRules):
                     replies.append(conn.read_response())
                 except Exception as exc:
                     replies.append(refused(exc))  # one refused command; the stream goes on
-            if readonly_among(replies):
-                conn.disconnect()  # a replica: see _redis_call
+            if redirected_among(replies):
+                conn.disconnect()  # the wrong node: see _redis_call
                 pool.disconnect(inuse_connections=False)
             return replies
         except Exception as exc:

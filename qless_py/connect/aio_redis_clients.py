@@ -3,16 +3,18 @@ and Endpoints read back from ``redis.asyncio`` clients a user made: the async tw
 :mod:`qless_py.connect.redis_clients`.
 
 An async client's connections open their streams with :mod:`qless_py.connect.aio_dial` and
-find a Sentinel-managed master with :func:`locate` (the search of
-:mod:`qless_py.connect.sentinel`, asked over these connections), which follow the same
+find a Sentinel-managed master or a cluster namespace's with :func:`locate` (the searches of
+:mod:`qless_py.connect.locate`, asked over these connections), which follow the same
 rules as the sync ones (one TLS context builder, one master search); redis.asyncio then
 sends AUTH, SELECT and CLIENT SETNAME from the same description. Connections that break
-or answer READONLY are closed and look the master up again when they reconnect, so async
+or answer READONLY, MOVED or ASK are closed and look the master up again when they
+reconnect, so async
 clients follow a failover too.
 """
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import redis.asyncio
@@ -25,10 +27,11 @@ from redis.asyncio.connection import (
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 
-from qless_py.connect import sentinel
+from qless_py.connect import cluster
 from qless_py.connect.aio_dial import open_stream
 from qless_py.connect.dial import closed_at_once, tls_refusal
 from qless_py.connect.endpoint import Endpoint
+from qless_py.connect.locate import async_locate
 from qless_py.connect.redis_errors import translate
 from qless_py.connect.wire import ConnectionFailed, ReplyError, SetupFailed
 from qless_py.errors import UnsupportedSettingError
@@ -91,30 +94,39 @@ class AsyncEndpointConnection(AbstractConnection):
 
 
 async def locate(ep: Endpoint) -> Endpoint:
-    """The direct endpoint to connect to for ``ep``: itself, or the current master of its
-    Sentinel service, asked without blocking the loop."""
-    return await sentinel.async_master_endpoint(ep, _ask) if ep.sentinels else ep
+    """The direct endpoint to connect to for ``ep``: itself, the current master of its
+    Sentinel service, or the master of its namespace's slot in a cluster, asked without
+    blocking the loop."""
+    return await async_locate(ep, _ask)
 
 
-async def _ask(question: sentinel.Ask | sentinel.Role) -> Any:
+async def _ask(question: Any) -> Any:
+    """Answer a question of ``qless_py.connect.locate``'s searches."""
+    if isinstance(question, cluster.Pause):
+        await asyncio.sleep(question.seconds)
+        return None
     ep = question.endpoint
     conn = AsyncEndpointConnection(
         endpoint=ep, username=ep.username, password=ep.password,
         socket_timeout=ep.timeout, socket_connect_timeout=ep.connect_timeout,
         retry=Retry(NoBackoff(), 0))
     try:
-        await conn.send_command(*sentinel.command(question))
-        reply = await conn.read_response()
+        await conn.send_command(*question.command())
+        try:
+            reply = await conn.read_response()
+        except Exception as exc:
+            mine = translate(exc)
+            if not isinstance(mine, ReplyError):
+                raise
+            reply = mine
     except Exception as exc:
         mine = translate(exc)
-        if isinstance(mine, ReplyError):
-            raise sentinel.refusal(question, mine) from exc
         if mine is None:
             raise
         raise mine from exc
     finally:
         await conn.disconnect(nowait=True)
-    return sentinel.answer(question, reply)
+    return question.read(reply)
 
 
 DEFAULT_MAX_CONNECTIONS = 100

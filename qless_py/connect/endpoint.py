@@ -23,7 +23,8 @@ from qless_py.keys import namespace_prefix
 DEFAULT_URL = "redis://127.0.0.1:6379/0"
 CERT_REQS = ("none", "optional", "required")
 SENTINEL_PORT = 26379
-SCHEMES = ("redis://", "rediss://", "unix://", "redis+sentinel://", "rediss+sentinel://")
+SCHEMES = ("redis://", "rediss://", "unix://", "redis+sentinel://", "rediss+sentinel://",
+           "redis+cluster://", "rediss+cluster://")
 
 
 def resolve_url(url: str | None) -> str:
@@ -36,8 +37,10 @@ class Endpoint:
     """Where and how to connect.
 
     A direct endpoint names a ``host``/``port`` or a unix socket ``path``. A Sentinel
-    endpoint names ``sentinels`` and a ``service``: the master is looked up when a
-    connection is made. ``username``/``password`` (or ``credential_provider``) are the
+    endpoint names ``sentinels`` and a ``service``, a cluster endpoint ``cluster`` seeds
+    and a ``namespace``: the master (of the service, of the namespace's slot) is looked up
+    when a connection is made (``qless_py.connect.sentinel``, ``qless_py.connect.cluster``).
+    ``username``/``password`` (or ``credential_provider``) are the
     data node's; ``sentinel_username``/``sentinel_password`` the sentinels'. ``tls``
     applies to data nodes and sentinels alike.
     """
@@ -47,6 +50,7 @@ class Endpoint:
     path: str | None = None  # a unix socket
     sentinels: tuple[tuple[str, int], ...] = ()
     service: str | None = None
+    cluster: tuple[tuple[str, int], ...] = ()  # seed nodes of a cluster
     db: int = 0
     username: str | None = None
     password: str | None = field(default=None, repr=False)
@@ -90,6 +94,12 @@ class Endpoint:
                              f"not {self.ssl_cert_reqs!r}")
         if self.sentinels and not self.service:
             raise ValueError("a Sentinel endpoint needs a service name")
+        if self.cluster and self.namespace is None:
+            raise ValueError("a cluster URL needs a namespace (?namespace=NAME, or "
+                             "--namespace): the default namespace's keys have no hash tag, "
+                             "so a cluster would spread them over its masters")
+        if self.cluster and self.db:
+            raise ValueError("a cluster has only database 0")
         if self.client_name is not None:
             check_client_name(self.client_name)
         if self.namespace is not None:
@@ -110,7 +120,10 @@ class Endpoint:
         ``redis://[[user]:password@]host[:port][/db]``, ``rediss://`` (TLS),
         ``unix://[[user]:password@]/path``, and
         ``redis+sentinel://[[user]:password@]host[:port][,host[:port]...]/service[/db]``
-        (``rediss+sentinel://`` with TLS). Query options are listed in ``URL_OPTIONS``;
+        (``rediss+sentinel://`` with TLS), and
+        ``redis+cluster://[[user]:password@]host[:port][,host[:port]...][/]?namespace=NAME``
+        (``rediss+cluster://`` with TLS; the hosts are seeds, any nodes of the cluster).
+        Query options are listed in ``URL_OPTIONS``;
         any other is refused. ``timeout`` is the socket timeout when the URL sets none.
         ``overrides`` are settings given beside the URL (a Client's keywords); one that
         the URL sets to something else is refused. Raises ValueError.
@@ -120,13 +133,19 @@ class Endpoint:
         if not separator or f"{scheme}://" not in SCHEMES:
             raise ValueError("Redis URL must specify one of the following schemes "
                              "(redis://, rediss://, unix://, redis+sentinel://, "
-                             "rediss+sentinel://)")
+                             "rediss+sentinel://, redis+cluster://, rediss+cluster://)")
         sentinel = scheme.endswith("+sentinel")
+        cluster = scheme.endswith("+cluster")
         parts = urlsplit(url)
         values = _query(parts.query, sentinel=sentinel)
         values.setdefault("timeout", timeout)
-        values.update(_sentinel_location(rest) if sentinel else _direct_location(parts))
-        if "db" not in values and not sentinel and scheme != "unix" \
+        if sentinel:
+            values.update(_sentinel_location(rest))
+        elif cluster:
+            values.update(_cluster_location(rest))
+        else:
+            values.update(_direct_location(parts))
+        if "db" not in values and not sentinel and not cluster and scheme != "unix" \
                 and parts.path.strip("/"):
             values["db"] = _number(int, "db", parts.path.strip("/"))
         values["tls"] = scheme.startswith("rediss")
@@ -144,9 +163,9 @@ class Endpoint:
         return dataclasses.replace(self, **changes)
 
     def at(self, host: str, port: int) -> Endpoint:
-        """This endpoint's settings for one node (a master a sentinel named)."""
+        """This endpoint's settings for one node (a master a sentinel or a cluster named)."""
         return dataclasses.replace(self, host=host, port=port, path=None, sentinels=(),
-                                   service=None)
+                                   service=None, cluster=())
 
     def named(self, name: str) -> Endpoint:
         """The same endpoint, naming its connections ``name`` (made valid for the server)."""
@@ -158,6 +177,9 @@ class Endpoint:
         if self.sentinels:
             nodes = ",".join(f"{h}:{p}" for h, p in self.sentinels)
             return f"{scheme}+sentinel {nodes} service {self.service} db {self.db}"
+        if self.cluster:
+            nodes = ",".join(f"{h}:{p}" for h, p in self.cluster)
+            return f"{scheme}+cluster {nodes} namespace {self.namespace}"
         where = self.path if self.path else f"{self.host}:{self.port}"
         return f"{scheme} {where} db {self.db}"
 
@@ -263,8 +285,9 @@ def _direct_location(parts: SplitResult) -> dict[str, Any]:
     return values
 
 
-def _sentinel_location(rest: str) -> dict[str, Any]:
-    """``[[user]:password@]host[:port][,host[:port]...]/service[/db]`` (query removed)."""
+def _nodes(rest: str, kind: str, default_port: int) -> tuple[dict[str, Any], str]:
+    """The credentials and ``host[:port][,host[:port]...]`` of a URL with several nodes
+    (query removed), and the rest of its path."""
     rest = rest.split("?", 1)[0].split("#", 1)[0]
     netloc, _, path = rest.partition("/")
     values: dict[str, Any] = {}
@@ -279,11 +302,29 @@ def _sentinel_location(rest: str) -> dict[str, Any]:
     for node in netloc.split(","):
         match = re.fullmatch(r"\[([0-9a-fA-F:.]+)\](?::(\d+))?|([^:\[\]]+)(?::(\d+))?", node)
         if not match:
-            raise ValueError(f"bad sentinel address {node!r} in redis+sentinel:// URL "
+            raise ValueError(f"bad {kind} address {node!r} in redis+{kind}:// URL "
                              "(host:port[,host:port...])")
         host = unquote(match.group(1) or match.group(3))
-        port = int(match.group(2) or match.group(4) or SENTINEL_PORT)
+        port = int(match.group(2) or match.group(4) or default_port)
         nodes.append((host, port))
+    values["nodes"] = tuple(nodes)
+    return values, path
+
+
+def _cluster_location(rest: str) -> dict[str, Any]:
+    """``[[user]:password@]host[:port][,host[:port]...][/]`` (query removed)."""
+    values, path = _nodes(rest, "cluster", 6379)
+    if path.strip("/") not in ("", "0"):
+        raise ValueError(f"redis+cluster:// URL has no path but / (a cluster has only "
+                         f"database 0), not /{path}")
+    values.update(cluster=values.pop("nodes"), host="", port=0)
+    return values
+
+
+def _sentinel_location(rest: str) -> dict[str, Any]:
+    """``[[user]:password@]host[:port][,host[:port]...]/service[/db]`` (query removed)."""
+    values, path = _nodes(rest, "sentinel", SENTINEL_PORT)
+    nodes = values.pop("nodes")
     names = [unquote(p) for p in path.split("/") if p]
     if not names:
         raise ValueError("redis+sentinel:// URL needs a service name: "

@@ -21,8 +21,10 @@ def translate_redis_error(exc: BaseException) -> RespError | None:
         from redis import exceptions as e
         _redis_errors = (e.AuthenticationError, e.ConnectionError, e.TimeoutError,
                          e.NoScriptError, e.ReadOnlyError, e.NoPermissionError,
-                         e.OutOfMemoryError, e.ResponseError)
-    auth, lost, timeout, noscript, readonly, noperm, oom, refused = _redis_errors
+                         e.OutOfMemoryError, e.MovedError, e.AskError, e.TryAgainError,
+                         e.ClusterDownError, e.ResponseError)
+    (auth, lost, timeout, noscript, readonly, noperm, oom, moved, ask, tryagain, down,
+     refused) = _redis_errors
     if isinstance(exc, auth):
         return SetupFailed(f"authentication refused: {exc}")
     if isinstance(exc, (lost, timeout)):
@@ -36,6 +38,14 @@ def translate_redis_error(exc: BaseException) -> RespError | None:
         return ReplyError(f"NOPERM {exc}")
     if isinstance(exc, oom):
         return ReplyError(f"OOM {exc}")
+    if isinstance(exc, moved):  # a cluster's redirections: the command did not run
+        return ReplyError(f"MOVED {exc.args[0] if exc.args else exc}")
+    if isinstance(exc, ask):
+        return ReplyError(f"ASK {exc.args[0] if exc.args else exc}")
+    if isinstance(exc, tryagain):
+        return ReplyError(f"TRYAGAIN {exc}")
+    if isinstance(exc, down):
+        return ReplyError(f"CLUSTERDOWN {exc}")
     if isinstance(exc, refused):
         return ReplyError(str(exc))
     return None

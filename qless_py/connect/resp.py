@@ -17,11 +17,12 @@ Workers do not go through redis-py, for two measured reasons (docs/performance.m
 Plain clients keep redis-py (``client.redis``); see ``qless_py.client.core`` for who uses what.
 Both are built from one :class:`~qless_py.connect.endpoint.Endpoint`, and both open their
 sockets with ``qless_py.connect.dial`` (TLS) and find a Sentinel-managed master with
-``qless_py.connect.sentinel`` (asked over this module's connections: :func:`locate`).
+``qless_py.connect.sentinel``, or a cluster's with ``qless_py.connect.cluster`` (asked over
+this module's connections: :func:`locate`).
 A new connection sends AUTH, SELECT and CLIENT SETNAME as the endpoint says; a refusal
 there is :class:`SetupFailed`. Replies are hiredis's: ``bytes``, ``int``, lists, ``None``;
-an error reply is returned or raised as :class:`ReplyError`; a READONLY reply closes the
-connection, so the next command finds the current master. The errors and the encoder are
+an error reply is returned or raised as :class:`ReplyError`; a READONLY, MOVED or ASK reply
+closes the connection, so the next command finds the current master. The errors and the encoder are
 ``qless_py.connect.wire``'s, named here too because this connection raises them.
 """
 
@@ -42,9 +43,10 @@ from typing import Any
 
 import hiredis
 
-from qless_py.connect import sentinel
+from qless_py.connect import cluster
 from qless_py.connect.dial import closed_at_once, open_socket, tls_refusal
 from qless_py.connect.endpoint import Endpoint
+from qless_py.connect.locate import locate as locate_by
 from qless_py.connect.wire import (
     Arg,
     ConnectionFailed,
@@ -116,7 +118,8 @@ class Connection:
         return self._sock is not None
 
     def connect(self) -> None:
-        """Connect (through Sentinel to the current master, if the endpoint says so),
+        """Connect (to the current master of a Sentinel service or of a cluster namespace's
+        slot, if the endpoint says so),
         authenticate, select the database and name the connection.
 
         Raises :class:`SetupFailed` when the server refuses us for good (credentials,
@@ -278,12 +281,13 @@ class Connection:
     def call(self, *args: Arg) -> Any:
         """Send one command and return its reply; an error reply is raised.
 
-        A READONLY reply also closes the connection, so that the next command connects
-        again and finds the current master (through Sentinel, or a name that moved)."""
+        A READONLY, MOVED or ASK reply also closes the connection, so that the next command
+        connects again and finds the current master (through Sentinel or the cluster's
+        seeds, or a name that moved)."""
         self.send(pack(args))
         reply = self.read()
         if isinstance(reply, ReplyError):
-            if reply.readonly:
+            if reply.redirected:
                 self.close()
             raise reply
         return reply
@@ -295,11 +299,12 @@ class Connection:
     def exchange(self, payload: bytes, count: int) -> list[Any]:
         """Send ``count`` commands already packed into ``payload``; their ``count`` replies.
 
-        A READONLY reply among them closes the connection afterwards (see :meth:`call`)."""
+        A READONLY, MOVED or ASK reply among them closes the connection afterwards (see
+        :meth:`call`)."""
         self.send(payload)
         replies = [self.read() for _ in range(count)]
         for reply in replies:
-            if type(reply) is ReplyError and reply.readonly:
+            if type(reply) is ReplyError and reply.redirected:
                 self.close()
                 break
         return replies
@@ -351,20 +356,23 @@ def opening_refusal(target: Endpoint, hello: list[tuple[str, list[Arg]]],
 
 
 def locate(ep: Endpoint) -> Endpoint:
-    """The direct endpoint to connect to for ``ep``: itself, or the current master of its
-    Sentinel service, asked over blocking connections."""
-    return sentinel.master_endpoint(ep, _ask) if ep.sentinels else ep
+    """The direct endpoint to connect to for ``ep``: itself, the current master of its
+    Sentinel service, or the master of its namespace's slot in a cluster, asked over
+    blocking connections."""
+    return locate_by(ep, _ask)
 
 
-def _ask(question: sentinel.Ask | sentinel.Role) -> Any:
+def _ask(question: Any) -> Any:
+    """Answer a question of ``qless_py.connect.locate``'s searches."""
+    if isinstance(question, cluster.Pause):
+        time.sleep(question.seconds)
+        return None
     conn = Connection(question.endpoint)
     try:
-        reply = conn.call(*sentinel.command(question))
-    except ReplyError as exc:
-        raise sentinel.refusal(question, exc) from exc
+        (reply,) = conn.pipeline([question.command()])
     finally:
         conn.close()
-    return sentinel.answer(question, reply)
+    return question.read(reply)
 
 
 class _Nothing:

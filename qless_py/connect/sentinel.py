@@ -9,20 +9,18 @@ Sentinels have their own credentials (``sentinel_username``/``sentinel_password`
 data node's are used only on the master.
 
 This module does no I/O. The search (:func:`find_master`) yields the questions to ask (an
-:class:`Ask` of a sentinel, a :class:`Role` of a node); :func:`master_endpoint` and
-:func:`async_master_endpoint` drive it (``qless_py.connect.drive``) with a connection's
-own way to ask (blocking in ``qless_py.connect.resp``, asyncio in
+:class:`Ask` of a sentinel, a :class:`Role` of a node); ``qless_py.connect.locate`` drives
+it with a connection's own way to ask (blocking in ``qless_py.connect.resp``, asyncio in
 ``qless_py.connect.aio_redis_clients``), so every connection follows the same rules.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Generator
+from collections.abc import Generator
 from typing import Any
 
-from qless_py.connect.drive import at_once, drive
 from qless_py.connect.endpoint import Endpoint
-from qless_py.connect.wire import ConnectionFailed, SetupFailed
+from qless_py.connect.wire import ConnectionFailed, ReplyError, SetupFailed
 
 
 class Ask:
@@ -34,6 +32,15 @@ class Ask:
     def __init__(self, endpoint: Endpoint, service: str) -> None:
         self.endpoint, self.service = endpoint, service
 
+    def command(self) -> tuple[str, ...]:
+        return ("SENTINEL", "get-master-addr-by-name", self.service)
+
+    def read(self, reply: Any) -> tuple[str, int] | None:
+        """The address the reply gives, or None; an error reply is a refusal."""
+        if isinstance(reply, ReplyError):
+            raise refusal(self, reply)
+        return master_address(reply)
+
 
 class Role:
     """Question: the role (``master``, ``slave``...) of the node at ``endpoint``."""
@@ -42,6 +49,14 @@ class Role:
 
     def __init__(self, endpoint: Endpoint) -> None:
         self.endpoint = endpoint
+
+    def command(self) -> tuple[str, ...]:
+        return ("ROLE",)
+
+    def read(self, reply: Any) -> str:
+        if isinstance(reply, ReplyError):
+            raise refusal(self, reply)
+        return role_name(reply)
 
 
 Search = Generator["Ask | Role", Any, Endpoint]
@@ -60,23 +75,6 @@ def sentinel_endpoint(ep: Endpoint, host: str, port: int) -> Endpoint:
 def role_endpoint(master: Endpoint) -> Endpoint:
     """How to ask a named master its role: its settings, a short timeout."""
     return master.replace(timeout=master.connect_timeout or SENTINEL_TIMEOUT)
-
-
-def master_endpoint(ep: Endpoint, ask: Callable[[Ask | Role], Any]) -> Endpoint:
-    """The direct endpoint of ``ep.service``'s master, with ``ep``'s settings (see
-    :func:`find_master`), each question answered by ``ask`` (which raises
-    ConnectionFailed or SetupFailed when it cannot)."""
-
-    async def answer(question: Ask | Role) -> Any:
-        return ask(question)
-
-    return at_once(drive(find_master(ep), answer))
-
-
-async def async_master_endpoint(ep: Endpoint,
-                                ask: Callable[[Ask | Role], Awaitable[Any]]) -> Endpoint:
-    """:func:`master_endpoint` with a coroutine ``ask``, for asyncio connections."""
-    return await drive(find_master(ep), ask)
 
 
 def find_master(ep: Endpoint) -> Search:
@@ -122,18 +120,6 @@ def find_master(ep: Endpoint) -> Search:
     if refusals and not named:
         raise SetupFailed(f"Sentinel service {ep.service!r}: {reason}")
     raise ConnectionFailed(f"no master for Sentinel service {ep.service!r}: {reason}")
-
-
-def command(question: Ask | Role) -> tuple[str, ...]:
-    """The command that asks ``question``."""
-    if isinstance(question, Ask):
-        return ("SENTINEL", "get-master-addr-by-name", question.service)
-    return ("ROLE",)
-
-
-def answer(question: Ask | Role, reply: Any) -> Any:
-    """What the reply to :func:`command` says: an address (or None), or a role."""
-    return master_address(reply) if isinstance(question, Ask) else role_name(reply)
 
 
 def refusal(question: Ask | Role, exc: BaseException) -> SetupFailed:

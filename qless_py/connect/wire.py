@@ -19,9 +19,14 @@ Arg = str | bytes | int | float
 
 # Error replies that mean "the server cannot serve this now", not "the command is wrong":
 # loading its data after a restart, running a long script, a replica or a master cut off
-# from its replicas, out of memory, a cluster that is not ready. Waiting mends them.
+# from its replicas, out of memory, a cluster that is not ready or a slot served elsewhere
+# (MOVED, ASK: the connection points at the wrong node). Waiting mends them.
 UNAVAILABLE = ("LOADING", "BUSY", "MASTERDOWN", "TRYAGAIN", "READONLY", "NOREPLICAS", "OOM",
-               "CLUSTERDOWN")
+               "CLUSTERDOWN", "MOVED", "ASK")
+# Error replies that mean "this node does not serve these keys now": a replica (READONLY),
+# or in a cluster another node (MOVED) or a slot being moved (ASK). The command did not run;
+# the connection is closed so that the next one finds the node that serves them.
+REDIRECTED = ("READONLY", "MOVED ", "ASK ")
 
 
 class RespError(Exception):
@@ -46,10 +51,15 @@ class ReplyError(RespError):
         return str(self).startswith("NOSCRIPT")
 
     @property
-    def readonly(self) -> bool:
-        """A replica refused a write: nothing was written, and the connection points at a
-        node that is no longer (or not yet) the master."""
-        return str(self).startswith("READONLY")
+    def redirected(self) -> bool:
+        """The node does not serve this command's keys now (``REDIRECTED``): nothing ran,
+        and the connection points at a node that is no longer (or not yet) the one."""
+        return str(self).startswith(REDIRECTED)
+
+    @property
+    def moving(self) -> bool:
+        """``ASK``: the cluster is moving the keys' slot to another master."""
+        return str(self).startswith("ASK ")
 
     @property
     def unavailable(self) -> bool:
@@ -88,9 +98,9 @@ def values(commands: Sequence[Sequence[Arg]], replies: Sequence[Any]) -> list[An
     return list(replies)
 
 
-def readonly_among(replies: Sequence[Any]) -> bool:
-    """Some reply of a pipeline is READONLY: its connection points at a replica."""
-    return any(isinstance(reply, ReplyError) and reply.readonly for reply in replies)
+def redirected_among(replies: Sequence[Any]) -> bool:
+    """Some reply of a pipeline is ``redirected``: its connection points at the wrong node."""
+    return any(isinstance(reply, ReplyError) and reply.redirected for reply in replies)
 
 
 def _text(arg: Arg) -> str:

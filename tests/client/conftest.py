@@ -16,10 +16,14 @@ from typing import Any, TypeVar
 
 import pytest
 import pytest_asyncio
+import redis
 from freezegun import freeze_time
 
 from qless_py import Client
 from qless_py.aio import AsyncClient
+from qless_py.connect.cluster import key_slot
+from qless_py.keys import namespace_prefix
+from tests.conftest import flushed_cluster_url
 from tests.loopcheck import SLOW_WITH_HARNESS, collected, no_slow_callbacks
 
 T0 = "2030-01-01 00:00:00"
@@ -61,10 +65,48 @@ def flavour(request: pytest.FixtureRequest, _frozen_once: None) -> Iterator[str]
         yield "async"
 
 
-@pytest.fixture(params=[None, "billing"], ids=["default", "namespace"])
-def namespace(request: pytest.FixtureRequest) -> str | None:
-    """The suite runs in the default namespace and in a namespace (docs/cluster.md)."""
-    return request.param  # type: ignore[no-any-return]
+@pytest.fixture(params=["default", "namespace", "cluster"])
+def placement(request: pytest.FixtureRequest) -> str:
+    """Where the suite runs: the default namespace and a namespace of a standalone server,
+    and a namespace of a cluster of 3 masters and 3 replicas (docs/cluster.md)."""
+    return str(request.param)
+
+
+@pytest.fixture
+def namespace(placement: str) -> str | None:
+    return None if placement == "default" else "billing"
+
+
+def _placement(request: pytest.FixtureRequest) -> str:
+    """The test's placement, for tests that have one (those that make clients); a test
+    of connections alone is not run three times."""
+    if "placement" not in request.fixturenames:
+        return "default"
+    return str(request.getfixturevalue("placement"))
+
+
+@pytest.fixture
+def server_url(server_url: str, server_kind: str, _clusters: Any,
+               request: pytest.FixtureRequest) -> str:
+    """The flushed server of the test's kind, or on the cluster leg the flushed cluster of
+    that kind (its URL names the namespace)."""
+    if _placement(request) != "cluster":
+        return server_url
+    return flushed_cluster_url(_clusters[server_kind], "billing")
+
+
+@pytest.fixture
+def redis_conn(server_url: str, server_kind: str, _clusters: Any,
+               request: pytest.FixtureRequest) -> Iterator[redis.Redis]:
+    """A plain connection to where the test's keys live: the server, or on the cluster
+    leg the master that serves the namespace's slot."""
+    if _placement(request) == "cluster":
+        master = _clusters[server_kind].master_of(key_slot(namespace_prefix("billing")))
+        conn = redis.Redis(host="127.0.0.1", port=master.port)
+    else:
+        conn = redis.Redis.from_url(server_url)
+    yield conn
+    conn.close()
 
 
 @pytest_asyncio.fixture

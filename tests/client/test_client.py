@@ -173,7 +173,7 @@ async def test_config_rejects_bad_values(client: AnyClient, redis_conn: redis.Re
         await run(client.config.set("foo", None))
     with pytest.raises(ValueError):
         await run(client.config.update({"ok": 1, "heartbeat": "x"}))
-    assert redis_conn.hgetall("ql:config") == {}
+    assert redis_conn.hgetall(client.keys.config) == {}
 
 
 async def test_the_sync_config_is_a_mapping_that_writes_through(sync_client: AnyClient) -> None:

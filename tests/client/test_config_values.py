@@ -25,7 +25,7 @@ async def test_numeric_keys_refuse_bad_numbers(client: AnyClient, redis_conn: re
         await run(client.config.set(key, value))
     with pytest.raises(ValueError, match=phrase):
         await run(client.config.update({"application": "mine", key: value}))
-    assert redis_conn.hgetall("ql:config") == {}
+    assert redis_conn.hgetall(client.keys.config) == {}
 
 
 async def test_good_values_pass_and_are_stored(client: AnyClient) -> None:
