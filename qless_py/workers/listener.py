@@ -56,6 +56,10 @@ T = TypeVar("T")
 
 INVALIDATE = "__redis__:invalidate"
 IDLE_PING = 30.0  # seconds of silence after which the subscription connection is checked
+# On a cluster, seconds of silence after which the listener checks that its node still
+# serves the namespace's slot (a move leaves the old node up; on Redis 7 and Valkey the
+# node also ends the sharded subscription when the slot leaves, which is seen at once).
+SLOT_CHECK = 5.0
 
 # What a write to a tracked key means.
 WORK, SLOTS, SCHEDULE, PAUSED, CONFIG = "work", "slots", "schedule", "paused", "config"
@@ -76,6 +80,11 @@ def _text(value: Any) -> str:
 
 class _Resubscribe(Exception):
     """The set of keys to track changed (a queue got or lost its cap): connect again."""
+
+
+class _Moved(Exception):
+    """The namespace's slot moved to another node (a cluster's slot migration): connect
+    again, to the node that serves it now."""
 
 
 class Listener:
@@ -170,6 +179,11 @@ class Listener:
                 self._pump(conn)
             except _Resubscribe:
                 continue
+            except _Moved as moved:
+                self._subscribed.clear()
+                self._transport.connection().close()  # its reads move too
+                log.info("listener: %s; subscribing on its new master", moved)
+                continue
             except (ConnectionFailed, OSError, UnexpectedReply) as exc:
                 # the server restarting (refused, then LOADING), failing over (READONLY),
                 # busy or out of memory; or a reply we cannot read (UnexpectedReply names
@@ -249,12 +263,27 @@ class Listener:
                 self._dispatch(message)
 
     def _pump(self, conn: Connection) -> None:
+        cluster = bool(self._transport.endpoint.cluster)
         while not self._stop.is_set():
-            message = conn.read(timeout=IDLE_PING)
+            message = conn.read(timeout=SLOT_CHECK if cluster else IDLE_PING)
             if message is not NOTHING:
                 self._dispatch(message)
-            else:  # a long silence: make sure the connection is still alive
-                conn.send(pack(["PING"]))
+                continue
+            # a silence: make sure the connection is still alive, and on a cluster that
+            # its node still serves the namespace
+            conn.send(pack(["PING"]))
+            if cluster:
+                self._check_slot()
+
+    def _check_slot(self) -> None:
+        """Raise _Moved when the node no longer serves the namespace's slot (``EXISTS`` of
+        the namespace's prefix, a key that never exists, answers MOVED or ASK)."""
+        try:
+            self._transport.call("EXISTS", self._names.prefix)
+        except ReplyError as exc:
+            if exc.redirected:
+                raise _Moved(f"the namespace's slot moved ({exc})") from None
+            raise
 
     # -- messages ------------------------------------------------------------------------
     def _dispatch(self, message: Any) -> None:
@@ -262,7 +291,11 @@ class Listener:
             if message.unavailable:
                 raise ServerUnavailable(f"subscription: {message}")
             raise ConnectionFailed(f"subscription refused: {message}")
-        if _kind(message) not in ("message", "smessage"):
+        kind = _kind(message)
+        if kind == "sunsubscribe" and not self._stop.is_set():
+            # unasked: the node gave the namespace's slot away
+            raise _Moved(f"the node ended the subscription to {_text(message[1])}")
+        if kind not in ("message", "smessage"):
             return  # subscribe confirmations, pongs
         channel = _text(message[1])
         if channel == INVALIDATE:

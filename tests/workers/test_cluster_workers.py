@@ -1,0 +1,186 @@
+"""``qless-py worker`` on real clusters of 3 masters and 3 replicas.
+
+A worker of a namespace wakes on its work through key tracking on the namespace's master
+and follows the namespace when its slot moves to another master. A fan-in pipeline in
+three namespaces on three different masters runs to its end, every job complete once and
+none failed, while one namespace's slot is moved, while a master is killed with kill -9
+and its replica promoted, and while client connections are dropped.
+"""
+
+from __future__ import annotations
+
+import signal
+from collections.abc import Callable
+from functools import partial
+
+import pytest
+import redis
+
+from qless_py import Client
+from qless_py.connect.cluster import key_slot
+from qless_py.keys import namespace_prefix
+from qless_py.local_cluster import LocalCluster, Node
+from tests.workers.conftest import CliWorker, Kind, wait_for
+from tests.workers.test_dropped_connections import (
+    FAN,
+    OPTIONS,
+    STAGE,
+    STAGES,
+    all_complete,
+    done_counts,
+    put_once,
+    steady,
+)
+
+Start = Callable[..., CliWorker]
+MakeCluster = Callable[..., LocalCluster]
+GROUPS = 6  # fan-in groups per namespace: 180 members, 6 joins, 1 report
+
+
+def slot_of(namespace: str) -> int:
+    return key_slot(namespace_prefix(namespace))
+
+
+def spread(made: LocalCluster, count: int) -> list[str]:
+    """``count`` namespace names whose slots are served by different masters (how
+    docs/cluster.md says to choose them)."""
+    names: list[str] = []
+    taken: set[int] = set()
+    for i in range(10_000):
+        name = f"ns{i}"
+        port = made.master_of(slot_of(name)).port
+        if port not in taken:
+            taken.add(port)
+            names.append(name)
+            if len(names) == count:
+                return names
+    raise AssertionError("the cluster has fewer masters than namespaces asked")
+
+
+def test_a_worker_wakes_on_its_work_and_follows_a_move(
+        private_cluster: MakeCluster, cli_worker: Start, kind: Kind) -> None:
+    made = private_cluster("valkey")
+    url = made.url(query="namespace=billing")
+    client = Client(url, worker_name="producer")
+    worker = cli_worker("-q", "q", "--processes", "1", "--url", url, "--interval", "60",
+                        *kind.args)
+    wait_for(lambda: client.workers.counts != [], timeout=20)  # popped once, idle now
+    # the put wakes the idle worker (its interval is 60 s)
+    first = client.queues["q"].put(STAGE[kind.name], {})
+    wait_for(lambda: (job := client.jobs[first]) is not None and job.state == "complete",
+             timeout=20)
+    # the namespace moves to another master; the worker's listener follows it
+    source = made.master_of(slot_of("billing"))
+    target = next(node for node in made.masters_now() if node is not source)
+    made.migrate_slot(slot_of("billing"), target)
+    wait_for(lambda: "subscribing on its new master" in worker.log, timeout=20)
+    second = client.queues["q"].put(STAGE[kind.name], {})
+    wait_for(lambda: (job := client.jobs[second]) is not None and job.state == "complete",
+             timeout=20)
+    worker.signal(signal.SIGTERM)
+    assert worker.wait(20) == 0
+    assert " ERROR " not in worker.log and "Traceback" not in worker.log
+    client.close()
+
+
+def _put_pipeline(client: Client, stage: str) -> list[str]:
+    """``GROUPS`` groups of ``FAN`` members through stages s1, s2, s3; a join in s4 per
+    group waits for its members, and a report in s5 waits for every join."""
+    jids: list[str] = []
+    joins: list[str] = []
+    for g in range(GROUPS):
+        group = [f"g{g}-m{i}" for i in range(FAN)]
+        put_once(client, partial(client.queues["s1"].put_many,
+                 [{"klass": stage, "jid": jid, "data": {"next": STAGES, "work": 0.005}}
+                  for jid in group]), group[0])
+        put_once(client, partial(client.queues["s4"].put, stage, {"work": 0.001},
+                                 jid=f"g{g}-join", depends=group), f"g{g}-join")
+        jids += group
+        joins.append(f"g{g}-join")
+    put_once(client, partial(client.queues["s5"].put, stage, {"work": 0.001},
+                             jid="report", depends=joins), "report")
+    return [*jids, *joins, "report"]
+
+
+def _completed(client: Client) -> int:
+    return int(steady(lambda: len(client.jobs.complete(0, 10_000))))
+
+
+def _fail_over(made: LocalCluster, master: Node) -> None:
+    """kill -9 ``master``, wait for its replica to take over, then start it again: it
+    joins as the new master's replica, so writes that wait for one replica go on."""
+    made.kill(master)
+    promoted = made.wait_failover(master)
+    master.server.start()
+    wait_for(lambda: master in made.replicas_of(promoted), timeout=30, step=0.1)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("server", "event"), [
+    ("valkey", "move"), ("valkey", "failover"), ("valkey", "drops"),
+    ("redis", "move"), ("redis", "failover"),
+])
+@pytest.mark.parametrize("worker_kind", ["threads", "async"])
+def test_a_pipeline_over_three_masters_survives(
+        private_cluster: MakeCluster, cli_worker: Start, server: str, event: str,
+        worker_kind: str) -> None:
+    made = private_cluster(server)
+    namespaces = spread(made, 3)
+    # every write waits for a replica, so a master's death loses no acknowledged write
+    urls = {ns: made.url(query=f"namespace={ns}&wait_replicas=1&wait_timeout=2")
+            for ns in namespaces}
+    clients = {ns: Client(urls[ns], worker_name="producer") for ns in namespaces}
+    jids = {ns: _put_pipeline(clients[ns], STAGE[worker_kind]) for ns in namespaces}
+    workers = [cli_worker("-q", "s1", "-q", "s2", "-q", "s3", "-q", "s4", "-q", "s5",
+                          "--processes", "1", *OPTIONS[worker_kind], "--url", urls[ns],
+                          "--interval", "1", "--order", "round-robin", "--name", ns)
+               for ns in namespaces]
+    hit = namespaces[0]
+    # the event strikes while the pipeline runs
+    wait_for(lambda: _completed(clients[hit]) >= FAN, timeout=60, step=0.05)
+    if event == "move":
+        source = made.master_of(slot_of(hit))
+        target = next(n for n in made.masters_now() if n is not source)
+        made.migrate_slot(slot_of(hit), target)
+        assert made.master_of(slot_of(hit)) is target
+    elif event == "failover":
+        _fail_over(made, made.master_of(slot_of(hit)))
+    else:
+        _drop_while_running(made, clients[hit], len(jids[hit]))
+    # the event struck mid-run: the namespace it hit still had work left
+    assert _completed(clients[hit]) < len(jids[hit]), "the pipeline ended first: lengthen it"
+    for ns in namespaces:
+        wait_for(lambda ns=ns: all_complete(clients[ns], jids[ns])
+                 or steady(clients[ns].jobs.failed), timeout=120, step=0.2)
+    for ns in namespaces:
+        client = clients[ns]
+        assert steady(client.jobs.failed) == {}, ns
+        counts = done_counts(client, jids[ns])
+        members = [jid for jid in jids[ns] if "-m" in jid]
+        assert {jid for jid in members if counts[jid] != 3} == set(), (ns, "a stage ran twice")
+        assert {jid for jid in jids[ns] if jid not in members and counts[jid] != 1} == set()
+        left = steady(lambda c=client, n=ns: list(c.redis.scan_iter(f"ql:{{{n}}}:j:*-depend*")))
+        assert left == [], (ns, "dependency sets left behind")
+    for worker in workers:
+        worker.signal(signal.SIGTERM)
+    for worker in workers:
+        assert worker.wait(30) == 0
+        assert "Traceback" not in worker.log
+    for client in clients.values():
+        client.close()
+
+
+def _drop_while_running(made: LocalCluster, client: Client, total: int) -> None:
+    """Drop every normal client connection on every master (CLIENT KILL), four times, each
+    time once the pipeline has completed a few more jobs since the last drop."""
+    admins = [redis.Redis(host="127.0.0.1", port=node.port) for node in made.masters_now()]
+    try:
+        for _ in range(4):
+            done = _completed(client)
+            assert done < total - 20, "the pipeline is ending: lengthen it"
+            for admin in admins:
+                admin.client_kill_filter(_type="normal", skipme=True)
+            wait_for(lambda d=done: _completed(client) >= d + 5, timeout=60, step=0.02)
+    finally:
+        for admin in admins:
+            admin.close()
