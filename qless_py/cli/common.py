@@ -83,8 +83,9 @@ def target_url(ctx: click.Context, url: str | None, namespace: str | None = None
 
 url_option = click.option(
     "--url", default=None, metavar="URL",
-    help="Redis/Valkey URL (redis://, rediss://, unix://, redis+sentinel://; see "
-    "docs/cli.md). Default: $QLESS_URL, else the embedded server.",
+    help="Redis/Valkey URL (redis://, rediss://, unix://, redis+sentinel://, "
+    "redis+cluster:// with a namespace; see docs/cli.md). Default: $QLESS_URL, else the "
+    "embedded server.",
 )
 
 namespace_option = click.option(

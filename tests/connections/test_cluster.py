@@ -5,6 +5,7 @@ move and a failover; the cluster URL's forms and refusals."""
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -20,7 +21,7 @@ from qless_py.keys import namespace_prefix
 from qless_py.local_cluster import LocalCluster, Node
 from qless_py.server import free_port
 from tests.conftest import flushed_cluster_url
-from tests.connections.conftest import wait_for
+from tests.connections.conftest import error_lines, run_cli, wait_for
 
 SLOT = key_slot(namespace_prefix("billing"))
 
@@ -197,3 +198,30 @@ async def _async_length(url: str) -> int:
         return int(await other.queues["q"].length())
     finally:
         await other.close()
+
+
+def test_commands_work_on_a_namespace_of_a_cluster(_clusters: Any) -> None:
+    made: LocalCluster = _clusters["valkey"]
+    flushed_cluster_url(made, "billing")
+    url = made.url()
+    put = run_cli("put", "--url", url, "--namespace", "billing", "q", "a.Job",
+                  "--jid", "from-cli")
+    assert put.returncode == 0, put.stderr
+    shown = run_cli("job", "--url", url, "--namespace", "billing", "from-cli", "--json")
+    assert shown.returncode == 0, shown.stderr
+    assert json.loads(shown.stdout)["queue"] == "q"
+    listed = run_cli("queues", "--url", f"{url}/?namespace=billing", "--json")
+    assert listed.returncode == 0, listed.stderr
+    assert [q["name"] for q in json.loads(listed.stdout)] == ["q"]
+    checked = run_cli("check", "--url", url, "--namespace", "billing")
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    # the namespace's keys live on the master of its slot only
+    master = made.master_of(SLOT)
+    assert redis.Redis(host="127.0.0.1", port=master.port).exists("ql:{billing}:j:from-cli")
+    # no namespace: one line, nothing written
+    refused = run_cli("put", "--url", url, "q", "a.Job")
+    assert refused.returncode != 0
+    assert error_lines(refused.stderr) == [
+        "Error: a cluster URL needs a namespace (?namespace=NAME, or --namespace): the "
+        "default namespace's keys have no hash tag, so a cluster would spread them over "
+        "its masters"], refused.stderr
