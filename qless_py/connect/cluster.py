@@ -26,7 +26,7 @@ the Sentinel search's.
 
 from __future__ import annotations
 
-from collections.abc import Generator
+from collections.abc import Generator, Hashable, Sequence
 from typing import Any
 
 from qless_py.connect.endpoint import Endpoint
@@ -200,3 +200,26 @@ def find_master(ep: Endpoint) -> Search:
 
 def _seeds(ep: Endpoint) -> str:
     return ",".join(f"{host}:{port}" for host, port in ep.cluster)
+
+
+def spread(ranges: Sequence[tuple[int, int, Hashable]], count: int,
+           prefix: str = "ns") -> list[str]:
+    """``count`` namespace names ``<prefix><i>`` whose slots fall on the masters of
+    ``ranges`` (``(first slot, last slot, master)``, as ``CLUSTER SLOTS`` lists them) in
+    turn, so each master gets its share (docs/cluster.md, "Spreading namespaces")."""
+    masters = sorted({master for _, _, master in ranges}, key=str)
+    if not masters or count < 1:
+        return []
+
+    def master_of(name: str) -> Hashable | None:
+        slot = key_slot(namespace_prefix(name))
+        return next((m for low, high, m in ranges if low <= slot <= high), None)
+
+    names: list[str] = []
+    for i in range(count * 10_000):
+        name = f"{prefix}{i}"
+        if master_of(name) == masters[len(names) % len(masters)]:
+            names.append(name)
+            if len(names) == count:
+                break
+    return names

@@ -143,27 +143,40 @@ def remaining(client: Any, queue: str) -> int:
                                                 "depends"))
 
 
-def watch(client: Any, pipeline: Pipeline, worker: subprocess.Popen[bytes], console: Console,
-          timeout: float) -> None:
-    """Progress bars per stage until the report job is complete."""
+@dataclass
+class Part:
+    """One namespace's share of a run: its client, its jobs and its worker."""
+
+    client: Any
+    pipeline: Pipeline
+    worker: subprocess.Popen[bytes]
+    namespace: str | None = None
+
+
+def watch(parts: list[Part], console: Console, timeout: float) -> None:
+    """Progress bars per stage (over every part) until each part's report is complete."""
     columns = (TextColumn("{task.description:<8}"), BarColumn(), MofNCompleteColumn(),
                TimeElapsedColumn())
     deadline = time.monotonic() + timeout
     with Progress(*columns, console=console, transient=False) as progress:
-        tasks = {stage: progress.add_task(stage, total=len(pipeline.jids[stage]))
-                 for stage in STAGES}
+        tasks = {stage: progress.add_task(
+            stage, total=sum(len(part.pipeline.jids[stage]) for part in parts))
+            for stage in STAGES}
         while True:
             for stage in STAGES:
-                left = remaining(client, pipeline.queue(stage))
-                progress.update(tasks[stage], completed=len(pipeline.jids[stage]) - left)
-            report = client.jobs[pipeline.report_jid]
-            if report is not None and report.state == "complete":
+                done = sum(len(part.pipeline.jids[stage])
+                           - remaining(part.client, part.pipeline.queue(stage))
+                           for part in parts)
+                progress.update(tasks[stage], completed=done)
+            reports = [part.client.jobs[part.pipeline.report_jid] for part in parts]
+            if all(report is not None and report.state == "complete" for report in reports):
                 return
-            problems = failures(client, pipeline)
-            if problems:
-                raise DemoError(f"a job failed: {problems[0]}")
-            if worker.poll() is not None:
-                raise DemoError(f"the worker exited with status {worker.returncode}")
+            for part in parts:
+                problems = failures(part.client, part.pipeline)
+                if problems:
+                    raise DemoError(f"a job failed: {problems[0]}")
+                if part.worker.poll() is not None:
+                    raise DemoError(f"the worker exited with status {part.worker.returncode}")
             if time.monotonic() > deadline:
                 raise DemoError(f"the pipeline did not finish within {timeout:.0f}s")
             time.sleep(0.2)
@@ -202,7 +215,7 @@ def run_demo(client: Any, url: str, console: Console, *, limit: int | None = Non
                   f"forking worker with {processes} processes")
     worker = start_worker(url, pipeline, processes)
     try:
-        watch(client, pipeline, worker, console, timeout)
+        watch([Part(client, pipeline, worker)], console, timeout)
     except BaseException:
         err = stop_worker(worker)
         if err.strip():
@@ -234,3 +247,111 @@ def cleanup(client: Any, pipeline: Pipeline) -> None:
 
 def _tail(text: str, lines: int = 15) -> str:
     return "\n".join(text.strip().splitlines()[-lines:])
+
+
+# -- the demo on a cluster: one pipeline per namespace, the namespaces on different masters
+def cluster_ranges(url: str) -> list[tuple[int, int, tuple[str, int]]]:
+    """``(first slot, last slot, master address)`` of a cluster URL's slot ranges, as the
+    first seed that answers lists them."""
+    from qless_py.connect.endpoint import Endpoint
+    from qless_py.connect.resp import Connection, RespError
+
+    ep = Endpoint.from_url(url, namespace="demo")
+    for host, port in ep.cluster:
+        conn = Connection(ep.at(host, port))
+        try:
+            reply = conn.call("CLUSTER", "SLOTS")
+        except RespError:
+            continue
+        finally:
+            conn.close()
+        return [(int(low), int(high), (master[0].decode() or host, int(master[1])))
+                for low, high, master, *_ in reply]
+    raise DemoError(f"no node of {url} answers CLUSTER SLOTS")
+
+
+def split_files(files: list[Path], parts: int) -> list[list[Path]]:
+    """The files in ``parts`` groups of whole packages, as even in files as it goes."""
+    by_package: dict[str, list[Path]] = defaultdict(list)
+    for path in files:
+        by_package[package_of(path)].append(path)
+    groups: list[list[Path]] = [[] for _ in range(parts)]
+    for _, members in sorted(by_package.items(), key=lambda item: (-len(item[1]), item[0])):
+        min(groups, key=len).extend(members)
+    return [group for group in groups if group]
+
+
+def run_cluster_demo(url: str, console: Console, *, namespaces: int = 3,
+                     limit: int | None = None, processes: int = 1, top_n: int = 25,
+                     timeout: float = 600.0) -> dict[str, Any]:
+    """The demo over ``namespaces`` namespaces whose slots are on different masters of the
+    cluster at ``url``: the packages are split between them, each namespace runs its own
+    three-stage pipeline with its own forking worker (``processes`` each), and the report
+    adds up every namespace's packages."""
+    from collections import Counter
+
+    from qless_py import Client
+    from qless_py.connect.cluster import key_slot, spread
+    from qless_py.demo.jobs import _merge
+    from qless_py.keys import namespace_prefix
+
+    ranges = cluster_ranges(url)
+    names = spread(ranges, namespaces, prefix="demo-")
+    groups = split_files(stdlib_files(limit), len(names))
+    if not groups:
+        raise DemoError("no standard library source files found")
+    started = time.monotonic()
+    parts: list[Part] = []
+    try:
+        for name, group in zip(names, groups, strict=False):
+            client = Client(with_query(url, namespace=name))
+            pipeline = put_pipeline(client, group, top_n)
+            master = next(m for low, high, m in ranges
+                          if low <= key_slot(namespace_prefix(name)) <= high)
+            console.print(f"namespace {name} (master {master[0]}:{master[1]}): "
+                          f"{len(group)} files, {len(pipeline.jids['merge'])} packages, "
+                          f"queues demo-{pipeline.run}-*; forking worker with {processes} "
+                          "process(es)")
+            worker = start_worker(with_query(url, namespace=name), pipeline, processes)
+            parts.append(Part(client, pipeline, worker, name))
+        watch(parts, console, timeout)
+    except BaseException:
+        for part in parts:
+            stop_worker(part.worker)
+            cleanup(part.client, part.pipeline)
+            part.client.close()
+        console.print("the run's unfinished jobs were canceled")
+        raise
+    for part in parts:
+        stop_worker(part.worker)
+    elapsed = time.monotonic() - started
+    names_total: Counter[str] = Counter()
+    files = lines = 0
+    per_namespace = {}
+    for part in parts:
+        counted, part_files, part_lines = _merge(part.client, part.pipeline.jids["merge"])
+        names_total.update(counted)
+        files, lines = files + part_files, lines + part_lines
+        per_namespace[part.namespace] = {"run": part.pipeline.run, "files": part_files}
+        part.client("queue.forget", *part.pipeline.queues)
+        part.client.close()
+    report = {"top": names_total.most_common(top_n), "files": files, "lines": lines,
+              "distinct": len(names_total), "total": sum(names_total.values())}
+    console.print(report_view(_Data(report), elapsed))
+    return {"elapsed": elapsed, "namespaces": per_namespace, "report": report}
+
+
+class _Data:
+    """A report's data where ``report_view`` expects a job."""
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        self.data = data
+
+
+def with_query(url: str, **options: str) -> str:
+    """``url`` with ``options`` in its query (an option it has is replaced)."""
+    from urllib.parse import parse_qsl, urlencode
+
+    base, _, query = url.partition("?")
+    kept = [(k, v) for k, v in parse_qsl(query, keep_blank_values=True) if k not in options]
+    return base + "?" + urlencode(kept + list(options.items()))

@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -15,10 +16,13 @@ from rich.console import Console
 
 from qless_py import Client
 from qless_py.cli import cli
+from qless_py.connect.cluster import key_slot
 from qless_py.demo.driver import TOP_LEVEL, DemoError, package_of, run_demo, stdlib_files
 from qless_py.demo.jobs import count_names
+from qless_py.keys import namespace_prefix
 from qless_py.server import free_port
 from tests.cli.conftest import console_script
+from tests.conftest import flushed_cluster_url
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -98,3 +102,43 @@ def test_a_failing_stage_stops_the_demo_and_cleans_up(server_url: str, tmp_path:
         assert client.jobs.complete() != [], "the finished job stays complete"
     finally:
         client.close()
+
+
+def test_the_demo_on_a_cluster_spreads_its_namespaces_over_the_masters(
+        _clusters: Any) -> None:
+    made = _clusters["valkey"]
+    url = flushed_cluster_url(made, "x").split("/?")[0]
+    runner = CliRunner(env={"COLUMNS": "200"})
+    result = runner.invoke(cli, ["demo", "--cluster", "--url", url, "--limit", "12",
+                                 "--namespaces", "3", "--processes", "1", "--top", "5",
+                                 "--json", "--timeout", "120"])
+    assert result.exit_code == 0, result.stderr + result.stdout
+    out = result.stdout
+    payload = json.loads(out[out.index('{\n  "elapsed"'):])
+    assert payload["report"]["files"] == 12 and len(payload["report"]["top"]) == 5
+    spread = payload["namespaces"]
+    assert len(spread) == 3 and sum(part["files"] for part in spread.values()) == 12
+    masters = {made.master_of(key_slot(namespace_prefix(name))).port for name in spread}
+    assert len(masters) == 3
+    for name in spread:
+        client = Client(url, namespace=name)
+        try:
+            assert client.queues.counts == [] and client.jobs.failed() == {}
+        finally:
+            client.close()
+
+
+def test_scripts_demo_cluster_starts_a_local_cluster_and_runs(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "QLESS_URL"}
+    env.update(QLESS_VENV=sys.prefix, QLESS_PY_HOME=str(tmp_path), COLUMNS="120")
+    try:
+        done = subprocess.run([str(ROOT / "scripts" / "demo"), "--cluster", "--limit", "9",
+                               "--processes", "1"], env=env, capture_output=True, text=True,
+                              timeout=180, check=False)
+        assert done.returncode == 0, done.stderr + done.stdout
+        assert "started a local cluster at redis+cluster://" in done.stdout
+        assert done.stdout.count("namespace demo-") == 3
+        assert "most common names in 9 files" in done.stdout
+    finally:
+        subprocess.run([console_script(), "server", "stop"], env=env, capture_output=True,
+                       timeout=60, check=False)
