@@ -4,8 +4,8 @@
 Every node is a ``ServerProcess`` (its own directory, AOF on, bound to 127.0.0.1) started
 with ``cluster-enabled yes`` and a short node timeout, so a killed master's replica takes
 over within a few seconds. The nodes are joined the way an operator would by hand:
-``CLUSTER MEET`` from the first node to every other, ``CLUSTER ADDSLOTSRANGE`` giving each
-master an equal range of the 16,384 slots, ``CLUSTER REPLICATE`` on each replica, then a
+``CLUSTER MEET`` from the first node to every other, ``CLUSTER ADDSLOTSRANGE`` (``ADDSLOTS``
+before Redis 7.0) giving each master an equal range of the 16,384 slots, ``CLUSTER REPLICATE`` on each replica, then a
 wait until every node reports ``cluster_state:ok`` and agrees on the slots.
 
 A node's cluster bus listens on its port + 10,000, so ports are taken below 55,536.
@@ -164,7 +164,10 @@ class LocalCluster:
                    timeout, "the nodes did not all meet")
         masters = self.nodes[:self.masters]
         for node, (low, high) in zip(masters, slot_ranges(self.masters), strict=True):
-            node.call("CLUSTER", "ADDSLOTSRANGE", low, high)
+            if node.info("server").get("redis_version", "7").split(".")[0] in ("5", "6"):
+                node.call("CLUSTER", "ADDSLOTS", *range(low, high + 1))  # before 7.0
+            else:
+                node.call("CLUSTER", "ADDSLOTSRANGE", low, high)
         for index, node in enumerate(self.nodes[self.masters:]):
             master = masters[index % self.masters]
             # a replica can only follow a master whose id its own view already holds

@@ -225,3 +225,46 @@ def test_commands_work_on_a_namespace_of_a_cluster(_clusters: Any) -> None:
         "Error: a cluster URL needs a namespace (?namespace=NAME, or --namespace): the "
         "default namespace's keys have no hash tag, so a cluster would spread them over "
         "its masters"], refused.stderr
+
+
+def test_events_on_a_redis_6_2_cluster_go_by_plain_pub_sub(
+        private_cluster: Callable[..., LocalCluster]) -> None:
+    # Redis 6.2 has no sharded pub/sub: the core publishes with PUBLISH, which the cluster
+    # relays to every node, and the clients subscribe with SUBSCRIBE on the namespace's
+    # master (docs/cluster.md)
+    made = private_cluster("redis6", replicas=0)
+    url = made.url(query="namespace=billing")
+    client = Client(url, worker_name="w")
+    heard: list[str] = []
+    done = threading.Event()
+
+    def callback(event: object) -> None:
+        heard.append(str(event))
+        done.set()
+
+    client.events.on("log", callback)
+    client.events.start()
+    try:
+        jid = client.queues["q"].put("a.Job", {})
+        assert done.wait(10)
+        assert any(jid in text for text in heard)
+        master = made.master_of(SLOT)
+        assert _calls(master, "publish") >= 1 and _calls(master, "spublish") == 0
+
+        async def heard_async() -> bool:
+            other = AsyncClient(url)
+            seen = asyncio.Event()
+            other.events.on("log", lambda event: seen.set())
+            await other.events.start()
+            try:
+                await other.queues["q"].put("a.Job", {})
+                await asyncio.wait_for(seen.wait(), 10)
+                return True
+            finally:
+                await other.events.stop()
+                await other.close()
+
+        assert asyncio.run(heard_async())
+    finally:
+        client.events.stop()
+        client.close()

@@ -20,7 +20,7 @@ from qless_py import Client
 from qless_py.connect.cluster import key_slot, spread
 from qless_py.keys import namespace_prefix
 from qless_py.local_cluster import LocalCluster, Node
-from tests.workers.conftest import CliWorker, Kind, wait_for
+from tests.workers.conftest import KINDS, CliWorker, Kind, wait_for
 from tests.workers.test_dropped_connections import (
     FAN,
     OPTIONS,
@@ -43,7 +43,17 @@ def slot_of(namespace: str) -> int:
 
 def test_a_worker_wakes_on_its_work_and_follows_a_move(
         private_cluster: MakeCluster, cli_worker: Start, kind: Kind) -> None:
-    made = private_cluster("valkey")
+    _wakes_and_follows(private_cluster("valkey"), cli_worker, kind)
+
+
+def test_on_redis_6_2_the_listener_finds_the_move_by_itself(
+        private_cluster: MakeCluster, cli_worker: Start) -> None:
+    # no sharded pub/sub, so no unasked sunsubscribe when the slot leaves: the listener's
+    # check of its node after 5 s of silence finds the move
+    _wakes_and_follows(private_cluster("redis6", replicas=0), cli_worker, KINDS[0])
+
+
+def _wakes_and_follows(made: LocalCluster, cli_worker: Start, kind: Kind) -> None:
     url = made.url(query="namespace=billing")
     client = Client(url, worker_name="producer")
     worker = cli_worker("-q", "q", "--processes", "1", "--url", url, "--interval", "60",
