@@ -5,8 +5,9 @@ Every node is a ``ServerProcess`` (its own directory, AOF on, bound to 127.0.0.1
 with ``cluster-enabled yes`` and a short node timeout, so a killed master's replica takes
 over within a few seconds. The nodes are joined the way an operator would by hand:
 ``CLUSTER MEET`` from the first node to every other, ``CLUSTER ADDSLOTSRANGE`` (``ADDSLOTS``
-before Redis 7.0) giving each master an equal range of the 16,384 slots, ``CLUSTER REPLICATE`` on each replica, then a
-wait until every node reports ``cluster_state:ok`` and agrees on the slots.
+before Redis 7.0) giving each master an equal range of the 16,384 slots, ``CLUSTER
+REPLICATE`` on each replica, then a wait until every node reports ``cluster_state:ok`` and
+agrees on the slots.
 
 A node's cluster bus listens on its port + 10,000, so ports are taken below 55,536.
 """
