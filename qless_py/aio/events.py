@@ -27,6 +27,7 @@ import redis.exceptions
 
 from qless_py.calls.events import (
     MESSAGES,
+    MOVED_AWAY,
     SUBSCRIBED,
     UNSUBSCRIBED,
     Event,
@@ -36,6 +37,7 @@ from qless_py.calls.events import (
     sharded,
     text,
 )
+from qless_py.connect.redis_errors import redirected
 from qless_py.errors import QlessConnectionError
 
 if TYPE_CHECKING:
@@ -181,6 +183,14 @@ class Events:
         except TimeoutError as exc:
             await pubsub.aclose()
             raise QlessConnectionError("no subscribe confirmation from the server") from exc
+        except Exception as exc:
+            await pubsub.aclose()
+            refused = redirected(exc)
+            if refused is None:
+                raise
+            # as the sync listener: a node that does not serve the namespace's slot
+            await self._client.redis.connection_pool.disconnect()
+            raise QlessConnectionError(f"subscribe: {refused}") from exc
         except BaseException:
             await pubsub.aclose()
             raise
@@ -228,9 +238,10 @@ class Events:
             kind = message[0]
             if kind in MESSAGES:
                 await self._dispatch(text(message[1]), text(message[2]))
-            elif (kind in UNSUBSCRIBED and message[2] == 0
-                  and self._stopping):
-                return True
+            elif kind in UNSUBSCRIBED and message[2] == 0:
+                if self._stopping:
+                    return True
+                raise QlessConnectionError(MOVED_AWAY)
 
     async def _dispatch(self, channel: str, payload: str) -> None:
         sent = deliveries(channel, payload, self._client.keys)

@@ -91,3 +91,9 @@ def _json(payload: str) -> Any:
         return json.loads(payload)
     except ValueError:
         return payload
+
+
+# An unsubscribe nobody asked for: the node gave the namespace's slot away (a cluster's
+# slot moved; Redis 7 and Valkey end sharded subscriptions then), so subscribe again.
+MOVED_AWAY = "the server ended the subscription (the namespace's slot moved?)"
+

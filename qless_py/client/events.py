@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from qless_py.calls.events import (
     JOB_EVENTS,
     MESSAGES,
+    MOVED_AWAY,
     SUBSCRIBED,
     UNSUBSCRIBED,
     channels,
@@ -26,6 +27,7 @@ from qless_py.calls.events import (
     sharded,
     text,
 )
+from qless_py.connect.redis_errors import redirected
 from qless_py.errors import QlessConnectionError
 
 if TYPE_CHECKING:
@@ -92,15 +94,25 @@ class Events:
         channels = self.channels
         if self._sharded is None:
             self._sharded = sharded(self._client.keys, conn.info("server"))
-        (pubsub.ssubscribe if self._sharded else pubsub.subscribe)(*channels)
-        # Wait for every confirmation so that publishes after start() are seen.
-        confirmed = 0
-        while confirmed < len(channels):
-            message = pubsub.parse_response(block=True, timeout=5)
-            if message is None:
-                raise QlessConnectionError("no subscribe confirmation from the server")
-            if message[0] in SUBSCRIBED:
-                confirmed += 1
+        try:
+            (pubsub.ssubscribe if self._sharded else pubsub.subscribe)(*channels)
+            # Wait for every confirmation so that publishes after start() are seen.
+            confirmed = 0
+            while confirmed < len(channels):
+                message = pubsub.parse_response(block=True, timeout=5)
+                if message is None:
+                    raise QlessConnectionError("no subscribe confirmation from the server")
+                if message[0] in SUBSCRIBED:
+                    confirmed += 1
+        except Exception as exc:
+            refused = redirected(exc)
+            pubsub.close()
+            if refused is None:
+                raise
+            # a cluster node that does not serve the namespace's slot (any more): the
+            # pool's connections point at it too, so the next subscription looks again
+            conn.connection_pool.disconnect()
+            raise QlessConnectionError(f"subscribe: {refused}") from exc
         self.subscribed.set()
         return pubsub
 
@@ -182,9 +194,10 @@ class Events:
             kind = message[0]
             if kind in MESSAGES:
                 self._dispatch(text(message[1]), text(message[2]))
-            elif (kind in UNSUBSCRIBED and message[2] == 0
-                  and self._stopping.is_set()):
-                return True
+            elif kind in UNSUBSCRIBED and message[2] == 0:
+                if self._stopping.is_set():
+                    return True
+                raise QlessConnectionError(MOVED_AWAY)
 
     def _dispatch(self, channel: str, payload: str) -> None:
         try:

@@ -72,3 +72,10 @@ def translate(exc: BaseException) -> RespError | None:
             return cause
         cause = cause.__cause__
     return translate_redis_error(exc)
+
+
+def redirected(exc: BaseException) -> ReplyError | None:
+    """``exc`` (raised by a redis-py subscription, say) as the MOVED, ASK or READONLY reply
+    it was, or None: the node does not serve the keys' slot (any more)."""
+    mine = translate(exc)
+    return mine if isinstance(mine, ReplyError) and mine.redirected else None

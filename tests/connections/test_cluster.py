@@ -268,3 +268,98 @@ def test_events_on_a_redis_6_2_cluster_go_by_plain_pub_sub(
     finally:
         client.events.stop()
         client.close()
+
+
+@pytest.mark.parametrize("kind", ["valkey", "redis"])
+def test_events_go_by_sharded_pub_sub_and_follow_a_move(
+        private_cluster: Callable[..., LocalCluster], kind: str) -> None:
+    made = private_cluster(kind, replicas=0)
+    url = made.url(query="namespace=billing")
+    client = Client(url, worker_name="w")
+    heard: list[str] = []
+    got = threading.Condition()
+
+    def callback(event: object) -> None:
+        with got:
+            heard.append(str(event))
+            got.notify_all()
+
+    def hears(jid: str) -> bool:
+        with got:
+            return got.wait_for(lambda: any(jid in text for text in heard), 10)
+
+    client.events.on("log", callback)
+    client.events.start()
+    try:
+        source = made.master_of(SLOT)
+        assert hears(client.queues["q"].put("a.Job", {}))
+        assert _calls(source, "spublish") >= 1 and _calls(source, "publish") == 0
+        assert asyncio.run(_heard_async(url, "before"))  # a new async listener too
+        # the slot moves: the source ends the subscription; the listeners subscribe again
+        # on the new master and hear what is published there
+        target = next(node for node in made.masters_now() if node is not source)
+        made.migrate_slot(SLOT, target)
+        reconnects = client.events.reconnects
+        wait_for(lambda: client.events.reconnects > reconnects
+                 and client.events.subscribed.is_set())
+        assert hears(client.queues["q"].put("a.Job", {}))
+        assert _calls(target, "spublish") >= 1
+        assert asyncio.run(_heard_async(url, "after"))
+    finally:
+        client.events.stop()
+        client.close()
+
+
+async def _heard_async(url: str, jid: str) -> bool:
+    other = AsyncClient(url)
+    seen = asyncio.Event()
+
+    def callback(event: object) -> None:
+        if jid in str(event):
+            seen.set()
+
+    other.events.on("log", callback)
+    await other.events.start()
+    try:
+        await other.queues["q"].put("a.Job", {}, jid=jid)
+        await asyncio.wait_for(seen.wait(), 10)
+        return True
+    finally:
+        await other.events.stop()
+        await other.close()
+
+
+def test_async_events_follow_a_move(private_cluster: Callable[..., LocalCluster]) -> None:
+    made = private_cluster("valkey", replicas=0)
+    url = made.url(query="namespace=billing")
+
+    async def scenario() -> None:
+        client = AsyncClient(url)
+        heard: list[str] = []
+        news = asyncio.Event()
+
+        def callback(event: object) -> None:
+            heard.append(str(event))
+            news.set()
+
+        async def hears(jid: str) -> None:
+            while not any(jid in text for text in heard):
+                news.clear()
+                await asyncio.wait_for(news.wait(), 10)
+
+        client.events.on("log", callback)
+        await client.events.start()
+        try:
+            await hears(await client.queues["q"].put("a.Job", {}))
+            source = made.master_of(SLOT)
+            target = next(node for node in made.masters_now() if node is not source)
+            reconnects = client.events.reconnects
+            await asyncio.to_thread(made.migrate_slot, SLOT, target)
+            while client.events.reconnects == reconnects or not client.events.subscribed.is_set():
+                await asyncio.sleep(0.02)
+            await hears(await client.queues["q"].put("a.Job", {}))
+        finally:
+            await client.events.stop()
+            await client.close()
+
+    asyncio.run(scenario())
