@@ -183,7 +183,7 @@ class Pages:
         return RedirectResponse(href(request, *found), status_code=303)
 
     def metrics(self, request: Request) -> Response:
-        return PlainTextResponse(metrics.exposition(self.site.client),
+        return PlainTextResponse(metrics.exposition([self.site.client]),
                                  media_type=metrics.CONTENT_TYPE)
 
     def csrf(self, request: Request) -> Response:
