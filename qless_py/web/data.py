@@ -52,6 +52,22 @@ def summary(client: Client) -> Summary:
     return client.core.send_batch(_summary_batch())
 
 
+NAMESPACE_STATES = ("waiting", "running", "stalled", "scheduled", "depends")
+
+
+def namespace_row(client: Client) -> dict[str, Any]:
+    """One namespace's totals for the namespaces page, in one round trip: its queues and
+    their jobs by state summed, its failed jobs and its workers."""
+    counts, failed_groups, worker_rows = summary(client)
+    row: dict[str, Any] = {"namespace": client.keys.namespace, "prefix": client.keys.prefix,
+                           "queues": len(counts)}
+    for state in NAMESPACE_STATES:
+        row[state] = sum(int(queue.get(state, 0) or 0) for queue in counts)
+    row["failed"] = sum(failed_groups.values())
+    row["workers"] = len(worker_rows)
+    return row
+
+
 def rows_of(client: Client, jids: list[str]) -> list[dict[str, Any]]:
     """The jobs of ``jids`` in order; vanished ones as ``{"jid", "state": "expired"}``."""
     found = {job.jid: job.to_dict() for job in client.jobs.get(*jids)}
