@@ -18,7 +18,7 @@ from qless_py import Client
 from qless_py.web import namespaces as ns_module
 from qless_py.web.namespaces import Namespaces, discover, without_namespace
 from tests.core.support import keyspace_digest
-from tests.web.conftest import MakeWeb, Web
+from tests.web.conftest import SAME_ORIGIN, MakeWeb, Web
 
 NS = "billing"
 ODD = 'we"ird\\ <b>name</b>'  # a valid namespace: no braces; quotes, backslash, markup
@@ -174,6 +174,21 @@ def test_a_dashboard_of_one_namespace_keeps_its_plain_urls(
     answer = html_act(web, "/api/jobs/b1/track")
     assert answer.headers["location"] == "/jobs/b1"
     assert billing.jobs["b1"].tracked  # type: ignore[union-attr]
+
+
+def test_under_a_prefix_links_and_redirects_keep_both(
+        client: Client, billing: Client, make_web: MakeWeb) -> None:
+    failed_job(billing, "f1", "fq", "fq-one")
+    web = make_web(url_prefix="/ops", app={"namespaces": [None, NS]})
+    page = web.html(f"/ops/failed?namespace={NS}")
+    assert 'action="/ops/failed"' in page  # the picker stays on the section
+    assert f'href="/ops/failed/fq-one?namespace={NS}"' in page
+    assert 'href="/ops/static/app.css"' in page
+    token = web.get("/ops/api/csrf").json()["token"]
+    answer = web.post(f"/ops/api/jobs/f1/retry?namespace={NS}", data={"csrf": token},
+                      headers={**SAME_ORIGIN, "accept": "text/html"}, follow_redirects=False)
+    assert answer.headers["location"] == f"/ops/jobs/f1?namespace={NS}"
+    assert billing.jobs["f1"].state == "waiting"  # type: ignore[union-attr]
 
 
 BAD_NAMESPACES = [
