@@ -25,7 +25,9 @@ from qless_py.web.data import Missing
 ClientFor = Callable[[str | None], Client]
 
 PARAM = "namespace"  # the query parameter that names a request's namespace
-SCAN_MATCH = "ql:{*}:queues"  # each namespace's set of queues (SCAN's glob: {} are plain)
+# Each namespace's set of queues, ql:{*}:queues: the set of a namespace named '*' is the
+# glob that matches every one (in SCAN's glob, { and } are plain characters).
+SCAN_MATCH = Keys("*").queues
 SCAN_COUNT = 1000  # keys the server looks at per SCAN call
 SCAN_LIMIT = 1_000_000  # keys one discovery looks at, at most (about 1000 round trips)
 SCAN_EVERY = 10.0  # seconds: a rescan asked for sooner answers the last one's result
