@@ -2,7 +2,9 @@
 
 The command parses options and serves ``qless_py.web.create_app``; nothing else. It binds
 127.0.0.1 by default and refuses another address unless the app asks for credentials or
-is read-only, or ``--allow-unauthenticated`` says the exposure is meant.
+is read-only, or ``--allow-unauthenticated`` says the exposure is meant. It serves the
+namespaces ``--namespace`` names (several if repeated) and the one in the URL's query, or,
+with ``--all-namespaces``, every namespace it finds (docs/web.md, "Several namespaces").
 """
 
 from __future__ import annotations
@@ -16,10 +18,9 @@ from typing import TYPE_CHECKING
 
 import click
 
-from qless_py.cli.common import fail, pass_client
+from qless_py.cli.common import fail, group_url, resolve_url, url_option
 
 if TYPE_CHECKING:
-    from qless_py import Client
     from qless_py.web import BasicAuth
 
 AUTH_ENV = "QLESS_WEB_AUTH"
@@ -89,6 +90,28 @@ class PasswordFilter(logging.Filter):
         return True
 
 
+def served_namespaces(url: str, given: tuple[str, ...],
+                      group: str | None) -> list[str | None]:
+    """The namespaces to serve, the first at ``/``: the URL's ``namespace=``, then each
+    ``--namespace`` (else the group's ``--namespace`` or ``$QLESS_NAMESPACE``); ``''`` is
+    the default namespace (None). A name that is not valid stops the command in one line."""
+    from qless_py.web.namespaces import parse_name, url_namespace
+
+    in_url = url_namespace(url)
+    names = [*([in_url] if in_url is not None else []),
+             *(given or ([group] if group else []))]
+    try:
+        return list(dict.fromkeys(parse_name(name) for name in names))
+    except ValueError as exc:
+        fail(str(exc))
+
+
+def _names(namespaces: list[str | None]) -> str:
+    from qless_py.web.namespaces import shown
+
+    return ", ".join(shown(n) if shown(n).isprintable() else repr(n) for n in namespaces)
+
+
 def _bind(host: str, port: int) -> socket.socket:
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
@@ -104,6 +127,14 @@ def _bind(host: str, port: int) -> socket.socket:
 
 
 @click.command()
+@url_option
+@click.option("--namespace", "namespaces", multiple=True, metavar="NAME",
+              help="Serve this namespace; repeat for several, the first shown at / ('' is "
+              "the default namespace). Default: the group's --namespace or "
+              "$QLESS_NAMESPACE, else the URL's namespace=, else the default namespace.")
+@click.option("--all-namespaces", is_flag=True,
+              help="Serve the default namespace and every namespace a SCAN of the server "
+              "finds (at start, and again from the Namespaces page; see docs/web.md).")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True,
               help="Port to listen on (0: any free port, printed at start).")
@@ -118,11 +149,16 @@ def _bind(host: str, port: int) -> socket.socket:
               help="Allow a non-loopback --host without auth and without --read-only.")
 @click.option("--refresh", type=click.FloatRange(min=0.1), default=5.0, show_default=True,
               help="Seconds between live refreshes of the pages.")
-@pass_client
-def web(client: Client, host: str, port: int, read_only: bool, metrics_only: bool,
+@click.pass_context
+def web(ctx: click.Context, url: str | None, namespaces: tuple[str, ...],
+        all_namespaces: bool, host: str, port: int, read_only: bool, metrics_only: bool,
         url_prefix: str, auth_file: Path | None, allow_unauthenticated: bool,
         refresh: float) -> None:
     """Serve the web dashboard and /metrics for the server at --url."""
+    target = resolve_url(url or group_url(ctx))
+    root = ctx.find_root().obj
+    group_namespace = root.get("namespace") if isinstance(root, dict) else None
+    served = served_namespaces(target, namespaces, group_namespace)
     auth = load_auth(auth_file)
     if not exposure_allowed(host, auth is not None, read_only or metrics_only,
                             allow_unauthenticated):
@@ -133,11 +169,33 @@ def web(client: Client, host: str, port: int, read_only: bool, metrics_only: boo
         fail("--url-prefix must start with '/', e.g. /qless")
     import uvicorn
 
+    from qless_py import Client
     from qless_py.web import create_app
+    from qless_py.web.namespaces import without_namespace
     from qless_py.web.security import redact_url, url_secrets
 
-    app = create_app(client, read_only=read_only, url_prefix=url_prefix, auth=auth,
-                     metrics_only=metrics_only, refresh=refresh)
+    try:
+        client = Client(without_namespace(target))
+    except ValueError as exc:
+        fail(str(exc))
+    ctx.call_on_close(client.close)
+    try:
+        app = create_app(client, read_only=read_only, url_prefix=url_prefix, auth=auth,
+                         metrics_only=metrics_only, refresh=refresh,
+                         namespaces=served or None, all_namespaces=all_namespaces)
+    except ValueError as exc:
+        fail(str(exc))
+    ctx.call_on_close(app.close)
+    found = ""
+    if all_namespaces:
+        scan = app.namespaces.scan()
+        assert scan is not None
+        how = "the whole keyspace" if scan.complete else \
+            f"the first {scan.looked_at} keys (stopped there)"
+        found = f"; all namespaces: {_names(app.namespaces.served())}, found by a scan of " \
+            f"{how} in {scan.calls} round trip{'s' if scan.calls != 1 else ''}"
+    elif served and served != [None]:
+        found = f"; namespace{'s' if len(served) > 1 else ''} {_names(served)}"
     sock = _bind(host, port)
     shown_host = f"[{host}]" if ":" in host else host
     where = f"http://{shown_host}:{sock.getsockname()[1]}{url_prefix}/"
@@ -146,7 +204,7 @@ def web(client: Client, host: str, port: int, read_only: bool, metrics_only: boo
     for name in ("", "uvicorn", "uvicorn.error", "uvicorn.access", "qless_py.web"):
         logging.getLogger(name).addFilter(log_filter)
     mode = "metrics only" if metrics_only else ("read-only" if read_only else "read-write")
-    click.echo(f"qless-py web: {redact_url(client.url)} on {where} ({mode})", err=True)
+    click.echo(f"qless-py web: {redact_url(client.url)} on {where} ({mode}{found})", err=True)
     config = uvicorn.Config(app, log_level="info", access_log=True, lifespan="off",
                             server_header=False)
     server = uvicorn.Server(config)

@@ -1,8 +1,9 @@
 """``create_app``: the dashboard as an ASGI application, to serve or to mount.
 
 The app is a Starlette application behind the gate of ``security.py``. Everything it
-shows is read through the ``Client`` it is given; templates and assets are files of this
-package (no CDN, no build step).
+shows is read through the ``Client`` it is given, or, for another namespace it serves, a
+client like it in that namespace (``namespaces.py``); templates and assets are files of
+this package (no CDN, no build step).
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +27,17 @@ from qless_py import Client
 from qless_py.stats import human_seconds
 from qless_py.web import charts, data, pages
 from qless_py.web.memory import MemoryWatch
-from qless_py.web.security import ASGIApp, BasicAuth, Gate, redact_url, url_secrets
+from qless_py.web.namespaces import SCAN_LIMIT, ClientFor, Namespaces, shown, without_namespace
+from qless_py.web.security import (
+    ASGIApp,
+    BasicAuth,
+    Gate,
+    Receive,
+    Scope,
+    Send,
+    redact_url,
+    url_secrets,
+)
 
 HERE = Path(__file__).resolve().parent
 log = logging.getLogger("qless_py.web")
@@ -48,7 +59,20 @@ def _summary(message: str) -> str:
     return lines[-1] if lines[0].startswith("Traceback") else lines[0]
 
 
-def _templates(site_globals: dict[str, Any]) -> Jinja2Templates:
+# Pages whose path makes sense in every namespace: the picker stays on them.
+SECTIONS = ("/", "/queues", "/failed", "/workers", "/recurring", "/config", "/namespaces")
+
+
+def _picker(request: Request, namespaces: Namespaces, current: str | None) -> dict[str, Any]:
+    """The header's namespace picker: a GET form whose select names ``namespace=``."""
+    section = pages.route_path(request)
+    parts = section.strip("/").split("/") if section in SECTIONS and section != "/" else []
+    options = [{"value": "" if name is None else name, "label": shown(name),
+                "selected": name == current} for name in namespaces.served()]
+    return {"action": pages.href(request, *parts, namespace=None), "options": options}
+
+
+def _templates(site_globals: dict[str, Any], namespaces: Namespaces) -> Jinja2Templates:
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(HERE / "templates"),
         autoescape=True,  # every value is escaped; nothing from the database is marked safe
@@ -56,7 +80,7 @@ def _templates(site_globals: dict[str, Any]) -> Jinja2Templates:
         trim_blocks=True, lstrip_blocks=True,
     )
     env.filters.update(when=_when, human=human_seconds, pretty=pages.pretty_json,
-                       summary=_summary)
+                       summary=_summary, shown=shown)
     env.globals.update(site_globals, timing_chart=charts.timing_chart,
                        states=data.QUEUE_STATES)
 
@@ -64,7 +88,18 @@ def _templates(site_globals: dict[str, Any]) -> Jinja2Templates:
         def link(*parts: Any, **query: Any) -> str:
             return pages.href(request, *parts, **query)
 
-        return {"href": link, "csrf": request.state.csrf, "path": request.url.path}
+        def link_in(namespace: str | None, *parts: Any, **query: Any) -> str:
+            """A link to a page of another namespace."""
+            return pages.href(request, *parts, **query,
+                              namespace=namespaces.link_value(namespace))
+
+        current = getattr(request.state, "namespace", namespaces.home)
+        return {"href": link, "href_in": link_in, "csrf": request.state.csrf,
+                "path": request.url.path, "namespace": current,
+                "namespace_shown": None if current is None else shown(current),
+                "namespace_link": getattr(request.state, "namespace_link", None),
+                "multi": namespaces.multi,
+                "picker": _picker(request, namespaces, current) if namespaces.multi else None}
 
     return Jinja2Templates(env=env, context_processors=[per_request])
 
@@ -80,9 +115,27 @@ def _cleaner(url: str) -> Callable[[str], str]:
     return clean
 
 
+class Dashboard:
+    """The ASGI application ``create_app`` returns: the gate and the pages behind it, and
+    the namespaces it serves (``close()`` closes the clients it made for them)."""
+
+    def __init__(self, app: ASGIApp, namespaces: Namespaces) -> None:
+        self.app = app
+        self.namespaces = namespaces
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await self.app(scope, receive, send)
+
+    def close(self) -> None:
+        self.namespaces.close()
+
+
 def create_app(client: Client, *, read_only: bool = False, url_prefix: str = "",
                auth: BasicAuth | None = None, metrics_only: bool = False,
-               refresh: float = 5.0, batch: int = 100, secret: bytes | None = None) -> ASGIApp:
+               refresh: float = 5.0, batch: int = 100, secret: bytes | None = None,
+               namespaces: Sequence[str | None] | None = None, all_namespaces: bool = False,
+               client_for: ClientFor | None = None,
+               scan_limit: int = SCAN_LIMIT) -> Dashboard:
     """The dashboard for ``client``'s server.
 
     ``read_only`` hides every action and refuses every POST; ``url_prefix`` serves the app
@@ -92,14 +145,24 @@ def create_app(client: Client, *, read_only: bool = False, url_prefix: str = "",
     whole-group retry or cancel; ``secret`` keys the CSRF tokens (random by default, so
     tokens from an earlier run are refused). Mount it in another ASGI app as it is:
     links follow the mount's root path.
+
+    ``namespaces`` lists the namespaces to serve (None: the default namespace), the first
+    at ``/``; by default ``client``'s own. ``all_namespaces`` serves the default namespace
+    and every namespace a ``SCAN`` of at most ``scan_limit`` keys finds (docs/web.md).
+    Another namespace's client is ``client_for(namespace)``, by default a ``Client`` like
+    ``client`` (same URL and settings) in that namespace.
     """
     if url_prefix and (not url_prefix.startswith("/") or url_prefix.endswith("/")):
         raise ValueError("url_prefix must start with '/' and not end with one, e.g. '/qless'")
     if refresh <= 0 or batch < 1:
         raise ValueError("refresh must be positive and batch at least 1")
+    served = Namespaces(client, namespaces, discover_all=all_namespaces, client_for=client_for,
+                        scan_limit=scan_limit)
+    # Serving several namespaces, the header names the server alone (the picker the rest).
+    server = without_namespace(client.url) if served.multi else client.url
     templates = _templates({"read_only": read_only or metrics_only,
-                            "server": redact_url(client.url), "refresh": refresh})
-    site = pages.Site(client, templates, read_only or metrics_only, batch, _cleaner(client.url),
+                            "server": redact_url(server), "refresh": refresh}, served)
+    site = pages.Site(served, templates, read_only or metrics_only, batch, _cleaner(client.url),
                       MemoryWatch(client))
     inner_routes: list[BaseRoute] = pages.routes(site, metrics_only)
     if not metrics_only:
@@ -112,8 +175,8 @@ def create_app(client: Client, *, read_only: bool = False, url_prefix: str = "",
             return RedirectResponse(url_prefix + "/", status_code=308)
 
         outer = Starlette(routes=[Route(url_prefix, to_prefix), Mount(url_prefix, app=app)])
-    return Gate(outer, read_only=read_only or metrics_only, auth=auth,
-                secret=secret or secrets.token_bytes(32))
+    return Dashboard(Gate(outer, read_only=read_only or metrics_only, auth=auth,
+                          secret=secret or secrets.token_bytes(32)), served)
 
 
 def _server_error(site: pages.Site) -> Any:

@@ -7,9 +7,13 @@ thing, the value has the same shape (keys may be added, none is renamed).
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from qless_py import Client, Job, RecurringJob, clock
+from qless_py.calls import client as calls
+from qless_py.calls.base import Batch
+from qless_py.calls.core import pack_call
 from qless_py.stats import DAY, QueueStats, report
 
 QUEUE_STATES = ("waiting", "running", "stalled", "scheduled", "depends", "throttled",
@@ -20,6 +24,48 @@ MAX_PAGE_SIZE = 500
 
 class Missing(LookupError):
     """The page's subject (job, queue, group, worker, tag) does not exist: a 404."""
+
+
+Summary = tuple[list[dict[str, Any]], dict[str, int], list[dict[str, Any]]]
+
+
+def _summary_batch() -> Batch[Summary]:
+    """Every queue's counts, the failure groups and the workers: three core calls in one
+    round trip (what ``client.queues.counts``, ``client.jobs.failed()`` and
+    ``client.workers.counts`` read one by one)."""
+    counts, workers = calls.queue_counts_call(), calls.worker_counts_call()
+
+    def parse(results: list[Any]) -> Summary:
+        for result in results:
+            if isinstance(result, Exception):
+                raise result
+        groups = json.loads(results[1])
+        return (counts[2](results[0]), {str(k): int(v) for k, v in groups.items()},
+                workers[2](results[2]))
+
+    return Batch([pack_call(counts[0], counts[1]), pack_call("failed", ()),
+                  pack_call(workers[0], workers[1])], parse)
+
+
+def summary(client: Client) -> Summary:
+    """``(queue counts, {group: failed jobs}, worker rows)`` in one round trip."""
+    return client.core.send_batch(_summary_batch())
+
+
+NAMESPACE_STATES = ("waiting", "running", "stalled", "scheduled", "depends")
+
+
+def namespace_row(client: Client) -> dict[str, Any]:
+    """One namespace's totals for the namespaces page, in one round trip: its queues and
+    their jobs by state summed, its failed jobs and its workers."""
+    counts, failed_groups, worker_rows = summary(client)
+    row: dict[str, Any] = {"namespace": client.keys.namespace, "prefix": client.keys.prefix,
+                           "queues": len(counts)}
+    for state in NAMESPACE_STATES:
+        row[state] = sum(int(queue.get(state, 0) or 0) for queue in counts)
+    row["failed"] = sum(failed_groups.values())
+    row["workers"] = len(worker_rows)
+    return row
 
 
 def rows_of(client: Client, jids: list[str]) -> list[dict[str, Any]]:

@@ -3,6 +3,10 @@
 A page and its twin call the same function of ``data.py``; the page renders the value
 with its template, the twin answers it as JSON. Actions call ``actions.py`` and answer a
 form with a redirect (303) to the page that shows the result, or JSON to anyone else.
+
+Every request works in one namespace, the one its ``namespace=`` names (``namespaces.py``);
+it is resolved before anything is read or written, and every link, form and redirect the
+answer holds carries it on.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from qless_py import Client, OutOfMemoryError, QlessError
 from qless_py.web import actions, data, metrics
 from qless_py.web.actions import Done
 from qless_py.web.memory import REFUSED, MemoryWatch
+from qless_py.web.namespaces import PARAM, Namespaces
 
 log = logging.getLogger("qless_py.web")
 
@@ -38,9 +43,10 @@ Gather = Callable[[Client, Request], Any]
 
 @dataclass
 class Site:
-    """What the routes share: the client, the templates and the app's settings."""
+    """What the routes share: the namespaces and their clients, the templates and the app's
+    settings."""
 
-    client: Client
+    namespaces: Namespaces
     templates: Jinja2Templates
     read_only: bool
     batch: int
@@ -49,11 +55,20 @@ class Site:
 
 
 def href(request: Request, *parts: str, **query: Any) -> str:
-    """A link to an app path (each part quoted) under the app's root path."""
+    """A link to an app path (each part quoted) under the app's root path, in the request's
+    namespace (``namespace=`` among ``query`` names another: None for the home one)."""
     root = str(request.scope.get("root_path", ""))
     target = root + "/" + "/".join(quote(str(part), safe="") for part in parts)
-    shown = {k: v for k, v in query.items() if v is not None}
-    return target + ("?" + urlencode(shown) if shown else "")
+    if PARAM not in query and parts[:1] != ("static",):
+        query[PARAM] = getattr(request.state, "namespace_link", None)
+    given = {k: v for k, v in query.items() if v is not None}
+    return target + ("?" + urlencode(given) if given else "")
+
+
+def route_path(request: Request) -> str:
+    """The request's path within the app (without the root path of a mount or prefix)."""
+    path, root = request.scope["path"], str(request.scope.get("root_path", ""))
+    return path[len(root):] or "/" if root and path.startswith(root) else path
 
 
 def _core_phrase(text: str) -> str:
@@ -90,6 +105,15 @@ class Pages:
     def __init__(self, site: Site) -> None:
         self.site = site
 
+    def client(self, request: Request) -> Client:
+        """The client of the request's namespace (``namespace=``), noted on the request
+        for its links; ValueError (400) or ``data.Missing`` (404) before anything else."""
+        namespaces = self.site.namespaces
+        namespace = namespaces.from_query(request.query_params.getlist(PARAM))
+        request.state.namespace = namespace
+        request.state.namespace_link = namespaces.link_value(namespace)
+        return namespaces.client(namespace)
+
     # -- rendering -------------------------------------------------------------------------
     def render(self, request: Request, template: str, status_code: int = 200,
                **context: Any) -> Response:
@@ -111,7 +135,7 @@ class Pages:
     def gathered(self, request: Request, gather: Gather) -> Any:
         """The view's value, or the error response for a missing subject or a bad query."""
         try:
-            return gather(self.site.client, request)
+            return gather(self.client(request), request)
         except data.Missing as exc:
             return self.error(request, 404, str(exc))
         except ValueError as exc:
@@ -146,7 +170,8 @@ class Pages:
             form: dict[str, str] = dict(request.state.form)
             args = [request.path_params[param]] if param else []
             try:
-                done: Done = handler(self.site.client, form, *args, **options)
+                client = self.client(request)
+                done: Done = handler(client, form, *args, **options)
             except data.Missing as exc:
                 return self.error(request, 404, str(exc))
             except (ValueError, TypeError) as exc:
@@ -156,14 +181,18 @@ class Pages:
                 return self.error(request, 503, REFUSED)
             except QlessError as exc:
                 return self.error(request, 409, _core_phrase(str(exc)))
-            log.info("action %s: %s", request.url.path, self.site.clean(done.message))
+            log.info("action %s%s: %s", request.url.path,
+                     self.site.namespaces.query(client.keys.namespace),
+                     self.site.clean(done.message))
             return self.answer(request, done)
 
         return act
 
     def answer(self, request: Request, done: Done) -> Response:
         if _wants_html(request):
-            target = (request.scope.get("root_path", "") + done.then) or "/"
+            namespace = getattr(request.state, "namespace", self.site.namespaces.home)
+            target = (request.scope.get("root_path", "") + done.then or "/") \
+                + self.site.namespaces.query(namespace)
             response = RedirectResponse(target, status_code=303)
             response.set_cookie(FLASH_COOKIE, quote(done.message), max_age=60,
                                 path=request.scope.get("root_path") or "/", httponly=True,
@@ -177,14 +206,36 @@ class Pages:
     # -- special pages ---------------------------------------------------------------------
     def search(self, request: Request) -> Response:
         text = request.query_params.get("q", "")
-        found = data.search(self.site.client, text)
+        found = self.gathered(request, lambda c, r: data.search(c, text))
+        if isinstance(found, Response):
+            return found
         if found is None:
             return self.render(request, "search.html", 404 if text.strip() else 200, text=text)
         return RedirectResponse(href(request, *found), status_code=303)
 
     def metrics(self, request: Request) -> Response:
-        return PlainTextResponse(metrics.exposition(self.site.client),
+        """Every served namespace's samples; ``?namespace=`` names one of them."""
+        namespaces = self.site.namespaces
+        if PARAM in request.query_params:
+            clients = self.gathered(request, lambda c, r: [c])
+            if isinstance(clients, Response):
+                return clients
+        else:
+            clients = [namespaces.client(name) for name in namespaces.served()]
+        return PlainTextResponse(metrics.exposition(clients, namespaces.labelled),
                                  media_type=metrics.CONTENT_TYPE)
+
+    def namespaces(self, request: Request) -> dict[str, Any]:
+        """The namespaces page: each served namespace's totals, one round trip each
+        (``?scan=1`` looks for namespaces again, with ``all_namespaces``)."""
+        namespaces = self.site.namespaces
+        if request.query_params.get("scan") == "1":
+            namespaces.scan(again=True)
+        rows = [data.namespace_row(namespaces.client(name)) for name in namespaces.served()]
+        scan = namespaces.last_scan
+        return {"namespaces": rows, "home": namespaces.home,
+                "all_namespaces": namespaces.discover_all,
+                "scan": scan.to_dict() if scan is not None else None}
 
     def csrf(self, request: Request) -> Response:
         return JSONResponse({"token": request.state.csrf})
@@ -231,6 +282,7 @@ VIEWS: list[tuple[str, str, str, Gather]] = [
      _recurring_job),
     ("/config", "/api/config", "config.html", lambda c, r: data.config(c)),
 ]
+NAMESPACES_PATHS = ("/namespaces", "/api/namespaces")
 
 
 def routes(site: Site, metrics_only: bool) -> list[BaseRoute]:
@@ -256,6 +308,12 @@ def routes(site: Site, metrics_only: bool) -> list[BaseRoute]:
     for page, api, template, gather in VIEWS:
         found.append(Route(api, pages.api(gather)))
         found.append(Route(page, pages.view(template, gather)))
+
+    def every(client: Client, request: Request) -> Any:
+        return pages.namespaces(request)
+
+    found.append(Route(NAMESPACES_PATHS[1], pages.api(every)))
+    found.append(Route(NAMESPACES_PATHS[0], pages.view("namespaces.html", every)))
     return found
 
 

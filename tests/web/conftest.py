@@ -13,6 +13,7 @@ from starlette.testclient import TestClient
 
 from qless_py import Client
 from qless_py.web import BasicAuth, create_app
+from qless_py.web.app import Dashboard
 from tests.core.support import keyspace_digest
 
 SAME_ORIGIN = {"sec-fetch-site": "same-origin", "accept": "application/json"}
@@ -60,19 +61,23 @@ MakeWeb = Callable[..., Web]
 
 @pytest.fixture
 def make_web(client: Client) -> Iterator[MakeWeb]:
-    made: list[Web] = []
+    """Apps on ``client`` (or ``c``); ``app`` passes create_app's other keywords
+    (``namespaces``, ``all_namespaces``, ...)."""
+    made: list[tuple[Web, Dashboard]] = []
 
     def make(*, read_only: bool = False, url_prefix: str = "", auth: BasicAuth | None = None,
-             metrics_only: bool = False, c: Client | None = None, **kwargs: Any) -> Web:
-        app = create_app(c or client, read_only=read_only, url_prefix=url_prefix, auth=auth,
-                         metrics_only=metrics_only)
-        web = Web(app, **kwargs)
-        made.append(web)
+             metrics_only: bool = False, c: Client | None = None,
+             app: dict[str, Any] | None = None, **kwargs: Any) -> Web:
+        dashboard = create_app(c or client, read_only=read_only, url_prefix=url_prefix,
+                               auth=auth, metrics_only=metrics_only, **(app or {}))
+        web = Web(dashboard, **kwargs)
+        made.append((web, dashboard))
         return web
 
     yield make
-    for web in made:
+    for web, dashboard in made:
         web.close()
+        dashboard.close()
 
 
 @pytest.fixture

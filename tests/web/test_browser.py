@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import re
 import socket
 import tempfile
 import threading
@@ -23,6 +24,7 @@ from playwright.sync_api import Browser, Page, Playwright, expect, sync_playwrig
 
 from qless_py import Client
 from qless_py.web import create_app
+from qless_py.web.app import Dashboard
 
 CHROMIUM = "/usr/bin/chromium"
 # Without the background-networking flags chromium waits for network it cannot reach.
@@ -88,7 +90,7 @@ class Tab:
 @pytest.fixture
 def serve(client: Client, browser: Browser) -> Iterator[Callable[..., Tab]]:
     """Serve the app with uvicorn on 127.0.0.1 (a free port) and open a tab on it."""
-    running: list[tuple[uvicorn.Server, threading.Thread, socket.socket, Tab]] = []
+    running: list[tuple[uvicorn.Server, threading.Thread, socket.socket, Tab, Dashboard]] = []
 
     def start(**options: Any) -> Tab:
         app = create_app(client, refresh=0.3, **options)
@@ -99,15 +101,16 @@ def serve(client: Client, browser: Browser) -> Iterator[Callable[..., Tab]]:
         thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
         thread.start()
         tab = Tab(browser, f"http://127.0.0.1:{sock.getsockname()[1]}")
-        running.append((server, thread, sock, tab))
+        running.append((server, thread, sock, tab, app))
         return tab
 
     yield start
-    for server, thread, sock, tab in running:
+    for server, thread, sock, tab, app in running:
         tab.context.close()
         server.should_exit = True
         thread.join(timeout=10)
         sock.close()
+        app.close()
 
 
 def fail_job(client: Client, jid: str, queue: str = "q", group: str = "q-ValueError",
@@ -205,6 +208,64 @@ def test_markup_in_the_data_shows_as_text_and_runs_nothing(
     assert page.evaluate("window.pwned") is None
     assert page.locator("img").count() == 0 and page.locator("main script").count() == 0
     assert tab.dialogs == []
+
+
+def test_the_picker_switches_namespace_and_actions_stay_in_it(
+        client: Client, server_url: str, serve: Callable[..., Tab]) -> None:
+    odd = f"ops{IMG}"  # a valid namespace name: markup, but no braces
+    with Client(server_url, namespace="billing") as billing, \
+            Client(server_url, namespace=odd) as marked:
+        fail_job(billing, "f1", queue="invoices", group="invoices-ValueError")
+        fail_job(client, "f1")  # the same jid in the default namespace
+        marked.queues[f"q{IMG}"].put("app.jobs.Parse", {}, jid="m1")
+        tab = serve(namespaces=[None, "billing", odd])
+        page = tab.page
+        page.goto("/failed")
+        expect(page.locator("#failed")).to_contain_text("q-ValueError")
+        page.get_by_label("namespace").select_option(label="billing")  # no button: app.js
+        expect(page).to_have_url(re.compile(r"/failed\?namespace=billing$"))
+        expect(page.locator("#failed")).to_contain_text("invoices-ValueError")
+        expect(page.locator("#failed")).not_to_contain_text("q-ValueError")
+        page.get_by_role("link", name="invoices-ValueError").click()
+        page.get_by_role("link", name="f1").click()
+        expect(page).to_have_url(re.compile(r"/jobs/f1\?namespace=billing$"))
+        page.get_by_role("button", name="Retry").click()
+        expect(page.locator(".flash")).to_have_text("f1 put back into invoices")
+        expect(page).to_have_url(re.compile(r"/jobs/f1\?namespace=billing$"))
+        assert billing.jobs["f1"].state == "waiting"  # type: ignore[union-attr]
+        assert client.jobs["f1"].state == "failed"  # type: ignore[union-attr]
+        page.get_by_role("link", name="Namespaces").click()
+        expect(page.locator("table.namespaces")).to_contain_text(odd)
+        page.get_by_role("link", name=odd).click()
+        expect(page.locator("table.queues")).to_contain_text(f"q{IMG}")
+        expect(page.get_by_label("namespace")).to_have_value(odd)
+        tab.refreshed()
+        assert page.evaluate("window.pwned") is None
+        assert tab.dialogs == [] and tab.errors == []
+
+
+def test_the_namespaces_page_sums_each_namespace(
+        client: Client, server_url: str, serve: Callable[..., Tab]) -> None:
+    for name, waiting, failing in ((None, 4, 0), ("billing", 12, 2), ("shipping", 30, 1)):
+        with Client(server_url, namespace=name) as in_namespace:
+            for i in range(failing):  # first: fail_job pops the job it put
+                fail_job(in_namespace, f"{name}-f{i}", queue="notify",
+                         group="notify-TimeoutError")
+            for queue in ("ingest", "notify"):
+                in_namespace.queues[queue].put_many([("app.jobs.Work", {})] * waiting)
+    tab = serve(all_namespaces=True)
+    page = tab.page
+    page.goto("/namespaces")
+    rows = page.locator("table.namespaces tbody tr")
+    expect(rows).to_have_count(3)
+    expect(rows.nth(2)).to_contain_text("shipping")
+    expect(rows.nth(2).locator("td").nth(3)).to_have_text("60")
+    expect(page.locator("#scan")).to_contain_text("the whole keyspace")
+    screenshot(page, "namespaces")
+    rows.nth(1).get_by_role("link", name="2").click()  # billing's failed jobs
+    expect(page).to_have_url(re.compile(r"/failed\?namespace=billing$"))
+    expect(page.locator("#failed")).to_contain_text("notify-TimeoutError")
+    assert tab.errors == [] and tab.dialogs == []
 
 
 def test_read_only_shows_no_action(client: Client, serve: Callable[..., Tab]) -> None:

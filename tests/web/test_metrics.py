@@ -169,8 +169,8 @@ def test_round_trips_grow_with_queues_not_jobs(client: Client, make_web: MakeWeb
 
     small = trips(jobs=1, queues=3)
     assert trips(jobs=400, queues=3) == small
-    assert small == (4, 3 + 3)  # queues, failed, workers; then one call per queue at once
-    assert trips(jobs=1, queues=6) == (4, 3 + 6)
+    assert small == (2, 3 + 3)  # queues, failed and workers at once; then a call per queue
+    assert trips(jobs=1, queues=6) == (2, 3 + 6)
 
 
 def test_metrics_only_serves_metrics_alone(client: Client, make_web: MakeWeb) -> None:

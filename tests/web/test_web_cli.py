@@ -171,3 +171,54 @@ def test_a_worker_never_imports_the_web_stack() -> None:
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                          check=True, timeout=60)
     assert out.stdout.strip() == "[]"
+
+
+def test_serves_several_namespaces_and_labels_their_metrics(
+        private_server: PrivateServerFactory) -> None:
+    server = private_server("valkey", port=free_port())
+    url = f"redis://127.0.0.1:{server.port}/0"
+    for namespace, jid in ((None, "d1"), ("billing", "b1"), ("shipping", "s1")):
+        with Client(url, namespace=namespace) as client:
+            client.queues["q"].put("a.Job", {}, jid=jid)
+    # the URL's namespace first (served at /), then each --namespace; '' is the default one
+    served = Served(["--url", f"{url}?namespace=billing", "web", "--port", "0",
+                     "--namespace", "", "--namespace", "billing"])
+    try:
+        with httpx.Client(base_url=served.base) as http:
+            assert [row["jid"] for row in http.get("/api/queues/q").json()["jobs"]] == ["b1"]
+            default = http.get("/api/queues/q?namespace=").json()["jobs"]
+            assert [row["jid"] for row in default] == ["d1"]
+            assert http.get("/api/overview?namespace=shipping").status_code == 404
+            metrics = http.get("/metrics").text
+            assert 'qless_queue_jobs{namespace="",queue="q",state="waiting"} 1' in metrics
+            assert 'qless_queue_jobs{namespace="billing",queue="q",state="waiting"} 1' in metrics
+            assert "shipping" not in metrics
+    finally:
+        log = served.stop()
+    assert f"{url} on http://127.0.0.1:" in log  # the URL without its namespace
+    assert "(read-write; namespaces billing, (default))" in log
+
+    found = Served(["--url", url, "web", "--port", "0", "--all-namespaces", "--read-only"])
+    try:
+        with httpx.Client(base_url=found.base) as http:
+            rows = http.get("/api/namespaces").json()["namespaces"]
+            assert [row["namespace"] for row in rows] == [None, "billing", "shipping"]
+            assert 'namespace="shipping"' in http.get("/metrics").text
+    finally:
+        log = found.stop()
+    assert ("(read-only; all namespaces: (default), billing, shipping, found by a scan of "
+            "the whole keyspace in 1 round trip)") in log
+
+
+def test_a_namespace_from_the_group_or_the_environment(run: Run) -> None:
+    from qless_py.cli.web import served_namespaces
+
+    assert served_namespaces("redis://h/0", (), None) == []
+    assert served_namespaces("redis://h/0", (), "env") == ["env"]
+    assert served_namespaces("redis://h/0", ("a", ""), "env") == ["a", None]
+    assert served_namespaces("redis://h/0?namespace=u", ("a", "u"), None) == ["u", "a"]
+    for bad in ("{x}", "x" * 65):
+        error = run.error("web", "--namespace", "ok", "--namespace", bad)
+        assert "invalid namespace" in error and "1 to 64 characters" in error
+    from_env = run("web", code=1, env={"QLESS_NAMESPACE": "a{b}"}).stderr.strip()
+    assert from_env.startswith("Error: invalid namespace 'a{b}'") and "\n" not in from_env

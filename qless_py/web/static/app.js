@@ -1,8 +1,9 @@
-// qless-py dashboard: live refresh. Pages work without this script; it only fetches the
-// page again every few seconds and swaps in the parts marked data-live (same ids), so
-// counts and lists follow the server without a reload. The "live" box turns it off
-// (remembered per browser). Nothing here builds HTML from data: the new parts are the
-// server's own escaped markup, parsed as an inert document and moved in.
+// qless-py dashboard: live refresh, and the namespace picker's switch on change. Pages
+// work without this script; it only fetches the page again every few seconds and swaps in
+// the parts marked data-live (same ids), so counts and lists follow the server without a
+// reload. The "live" box turns it off (remembered per browser). Nothing here builds HTML
+// from data: the new parts are the server's own escaped markup, parsed as an inert
+// document and moved in.
 (function () {
   "use strict";
   var period = parseInt(document.body.getAttribute("data-refresh"), 10) || 5000;
@@ -45,6 +46,11 @@
       try { window.localStorage.setItem("qlpy-live", box.checked ? "on" : "off"); } catch (e) { /* private mode */ }
     });
   }
+  // The namespace picker switches as soon as another namespace is chosen (its button
+  // does the same without this script).
+  document.querySelectorAll("form.picker select").forEach(function (select) {
+    select.addEventListener("change", function () { select.form.submit(); });
+  });
   timer = window.setInterval(tick, period);
   window.addEventListener("pagehide", function () { window.clearInterval(timer); });
 })();
