@@ -63,7 +63,7 @@ from qless_py.connect.wire import pack as _pack_slowly
 
 __all__ = ["NOTHING", "Arg", "Connection", "ConnectionFailed", "Endpoint", "ReplyError",
            "RespError", "ServerUnavailable", "SetupFailed", "Transport", "UnexpectedReply",
-           "bulk", "encode_arg", "locate", "pack", "values"]
+           "bulk", "cluster_slots", "encode_arg", "locate", "pack", "values"]
 
 
 # Counts forks, so that a child notices the per-thread connections it inherited without a
@@ -373,6 +373,27 @@ def _ask(question: Any) -> Any:
     finally:
         conn.close()
     return question.read(reply)
+
+
+def cluster_slots(ep: Endpoint) -> list[tuple[int, int, tuple[str, int]]]:
+    """``(first slot, last slot, master address)`` of every slot range of ``ep``'s cluster,
+    as the first seed that answers ``CLUSTER SLOTS`` lists them; ConnectionFailed when
+    none does."""
+    problems = []
+    for host, port in ep.cluster:
+        conn = Connection(cluster.node_endpoint(ep, host, port))
+        try:
+            reply = conn.call("CLUSTER", "SLOTS")
+        except RespError as exc:
+            problems.append(f"{host}:{port}: {exc}")
+            continue
+        finally:
+            conn.close()
+        return [(int(low), int(high), address)
+                for low, high, master, *_ in reply
+                if (address := cluster.owner([[low, high, master]], int(low), host))]
+    raise ConnectionFailed(f"no seed of the cluster answers CLUSTER SLOTS: "
+                           f"{'; '.join(problems) or 'no seeds given'}")
 
 
 class _Nothing:

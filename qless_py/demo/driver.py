@@ -251,23 +251,14 @@ def _tail(text: str, lines: int = 15) -> str:
 
 # -- the demo on a cluster: one pipeline per namespace, the namespaces on different masters
 def cluster_ranges(url: str) -> list[tuple[int, int, tuple[str, int]]]:
-    """``(first slot, last slot, master address)`` of a cluster URL's slot ranges, as the
-    first seed that answers lists them."""
+    """``(first slot, last slot, master address)`` of a cluster URL's slot ranges."""
     from qless_py.connect.endpoint import Endpoint
-    from qless_py.connect.resp import Connection, RespError
+    from qless_py.connect.resp import ConnectionFailed, cluster_slots
 
-    ep = Endpoint.from_url(url, namespace="demo")
-    for host, port in ep.cluster:
-        conn = Connection(ep.at(host, port))
-        try:
-            reply = conn.call("CLUSTER", "SLOTS")
-        except RespError:
-            continue
-        finally:
-            conn.close()
-        return [(int(low), int(high), (master[0].decode() or host, int(master[1])))
-                for low, high, master, *_ in reply]
-    raise DemoError(f"no node of {url} answers CLUSTER SLOTS")
+    try:
+        return cluster_slots(Endpoint.from_url(url, namespace="demo"))
+    except ConnectionFailed as exc:
+        raise DemoError(f"{url}: {exc}") from exc
 
 
 def split_files(files: list[Path], parts: int) -> list[list[Path]]:

@@ -94,11 +94,13 @@ def client_maker(base: Client) -> ClientFor:
     refused = ("the dashboard cannot repeat this client's connection settings from its URL "
                "(was it made with redis_client=?): pass client_for= to create_app")
     try:
-        wanted = base.settings.replace(namespace=None)
-        plain = Endpoint.from_url(url, timeout=base.socket_timeout)
+        # (compared in the client's own namespace: a cluster URL needs one)
+        wanted = base.settings
+        plain = Endpoint.from_url(url, timeout=base.socket_timeout, namespace=wanted.namespace)
         extra = {name: getattr(wanted, name) for name in _KEYWORDS
                  if getattr(wanted, name) != getattr(plain, name)}
-        same = Endpoint.from_url(url, timeout=base.socket_timeout, **extra) == wanted
+        same = Endpoint.from_url(url, timeout=base.socket_timeout, namespace=wanted.namespace,
+                                 **extra) == wanted
     except Exception:
         same = False
     if not same:
@@ -128,25 +130,54 @@ class Scan:
 
 
 def discover(client: Client, limit: int = SCAN_LIMIT) -> Scan:
-    """Every namespace with a ``ql:{<name>}:queues`` key on ``client``'s server, found by
-    ``SCAN ... MATCH ql:{*}:queues TYPE zset`` in calls of ``SCAN_COUNT`` keys, stopping once
-    ``limit`` keys were looked at. A SCAN walks the whole keyspace whatever it matches, so
-    its cost is about ``keys / SCAN_COUNT`` round trips."""
+    """Every namespace with a ``ql:{<name>}:queues`` key on ``client``'s server (on a
+    cluster: on each master), found by ``SCAN ... MATCH ql:{*}:queues TYPE zset`` in calls
+    of ``SCAN_COUNT`` keys, stopping once ``limit`` keys were looked at. A SCAN walks the
+    whole keyspace whatever it matches, so its cost is about ``keys / SCAN_COUNT`` round
+    trips."""
+    from qless_py.connect.resp import Connection, cluster_slots
+
     started, at = time.monotonic(), time.time()
+    ep = client.endpoint()
+    nodes = sorted({ep.at(*address) for *_, address in cluster_slots(ep)}, key=str) \
+        if ep.cluster else [ep]
     found: set[str] = set()
-    cursor, calls = 0, 0
-    while True:
-        cursor, keys = client.redis.scan(cursor, match=SCAN_MATCH, count=SCAN_COUNT,
-                                         _type="zset")
-        calls += 1
-        for raw in keys:
-            name = _namespace_of_queues(raw)
-            if name is not None:
-                found.add(name)
-        if int(cursor) == 0 or calls * SCAN_COUNT >= limit:
+    calls, complete = 0, True
+    for node in nodes:
+        conn = Connection(node)
+        try:
+            cursor = b"0"
+            while True:
+                cursor, keys = conn.call("SCAN", cursor, "MATCH", SCAN_MATCH, "COUNT",
+                                         SCAN_COUNT, "TYPE", "zset")
+                calls += 1
+                for raw in keys:
+                    name = _namespace_of_queues(raw)
+                    if name is not None:
+                        found.add(name)
+                if int(cursor) == 0:
+                    break
+                if calls * SCAN_COUNT >= limit:
+                    complete = False
+                    break
+        finally:
+            conn.close()
+        if not complete:
             break
-    return Scan(tuple(sorted(found)), calls * SCAN_COUNT, calls, int(cursor) == 0, at,
+    return Scan(tuple(sorted(found)), calls * SCAN_COUNT, calls, complete, at,
                 time.monotonic() - started)
+
+
+def _queues_exist(base: Client, namespace: str) -> bool:
+    """Whether ``namespace`` has a queues set, asked of the node that serves it (on a
+    cluster, its slot's master), over a connection of its own."""
+    from qless_py.connect.resp import Connection
+
+    conn = Connection(base.endpoint().replace(namespace=namespace))
+    try:
+        return bool(conn.call("EXISTS", Keys(namespace).queues))
+    finally:
+        conn.close()
 
 
 def _namespace_of_queues(raw: bytes | str) -> str | None:
@@ -178,9 +209,13 @@ class Namespaces:
         for name in explicit:
             if name is not None:
                 namespace_prefix(name)  # ValueError in one line
+        # a cluster has no default namespace (its keys would be spread over the masters)
+        on_cluster = bool(base.endpoint().cluster)
+        if on_cluster and None in explicit:
+            raise ValueError("a cluster has no default namespace: name the namespaces")
         if not explicit:
-            explicit = [None] if discover_all else [base.keys.namespace]
-        if discover_all and None not in explicit:
+            explicit = [base.keys.namespace] if on_cluster or not discover_all else [None]
+        if discover_all and None not in explicit and not on_cluster:
             explicit.append(None)
         self.base = base
         self.explicit: tuple[str | None, ...] = tuple(explicit)
@@ -207,7 +242,8 @@ class Namespaces:
     # -- which namespaces --------------------------------------------------------------
     def served(self) -> list[str | None]:
         """Every served namespace: the given ones in their order (the default namespace
-        among them with ``all_namespaces``), then the discovered ones by name."""
+        among them with ``all_namespaces``, except on a cluster), then the discovered ones
+        by name."""
         if self.discover_all and self._scan is None:
             self.scan()
         given = set(self.explicit)
@@ -242,7 +278,7 @@ class Namespaces:
             self.served()  # the scan at first use
             if namespace in self._found:
                 return namespace
-            if self.base.redis.exists(Keys(namespace).queues):
+            if _queues_exist(self.base, namespace):
                 with self._lock:
                     self._found = tuple(sorted({*self._found, namespace}))
                 return namespace

@@ -15,8 +15,11 @@ import redis
 from prometheus_client.openmetrics.parser import text_string_to_metric_families
 
 from qless_py import Client
+from qless_py.connect.cluster import key_slot, spread
+from qless_py.keys import namespace_prefix
 from qless_py.web import namespaces as ns_module
 from qless_py.web.namespaces import Namespaces, discover, without_namespace
+from tests.conftest import flushed_cluster_url
 from tests.core.support import keyspace_digest
 from tests.web.conftest import SAME_ORIGIN, MakeWeb, Web
 
@@ -446,4 +449,39 @@ def test_metrics_commands_grow_with_namespaces_and_queues_never_with_jobs(
                                                         4 * (every + 3 * per_queue))
     finally:
         for c in clients.values():
+            c.close()
+
+
+def test_a_dashboard_on_a_cluster_serves_namespaces_on_every_master(
+        _clusters: Any, make_web: MakeWeb) -> None:
+    made = _clusters["valkey"]
+    url = flushed_cluster_url(made, "x")
+    names = spread(made.slot_map(), 3, prefix="web-")
+    clients = [Client(url.replace("namespace=x", f"namespace={name}")) for name in names]
+    try:
+        for n, c in enumerate(clients, 1):
+            c.queues["q"].put_many([("a.Job", {})] * n)
+            failed_job(c, f"f{n}", "fq", "q-boom")
+        assert len({made.master_of(key_slot(namespace_prefix(n))).port for n in names}) == 3
+        web = make_web(c=clients[0], app={"all_namespaces": True})
+        # discovery scans every master
+        listing = web.get("/api/namespaces").json()
+        # (a cluster has no default namespace; the dashboard's own comes first)
+        assert [row["namespace"] for row in listing["namespaces"]] == \
+            [names[0], *sorted(names[1:])]
+        # /metrics reads each namespace on its own master
+        samples = families(web.get("/metrics").text)
+        for n, name in enumerate(names, 1):
+            key = ("qless_queue_jobs", tuple(sorted({"namespace": name, "queue": "q",
+                                                     "state": "waiting"}.items())))
+            assert samples[key] == n
+        # an action in a namespace on another master than the dashboard's own client's
+        last = names[-1]
+        reply = web.act(f"/api/jobs/f3/retry?namespace={last}")
+        assert reply.status_code == 200, reply.text
+        job = clients[-1].jobs["f3"]
+        assert job is not None and job.state == "waiting"
+        assert web.get("/api/overview?namespace=nothing-here").status_code == 404
+    finally:
+        for c in clients:
             c.close()
