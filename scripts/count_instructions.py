@@ -10,6 +10,7 @@ of scripts/bench_core.py, and prints the instructions per call of each phase.
     python scripts/count_instructions.py --binary <...> --script scripts/floor.lua
     python scripts/count_instructions.py --binary <...> --script <qless-core qless.lua> --legacy-put
     python scripts/count_instructions.py --binary <...> --namespace billing
+    python scripts/count_instructions.py --binary <valkey-server> --collect evalShaCommand
 
 Needs valgrind (Debian: apt-get install valgrind). Instructions are not time: memory
 stalls cost more than they count, so confirm a gain with bench_core.py --versus.
@@ -49,6 +50,9 @@ def main() -> None:
     parser.add_argument("-n", type=int, default=1000, help="calls per phase")
     parser.add_argument("--port", type=int, default=6731)
     parser.add_argument("--namespace", help="call the core in this namespace (one key)")
+    parser.add_argument("--collect", default="evalGenericCommand",
+                        help="the server function whose instructions count (Valkey 8 and "
+                        "later: evalShaCommand)")
     args = parser.parse_args()
     global KEYS
     if args.namespace:
@@ -61,7 +65,7 @@ def main() -> None:
     out = root / "cg.out"
     server = subprocess.Popen(
         ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
-         "--toggle-collect=evalGenericCommand", str(Path(args.binary).resolve()),
+         f"--toggle-collect={args.collect}", str(Path(args.binary).resolve()),
          "--port", str(args.port),
          "--save", "", "--appendonly", "no"],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=root)
