@@ -9,9 +9,11 @@ and its replica promoted, and while client connections are dropped.
 
 from __future__ import annotations
 
+import os
 import signal
 from collections.abc import Callable
 from functools import partial
+from typing import Any
 
 import pytest
 import redis
@@ -20,6 +22,7 @@ from qless_py import Client
 from qless_py.connect.cluster import key_slot, spread
 from qless_py.keys import namespace_prefix
 from qless_py.local_cluster import LocalCluster, Node
+from tests.conftest import flushed_cluster_url
 from tests.workers.conftest import KINDS, CliWorker, Kind, wait_for
 from tests.workers.test_dropped_connections import (
     FAN,
@@ -193,3 +196,31 @@ def _drop_while_running(made: LocalCluster, client: Client, total: int) -> None:
     finally:
         for admin in admins:
             admin.close()
+
+
+def test_a_killed_child_is_settled_and_deregistered_in_its_namespace(
+        _clusters: Any, cli_worker: Start) -> None:
+    made = _clusters["valkey"]
+    url = flushed_cluster_url(made, "billing")
+    client = Client(url, worker_name="producer")
+    jid = client.queues["q"].put(STAGE["threads"], {"work": 60}, retries=2)
+    worker = cli_worker("-q", "q", "--processes", "1", "--url", url, "--interval", "30")
+    wait_for(lambda: (job := client.jobs[jid]) is not None and job.state == "running",
+             timeout=20)
+    job = client.jobs[jid]
+    assert job is not None
+    name = job.worker_name
+    pid = int(name.rsplit("-", 1)[1])
+    os.kill(pid, signal.SIGKILL)
+    wait_for(lambda: f"worker {name} (process {pid}, killed by SIGKILL) deregistered"
+             in worker.log, timeout=20)
+    assert name not in [w["name"] for w in client.workers.counts]
+    job = client.jobs[jid]
+    assert job is not None and job.retries_left == 1
+    assert job.failure is not None and job.failure.group == "failed-retries-q"
+    # it runs again, in the replacement process
+    wait_for(lambda: (again := client.jobs[jid]) is not None and again.state == "running"
+             and again.worker_name != name, timeout=20)
+    worker.signal(signal.SIGTERM)
+    assert worker.wait(20) == 0
+    client.close()
