@@ -68,8 +68,22 @@ def flavour(request: pytest.FixtureRequest, _frozen_once: None) -> Iterator[str]
 @pytest.fixture(params=["default", "namespace", "cluster"])
 def placement(request: pytest.FixtureRequest) -> str:
     """Where the suite runs: the default namespace and a namespace of a standalone server,
-    and a namespace of a cluster of 3 masters and 3 replicas (docs/cluster.md)."""
+    and a namespace of a cluster of 3 masters and 3 replicas (docs/cluster.md). The
+    cluster leg runs on Valkey: the cluster tests of tests/connections and tests/workers
+    run on Redis clusters too, and one leg keeps the suite's time in bounds."""
     return str(request.param)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The cluster leg on Valkey only (see ``placement``): its Redis twins are not made."""
+    dropped = [item for item in items
+               if (spec := getattr(item, "callspec", None)) is not None
+               and spec.params.get("placement") == "cluster"
+               and spec.params.get("server_kind") == "redis"]
+    if dropped:
+        gone = set(map(id, dropped))
+        items[:] = [item for item in items if id(item) not in gone]
+        config.hook.pytest_deselected(items=dropped)
 
 
 @pytest.fixture
