@@ -14,7 +14,10 @@ all, their median, p90, p99, p99.9 and longest, and how many took over 1 ms; the
 the calls that bore the server's Lua collector step ('cpu/gc', see gc_phase) and for the
 others ('cpu/-gc'); and the client's total of round trips. --budget passes a budget to
 every step (default: the script's own); a variant's @BUDGET, to that variant's. --dump
-writes each variant's durations (one per line, µs) to DIR.
+writes each variant's durations (one per line, µs) to DIR. --garbage then runs one more
+check on each variant with the Lua collector stopped before every step, and reports the
+garbage a step leaves (`used_memory_lua` before and after it; the steps the server's
+collector step fell on are left out).
 
     python scripts/bench_check.py --gc-probe [--calls N]
 
@@ -155,6 +158,32 @@ def gc_probe(calls: int) -> None:
         shutil.rmtree(root, ignore_errors=True)
 
 
+def garbage(v: Variant, budget: int | None) -> None:
+    """One more check on v, measuring what each step allocates (see the docstring)."""
+    assert v.conn is not None
+    stop = v.conn.script_load("collectgarbage('stop') return 1")
+    scan: list[float] = []
+    walk: list[float] = []
+    v.token, keys, total = "0", v.keys, 0.0
+    v.keys = 0
+    while True:
+        v.conn.evalsha(stop, 0)
+        before = int(v.conn.info("memory")["used_memory_lua"])
+        seen = v.keys
+        going = step(v, budget)
+        kb = (int(v.conn.info("memory")["used_memory_lua"]) - before) / 1024
+        if kb > 0:  # (a step the server's collector step fell on frees more than it made)
+            (scan if v.keys != seen else walk).append(kb)
+            total += kb
+        if not going:
+            break
+    v.conn.eval("collectgarbage('restart') return 1", 0)
+    v.keys = keys
+    print(f"{v.name:>12} garbage per step: {statistics.median(scan):.1f} KB a step that "
+          f"met keys, {statistics.median(walk) if walk else 0:.1f} KB a step of set members; "
+          f"{total / 1024:.1f} MB in all ({len(scan) + len(walk)} steps counted)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--live", type=int, default=100_000)
@@ -164,6 +193,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument("--dump", type=Path, default=None)
     parser.add_argument("--gc-probe", action="store_true")
+    parser.add_argument("--garbage", action="store_true")
     parser.add_argument("--calls", type=int, default=5000)
     args = parser.parse_args()
     if args.gc_probe:
@@ -224,6 +254,8 @@ def main() -> None:
                       f"{percentile(d, 99):6} {percentile(d, 99.9):6} {max(d):6} {over:6} "
                       f"{over / len(d):6.2%} {heap:>12}")
             print(f"{v.name:>12} {'':>7} {'':>8} {'':>5} {'client':>6} {v.client:7.2f}")
+            if args.garbage:
+                garbage(v, args.budget)
             if args.dump:
                 args.dump.mkdir(parents=True, exist_ok=True)
                 (args.dump / f"{v.name}.cpu").write_text("".join(f"{x}\n" for x in v.cpu))
