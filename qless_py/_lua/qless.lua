@@ -56,16 +56,28 @@ local cfg
 --   check = 'ql:check',
 -- }
 
---@ lua/check.lua:1-9
+--@ lua/check.lua:1-19
 -- Checking and repairing the data (extension, docs/protocol.md "Checking the data"):
 -- qlpy.check walks the keyspace in bounded steps and reports every broken invariant it
 -- meets; qlpy.repair checks one finding again and fixes it the way the core would have.
 -- A finding is { invariant, key, member, detail, repair }: `key` is the key it is about
 -- (a job's hash for the job's own invariants), `member` the member, set or dependency
 -- concerned ('' when none), `repair` what qlpy.repair does ('' when it leaves it alone).
+--
+-- A step is bounded by the server calls it makes, and it makes few, and little garbage:
+-- the server runs a step of the Lua collector inside every call that allocates (and after
+-- every 50th script call), and those steps, longer the bigger the heap, were most of a
+-- check step's longest calls (docs/performance.md, "Check and memory per job"). So a step
+-- asks each queue's facts once (`cx.q`), reads no set it only needs to know is empty,
+-- builds no table or key name per key or member that it can do without, and makes a
+-- finding's strings only when there is a finding.
 
--- Units of work per step when the caller gives none: a key or member looked at is one.
+-- Server calls per step when the caller gives none: about half a millisecond of server time
+-- (docs/performance.md, "Check and memory per job").
 -- local BUDGET = 40
+
+--@ lua/check.lua:410-410
+-- The invariants of key `k` as a whole (`d` its classification). Returns the units spent.
 
 --@ lua/config.lua:1-2
 -- Configuration: ql:config overrides over built-in defaults (protocol section 7), read
@@ -231,140 +243,255 @@ local function define(M, name)
   local floor = math.floor
   local format, concat = string.format, table.concat
   local A = ARGV
-  if name == 'Check_found' then
---@ lua/check.lua:11-14
--- Record a finding in `out`.
-function M.Check_found(out, inv, k, member, detail, fix)
+  if name == 'Check_context' then
+--@ lua/check.lua:20-28
+-- A step's context `cx`: its findings `out`, the server calls made `n`, the facts of
+-- each queue met (`q`, see Check.queue_facts), the tag lists read (`t`, see Check.tags),
+-- and the questions put off to Check.settle: the dependency sets that must not exist (`d`,
+-- with the job's hash in `dj` and state in `ds`) and the jobs whose history was met (`h`,
+-- the history key in `hk`). Every server call of a check goes through Check.call, which
+-- counts it.
+function M.Check_context()
+  return { out = {}, n = 0, q = {}, t = {}, d = {}, dj = {}, ds = {}, h = {}, hk = {} }
+end
+  elseif name == 'Check_settle' then
+--@ lua/check.lua:30-52
+-- Ask the questions put off, one EXISTS for each kind: a dependency set should exist for
+-- no job that is not in state depends, and a history only for a job that exists; only
+-- when the answer says that some key breaks that is each one asked about alone.
+function M.Check_settle(cx)
+  local d, h = cx.d, cx.h
+  if d[1] and M.Check_call(cx, 'EXISTS', unpack(d)) > 0 then
+    for i, depk in ipairs(d) do
+      if M.Check_call(cx, 'SCARD', depk) > 0 then
+        M.Check_found(cx, 'dependencies-not-depends', cx.dj[i], depk, cx.ds[i] .. ' but ' ..
+          depk .. ' is not empty', 'drop its dependencies')
+      end
+    end
+  end
+  if h[1] and M.Check_call(cx, 'EXISTS', unpack(h)) < #h then
+    for i, jk in ipairs(h) do
+      if M.Check_call(cx, 'EXISTS', jk) == 0 then
+        M.Check_found(cx, 'history-orphan', cx.hk[i], '', 'the history of a job that is gone',
+          'delete it')
+      end
+    end
+  end
+  cx.d, cx.dj, cx.ds, cx.h, cx.hk = {}, {}, {}, {}, {}
+end
+  elseif name == 'Check_call' then
+--@ lua/check.lua:54-57
+function M.Check_call(cx, ...)
+  cx.n = cx.n + 1
+  return rcall(...)
+end
+  elseif name == 'Check_zscan_noscores' then
+--@ lua/check.lua:59-69
+-- ZSCAN ... NOSCORES, or false where the server does not know NOSCORES (Redis): `cx.z`
+-- says so from then on (the check's token keeps it).
+function M.Check_zscan_noscores(cx, k, cursor, count)
+  cx.n = cx.n + 1
+  local r = redis.pcall('ZSCAN', k, cursor, 'COUNT', count, 'NOSCORES')
+  if r.err then
+    cx.z = false
+    return false
+  end
+  return r
+end
+  elseif name == 'Check_found' then
+--@ lua/check.lua:71-75
+-- Record a finding.
+function M.Check_found(cx, inv, k, member, detail, fix)
+  local out = cx.out
   out[#out + 1] = { inv, k, member or '', detail, fix or '' }
 end
-  elseif name == 'Check_state_key' then
---@ lua/check.lua:16-25
--- The key of the set of `queue` that a job in `state` belongs to, or nil.
-function M.Check_state_key(queue, state)
-  local qk = 'ql:q:' .. queue
-  if state == 'waiting' or state == 'stalled' then return qk .. '-work' end
-  if state == 'running' then return qk .. '-locks' end
-  if state == 'scheduled' then return qk .. '-scheduled' end
-  if state == 'depends' then return qk .. '-depends' end
-  if state == 'throttled' then return qk .. '-throttled' end
+  elseif name == 'Check_state_index' then
+--@ lua/check.lua:77-86
+-- The index in a queue's facts (Check.queue_facts) of the set a job in `state` belongs
+-- to, or nil.
+function M.Check_state_index(state)
+  if state == 'waiting' or state == 'stalled' then return 1 end
+  if state == 'running' then return 2 end
+  if state == 'scheduled' then return 3 end
+  if state == 'depends' then return 4 end
+  if state == 'throttled' then return 5 end
   return nil
 end
+  elseif name == 'Check_queue_facts' then
+--@ lua/check.lua:88-102
+-- What a step knows of `queue`, asked once a step (a call sees the keyspace still): its
+-- sets' names (1 work, 2 locks, 3 scheduled, 4 depends, 5 throttled), `listed` whether it
+-- is in ql:queues, and, keyed by a set's name, whether that set exists (asked when first
+-- needed: a job in none of its queue's other sets, the common case, costs no call for a
+-- set that does not exist).
+function M.Check_queue_facts(cx, queue)
+  local qf = cx.q[queue]
+  if qf == nil then
+    local qk = 'ql:q:' .. queue
+    qf = { qk .. '-work', qk .. '-locks', qk .. '-scheduled', qk .. '-depends',
+      qk .. '-throttled', listed = M.Check_call(cx, 'ZSCORE', 'ql:queues', queue) ~= false }
+    cx.q[queue] = qf
+  end
+  return qf
+end
+  elseif name == 'Check_in_set' then
+--@ lua/check.lua:104-113
+-- Whether job `jid` is in set `i` of a queue (`qf` its facts).
+function M.Check_in_set(cx, qf, i, jid)
+  local sk = qf[i]
+  local exists = qf[sk]
+  if exists == nil then
+    exists = M.Check_call(cx, 'EXISTS', sk) == 1
+    qf[sk] = exists
+  end
+  return exists and M.Check_call(cx, 'ZSCORE', sk, jid) ~= false
+end
+  elseif name == 'Check_tags' then
+--@ lua/check.lua:115-125
+-- A job's `tags` field as a table tag -> true, decoded once a step for each text (most
+-- jobs carry one of a few).
+function M.Check_tags(cx, text)
+  local tags = cx.t[text]
+  if tags == nil then
+    tags = {}
+    for _, t in ipairs(M.Job_tag_list(text)) do tags[t] = true end
+    cx.t[text] = tags
+  end
+  return tags
+end
   elseif name == 'Check_group' then
---@ lua/check.lua:27-32
+--@ lua/check.lua:127-132
 -- The failure group named by a job's `failure` field, or nil.
 function M.Check_group(text)
   local ok, v = pcall(decode, text or '')
   if ok and type(v) == 'table' and type(v.group) == 'string' then return v.group end
   return nil
 end
+  elseif name == 'Check_job_fields' then
+--@ lua/check.lua:134-140
+-- The fields of job hash `jk` that Check.job reads, with redis.pcall (Check.key reads a
+-- job's hash before it knows the key's type).
+function M.Check_job_fields(cx, jk)
+  cx.n = cx.n + 1
+  return redis.pcall('HMGET', jk, 'jid', 'state', 'queue', 'worker', 'expires', 'failure',
+    'tags', 'throttles', 'key', 'grace', 'klass', 'ttl')
+end
   elseif name == 'Check_job' then
---@ lua/check.lua:34-74
--- The job's own invariants: the sets its state names and no other set of its queue, its
--- lock, worker set and throttle locks when running, its dependencies, failure group, tags,
--- ordering key, and its queue in ql:queues. Returns the units of work spent.
-function M.Check_job(now, jid, out)
-  local jk = 'ql:j:' .. jid
-  local f = rcall('HMGET', jk, 'jid', 'state', 'queue', 'worker', 'expires', 'failure', 'tags',
-    'throttles', 'key', 'grace', 'klass', 'ttl')
+--@ lua/check.lua:142-182
+-- The job's own invariants (`jk` its hash, `f` its fields when already read): the sets its
+-- state names and no other set of its queue, its lock, worker set and throttle locks when
+-- running, its dependencies, failure group, tags, ordering key, and its queue in
+-- ql:queues.
+function M.Check_job(now, jk, jid, cx, f)
+  f = f or M.Check_job_fields(cx, jk)
   local state, queue = f[2], f[3]
   local known = state == 'waiting' or state == 'stalled' or state == 'running' or
     state == 'scheduled' or state == 'depends' or state == 'throttled' or state == 'failed' or
     state == 'complete'
   if f[1] ~= jid or not known or not queue or not f[11] then
-    M.Check_found(out, 'job-malformed', jk, '', 'the job hash lacks jid, klass, a known state ' ..
+    M.Check_found(cx, 'job-malformed', jk, '', 'the job hash lacks jid, klass, a known state ' ..
       'or queue', '')
-    return 1
+    return
   end
   if state == 'complete' then
-    if not rcall('ZSCORE', 'ql:completed', jid) then
-      M.Check_found(out, 'not-in-state-set', jk, 'ql:completed', 'complete but not in ' ..
+    if not M.Check_call(cx, 'ZSCORE', 'ql:completed', jid) then
+      M.Check_found(cx, 'not-in-state-set', jk, 'ql:completed', 'complete but not in ' ..
         'ql:completed', 'add it to ' .. 'ql:completed')
     end
   else
-    M.Check_job_sets(jid, jk, state, queue, f, out)
+    M.Check_job_sets(jid, jk, state, queue, f, cx)
   end
-  if state == 'running' then M.Check_running(jid, jk, queue, f, out) end
-  M.Check_job_dependencies(jid, jk, state, out)
-  for _, t in ipairs(M.Job_tag_list(f[7])) do
-    if not rcall('ZSCORE', 'ql:t:' .. t, jid) then
-      M.Check_found(out, 'tag-unindexed', jk, t, 'tagged ' .. t .. ' but not in ' .. 'ql:t:' .. t,
-        'add it to ' .. 'ql:t:' .. t)
+  if state == 'running' then M.Check_running(jid, jk, queue, f, cx) end
+  M.Check_job_dependencies(jid, jk, state, cx)
+  if f[7] then
+    for t in pairs(M.Check_tags(cx, f[7])) do
+      if not M.Check_call(cx, 'ZSCORE', 'ql:t:' .. t, jid) then
+        M.Check_found(cx, 'tag-unindexed', jk, t, 'tagged ' .. t .. ' but not in ' ..
+          'ql:t:' .. t, 'add it to ' .. 'ql:t:' .. t)
+      end
     end
   end
   if f[9] and state ~= 'complete' and state ~= 'failed' then
     local ok = M.Order_set(queue, f[9])
-    if not rcall('ZSCORE', ok, jid) then
-      M.Check_found(out, 'order-missing', jk, f[9], 'has ordering key ' .. f[9] ..
+    if not M.Check_call(cx, 'ZSCORE', ok, jid) then
+      M.Check_found(cx, 'order-missing', jk, f[9], 'has ordering key ' .. f[9] ..
         ' but is not in ' .. ok, 'append it to ' .. ok)
     end
   end
-  return 1
 end
   elseif name == 'Check_job_sets' then
---@ lua/check.lua:76-125
+--@ lua/check.lua:184-241
 -- A job that is not complete: in the set its state names, in no other set of its queue,
 -- and its queue in ql:queues.
-function M.Check_job_sets(jid, jk, state, queue, f, out)
-  if not rcall('ZSCORE', 'ql:queues', queue) then
-    M.Check_found(out, 'queue-unlisted', jk, queue, 'its queue ' .. queue .. ' is not in ' ..
+function M.Check_job_sets(jid, jk, state, queue, f, cx)
+  local qf = M.Check_queue_facts(cx, queue)
+  if not qf.listed then
+    M.Check_found(cx, 'queue-unlisted', jk, queue, 'its queue ' .. queue .. ' is not in ' ..
       'ql:queues', 'add the queue to ' .. 'ql:queues')
   end
-  local own = M.Check_state_key(queue, state)
-  local qk = 'ql:q:' .. queue
+  local own = M.Check_state_index(state)
   -- The dialect's throttle release moves a throttled job into the work set and leaves its
   -- state throttled (the pop that takes it says running): one set or the other, then.
-  local alt = state == 'throttled' and qk .. '-work'
-  if alt and not rcall('ZSCORE', own, jid) and rcall('ZSCORE', alt, jid) then
-    own, alt = alt, own
+  local alt, in_own, in_alt = nil, nil, nil
+  if state == 'throttled' then
+    alt = 1
+    in_own = M.Check_call(cx, 'ZSCORE', qf[own], jid) ~= false
+    in_alt = M.Check_call(cx, 'ZSCORE', qf[alt], jid) ~= false
+    if not in_own and in_alt then own, alt, in_own, in_alt = alt, own, in_alt, in_own end
+  elseif own then
+    in_own = M.Check_call(cx, 'ZSCORE', qf[own], jid) ~= false
   end
-  for _, sk in ipairs({ qk .. '-work', qk .. '-locks', qk .. '-scheduled', qk .. '-depends',
-      qk .. '-throttled' }) do
-    local listed = rcall('ZSCORE', sk, jid)
-    if sk == alt and not listed then
-      listed = false -- the state's other set, and the job is in the one
-    elseif sk == own and not listed and state == 'running' and f[4] == '' then
-      -- Check.running reports it: a running job that no worker holds.
-      listed = false
-    elseif sk == own and not listed then
-      local fix = 'add it to ' .. sk
-      if state == 'running' then
-        fix = 'give it an expired lock: the next pop of ' .. queue .. ' reclaims it'
+  for i = 1, 5 do
+    local sk = qf[i]
+    if i == alt then
+      -- the state's other set: the job is in the one or the other
+      if in_alt and in_own then
+        M.Check_found(cx, 'in-other-set', jk, sk, state .. ' but listed in ' .. sk,
+          'remove it from ' .. sk)
       end
-      M.Check_found(out, 'not-in-state-set', jk, sk, state .. ' but not in ' .. sk, fix)
-    elseif sk ~= own and listed then
-      M.Check_found(out, 'in-other-set', jk, sk, state .. ' but listed in ' .. sk,
+    elseif i == own then
+      if not in_own and not (state == 'running' and f[4] == '') then
+        -- (Check.running reports a running job that no worker holds.)
+        local fix = 'add it to ' .. sk
+        if state == 'running' then
+          fix = 'give it an expired lock: the next pop of ' .. queue .. ' reclaims it'
+        end
+        M.Check_found(cx, 'not-in-state-set', jk, sk, state .. ' but not in ' .. sk, fix)
+      end
+    elseif M.Check_in_set(cx, qf, i, jid) then
+      M.Check_found(cx, 'in-other-set', jk, sk, state .. ' but listed in ' .. sk,
         'remove it from ' .. sk)
     end
   end
   if state == 'failed' then
     local group = M.Check_group(f[6]) or 'failed'
     local gk = 'ql:f:' .. group
-    if not rcall('LPOS', gk, jid) then
-      M.Check_found(out, 'not-in-state-set', jk, gk, 'failed but not in ' .. gk,
+    if not M.Check_call(cx, 'LPOS', gk, jid) then
+      M.Check_found(cx, 'not-in-state-set', jk, gk, 'failed but not in ' .. gk,
         'add it to ' .. gk)
     end
   end
   if f[12] and (state == 'waiting' or state == 'throttled') then
-    local ek = qk .. '-expiring'
-    if not rcall('ZSCORE', ek, jid) and M.Check_unstarted(jid) then
-      M.Check_found(out, 'expiring-missing', jk, ek, state .. ' with a ttl, not started since ' ..
+    local ek = 'ql:q:' .. queue .. '-expiring'
+    if not M.Check_call(cx, 'ZSCORE', ek, jid) and M.Check_unstarted(cx, jid) then
+      M.Check_found(cx, 'expiring-missing', jk, ek, state .. ' with a ttl, not started since ' ..
         'it was put, but without a deadline in ' .. ek, 'add it, due in its ttl from now')
     end
   end
 end
   elseif name == 'Check_unstarted' then
---@ lua/check.lua:127-145
+--@ lua/check.lua:243-261
 -- Whether job `jid` has not started since it was last put: the newest of its history's
 -- `put` and `popped` entries is a `put`. A job that started may wait without a deadline
 -- (pop reclaims a job whose lock ran out without one; when a throttle then holds it, it
 -- waits and is let in so), and so may any job whose history the cap has trimmed (the
 -- answer is then false: it cannot be told).
-function M.Check_unstarted(jid)
+function M.Check_unstarted(cx, jid)
   local hk = 'ql:j:' .. jid .. '-history'
-  local n = rcall('LLEN', hk)
+  local n = M.Check_call(cx, 'LLEN', hk)
   local cap = floor(M.Config_number('max-job-history', 100))
   if cap >= 3 and n >= cap then return false end
-  local entries = rcall('LRANGE', hk, 0, -1)
+  local entries = M.Check_call(cx, 'LRANGE', hk, 0, -1)
   for i = #entries, 1, -1 do
     local ok, e = pcall(decode, entries[i])
     local what = ok and type(e) == 'table' and (e[2] or e.what)
@@ -374,73 +501,72 @@ function M.Check_unstarted(jid)
   return false
 end
   elseif name == 'Check_running' then
---@ lua/check.lua:147-178
+--@ lua/check.lua:263-294
 -- A running job: its lock and its worker's job set scored by its `expires` (not while in
 -- the grace period after a lost lock, when pop has moved both), a worker, and a lock of
 -- each of its named throttles.
-function M.Check_running(jid, jk, queue, f, out)
+function M.Check_running(jid, jk, queue, f, cx)
   local lk = 'ql:q:' .. queue .. '-locks'
-  local lock = tonumber(rcall('ZSCORE', lk, jid))
   if f[4] == '' then
-    M.Check_found(out, 'running-without-worker', jk, lk, 'running but no worker holds it',
+    M.Check_found(cx, 'running-without-worker', jk, lk, 'running but no worker holds it',
       'it gives back its lock and throttles and waits again, as after a timeout')
     return
   end
+  local lock = tonumber(M.Check_call(cx, 'ZSCORE', lk, jid))
   local expires = tonumber(f[5])
   if lock and f[10] ~= '1' then
     if not expires or math.abs(lock - expires) > 0.001 then
-      M.Check_found(out, 'lock-mismatch', jk, lk, 'its lock in ' .. lk .. ' is not scored by ' ..
+      M.Check_found(cx, 'lock-mismatch', jk, lk, 'its lock in ' .. lk .. ' is not scored by ' ..
         'its expires', 'score the lock by its expires')
     end
     local wk = 'ql:w:' .. f[4] .. ':jobs'
-    local held = tonumber(rcall('ZSCORE', wk, jid))
+    local held = tonumber(M.Check_call(cx, 'ZSCORE', wk, jid))
     if expires and (not held or math.abs(held - expires) > 0.001) then
-      M.Check_found(out, 'worker-set-missing', jk, wk, 'running under ' .. f[4] ..
+      M.Check_found(cx, 'worker-set-missing', jk, wk, 'running under ' .. f[4] ..
         ' but not in ' .. wk .. ' at its expires', 'add it to ' .. wk .. ' at its expires')
     end
   end
   for _, tid in ipairs(M.Throttle_own(M.Throttle_list(f[8]), queue) or {}) do
     local tk = 'ql:th:' .. tid .. '-locks'
-    if not rcall('ZSCORE', tk, jid) then
-      M.Check_found(out, 'throttle-lock-missing', jk, tid, 'running under throttle ' .. tid ..
+    if not M.Check_call(cx, 'ZSCORE', tk, jid) then
+      M.Check_found(cx, 'throttle-lock-missing', jk, tid, 'running under throttle ' .. tid ..
         ' without a lock in ' .. tk, 'add it to ' .. tk)
     end
   end
 end
   elseif name == 'Check_job_dependencies' then
---@ lua/check.lua:180-209
+--@ lua/check.lua:296-324
 -- Dependencies: each one is a job that exists, is not complete and lists this job among its
--- dependents; a job in state depends has at least one, a job in another state none.
-function M.Check_job_dependencies(jid, jk, state, out)
+-- dependents; a job in state depends has at least one, a job in another state none (asked
+-- by Check.settle, for all the step's jobs at once).
+function M.Check_job_dependencies(jid, jk, state, cx)
   local depk = jk .. '-dependencies'
-  local deps = rcall('SMEMBERS', depk)
   if state ~= 'depends' then
-    if #deps > 0 then
-      M.Check_found(out, 'dependencies-not-depends', jk, depk, state .. ' but ' .. depk ..
-        ' is not empty', 'drop its dependencies')
-    end
+    local n = #cx.d + 1
+    cx.d[n], cx.dj[n], cx.ds[n] = depk, jk, state
     return
   end
+  local deps = M.Check_call(cx, 'SMEMBERS', depk)
   if #deps == 0 then
-    M.Check_found(out, 'depends-without-dependency', jk, '', 'depends on no job',
+    M.Check_found(cx, 'depends-without-dependency', jk, '', 'depends on no job',
       'release it: it becomes waiting (or scheduled)')
   end
   for _, d in ipairs(deps) do
-    local st = rcall('HGET', 'ql:j:' .. d, 'state')
+    local st = M.Check_call(cx, 'HGET', 'ql:j:' .. d, 'state')
     if not st then
-      M.Check_found(out, 'dependency-gone', jk, d, 'depends on ' .. d .. ', which is gone',
+      M.Check_found(cx, 'dependency-gone', jk, d, 'depends on ' .. d .. ', which is gone',
         'release the dependency')
     elseif st == 'complete' then
-      M.Check_found(out, 'dependency-complete', jk, d, 'depends on ' .. d ..
+      M.Check_found(cx, 'dependency-complete', jk, d, 'depends on ' .. d ..
         ', which is complete', 'release the dependency')
-    elseif rcall('SISMEMBER', 'ql:j:' .. d .. '-dependents', jid) == 0 then
-      M.Check_found(out, 'dependency-one-sided', jk, d, 'depends on ' .. d .. ', whose ' ..
+    elseif M.Check_call(cx, 'SISMEMBER', 'ql:j:' .. d .. '-dependents', jid) == 0 then
+      M.Check_found(cx, 'dependency-one-sided', jk, d, 'depends on ' .. d .. ', whose ' ..
         'dependents do not list it', 'add it to the dependents of ' .. d)
     end
   end
 end
   elseif name == 'Check_classify' then
---@ lua/check.lua:211-228
+--@ lua/check.lua:326-343
 -- What key `k` is: { what = kind, ... the names in it }, and the kind of walk its members
 -- need ('z' sorted set, 's' set, 'l' list; nil: none). `kind` is the key's TYPE.
 function M.Check_classify(k, kind)
@@ -452,22 +578,31 @@ function M.Check_classify(k, kind)
   if k:byte(#'ql:' + 1) == 123 then return { what = 'known' } end
   if k == 'ql:failures' then return { what = 'failures', walk = 's', want = 'set' } end
   if k == 'ql:completed' then return { what = 'completed', walk = 'z', want = 'zset' } end
-  local prefixes = { 'ql:j:', 'ql:q:', 'ql:w:', 'ql:t:', 'ql:f:', 'ql:r:',
-    'ql:s:', 'ql:fine:', 'ql:th:' }
-  for _, p in ipairs(prefixes) do
-    if k:sub(1, #p) == p then return M.Check_classify_in(p, k:sub(#p + 1), kind) end
-  end
-  return { what = 'unknown' }
+  -- The prefixes, the job's first: most keys are a job's.
+  return M.Check_under(k, 'ql:j:', kind) or M.Check_under(k, 'ql:q:', kind) or
+    M.Check_under(k, 'ql:w:', kind) or M.Check_under(k, 'ql:t:', kind) or
+    M.Check_under(k, 'ql:f:', kind) or M.Check_under(k, 'ql:r:', kind) or
+    M.Check_under(k, 'ql:s:', kind) or M.Check_under(k, 'ql:fine:', kind) or
+    M.Check_under(k, 'ql:th:', kind) or { what = 'unknown' }
+end
+  elseif name == 'Check_under' then
+--@ lua/check.lua:345-349
+-- Check.classify_in for key `k` when it starts with prefix `p`, else nil.
+function M.Check_under(k, p, kind)
+  if k:find(p, 1, true) ~= 1 then return nil end
+  return M.Check_classify_in(p, k:sub(#p + 1), kind)
 end
   elseif name == 'Check_ends' then
---@ lua/check.lua:230-234
+--@ lua/check.lua:351-357
 -- Whether `s` ends with `suffix`, and `s` without it.
 function M.Check_ends(s, suffix)
-  if #s > #suffix and s:sub(-#suffix) == suffix then return s:sub(1, -#suffix - 1) end
+  if #s > #suffix and s:find(suffix, #s - #suffix + 1, true) then
+    return s:sub(1, -#suffix - 1)
+  end
   return nil
 end
   elseif name == 'Check_classify_in' then
---@ lua/check.lua:236-285
+--@ lua/check.lua:359-408
 -- Check.classify for a key under prefix `p` (`rest` follows it).
 function M.Check_classify_in(p, rest, kind)
   if p == 'ql:j:' then
@@ -519,149 +654,147 @@ function M.Check_classify_in(p, rest, kind)
   return { what = 'unknown' }
 end
   elseif name == 'Check_head' then
---@ lua/check.lua:287-313
--- The invariants of key `k` as a whole (`d` its classification). Returns the units spent.
-function M.Check_head(now, k, d, kind, out)
+--@ lua/check.lua:412-436
+-- The invariants of key `k` as a whole (`d` its classification).
+function M.Check_head(now, k, d, kind, cx)
   if d.what == 'unknown' or (d.want and d.want ~= kind) then
-    M.Check_found(out, 'unknown-key', k, '', 'no invariant explains a ' .. kind .. ' named ' .. k,
+    M.Check_found(cx, 'unknown-key', k, '', 'no invariant explains a ' .. kind .. ' named ' .. k,
       '')
   elseif d.what == 'job' then
-    return M.Check_job(now, d.jid, out)
+    M.Check_job(now, k, d.jid, cx)
   elseif d.what == 'history' then
-    if rcall('EXISTS', 'ql:j:' .. d.jid) == 0 then
-      M.Check_found(out, 'history-orphan', k, '', 'the history of a job that is gone',
-        'delete it')
-    end
+    -- (Check.settle asks whether the job exists, for all the step's histories at once.)
+    local n = #cx.h + 1
+    cx.h[n], cx.hk[n] = 'ql:j:' .. d.jid, k
   elseif d.what == 'dependencies' then
-    if rcall('EXISTS', 'ql:j:' .. d.jid) == 0 then
-      M.Check_found(out, 'dependencies-orphan', k, '', 'the dependencies of a job that is gone',
+    if M.Check_call(cx, 'EXISTS', 'ql:j:' .. d.jid) == 0 then
+      M.Check_found(cx, 'dependencies-orphan', k, '', 'the dependencies of a job that is gone',
         'remove it from their dependents and delete it')
     end
   elseif d.what == 'group' then
-    if rcall('SISMEMBER', 'ql:failures', d.group) == 0 then
-      M.Check_found(out, 'failure-group-unlisted', k, d.group, 'failure group ' .. d.group ..
+    if M.Check_call(cx, 'SISMEMBER', 'ql:failures', d.group) == 0 then
+      M.Check_found(cx, 'failure-group-unlisted', k, d.group, 'failure group ' .. d.group ..
         ' is not in ' .. 'ql:failures', 'add it to ' .. 'ql:failures')
     end
   elseif d.what == 'recur' then
-    M.Check_recur(k, d.jid, out)
+    M.Check_recur(k, d.jid, cx)
   end
-  return 1
 end
   elseif name == 'Check_recur' then
---@ lua/check.lua:315-331
+--@ lua/check.lua:438-454
 -- A recurring template: well formed, and in its queue's recur set.
-function M.Check_recur(k, jid, out)
-  local r = rcall('HMGET', k, 'jid', 'klass', 'queue', 'interval', 'data', 'state')
+function M.Check_recur(k, jid, cx)
+  local r = M.Check_call(cx, 'HMGET', k, 'jid', 'klass', 'queue', 'interval', 'data', 'state')
   local ok = pcall(decode, r[5] or '')
   local interval = M.Num_parse(r[4])
   if r[1] ~= jid or not r[2] or not r[3] or r[6] ~= 'recur' or not interval or interval <= 0
       or not ok then
-    M.Check_found(out, 'recur-malformed', k, '', 'the template lacks jid, klass, queue, a ' ..
+    M.Check_found(cx, 'recur-malformed', k, '', 'the template lacks jid, klass, queue, a ' ..
       'positive interval or JSON data', '')
     return
   end
   local rk = 'ql:q:' .. r[3] .. '-recur'
-  if not rcall('ZSCORE', rk, jid) then
-    M.Check_found(out, 'recur-unlisted', k, rk, 'a template of ' .. r[3] .. ' not in ' .. rk,
+  if not M.Check_call(cx, 'ZSCORE', rk, jid) then
+    M.Check_found(cx, 'recur-unlisted', k, rk, 'a template of ' .. r[3] .. ' not in ' .. rk,
       'add it to ' .. rk .. ', due now')
   end
 end
   elseif name == 'Check_member' then
---@ lua/check.lua:333-380
+--@ lua/check.lua:456-500
 -- The invariant of one member `m` of collection key `k` (`d` its classification); `at` is
 -- its index when a walk of a list met it (nil when a repair asks).
-function M.Check_member(now, k, d, m, out, at)
+function M.Check_member(now, k, d, m, cx, at)
   local w = d.what
   if w == 'queue' then
-    M.Check_queue_member(k, d, m, out)
+    M.Check_queue_member(k, d, m, cx)
   elseif w == 'order' then
-    local f = rcall('HMGET', 'ql:j:' .. m, 'queue', 'key', 'state')
+    local f = M.Check_call(cx, 'HMGET', 'ql:j:' .. m, 'queue', 'key', 'state')
     if f[1] ~= d.queue or f[2] ~= d.name or f[3] == 'complete' or f[3] == 'failed' then
-      M.Check_found(out, 'order-stale', k, m, m .. ' is gone, finished or not of this key',
+      M.Check_found(cx, 'order-stale', k, m, m .. ' is gone, finished or not of this key',
         'remove it from the key (the next job may start)')
     end
   elseif w == 'tag' then
-    local tags = rcall('HGET', 'ql:j:' .. m, 'tags')
-    local has = false
-    for _, t in ipairs(M.Job_tag_list(tags)) do if t == d.tag then has = true end end
-    if not has then
-      M.Check_found(out, 'tag-stale', k, m, m .. ' is gone or not tagged ' .. d.tag,
+    local tags = M.Check_call(cx, 'HGET', 'ql:j:' .. m, 'tags')
+    if not (tags and M.Check_tags(cx, tags)[d.tag]) then
+      M.Check_found(cx, 'tag-stale', k, m, m .. ' is gone or not tagged ' .. d.tag,
         'remove it from ' .. k)
     end
   elseif w == 'group' then
-    local f = rcall('HMGET', 'ql:j:' .. m, 'state', 'failure')
+    local f = M.Check_call(cx, 'HMGET', 'ql:j:' .. m, 'state', 'failure')
     if f[1] ~= 'failed' or (M.Check_group(f[2]) or 'failed') ~= d.group then
-      M.Check_found(out, 'failure-stale', k, m, m .. ' is gone or not failed in ' .. d.group,
+      M.Check_found(cx, 'failure-stale', k, m, m .. ' is gone or not failed in ' .. d.group,
         'remove it from ' .. k)
     else
-      M.Check_failure_twice(k, d, m, at, out)
+      M.Check_failure_twice(k, d, m, at, cx)
     end
   elseif w == 'failures' then
-    if rcall('LLEN', 'ql:f:' .. m) == 0 then
-      M.Check_found(out, 'failure-group-empty', k, m, 'failure group ' .. m .. ' has no jobs',
+    if M.Check_call(cx, 'LLEN', 'ql:f:' .. m) == 0 then
+      M.Check_found(cx, 'failure-group-empty', k, m, 'failure group ' .. m .. ' has no jobs',
         'remove it from ' .. k)
     end
   elseif w == 'completed' then
-    if rcall('HGET', 'ql:j:' .. m, 'state') ~= 'complete' then
-      M.Check_found(out, 'completed-stale', k, m, m .. ' is gone or not complete',
+    if M.Check_call(cx, 'HGET', 'ql:j:' .. m, 'state') ~= 'complete' then
+      M.Check_found(cx, 'completed-stale', k, m, m .. ' is gone or not complete',
         'remove it from ' .. k)
     end
   elseif w == 'dependents' then
-    if rcall('SISMEMBER', 'ql:j:' .. m .. '-dependencies', d.jid) == 0 then
-      M.Check_found(out, 'dependent-stale', k, m, m .. ' is gone or does not depend on ' ..
+    if M.Check_call(cx, 'SISMEMBER', 'ql:j:' .. m .. '-dependencies', d.jid) == 0 then
+      M.Check_found(cx, 'dependent-stale', k, m, m .. ' is gone or does not depend on ' ..
         d.jid, 'remove it from ' .. k)
     end
   elseif w == 'throttle-set' then
-    M.Check_throttle_member(k, d, m, out)
+    M.Check_throttle_member(k, d, m, cx)
   end
-  return 1
 end
   elseif name == 'Check_failure_twice' then
---@ lua/check.lua:382-391
+--@ lua/check.lua:502-511
 -- A failure group's list names job `m` once: the group's count (`failed`) is the list's
 -- length. A walk (`at` its index) reports a job named twice or more at its second entry,
 -- so once; a list that moved meanwhile (a new failure pushed) may hide it from this walk.
-function M.Check_failure_twice(k, d, m, at, out)
-  local pos = rcall('LPOS', k, m, 'COUNT', 0)
+function M.Check_failure_twice(k, d, m, at, cx)
+  local pos = M.Check_call(cx, 'LPOS', k, m, 'COUNT', 0)
   if #pos > 1 and (at == nil or at == pos[2]) then
-    M.Check_found(out, 'failure-duplicate', k, m, m .. ' is listed ' .. #pos .. ' times in ' ..
+    M.Check_found(cx, 'failure-duplicate', k, m, m .. ' is listed ' .. #pos .. ' times in ' ..
       d.group, 'keep its newest entry')
   end
 end
   elseif name == 'Check_queue_member' then
---@ lua/check.lua:393-418
+--@ lua/check.lua:513-541
 -- A member of a queue's set: a job of that queue (its state is checked from the job's
 -- side), for -expiring one that waits with a ttl, for -recur a template of the queue.
-function M.Check_queue_member(k, d, m, out)
+function M.Check_queue_member(k, d, m, cx)
   if d.suffix == '-recur' then
-    if rcall('HGET', 'ql:r:' .. m, 'queue') ~= d.queue then
-      M.Check_found(out, 'recur-stale', k, m, 'template ' .. m .. ' is gone or of another queue',
+    if M.Check_call(cx, 'HGET', 'ql:r:' .. m, 'queue') ~= d.queue then
+      M.Check_found(cx, 'recur-stale', k, m, 'template ' .. m .. ' is gone or of another queue',
         'remove it from ' .. k)
     end
     return
   end
-  local f = rcall('HMGET', 'ql:j:' .. m, 'queue', 'state', 'ttl')
   if d.suffix == '-expiring' then
+    local f = M.Check_call(cx, 'HMGET', 'ql:j:' .. m, 'queue', 'state', 'ttl')
     local s = f[2]
     if f[1] ~= d.queue or not f[3] or (s ~= 'waiting' and s ~= 'throttled' and s ~= 'stalled')
     then
-      M.Check_found(out, 'expiring-stale', k, m, m .. ' is gone or not waiting with a ttl',
+      M.Check_found(cx, 'expiring-stale', k, m, m .. ' is gone or not waiting with a ttl',
         'remove it from ' .. k)
     end
-  elseif f[1] == nil or f[1] == false then
-    M.Check_found(out, 'member-without-job', k, m, m .. ' has no job hash',
+    return
+  end
+  local queue = M.Check_call(cx, 'HGET', 'ql:j:' .. m, 'queue')
+  if not queue then
+    M.Check_found(cx, 'member-without-job', k, m, m .. ' has no job hash',
       'remove it from ' .. k)
-  elseif f[1] ~= d.queue then
-    M.Check_found(out, 'member-of-other-queue', k, m, m .. ' is a job of queue ' .. f[1],
+  elseif queue ~= d.queue then
+    M.Check_found(cx, 'member-of-other-queue', k, m, m .. ' is a job of queue ' .. queue,
       'remove it from ' .. k)
   end
 end
   elseif name == 'Check_throttle_member' then
---@ lua/check.lua:420-436
+--@ lua/check.lua:543-559
 -- A member of a throttle's locks (a running job that names the throttle) or pending (a
 -- throttled one).
-function M.Check_throttle_member(k, d, m, out)
-  local f = rcall('HMGET', 'ql:j:' .. m, 'state', 'throttles')
+function M.Check_throttle_member(k, d, m, cx)
+  local f = M.Check_call(cx, 'HMGET', 'ql:j:' .. m, 'state', 'throttles')
   local named = false
   for _, tid in ipairs(M.Throttle_list(f[2]) or {}) do if tid == d.tid then named = true end end
   local s, valid = f[1], false
@@ -671,83 +804,107 @@ function M.Check_throttle_member(k, d, m, out)
     valid = s == 'throttled'
   end
   if not (named and valid) then
-    M.Check_found(out, 'throttle-stale', k, m, m .. ' is gone, does not name throttle ' ..
+    M.Check_found(cx, 'throttle-stale', k, m, m .. ' is gone, does not name throttle ' ..
       d.tid .. ' or is ' .. tostring(s), 'release it from the throttle')
   end
 end
   elseif name == 'Check_key' then
---@ lua/check.lua:438-447
+--@ lua/check.lua:561-579
 -- Check key `k`: its own invariants now, and its members later (a walk is queued in `walks`
--- as { key, cursor }). Returns the units spent.
-function M.Check_key(now, k, out, walks)
-  local kind = rcall('TYPE', k).ok
-  if kind == 'none' then return 1 end
+-- as { key, cursor }).
+function M.Check_key(now, k, cx, walks)
+  -- Most keys are jobs' hashes: such a name is read as one first, and its type asked only
+  -- when that fails or finds none of a job's fields (no key, or not a job's hash).
+  if k:find('ql:j:', 1, true) == 1 and not (M.Check_ends(k, '-history') or
+      M.Check_ends(k, '-dependencies') or M.Check_ends(k, '-dependents')) then
+    local f = M.Check_job_fields(cx, k)
+    if not f.err and (f[1] or f[2] or f[3] or f[11]) then
+      M.Check_job(now, k, k:sub(#'ql:j:' + 1), cx, f)
+      return
+    end
+  end
+  local kind = M.Check_call(cx, 'TYPE', k).ok
+  if kind == 'none' then return end
   local d = M.Check_classify(k, kind)
-  local spent = M.Check_head(now, k, d, kind, out)
+  M.Check_head(now, k, d, kind, cx)
   if d.walk and kind == d.want then walks[#walks + 1] = { k, '0' } end
-  return spent
 end
   elseif name == 'Check_walk' then
---@ lua/check.lua:449-489
--- Walk the members of `item` ({ key, cursor, members left over }) for at most `budget`
--- units. A scan may answer more members than asked for (Valkey's hashtable answers whole
--- buckets): those beyond the budget wait in the item. Returns whether the walk is done,
--- and the units spent.
-function M.Check_walk(now, item, budget, out)
+--@ lua/check.lua:581-634
+-- Walk the members of `item` ({ key, cursor, members left over }) until the step has made
+-- `budget` calls (one member at least). A scan may answer more members than asked for
+-- (Valkey's hashtable answers whole buckets): those left over wait in the item. Returns
+-- whether the walk is done.
+function M.Check_walk(now, item, budget, cx)
   local k = item[1]
-  local kind = rcall('TYPE', k).ok
+  local kind = M.Check_call(cx, 'TYPE', k).ok
   local d = M.Check_classify(k, kind)
-  if kind ~= d.want then return true, 1 end
-  local members, spent, first = item[3], 0, nil
+  if kind ~= d.want then return true end
+  local members, first, stride = item[3], nil, 1
   local carried = members and #members > 0
   if not carried then
-    members, spent = {}, 1
+    -- a member takes a call at least (a failure group's two): no more than the budget left
+    local count = math.max(1, budget - cx.n - 1)
     if d.walk == 'l' then
+      count = math.max(1, floor(count / 2))
       first = tonumber(item[2]) or 0
-      members = rcall('LRANGE', k, first, first + budget - 1)
-      item[2] = #members == budget and tostring(first + budget) or '0'
+      members = M.Check_call(cx, 'LRANGE', k, first, first + count - 1)
+      item[2] = #members == count and tostring(first + count) or '0'
+    elseif d.walk == 's' then
+      local r = M.Check_call(cx, 'SSCAN', k, item[2], 'COUNT', count)
+      item[2], members = r[1], r[2]
     else
-      local r = rcall(d.walk == 'z' and 'ZSCAN' or 'SSCAN', k, item[2], 'COUNT', budget)
-      item[2] = r[1]
-      local step = d.walk == 'z' and 2 or 1
-      for i = 1, #r[2], step do members[#members + 1] = r[2][i] end
+      -- Without the scores where the server can (Valkey 8 on): a score is a number the
+      -- server formats and the script only throws away.
+      local r = cx.z and M.Check_zscan_noscores(cx, k, item[2], count)
+      if not r then
+        r = M.Check_call(cx, 'ZSCAN', k, item[2], 'COUNT', count)
+        stride = 2 -- member, score, member, score...
+      end
+      item[2], members = r[1], r[2]
     end
   end
-  local n = #members
-  if n > budget then n = budget end
-  -- A list's members never wait for a later step (LRANGE answers no more than asked), so
-  -- their indexes are known.
+  -- A list's members never wait for a later step (LRANGE answers no more than asked, and
+  -- all are looked at), so their indexes are known.
   -- Members carried over from an earlier step may have left the key since: those are
   -- looked at only if still there.
-  for i = 1, n do
+  local i, n = 1, #members
+  repeat
+    if i > n then break end
     local m = members[i]
-    if not carried or M.Check_still_member(k, d, m) then
-      M.Check_member(now, k, d, m, out, first and first + i - 1)
+    if not carried or M.Check_still_member(cx, k, d, m) then
+      M.Check_member(now, k, d, m, cx, first and first + i - 1)
     end
+    i = i + stride
+  until cx.n >= budget and not first
+  local rest = nil
+  if i <= n then
+    rest = {}
+    for j = i, n, stride do rest[#rest + 1] = members[j] end
   end
-  local rest = {}
-  for i = n + 1, #members do rest[#rest + 1] = members[i] end
   item[3] = rest
-  return #rest == 0 and item[2] == '0', spent + n
+  return rest == nil and item[2] == '0'
 end
   elseif name == 'Check_still_member' then
---@ lua/check.lua:491-495
+--@ lua/check.lua:636-640
 -- Whether `m` is still a member of `k` (a sorted set or a set, as `d` walks it).
-function M.Check_still_member(k, d, m)
-  if d.walk == 'z' then return rcall('ZSCORE', k, m) ~= false end
-  return rcall('SISMEMBER', k, m) == 1
+function M.Check_still_member(cx, k, d, m)
+  if d.walk == 'z' then return M.Check_call(cx, 'ZSCORE', k, m) ~= false end
+  return M.Check_call(cx, 'SISMEMBER', k, m) == 1
 end
   elseif name == 'Check_state' then
---@ lua/check.lua:497-515
+--@ lua/check.lua:642-662
 -- The state of a check: the SCAN cursor `s` (false once the scan is done), keys found and
 -- not looked at yet `p`, the walks still to make `q`, the findings so far by invariant
--- `n`, keys seen `k`, and its start `t`.
+-- `n`, keys seen `k`, its start `t`, and `z` false once the server has refused ZSCAN's
+-- NOSCORES.
 function M.Check_state(token, now)
   if token == '0' then return { s = '0', p = {}, q = {}, n = {}, k = 0, t = now } end
   local ok, st = pcall(decode, token)
   if not ok or type(st) ~= 'table' or type(st.q) ~= 'table' or type(st.n) ~= 'table' or
       type(st.p) ~= 'table' or (st.s ~= false and type(st.s) ~= 'string') or
-      type(st.k) ~= 'number' or type(st.t) ~= 'number' then
+      type(st.k) ~= 'number' or type(st.t) ~= 'number' or (st.z ~= nil and st.z ~= false)
+  then
     error('qlpy.check(): Arg "token" not a check token: ' .. token)
   end
   for _, item in ipairs(st.q) do
@@ -759,15 +916,15 @@ function M.Check_state(token, now)
   return st
 end
   elseif name == 'Check_step' then
---@ lua/check.lua:517-569
+--@ lua/check.lua:664-719
 -- qlpy.check <now> <token> [budget]
 -- One bounded step of a check of the whole database: walks on from `token` ('0' starts a
--- check) for about `budget` units of work (default 40; a key or a member looked at is
--- one), and replies {"token": <token of the next step, or "0" when the check is done>,
--- "findings": [[invariant, key, member, detail, repair]...], "keys": <keys seen so far>,
--- "counts": {<invariant>: n, ...} (findings so far)}. The last step writes the summary
--- hash ql:check (started, finished, keys, findings as JSON). Reads nothing else: a step
--- writes only that summary.
+-- check) until it has made about `budget` server calls (default 40: a job's hash costs
+-- about four, most other keys one, a member of a set one or two), and replies {"token":
+-- <token of the next step, or "0" when the check is done>, "findings": [[invariant, key,
+-- member, detail, repair]...], "keys": <keys seen so far>, "counts": {<invariant>: n, ...}
+-- (findings so far)}. The last step writes the summary hash ql:check (started, finished,
+-- keys, findings as JSON). Reads nothing else: a step writes only that summary.
 -- Errors: qlpy.check(): Arg "token" missing / qlpy.check(): Arg "token" not a check token:
 -- <x> / qlpy.check(): Arg "budget" not a whole number above 0: <x>
 function M.Check_step(now)
@@ -775,35 +932,38 @@ function M.Check_step(now)
   if token == nil then error('qlpy.check(): Arg "token" missing') end
   local budget = 40
   if budget_s ~= nil then
-    budget = M.Num_parse(budget_s)
-    if budget == nil or budget < 1 or budget ~= floor(budget) then
+    budget = tonumber(budget_s)
+    -- (b - b is nan for nan and for +-inf)
+    if budget == nil or budget - budget ~= 0 or budget < 1 or budget ~= floor(budget) then
       error('qlpy.check(): Arg "budget" not a whole number above 0: ' .. budget_s)
     end
   end
   local st = M.Check_state(token, now)
-  local out, spent = {}, 0
+  local cx = M.Check_context()
+  cx.z = st.z ~= false
   -- A SCAN may answer more keys than asked for (Valkey's hashtable answers whole buckets):
   -- the keys found wait in `p`, so that a step looks at no more than its budget.
-  while spent < budget do
+  while cx.n < budget do
     local pk = st.p[#st.p]
     if pk then
       st.p[#st.p] = nil
-      spent = spent + M.Check_key(now, pk, out, st.q)
+      M.Check_key(now, pk, cx, st.q)
     elseif st.q[1] then
-      local done, cost = M.Check_walk(now, st.q[1], budget - spent, out)
-      spent = spent + cost
-      if done then table.remove(st.q, 1) end
+      if M.Check_walk(now, st.q[1], budget, cx) then table.remove(st.q, 1) end
     elseif st.s then
-      local r = rcall('SCAN', st.s, 'MATCH', 'ql:' .. '*', 'COUNT',
-        math.max(1, floor((budget - spent) / 8)))
+      -- a key costs about four calls
+      local r = M.Check_call(cx, 'SCAN', st.s, 'MATCH', 'ql:' .. '*', 'COUNT',
+        math.max(1, floor((budget - cx.n) / 4)))
       st.s = r[1] ~= '0' and r[1]
       st.k = st.k + #r[2]
-      spent = spent + 1
       st.p = r[2]
     else
       break
     end
   end
+  M.Check_settle(cx)
+  if not cx.z then st.z = false end
+  local out = cx.out
   for _, f in ipairs(out) do st.n[f[1]] = (st.n[f[1]] or 0) + 1 end
   local finished = not st.s and not st.q[1] and not st.p[1]
   if finished then
@@ -814,7 +974,7 @@ function M.Check_step(now)
     counts = st.n })
 end
   elseif name == 'Check_repair' then
---@ lua/check.lua:571-602
+--@ lua/check.lua:721-753
 -- qlpy.repair <now> <key> <invariant> [member]
 -- Checks the finding again and, when it still stands, fixes it as the core would have
 -- (the finding's `repair` says how), writing a history entry {"what": "repaired",
@@ -828,13 +988,14 @@ function M.Check_repair(now)
   local kind = rcall('TYPE', k).ok
   if kind == 'none' then return 0 end
   local d = M.Check_classify(k, kind)
-  local out = {}
+  local cx = M.Check_context()
   if d.what == 'job' or member == '' or not d.walk then
-    M.Check_head(now, k, d, kind, out)
+    M.Check_head(now, k, d, kind, cx)
   else
-    M.Check_member(now, k, d, member, out)
+    M.Check_member(now, k, d, member, cx)
   end
-  for _, f in ipairs(out) do
+  M.Check_settle(cx)
+  for _, f in ipairs(cx.out) do
     if f[1] == inv and f[3] == member and f[5] ~= '' then
       if d.what == 'job' then
         M.Check_fix_job(now, d.jid, inv, member)
@@ -848,7 +1009,7 @@ function M.Check_repair(now)
   return 0
 end
   elseif name == 'Check_fix_job' then
---@ lua/check.lua:604-644
+--@ lua/check.lua:755-795
 -- Fix finding `inv` of job `jid` (`member` as the finding names it).
 function M.Check_fix_job(now, jid, inv, member)
   local jk = 'ql:j:' .. jid
@@ -891,7 +1052,7 @@ function M.Check_fix_job(now, jid, inv, member)
   end
 end
   elseif name == 'Check_relist' then
---@ lua/check.lua:646-667
+--@ lua/check.lua:797-818
 -- Put job `jid` back into the set its state names (`sk`): a running job gets a lock that
 -- has expired, which the next pop of its queue reclaims as a lost lock.
 function M.Check_relist(now, jid, state, queue, f, sk)
@@ -915,7 +1076,7 @@ function M.Check_relist(now, jid, state, queue, f, sk)
   end
 end
   elseif name == 'Check_requeue' then
---@ lua/check.lua:669-678
+--@ lua/check.lua:820-829
 -- A running job that no worker holds waits again, as a timed-out one does: out of the
 -- locks set, its throttles given back (its ordering key's turn kept), through the gate.
 function M.Check_requeue(now, jid, queue)
@@ -927,7 +1088,7 @@ function M.Check_requeue(now, jid, queue)
   M.Job_ready_or_enqueue(now, queue, jid, tonumber(f[1]) or 0, f[2], f[3], f[4], 'running')
 end
   elseif name == 'Check_drop_dependencies' then
---@ lua/check.lua:680-687
+--@ lua/check.lua:831-838
 -- Job `jid` stops depending on anything: out of its dependencies' dependents, its set gone.
 function M.Check_drop_dependencies(jid)
   local depk = 'ql:j:' .. jid .. '-dependencies'
@@ -937,7 +1098,7 @@ function M.Check_drop_dependencies(jid)
   rcall('DEL', depk)
 end
   elseif name == 'Check_fix_key' then
---@ lua/check.lua:689-718
+--@ lua/check.lua:840-869
 -- Fix finding `inv` of key `k` (classified `d`) and its `member`.
 function M.Check_fix_key(now, k, d, inv, member)
   if inv == 'history-orphan' then
@@ -7289,16 +7450,28 @@ local cfg
 --   check = 'ql:check',
 -- }
 
---@ lua/check.lua:1-9
+--@ lua/check.lua:1-19
 -- Checking and repairing the data (extension, docs/protocol.md "Checking the data"):
 -- qlpy.check walks the keyspace in bounded steps and reports every broken invariant it
 -- meets; qlpy.repair checks one finding again and fixes it the way the core would have.
 -- A finding is { invariant, key, member, detail, repair }: `key` is the key it is about
 -- (a job's hash for the job's own invariants), `member` the member, set or dependency
 -- concerned ('' when none), `repair` what qlpy.repair does ('' when it leaves it alone).
+--
+-- A step is bounded by the server calls it makes, and it makes few, and little garbage:
+-- the server runs a step of the Lua collector inside every call that allocates (and after
+-- every 50th script call), and those steps, longer the bigger the heap, were most of a
+-- check step's longest calls (docs/performance.md, "Check and memory per job"). So a step
+-- asks each queue's facts once (`cx.q`), reads no set it only needs to know is empty,
+-- builds no table or key name per key or member that it can do without, and makes a
+-- finding's strings only when there is a finding.
 
--- Units of work per step when the caller gives none: a key or member looked at is one.
+-- Server calls per step when the caller gives none: about half a millisecond of server time
+-- (docs/performance.md, "Check and memory per job").
 -- local BUDGET = 40
+
+--@ lua/check.lua:410-410
+-- The invariants of key `k` as a whole (`d` its classification). Returns the units spent.
 
 --@ lua/config.lua:1-2
 -- Configuration: ql:config overrides over built-in defaults (protocol section 7), read
@@ -7464,140 +7637,255 @@ local function define(M, name)
   local floor = math.floor
   local format, concat = string.format, table.concat
   local A = ARGV
-  if name == 'Check_found' then
---@ lua/check.lua:11-14
--- Record a finding in `out`.
-function M.Check_found(out, inv, k, member, detail, fix)
+  if name == 'Check_context' then
+--@ lua/check.lua:20-28
+-- A step's context `cx`: its findings `out`, the server calls made `n`, the facts of
+-- each queue met (`q`, see Check.queue_facts), the tag lists read (`t`, see Check.tags),
+-- and the questions put off to Check.settle: the dependency sets that must not exist (`d`,
+-- with the job's hash in `dj` and state in `ds`) and the jobs whose history was met (`h`,
+-- the history key in `hk`). Every server call of a check goes through Check.call, which
+-- counts it.
+function M.Check_context()
+  return { out = {}, n = 0, q = {}, t = {}, d = {}, dj = {}, ds = {}, h = {}, hk = {} }
+end
+  elseif name == 'Check_settle' then
+--@ lua/check.lua:30-52
+-- Ask the questions put off, one EXISTS for each kind: a dependency set should exist for
+-- no job that is not in state depends, and a history only for a job that exists; only
+-- when the answer says that some key breaks that is each one asked about alone.
+function M.Check_settle(cx)
+  local d, h = cx.d, cx.h
+  if d[1] and M.Check_call(cx, 'EXISTS', unpack(d)) > 0 then
+    for i, depk in ipairs(d) do
+      if M.Check_call(cx, 'SCARD', depk) > 0 then
+        M.Check_found(cx, 'dependencies-not-depends', cx.dj[i], depk, cx.ds[i] .. ' but ' ..
+          depk .. ' is not empty', 'drop its dependencies')
+      end
+    end
+  end
+  if h[1] and M.Check_call(cx, 'EXISTS', unpack(h)) < #h then
+    for i, jk in ipairs(h) do
+      if M.Check_call(cx, 'EXISTS', jk) == 0 then
+        M.Check_found(cx, 'history-orphan', cx.hk[i], '', 'the history of a job that is gone',
+          'delete it')
+      end
+    end
+  end
+  cx.d, cx.dj, cx.ds, cx.h, cx.hk = {}, {}, {}, {}, {}
+end
+  elseif name == 'Check_call' then
+--@ lua/check.lua:54-57
+function M.Check_call(cx, ...)
+  cx.n = cx.n + 1
+  return rcall(...)
+end
+  elseif name == 'Check_zscan_noscores' then
+--@ lua/check.lua:59-69
+-- ZSCAN ... NOSCORES, or false where the server does not know NOSCORES (Redis): `cx.z`
+-- says so from then on (the check's token keeps it).
+function M.Check_zscan_noscores(cx, k, cursor, count)
+  cx.n = cx.n + 1
+  local r = redis.pcall('ZSCAN', k, cursor, 'COUNT', count, 'NOSCORES')
+  if r.err then
+    cx.z = false
+    return false
+  end
+  return r
+end
+  elseif name == 'Check_found' then
+--@ lua/check.lua:71-75
+-- Record a finding.
+function M.Check_found(cx, inv, k, member, detail, fix)
+  local out = cx.out
   out[#out + 1] = { inv, k, member or '', detail, fix or '' }
 end
-  elseif name == 'Check_state_key' then
---@ lua/check.lua:16-25
--- The key of the set of `queue` that a job in `state` belongs to, or nil.
-function M.Check_state_key(queue, state)
-  local qk = P .. 'q:' .. queue
-  if state == 'waiting' or state == 'stalled' then return qk .. '-work' end
-  if state == 'running' then return qk .. '-locks' end
-  if state == 'scheduled' then return qk .. '-scheduled' end
-  if state == 'depends' then return qk .. '-depends' end
-  if state == 'throttled' then return qk .. '-throttled' end
+  elseif name == 'Check_state_index' then
+--@ lua/check.lua:77-86
+-- The index in a queue's facts (Check.queue_facts) of the set a job in `state` belongs
+-- to, or nil.
+function M.Check_state_index(state)
+  if state == 'waiting' or state == 'stalled' then return 1 end
+  if state == 'running' then return 2 end
+  if state == 'scheduled' then return 3 end
+  if state == 'depends' then return 4 end
+  if state == 'throttled' then return 5 end
   return nil
 end
+  elseif name == 'Check_queue_facts' then
+--@ lua/check.lua:88-102
+-- What a step knows of `queue`, asked once a step (a call sees the keyspace still): its
+-- sets' names (1 work, 2 locks, 3 scheduled, 4 depends, 5 throttled), `listed` whether it
+-- is in ql:queues, and, keyed by a set's name, whether that set exists (asked when first
+-- needed: a job in none of its queue's other sets, the common case, costs no call for a
+-- set that does not exist).
+function M.Check_queue_facts(cx, queue)
+  local qf = cx.q[queue]
+  if qf == nil then
+    local qk = P .. 'q:' .. queue
+    qf = { qk .. '-work', qk .. '-locks', qk .. '-scheduled', qk .. '-depends',
+      qk .. '-throttled', listed = M.Check_call(cx, 'ZSCORE', P .. 'queues', queue) ~= false }
+    cx.q[queue] = qf
+  end
+  return qf
+end
+  elseif name == 'Check_in_set' then
+--@ lua/check.lua:104-113
+-- Whether job `jid` is in set `i` of a queue (`qf` its facts).
+function M.Check_in_set(cx, qf, i, jid)
+  local sk = qf[i]
+  local exists = qf[sk]
+  if exists == nil then
+    exists = M.Check_call(cx, 'EXISTS', sk) == 1
+    qf[sk] = exists
+  end
+  return exists and M.Check_call(cx, 'ZSCORE', sk, jid) ~= false
+end
+  elseif name == 'Check_tags' then
+--@ lua/check.lua:115-125
+-- A job's `tags` field as a table tag -> true, decoded once a step for each text (most
+-- jobs carry one of a few).
+function M.Check_tags(cx, text)
+  local tags = cx.t[text]
+  if tags == nil then
+    tags = {}
+    for _, t in ipairs(M.Job_tag_list(text)) do tags[t] = true end
+    cx.t[text] = tags
+  end
+  return tags
+end
   elseif name == 'Check_group' then
---@ lua/check.lua:27-32
+--@ lua/check.lua:127-132
 -- The failure group named by a job's `failure` field, or nil.
 function M.Check_group(text)
   local ok, v = pcall(decode, text or '')
   if ok and type(v) == 'table' and type(v.group) == 'string' then return v.group end
   return nil
 end
+  elseif name == 'Check_job_fields' then
+--@ lua/check.lua:134-140
+-- The fields of job hash `jk` that Check.job reads, with redis.pcall (Check.key reads a
+-- job's hash before it knows the key's type).
+function M.Check_job_fields(cx, jk)
+  cx.n = cx.n + 1
+  return redis.pcall('HMGET', jk, 'jid', 'state', 'queue', 'worker', 'expires', 'failure',
+    'tags', 'throttles', 'key', 'grace', 'klass', 'ttl')
+end
   elseif name == 'Check_job' then
---@ lua/check.lua:34-74
--- The job's own invariants: the sets its state names and no other set of its queue, its
--- lock, worker set and throttle locks when running, its dependencies, failure group, tags,
--- ordering key, and its queue in ql:queues. Returns the units of work spent.
-function M.Check_job(now, jid, out)
-  local jk = P .. 'j:' .. jid
-  local f = rcall('HMGET', jk, 'jid', 'state', 'queue', 'worker', 'expires', 'failure', 'tags',
-    'throttles', 'key', 'grace', 'klass', 'ttl')
+--@ lua/check.lua:142-182
+-- The job's own invariants (`jk` its hash, `f` its fields when already read): the sets its
+-- state names and no other set of its queue, its lock, worker set and throttle locks when
+-- running, its dependencies, failure group, tags, ordering key, and its queue in
+-- ql:queues.
+function M.Check_job(now, jk, jid, cx, f)
+  f = f or M.Check_job_fields(cx, jk)
   local state, queue = f[2], f[3]
   local known = state == 'waiting' or state == 'stalled' or state == 'running' or
     state == 'scheduled' or state == 'depends' or state == 'throttled' or state == 'failed' or
     state == 'complete'
   if f[1] ~= jid or not known or not queue or not f[11] then
-    M.Check_found(out, 'job-malformed', jk, '', 'the job hash lacks jid, klass, a known state ' ..
+    M.Check_found(cx, 'job-malformed', jk, '', 'the job hash lacks jid, klass, a known state ' ..
       'or queue', '')
-    return 1
+    return
   end
   if state == 'complete' then
-    if not rcall('ZSCORE', P .. 'completed', jid) then
-      M.Check_found(out, 'not-in-state-set', jk, P .. 'completed', 'complete but not in ' ..
+    if not M.Check_call(cx, 'ZSCORE', P .. 'completed', jid) then
+      M.Check_found(cx, 'not-in-state-set', jk, P .. 'completed', 'complete but not in ' ..
         P .. 'completed', 'add it to ' .. P .. 'completed')
     end
   else
-    M.Check_job_sets(jid, jk, state, queue, f, out)
+    M.Check_job_sets(jid, jk, state, queue, f, cx)
   end
-  if state == 'running' then M.Check_running(jid, jk, queue, f, out) end
-  M.Check_job_dependencies(jid, jk, state, out)
-  for _, t in ipairs(M.Job_tag_list(f[7])) do
-    if not rcall('ZSCORE', P .. 't:' .. t, jid) then
-      M.Check_found(out, 'tag-unindexed', jk, t, 'tagged ' .. t .. ' but not in ' .. P .. 't:' .. t,
-        'add it to ' .. P .. 't:' .. t)
+  if state == 'running' then M.Check_running(jid, jk, queue, f, cx) end
+  M.Check_job_dependencies(jid, jk, state, cx)
+  if f[7] then
+    for t in pairs(M.Check_tags(cx, f[7])) do
+      if not M.Check_call(cx, 'ZSCORE', P .. 't:' .. t, jid) then
+        M.Check_found(cx, 'tag-unindexed', jk, t, 'tagged ' .. t .. ' but not in ' ..
+          P .. 't:' .. t, 'add it to ' .. P .. 't:' .. t)
+      end
     end
   end
   if f[9] and state ~= 'complete' and state ~= 'failed' then
     local ok = M.Order_set(queue, f[9])
-    if not rcall('ZSCORE', ok, jid) then
-      M.Check_found(out, 'order-missing', jk, f[9], 'has ordering key ' .. f[9] ..
+    if not M.Check_call(cx, 'ZSCORE', ok, jid) then
+      M.Check_found(cx, 'order-missing', jk, f[9], 'has ordering key ' .. f[9] ..
         ' but is not in ' .. ok, 'append it to ' .. ok)
     end
   end
-  return 1
 end
   elseif name == 'Check_job_sets' then
---@ lua/check.lua:76-125
+--@ lua/check.lua:184-241
 -- A job that is not complete: in the set its state names, in no other set of its queue,
 -- and its queue in ql:queues.
-function M.Check_job_sets(jid, jk, state, queue, f, out)
-  if not rcall('ZSCORE', P .. 'queues', queue) then
-    M.Check_found(out, 'queue-unlisted', jk, queue, 'its queue ' .. queue .. ' is not in ' ..
+function M.Check_job_sets(jid, jk, state, queue, f, cx)
+  local qf = M.Check_queue_facts(cx, queue)
+  if not qf.listed then
+    M.Check_found(cx, 'queue-unlisted', jk, queue, 'its queue ' .. queue .. ' is not in ' ..
       P .. 'queues', 'add the queue to ' .. P .. 'queues')
   end
-  local own = M.Check_state_key(queue, state)
-  local qk = P .. 'q:' .. queue
+  local own = M.Check_state_index(state)
   -- The dialect's throttle release moves a throttled job into the work set and leaves its
   -- state throttled (the pop that takes it says running): one set or the other, then.
-  local alt = state == 'throttled' and qk .. '-work'
-  if alt and not rcall('ZSCORE', own, jid) and rcall('ZSCORE', alt, jid) then
-    own, alt = alt, own
+  local alt, in_own, in_alt = nil, nil, nil
+  if state == 'throttled' then
+    alt = 1
+    in_own = M.Check_call(cx, 'ZSCORE', qf[own], jid) ~= false
+    in_alt = M.Check_call(cx, 'ZSCORE', qf[alt], jid) ~= false
+    if not in_own and in_alt then own, alt, in_own, in_alt = alt, own, in_alt, in_own end
+  elseif own then
+    in_own = M.Check_call(cx, 'ZSCORE', qf[own], jid) ~= false
   end
-  for _, sk in ipairs({ qk .. '-work', qk .. '-locks', qk .. '-scheduled', qk .. '-depends',
-      qk .. '-throttled' }) do
-    local listed = rcall('ZSCORE', sk, jid)
-    if sk == alt and not listed then
-      listed = false -- the state's other set, and the job is in the one
-    elseif sk == own and not listed and state == 'running' and f[4] == '' then
-      -- Check.running reports it: a running job that no worker holds.
-      listed = false
-    elseif sk == own and not listed then
-      local fix = 'add it to ' .. sk
-      if state == 'running' then
-        fix = 'give it an expired lock: the next pop of ' .. queue .. ' reclaims it'
+  for i = 1, 5 do
+    local sk = qf[i]
+    if i == alt then
+      -- the state's other set: the job is in the one or the other
+      if in_alt and in_own then
+        M.Check_found(cx, 'in-other-set', jk, sk, state .. ' but listed in ' .. sk,
+          'remove it from ' .. sk)
       end
-      M.Check_found(out, 'not-in-state-set', jk, sk, state .. ' but not in ' .. sk, fix)
-    elseif sk ~= own and listed then
-      M.Check_found(out, 'in-other-set', jk, sk, state .. ' but listed in ' .. sk,
+    elseif i == own then
+      if not in_own and not (state == 'running' and f[4] == '') then
+        -- (Check.running reports a running job that no worker holds.)
+        local fix = 'add it to ' .. sk
+        if state == 'running' then
+          fix = 'give it an expired lock: the next pop of ' .. queue .. ' reclaims it'
+        end
+        M.Check_found(cx, 'not-in-state-set', jk, sk, state .. ' but not in ' .. sk, fix)
+      end
+    elseif M.Check_in_set(cx, qf, i, jid) then
+      M.Check_found(cx, 'in-other-set', jk, sk, state .. ' but listed in ' .. sk,
         'remove it from ' .. sk)
     end
   end
   if state == 'failed' then
     local group = M.Check_group(f[6]) or 'failed'
     local gk = P .. 'f:' .. group
-    if not rcall('LPOS', gk, jid) then
-      M.Check_found(out, 'not-in-state-set', jk, gk, 'failed but not in ' .. gk,
+    if not M.Check_call(cx, 'LPOS', gk, jid) then
+      M.Check_found(cx, 'not-in-state-set', jk, gk, 'failed but not in ' .. gk,
         'add it to ' .. gk)
     end
   end
   if f[12] and (state == 'waiting' or state == 'throttled') then
-    local ek = qk .. '-expiring'
-    if not rcall('ZSCORE', ek, jid) and M.Check_unstarted(jid) then
-      M.Check_found(out, 'expiring-missing', jk, ek, state .. ' with a ttl, not started since ' ..
+    local ek = P .. 'q:' .. queue .. '-expiring'
+    if not M.Check_call(cx, 'ZSCORE', ek, jid) and M.Check_unstarted(cx, jid) then
+      M.Check_found(cx, 'expiring-missing', jk, ek, state .. ' with a ttl, not started since ' ..
         'it was put, but without a deadline in ' .. ek, 'add it, due in its ttl from now')
     end
   end
 end
   elseif name == 'Check_unstarted' then
---@ lua/check.lua:127-145
+--@ lua/check.lua:243-261
 -- Whether job `jid` has not started since it was last put: the newest of its history's
 -- `put` and `popped` entries is a `put`. A job that started may wait without a deadline
 -- (pop reclaims a job whose lock ran out without one; when a throttle then holds it, it
 -- waits and is let in so), and so may any job whose history the cap has trimmed (the
 -- answer is then false: it cannot be told).
-function M.Check_unstarted(jid)
+function M.Check_unstarted(cx, jid)
   local hk = P .. 'j:' .. jid .. '-history'
-  local n = rcall('LLEN', hk)
+  local n = M.Check_call(cx, 'LLEN', hk)
   local cap = floor(M.Config_number('max-job-history', 100))
   if cap >= 3 and n >= cap then return false end
-  local entries = rcall('LRANGE', hk, 0, -1)
+  local entries = M.Check_call(cx, 'LRANGE', hk, 0, -1)
   for i = #entries, 1, -1 do
     local ok, e = pcall(decode, entries[i])
     local what = ok and type(e) == 'table' and (e[2] or e.what)
@@ -7607,73 +7895,72 @@ function M.Check_unstarted(jid)
   return false
 end
   elseif name == 'Check_running' then
---@ lua/check.lua:147-178
+--@ lua/check.lua:263-294
 -- A running job: its lock and its worker's job set scored by its `expires` (not while in
 -- the grace period after a lost lock, when pop has moved both), a worker, and a lock of
 -- each of its named throttles.
-function M.Check_running(jid, jk, queue, f, out)
+function M.Check_running(jid, jk, queue, f, cx)
   local lk = P .. 'q:' .. queue .. '-locks'
-  local lock = tonumber(rcall('ZSCORE', lk, jid))
   if f[4] == '' then
-    M.Check_found(out, 'running-without-worker', jk, lk, 'running but no worker holds it',
+    M.Check_found(cx, 'running-without-worker', jk, lk, 'running but no worker holds it',
       'it gives back its lock and throttles and waits again, as after a timeout')
     return
   end
+  local lock = tonumber(M.Check_call(cx, 'ZSCORE', lk, jid))
   local expires = tonumber(f[5])
   if lock and f[10] ~= '1' then
     if not expires or math.abs(lock - expires) > 0.001 then
-      M.Check_found(out, 'lock-mismatch', jk, lk, 'its lock in ' .. lk .. ' is not scored by ' ..
+      M.Check_found(cx, 'lock-mismatch', jk, lk, 'its lock in ' .. lk .. ' is not scored by ' ..
         'its expires', 'score the lock by its expires')
     end
     local wk = P .. 'w:' .. f[4] .. ':jobs'
-    local held = tonumber(rcall('ZSCORE', wk, jid))
+    local held = tonumber(M.Check_call(cx, 'ZSCORE', wk, jid))
     if expires and (not held or math.abs(held - expires) > 0.001) then
-      M.Check_found(out, 'worker-set-missing', jk, wk, 'running under ' .. f[4] ..
+      M.Check_found(cx, 'worker-set-missing', jk, wk, 'running under ' .. f[4] ..
         ' but not in ' .. wk .. ' at its expires', 'add it to ' .. wk .. ' at its expires')
     end
   end
   for _, tid in ipairs(M.Throttle_own(M.Throttle_list(f[8]), queue) or {}) do
     local tk = P .. 'th:' .. tid .. '-locks'
-    if not rcall('ZSCORE', tk, jid) then
-      M.Check_found(out, 'throttle-lock-missing', jk, tid, 'running under throttle ' .. tid ..
+    if not M.Check_call(cx, 'ZSCORE', tk, jid) then
+      M.Check_found(cx, 'throttle-lock-missing', jk, tid, 'running under throttle ' .. tid ..
         ' without a lock in ' .. tk, 'add it to ' .. tk)
     end
   end
 end
   elseif name == 'Check_job_dependencies' then
---@ lua/check.lua:180-209
+--@ lua/check.lua:296-324
 -- Dependencies: each one is a job that exists, is not complete and lists this job among its
--- dependents; a job in state depends has at least one, a job in another state none.
-function M.Check_job_dependencies(jid, jk, state, out)
+-- dependents; a job in state depends has at least one, a job in another state none (asked
+-- by Check.settle, for all the step's jobs at once).
+function M.Check_job_dependencies(jid, jk, state, cx)
   local depk = jk .. '-dependencies'
-  local deps = rcall('SMEMBERS', depk)
   if state ~= 'depends' then
-    if #deps > 0 then
-      M.Check_found(out, 'dependencies-not-depends', jk, depk, state .. ' but ' .. depk ..
-        ' is not empty', 'drop its dependencies')
-    end
+    local n = #cx.d + 1
+    cx.d[n], cx.dj[n], cx.ds[n] = depk, jk, state
     return
   end
+  local deps = M.Check_call(cx, 'SMEMBERS', depk)
   if #deps == 0 then
-    M.Check_found(out, 'depends-without-dependency', jk, '', 'depends on no job',
+    M.Check_found(cx, 'depends-without-dependency', jk, '', 'depends on no job',
       'release it: it becomes waiting (or scheduled)')
   end
   for _, d in ipairs(deps) do
-    local st = rcall('HGET', P .. 'j:' .. d, 'state')
+    local st = M.Check_call(cx, 'HGET', P .. 'j:' .. d, 'state')
     if not st then
-      M.Check_found(out, 'dependency-gone', jk, d, 'depends on ' .. d .. ', which is gone',
+      M.Check_found(cx, 'dependency-gone', jk, d, 'depends on ' .. d .. ', which is gone',
         'release the dependency')
     elseif st == 'complete' then
-      M.Check_found(out, 'dependency-complete', jk, d, 'depends on ' .. d ..
+      M.Check_found(cx, 'dependency-complete', jk, d, 'depends on ' .. d ..
         ', which is complete', 'release the dependency')
-    elseif rcall('SISMEMBER', P .. 'j:' .. d .. '-dependents', jid) == 0 then
-      M.Check_found(out, 'dependency-one-sided', jk, d, 'depends on ' .. d .. ', whose ' ..
+    elseif M.Check_call(cx, 'SISMEMBER', P .. 'j:' .. d .. '-dependents', jid) == 0 then
+      M.Check_found(cx, 'dependency-one-sided', jk, d, 'depends on ' .. d .. ', whose ' ..
         'dependents do not list it', 'add it to the dependents of ' .. d)
     end
   end
 end
   elseif name == 'Check_classify' then
---@ lua/check.lua:211-228
+--@ lua/check.lua:326-343
 -- What key `k` is: { what = kind, ... the names in it }, and the kind of walk its members
 -- need ('z' sorted set, 's' set, 'l' list; nil: none). `kind` is the key's TYPE.
 function M.Check_classify(k, kind)
@@ -7685,22 +7972,31 @@ function M.Check_classify(k, kind)
   if k:byte(#P + 1) == 123 then return { what = 'known' } end
   if k == P .. 'failures' then return { what = 'failures', walk = 's', want = 'set' } end
   if k == P .. 'completed' then return { what = 'completed', walk = 'z', want = 'zset' } end
-  local prefixes = { P .. 'j:', P .. 'q:', P .. 'w:', P .. 't:', P .. 'f:', P .. 'r:',
-    P .. 's:', P .. 'fine:', P .. 'th:' }
-  for _, p in ipairs(prefixes) do
-    if k:sub(1, #p) == p then return M.Check_classify_in(p, k:sub(#p + 1), kind) end
-  end
-  return { what = 'unknown' }
+  -- The prefixes, the job's first: most keys are a job's.
+  return M.Check_under(k, P .. 'j:', kind) or M.Check_under(k, P .. 'q:', kind) or
+    M.Check_under(k, P .. 'w:', kind) or M.Check_under(k, P .. 't:', kind) or
+    M.Check_under(k, P .. 'f:', kind) or M.Check_under(k, P .. 'r:', kind) or
+    M.Check_under(k, P .. 's:', kind) or M.Check_under(k, P .. 'fine:', kind) or
+    M.Check_under(k, P .. 'th:', kind) or { what = 'unknown' }
+end
+  elseif name == 'Check_under' then
+--@ lua/check.lua:345-349
+-- Check.classify_in for key `k` when it starts with prefix `p`, else nil.
+function M.Check_under(k, p, kind)
+  if k:find(p, 1, true) ~= 1 then return nil end
+  return M.Check_classify_in(p, k:sub(#p + 1), kind)
 end
   elseif name == 'Check_ends' then
---@ lua/check.lua:230-234
+--@ lua/check.lua:351-357
 -- Whether `s` ends with `suffix`, and `s` without it.
 function M.Check_ends(s, suffix)
-  if #s > #suffix and s:sub(-#suffix) == suffix then return s:sub(1, -#suffix - 1) end
+  if #s > #suffix and s:find(suffix, #s - #suffix + 1, true) then
+    return s:sub(1, -#suffix - 1)
+  end
   return nil
 end
   elseif name == 'Check_classify_in' then
---@ lua/check.lua:236-285
+--@ lua/check.lua:359-408
 -- Check.classify for a key under prefix `p` (`rest` follows it).
 function M.Check_classify_in(p, rest, kind)
   if p == P .. 'j:' then
@@ -7752,149 +8048,147 @@ function M.Check_classify_in(p, rest, kind)
   return { what = 'unknown' }
 end
   elseif name == 'Check_head' then
---@ lua/check.lua:287-313
--- The invariants of key `k` as a whole (`d` its classification). Returns the units spent.
-function M.Check_head(now, k, d, kind, out)
+--@ lua/check.lua:412-436
+-- The invariants of key `k` as a whole (`d` its classification).
+function M.Check_head(now, k, d, kind, cx)
   if d.what == 'unknown' or (d.want and d.want ~= kind) then
-    M.Check_found(out, 'unknown-key', k, '', 'no invariant explains a ' .. kind .. ' named ' .. k,
+    M.Check_found(cx, 'unknown-key', k, '', 'no invariant explains a ' .. kind .. ' named ' .. k,
       '')
   elseif d.what == 'job' then
-    return M.Check_job(now, d.jid, out)
+    M.Check_job(now, k, d.jid, cx)
   elseif d.what == 'history' then
-    if rcall('EXISTS', P .. 'j:' .. d.jid) == 0 then
-      M.Check_found(out, 'history-orphan', k, '', 'the history of a job that is gone',
-        'delete it')
-    end
+    -- (Check.settle asks whether the job exists, for all the step's histories at once.)
+    local n = #cx.h + 1
+    cx.h[n], cx.hk[n] = P .. 'j:' .. d.jid, k
   elseif d.what == 'dependencies' then
-    if rcall('EXISTS', P .. 'j:' .. d.jid) == 0 then
-      M.Check_found(out, 'dependencies-orphan', k, '', 'the dependencies of a job that is gone',
+    if M.Check_call(cx, 'EXISTS', P .. 'j:' .. d.jid) == 0 then
+      M.Check_found(cx, 'dependencies-orphan', k, '', 'the dependencies of a job that is gone',
         'remove it from their dependents and delete it')
     end
   elseif d.what == 'group' then
-    if rcall('SISMEMBER', P .. 'failures', d.group) == 0 then
-      M.Check_found(out, 'failure-group-unlisted', k, d.group, 'failure group ' .. d.group ..
+    if M.Check_call(cx, 'SISMEMBER', P .. 'failures', d.group) == 0 then
+      M.Check_found(cx, 'failure-group-unlisted', k, d.group, 'failure group ' .. d.group ..
         ' is not in ' .. P .. 'failures', 'add it to ' .. P .. 'failures')
     end
   elseif d.what == 'recur' then
-    M.Check_recur(k, d.jid, out)
+    M.Check_recur(k, d.jid, cx)
   end
-  return 1
 end
   elseif name == 'Check_recur' then
---@ lua/check.lua:315-331
+--@ lua/check.lua:438-454
 -- A recurring template: well formed, and in its queue's recur set.
-function M.Check_recur(k, jid, out)
-  local r = rcall('HMGET', k, 'jid', 'klass', 'queue', 'interval', 'data', 'state')
+function M.Check_recur(k, jid, cx)
+  local r = M.Check_call(cx, 'HMGET', k, 'jid', 'klass', 'queue', 'interval', 'data', 'state')
   local ok = pcall(decode, r[5] or '')
   local interval = M.Num_parse(r[4])
   if r[1] ~= jid or not r[2] or not r[3] or r[6] ~= 'recur' or not interval or interval <= 0
       or not ok then
-    M.Check_found(out, 'recur-malformed', k, '', 'the template lacks jid, klass, queue, a ' ..
+    M.Check_found(cx, 'recur-malformed', k, '', 'the template lacks jid, klass, queue, a ' ..
       'positive interval or JSON data', '')
     return
   end
   local rk = P .. 'q:' .. r[3] .. '-recur'
-  if not rcall('ZSCORE', rk, jid) then
-    M.Check_found(out, 'recur-unlisted', k, rk, 'a template of ' .. r[3] .. ' not in ' .. rk,
+  if not M.Check_call(cx, 'ZSCORE', rk, jid) then
+    M.Check_found(cx, 'recur-unlisted', k, rk, 'a template of ' .. r[3] .. ' not in ' .. rk,
       'add it to ' .. rk .. ', due now')
   end
 end
   elseif name == 'Check_member' then
---@ lua/check.lua:333-380
+--@ lua/check.lua:456-500
 -- The invariant of one member `m` of collection key `k` (`d` its classification); `at` is
 -- its index when a walk of a list met it (nil when a repair asks).
-function M.Check_member(now, k, d, m, out, at)
+function M.Check_member(now, k, d, m, cx, at)
   local w = d.what
   if w == 'queue' then
-    M.Check_queue_member(k, d, m, out)
+    M.Check_queue_member(k, d, m, cx)
   elseif w == 'order' then
-    local f = rcall('HMGET', P .. 'j:' .. m, 'queue', 'key', 'state')
+    local f = M.Check_call(cx, 'HMGET', P .. 'j:' .. m, 'queue', 'key', 'state')
     if f[1] ~= d.queue or f[2] ~= d.name or f[3] == 'complete' or f[3] == 'failed' then
-      M.Check_found(out, 'order-stale', k, m, m .. ' is gone, finished or not of this key',
+      M.Check_found(cx, 'order-stale', k, m, m .. ' is gone, finished or not of this key',
         'remove it from the key (the next job may start)')
     end
   elseif w == 'tag' then
-    local tags = rcall('HGET', P .. 'j:' .. m, 'tags')
-    local has = false
-    for _, t in ipairs(M.Job_tag_list(tags)) do if t == d.tag then has = true end end
-    if not has then
-      M.Check_found(out, 'tag-stale', k, m, m .. ' is gone or not tagged ' .. d.tag,
+    local tags = M.Check_call(cx, 'HGET', P .. 'j:' .. m, 'tags')
+    if not (tags and M.Check_tags(cx, tags)[d.tag]) then
+      M.Check_found(cx, 'tag-stale', k, m, m .. ' is gone or not tagged ' .. d.tag,
         'remove it from ' .. k)
     end
   elseif w == 'group' then
-    local f = rcall('HMGET', P .. 'j:' .. m, 'state', 'failure')
+    local f = M.Check_call(cx, 'HMGET', P .. 'j:' .. m, 'state', 'failure')
     if f[1] ~= 'failed' or (M.Check_group(f[2]) or 'failed') ~= d.group then
-      M.Check_found(out, 'failure-stale', k, m, m .. ' is gone or not failed in ' .. d.group,
+      M.Check_found(cx, 'failure-stale', k, m, m .. ' is gone or not failed in ' .. d.group,
         'remove it from ' .. k)
     else
-      M.Check_failure_twice(k, d, m, at, out)
+      M.Check_failure_twice(k, d, m, at, cx)
     end
   elseif w == 'failures' then
-    if rcall('LLEN', P .. 'f:' .. m) == 0 then
-      M.Check_found(out, 'failure-group-empty', k, m, 'failure group ' .. m .. ' has no jobs',
+    if M.Check_call(cx, 'LLEN', P .. 'f:' .. m) == 0 then
+      M.Check_found(cx, 'failure-group-empty', k, m, 'failure group ' .. m .. ' has no jobs',
         'remove it from ' .. k)
     end
   elseif w == 'completed' then
-    if rcall('HGET', P .. 'j:' .. m, 'state') ~= 'complete' then
-      M.Check_found(out, 'completed-stale', k, m, m .. ' is gone or not complete',
+    if M.Check_call(cx, 'HGET', P .. 'j:' .. m, 'state') ~= 'complete' then
+      M.Check_found(cx, 'completed-stale', k, m, m .. ' is gone or not complete',
         'remove it from ' .. k)
     end
   elseif w == 'dependents' then
-    if rcall('SISMEMBER', P .. 'j:' .. m .. '-dependencies', d.jid) == 0 then
-      M.Check_found(out, 'dependent-stale', k, m, m .. ' is gone or does not depend on ' ..
+    if M.Check_call(cx, 'SISMEMBER', P .. 'j:' .. m .. '-dependencies', d.jid) == 0 then
+      M.Check_found(cx, 'dependent-stale', k, m, m .. ' is gone or does not depend on ' ..
         d.jid, 'remove it from ' .. k)
     end
   elseif w == 'throttle-set' then
-    M.Check_throttle_member(k, d, m, out)
+    M.Check_throttle_member(k, d, m, cx)
   end
-  return 1
 end
   elseif name == 'Check_failure_twice' then
---@ lua/check.lua:382-391
+--@ lua/check.lua:502-511
 -- A failure group's list names job `m` once: the group's count (`failed`) is the list's
 -- length. A walk (`at` its index) reports a job named twice or more at its second entry,
 -- so once; a list that moved meanwhile (a new failure pushed) may hide it from this walk.
-function M.Check_failure_twice(k, d, m, at, out)
-  local pos = rcall('LPOS', k, m, 'COUNT', 0)
+function M.Check_failure_twice(k, d, m, at, cx)
+  local pos = M.Check_call(cx, 'LPOS', k, m, 'COUNT', 0)
   if #pos > 1 and (at == nil or at == pos[2]) then
-    M.Check_found(out, 'failure-duplicate', k, m, m .. ' is listed ' .. #pos .. ' times in ' ..
+    M.Check_found(cx, 'failure-duplicate', k, m, m .. ' is listed ' .. #pos .. ' times in ' ..
       d.group, 'keep its newest entry')
   end
 end
   elseif name == 'Check_queue_member' then
---@ lua/check.lua:393-418
+--@ lua/check.lua:513-541
 -- A member of a queue's set: a job of that queue (its state is checked from the job's
 -- side), for -expiring one that waits with a ttl, for -recur a template of the queue.
-function M.Check_queue_member(k, d, m, out)
+function M.Check_queue_member(k, d, m, cx)
   if d.suffix == '-recur' then
-    if rcall('HGET', P .. 'r:' .. m, 'queue') ~= d.queue then
-      M.Check_found(out, 'recur-stale', k, m, 'template ' .. m .. ' is gone or of another queue',
+    if M.Check_call(cx, 'HGET', P .. 'r:' .. m, 'queue') ~= d.queue then
+      M.Check_found(cx, 'recur-stale', k, m, 'template ' .. m .. ' is gone or of another queue',
         'remove it from ' .. k)
     end
     return
   end
-  local f = rcall('HMGET', P .. 'j:' .. m, 'queue', 'state', 'ttl')
   if d.suffix == '-expiring' then
+    local f = M.Check_call(cx, 'HMGET', P .. 'j:' .. m, 'queue', 'state', 'ttl')
     local s = f[2]
     if f[1] ~= d.queue or not f[3] or (s ~= 'waiting' and s ~= 'throttled' and s ~= 'stalled')
     then
-      M.Check_found(out, 'expiring-stale', k, m, m .. ' is gone or not waiting with a ttl',
+      M.Check_found(cx, 'expiring-stale', k, m, m .. ' is gone or not waiting with a ttl',
         'remove it from ' .. k)
     end
-  elseif f[1] == nil or f[1] == false then
-    M.Check_found(out, 'member-without-job', k, m, m .. ' has no job hash',
+    return
+  end
+  local queue = M.Check_call(cx, 'HGET', P .. 'j:' .. m, 'queue')
+  if not queue then
+    M.Check_found(cx, 'member-without-job', k, m, m .. ' has no job hash',
       'remove it from ' .. k)
-  elseif f[1] ~= d.queue then
-    M.Check_found(out, 'member-of-other-queue', k, m, m .. ' is a job of queue ' .. f[1],
+  elseif queue ~= d.queue then
+    M.Check_found(cx, 'member-of-other-queue', k, m, m .. ' is a job of queue ' .. queue,
       'remove it from ' .. k)
   end
 end
   elseif name == 'Check_throttle_member' then
---@ lua/check.lua:420-436
+--@ lua/check.lua:543-559
 -- A member of a throttle's locks (a running job that names the throttle) or pending (a
 -- throttled one).
-function M.Check_throttle_member(k, d, m, out)
-  local f = rcall('HMGET', P .. 'j:' .. m, 'state', 'throttles')
+function M.Check_throttle_member(k, d, m, cx)
+  local f = M.Check_call(cx, 'HMGET', P .. 'j:' .. m, 'state', 'throttles')
   local named = false
   for _, tid in ipairs(M.Throttle_list(f[2]) or {}) do if tid == d.tid then named = true end end
   local s, valid = f[1], false
@@ -7904,83 +8198,107 @@ function M.Check_throttle_member(k, d, m, out)
     valid = s == 'throttled'
   end
   if not (named and valid) then
-    M.Check_found(out, 'throttle-stale', k, m, m .. ' is gone, does not name throttle ' ..
+    M.Check_found(cx, 'throttle-stale', k, m, m .. ' is gone, does not name throttle ' ..
       d.tid .. ' or is ' .. tostring(s), 'release it from the throttle')
   end
 end
   elseif name == 'Check_key' then
---@ lua/check.lua:438-447
+--@ lua/check.lua:561-579
 -- Check key `k`: its own invariants now, and its members later (a walk is queued in `walks`
--- as { key, cursor }). Returns the units spent.
-function M.Check_key(now, k, out, walks)
-  local kind = rcall('TYPE', k).ok
-  if kind == 'none' then return 1 end
+-- as { key, cursor }).
+function M.Check_key(now, k, cx, walks)
+  -- Most keys are jobs' hashes: such a name is read as one first, and its type asked only
+  -- when that fails or finds none of a job's fields (no key, or not a job's hash).
+  if k:find(P .. 'j:', 1, true) == 1 and not (M.Check_ends(k, '-history') or
+      M.Check_ends(k, '-dependencies') or M.Check_ends(k, '-dependents')) then
+    local f = M.Check_job_fields(cx, k)
+    if not f.err and (f[1] or f[2] or f[3] or f[11]) then
+      M.Check_job(now, k, k:sub(#(P .. 'j:') + 1), cx, f)
+      return
+    end
+  end
+  local kind = M.Check_call(cx, 'TYPE', k).ok
+  if kind == 'none' then return end
   local d = M.Check_classify(k, kind)
-  local spent = M.Check_head(now, k, d, kind, out)
+  M.Check_head(now, k, d, kind, cx)
   if d.walk and kind == d.want then walks[#walks + 1] = { k, '0' } end
-  return spent
 end
   elseif name == 'Check_walk' then
---@ lua/check.lua:449-489
--- Walk the members of `item` ({ key, cursor, members left over }) for at most `budget`
--- units. A scan may answer more members than asked for (Valkey's hashtable answers whole
--- buckets): those beyond the budget wait in the item. Returns whether the walk is done,
--- and the units spent.
-function M.Check_walk(now, item, budget, out)
+--@ lua/check.lua:581-634
+-- Walk the members of `item` ({ key, cursor, members left over }) until the step has made
+-- `budget` calls (one member at least). A scan may answer more members than asked for
+-- (Valkey's hashtable answers whole buckets): those left over wait in the item. Returns
+-- whether the walk is done.
+function M.Check_walk(now, item, budget, cx)
   local k = item[1]
-  local kind = rcall('TYPE', k).ok
+  local kind = M.Check_call(cx, 'TYPE', k).ok
   local d = M.Check_classify(k, kind)
-  if kind ~= d.want then return true, 1 end
-  local members, spent, first = item[3], 0, nil
+  if kind ~= d.want then return true end
+  local members, first, stride = item[3], nil, 1
   local carried = members and #members > 0
   if not carried then
-    members, spent = {}, 1
+    -- a member takes a call at least (a failure group's two): no more than the budget left
+    local count = math.max(1, budget - cx.n - 1)
     if d.walk == 'l' then
+      count = math.max(1, floor(count / 2))
       first = tonumber(item[2]) or 0
-      members = rcall('LRANGE', k, first, first + budget - 1)
-      item[2] = #members == budget and tostring(first + budget) or '0'
+      members = M.Check_call(cx, 'LRANGE', k, first, first + count - 1)
+      item[2] = #members == count and tostring(first + count) or '0'
+    elseif d.walk == 's' then
+      local r = M.Check_call(cx, 'SSCAN', k, item[2], 'COUNT', count)
+      item[2], members = r[1], r[2]
     else
-      local r = rcall(d.walk == 'z' and 'ZSCAN' or 'SSCAN', k, item[2], 'COUNT', budget)
-      item[2] = r[1]
-      local step = d.walk == 'z' and 2 or 1
-      for i = 1, #r[2], step do members[#members + 1] = r[2][i] end
+      -- Without the scores where the server can (Valkey 8 on): a score is a number the
+      -- server formats and the script only throws away.
+      local r = cx.z and M.Check_zscan_noscores(cx, k, item[2], count)
+      if not r then
+        r = M.Check_call(cx, 'ZSCAN', k, item[2], 'COUNT', count)
+        stride = 2 -- member, score, member, score...
+      end
+      item[2], members = r[1], r[2]
     end
   end
-  local n = #members
-  if n > budget then n = budget end
-  -- A list's members never wait for a later step (LRANGE answers no more than asked), so
-  -- their indexes are known.
+  -- A list's members never wait for a later step (LRANGE answers no more than asked, and
+  -- all are looked at), so their indexes are known.
   -- Members carried over from an earlier step may have left the key since: those are
   -- looked at only if still there.
-  for i = 1, n do
+  local i, n = 1, #members
+  repeat
+    if i > n then break end
     local m = members[i]
-    if not carried or M.Check_still_member(k, d, m) then
-      M.Check_member(now, k, d, m, out, first and first + i - 1)
+    if not carried or M.Check_still_member(cx, k, d, m) then
+      M.Check_member(now, k, d, m, cx, first and first + i - 1)
     end
+    i = i + stride
+  until cx.n >= budget and not first
+  local rest = nil
+  if i <= n then
+    rest = {}
+    for j = i, n, stride do rest[#rest + 1] = members[j] end
   end
-  local rest = {}
-  for i = n + 1, #members do rest[#rest + 1] = members[i] end
   item[3] = rest
-  return #rest == 0 and item[2] == '0', spent + n
+  return rest == nil and item[2] == '0'
 end
   elseif name == 'Check_still_member' then
---@ lua/check.lua:491-495
+--@ lua/check.lua:636-640
 -- Whether `m` is still a member of `k` (a sorted set or a set, as `d` walks it).
-function M.Check_still_member(k, d, m)
-  if d.walk == 'z' then return rcall('ZSCORE', k, m) ~= false end
-  return rcall('SISMEMBER', k, m) == 1
+function M.Check_still_member(cx, k, d, m)
+  if d.walk == 'z' then return M.Check_call(cx, 'ZSCORE', k, m) ~= false end
+  return M.Check_call(cx, 'SISMEMBER', k, m) == 1
 end
   elseif name == 'Check_state' then
---@ lua/check.lua:497-515
+--@ lua/check.lua:642-662
 -- The state of a check: the SCAN cursor `s` (false once the scan is done), keys found and
 -- not looked at yet `p`, the walks still to make `q`, the findings so far by invariant
--- `n`, keys seen `k`, and its start `t`.
+-- `n`, keys seen `k`, its start `t`, and `z` false once the server has refused ZSCAN's
+-- NOSCORES.
 function M.Check_state(token, now)
   if token == '0' then return { s = '0', p = {}, q = {}, n = {}, k = 0, t = now } end
   local ok, st = pcall(decode, token)
   if not ok or type(st) ~= 'table' or type(st.q) ~= 'table' or type(st.n) ~= 'table' or
       type(st.p) ~= 'table' or (st.s ~= false and type(st.s) ~= 'string') or
-      type(st.k) ~= 'number' or type(st.t) ~= 'number' then
+      type(st.k) ~= 'number' or type(st.t) ~= 'number' or (st.z ~= nil and st.z ~= false)
+  then
     error('qlpy.check(): Arg "token" not a check token: ' .. token)
   end
   for _, item in ipairs(st.q) do
@@ -7992,15 +8310,15 @@ function M.Check_state(token, now)
   return st
 end
   elseif name == 'Check_step' then
---@ lua/check.lua:517-569
+--@ lua/check.lua:664-719
 -- qlpy.check <now> <token> [budget]
 -- One bounded step of a check of the whole database: walks on from `token` ('0' starts a
--- check) for about `budget` units of work (default 40; a key or a member looked at is
--- one), and replies {"token": <token of the next step, or "0" when the check is done>,
--- "findings": [[invariant, key, member, detail, repair]...], "keys": <keys seen so far>,
--- "counts": {<invariant>: n, ...} (findings so far)}. The last step writes the summary
--- hash ql:check (started, finished, keys, findings as JSON). Reads nothing else: a step
--- writes only that summary.
+-- check) until it has made about `budget` server calls (default 40: a job's hash costs
+-- about four, most other keys one, a member of a set one or two), and replies {"token":
+-- <token of the next step, or "0" when the check is done>, "findings": [[invariant, key,
+-- member, detail, repair]...], "keys": <keys seen so far>, "counts": {<invariant>: n, ...}
+-- (findings so far)}. The last step writes the summary hash ql:check (started, finished,
+-- keys, findings as JSON). Reads nothing else: a step writes only that summary.
 -- Errors: qlpy.check(): Arg "token" missing / qlpy.check(): Arg "token" not a check token:
 -- <x> / qlpy.check(): Arg "budget" not a whole number above 0: <x>
 function M.Check_step(now)
@@ -8008,35 +8326,38 @@ function M.Check_step(now)
   if token == nil then error('qlpy.check(): Arg "token" missing') end
   local budget = 40
   if budget_s ~= nil then
-    budget = M.Num_parse(budget_s)
-    if budget == nil or budget < 1 or budget ~= floor(budget) then
+    budget = tonumber(budget_s)
+    -- (b - b is nan for nan and for +-inf)
+    if budget == nil or budget - budget ~= 0 or budget < 1 or budget ~= floor(budget) then
       error('qlpy.check(): Arg "budget" not a whole number above 0: ' .. budget_s)
     end
   end
   local st = M.Check_state(token, now)
-  local out, spent = {}, 0
+  local cx = M.Check_context()
+  cx.z = st.z ~= false
   -- A SCAN may answer more keys than asked for (Valkey's hashtable answers whole buckets):
   -- the keys found wait in `p`, so that a step looks at no more than its budget.
-  while spent < budget do
+  while cx.n < budget do
     local pk = st.p[#st.p]
     if pk then
       st.p[#st.p] = nil
-      spent = spent + M.Check_key(now, pk, out, st.q)
+      M.Check_key(now, pk, cx, st.q)
     elseif st.q[1] then
-      local done, cost = M.Check_walk(now, st.q[1], budget - spent, out)
-      spent = spent + cost
-      if done then table.remove(st.q, 1) end
+      if M.Check_walk(now, st.q[1], budget, cx) then table.remove(st.q, 1) end
     elseif st.s then
-      local r = rcall('SCAN', st.s, 'MATCH', P .. '*', 'COUNT',
-        math.max(1, floor((budget - spent) / 8)))
+      -- a key costs about four calls
+      local r = M.Check_call(cx, 'SCAN', st.s, 'MATCH', P .. '*', 'COUNT',
+        math.max(1, floor((budget - cx.n) / 4)))
       st.s = r[1] ~= '0' and r[1]
       st.k = st.k + #r[2]
-      spent = spent + 1
       st.p = r[2]
     else
       break
     end
   end
+  M.Check_settle(cx)
+  if not cx.z then st.z = false end
+  local out = cx.out
   for _, f in ipairs(out) do st.n[f[1]] = (st.n[f[1]] or 0) + 1 end
   local finished = not st.s and not st.q[1] and not st.p[1]
   if finished then
@@ -8047,7 +8368,7 @@ function M.Check_step(now)
     counts = st.n })
 end
   elseif name == 'Check_repair' then
---@ lua/check.lua:571-602
+--@ lua/check.lua:721-753
 -- qlpy.repair <now> <key> <invariant> [member]
 -- Checks the finding again and, when it still stands, fixes it as the core would have
 -- (the finding's `repair` says how), writing a history entry {"what": "repaired",
@@ -8061,13 +8382,14 @@ function M.Check_repair(now)
   local kind = rcall('TYPE', k).ok
   if kind == 'none' then return 0 end
   local d = M.Check_classify(k, kind)
-  local out = {}
+  local cx = M.Check_context()
   if d.what == 'job' or member == '' or not d.walk then
-    M.Check_head(now, k, d, kind, out)
+    M.Check_head(now, k, d, kind, cx)
   else
-    M.Check_member(now, k, d, member, out)
+    M.Check_member(now, k, d, member, cx)
   end
-  for _, f in ipairs(out) do
+  M.Check_settle(cx)
+  for _, f in ipairs(cx.out) do
     if f[1] == inv and f[3] == member and f[5] ~= '' then
       if d.what == 'job' then
         M.Check_fix_job(now, d.jid, inv, member)
@@ -8081,7 +8403,7 @@ function M.Check_repair(now)
   return 0
 end
   elseif name == 'Check_fix_job' then
---@ lua/check.lua:604-644
+--@ lua/check.lua:755-795
 -- Fix finding `inv` of job `jid` (`member` as the finding names it).
 function M.Check_fix_job(now, jid, inv, member)
   local jk = P .. 'j:' .. jid
@@ -8124,7 +8446,7 @@ function M.Check_fix_job(now, jid, inv, member)
   end
 end
   elseif name == 'Check_relist' then
---@ lua/check.lua:646-667
+--@ lua/check.lua:797-818
 -- Put job `jid` back into the set its state names (`sk`): a running job gets a lock that
 -- has expired, which the next pop of its queue reclaims as a lost lock.
 function M.Check_relist(now, jid, state, queue, f, sk)
@@ -8148,7 +8470,7 @@ function M.Check_relist(now, jid, state, queue, f, sk)
   end
 end
   elseif name == 'Check_requeue' then
---@ lua/check.lua:669-678
+--@ lua/check.lua:820-829
 -- A running job that no worker holds waits again, as a timed-out one does: out of the
 -- locks set, its throttles given back (its ordering key's turn kept), through the gate.
 function M.Check_requeue(now, jid, queue)
@@ -8160,7 +8482,7 @@ function M.Check_requeue(now, jid, queue)
   M.Job_ready_or_enqueue(now, queue, jid, tonumber(f[1]) or 0, f[2], f[3], f[4], 'running')
 end
   elseif name == 'Check_drop_dependencies' then
---@ lua/check.lua:680-687
+--@ lua/check.lua:831-838
 -- Job `jid` stops depending on anything: out of its dependencies' dependents, its set gone.
 function M.Check_drop_dependencies(jid)
   local depk = P .. 'j:' .. jid .. '-dependencies'
@@ -8170,7 +8492,7 @@ function M.Check_drop_dependencies(jid)
   rcall('DEL', depk)
 end
   elseif name == 'Check_fix_key' then
---@ lua/check.lua:689-718
+--@ lua/check.lua:840-869
 -- Fix finding `inv` of key `k` (classified `d`) and its `member`.
 function M.Check_fix_key(now, k, d, inv, member)
   if inv == 'history-orphan' then

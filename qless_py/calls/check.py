@@ -21,8 +21,9 @@ from qless_py.errors import QlessError
 from qless_py.keys import Keys
 
 DEFAULT_BUDGET = 40
-"""Units of work (keys and members looked at) per step: about a millisecond of server
-time (docs/operations.md, "When the data is damaged")."""
+"""Server calls a step makes (a job's hash costs about four, most other keys and the
+members of sets one or two): about half a millisecond of server time (docs/performance.md,
+"Check and memory per job")."""
 
 
 class CheckTokenError(QlessError, ValueError):

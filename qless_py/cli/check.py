@@ -9,7 +9,7 @@ import sys
 import click
 
 from qless_py import Client
-from qless_py.calls.check import CheckStep, Finding, Progress, decode_token
+from qless_py.calls.check import DEFAULT_BUDGET, CheckStep, Finding, Progress, decode_token
 from qless_py.cli.common import echo_json, fail, json_option, pass_client
 
 
@@ -37,8 +37,9 @@ def _line(finding: Finding) -> str:
 @click.option("--repair", is_flag=True, help="Fix each finding as the core would have.")
 @click.option("--resume", default="", metavar="TOKEN",
               help="Continue the check that printed TOKEN.")
-@click.option("--budget", default=40, show_default=True, type=click.IntRange(1, 10000),
-              help="Keys and members looked at per server call (about 1 ms per 40).")
+@click.option("--budget", default=DEFAULT_BUDGET, show_default=True,
+              type=click.IntRange(1, 10000),
+              help="Server calls one step of the check makes (about 0.5 ms per 40).")
 @json_option
 @pass_client
 def check(client: Client, repair: bool, resume: str, budget: int, as_json: bool) -> None:

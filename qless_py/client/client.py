@@ -295,7 +295,7 @@ class Client:
     def check(self, *, repair: bool = False, resume: str = "", budget: int = DEFAULT_BUDGET,
               progress: Progress | None = None, steps: int | None = None) -> CheckReport:
         """Check every invariant the core keeps, walking the keyspace in bounded steps
-        (``budget`` keys and members each), and with ``repair`` fix each finding as the core
+        (about ``budget`` server calls each), and with ``repair`` fix each finding as the core
         would have. ``resume`` continues the check a report's ``token`` names; ``steps``
         stops after that many steps (``report.token`` then resumes). docs/client.md."""
         return self.core.run(check_steps(repair, resume, budget, progress, steps))

@@ -42,6 +42,9 @@ DAMAGES = [
         ("tag-stale", "ql:t:t1", "a1")}),
     Damage("a dependents set deleted", lambda r: r.delete(J + "a1-dependents"), {
         ("dependency-one-sided", J + "d1", "a1")}),
+    Damage("a dependency set left on a waiting job", lambda r: r.sadd(J + "a2-dependencies",
+                                                                      "a1"), {
+        ("dependencies-not-depends", J + "a2", J + "a2-dependencies")}),
     Damage("a dependencies set deleted", lambda r: r.delete(J + "d1-dependencies"), {
         ("depends-without-dependency", J + "d1", ""),
         ("dependent-stale", J + "a1-dependents", "d1")}),
