@@ -66,9 +66,8 @@ def test_cluster_urls_name_their_seeds_settings_and_namespace() -> None:
     assert Endpoint.from_url("redis+cluster://h:1", namespace="n").namespace == "n"
 
 
-@pytest.mark.parametrize("kind", ["valkey", "redis"])
-def test_a_namespace_lives_on_the_master_of_its_slot(_clusters: Any, kind: str) -> None:
-    made: LocalCluster = _clusters[kind]
+def test_a_namespace_lives_on_the_master_of_its_slot(_clusters: Any) -> None:
+    made: LocalCluster = _clusters["valkey"]
     url = flushed_cluster_url(made, "billing")
     client = Client(url)
     try:
@@ -104,7 +103,9 @@ def test_a_server_that_is_not_a_cluster_is_refused(private_server: Any) -> None:
         client.close()
 
 
-@pytest.mark.parametrize("kind", ["valkey", "redis"])
+# Valkey here; Redis clusters' moves and failovers are in test_events_go_by_sharded_pub_sub
+# and tests/workers/test_cluster_workers.py
+@pytest.mark.parametrize("kind", ["valkey"])
 def test_clients_wait_out_a_move_and_follow_it_and_a_failover(
         private_cluster: Callable[..., LocalCluster], kind: str) -> None:
     made = private_cluster(kind)

@@ -126,11 +126,11 @@ def _fail_over(made: LocalCluster, master: Node) -> None:
 
 
 @pytest.mark.slow
-# each event, each server, each worker kind, and a failover on both servers (not every
-# product: a cluster takes seconds to start, and the suite's time is bounded)
+# each event, each server, each worker kind (not every product: a cluster takes seconds
+# to start, and the suite's time is bounded)
 @pytest.mark.parametrize(("server", "event", "worker_kind"), [
-    ("valkey", "move", "threads"), ("valkey", "failover", "async"),
-    ("redis", "failover", "threads"), ("redis", "drops", "async"),
+    ("valkey", "move", "threads"), ("redis", "failover", "async"),
+    ("valkey", "drops", "async"),
 ])
 def test_a_pipeline_over_three_masters_survives(
         private_cluster: MakeCluster, cli_worker: Start, server: str, event: str,
