@@ -282,9 +282,13 @@ def run_cluster_demo(url: str, console: Console, *, namespaces: int = 3,
     from collections import Counter
 
     from qless_py import Client
+    from qless_py.cli.common import with_namespace
     from qless_py.connect.cluster import key_slot, spread
     from qless_py.demo.jobs import _merge
     from qless_py.keys import namespace_prefix
+    from qless_py.web.namespaces import without_namespace
+
+    url = without_namespace(url)
 
     ranges = cluster_ranges(url)
     names = spread(ranges, namespaces, prefix="demo-")
@@ -295,7 +299,7 @@ def run_cluster_demo(url: str, console: Console, *, namespaces: int = 3,
     parts: list[Part] = []
     try:
         for name, group in zip(names, groups, strict=False):
-            client = Client(with_query(url, namespace=name))
+            client = Client(with_namespace(url, name))
             pipeline = put_pipeline(client, group, top_n)
             master = next(m for low, high, m in ranges
                           if low <= key_slot(namespace_prefix(name)) <= high)
@@ -303,7 +307,7 @@ def run_cluster_demo(url: str, console: Console, *, namespaces: int = 3,
                           f"{len(group)} files, {len(pipeline.jids['merge'])} packages, "
                           f"queues demo-{pipeline.run}-*; forking worker with {processes} "
                           "process(es)")
-            worker = start_worker(with_query(url, namespace=name), pipeline, processes)
+            worker = start_worker(with_namespace(url, name), pipeline, processes)
             parts.append(Part(client, pipeline, worker, name))
         watch(parts, console, timeout)
     except BaseException:
@@ -338,11 +342,3 @@ class _Data:
     def __init__(self, data: dict[str, Any]) -> None:
         self.data = data
 
-
-def with_query(url: str, **options: str) -> str:
-    """``url`` with ``options`` in its query (an option it has is replaced)."""
-    from urllib.parse import parse_qsl, urlencode
-
-    base, _, query = url.partition("?")
-    kept = [(k, v) for k, v in parse_qsl(query, keep_blank_values=True) if k not in options]
-    return base + "?" + urlencode(kept + list(options.items()))
