@@ -118,15 +118,23 @@ def node_endpoint(ep: Endpoint, host: str, port: int) -> Endpoint:
     return ep.at(host, port).replace(timeout=limit, connect_timeout=limit, client_name=None)
 
 
-def owner(reply: Any, slot: int, asked: str) -> tuple[str, int] | None:
-    """The master ``CLUSTER SLOTS``'s ``reply`` names for ``slot`` (None: nobody serves
-    it). A node with no address of its own is the one ``asked``."""
+def ranges(reply: Any, asked: str) -> list[tuple[int, int, tuple[str, int]]]:
+    """``(first slot, last slot, master address)`` of each range ``CLUSTER SLOTS``'s
+    ``reply`` lists. A master with no address of its own is the node that was ``asked``."""
+    out = []
     for entry in reply or ():
         low, high, master = entry[0], entry[1], entry[2]
-        if int(low) <= slot <= int(high):
-            host = master[0].decode() if isinstance(master[0], bytes) else str(master[0])
-            return (host if host and host != "?" else asked), int(master[1])
-    return None
+        host = master[0].decode() if isinstance(master[0], bytes) else str(master[0])
+        out.append((int(low), int(high), (host if host and host != "?" else asked,
+                                          int(master[1]))))
+    return out
+
+
+def owner(reply: Any, slot: int, asked: str) -> tuple[str, int] | None:
+    """The master ``CLUSTER SLOTS``'s ``reply`` names for ``slot`` (None: nobody serves
+    it)."""
+    return next((address for low, high, address in ranges(reply, asked)
+                 if low <= slot <= high), None)
 
 
 def redirect_address(reply: ReplyError) -> tuple[str, int] | None:

@@ -389,9 +389,7 @@ def cluster_slots(ep: Endpoint) -> list[tuple[int, int, tuple[str, int]]]:
             continue
         finally:
             conn.close()
-        return [(int(low), int(high), address)
-                for low, high, master, *_ in reply
-                if (address := cluster.owner([[low, high, master]], int(low), host))]
+        return cluster.ranges(reply, host)
     raise ConnectionFailed(f"no seed of the cluster answers CLUSTER SLOTS: "
                            f"{'; '.join(problems) or 'no seeds given'}")
 
