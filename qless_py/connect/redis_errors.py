@@ -11,41 +11,32 @@ from __future__ import annotations
 from qless_py.connect.wire import ConnectionFailed, ReplyError, RespError, SetupFailed
 
 _redis_errors: tuple[type[Exception], ...] | None = None
+# redis-py's error-reply classes whose text lacks the code, and the code (see below)
+_coded: tuple[tuple[type[Exception], str], ...] = ()
 
 
 def translate_redis_error(exc: BaseException) -> RespError | None:
     """redis-py's exception as ConnectionFailed, SetupFailed or ReplyError, or None for
     anything else."""
-    global _redis_errors
+    global _redis_errors, _coded
     if _redis_errors is None:
         from redis import exceptions as e
+        _coded = ((e.NoScriptError, "NOSCRIPT"), (e.ReadOnlyError, "READONLY"),
+                  (e.NoPermissionError, "NOPERM"), (e.OutOfMemoryError, "OOM"),
+                  (e.MovedError, "MOVED"), (e.AskError, "ASK"),
+                  (e.TryAgainError, "TRYAGAIN"), (e.ClusterDownError, "CLUSTERDOWN"))
         _redis_errors = (e.AuthenticationError, e.ConnectionError, e.TimeoutError,
-                         e.NoScriptError, e.ReadOnlyError, e.NoPermissionError,
-                         e.OutOfMemoryError, e.MovedError, e.AskError, e.TryAgainError,
-                         e.ClusterDownError, e.ResponseError)
-    (auth, lost, timeout, noscript, readonly, noperm, oom, moved, ask, tryagain, down,
-     refused) = _redis_errors
+                         e.ResponseError)
+    auth, lost, timeout, refused = _redis_errors
     if isinstance(exc, auth):
         return SetupFailed(f"authentication refused: {exc}")
     if isinstance(exc, (lost, timeout)):
         return ConnectionFailed(str(exc))
-    # redis-py drops the error code from these replies' text; the code is what counts
-    if isinstance(exc, noscript):
-        return ReplyError(f"NOSCRIPT {exc}")
-    if isinstance(exc, readonly):
-        return ReplyError(f"READONLY {exc}")
-    if isinstance(exc, noperm):
-        return ReplyError(f"NOPERM {exc}")
-    if isinstance(exc, oom):
-        return ReplyError(f"OOM {exc}")
-    if isinstance(exc, moved):  # a cluster's redirections: the command did not run
-        return ReplyError(f"MOVED {exc.args[0] if exc.args else exc}")
-    if isinstance(exc, ask):
-        return ReplyError(f"ASK {exc.args[0] if exc.args else exc}")
-    if isinstance(exc, tryagain):
-        return ReplyError(f"TRYAGAIN {exc}")
-    if isinstance(exc, down):
-        return ReplyError(f"CLUSTERDOWN {exc}")
+    # redis-py drops the error code from these replies' text; the code is what counts (a
+    # cluster's MOVED and ASK mean the command did not run)
+    for kind, code in _coded:
+        if isinstance(exc, kind):
+            return ReplyError(f"{code} {exc}")
     if isinstance(exc, refused):
         return ReplyError(str(exc))
     return None
