@@ -19,8 +19,6 @@ from qless_py.connect import cluster, sentinel
 from qless_py.connect.drive import at_once, drive
 from qless_py.connect.endpoint import Endpoint
 
-Question = sentinel.Ask | sentinel.Role | cluster.Slots | cluster.Probe | cluster.Pause
-
 
 def search(ep: Endpoint) -> Generator[Any, Any, Endpoint] | None:
     """The search that finds where ``ep`` connects, or None when it is direct."""
