@@ -18,6 +18,7 @@ import shutil
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Generic, Protocol, TypeVar
 
 import pytest
 import redis
@@ -51,33 +52,46 @@ def need_server(kind: str) -> None:
     pytest.skip(message)
 
 
-class _ServerPool:
-    """One server per kind for the whole session, started on first use."""
+class _Stops(Protocol):
+    def stop(self) -> None: ...
 
-    def __init__(self) -> None:
-        self.started: dict[str, ServerProcess] = {}
+
+S = TypeVar("S", bound=_Stops)
+
+
+class _Pool(Generic[S]):
+    """One server (or cluster) per kind for the whole session, each started on first use
+    by ``start(directory, kind)`` in a directory of its own."""
+
+    def __init__(self, start: Callable[[Path, str], S]) -> None:
+        self.start = start
+        self.started: dict[str, S] = {}
         self.roots: list[Path] = []
 
     def __contains__(self, kind: str) -> bool:
         return _available(kind)
 
-    def __getitem__(self, kind: str) -> ServerProcess:
+    def __getitem__(self, kind: str) -> S:
+        need_server(kind)
         if kind not in self.started:
             root = _short_tmp()
             self.roots.append(root)
-            self.started[kind] = ServerProcess(root, kind=kind).start()
+            self.started[kind] = self.start(root, kind)
         return self.started[kind]
 
     def close(self) -> None:
-        for server in self.started.values():
-            server.stop()
+        for made in self.started.values():
+            made.stop()
         for root in self.roots:
             shutil.rmtree(root, ignore_errors=True)
 
 
+_ServerPool = _Pool[ServerProcess]
+
+
 @pytest.fixture(scope="session")
 def _servers() -> Iterator[_ServerPool]:
-    pool = _ServerPool()
+    pool = _ServerPool(lambda root, kind: ServerProcess(root, kind=kind).start())
     try:
         yield pool
     finally:
@@ -114,33 +128,12 @@ def redis_conn(server_url: str) -> Iterator[redis.Redis]:
     conn.close()
 
 
-class _ClusterPool:
-    """One cluster of 3 masters and 3 replicas per kind for the whole session, started on
-    first use; tests that kill or move nodes make their own (``private_cluster``)."""
-
-    def __init__(self) -> None:
-        self.started: dict[str, LocalCluster] = {}
-        self.roots: list[Path] = []
-
-    def __getitem__(self, kind: str) -> LocalCluster:
-        need_server(kind)
-        if kind not in self.started:
-            root = _short_tmp()
-            self.roots.append(root)
-            self.started[kind] = LocalCluster(root, masters=3, replicas=1, kind=kind,
-                                              appendonly=False).start()
-        return self.started[kind]
-
-    def close(self) -> None:
-        for made in self.started.values():
-            made.stop()
-        for root in self.roots:
-            shutil.rmtree(root, ignore_errors=True)
-
-
 @pytest.fixture(scope="session")
-def _clusters() -> Iterator[_ClusterPool]:
-    pool = _ClusterPool()
+def _clusters() -> Iterator[_Pool[LocalCluster]]:
+    """One cluster of 3 masters and 3 replicas per kind for the whole session; tests that
+    kill or move nodes make their own (``private_cluster``)."""
+    pool = _Pool(lambda root, kind: LocalCluster(root, masters=3, replicas=1, kind=kind,
+                                                 appendonly=False).start())
     try:
         yield pool
     finally:
