@@ -21,8 +21,10 @@ path order, api.lua. Four passes turn them into the script. Every pass reads tok
 3. Lazy functions. Every top-level `function Module.name(...) ... end`, and every
    `Api['command'] = Module.name` line of api.lua, moves into one generated function,
    define(), which M calls (as its __index) the first time a call uses the name. A call
-   creates only the functions it uses. define() declares the prelude's aliases of
-   globals (`local rcall = redis.call`) again, so that it does not capture them.
+   creates only the functions it uses; define() finds the name's branch by its length
+   first, so a lookup compares a few numbers and a few strings, not every name. define()
+   declares the prelude's aliases of globals (`local rcall = redis.call`) again, so that
+   it does not capture them.
 4. Inlining (scripts/lua_inline.py). In the top-level code (api.lua's dispatcher) every
    call of a function marked `--@inline` (a comment line right above it) is replaced by
    a copy of the function's body, and the same is done inside each copy: the commands a
@@ -51,8 +53,8 @@ Rules the sources keep; the build refuses to run otherwise, naming the file and 
   inside a loop; in the top-level code each call of it is a whole statement (`f(x)`,
   `a, b = f(x)`, `local a = f(x)` or `return f(x)`), and no local there hides a name
   its body uses.
-- `M`, `define`, `P`, `PUB` and the names starting with `inl_` belong to the build; no
-  top-level local is named `name` (define's parameter).
+- `M`, `define`, `name_len`, `P`, `PUB` and the names starting with `inl_` belong to
+  the build; no top-level local is named `name` (define's parameter).
 """
 
 from __future__ import annotations
@@ -87,7 +89,7 @@ HEADER = (
     "-- `python -m qless_py.lua --where 'user_script:<n>'` finds the source of line n.",
 )
 INLINE = "--@inline"
-RESERVED = {"M", "define", "P", "PUB"}  # and every name starting with inl_
+RESERVED = {"M", "define", "name_len", "P", "PUB"}  # and every name starting with inl_
 __all__ = ["BuildError", "build", "main"]
 
 
@@ -401,16 +403,40 @@ def outside_functions(src: Source, text: str) -> list[Line]:
 
 
 def define(cat: Catalogue, texts: dict[str, str]) -> list[Line]:
-    """The generated define(M, name): one branch per lazy function, in source order."""
+    """The generated define(M, name): the name's length picks a group (a binary search of
+    numeric comparisons), and the group's names are compared in source order. A chain of
+    every name would compare a call's first use of a late name with some 250 strings."""
     out: list[Line] = [(t, None) for t in (
         "",
         "-- Module functions: M's __index creates each on its first use in a call.",
         "local function define(M, name)",
-        *(f"  {alias}" for alias in cat.aliases))]
-    for n, fn in enumerate(cat.functions.values()):
-        out.append((f"  {'if' if n == 0 else 'elseif'} name == '{fn.flat}' then", None))
-        out += source_lines(fn.path, texts[fn.path], fn.first, fn.last)
-    out += [(t, None) for t in ("  end", "  return rawget(M, name)", "end",
+        *(f"  {alias}" for alias in cat.aliases),
+        "  local name_len = #name")]
+    groups: dict[int, list[Function]] = {}
+    for fn in cat.functions.values():
+        groups.setdefault(len(fn.flat), []).append(fn)
+
+    def group(fns: list[Function], pad: str) -> None:
+        for k, fn in enumerate(fns):
+            out.append((f"{pad}{'if' if k == 0 else 'elseif'} name == '{fn.flat}' then", None))
+            out.extend(source_lines(fn.path, texts[fn.path], fn.first, fn.last))
+        out.append((f"{pad}end", None))
+
+    def search(lengths: list[int], pad: str) -> None:
+        if len(lengths) == 1:
+            out.append((f"{pad}if name_len == {lengths[0]} then", None))
+            group(groups[lengths[0]], pad + "  ")
+            out.append((f"{pad}end", None))
+            return
+        half = len(lengths) // 2
+        out.append((f"{pad}if name_len < {lengths[half]} then", None))
+        search(lengths[:half], pad + "  ")
+        out.append((f"{pad}else", None))
+        search(lengths[half:], pad + "  ")
+        out.append((f"{pad}end", None))
+
+    search(sorted(groups), "  ")
+    out += [(t, None) for t in ("  return rawget(M, name)", "end",
                                 "M.__index = define  -- M is its own metatable: one table less",
                                 "setmetatable(M, M)", "")]
     return out

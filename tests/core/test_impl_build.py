@@ -153,7 +153,8 @@ def test_lines_outside_the_markers_are_the_builds_scaffolding() -> None:
             covered |= {k} | set(range(k + 1, k + 2 + int(m.group(3)) - int(m.group(2))))
     scaffolding = re.compile("|".join([
         "", "-- .*", r"local function define\(M, name\)", r"  local [\w, ]+ = [\w., ]+",
-        r"  (if|elseif) name == '\w+(\.[\w.]+)?' then", "  end", r"  return rawget\(M, name\)",
+        r"  local name_len = #name", r" *if name_len [=<]=? \d+ then", " *else",
+        r" *(if|elseif) name == '\w+(\.[\w.]+)?' then", " *end", r"  return rawget\(M, name\)",
         "end", r"M.__index = define  -- .*", r"setmetatable\(M, M\)",
         # the choice of body: the default namespace (no key) or a namespace (one key)
         r"if #KEYS == 0 then", r"local P = KEYS\[1\]", r"if #KEYS ~= 1 or .* then",
