@@ -13,9 +13,15 @@
 -- builds no table or key name per key or member that it can do without, and makes a
 -- finding's strings only when there is a finding.
 
--- Server calls per step when the caller gives none: about half a millisecond of server time
--- (docs/performance.md, "Check and memory per job").
+-- Server calls per step when the caller gives none. Where the server lends scripts a
+-- clock (os.clock, the server's CPU time: Valkey, Redis 8), a step also ends once it has
+-- run for STEP_S seconds, asked every TIME_EVERY calls, whichever comes first: the calls a
+-- job or a set member needs vary, and a count alone let some steps run three times the
+-- median (docs/performance.md, "Check and memory per job").
 local BUDGET = 40
+local STEP_S = 0.0003
+local TIME_EVERY = 4
+local SCAN_MAX = 10
 
 -- A step's context `cx`: its findings `out`, the server calls made `n`, the facts of
 -- each queue met (`q`, see Check.queue_facts), the tag lists read (`t`, see Check.tags),
@@ -24,7 +30,18 @@ local BUDGET = 40
 -- the history key in `hk`). Every server call of a check goes through Check.call, which
 -- counts it.
 function Check.context()
-  return { out = {}, n = 0, q = {}, t = {}, d = {}, dj = {}, ds = {}, h = {}, hk = {} }
+  return { out = {}, n = 0, q = {}, t = {}, d = {}, dj = {}, ds = {}, h = {}, hk = {},
+    clock = false, t0 = 0, tn = TIME_EVERY }
+end
+
+-- Whether the step has made `budget` calls or, where there is a clock (`cx.clock`), run
+-- for STEP_S (the clock is read every TIME_EVERY calls). TIME cannot serve: a script sees
+-- the time its call began.
+function Check.spent(cx, budget)
+  if cx.n >= budget then return true end
+  if not cx.clock or cx.n < cx.tn then return false end
+  cx.tn = cx.n + TIME_EVERY
+  return cx.clock() - cx.t0 >= STEP_S
 end
 
 -- Ask the questions put off, one EXISTS for each kind: a dependency set should exist for
@@ -590,8 +607,9 @@ function Check.walk(now, item, budget, cx)
   local members, first, stride = item[3], nil, 1
   local carried = members and #members > 0
   if not carried then
-    -- a member takes a call at least (a failure group's two): no more than the budget left
-    local count = math.max(1, budget - cx.n - 1)
+    -- a member takes a call at least (a failure group's two): no more than the budget left,
+    -- nor than BUDGET (the members left over travel in the token)
+    local count = math.max(1, math.min(BUDGET, budget - cx.n - 1))
     if d.walk == 'l' then
       count = math.max(1, floor(count / 2))
       first = tonumber(item[2]) or 0
@@ -623,7 +641,7 @@ function Check.walk(now, item, budget, cx)
       Check.member(now, k, d, m, cx, first and first + i - 1)
     end
     i = i + stride
-  until cx.n >= budget and not first
+  until not first and Check.spent(cx, budget)
   local rest = nil
   if i <= n then
     rest = {}
@@ -664,7 +682,8 @@ end
 -- qlpy.check <now> <token> [budget]
 -- One bounded step of a check of the whole database: walks on from `token` ('0' starts a
 -- check) until it has made about `budget` server calls (default 40: a job's hash costs
--- about four, most other keys one, a member of a set one or two), and replies {"token":
+-- about four, most other keys one, a member of a set one or two) or, where the server
+-- lends scripts a clock, run for STEP_S, and replies {"token":
 -- <token of the next step, or "0" when the check is done>, "findings": [[invariant, key,
 -- member, detail, repair]...], "keys": <keys seen so far>, "counts": {<invariant>: n, ...}
 -- (findings so far)}. The last step writes the summary hash ql:check (started, finished,
@@ -685,9 +704,11 @@ function Check.step(now)
   local st = Check.state(token, now)
   local cx = Check.context()
   cx.z = st.z ~= false
+  local lib = rawget(_G, 'os')  -- nil on Redis 6.2 and 7
+  if lib and lib.clock then cx.clock, cx.t0 = lib.clock, lib.clock() end
   -- A SCAN may answer more keys than asked for (Valkey's hashtable answers whole buckets):
   -- the keys found wait in `p`, so that a step looks at no more than its budget.
-  while cx.n < budget do
+  while not Check.spent(cx, budget) do
     local pk = st.p[#st.p]
     if pk then
       st.p[#st.p] = nil
@@ -695,9 +716,10 @@ function Check.step(now)
     elseif st.q[1] then
       if Check.walk(now, st.q[1], budget, cx) then table.remove(st.q, 1) end
     elseif st.s then
-      -- a key costs about four calls
+      -- a key costs about four calls; no more than SCAN_MAX keys a SCAN, whatever the
+      -- budget (the keys found and not looked at travel in the token)
       local r = Check.call(cx, 'SCAN', st.s, 'MATCH', key.channel .. '*', 'COUNT',
-        math.max(1, floor((budget - cx.n) / 4)))
+        math.max(1, math.min(SCAN_MAX, floor((budget - cx.n) / 4))))
       st.s = r[1] ~= '0' and r[1]
       st.k = st.k + #r[2]
       st.p = r[2]
