@@ -208,7 +208,7 @@ def main() -> None:
     try:
         seed = ServerProcess(root / "seed").start()
         put_live(redis.Redis.from_url(seed.url), args.live)
-        redis.Redis.from_url(seed.url).save()
+        redis.Redis.from_url(seed.url, socket_timeout=3600).save()  # 1,000,000 jobs: minutes
         seed.stop()
         for i, v in enumerate(variants):
             directory = root / f"v{i}"
