@@ -8,7 +8,7 @@ from types import TracebackType
 
 from qless_py import QlessConnectionError, QlessError
 from qless_py.workers.outage import Outage
-from qless_py.workers.waker import PopMarks
+from qless_py.workers.waker import MarkSet, PopMarks
 
 log = logging.getLogger("qless_py.worker")
 
@@ -33,7 +33,7 @@ class PopAttempt:
 
     __slots__ = ("backoff", "mark", "marks", "outage")
 
-    def __init__(self, marks: PopMarks, outage: Outage, backoff: float) -> None:
+    def __init__(self, marks: PopMarks | MarkSet, outage: Outage, backoff: float) -> None:
         self.marks, self.outage, self.backoff = marks, outage, backoff
         self.mark = -1
 
