@@ -1,0 +1,194 @@
+"""One worker process serving three namespaces (``--namespace`` repeated, or
+``namespaces=``): it runs every job of each once, wakes on new work in each through one
+tracking connection per master (its interval is long, so only a wake explains a fast pop),
+pops across them in the order asked for, and gives back, settles a killed child's jobs and
+deregisters in each. On a standalone server and on a cluster with the three namespaces on
+three different masters."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from qless_py import Client, Job
+from qless_py.connect.cluster import key_slot, spread
+from qless_py.keys import namespace_prefix
+from qless_py.workers import Worker
+from qless_py.workers.aio import AsyncWorker
+from tests import jobs
+from tests.conftest import flushed_cluster_url
+from tests.workers import async_jobs
+from tests.workers.conftest import CliWorker, Kind, wait_for
+from tests.workers.test_dropped_connections import STAGE, all_complete, done_counts
+
+Start = Callable[..., CliWorker]
+NAMESPACES = ["nsa", "nsb", "nsc"]
+valkey_only = pytest.mark.parametrize("server_kind", ["valkey"], indirect=True)
+
+
+def _clients(urls: dict[str, str]) -> dict[str, Client]:
+    return {ns: Client(url, worker_name="producer") for ns, url in urls.items()}
+
+
+def _tracking(node_url: str, worker: str) -> int:
+    """The connections of ``worker`` on a server that track keys (its listeners')."""
+    import redis
+
+    conn = redis.Redis.from_url(node_url)
+    try:
+        return sum(1 for c in conn.client_list()
+                   if c.get("name") == f"qless-py:{worker}" and "t" in c.get("flags", ""))
+    finally:
+        conn.close()
+
+
+def _state(client: Client, jid: str) -> str | None:
+    job = client.jobs[jid]
+    return None if job is None else job.state
+
+
+def _runs(client: Client, jid: str) -> int:
+    return int(client.redis.hget(jobs.RUNS, jid) or 0)
+
+
+def _wakes_in_each(made: dict[str, Client], klass: Any) -> None:
+    """A put in each namespace is run at once by the idle worker (its interval is 60 s)."""
+    for ns, client in made.items():
+        jid = client.queues["q"].put(klass, {}, jid=f"{ns}-woken")
+        wait_for(lambda c=client, j=jid: _state(c, j) == "complete", timeout=10)
+
+
+def _threads(kind: Kind) -> tuple[str, ...]:
+    """Options that let one process run a job of each namespace at once."""
+    return ("--threads", "3") if kind.name == "threads" else ()
+
+
+@valkey_only
+def test_one_process_serves_three_namespaces_wakes_on_each_and_gives_back_in_each(
+        server_url: str, cli_worker: Start, kind: Kind) -> None:
+    made = _clients({ns: f"{server_url}?namespace={ns}" for ns in NAMESPACES})
+    default = Client(server_url, worker_name="producer")
+    other = default.queues["q"].put(kind.jobs.Noop, {}, jid="default-job")
+    worker = cli_worker("-q", "q", "--processes", "1", "--url", server_url,
+                        *[arg for ns in NAMESPACES for arg in ("--namespace", ns)],
+                        "--interval", "60", "--name", "multi", *_threads(kind), *kind.args)
+    # registered in each: it popped once in each, idle now
+    wait_for(lambda: all(c.workers.counts != [] for c in made.values()), timeout=20)
+    # one tracking connection hears the three namespaces of this server
+    wait_for(lambda: _tracking(server_url, "multi") == 1)
+    _wakes_in_each(made, kind.jobs.Noop)
+    # jobs in every namespace at once: each runs exactly once
+    put = {ns: [c.queues["q"].put(kind.jobs.Noop, {}) for _ in range(10)]
+           for ns, c in made.items()}
+    for ns, client in made.items():
+        wait_for(lambda c=client, js=put[ns]: all(_state(c, j) == "complete" for j in js))
+        assert [_runs(client, jid) for jid in put[ns]] == [1] * 10, ns
+    assert _state(default, other) == "waiting"  # not a namespace it serves
+    # TERM gives back the job it runs in each namespace, and deregisters in each
+    sleepers = {ns: c.queues["q"].put(kind.jobs.Sleeper, {"seconds": 60}, jid=f"{ns}-sleeps")
+                for ns, c in made.items()}
+    for ns, client in made.items():
+        wait_for(lambda c=client, j=sleepers[ns]: c.redis.hget(jobs.STARTED, j) is not None)
+    assert _tracking(server_url, "multi") == 1
+    worker.signal(signal.SIGTERM)
+    assert worker.wait(20) == 0
+    for ns, client in made.items():
+        assert _state(client, sleepers[ns]) == "waiting", ns
+        assert "multi" not in [w["name"] for w in client.workers.counts], ns
+    assert " ERROR " not in worker.log and "Traceback" not in worker.log
+    for client in [*made.values(), default]:
+        client.close()
+
+
+@valkey_only
+@pytest.mark.parametrize("mode", ["threads", "async"])
+@pytest.mark.parametrize(("order", "expected"), [
+    ("ordered", ["nsa", "nsa", "nsb", "nsb", "nsc", "nsc"]),
+    ("round-robin", ["nsa", "nsb", "nsc", "nsa", "nsb", "nsc"]),
+])
+def test_the_order_runs_across_namespaces(server_url: str, mode: str, order: str,
+                                          expected: list[str]) -> None:
+    made = _clients({ns: f"{server_url}?namespace={ns}" for ns in NAMESPACES})
+    module: Any = jobs if mode == "threads" else async_jobs
+    for ns, client in made.items():
+        for i in range(2):
+            client.queues["q"].put(module.Noop, {}, jid=f"{ns}-{i}")
+    client = Client(f"{server_url}?namespace=nsa", worker_name="ordered")
+    options: dict[str, Any] = {"namespaces": NAMESPACES, "order": order, "burst": True,
+                               "handle_signals": False}
+    worker = (Worker(client, ["q"], threads=1, **options) if mode == "threads"
+              else AsyncWorker(client, ["q"], concurrency=1, **options))
+    thread = threading.Thread(target=worker.run, daemon=True)
+    thread.start()
+    thread.join(30)
+    assert not thread.is_alive()
+    started = made["nsa"].redis.hgetall(jobs.STARTED)
+    ran = sorted(started, key=lambda jid: float(started[jid]))
+    assert [jid.decode().split("-")[0] for jid in ran] == expected
+    for each in [*made.values(), client]:
+        each.close()
+
+
+@valkey_only
+def test_a_killed_child_is_settled_and_deregistered_in_each_namespace(
+        server_url: str, cli_worker: Start) -> None:
+    made = _clients({ns: f"{server_url}?namespace={ns}" for ns in NAMESPACES})
+    held = {ns: c.queues["q"].put(jobs.Sleeper, {"seconds": 60}, retries=2)
+            for ns, c in made.items()}
+    worker = cli_worker("-q", "q", "--processes", "1", "--url", server_url, "--threads", "3",
+                        *[arg for ns in NAMESPACES for arg in ("--namespace", ns)],
+                        "--interval", "30")
+    for ns, client in made.items():
+        wait_for(lambda c=client, j=held[ns]: c.redis.hget(jobs.STARTED, j) is not None)
+    job = made["nsa"].jobs[held["nsa"]]
+    assert isinstance(job, Job)
+    name = job.worker_name
+    pid = int(name.rsplit("-", 1)[1])
+    os.kill(pid, signal.SIGKILL)
+    for ns in NAMESPACES:
+        wait_for(lambda n=ns: f"worker {name} (process {pid}, killed by SIGKILL) in namespace "
+                 f"{n} deregistered" in worker.log, timeout=20)
+    for ns, client in made.items():
+        assert name not in [w["name"] for w in client.workers.counts], ns
+        job = client.jobs[held[ns]]
+        assert isinstance(job, Job) and job.retries_left == 1, ns
+        assert job.failure is not None and job.failure.group == "failed-retries-q", ns
+    worker.signal(signal.SIGTERM)
+    assert worker.wait(20) == 0
+    for client in made.values():
+        client.close()
+
+
+def test_on_a_cluster_one_process_serves_namespaces_on_three_masters(
+        _clusters: Any, cli_worker: Start, kind: Kind) -> None:
+    cluster = _clusters["valkey"]
+    namespaces = spread(cluster.slot_map(), 3)
+    masters = {ns: cluster.master_of(key_slot(namespace_prefix(ns))) for ns in namespaces}
+    assert len({node.port for node in masters.values()}) == 3
+    flushed_cluster_url(cluster, namespaces[0])
+    made = _clients({ns: cluster.url(query=f"namespace={ns}") for ns in namespaces})
+    worker = cli_worker("-q", "q", "--processes", "1", "--url", cluster.url(),
+                        *[arg for ns in namespaces for arg in ("--namespace", ns)],
+                        "--interval", "60", "--name", "multi", *_threads(kind), *kind.args)
+    wait_for(lambda: all(c.workers.counts != [] for c in made.values()), timeout=20)
+    # one tracking connection on each master
+    for node in masters.values():
+        wait_for(lambda n=node: _tracking(f"redis://127.0.0.1:{n.port}", "multi") == 1)
+    # (jobs whose calls stay in their namespace's slot: the Noop's records would not)
+    _wakes_in_each(made, STAGE[kind.name])
+    put = {ns: [c.queues["q"].put(STAGE[kind.name], {}) for _ in range(5)]
+           for ns, c in made.items()}
+    for ns, client in made.items():
+        wait_for(lambda c=client, js=put[ns]: all_complete(c, js))
+        assert set(done_counts(client, put[ns]).values()) == {1}, ns
+    worker.signal(signal.SIGTERM)
+    assert worker.wait(20) == 0
+    for client in made.values():
+        assert "multi" not in [w["name"] for w in client.workers.counts]
+        client.close()
+    assert " ERROR " not in worker.log and "Traceback" not in worker.log
