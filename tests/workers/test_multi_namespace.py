@@ -11,6 +11,7 @@ import os
 import signal
 import threading
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import pytest
@@ -22,6 +23,7 @@ from qless_py.workers import Worker
 from qless_py.workers.aio import AsyncWorker
 from tests import jobs
 from tests.conftest import flushed_cluster_url
+from tests.replies import text
 from tests.workers import async_jobs
 from tests.workers.conftest import CliWorker, Kind, wait_for
 from tests.workers.test_dropped_connections import STAGE, all_complete, done_counts
@@ -47,6 +49,19 @@ def _tracking(node_url: str, worker: str) -> int:
         conn.close()
 
 
+def _tracks_once(node_url: str, worker: str) -> bool:
+    return _tracking(node_url, worker) == 1
+
+
+def _started(client: Client, jid: str) -> bool:
+    """Whether ``jid``'s handler has started (``tests.jobs`` records it)."""
+    return client.redis.hget(jobs.STARTED, jid) is not None
+
+
+def _logged(worker: CliWorker, line: str) -> bool:
+    return line in worker.log
+
+
 def _state(client: Client, jid: str) -> str | None:
     job = client.jobs[jid]
     return None if job is None else job.state
@@ -60,7 +75,7 @@ def _wakes_in_each(made: dict[str, Client], klass: Any) -> None:
     """A put in each namespace is run at once by the idle worker (its interval is 60 s)."""
     for ns, client in made.items():
         jid = client.queues["q"].put(klass, {}, jid=f"{ns}-woken")
-        wait_for(lambda c=client, j=jid: _state(c, j) == "complete", timeout=10)
+        wait_for(partial(all_complete, client, [jid]), timeout=10)
 
 
 def _threads(kind: Kind) -> tuple[str, ...]:
@@ -80,20 +95,20 @@ def test_one_process_serves_three_namespaces_wakes_on_each_and_gives_back_in_eac
     # registered in each: it popped once in each, idle now
     wait_for(lambda: all(c.workers.counts != [] for c in made.values()), timeout=20)
     # one tracking connection hears the three namespaces of this server
-    wait_for(lambda: _tracking(server_url, "multi") == 1)
+    wait_for(partial(_tracks_once, server_url, "multi"))
     _wakes_in_each(made, kind.jobs.Noop)
     # jobs in every namespace at once: each runs exactly once
     put = {ns: [c.queues["q"].put(kind.jobs.Noop, {}) for _ in range(10)]
            for ns, c in made.items()}
     for ns, client in made.items():
-        wait_for(lambda c=client, js=put[ns]: all(_state(c, j) == "complete" for j in js))
+        wait_for(partial(all_complete, client, put[ns]))
         assert [_runs(client, jid) for jid in put[ns]] == [1] * 10, ns
     assert _state(default, other) == "waiting"  # not a namespace it serves
     # TERM gives back the job it runs in each namespace, and deregisters in each
     sleepers = {ns: c.queues["q"].put(kind.jobs.Sleeper, {"seconds": 60}, jid=f"{ns}-sleeps")
                 for ns, c in made.items()}
     for ns, client in made.items():
-        wait_for(lambda c=client, j=sleepers[ns]: c.redis.hget(jobs.STARTED, j) is not None)
+        wait_for(partial(_started, client, sleepers[ns]))
     assert _tracking(server_url, "multi") == 1
     worker.signal(signal.SIGTERM)
     assert worker.wait(20) == 0
@@ -129,7 +144,7 @@ def test_the_order_runs_across_namespaces(server_url: str, mode: str, order: str
     assert not thread.is_alive()
     started = made["nsa"].redis.hgetall(jobs.STARTED)
     ran = sorted(started, key=lambda jid: float(started[jid]))
-    assert [jid.decode().split("-")[0] for jid in ran] == expected
+    assert [text(jid).split("-")[0] for jid in ran] == expected
     for each in [*made.values(), client]:
         each.close()
 
@@ -144,15 +159,15 @@ def test_a_killed_child_is_settled_and_deregistered_in_each_namespace(
                         *[arg for ns in NAMESPACES for arg in ("--namespace", ns)],
                         "--interval", "30")
     for ns, client in made.items():
-        wait_for(lambda c=client, j=held[ns]: c.redis.hget(jobs.STARTED, j) is not None)
+        wait_for(partial(_started, client, held[ns]))
     job = made["nsa"].jobs[held["nsa"]]
     assert isinstance(job, Job)
     name = job.worker_name
     pid = int(name.rsplit("-", 1)[1])
     os.kill(pid, signal.SIGKILL)
     for ns in NAMESPACES:
-        wait_for(lambda n=ns: f"worker {name} (process {pid}, killed by SIGKILL) in namespace "
-                 f"{n} deregistered" in worker.log, timeout=20)
+        wait_for(partial(_logged, worker, f"worker {name} (process {pid}, killed by SIGKILL) "
+                         f"in namespace {ns} deregistered"), timeout=20)
     for ns, client in made.items():
         assert name not in [w["name"] for w in client.workers.counts], ns
         job = client.jobs[held[ns]]
@@ -178,13 +193,13 @@ def test_on_a_cluster_one_process_serves_namespaces_on_three_masters(
     wait_for(lambda: all(c.workers.counts != [] for c in made.values()), timeout=20)
     # one tracking connection on each master
     for node in masters.values():
-        wait_for(lambda n=node: _tracking(f"redis://127.0.0.1:{n.port}", "multi") == 1)
+        wait_for(partial(_tracks_once, f"redis://127.0.0.1:{node.port}", "multi"))
     # (jobs whose calls stay in their namespace's slot: the Noop's records would not)
     _wakes_in_each(made, STAGE[kind.name])
     put = {ns: [c.queues["q"].put(STAGE[kind.name], {}) for _ in range(5)]
            for ns, c in made.items()}
     for ns, client in made.items():
-        wait_for(lambda c=client, js=put[ns]: all_complete(c, js))
+        wait_for(partial(all_complete, client, put[ns]))
         assert set(done_counts(client, put[ns]).values()) == {1}, ns
     worker.signal(signal.SIGTERM)
     assert worker.wait(20) == 0
