@@ -356,8 +356,7 @@ class AsyncWorker(WorkerBase[JobBase]):
         for start in range(0, len(jobs), GIVE_BACK_AT_ONCE):
             await asyncio.gather(*(self._give_back(job)
                                    for job in jobs[start:start + GIVE_BACK_AT_ONCE]))
-        if self._listener is not None:
-            await loop.run_in_executor(self._chores, self._listener.stop)
+        await loop.run_in_executor(self._chores, self._stop_listeners)
         for part in self.parts:
             try:
                 await part.core.send(self._deregister_call())
