@@ -336,7 +336,8 @@ class WorkerBase(Generic[J]):
         """The queues' earliest due time and whether a job waits (blocking: one round trip
         per namespace)."""
         if self._by_namespace is None:
-            return look(self.transport, self.queue_names, self.caps, names=self.client.keys)
+            return look(self.transport, self.queue_names, self.caps,
+                        names=self.parts[0].client.keys)
         return look_all(self.parts, self.queue_names)
 
     # -- parts ------------------------------------------------------------------------------

@@ -10,16 +10,18 @@ had none.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Generic
 
-from qless_py import Client
+from qless_py import Client, clock
 from qless_py.client.siblings import sibling_maker
 from qless_py.connect.resp import Transport
 from qless_py.workers.jobrun import note_connection_error
 from qless_py.workers.leases import J, Leases
 from qless_py.workers.listener import Watched
 from qless_py.workers.lookout import Look, look
+from qless_py.workers.pops import Rest
 
 if TYPE_CHECKING:  # the threaded worker never imports the asyncio client
     from qless_py.aio.client import AsyncClient
@@ -43,6 +45,7 @@ class Part(Generic[J]):
         self.transport: Transport = transport
         self.namespace = client.keys.namespace
         self.watch = Watched(client.keys, transport, lambda jid, event: None)
+        self.rest = Rest(self.namespace)  # its pops, among several namespaces
         self.aclient: AsyncClient | None = None
         self.core: Any = None  # the asyncio worker's LeanCore for this namespace
         self.heartbeat: Any = None  # the asyncio worker's AsyncHeartbeat for it
@@ -68,12 +71,31 @@ def part_clients(client: Client, namespaces: Sequence[str | None] | None) -> lis
     return [client if ns == client.keys.namespace else make(ns) for ns in wanted]
 
 
+class PartQueue:
+    """A queue of one namespace, as the reserver of a worker serving several sees it:
+    ``queue`` is the namespace's client's queue (the sync or the async client's)."""
+
+    __slots__ = ("name", "part", "queue")
+
+    def __init__(self, part: Part[Any], queue: Any) -> None:
+        self.name: str = queue.name
+        self.part, self.queue = part, queue
+
+    def pop(self, count: int, *, worker: str | None = None) -> Any:
+        return self.queue.pop(count, worker=worker)
+
+
 def look_all(parts: Sequence[Part[Any]], queues: Sequence[str]) -> Look:
     """What ``lookout.look`` reads, in every namespace: the earliest due time of them all,
-    and whether a job may wait in any (one round trip per namespace)."""
+    and whether a job may wait in any (one round trip per namespace). A resting namespace
+    is not read: its rest's end is a due time."""
     due: float | None = None
     poppable = False
     for part in parts:
+        if part.rest.resting:
+            end = clock.now() + max(0.0, part.rest.until - time.monotonic())
+            due = end if due is None else min(due, end)
+            continue
         seen = look(part.transport, queues, part.watch.caps, names=part.client.keys)
         poppable = poppable or seen.poppable
         if seen.due is not None:

@@ -207,3 +207,31 @@ def test_on_a_cluster_one_process_serves_namespaces_on_three_masters(
         assert "multi" not in [w["name"] for w in client.workers.counts]
         client.close()
     assert " ERROR " not in worker.log and "Traceback" not in worker.log
+
+
+def test_a_namespace_whose_master_cannot_answer_does_not_hold_up_the_others(
+        _clusters: Any, cli_worker: Start, kind: Kind) -> None:
+    cluster = _clusters["valkey"]
+    namespaces = spread(cluster.slot_map(), 3)
+    first, second = namespaces[0], namespaces[1]
+    flushed_cluster_url(cluster, first)
+    made = _clients({ns: cluster.url(query=f"namespace={ns}") for ns in namespaces})
+    # one job at a time, the stuck namespace first in the order
+    worker = cli_worker("-q", "q", "--processes", "1", "--url", cluster.url(),
+                        *[arg for ns in namespaces for arg in ("--namespace", ns)],
+                        "--interval", "60", "--socket-timeout", "0.5", "--name", "multi",
+                        *kind.args[:1], *(("--concurrency", "1") if kind.args else ()))
+    wait_for(lambda: all(c.workers.counts != [] for c in made.values()), timeout=20)
+    stuck = cluster.master_of(key_slot(namespace_prefix(first)))
+    stuck.call("CLIENT", "PAUSE", "6000", "WRITE")  # its pops (scripts) wait, then time out
+    try:
+        jid = made[second].queues["q"].put(STAGE[kind.name], {})
+        wait_for(partial(all_complete, made[second], [jid]), timeout=4)
+    finally:
+        stuck.call("CLIENT", "UNPAUSE")
+    _wakes_in_each(made, STAGE[kind.name])
+    worker.signal(signal.SIGTERM)
+    assert worker.wait(20) == 0
+    assert f"pop in namespace {first}: the server cannot answer" in worker.log
+    for client in made.values():
+        client.close()

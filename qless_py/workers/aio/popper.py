@@ -54,9 +54,8 @@ class Host(State, Protocol):
     def start_adopted(self, free: int) -> bool:
         """Start up to ``free`` of the jobs adoption took; False if it took none."""
 
-    async def take(self, raws: list[RawJob], source: Any) -> None:
-        """Start a run of each job popped through ``source`` (its namespace's async
-        client)."""
+    async def take(self, raws: list[RawJob], part: Any) -> None:
+        """Start a run of each job popped in ``part``'s namespace (None: the only one)."""
 
     async def adopt(self, why: str) -> None:
         """Take back jobs leased to this worker's name that nothing here knows of."""
@@ -147,14 +146,14 @@ class Popper:
                 if popped is None:  # connection trouble: wait, then retry
                     await wake.wait(seen, self.backoff)
                     continue
-                raws, source = popped
+                raws, part = popped
                 if self.backoff or self.unsettled or host.adoption_due:
                     self.outage.ok()
                     self.backoff, self.unsettled = 0.0, False
                     await host.adopt("adopting (their pop or settle reply was lost)")
                 if raws:
                     self.idleness.missed = False
-                    await host.take(raws, source)
+                    await host.take(raws, part)
                     continue
                 if host.start_adopted(0):
                     continue
@@ -170,23 +169,42 @@ class Popper:
             host.popper_done()
 
     async def _pop(self, count: int) -> tuple[list[RawJob], Any] | None:
-        """Raw jobs from the first queue (reserver's order) that gives any, and that
-        queue's client; None on trouble."""
+        """Raw jobs from the first queue (reserver's order) that gives any, and its
+        namespace's part (None with one namespace); None on trouble."""
         host = self.host
         attempt = PopAttempt(self.marks, self.outage, self.backoff)
         with attempt:
-            raws: list[RawJob] = []
-            source: Any = None
-            for queue in self.reserver.order():
-                core = queue.client.core if self.several else self.core  # type: ignore[attr-defined]
-                raws = await core.send(pop_call(queue.name, host.name, count))
-                if raws:
-                    source = queue.client  # type: ignore[attr-defined]
-                    break
+            popped: tuple[list[RawJob], Any] = [], None
+            if self.several:
+                popped = await self._pop_across(count)
+            else:
+                for queue in self.reserver.order():
+                    raws = await self.core.send(pop_call(queue.name, host.name, count))
+                    if raws:
+                        popped = raws, None
+                        break
             attempt.mark = host.mark()  # before anything else: the notices sent by now
-            return raws, source
+            return popped
         self.backoff = attempt.backoff
         return None
+
+    async def _pop_across(self, count: int) -> tuple[list[RawJob], Any]:
+        """Several namespaces: the threaded runner's ``_pop_across``, through each
+        namespace's own core."""
+        for queue in self.reserver.order():
+            part = queue.part  # type: ignore[attr-defined]  # (a PartQueue)
+            if part.rest.resting:
+                continue
+            try:
+                raws = await part.core.send(pop_call(queue.name, self.host.name, count))
+            except Exception as exc:
+                part.rest.failed(exc)
+                continue
+            if part.rest.ok():
+                self.unsettled = True  # adoption looks at what its lost replies left
+            if raws:
+                return raws, part
+        return [], None
 
     async def _idle(self, seen: int) -> None:
         """Sleep until work may be there (the threaded runner's rules, in the loop)."""

@@ -67,7 +67,7 @@ from qless_py.workers.jobrun import Outcome, run_job
 from qless_py.workers.leases import Lease, Leases
 from qless_py.workers.logs import flush_logs
 from qless_py.workers.lookout import Look
-from qless_py.workers.parts import Part
+from qless_py.workers.parts import Part, PartQueue
 from qless_py.workers.waker import PopMarks
 from qless_py.workers.workdir import Workdir
 
@@ -196,8 +196,12 @@ class AsyncWorker(WorkerBase[JobBase]):
                  self.concurrency, self.threads, self.order)
         tasks: list[asyncio.Task[None]] = []
         try:
-            reserver = make_reserver(self.order, [_aclient(part).queues[n] for part in self.parts
-                                                  for n in self.queue_names])
+            if self._by_namespace is None:
+                queues: list[Any] = [_aclient(self.parts[0]).queues[n] for n in self.queue_names]
+            else:
+                queues = [PartQueue(part, _aclient(part).queues[n]) for part in self.parts
+                          for n in self.queue_names]
+            reserver = make_reserver(self.order, queues)
             # first: the listener's notices wake it
             self._popper = Popper(self, reserver, core, self.marks_set or self.marks,
                                   several=self._by_namespace is not None)
@@ -370,13 +374,10 @@ class AsyncWorker(WorkerBase[JobBase]):
             self._give_back_failed(job, exc)
 
     # -- runs ----------------------------------------------------------------------------
-    async def take(self, raws: list[RawJob], source: AsyncClient) -> None:
-        """Start a run of each job a pop returned through ``source``, the async client of
-        its namespace (the popper checked the slots)."""
-        if self._by_namespace is None:
-            part = self.parts[0]
-        else:
-            part = self._by_namespace[source.keys.namespace]
+    async def take(self, raws: list[RawJob], part: Part[JobBase] | None) -> None:
+        """Start a run of each job a pop returned in ``part``'s namespace (None: the only
+        one; the popper checked the slots)."""
+        part = part or self.parts[0]
         for raw in raws:
             job, handler, threaded = await self._job(raw, part)
             if part.leases.add(job):  # add() logs what it refuses
@@ -463,6 +464,8 @@ class AsyncWorker(WorkerBase[JobBase]):
         (then the next pop looks again: ``adoption_due``)."""
         self._adopt_again = False
         for part in self.parts:
+            if part.rest.resting:  # its pops fail: adoption looks once they work again
+                continue
             for _ in range(ADOPTION_ROUNDS):
                 since = part.leases.open_adoption()
                 try:

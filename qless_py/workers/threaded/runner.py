@@ -145,11 +145,33 @@ class Runner:
         count = pop_size(self.avg, self.settings.max_batch, self.host.budget())
         attempt = PopAttempt(self.marks, self.outage, self.backoff)
         with attempt:
-            jobs = list(self.reserver.reserve(count, worker=self.settings.worker))
+            if self.several:
+                jobs = self._pop_across(count)
+            else:
+                jobs = list(self.reserver.reserve(count, worker=self.settings.worker))
             attempt.mark = self.host.mark()  # before anything else: the notices sent by now
             return jobs
         self.backoff = attempt.backoff
         return None
+
+    def _pop_across(self, count: int) -> list[Job]:
+        """Several namespaces: jobs from the first queue (the reserver's order over every
+        namespace's queues) that gives any; a namespace whose pop fails rests (``Rest``)
+        while the others' go on."""
+        for queue in self.reserver.order():
+            rest = queue.part.rest  # type: ignore[attr-defined]  # (a PartQueue)
+            if rest.resting:
+                continue
+            try:
+                jobs = queue.pop(count, worker=self.settings.worker)
+            except Exception as exc:
+                rest.failed(exc)
+                continue
+            if rest.ok():
+                self.unsettled = True  # adoption looks at what its lost replies left
+            if jobs:
+                return list(jobs)
+        return []
 
     def _run(self, job: Job) -> None:
         if not self.host.may_start(job):

@@ -17,7 +17,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Sequence
-from typing import Unpack
+from typing import Any, Unpack
 
 from qless_py import Client, QlessError
 from qless_py.job import Job
@@ -33,7 +33,7 @@ from qless_py.workers.leases import Leases
 from qless_py.workers.logs import flush_logs
 from qless_py.workers.lookout import Look
 from qless_py.workers.outage import Outage
-from qless_py.workers.parts import Part
+from qless_py.workers.parts import Part, PartQueue
 from qless_py.workers.signals import SignalPipe
 from qless_py.workers.threaded.heartbeat import Heartbeat
 from qless_py.workers.threaded.runner import Runner, RunnerSettings
@@ -170,6 +170,8 @@ class Worker(WorkerBase[Job]):
         unsettled one the core no longer lists here is forgotten (its command took effect).
         """
         for part in self.parts:
+            if part.rest.resting:  # its pops fail: adoption looks once they work again
+                continue
             since = part.leases.open_adoption()
             try:
                 self._adopt(part, since, why)
@@ -253,8 +255,12 @@ class Worker(WorkerBase[Job]):
     # -- runner threads ------------------------------------------------------------------
     def _runner(self, index: int, root: str) -> None:
         workdir = Workdir(os.path.join(root, f"t{index}"), chdir=self.threads == 1)
-        reserver = make_reserver(self.order, [part.client.queues[name] for part in self.parts
-                                              for name in self.queue_names])
+        if self._by_namespace is None:
+            queues: list[Any] = [self.parts[0].client.queues[name] for name in self.queue_names]
+        else:
+            queues = [PartQueue(part, part.client.queues[name]) for part in self.parts
+                      for name in self.queue_names]
+        reserver = make_reserver(self.order, queues)
         settings = RunnerSettings(worker=self.name, interval=self.interval,
                                   max_batch=self.max_batch, burst=self.burst,
                                   relay=self.threads > 1)
