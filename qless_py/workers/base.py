@@ -24,7 +24,7 @@ import sys
 import tempfile
 import threading
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Generic, Literal, Protocol, TypedDict
@@ -32,17 +32,16 @@ from typing import Generic, Literal, Protocol, TypedDict
 from qless_py import Client, QlessConnectionError, QlessError
 from qless_py.calls.base import Call, Steps
 from qless_py.calls.worker import RawJob, deregister_call, giveback_call, listed_steps
-from qless_py.client.siblings import without_namespace
 from qless_py.connect.resp import Transport
 from qless_py.reservers import ORDERS
 from qless_py.workers.jobrun import Outcome
 from qless_py.workers.leases import J, Lease, Leases
-from qless_py.workers.listener import Listener, Watched, loses_lease
+from qless_py.workers.listener import Listener, loses_lease
+from qless_py.workers.listeners import Listeners, Notices
 from qless_py.workers.lookout import Look, look
 from qless_py.workers.memory import warn_if_evicting
 from qless_py.workers.parts import Part, look_all, part_clients
 from qless_py.workers.signals import NUDGE
-from qless_py.workers.waker import MarkSet
 
 log = logging.getLogger("qless_py.worker")
 
@@ -117,16 +116,6 @@ class State(Protocol):
         """How far the listener's notices reached just now (see ``PopMarks.is_news``)."""
 
 
-@dataclass(frozen=True)
-class Notices:
-    """What the listener calls, on its own thread (see ``Listener``)."""
-
-    on_work: Callable[[], None]
-    is_news: Callable[[int], bool]
-    on_reconnect: Callable[[], None]
-    on_schedule: Callable[[], None]
-
-
 class WorkerBase(Generic[J]):
     """The state and the rules of one worker process's worker, whatever runs its jobs.
 
@@ -173,10 +162,8 @@ class WorkerBase(Generic[J]):
         self._adopting = False
         self._adopt_again = False
         self._exit_code = self.EXIT_DONE
-        self._listener: Listener | None = None  # the first (the only one for one master)
-        self._listeners: list[Listener] = []
-        # several namespaces: each listener's stream decides what is news on its own
-        self.marks_set: MarkSet | None = MarkSet() if self._by_namespace is not None else None
+        self.listeners = Listeners(self.queue_names, self.name,
+                                   several=self._by_namespace is not None)
         self._own_root = False
 
     # -- the mode's hooks -----------------------------------------------------------------
@@ -281,39 +268,14 @@ class WorkerBase(Generic[J]):
             return root
         return tempfile.mkdtemp(prefix="qless-py-")
 
-    # -- the listener ---------------------------------------------------------------------
+    # -- the listeners ------------------------------------------------------------------
+    @property
+    def _listener(self) -> Listener | None:
+        """The first listener (the only one when the namespaces share one master)."""
+        return self.listeners.first
+
     def _start_listener(self) -> None:
-        """One listener for the namespaces on one server (the same URL); on a cluster it
-        hands those of other masters on to listeners of their own (``Listener``)."""
-        groups: dict[str, list[Watched]] = {}
-        for part in self.parts:
-            groups.setdefault(without_namespace(part.client.url), []).append(part.watch)
-        for watched in groups.values():
-            self._add_listener(watched)
-
-    def _add_listener(self, watched: list[Watched]) -> None:
-        notices = self.notices()
-        is_news = notices.is_news
-        holder: list[Listener] = []
-        if self.marks_set is not None:
-            is_news = self.marks_set.add(lambda: holder[0].mark()).is_news
-        listener = Listener(watched, self.queue_names, self.name, on_work=notices.on_work,
-                            is_news=is_news, on_reconnect=notices.on_reconnect,
-                            on_schedule=notices.on_schedule, on_split=self._add_listener)
-        holder.append(listener)
-        with self._lock:
-            self._listeners.append(listener)
-            if self._listener is None:
-                self._listener = listener
-        # Not waited for: runners pop at once, and the subscription makes them pop again
-        # (see Listener.start). Connection trouble is logged by the listener itself.
-        listener.start(timeout=0)
-
-    def _stop_listeners(self) -> None:
-        with self._lock:
-            listeners = list(self._listeners)
-        for listener in listeners:
-            listener.stop()
+        self.listeners.start(self.notices(), self.parts)
 
     def _on_notice(self, part: Part[J], jid: str, event: str) -> None:
         """On the listener's thread: decide there (it may read the job), lose via ``_lose``."""
@@ -324,13 +286,15 @@ class WorkerBase(Generic[J]):
     def mark(self) -> int:
         """How far the listener's notices reached just now (see ``Waker.is_news``); with
         several namespaces, 0: ``MarkSet`` reads each listener's mark itself."""
-        if self.marks_set is not None:
+        listeners = self.listeners
+        if listeners.marks is not None:
             return 0
-        return self._listener.mark() if self._listener is not None else -1
+        return listeners.first.mark() if listeners.first is not None else -1
 
     @property
     def caps(self) -> dict[str, float]:
-        return self._listener.caps if self._listener is not None else {}
+        first = self.listeners.first
+        return first.caps if first is not None else {}
 
     def look_now(self) -> Look:
         """The queues' earliest due time and whether a job waits (blocking: one round trip

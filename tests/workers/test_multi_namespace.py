@@ -58,6 +58,10 @@ def _started(client: Client, jid: str) -> bool:
     return client.redis.hget(jobs.STARTED, jid) is not None
 
 
+def _recorded(client: Client, jid: str, record: bytes) -> bool:
+    return bool(client.redis.hget(jobs.RECORD, jid) == record)
+
+
 def _logged(worker: CliWorker, line: str) -> bool:
     return line in worker.log
 
@@ -104,16 +108,21 @@ def test_one_process_serves_three_namespaces_wakes_on_each_and_gives_back_in_eac
         wait_for(partial(all_complete, client, put[ns]))
         assert [_runs(client, jid) for jid in put[ns]] == [1] * 10, ns
     assert _state(default, other) == "waiting"  # not a namespace it serves
-    # TERM gives back the job it runs in each namespace, and deregisters in each
+    # TERM gives back the job it runs in each namespace, and deregisters in each (the
+    # second one's was cancelled first)
     sleepers = {ns: c.queues["q"].put(kind.jobs.Sleeper, {"seconds": 60}, jid=f"{ns}-sleeps")
                 for ns, c in made.items()}
     for ns, client in made.items():
         wait_for(partial(_started, client, sleepers[ns]))
     assert _tracking(server_url, "multi") == 1
+    # a cancel in the second namespace reaches its handler, on that namespace's channel
+    made["nsb"].jobs.cancel(sleepers.pop("nsb"))
+    wait_for(partial(_recorded, made["nsb"], "nsb-sleeps", b"stopped"))
     worker.signal(signal.SIGTERM)
     assert worker.wait(20) == 0
+    for ns, jid in sleepers.items():
+        assert _state(made[ns], jid) == "waiting", ns
     for ns, client in made.items():
-        assert _state(client, sleepers[ns]) == "waiting", ns
         assert "multi" not in [w["name"] for w in client.workers.counts], ns
     assert " ERROR " not in worker.log and "Traceback" not in worker.log
     for client in [*made.values(), default]:

@@ -57,7 +57,6 @@ from qless_py.workers.aio.popper import Popper
 from qless_py.workers.aio.threads import DaemonPool
 from qless_py.workers.base import (
     ADOPTION_ROUNDS,
-    Notices,
     Options,
     Stop,
     WorkerBase,
@@ -65,6 +64,7 @@ from qless_py.workers.base import (
 )
 from qless_py.workers.jobrun import Outcome, run_job
 from qless_py.workers.leases import Lease, Leases
+from qless_py.workers.listeners import Notices
 from qless_py.workers.logs import flush_logs
 from qless_py.workers.lookout import Look
 from qless_py.workers.parts import Part, PartQueue
@@ -203,7 +203,7 @@ class AsyncWorker(WorkerBase[JobBase]):
                           for n in self.queue_names]
             reserver = make_reserver(self.order, queues)
             # first: the listener's notices wake it
-            self._popper = Popper(self, reserver, core, self.marks_set or self.marks,
+            self._popper = Popper(self, reserver, core, self.listeners.marks or self.marks,
                                   several=self._by_namespace is not None)
             self._start_listener()
             for part in self.parts:
@@ -360,7 +360,7 @@ class AsyncWorker(WorkerBase[JobBase]):
         for start in range(0, len(jobs), GIVE_BACK_AT_ONCE):
             await asyncio.gather(*(self._give_back(job)
                                    for job in jobs[start:start + GIVE_BACK_AT_ONCE]))
-        await loop.run_in_executor(self._chores, self._stop_listeners)
+        await loop.run_in_executor(self._chores, self.listeners.stop)
         for part in self.parts:
             try:
                 await part.core.send(self._deregister_call())

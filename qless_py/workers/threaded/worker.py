@@ -24,12 +24,12 @@ from qless_py.job import Job
 from qless_py.reservers import make_reserver
 from qless_py.workers.base import (
     ADOPTION_ROUNDS,
-    Notices,
     Options,
     Stop,
     WorkerBase,
 )
 from qless_py.workers.leases import Leases
+from qless_py.workers.listeners import Notices
 from qless_py.workers.logs import flush_logs
 from qless_py.workers.lookout import Look
 from qless_py.workers.outage import Outage
@@ -245,7 +245,7 @@ class Worker(WorkerBase[Job]):
                 self.part_of(job).client.core.send(self._give_back_call(job))
             except Exception as exc:
                 self._give_back_failed(job, exc)
-        self._stop_listeners()
+        self.listeners.stop()
         for part in self.parts:
             try:
                 part.client.core.send(self._deregister_call())
@@ -265,7 +265,7 @@ class Worker(WorkerBase[Job]):
                                   max_batch=self.max_batch, burst=self.burst,
                                   relay=self.threads > 1)
         runner = Runner(self, settings, self.waker, self.leases, reserver, workdir,
-                        self.pop_outage, self.marks_set)
+                        self.pop_outage, self.listeners.marks)
         try:
             runner.loop()
         except Exception:  # pragma: no cover - a bug: log it, do not hang the process
