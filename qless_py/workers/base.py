@@ -319,6 +319,7 @@ class WorkerBase(Generic[J]):
         """Close the clients the worker made for the namespaces besides its client's."""
         for client in self._made:
             client.close()
+
     # -- counting ---------------------------------------------------------------------------
     def budget(self) -> int | None:
         """Jobs that may still be started before the worker recycles (None: no limit)."""
