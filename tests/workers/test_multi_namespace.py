@@ -158,6 +158,47 @@ def test_the_order_runs_across_namespaces(server_url: str, mode: str, order: str
         each.close()
 
 
+def _expires(client: Client, jid: str) -> float:
+    return float(client.redis.hget(f"{client.keys.prefix}j:{jid}", "expires") or 0)
+
+
+def _renewed(client: Client, jid: str, after: float) -> bool:
+    return _expires(client, jid) > after
+
+
+@valkey_only
+@pytest.mark.parametrize("mode", ["threads", "async"])
+def test_heartbeats_and_adoption_go_to_each_jobs_namespace(server_url: str, mode: str) -> None:
+    made = _clients({ns: f"{server_url}?namespace={ns}" for ns in NAMESPACES})
+    module: Any = jobs if mode == "threads" else async_jobs
+    # a job leased to the worker's name in the third namespace, that no process runs (its
+    # pop's reply was lost, say): --resume takes it back there
+    made["nsc"].queues["q"].put(module.Noop, {}, jid="nsc-orphan")
+    assert made["nsc"].queues["q"].pop(worker="multi") is not None
+    # jobs longer than their 1 s lock in the second and third namespaces
+    for ns in ("nsb", "nsc"):
+        made[ns].config["q-heartbeat"] = 1
+        made[ns].queues["q"].put(module.Sleeper, {"seconds": 2}, jid=f"{ns}-long")
+    client = Client(f"{server_url}?namespace=nsa", worker_name="multi")
+    options: dict[str, Any] = {"namespaces": NAMESPACES, "resume": True, "burst": True,
+                               "handle_signals": False}
+    worker = (Worker(client, ["q"], threads=3, **options) if mode == "threads"
+              else AsyncWorker(client, ["q"], concurrency=3, **options))
+    thread = threading.Thread(target=worker.run, daemon=True)
+    thread.start()
+    for ns in ("nsb", "nsc"):  # each lock is renewed in its own namespace
+        wait_for(partial(_started, made[ns], f"{ns}-long"))
+        first = _expires(made[ns], f"{ns}-long")
+        wait_for(partial(_renewed, made[ns], f"{ns}-long", first + 0.5), timeout=3)
+    thread.join(15)
+    assert not thread.is_alive()
+    assert all_complete(made["nsc"], ["nsc-orphan", "nsc-long"])
+    assert all_complete(made["nsb"], ["nsb-long"])
+    assert [_runs(made[ns], f"{ns}-long") for ns in ("nsb", "nsc")] == [1, 1]
+    for each in [*made.values(), client]:
+        each.close()
+
+
 @valkey_only
 def test_a_killed_child_is_settled_and_deregistered_in_each_namespace(
         server_url: str, cli_worker: Start) -> None:

@@ -102,8 +102,9 @@ def _aclient(part: Part[JobBase]) -> AsyncClient:
 class AsyncWorker(WorkerBase[JobBase]):
     """Pops and runs jobs from ``queues`` in an event loop, ``concurrency`` at a time.
 
-    The options are ``Worker``'s (``burst``, ``max_jobs``, ``resume``, ``interval``,
-    ``order``, ``workdir``, ``lost_grace``, ``isolated``, ``handle_signals``, ``spin``);
+    The options are ``Worker``'s (``namespaces``, ``burst``, ``max_jobs``, ``resume``,
+    ``interval``, ``order``, ``workdir``, ``lost_grace``, ``isolated``, ``handle_signals``,
+    ``spin``);
     ``threads`` is the size of the pool that runs plain-function handlers (default:
     ``min(concurrency, 8)``). ``run()`` runs a new event loop and returns the exit code;
     ``await worker.work()`` runs in the current one.
