@@ -45,10 +45,10 @@ def _child_name(name: str | None, processes: int, index: int) -> str | None:
               "round-robin.")
 @url_option
 @click.option("--namespace", "namespaces", multiple=True, metavar="NAME",
-              envvar="QLESS_NAMESPACE",
               help="Serve the queues in this namespace (repeat for several, in --order's "
-              "order; docs/workers.md). Default: $QLESS_NAMESPACE (names separated by "
-              "spaces), else the URL's namespace=, else the default namespace.")
+              "order; docs/workers.md), besides the URL's namespace= if it names one. "
+              "Default: $QLESS_NAMESPACE, else the URL's namespace=, else the default "
+              "namespace.")
 @click.option("--import", "imports", multiple=True, metavar="MODULE",
               help="Import MODULE before forking (repeatable).")
 @click.option("--path", "paths", multiple=True, metavar="DIR",
@@ -128,11 +128,11 @@ def _targets(ctx: click.Context, url: str | None, namespaces: tuple[str, ...]) -
     first, then each ``--namespace``; the URL itself when none is given."""
     from qless_py.client.siblings import url_namespace, without_namespace
 
-    base = target_url(ctx, url, namespaces[0] if len(namespaces) == 1 else None)
+    base = target_url(ctx, url)
     named = url_namespace(base)
     wanted = list(dict.fromkeys([*([named] if named is not None else []), *namespaces]))
     if len(wanted) <= 1:
-        return [_check_url(base)]
+        return [_check_url(with_namespace(base, wanted[0] if wanted else None))]
     plain = without_namespace(base)
     return [_check_url(with_namespace(plain, name)) for name in wanted]
 

@@ -205,8 +205,9 @@ def test_a_killed_child_is_settled_and_deregistered_in_each_namespace(
     made = _clients({ns: f"{server_url}?namespace={ns}" for ns in NAMESPACES})
     held = {ns: c.queues["q"].put(jobs.Sleeper, {"seconds": 60}, retries=2)
             for ns, c in made.items()}
-    worker = cli_worker("-q", "q", "--processes", "1", "--url", server_url, "--threads", "3",
-                        *[arg for ns in NAMESPACES for arg in ("--namespace", ns)],
+    # the URL's namespace is served too, with the --namespace ones
+    worker = cli_worker("-q", "q", "--processes", "1", "--url", f"{server_url}?namespace=nsa",
+                        "--threads", "3", "--namespace", "nsb", "--namespace", "nsc",
                         "--interval", "30")
     for ns, client in made.items():
         wait_for(partial(_started, client, held[ns]))
