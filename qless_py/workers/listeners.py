@@ -36,6 +36,7 @@ class Listeners:
         self._all: list[Listener] = []
         self._lock = threading.Lock()
         self._notices: Notices | None = None
+        self._stopped = False
 
     def start(self, notices: Notices, parts: Sequence[Part[Any]]) -> None:
         """One listener for the namespaces on one server (the same URL); on a cluster it
@@ -59,6 +60,8 @@ class Listeners:
                             on_schedule=notices.on_schedule, on_split=self._add)
         made.append(listener)
         with self._lock:
+            if self._stopped:  # a split during the shutdown: nothing to hear any more
+                return
             self._all.append(listener)
             if self.first is None:
                 self.first = listener
@@ -68,6 +71,7 @@ class Listeners:
 
     def stop(self) -> None:
         with self._lock:
+            self._stopped = True
             listeners = list(self._all)
         for listener in listeners:
             listener.stop()
