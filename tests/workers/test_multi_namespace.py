@@ -21,6 +21,7 @@ from qless_py.connect.cluster import key_slot, spread
 from qless_py.keys import namespace_prefix
 from qless_py.workers import Worker
 from qless_py.workers.aio import AsyncWorker
+from qless_py.workers.waker import MarkSet
 from tests import jobs
 from tests.conftest import flushed_cluster_url
 from tests.replies import text
@@ -286,3 +287,24 @@ def test_a_namespace_whose_master_cannot_answer_does_not_hold_up_the_others(
     assert f"pop in namespace {first}: the server cannot answer" in worker.log
     for client in made.values():
         client.close()
+
+
+def test_a_pop_marks_the_stream_of_every_listener() -> None:
+    # positions on different listeners' connections cannot be compared: each stream has
+    # its own marks, and each pop's reply marks all of them (no server needed)
+    at = {"a": 10, "b": 100}
+    marks = MarkSet()
+    first = marks.add(lambda: at["a"])
+    second = marks.add(lambda: at["b"])
+    marks.pop_started()
+    marks.pop_ended(0)
+    assert (first.is_news(10), first.is_news(11)) == (False, True)
+    assert (second.is_news(100), second.is_news(101)) == (False, True)
+    at.update(a=50, b=500)
+    marks.pop_started()
+    marks.pop_ended(-1)  # a failed pop marks nothing
+    assert first.is_news(20) and second.is_news(200)
+    marks.pop_started()
+    third = marks.add(lambda: 7)  # a listener added while a pop is on its way
+    marks.pop_ended(0)
+    assert (third.is_news(7), third.is_news(8)) == (False, True)
