@@ -308,3 +308,35 @@ def test_a_pop_marks_the_stream_of_every_listener() -> None:
     third = marks.add(lambda: 7)  # a listener added while a pop is on its way
     marks.pop_ended(0)
     assert (third.is_news(7), third.is_news(8)) == (False, True)
+
+
+def test_a_namespace_moved_off_a_shared_master_is_heard_on_its_new_one(
+        private_cluster: Callable[..., Any], cli_worker: Start) -> None:
+    cluster = private_cluster("valkey", replicas=0)
+    by_master: dict[int, list[str]] = {}
+    for ns in spread(cluster.slot_map(), 6):  # two namespaces on each master
+        by_master.setdefault(cluster.master_of(_slot(ns)).port, []).append(ns)
+    stays, moves = next(names for names in by_master.values() if len(names) >= 2)[:2]
+    made = _clients({ns: cluster.url(query=f"namespace={ns}") for ns in (stays, moves)})
+    worker = cli_worker("-q", "q", "--processes", "1", "--url", cluster.url(), "--namespace",
+                        stays, "--namespace", moves, "--interval", "60", "--name", "multi")
+    wait_for(lambda: all(c.workers.counts != [] for c in made.values()), timeout=20)
+    source = cluster.master_of(_slot(moves))
+    wait_for(partial(_tracks_once, f"redis://127.0.0.1:{source.port}", "multi"))  # shared
+    target = next(node for node in cluster.masters_now() if node is not source)
+    cluster.migrate_slot(_slot(moves), target)
+    wait_for(partial(_logged, worker, f"namespace(s) {moves} served by another master"),
+             timeout=20)
+    # each wakes the idle worker (its interval is 60 s): one listener on each master now
+    _wakes_in_each(made, STAGE["threads"])
+    for node in (source, target):
+        assert _tracking(f"redis://127.0.0.1:{node.port}", "multi") == 1
+    worker.signal(signal.SIGTERM)
+    assert worker.wait(20) == 0
+    assert " ERROR " not in worker.log and "Traceback" not in worker.log
+    for client in made.values():
+        client.close()
+
+
+def _slot(namespace: str) -> int:
+    return key_slot(namespace_prefix(namespace))
