@@ -15,7 +15,7 @@ import click
 if TYPE_CHECKING:
     from qless_py.workers.forking import ChildWorker
 
-from qless_py.cli.common import namespace_option, target_url, url_option
+from qless_py.cli.common import target_url, url_option, with_namespace
 from qless_py.reservers import ORDERS
 
 
@@ -44,7 +44,11 @@ def _child_name(name: str | None, processes: int, index: int) -> str | None:
               help="Queue order: the first queue with work, round-robin, or shuffled "
               "round-robin.")
 @url_option
-@namespace_option
+@click.option("--namespace", "namespaces", multiple=True, metavar="NAME",
+              help="Serve the queues in this namespace (repeat for several, in --order's "
+              "order; docs/workers.md), besides the URL's namespace= if it names one. "
+              "Default: $QLESS_NAMESPACE, else the URL's namespace=, else the default "
+              "namespace.")
 @click.option("--import", "imports", multiple=True, metavar="MODULE",
               help="Import MODULE before forking (repeatable).")
 @click.option("--path", "paths", multiple=True, metavar="DIR",
@@ -79,7 +83,7 @@ def _child_name(name: str | None, processes: int, index: int) -> str | None:
 @click.pass_context
 def worker(ctx: click.Context, queues: tuple[str, ...], processes: int | None,
            threads: int | None, use_async: bool, concurrency: int | None, order: str,
-           url: str | None, namespace: str | None, imports: tuple[str, ...],
+           url: str | None, namespaces: tuple[str, ...], imports: tuple[str, ...],
            paths: tuple[str, ...],
            workdir: str | None, max_jobs: int, resume: bool, burst: bool, name: str | None,
            interval: float, lost_grace: float, socket_timeout: float, spin_us: int,
@@ -95,14 +99,18 @@ def worker(ctx: click.Context, queues: tuple[str, ...], processes: int | None,
     if concurrency is not None and not use_async:
         raise click.UsageError("--concurrency needs --async")
 
-    target = _check_url(target_url(ctx, url, namespace))
+    targets = _targets(ctx, url, namespaces)
+    target = targets[0]
     setup_logging(getattr(logging, log_level.upper()))
-    _probe(target, socket_timeout)
+    for each in targets:
+        _probe(each, socket_timeout)
     _preload(paths, imports)
     count = (os.cpu_count() or 1) if processes is None else processes
     settings: dict[str, Any] = {"threads": threads, "order": order, "interval": interval,
                                 "max_jobs": max_jobs, "resume": resume, "burst": burst,
                                 "lost_grace": lost_grace, "spin": spin_us / 1e6}
+    if len(targets) > 1:
+        settings["namespaces"] = [_namespace_of(each) for each in targets]
     if use_async:
         settings["concurrency"] = concurrency or 10
     elif threads is None:
@@ -113,6 +121,26 @@ def worker(ctx: click.Context, queues: tuple[str, ...], processes: int | None,
             ctx.exit(code)
         return
     _supervise(target, name, count, socket_timeout, queues, workdir, settings)
+
+
+def _targets(ctx: click.Context, url: str | None, namespaces: tuple[str, ...]) -> list[str]:
+    """The URL of each namespace to serve: the URL's own namespace= (if it names one)
+    first, then each ``--namespace``; the URL itself when none is given."""
+    from qless_py.client.siblings import url_namespace, without_namespace
+
+    base = target_url(ctx, url)
+    named = url_namespace(base)
+    wanted = list(dict.fromkeys([*([named] if named is not None else []), *namespaces]))
+    if len(wanted) <= 1:
+        return [_check_url(with_namespace(base, wanted[0] if wanted else None))]
+    plain = without_namespace(base)
+    return [_check_url(with_namespace(plain, name)) for name in wanted]
+
+
+def _namespace_of(target: str) -> str | None:
+    from qless_py.client.siblings import url_namespace
+
+    return url_namespace(target)
 
 
 def _check_url(target: str) -> str:

@@ -14,26 +14,25 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from urllib.parse import parse_qsl, urlencode, urlsplit
+from urllib.parse import urlencode
 
 from qless_py import Client
+from qless_py.client.siblings import PARAM as PARAM  # (re-exported, as the next three)
+from qless_py.client.siblings import ClientFor as ClientFor
+from qless_py.client.siblings import sibling_maker
+from qless_py.client.siblings import url_namespace as url_namespace
+from qless_py.client.siblings import without_namespace as without_namespace
 from qless_py.keys import NAMESPACE_MAX, Keys, namespace_of, namespace_prefix
 from qless_py.web.data import Missing
 
-ClientFor = Callable[[str | None], Client]
-
-PARAM = "namespace"  # the query parameter that names a request's namespace
 # Each namespace's set of queues, ql:{*}:queues: the set of a namespace named '*' is the
 # glob that matches every one (in SCAN's glob, { and } are plain characters).
 SCAN_MATCH = Keys("*").queues
 SCAN_COUNT = 1000  # keys the server looks at per SCAN call
 SCAN_LIMIT = 1_000_000  # keys one discovery looks at, at most (about 1000 round trips)
 SCAN_EVERY = 10.0  # seconds: a rescan asked for sooner answers the last one's result
-# Client keywords that live in a client's settings, so a namespace's client repeats them.
-_KEYWORDS = ("client_name", "ssl_ca_certs", "ssl_certfile", "ssl_keyfile", "ssl_cert_reqs",
-             "ssl_check_hostname")
 
 
 def shown(namespace: str | None) -> str:
@@ -60,57 +59,13 @@ def parse_name(raw: str) -> str | None:
     return raw
 
 
-def without_namespace(url: str) -> str:
-    """``url`` without its ``namespace=`` query option (the rest as it was)."""
-    parts = urlsplit(url)
-    if not parts.query:
-        return url
-    pairs = parse_qsl(parts.query, keep_blank_values=True)
-    kept = [(key, value) for key, value in pairs if key != PARAM]
-    if len(kept) == len(pairs):
-        return url
-    base = url[:url.index("?")]  # as written: urlunsplit would drop unix:///path's empty host
-    fragment = "#" + parts.fragment if parts.fragment else ""
-    return base + ("?" + urlencode(kept) if kept else "") + fragment
-
-
-def url_namespace(url: str) -> str | None:
-    """The namespace a URL's query names (the last ``namespace=``), or None."""
-    given = [value for key, value in parse_qsl(urlsplit(url).query, keep_blank_values=True)
-             if key == PARAM]
-    return given[-1] if given else None
-
-
 def client_maker(base: Client) -> ClientFor:
     """Clients like ``base`` (same server, settings, codec and worker name) in another
-    namespace: ``Client(url, namespace=ns)`` from ``base``'s URL without its namespace.
-
-    A client whose settings its URL does not say (made from a ``redis_client``) cannot be
-    repeated that way: a ValueError says so, at once, instead of talking to another server.
-    """
-    from qless_py.connect.endpoint import Endpoint
-
-    url = without_namespace(base.url)
-    refused = ("the dashboard cannot repeat this client's connection settings from its URL "
-               "(was it made with redis_client=?): pass client_for= to create_app")
-    try:
-        # (compared in the client's own namespace: a cluster URL needs one)
-        wanted = base.settings
-        plain = Endpoint.from_url(url, timeout=base.socket_timeout, namespace=wanted.namespace)
-        extra = {name: getattr(wanted, name) for name in _KEYWORDS
-                 if getattr(wanted, name) != getattr(plain, name)}
-        same = Endpoint.from_url(url, timeout=base.socket_timeout, namespace=wanted.namespace,
-                                 **extra) == wanted
-    except Exception:
-        same = False
-    if not same:
-        raise ValueError(refused)
-
-    def make(namespace: str | None) -> Client:
-        return Client(url, namespace=namespace, worker_name=base.worker_name,
-                      codec=base.codec, socket_timeout=base.socket_timeout, **extra)
-
-    return make
+    namespace (``qless_py.client.siblings``); a ValueError at once for a client whose
+    settings its URL does not say (made from a ``redis_client``)."""
+    return sibling_maker(base, "the dashboard cannot repeat this client's connection "
+                         "settings from its URL (was it made with redis_client=?): pass "
+                         "client_for= to create_app")
 
 
 @dataclass(frozen=True)

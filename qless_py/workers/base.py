@@ -8,6 +8,11 @@ core are Calls or Steps (``qless_py.calls``): the threaded mode sends them with
 ``client.core``, the asyncio mode awaits them on its async core. A mode gives the skeleton
 five hooks (``_wake``, ``_nudge``, ``_stop_runs``, ``_lose``, ``_stacks``), the
 ``notices`` its listener calls, and ``_running``.
+
+A worker serves one namespace or several (``namespaces=``): one ``Part`` each
+(``qless_py.workers.parts``), with the namespace's client, transport and leases. What is
+said to the core about a job goes through its part; adoption, give-back and
+deregistration are done in each part; one listener hears the namespaces of one master.
 """
 
 from __future__ import annotations
@@ -19,8 +24,9 @@ import sys
 import tempfile
 import threading
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Generic, Literal, Protocol, TypedDict
 
 from qless_py import Client, QlessConnectionError, QlessError
@@ -28,10 +34,13 @@ from qless_py.calls.base import Call, Steps
 from qless_py.calls.worker import RawJob, deregister_call, giveback_call, listed_steps
 from qless_py.connect.resp import Transport
 from qless_py.reservers import ORDERS
-from qless_py.workers.jobrun import Outcome, note_connection_error
+from qless_py.workers.jobrun import Outcome
 from qless_py.workers.leases import J, Lease, Leases
 from qless_py.workers.listener import Listener, loses_lease
+from qless_py.workers.listeners import Listeners, Notices
+from qless_py.workers.lookout import Look, look
 from qless_py.workers.memory import warn_if_evicting
+from qless_py.workers.parts import Part, look_all, part_clients
 from qless_py.workers.signals import NUDGE
 
 log = logging.getLogger("qless_py.worker")
@@ -75,6 +84,7 @@ def dump_stacks() -> str:
 class Options(TypedDict, total=False):
     """The options both modes take (see ``Worker``); each mode adds its own."""
 
+    namespaces: Sequence[str | None] | None
     order: str
     interval: float
     workdir: str | None
@@ -106,16 +116,6 @@ class State(Protocol):
         """How far the listener's notices reached just now (see ``PopMarks.is_news``)."""
 
 
-@dataclass(frozen=True)
-class Notices:
-    """What the listener calls, on its own thread (see ``Listener``)."""
-
-    on_work: Callable[[], None]
-    is_news: Callable[[int], bool]
-    on_reconnect: Callable[[], None]
-    on_schedule: Callable[[], None]
-
-
 class WorkerBase(Generic[J]):
     """The state and the rules of one worker process's worker, whatever runs its jobs.
 
@@ -126,6 +126,7 @@ class WorkerBase(Generic[J]):
     leases: Leases[J]
 
     def __init__(self, client: Client, queues: Sequence[str], *, max_batch: int,
+                 namespaces: Sequence[str | None] | None = None,
                  order: str = "ordered", interval: float = 5.0, workdir: str | None = None,
                  max_jobs: int = 0, resume: bool = False, burst: bool = False,
                  isolated: bool = False, lost_grace: float = 5.0, stop_grace: float = 2.0,
@@ -139,13 +140,14 @@ class WorkerBase(Generic[J]):
         if not 0 <= spin <= 0.1:
             raise ValueError("spin must be between 0 and 0.1 seconds")
         self.client = client
-        # Core calls and the worker's own reads go through qless_py.connect.resp, not redis-py.
-        client.core.go_direct(client.endpoint(), spin)
-        # A handler's calls that fail on the connection must not fail its job (jobrun).
-        client.core.on_connection_error = note_connection_error
-        transport = client.core.transport
-        assert transport is not None  # go_direct made it
-        self.transport: Transport = transport
+        self.parts: list[Part[J]] = [Part(c, spin) for c in part_clients(client, namespaces)]
+        for part in self.parts:
+            part.watch.on_notice = partial(self._on_notice, part)
+        # job's namespace -> its part; None with one namespace (then parts[0] holds all)
+        self._by_namespace: dict[str | None, Part[J]] | None = (
+            {part.namespace: part for part in self.parts} if len(self.parts) > 1 else None)
+        self._made = [p.client for p in self.parts if p.client is not client]
+        self.transport: Transport = self.parts[0].transport
         self.name: str = client.worker_name
         self.queue_names = list(queues)
         self.order, self.interval = order, interval
@@ -160,7 +162,8 @@ class WorkerBase(Generic[J]):
         self._adopting = False
         self._adopt_again = False
         self._exit_code = self.EXIT_DONE
-        self._listener: Listener | None = None
+        self.listeners = Listeners(self.queue_names, self.name,
+                                   several=self._by_namespace is not None)
         self._own_root = False
 
     # -- the mode's hooks -----------------------------------------------------------------
@@ -175,8 +178,9 @@ class WorkerBase(Generic[J]):
     def _stop_runs(self) -> None:
         """TERM/INT: stop what runs beyond setting the jobs' stop events."""
 
-    def _lose(self, jid: str, event: str) -> None:
-        """On the listener's thread: mark ``jid``'s lease lost (where the registry lives)."""
+    def _lose(self, part: Part[J], jid: str, event: str) -> None:
+        """On the listener's thread: mark ``jid``'s lease in ``part`` lost (where the
+        registry lives)."""
         raise NotImplementedError
 
     def _stacks(self) -> str:
@@ -218,7 +222,7 @@ class WorkerBase(Generic[J]):
             if self.stopping != "now":
                 self.stopping = how
         if how == "now":
-            for held in self.leases.snapshot():
+            for held in self.held():
                 held.job.stop_event.set()
             self._stop_runs()
         self._wake()
@@ -226,7 +230,8 @@ class WorkerBase(Generic[J]):
 
     def _stuck(self) -> bool:
         """Isolated, a lost job did not stop within ``lost_grace``: end the process."""
-        stuck = self.leases.stuck_lost(self.lost_grace) if self.isolated else []
+        stuck = ([held for part in self.parts for held in part.leases.stuck_lost(
+            self.lost_grace)] if self.isolated else [])
         for held in stuck:
             log.error("job %s was lost (%s) and did not stop within %.1fs; ending this "
                       "process so it cannot run on", held.job.jid, held.lost_reason,
@@ -240,14 +245,19 @@ class WorkerBase(Generic[J]):
         if self.isolated:
             self._nudge()
 
-    def _server_checked(self, problem: QlessConnectionError | None) -> None:
-        """What the first look at the server found (``core.check()``'s problem, or None):
-        a connection problem is retried; a server that answers and may evict keys at its
-        memory limit is warned about once (``memory.warn_if_evicting``)."""
+    def _check_servers(self) -> None:
+        """The first look at each namespace's server (``core.check()``): a connection
+        problem is retried; a server that answers and may evict keys at its memory limit
+        is warned about once (``memory.warn_if_evicting``). Blocking."""
+        for part in self.parts:
+            self._server_checked(part.client.core.check(), part.transport)
+
+    def _server_checked(self, problem: QlessConnectionError | None,
+                        transport: Transport) -> None:
         if problem is not None:
             log.warning("worker %s: %s; retrying with backoff", self.name, problem)
         else:
-            warn_if_evicting(lambda: self.transport.call("INFO", "memory"))
+            warn_if_evicting(lambda: transport.call("INFO", "memory"))
 
     def _make_root(self) -> str:
         """This worker's private directory (removed at exit): under ``workdir`` or a temp dir."""
@@ -258,32 +268,57 @@ class WorkerBase(Generic[J]):
             return root
         return tempfile.mkdtemp(prefix="qless-py-")
 
-    # -- the listener ---------------------------------------------------------------------
-    def _start_listener(self) -> None:
-        notices = self.notices()
-        self._listener = Listener(self.transport, self.queue_names, self.name,
-                                  names=self.client.keys, on_work=notices.on_work,
-                                  is_news=notices.is_news,
-                                  on_notice=self._on_notice,
-                                  on_reconnect=notices.on_reconnect,
-                                  on_schedule=notices.on_schedule)
-        # Not waited for: runners pop at once, and the subscription makes them pop again
-        # (see Listener.start). Connection trouble is logged by the listener itself.
-        self._listener.start(timeout=0)
+    # -- the listeners ------------------------------------------------------------------
+    @property
+    def _listener(self) -> Listener | None:
+        """The first listener (the only one when the namespaces share one master)."""
+        return self.listeners.first
 
-    def _on_notice(self, jid: str, event: str) -> None:
+    def _start_listener(self) -> None:
+        self.listeners.start(self.notices(), self.parts)
+
+    def _on_notice(self, part: Part[J], jid: str, event: str) -> None:
         """On the listener's thread: decide there (it may read the job), lose via ``_lose``."""
-        if loses_lease(self.client.core, self.name, self.leases.get(jid) is not None,
+        if loses_lease(part.client.core, self.name, part.leases.get(jid) is not None,
                        jid, event):
-            self._lose(jid, event)
+            self._lose(part, jid, event)
 
     def mark(self) -> int:
-        """How far the listener's notices reached just now (see ``Waker.is_news``)."""
-        return self._listener.mark() if self._listener is not None else -1
+        """How far the listener's notices reached just now (see ``Waker.is_news``); with
+        several namespaces, 0: ``MarkSet`` reads each listener's mark itself."""
+        listeners = self.listeners
+        if listeners.marks is not None:
+            return 0
+        return listeners.first.mark() if listeners.first is not None else -1
 
     @property
     def caps(self) -> dict[str, float]:
-        return self._listener.caps if self._listener is not None else {}
+        first = self.listeners.first
+        return first.caps if first is not None else {}
+
+    def look_now(self) -> Look:
+        """The queues' earliest due time and whether a job waits (blocking: one round trip
+        per namespace)."""
+        if self._by_namespace is None:
+            return look(self.transport, self.queue_names, self.caps,
+                        names=self.parts[0].client.keys)
+        return look_all(self.parts, self.queue_names)
+
+    # -- parts ------------------------------------------------------------------------------
+    def part_of(self, job: J) -> Part[J]:
+        """The part of ``job``'s namespace."""
+        if self._by_namespace is None:
+            return self.parts[0]
+        return self._by_namespace[job.client.keys.namespace]
+
+    def held(self) -> list[Lease[J]]:
+        """Every lease held, in every namespace."""
+        return [held for part in self.parts for held in part.leases.snapshot()]
+
+    def _close_made(self) -> None:
+        """Close the clients the worker made for the namespaces besides its client's."""
+        for client in self._made:
+            client.close()
 
     # -- counting ---------------------------------------------------------------------------
     def budget(self) -> int | None:
@@ -307,22 +342,24 @@ class WorkerBase(Generic[J]):
         """Whether a run may start ``job`` now (then it is marked running)."""
         if self.stopping == "now":  # stays held: the shutdown gives it back
             return False
+        leases = self.leases if self._by_namespace is None else self.part_of(job).leases
         if job.stop_event.is_set():
-            lease = self.leases.remove(job)
+            lease = leases.remove(job)
             log.info("job %s was lost before it started (%s); not running it", job.jid,
                      lease.lost_reason if lease is not None else "lost")
             return False
-        self.leases.started(job)
+        leases.started(job)
         return True
 
     def run_ended(self, job: J, outcome: Outcome) -> bool:
         """Release the run's entry; an unsettled one stays held until adoption decides.
         True if adoption should look at the core after the next pop."""
+        leases = self.leases if self._by_namespace is None else self.part_of(job).leases
         if outcome in UNSETTLED:
-            return self.leases.ended(job, unsettled=True)
+            return leases.ended(job, unsettled=True)
         if self.stopping == "now" and not job.finished:
             return False  # it stays held: stopped by TERM/INT, the shutdown gives it back
-        return self.leases.ended(job)  # True: adoption skipped a lease of this job meanwhile
+        return leases.ended(job)  # True: adoption skipped a lease of this job meanwhile
 
     # -- adoption -----------------------------------------------------------------------------
     @property
@@ -330,11 +367,13 @@ class WorkerBase(Generic[J]):
         """A round was asked for and none is running."""
         return self._adopt_again and not self._adopting
 
-    def _adoption_steps(self, since: int) -> Steps[list[RawJob]]:
-        """The jobs the core lists under this worker's name that nothing here holds (read
-        after ``since``); the unsettled runs it no longer lists are forgotten."""
-        ours = yield from listed_steps(self.name, lambda jid: self.leases.wants(jid, since))
-        for gone in self.leases.forget_unsettled({raw["jid"] for raw in ours}, since):
+    def _adoption_steps(self, part: Part[J], since: int) -> Steps[list[RawJob]]:
+        """The jobs the core lists under this worker's name in ``part``'s namespace that
+        nothing here holds (read after ``since``); the unsettled runs it no longer lists
+        are forgotten."""
+        leases = part.leases
+        ours = yield from listed_steps(self.name, lambda jid: leases.wants(jid, since))
+        for gone in leases.forget_unsettled({raw["jid"] for raw in ours}, since):
             log.info("job %s: no longer leased to this worker; %s", gone.job.jid,
                      f"its {gone.job.settling} took effect (or its lock was lost)"
                      if gone.job.settling else "its lock was lost or it was moved")
@@ -354,7 +393,7 @@ class WorkerBase(Generic[J]):
         it or settled it; then the core is read again), or spends a retry of it (a Call
         to send as its holder, then ``_retried``): a job whose runs keep ending unsettled
         must not loop for ever (a handler whose own calls always fail on the connection)."""
-        adopted = self.leases.adopt(job, since)
+        adopted = self.part_of(job).leases.adopt(job, since)
         if adopted is None:
             return False
         runs = adopted.unsettled_runs
@@ -368,14 +407,14 @@ class WorkerBase(Generic[J]):
         """What became of ``_adopts``'s retry ``call``: the retries ``left``, or its error."""
         if isinstance(left, QlessConnectionError):
             log.warning("could not retry %s (%s); looking again later", job.jid, left)
-            self.leases.ended(job, unsettled=True)
+            self.part_of(job).leases.ended(job, unsettled=True)
             return
         if isinstance(left, QlessError):
             log.warning("could not retry %s: %s", job.jid, left)
         else:
             log.error("job %s: %s; retried (%s)", job.jid, call[1][-1],
                       "no retries left: failed" if left < 0 else f"{left} retries left")
-        self.leases.remove(job)
+        self.part_of(job).leases.remove(job)
 
     def _adopted(self, why: str, jids: Sequence[str]) -> None:
         if jids:
@@ -387,10 +426,10 @@ class WorkerBase(Generic[J]):
         """The held jobs to give back at shutdown (their stop events set); the entries of
         jobs that are not this worker's any more are dropped."""
         jobs = []
-        for held in self.leases.snapshot():
+        for held in self.held():
             job = held.job
             if job.finished or held.lost_at is not None:
-                self.leases.remove(job)  # not this worker's any more: nothing to give back
+                self.part_of(job).leases.remove(job)  # not this worker's any more
                 continue
             job.stop_event.set()
             jobs.append(job)
@@ -406,7 +445,7 @@ class WorkerBase(Generic[J]):
             else:
                 log.info("job %s is no longer leased to this worker; nothing to give back",
                          job.jid)
-            self.leases.remove(job)
+            self.part_of(job).leases.remove(job)
 
         return (command, args, read)
 
@@ -417,5 +456,6 @@ class WorkerBase(Generic[J]):
     def _deregister_call(self) -> Call[None]:
         return deregister_call((self.name,))
 
-    def _deregister_failed(self, exc: QlessError) -> None:
-        log.warning("worker %s: could not deregister: %s", self.name, exc)
+    def _deregister_failed(self, part: Part[J], exc: QlessError) -> None:
+        where = "" if self._by_namespace is None else f" in namespace {part.namespace}"
+        log.warning("worker %s: could not deregister%s: %s", self.name, where, exc)

@@ -46,10 +46,11 @@ TIMEOUT = 2.0  # seconds per reply at most: the supervisor must get back to its 
 
 
 def report(worker: ChildWorker) -> bytes:
-    """What a child tells its supervisor about itself (its name, its server)."""
-    endpoint = dataclasses.asdict(worker.transport.endpoint)
-    return json.dumps({"name": worker.name, "url": worker.client.url,
-                       "endpoint": endpoint}).encode()
+    """What a child tells its supervisor about itself: its name, and each namespace's
+    server (``parts``; the first one's also as ``url`` and ``endpoint``)."""
+    parts = [{"url": part.client.url, "endpoint": dataclasses.asdict(part.transport.endpoint)}
+             for part in worker.parts]
+    return json.dumps({"name": worker.name, **parts[0], "parts": parts}).encode()
 
 
 PATIENCE = 60.0  # seconds a settlement waits for the server at most (the default lock)
@@ -65,6 +66,9 @@ class Settlement:
                  patience: float = PATIENCE) -> None:
         self.info, self.pid, self.how, self.spend_retry = info, pid, how, spend_retry
         self.name = str(info["name"])
+        # each namespace's server, until its jobs are settled there
+        self.left: list[dict[str, Any]] = list(info.get("parts") or [info])
+        self.several = len(self.left) > 1
         self.started = time.monotonic()
         self.deadline = self.started + patience
         self.next_at = self.started  # when to attempt next (monotonic)
@@ -73,12 +77,25 @@ class Settlement:
 
     def attempt(self) -> bool:
         """Settle the jobs now if the server answers: True when done (settled, refused,
-        or given up at the deadline), False to be attempted again at ``next_at``."""
+        or given up at the deadline), False to be attempted again at ``next_at``. A worker
+        of several namespaces has its jobs settled and its name deregistered in each, one
+        after the other; a namespace done is not attempted again."""
+        while self.left:
+            part = self.left[0]
+            what = f"worker {self.name} (process {self.pid}, {self.how})"
+            if self.several:
+                what += f" in namespace {part['endpoint'].get('namespace')}"
+            if not self._attempt(part, what):
+                return False
+            self.left.pop(0)
+        return True
+
+    def _attempt(self, part: dict[str, Any], what: str) -> bool:
+        """Settle the jobs in one namespace (``part``: its server): see ``attempt``."""
         from qless_py import QlessConnectionError, QlessError
 
-        what = f"worker {self.name} (process {self.pid}, {self.how})"
         try:
-            done = _settle(self.info, self.pid, self.how, self.spend_retry)
+            done = _settle({"name": self.name, **part}, self.pid, self.how, self.spend_retry)
         except QlessConnectionError as exc:
             now = time.monotonic()
             if now >= self.deadline:

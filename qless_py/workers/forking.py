@@ -18,7 +18,7 @@ import random
 import signal
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -43,6 +43,10 @@ class ChildWorker(Protocol):
     transport: Transport
     isolated: bool
     handle_signals: bool | None
+
+    @property
+    def parts(self) -> Sequence[Any]:
+        """Each namespace's ``Part`` (its client and transport)."""
 
     def run(self) -> int: ...
 

@@ -12,6 +12,13 @@ alone, as messages on ``__redis__:invalidate``; they never pass through PUBLISH,
 pattern subscribers do not see them. It also subscribes to ``ql:w:<worker>``
 (``lock_lost`` and ``canceled`` notices for jobs this worker holds).
 
+One listener hears every namespace of the worker that its node serves (``Watched``, one
+per namespace): the keys of all of them are tracked, and each one's worker channel is
+subscribed, on its one connection. It connects to the master of the first; on a cluster,
+a namespace that node does not serve (on another master from the start, or moved away
+since) is handed to a new listener (``on_split``), so a worker has one notice connection
+per master it serves namespaces on.
+
 A notice of work wakes one idle runner at once, unless it is no news to the process
 (``Waker.is_news``: a pop's own removal from a work set is a write too, and the runner
 whose pop's reply came after the write reads the queues again anyway). A write to a capped
@@ -46,7 +53,7 @@ from qless_py.connect.resp import (
     pack,
     values,
 )
-from qless_py.keys import DEFAULT, Keys
+from qless_py.keys import Keys
 from qless_py.workers.lookout import look
 from qless_py.workers.outage import Outage
 
@@ -87,39 +94,48 @@ class _Moved(Exception):
     again, to the node that serves it now."""
 
 
+class Watched:
+    """One namespace a listener hears: its key names, the transport of its plain reads
+    (to its master), where the notices on its worker channel go (``on_notice(jid,
+    event)``), and its queues with a concurrency cap (``caps``, kept by the listener:
+    queue -> the smaller of its max-concurrency and its own throttle's maximum that are
+    above 0)."""
+
+    def __init__(self, names: Keys, transport: Transport,
+                 on_notice: Callable[[str, str], None]) -> None:
+        self.names, self.transport, self.on_notice = names, transport, on_notice
+        self.caps: dict[str, float] = {}
+
+
 class Listener:
-    """Runs one notice connection in a daemon thread.
+    """Runs one notice connection in a daemon thread, for the namespaces ``watched``.
 
     ``on_work()`` runs when a queue may have a job to pop, ``on_schedule()`` when a due
-    time may have moved, ``on_notice(jid, event)`` for every ``lock_lost``/``canceled``
-    notice on the worker channel, and ``on_reconnect()`` after every (re)subscription
-    (notices may have been missed meanwhile). ``is_news(position)`` says whether a notice
-    of work at that position of the stream (``position()``) is news to the process;
-    ``mark()`` is what a runner compares positions with.
+    time may have moved, a namespace's ``on_notice(jid, event)`` for every
+    ``lock_lost``/``canceled`` notice on its worker channel, and ``on_reconnect()`` after
+    every (re)subscription (notices may have been missed meanwhile). ``is_news(position)``
+    says whether a notice of work at that position of the stream (``position()``) is news
+    to the process; ``mark()`` is what a runner compares positions with. ``on_split(away)``
+    takes the namespaces the node does not serve (see the module's docstring).
     """
 
-    def __init__(self, transport: Transport, queues: Sequence[str], worker: str, *,
-                 names: Keys = DEFAULT,
+    def __init__(self, watched: Sequence[Watched], queues: Sequence[str], worker: str, *,
                  on_work: Callable[[], None],
                  is_news: Callable[[int], bool],
-                 on_notice: Callable[[str, str], None],
                  on_reconnect: Callable[[], None],
-                 on_schedule: Callable[[], None]) -> None:
-        self._transport = transport
+                 on_schedule: Callable[[], None],
+                 on_split: Callable[[list[Watched]], None] | None = None) -> None:
+        self._watched = list(watched)
+        self._transport = self._watched[0].transport  # the first namespace's: its master
         self._queues = list(dict.fromkeys(queues))
-        self._names = names  # the namespace's key names
-        self._worker_channel = names.worker_channel(worker)
-        # A namespace's core publishes with SPUBLISH where the server has it (Redis 7.0,
-        # Valkey 7.2): its notices are then subscribed with SSUBSCRIBE (see _subscribe).
-        self._sharded = False
+        self._worker = worker
+        self._channels = {w.names.worker_channel(worker): w for w in self._watched}
         self._on_work, self._on_schedule = on_work, on_schedule
         self._is_news = is_news
-        self._on_notice, self._on_reconnect = on_notice, on_reconnect
+        self._on_reconnect, self._on_split = on_reconnect, on_split
         self.tracking = False
-        # queue -> its cap, when it has one: the smaller of its max-concurrency and its own
-        # throttle's maximum that are above 0
-        self._caps: dict[str, float] = {}
-        self._meaning: dict[bytes, tuple[str, str]] = {}  # tracked key -> (kind, queue)
+        # tracked key -> (kind, queue, the namespace it belongs to)
+        self._meaning: dict[bytes, tuple[str, str, Watched | None]] = {}
         self._conn: Connection | None = None
         self._base = 0  # bytes received on the connections before the current one
         self._count_lock = threading.Lock()  # see mark()
@@ -164,7 +180,9 @@ class Listener:
                     self._base = max(self._base + self._conn.received, self._marked + 1)
                 self._conn = conn
             try:
-                self._caps = self._read_caps()
+                if len(self._watched) > 1 and self._transport.endpoint.cluster:
+                    self._keep_served(conn)
+                self._read_caps()
                 tracked = self._track(conn)
                 self._subscribe(conn, [INVALIDATE] if tracked else [])
                 if not first:
@@ -181,7 +199,8 @@ class Listener:
                 continue
             except _Moved as moved:
                 self._subscribed.clear()
-                self._transport.connection().close()  # its reads move too
+                for watched in self._watched:  # its reads move too
+                    watched.transport.connection().close()
                 log.info("listener: %s; subscribing on its new master", moved)
                 continue
             except (ConnectionFailed, OSError, UnexpectedReply) as exc:
@@ -203,9 +222,30 @@ class Listener:
             finally:
                 conn.close()
 
-    def _read_caps(self) -> dict[str, float]:
-        """The queues with a concurrency cap (their lock sets are tracked too)."""
-        return reads.send(self._transport, reads.caps(self._queues, self._names))
+    def _keep_served(self, conn: Connection) -> None:
+        """On a cluster: hand the namespaces that ``conn``'s node does not serve (``EXISTS``
+        of a namespace's prefix, a key that never exists, answers MOVED or ASK) to a
+        listener of their own (``on_split``); the first namespace's is this node."""
+        others = self._watched[1:]
+        # (read here, not through exchange: a MOVED reply must not close this connection)
+        conn.send(b"".join(pack(["EXISTS", w.names.prefix]) for w in others))
+        replies = [conn.read() for _ in others]
+        away = [w for w, reply in zip(others, replies, strict=True)
+                if isinstance(reply, ReplyError) and reply.redirected]
+        if not away or self._on_split is None:
+            return
+        self._watched = [w for w in self._watched if w not in away]
+        self._channels = {w.names.worker_channel(self._worker): w for w in self._watched}
+        log.info("listener: namespace(s) %s served by another master; hearing them on a "
+                 "connection of their own", ", ".join(str(w.names.namespace) for w in away))
+        self._on_split(away)
+
+    def _read_caps(self) -> None:
+        """Each namespace's queues with a concurrency cap (their lock sets are tracked
+        too), kept in its ``Watched``."""
+        for watched in self._watched:
+            watched.caps = reads.send(watched.transport,
+                                      reads.caps(self._queues, watched.names))
 
     def _track(self, conn: Connection) -> bool:
         """Ask the server to tell this connection about writes to the keys that matter.
@@ -213,17 +253,20 @@ class Listener:
         Without it (a server before 6.0, an ACL, a proxy) the worker finds new work and
         new schedules only at its safety interval, and says so.
         """
-        names = self._names
-        meaning: dict[bytes, tuple[str, str]] = {
-            names.paused.encode(): (PAUSED, ""), names.config.encode(): (CONFIG, "")}
-        for name in self._queues:
-            meaning[names.queue(name, keys.WORK).encode()] = (WORK, name)
-            meaning[names.queue(name, keys.SCHEDULED).encode()] = (SCHEDULE, name)
-            meaning[names.queue(name, keys.RECUR).encode()] = (SCHEDULE, name)
-            # the queue's own throttle: a new maximum may change its cap (as config does)
-            meaning[names.throttle(names.queue_tid(name)).encode()] = (CONFIG, name)
-            if name in self._caps:
-                meaning[names.queue(name, keys.LOCKS).encode()] = (SLOTS, name)
+        meaning: dict[bytes, tuple[str, str, Watched | None]] = {}
+        for watched in self._watched:
+            names = watched.names
+            meaning[names.paused.encode()] = (PAUSED, "", watched)
+            meaning[names.config.encode()] = (CONFIG, "", watched)
+            for name in self._queues:
+                meaning[names.queue(name, keys.WORK).encode()] = (WORK, name, watched)
+                meaning[names.queue(name, keys.SCHEDULED).encode()] = (SCHEDULE, name, watched)
+                meaning[names.queue(name, keys.RECUR).encode()] = (SCHEDULE, name, watched)
+                # the queue's own throttle: a new maximum may change its cap (as config does)
+                meaning[names.throttle(names.queue_tid(name)).encode()] = (CONFIG, name,
+                                                                           watched)
+                if name in watched.caps:
+                    meaning[names.queue(name, keys.LOCKS).encode()] = (SLOTS, name, watched)
         self._meaning = meaning
         client_id = _value(conn, "CLIENT", "ID")
         args: list[Arg] = ["CLIENT", "TRACKING", "ON", "REDIRECT", client_id, "BCAST"]
@@ -242,14 +285,21 @@ class Listener:
         return True
 
     def _subscribe(self, conn: Connection, extra: list[str]) -> None:
-        channels = [self._worker_channel, *extra]
-        if self._names.namespace is not None and sharded(self._names, _server_info(conn)):
-            self._sharded = True
-            conn.send(pack(["SSUBSCRIBE", self._worker_channel])
-                      + (pack(["SUBSCRIBE", *extra]) if extra else b""))
-        else:
-            conn.send(pack(["SUBSCRIBE", *channels]))
-        pending = set(channels)
+        # A namespace's core publishes with SPUBLISH where the server has it (Redis 7.0,
+        # Valkey 7.2): its notices are then subscribed with SSUBSCRIBE, one command per
+        # namespace (a command's channels must share a slot).
+        info = None
+        plain: list[str] = []
+        shard: list[str] = []
+        for channel, watched in self._channels.items():
+            if watched.names.namespace is not None and info is None:
+                info = _server_info(conn)
+            (shard if info is not None and sharded(watched.names, info) else plain).append(
+                channel)
+        plain += extra
+        conn.send(b"".join(pack(["SSUBSCRIBE", channel]) for channel in shard)
+                  + (pack(["SUBSCRIBE", *plain]) if plain else b""))
+        pending = {*shard, *plain}
         deadline = time.monotonic() + 10.0
         while pending and not self._stop.is_set():
             if time.monotonic() > deadline:
@@ -276,14 +326,15 @@ class Listener:
                 self._check_slot()
 
     def _check_slot(self) -> None:
-        """Raise _Moved when the node no longer serves the namespace's slot (``EXISTS`` of
+        """Raise _Moved when a namespace's node no longer serves its slot (``EXISTS`` of
         the namespace's prefix, a key that never exists, answers MOVED or ASK)."""
-        try:
-            self._transport.call("EXISTS", self._names.prefix)
-        except ReplyError as exc:
-            if exc.redirected:
-                raise _Moved(f"the namespace's slot moved ({exc})") from None
-            raise
+        for watched in self._watched:
+            try:
+                watched.transport.call("EXISTS", watched.names.prefix)
+            except ReplyError as exc:
+                if exc.redirected:
+                    raise _Moved(f"the namespace's slot moved ({exc})") from None
+                raise
 
     # -- messages ------------------------------------------------------------------------
     def _dispatch(self, message: Any) -> None:
@@ -300,27 +351,27 @@ class Listener:
         channel = _text(message[1])
         if channel == INVALIDATE:
             self._written(message[2])
-        elif channel == self._worker_channel:
+        elif (watched := self._channels.get(channel)) is not None:
             try:
                 notice = json.loads(_text(message[2]))
                 jid, event = str(notice["jid"]), str(notice["event"])
             except (ValueError, KeyError, TypeError):
                 log.warning("listener: unreadable notice %r", message[2])
                 return
-            self._on_notice(jid, event)
+            watched.on_notice(jid, event)
 
     def _written(self, names: list[bytes] | None) -> None:
         """Tracked keys were written (``None``: the whole database was flushed)."""
         if names is None:
-            meanings = [(CONFIG, "")]
+            meanings: list[tuple[str, str, Watched | None]] = [(CONFIG, "", None)]
         else:
             meanings = [self._meaning[name] for name in names if name in self._meaning]
-        kinds = {kind for kind, _ in meanings}
+        kinds = {kind for kind, _, _ in meanings}
         if CONFIG in kinds:
-            caps = self._read_caps()
-            if caps.keys() != self._caps.keys():
+            capped = [set(watched.caps) for watched in self._watched]
+            self._read_caps()
+            if capped != [set(watched.caps) for watched in self._watched]:
                 raise _Resubscribe  # the reconnection wakes every runner
-            self._caps = caps
         if kinds & {SCHEDULE, CONFIG}:
             self._on_schedule()  # a config change may move lock expiries too
         if kinds & {PAUSED, CONFIG}:
@@ -328,16 +379,22 @@ class Listener:
         elif WORK in kinds:
             if self._is_news(self.position()):
                 self._on_work()
-        elif SLOTS in kinds:
-            capped = [queue for kind, queue in meanings if kind == SLOTS]
-            if look(self._transport, capped, self._caps, due=False,
-                    names=self._names).poppable:
-                self._on_work()
+        elif SLOTS in kinds and self._slot_freed(meanings):
+            self._on_work()
+
+    def _slot_freed(self, meanings: list[tuple[str, str, Watched | None]]) -> bool:
+        """Whether a capped queue whose lock set was written may have a job to pop now."""
+        for watched in self._watched:
+            capped = [queue for kind, queue, w in meanings if kind == SLOTS and w is watched]
+            if capped and look(watched.transport, capped, watched.caps, due=False,
+                               names=watched.names).poppable:
+                return True
+        return False
 
     @property
     def caps(self) -> dict[str, float]:
-        """The worker's queues with a concurrency cap, and the cap."""
-        return self._caps
+        """The first namespace's queues with a concurrency cap, and the cap."""
+        return self._watched[0].caps
 
     def position(self) -> int:
         """How many bytes the notice connections have delivered so far."""

@@ -1,14 +1,16 @@
 """How many jobs a pop takes, and what a failed pop does: shared by the threaded mode's
-runner threads and the asyncio mode's popper."""
+runner threads and the asyncio mode's popper. A worker serving several namespaces rests
+a namespace whose pops fail (``Rest``) and pops from the others meanwhile."""
 
 from __future__ import annotations
 
 import logging
+import time
 from types import TracebackType
 
 from qless_py import QlessConnectionError, QlessError
 from qless_py.workers.outage import Outage
-from qless_py.workers.waker import PopMarks
+from qless_py.workers.waker import MarkSet, PopMarks
 
 log = logging.getLogger("qless_py.worker")
 
@@ -33,7 +35,7 @@ class PopAttempt:
 
     __slots__ = ("backoff", "mark", "marks", "outage")
 
-    def __init__(self, marks: PopMarks, outage: Outage, backoff: float) -> None:
+    def __init__(self, marks: PopMarks | MarkSet, outage: Outage, backoff: float) -> None:
         self.marks, self.outage, self.backoff = marks, outage, backoff
         self.mark = -1
 
@@ -65,3 +67,32 @@ def pop_backoff(exc: Exception, backoff: float, outage: Outage) -> float:
         backoff = min(max(backoff * 2, 0.5), 5.0)
         log.error("pop failed unexpectedly; retrying in %.1fs", backoff, exc_info=exc)
     return backoff
+
+
+class Rest:
+    """The pops of one namespace of a worker serving several: after a failure (said as
+    ``pop_backoff`` says it, once per outage, through the namespace's ``Outage``) its
+    queues are skipped until its backoff ends, so that the other namespaces' pops go on
+    (a namespace whose master is failing over, say). Shared by a process's runners."""
+
+    def __init__(self, namespace: str | None) -> None:
+        self.outage = Outage(f"pop in namespace {namespace}")
+        self.backoff = 0.0
+        self.until = 0.0  # monotonic time its pops may be tried again
+
+    @property
+    def resting(self) -> bool:
+        return self.backoff > 0 and time.monotonic() < self.until
+
+    def failed(self, exc: Exception) -> None:
+        self.backoff = pop_backoff(exc, self.backoff, self.outage)
+        self.until = time.monotonic() + self.backoff
+
+    def ok(self) -> bool:
+        """A pop worked: True when it ends a rest (adoption should then look at the
+        namespace: a pop whose reply was lost leaves jobs leased to this worker)."""
+        if not self.backoff:  # the common case
+            return False
+        self.backoff = 0.0
+        self.outage.ok()
+        return True

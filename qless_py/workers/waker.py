@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 
 # Seconds a notice waits at most for a pop on its way: the first reply that comes settles
 # it (its mark covers every notice already received), so this bounds only a stuck server.
@@ -59,6 +60,43 @@ class PopMarks:
                     break
                 self._pops.wait(left)
             return position > self._mark
+
+
+class MarkSet:
+    """The marks of this process's pops when its notices come on several listeners'
+    connections (a worker serving namespaces on several masters): positions on different
+    connections cannot be compared, so each listener decides what is news on its own
+    stream (``add``: its ``PopMarks``), and each pop's reply marks every stream. The mode
+    hands its pops this instead of its ``PopMarks``; a pop's ``mark`` then only says
+    whether its reply came (>= 0), and each stream is read here as it ends."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._streams: list[tuple[PopMarks, Callable[[], int]]] = []
+        self._popping = 0
+
+    def add(self, read: Callable[[], int]) -> PopMarks:
+        """A new listener's stream, whose mark ``read`` takes: its ``is_news`` decides."""
+        marks = PopMarks()
+        with self._lock:
+            for _ in range(self._popping):  # pops on their way end on it too
+                marks.pop_started()
+            self._streams.append((marks, read))
+        return marks
+
+    def pop_started(self) -> None:
+        with self._lock:
+            self._popping += 1
+            streams = list(self._streams)
+        for marks, _ in streams:
+            marks.pop_started()
+
+    def pop_ended(self, mark: int) -> None:
+        with self._lock:
+            self._popping -= 1
+            streams = list(self._streams)
+        for marks, read in streams:
+            marks.pop_ended(read() if mark >= 0 else -1)
 
 
 class Waker(PopMarks):

@@ -2,9 +2,10 @@
 
 A worker of a namespace wakes on its work through key tracking on the namespace's master
 and follows the namespace when its slot moves to another master. A fan-in pipeline in
-three namespaces on three different masters runs to its end, every job complete once and
-none failed, while one namespace's slot is moved, while a master is killed with kill -9
-and its replica promoted, and while client connections are dropped.
+three namespaces on three different masters, with two worker processes that each serve
+all three, runs to its end, every job complete once and none failed, while one
+namespace's slot is moved, while a master is killed with kill -9 and its replica
+promoted, and while client connections are dropped.
 """
 
 from __future__ import annotations
@@ -143,10 +144,13 @@ def test_a_pipeline_over_three_masters_survives(
     urls = {ns: made.url(query=f"namespace={ns}{wait}") for ns in namespaces}
     clients = {ns: Client(urls[ns], worker_name="producer") for ns in namespaces}
     jids = {ns: _put_pipeline(clients[ns], STAGE[worker_kind]) for ns in namespaces}
+    # two processes, each serving the three namespaces (wait_replicas rides on the URL)
+    served = [arg for ns in namespaces for arg in ("--namespace", ns)]
+    url = made.url(query=wait[1:]) if wait else made.url()
     workers = [cli_worker("-q", "s1", "-q", "s2", "-q", "s3", "-q", "s4", "-q", "s5",
-                          "--processes", "1", *OPTIONS[worker_kind], "--url", urls[ns],
-                          "--interval", "1", "--order", "round-robin", "--name", ns)
-               for ns in namespaces]
+                          "--processes", "1", *OPTIONS[worker_kind], "--url", url, *served,
+                          "--interval", "1", "--order", "round-robin", "--name", f"w{i}")
+               for i in range(2)]
     hit = namespaces[0]
     # the event strikes while the pipeline runs
     wait_for(lambda: _completed(clients[hit]) >= FAN, timeout=60, step=0.05)

@@ -16,7 +16,7 @@ here holds are taken back and run. The popper sees its worker through ``Host``.
 from __future__ import annotations
 
 import asyncio
-from typing import Protocol
+from typing import Any, Protocol
 
 from qless_py.calls.base import Call
 from qless_py.calls.worker import RawJob, pop_call
@@ -26,7 +26,7 @@ from qless_py.workers.logs import flush_logs
 from qless_py.workers.lookout import Idleness, IdleSpell, Look
 from qless_py.workers.outage import Outage
 from qless_py.workers.pops import PopAttempt
-from qless_py.workers.waker import PopMarks
+from qless_py.workers.waker import MarkSet, PopMarks
 
 
 class Host(State, Protocol):
@@ -54,8 +54,8 @@ class Host(State, Protocol):
     def start_adopted(self, free: int) -> bool:
         """Start up to ``free`` of the jobs adoption took; False if it took none."""
 
-    async def take(self, raws: list[RawJob]) -> None:
-        """Start a run of each popped job."""
+    async def take(self, raws: list[RawJob], part: Any) -> None:
+        """Start a run of each job popped in ``part``'s namespace (None: the only one)."""
 
     async def adopt(self, why: str) -> None:
         """Take back jobs leased to this worker's name that nothing here knows of."""
@@ -107,8 +107,11 @@ class Wake:
 class Popper:
     """The popping coroutine of one ``AsyncWorker``."""
 
-    def __init__(self, host: Host, reserver: Reserver, core: Core, marks: PopMarks) -> None:
+    def __init__(self, host: Host, reserver: Reserver, core: Core, marks: PopMarks | MarkSet,
+                 *, several: bool = False) -> None:
         self.host, self.reserver, self.core, self.marks = host, reserver, core, marks
+        # several namespaces: each queue pops through its own namespace's core
+        self.several = several
         self.wake = Wake()
         self.backoff = 0.0
         self.outage = Outage("pop")
@@ -139,17 +142,18 @@ class Popper:
                     continue
                 if host.start_adopted(free):
                     continue
-                raws = await self._pop(min(free, host.max_batch))
-                if raws is None:  # connection trouble: wait, then retry
+                popped = await self._pop(min(free, host.max_batch))
+                if popped is None:  # connection trouble: wait, then retry
                     await wake.wait(seen, self.backoff)
                     continue
+                raws, part = popped
                 if self.backoff or self.unsettled or host.adoption_due:
                     self.outage.ok()
                     self.backoff, self.unsettled = 0.0, False
                     await host.adopt("adopting (their pop or settle reply was lost)")
                 if raws:
                     self.idleness.missed = False
-                    await host.take(raws)
+                    await host.take(raws, part)
                     continue
                 if host.start_adopted(0):
                     continue
@@ -164,20 +168,43 @@ class Popper:
             self.done = True
             host.popper_done()
 
-    async def _pop(self, count: int) -> list[RawJob] | None:
-        """Raw jobs from the first queue (reserver's order) that gives any; None on trouble."""
+    async def _pop(self, count: int) -> tuple[list[RawJob], Any] | None:
+        """Raw jobs from the first queue (reserver's order) that gives any, and its
+        namespace's part (None with one namespace); None on trouble."""
         host = self.host
         attempt = PopAttempt(self.marks, self.outage, self.backoff)
         with attempt:
-            raws: list[RawJob] = []
-            for queue in self.reserver.order():
-                raws = await self.core.send(pop_call(queue.name, host.name, count))
-                if raws:
-                    break
+            popped: tuple[list[RawJob], Any] = [], None
+            if self.several:
+                popped = await self._pop_across(count)
+            else:
+                for queue in self.reserver.order():
+                    raws = await self.core.send(pop_call(queue.name, host.name, count))
+                    if raws:
+                        popped = raws, None
+                        break
             attempt.mark = host.mark()  # before anything else: the notices sent by now
-            return raws
+            return popped
         self.backoff = attempt.backoff
         return None
+
+    async def _pop_across(self, count: int) -> tuple[list[RawJob], Any]:
+        """Several namespaces: the threaded runner's ``_pop_across``, through each
+        namespace's own core."""
+        for queue in self.reserver.order():
+            part = queue.part  # type: ignore[attr-defined]  # (a PartQueue)
+            if part.rest.resting:
+                continue
+            try:
+                raws = await part.core.send(pop_call(queue.name, self.host.name, count))
+            except Exception as exc:
+                part.rest.failed(exc)
+                continue
+            if part.rest.ok():
+                self.unsettled = True  # adoption looks at what its lost replies left
+            if raws:
+                return raws, part
+        return [], None
 
     async def _idle(self, seen: int) -> None:
         """Sleep until work may be there (the threaded runner's rules, in the loop)."""

@@ -14,7 +14,9 @@ same options) plus ``concurrency``. In its loop run:
   check.
 
 Its core calls go through one pipelined connection on the worker's endpoint
-(``aio_resp``); ``job.client.redis`` is the async client's ``redis.asyncio``.
+(``aio_resp``); ``job.client.redis`` is the async client's ``redis.asyncio``. Serving
+several namespaces, it has one of each per namespace (its ``Part``: async client,
+pipelined core, heartbeat task), and a job's calls go through its own namespace's.
 Two threads besides the handler pool: the notice listener of the threaded worker
 (``qless_py.workers.listener``, key tracking, unchanged: its callbacks are handed to the
 loop) and one for the worker's own blocking reads (due times, whether a job waits). The
@@ -34,6 +36,7 @@ import signal
 import threading
 from collections import deque
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any, TypeVar, Unpack
 
 import qless_py.workers.aio.jobrun as jobrun
@@ -54,7 +57,6 @@ from qless_py.workers.aio.popper import Popper
 from qless_py.workers.aio.threads import DaemonPool
 from qless_py.workers.base import (
     ADOPTION_ROUNDS,
-    Notices,
     Options,
     Stop,
     WorkerBase,
@@ -62,8 +64,10 @@ from qless_py.workers.base import (
 )
 from qless_py.workers.jobrun import Outcome, run_job
 from qless_py.workers.leases import Lease, Leases
+from qless_py.workers.listeners import Notices
 from qless_py.workers.logs import flush_logs
-from qless_py.workers.lookout import Look, look
+from qless_py.workers.lookout import Look
+from qless_py.workers.parts import Part, PartQueue
 from qless_py.workers.waker import PopMarks
 from qless_py.workers.workdir import Workdir
 
@@ -89,11 +93,18 @@ def task_stacks() -> str:
     return "\n".join(parts)
 
 
+def _aclient(part: Part[JobBase]) -> AsyncClient:
+    """The namespace's async client (made when the worker starts)."""
+    assert part.aclient is not None, "the worker is not running"
+    return part.aclient
+
+
 class AsyncWorker(WorkerBase[JobBase]):
     """Pops and runs jobs from ``queues`` in an event loop, ``concurrency`` at a time.
 
-    The options are ``Worker``'s (``burst``, ``max_jobs``, ``resume``, ``interval``,
-    ``order``, ``workdir``, ``lost_grace``, ``isolated``, ``handle_signals``, ``spin``);
+    The options are ``Worker``'s (``namespaces``, ``burst``, ``max_jobs``, ``resume``,
+    ``interval``, ``order``, ``workdir``, ``lost_grace``, ``isolated``, ``handle_signals``,
+    ``spin``);
     ``threads`` is the size of the pool that runs plain-function handlers (default:
     ``min(concurrency, 8)``). ``run()`` runs a new event loop and returns the exit code;
     ``await worker.work()`` runs in the current one.
@@ -112,7 +123,10 @@ class AsyncWorker(WorkerBase[JobBase]):
         self.concurrency = concurrency
         self.threads = threads or min(concurrency, 8)
         self.marks = PopMarks()
-        self.leases = Leases(on_lost=self._job_lost, on_sooner=self._beat_sooner)
+        for part in self.parts:
+            part.leases = Leases(on_lost=self._job_lost,
+                                 on_sooner=partial(self._beat_sooner, part))
+        self.leases = self.parts[0].leases
         self.runs: set[Run] = set()
         self._by_job: dict[int, Run] = {}  # id(job) -> its run
         self._resumed: deque[Adopted] = deque()
@@ -163,21 +177,12 @@ class AsyncWorker(WorkerBase[JobBase]):
         loop = asyncio.get_running_loop()
         self._loop = loop
         self._control_event = asyncio.Event()
-        problem = await loop.run_in_executor(self._chores, self.client.core.check)
-        await loop.run_in_executor(self._chores, self._server_checked, problem)
-        endpoint = self.client.endpoint()
-        self._aclient = AsyncClient(redis_client=make_async_redis(endpoint),
-                                    worker_name=self.name, codec=self.client.codec,
-                                    namespace=self.client.keys.namespace)
+        await loop.run_in_executor(self._chores, self._check_servers)
+        for part in self.parts:
+            self._connect(part)
+        self._aclient = self.parts[0].aclient
+        core = self.parts[0].core
         self._handlers = Handlers(self.chore)
-        # Core calls (the worker's and its jobs') go through one pipelined connection
-        # (aio_resp: measured leaner than the pool); job.client.redis stays redis.asyncio.
-        core = LeanCore(PipelinedConnection(endpoint), self.client.core.source,
-                        self.client.core.sha)
-        core.confirm = self.client.core.confirm
-        core.keys = self.client.core.keys
-        core.on_connection_error = jobrun.note_connection_error
-        self._aclient.core = core
         install = self.handle_signals
         if install is None:
             install = threading.current_thread() is threading.main_thread()
@@ -185,18 +190,29 @@ class AsyncWorker(WorkerBase[JobBase]):
             for signum in SIGNALS:
                 loop.add_signal_handler(signum, self._signal, signum)
         self._root = await loop.run_in_executor(self._chores, self._make_root)
-        log.info("worker %s: queues %s, asyncio, concurrency %d, %d thread(s) for plain "
+        log.info("worker %s: queues %s%s, asyncio, concurrency %d, %d thread(s) for plain "
                  "handlers, order %s", self.name, ",".join(self.queue_names),
+                 "" if self._by_namespace is None else " in namespaces " + ",".join(
+                     str(part.namespace) for part in self.parts),
                  self.concurrency, self.threads, self.order)
         tasks: list[asyncio.Task[None]] = []
         try:
-            reserver = make_reserver(self.order,
-                                     [self._aclient.queues[n] for n in self.queue_names])
+            if self._by_namespace is None:
+                queues: list[Any] = [_aclient(self.parts[0]).queues[n] for n in self.queue_names]
+            else:
+                queues = [PartQueue(part, _aclient(part).queues[n]) for part in self.parts
+                          for n in self.queue_names]
+            reserver = make_reserver(self.order, queues)
             # first: the listener's notices wake it
-            self._popper = Popper(self, reserver, core, self.marks)
+            self._popper = Popper(self, reserver, core, self.listeners.marks or self.marks,
+                                  several=self._by_namespace is not None)
             self._start_listener()
-            self._heartbeat = AsyncHeartbeat(self.leases, self._aclient.core)
-            tasks.append(loop.create_task(self._heartbeat.run(), name="qless-heartbeat"))
+            for part in self.parts:
+                part.heartbeat = AsyncHeartbeat(part.leases, part.core)
+                name = ("qless-heartbeat" if self._by_namespace is None
+                        else f"qless-heartbeat-{part.namespace}")
+                tasks.append(loop.create_task(part.heartbeat.run(), name=name))
+            self._heartbeat = self.parts[0].heartbeat
             if self.resume:
                 await self.adopt("resuming")
             tasks.append(loop.create_task(self._popper.run(), name="qless-popper"))
@@ -208,13 +224,30 @@ class AsyncWorker(WorkerBase[JobBase]):
                     loop.remove_signal_handler(signum)
             if self._own_root:
                 await loop.run_in_executor(self._chores, shutil.rmtree, self._root, True)
-            await core.conn.aclose()
-            await self._aclient.redis.aclose(close_connection_pool=True)
+            for part in self.parts:
+                await part.core.conn.aclose()
+                await _aclient(part).redis.aclose(close_connection_pool=True)
             self._pool.shutdown()
             self._chores.shutdown()
+            self._close_made()
         log.info("worker %s: exiting after %d job(s) %s", self.name, self.stats.jobs,
                  self.stats.outcomes)
         return self._exit_code
+
+    def _connect(self, part: Part[JobBase]) -> None:
+        """The namespace's async client, whose core calls (the worker's and its jobs') go
+        through one pipelined connection (aio_resp: measured leaner than the pool);
+        job.client.redis stays redis.asyncio."""
+        client = part.client
+        endpoint = client.endpoint()
+        aclient = AsyncClient(redis_client=make_async_redis(endpoint), worker_name=self.name,
+                              codec=client.codec, namespace=client.keys.namespace)
+        core = LeanCore(PipelinedConnection(endpoint), client.core.source, client.core.sha)
+        core.confirm = client.core.confirm
+        core.keys = client.core.keys
+        core.on_connection_error = jobrun.note_connection_error
+        aclient.core = core
+        part.aclient, part.core = aclient, core
 
     def stop(self, how: Stop = "now") -> None:
         """Ask the worker to stop (thread-safe): ``now`` gives jobs back, ``drain`` ends them."""
@@ -237,9 +270,9 @@ class AsyncWorker(WorkerBase[JobBase]):
         for run in list(self.runs):
             run.cancel()
 
-    def _lose(self, jid: str, event: str) -> None:
+    def _lose(self, part: Part[JobBase], jid: str, event: str) -> None:
         assert self._loop is not None
-        self._loop.call_soon_threadsafe(self.leases.lose, jid, event)
+        self._loop.call_soon_threadsafe(part.leases.lose, jid, event)
 
     def _stacks(self) -> str:
         return (f"stacks of every task:\n{task_stacks()}\n"
@@ -273,9 +306,9 @@ class AsyncWorker(WorkerBase[JobBase]):
             run.cancel()
         super()._job_lost(held)
 
-    def _beat_sooner(self) -> None:
-        if self._heartbeat is not None:
-            self._heartbeat.sooner()
+    def _beat_sooner(self, part: Part[JobBase]) -> None:
+        if part.heartbeat is not None:
+            part.heartbeat.sooner()
 
     # -- control -------------------------------------------------------------------------
     def _signal(self, signum: int) -> None:
@@ -328,36 +361,38 @@ class AsyncWorker(WorkerBase[JobBase]):
         for start in range(0, len(jobs), GIVE_BACK_AT_ONCE):
             await asyncio.gather(*(self._give_back(job)
                                    for job in jobs[start:start + GIVE_BACK_AT_ONCE]))
-        if self._listener is not None:
-            await loop.run_in_executor(self._chores, self._listener.stop)
-        try:
-            await self.aclient.core.send(self._deregister_call())
-        except QlessError as exc:
-            self._deregister_failed(exc)
+        await loop.run_in_executor(self._chores, self.listeners.stop)
+        for part in self.parts:
+            try:
+                await part.core.send(self._deregister_call())
+            except QlessError as exc:
+                self._deregister_failed(part, exc)
 
     async def _give_back(self, job: JobBase) -> None:
         try:
-            await self.aclient.core.send(self._give_back_call(job))
+            await self.part_of(job).core.send(self._give_back_call(job))
         except Exception as exc:
             self._give_back_failed(job, exc)
 
     # -- runs ----------------------------------------------------------------------------
-    async def take(self, raws: list[RawJob]) -> None:
-        """Start a run of each job a pop returned (the popper checked the slots)."""
+    async def take(self, raws: list[RawJob], part: Part[JobBase] | None) -> None:
+        """Start a run of each job a pop returned in ``part``'s namespace (None: the only
+        one; the popper checked the slots)."""
+        part = part or self.parts[0]
         for raw in raws:
-            job, handler, threaded = await self._job(raw)
-            if self.leases.add(job):  # add() logs what it refuses
+            job, handler, threaded = await self._job(raw, part)
+            if part.leases.add(job):  # add() logs what it refuses
                 self.start(job, handler, threaded)
 
-    async def _job(self, raw: RawJob) -> Adopted:
-        """A job object for a popped or adopted job, its handler, whether it runs in the
-        pool: the async client's job for a handler awaited in the loop, the sync client's
-        for one run in the thread pool."""
+    async def _job(self, raw: RawJob, part: Part[JobBase]) -> Adopted:
+        """A job object for a popped or adopted job of ``part``'s namespace, its handler,
+        whether it runs in the pool: the async client's job for a handler awaited in the
+        loop, the sync client's for one run in the thread pool."""
         assert self._handlers is not None
         handler, threaded = await self._handlers.find(raw)
         if threaded:
-            return Job(self.client, raw, self.name), handler, True
-        return AsyncJob(self.aclient, raw, self.name), handler, False
+            return Job(part.client, raw, self.name), handler, True
+        return AsyncJob(part.aclient, raw, self.name), handler, False
 
     def start(self, job: JobBase, handler: Handler, threaded: bool) -> None:
         """Run ``job`` in a task of its own (the popper checked that a slot is free)."""
@@ -388,7 +423,8 @@ class AsyncWorker(WorkerBase[JobBase]):
                     outcome = await self._loop.run_in_executor(self._pool, self._in_thread,
                                                                job)
                 else:
-                    outcome = await jobrun.run_async_job(run, handler, self.aclient.core)
+                    outcome = await jobrun.run_async_job(run, handler,
+                                                         self.part_of(job).core)
             except Exception:  # a bug here must not lose the lease silently
                 log.exception("job %s: the run crashed", job.jid)
             finally:
@@ -428,28 +464,32 @@ class AsyncWorker(WorkerBase[JobBase]):
         whose read may have been too early for a job is run again, a few times at most
         (then the next pop looks again: ``adoption_due``)."""
         self._adopt_again = False
-        for _ in range(ADOPTION_ROUNDS):
-            since = self.leases.open_adoption()
-            try:
-                await self._adopt_round(since, why)
-            finally:
-                stale = self.leases.close_adoption()
-            if not stale:
-                return
-        self._adopt_again = True
+        for part in self.parts:
+            if part.rest.resting:  # its pops fail: adoption looks once they work again
+                continue
+            for _ in range(ADOPTION_ROUNDS):
+                since = part.leases.open_adoption()
+                try:
+                    await self._adopt_round(part, since, why)
+                finally:
+                    stale = part.leases.close_adoption()
+                if not stale:
+                    break
+            else:
+                self._adopt_again = True
 
-    async def _adopt_round(self, since: int, why: str) -> None:
-        """Jobs the core lists under this worker's name that nothing here holds (see
-        ``Worker._resume_jobs``): taken into the registry, to be run next."""
-        core = self.aclient.core
+    async def _adopt_round(self, part: Part[JobBase], since: int, why: str) -> None:
+        """Jobs the core lists under this worker's name in ``part``'s namespace that
+        nothing here holds (see ``Worker._resume_jobs``): taken into the registry, to be
+        run next."""
         try:
-            raws = await core.run(self._adoption_steps(since))
+            raws = await part.core.run(self._adoption_steps(part, since))
         except QlessError as exc:
             self._adoption_failed(exc)
             return
         taken: list[Adopted] = []
         for raw in raws:
-            job, handler, threaded = await self._job(raw)
+            job, handler, threaded = await self._job(raw, part)
             decided = self._adopts(job, since)
             if decided is True:
                 taken.append((job, handler, threaded))
@@ -460,7 +500,7 @@ class AsyncWorker(WorkerBase[JobBase]):
 
     async def _retry(self, job: JobBase, call: Call[int]) -> None:
         try:
-            left = await send_held(self.aclient.core, job, call, ends=True)
+            left = await send_held(self.part_of(job).core, job, call, ends=True)
         except QlessError as exc:
             self._retried(job, call, exc)
         else:
@@ -475,8 +515,7 @@ class AsyncWorker(WorkerBase[JobBase]):
 
     async def look(self) -> Look:
         """The queues' due times and whether a job waits (on the chores thread)."""
-        return await self.chore(lambda: look(self.transport, self.queue_names, self.caps,
-                                             names=self.client.keys))
+        return await self.chore(self.look_now)
 
     def popper_done(self) -> None:
         self._nudge()

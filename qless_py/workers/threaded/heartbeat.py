@@ -1,4 +1,5 @@
-"""The threaded mode's heartbeat thread: renews the lock of every lease the process holds.
+"""The threaded mode's heartbeat thread: renews the lock of every lease the process holds
+(one thread per namespace the worker serves, each for the leases held there).
 
 It sleeps until the earliest renewal that ``Leases`` records is due and renews it by the
 shared rules (``qless_py.workers.heartbeat``).
@@ -17,10 +18,10 @@ from qless_py.workers.outage import Outage
 class Heartbeat:
     """One daemon thread renewing the locks of ``leases``."""
 
-    def __init__(self, leases: Leases[Job]) -> None:
+    def __init__(self, leases: Leases[Job], name: str = "qless-heartbeat") -> None:
         self.leases = leases
         self.outage = Outage("heartbeat")
-        self._thread = threading.Thread(target=self._run, name="qless-heartbeat", daemon=True)
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
 
     def start(self) -> None:
         self._thread.start()

@@ -28,7 +28,7 @@ from qless_py.workers.logs import flush_logs
 from qless_py.workers.lookout import Idleness, IdleSpell, Look
 from qless_py.workers.outage import Outage
 from qless_py.workers.pops import PopAttempt, pop_size
-from qless_py.workers.waker import Waker
+from qless_py.workers.waker import MarkSet, Waker
 from qless_py.workers.workdir import Workdir
 
 log = logging.getLogger("qless_py.worker")
@@ -58,6 +58,9 @@ class Host(State, Protocol):
     def look(self) -> Look:
         """The queues' earliest due time and whether a job waits (one round trip)."""
 
+    def leases_of(self, job: Job) -> Leases[Job]:
+        """The lease registry of ``job``'s namespace (a worker serving several)."""
+
 
 @dataclass(frozen=True)
 class RunnerSettings:
@@ -72,10 +75,15 @@ class Runner:
     """One runner thread's loop: reserve, run, repeat; sleep smartly when idle."""
 
     def __init__(self, host: Host, settings: RunnerSettings, waker: Waker, leases: Leases[Job],
-                 reserver: Reserver, workdir: Workdir, outage: Outage) -> None:
+                 reserver: Reserver, workdir: Workdir, outage: Outage,
+                 marks: MarkSet | None = None) -> None:
         self.host, self.settings = host, settings
         self.outage = outage  # the worker's pops' outage, shared by its runners
         self.waker, self.leases = waker, leases
+        # A worker serving several namespaces: its pops mark every listener's stream, and
+        # a popped job's lease goes to its namespace's registry (else: waker, leases).
+        self.marks: Waker | MarkSet = waker if marks is None else marks
+        self.several = marks is not None
         self.reserver = reserver
         self.workdir = workdir
         self.buffer: deque[Job] = deque()
@@ -118,7 +126,8 @@ class Runner:
         jobs = self._pop()
         if jobs is None:
             return None
-        jobs = [job for job in jobs if self.leases.add(job)]  # add() logs what it refuses
+        leases = self.host.leases_of(jobs[0]) if self.several and jobs else self.leases
+        jobs = [job for job in jobs if leases.add(job)]  # add() logs what it refuses
         if self.backoff or self.unsettled or self.host.adoption_due:
             self.outage.ok()
             self.backoff, self.unsettled = 0.0, False
@@ -134,13 +143,35 @@ class Runner:
     def _pop(self) -> list[Job] | None:
         """Jobs from the reserver, as many as the recent pace suggests; None on trouble."""
         count = pop_size(self.avg, self.settings.max_batch, self.host.budget())
-        attempt = PopAttempt(self.waker, self.outage, self.backoff)
+        attempt = PopAttempt(self.marks, self.outage, self.backoff)
         with attempt:
-            jobs = list(self.reserver.reserve(count, worker=self.settings.worker))
+            if self.several:
+                jobs = self._pop_across(count)
+            else:
+                jobs = list(self.reserver.reserve(count, worker=self.settings.worker))
             attempt.mark = self.host.mark()  # before anything else: the notices sent by now
             return jobs
         self.backoff = attempt.backoff
         return None
+
+    def _pop_across(self, count: int) -> list[Job]:
+        """Several namespaces: jobs from the first queue (the reserver's order over every
+        namespace's queues) that gives any; a namespace whose pop fails rests (``Rest``)
+        while the others' go on."""
+        for queue in self.reserver.order():
+            rest = queue.part.rest  # type: ignore[attr-defined]  # (a PartQueue)
+            if rest.resting:
+                continue
+            try:
+                jobs = queue.pop(count, worker=self.settings.worker)
+            except Exception as exc:
+                rest.failed(exc)
+                continue
+            if rest.ok():
+                self.unsettled = True  # adoption looks at what its lost replies left
+            if jobs:
+                return list(jobs)
+        return []
 
     def _run(self, job: Job) -> None:
         if not self.host.may_start(job):

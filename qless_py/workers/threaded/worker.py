@@ -17,22 +17,23 @@ import threading
 import time
 from collections import deque
 from collections.abc import Sequence
-from typing import Unpack
+from typing import Any, Unpack
 
 from qless_py import Client, QlessError
 from qless_py.job import Job
 from qless_py.reservers import make_reserver
 from qless_py.workers.base import (
     ADOPTION_ROUNDS,
-    Notices,
     Options,
     Stop,
     WorkerBase,
 )
 from qless_py.workers.leases import Leases
+from qless_py.workers.listeners import Notices
 from qless_py.workers.logs import flush_logs
-from qless_py.workers.lookout import Look, look
+from qless_py.workers.lookout import Look
 from qless_py.workers.outage import Outage
+from qless_py.workers.parts import Part, PartQueue
 from qless_py.workers.signals import SignalPipe
 from qless_py.workers.threaded.heartbeat import Heartbeat
 from qless_py.workers.threaded.runner import Runner, RunnerSettings
@@ -54,7 +55,10 @@ class Worker(WorkerBase[Job]):
     lost job that would not stop. ``spin`` is how long (seconds) a thread waits awake for
     a reply from the server before it sleeps; 0 always sleeps at once. The other options
     (``order``, ``interval``, ``workdir``, ``resume``, ``stop_grace``, ``handle_signals``)
-    are ``base.Options``.
+    are ``base.Options``. ``namespaces`` (names; None is the default namespace) makes
+    it serve the queues in each of those namespaces instead of the client's alone (the
+    client gives the server, its settings and the worker name); ``order`` then runs over
+    every namespace's queues, namespace by namespace in the order given.
     """
 
     def __init__(self, client: Client, queues: Sequence[str], *, threads: int = 1,
@@ -64,8 +68,11 @@ class Worker(WorkerBase[Job]):
         super().__init__(client, queues, max_batch=max_batch, **options)
         self.threads = threads
         self.waker = Waker()
-        self.leases = Leases(on_lost=self._job_lost)
-        self.heartbeat = Heartbeat(self.leases)
+        for part in self.parts:
+            part.leases = Leases(on_lost=self._job_lost)
+            part.heartbeat = Heartbeat(part.leases, name=self._heartbeat_name(part))
+        self.leases = self.parts[0].leases
+        self.heartbeat: Heartbeat = self.parts[0].heartbeat
         self.pop_outage = Outage("pop")  # shared by the runner threads
         self.pipe = SignalPipe()
         self._resumed: deque[Job] = deque()
@@ -78,7 +85,7 @@ class Worker(WorkerBase[Job]):
 
         Raises ConnectionSetupError if the first connection fails for a reason retrying
         cannot mend; later connection problems are retried with backoff."""
-        self._server_checked(self.client.core.check())
+        self._check_servers()
         install = self.handle_signals
         if install is None:
             install = threading.current_thread() is threading.main_thread()
@@ -86,14 +93,15 @@ class Worker(WorkerBase[Job]):
             self.pipe.install()
         old_cwd = os.getcwd()
         root = self._make_root()
-        log.info("worker %s: queues %s, %d thread(s), order %s, spin %d us", self.name,
-                 ",".join(self.queue_names), self.threads, self.order,
-                 round(self.transport.spin * 1e6))
+        log.info("worker %s: queues %s%s, %d thread(s), order %s, spin %d us", self.name,
+                 ",".join(self.queue_names), self._in_namespaces(), self.threads,
+                 self.order, round(self.transport.spin * 1e6))
         try:
             self._start_listener()
             if self.resume:
                 self._resume_jobs()
-            self.heartbeat.start()
+            for part in self.parts:
+                part.heartbeat.start()
             self._active = self.threads
             for index in range(self.threads):
                 thread = threading.Thread(target=self._runner, args=(index, root),
@@ -110,6 +118,7 @@ class Worker(WorkerBase[Job]):
                 os.chdir(old_cwd)
             if self._own_root:
                 shutil.rmtree(root, ignore_errors=True)
+            self._close_made()
         stats = self.stats
         log.info("worker %s: exiting after %d job(s) %s; replies caught spinning: %d of %d",
                  self.name, stats.jobs, stats.outcomes, stats.spin_hits,
@@ -127,8 +136,8 @@ class Worker(WorkerBase[Job]):
     def _nudge(self) -> None:
         self.pipe.nudge()
 
-    def _lose(self, jid: str, event: str) -> None:
-        self.leases.lose(jid, event)
+    def _lose(self, part: Part[Job], jid: str, event: str) -> None:
+        part.leases.lose(jid, event)
 
     def notices(self) -> Notices:
         waker = self.waker
@@ -160,22 +169,25 @@ class Worker(WorkerBase[Job]):
         again, without waiting for its lock to expire and without spending a retry; an
         unsettled one the core no longer lists here is forgotten (its command took effect).
         """
-        since = self.leases.open_adoption()
-        try:
-            self._adopt(since, why)
-        finally:
-            if self.leases.close_adoption():
-                with self._lock:
-                    self._adopt_again = self._adopting  # the running round looks again
+        for part in self.parts:
+            if part.rest.resting:  # its pops fail: adoption looks once they work again
+                continue
+            since = part.leases.open_adoption()
+            try:
+                self._adopt(part, since, why)
+            finally:
+                if part.leases.close_adoption():
+                    with self._lock:
+                        self._adopt_again = self._adopting  # the running round looks again
 
-    def _adopt(self, since: int, why: str) -> None:
+    def _adopt(self, part: Part[Job], since: int, why: str) -> None:
         try:
-            raws = self.client.core.run(self._adoption_steps(since))
+            raws = part.client.core.run(self._adoption_steps(part, since))
         except QlessError as exc:
             self._adoption_failed(exc)
             return
         taken = []
-        for job in (Job(self.client, raw, self.name) for raw in raws):
+        for job in (Job(part.client, raw, self.name) for raw in raws):
             decided = self._adopts(job, since)
             if decided is True:
                 taken.append(job)
@@ -222,33 +234,38 @@ class Worker(WorkerBase[Job]):
             # Tell running handlers to stop, and give their jobs back only once they have
             # returned (or the grace ran out): a job given back while its handler still
             # ran could start elsewhere meanwhile, twice at once, and past its throttle.
-            for held in self.leases.snapshot():
+            for held in self.held():
                 held.job.stop_event.set()
         for thread in self._runners:
             thread.join(max(0.0, deadline - time.monotonic()))
-        self.heartbeat.stop()
+        for part in self.parts:
+            part.heartbeat.stop()
         for job in self._to_give_back():
             try:
-                self.client.core.send(self._give_back_call(job))
+                self.part_of(job).client.core.send(self._give_back_call(job))
             except Exception as exc:
                 self._give_back_failed(job, exc)
-        if self._listener is not None:
-            self._listener.stop()
-        try:
-            self.client.core.send(self._deregister_call())
-        except QlessError as exc:
-            self._deregister_failed(exc)
+        self.listeners.stop()
+        for part in self.parts:
+            try:
+                part.client.core.send(self._deregister_call())
+            except QlessError as exc:
+                self._deregister_failed(part, exc)
 
     # -- runner threads ------------------------------------------------------------------
     def _runner(self, index: int, root: str) -> None:
         workdir = Workdir(os.path.join(root, f"t{index}"), chdir=self.threads == 1)
-        reserver = make_reserver(self.order,
-                                 [self.client.queues[name] for name in self.queue_names])
+        if self._by_namespace is None:
+            queues: list[Any] = [self.parts[0].client.queues[name] for name in self.queue_names]
+        else:
+            queues = [PartQueue(part, part.client.queues[name]) for part in self.parts
+                      for name in self.queue_names]
+        reserver = make_reserver(self.order, queues)
         settings = RunnerSettings(worker=self.name, interval=self.interval,
                                   max_batch=self.max_batch, burst=self.burst,
                                   relay=self.threads > 1)
         runner = Runner(self, settings, self.waker, self.leases, reserver, workdir,
-                        self.pop_outage)
+                        self.pop_outage, self.listeners.marks)
         try:
             runner.loop()
         except Exception:  # pragma: no cover - a bug: log it, do not hang the process
@@ -270,4 +287,15 @@ class Worker(WorkerBase[Job]):
             return None
 
     def look(self) -> Look:
-        return look(self.transport, self.queue_names, self.caps, names=self.client.keys)
+        return self.look_now()
+
+    def leases_of(self, job: Job) -> Leases[Job]:
+        return self.part_of(job).leases
+
+    def _in_namespaces(self) -> str:
+        if self._by_namespace is None:
+            return ""
+        return " in namespaces " + ",".join(str(part.namespace) for part in self.parts)
+
+    def _heartbeat_name(self, part: Part[Job]) -> str:
+        return "qless-heartbeat" if len(self.parts) == 1 else f"qless-heartbeat-{part.namespace}"
