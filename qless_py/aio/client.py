@@ -247,7 +247,7 @@ class AsyncClient:
         return await self.core.send(calls.track_call("untrack", jid))
 
     async def check(self, *, repair: bool = False, resume: str = "",
-                    budget: int = DEFAULT_BUDGET, progress: Progress | None = None,
+                    budget: int | None = DEFAULT_BUDGET, progress: Progress | None = None,
                     steps: int | None = None) -> CheckReport:
         """:meth:`qless_py.Client.check`, awaited."""
         return await self.core.run(check_steps(repair, resume, budget, progress, steps))

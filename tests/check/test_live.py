@@ -86,3 +86,18 @@ def test_a_step_ends_on_the_servers_clock_where_the_server_has_one(
         assert report.token and 0 < report.keys < total
     else:
         assert not report.token and report.keys == total
+
+
+def test_a_step_without_a_budget_takes_the_cores_default(
+        db: Db, redis_conn: redis.Redis) -> None:
+    # 40 server calls where the server lends a clock (and 0.3 ms), 25 where it does not;
+    # a step may go a few calls over while it finishes a key
+    has_clock = redis_conn.eval("return rawget(_G, 'os') and 1 or 0", 0) == 1
+    db.client.queues["many"].put_many(("tests.jobs.Noop", {}) for _ in range(3000))
+    db.client.check(steps=1)  # the connection and the script are ready
+    redis_conn.config_resetstat()
+    db.client.check(steps=1)
+    skip = ("cmdstat_evalsha", "cmdstat_config", "cmdstat_info", "cmdstat_script")
+    calls = sum(int(stats["calls"]) for name, stats in redis_conn.info("commandstats").items()
+                if not name.startswith(skip))
+    assert (0 < calls <= 50) if has_clock else (25 <= calls <= 35)
