@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 from qless_py.server import ServerError, ServerProcess
 
@@ -115,7 +115,7 @@ class LocalCluster:
     nodes: list[Node] = field(default_factory=list)
 
     # -- life ------------------------------------------------------------------------
-    def start(self, timeout: float = 30.0) -> LocalCluster:
+    def start(self, timeout: float = 30.0) -> Self:
         """Start every node, join them, and wait until the cluster is ok."""
         if self.masters < 1 or self.replicas < 0:
             raise ServerError("a cluster needs at least one master and no negative replicas")
@@ -132,7 +132,7 @@ class LocalCluster:
             raise
         return self
 
-    def resume(self, ports: list[int], timeout: float = 30.0) -> LocalCluster:
+    def resume(self, ports: list[int], timeout: float = 30.0) -> Self:
         """Start again the nodes of a cluster this directory held (on ``ports``): each node's
         ``nodes.conf`` knows the others, so they form the same cluster again."""
         for port in ports:
@@ -157,10 +157,15 @@ class LocalCluster:
                         "--cluster-require-full-coverage", "no",
                         "--cluster-allow-reads-when-down", "no"))
 
+    def _meet_port(self, node: Node) -> int:
+        """The port CLUSTER MEET names for ``node``: its bus listens 10,000 above it (a
+        cluster whose bus runs TLS, ``tls-cluster yes``, counts from the TLS port)."""
+        return node.port
+
     def _join(self, timeout: float) -> None:
         first = self.nodes[0]
         for node in self.nodes[1:]:
-            first.call("CLUSTER", "MEET", "127.0.0.1", node.port)
+            first.call("CLUSTER", "MEET", "127.0.0.1", self._meet_port(node))
         self._wait(lambda: all(len(self._known(n)) == len(self.nodes) for n in self.nodes),
                    timeout, "the nodes did not all meet")
         masters = self.nodes[:self.masters]
