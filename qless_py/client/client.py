@@ -297,8 +297,9 @@ class Client:
               progress: Progress | None = None, steps: int | None = None) -> CheckReport:
         """Check every invariant the core keeps, walking the keyspace in bounded steps (at
         most ``budget`` server calls each; None: the core's default), and with ``repair``
-        fix each finding as the core would have. ``resume`` continues the check a report's ``token`` names; ``steps``
-        stops after that many steps (``report.token`` then resumes). docs/client.md."""
+        fix each finding as the core would have. ``resume`` continues the check a report's
+        ``token`` names; ``steps`` stops after that many steps (``report.token`` then
+        resumes). docs/client.md."""
         return self.core.run(check_steps(repair, resume, budget, progress, steps))
 
     def last_check(self) -> CheckSummary | None:
