@@ -15,6 +15,7 @@ import subprocess
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 from qless_py.server import ServerError, binary_for
 
@@ -86,6 +87,28 @@ def _ping(url: str, timeout: float = 1.0) -> bool:
         return bool(conn.ping())
     except (redis.RedisError, OSError):
         return False
+    finally:
+        conn.close()
+
+
+def _once(timeout: float) -> dict[str, Any]:
+    """redis-py options for a connection that sends SHUTDOWN: no retries (the server closing
+    the connection is SHUTDOWN's success, and redis-py would retry it with backoff, some
+    4 s a server, against a server that is gone)."""
+    from redis.backoff import NoBackoff
+    from redis.retry import Retry
+
+    return {"socket_timeout": timeout, "retry": Retry(NoBackoff(), 0)}
+
+
+def _shutdown(conn: Any, pid: int) -> None:
+    """SHUTDOWN (it flushes the AOF); SIGTERM, which does too, if the server refuses it."""
+    import redis
+
+    try:
+        conn.shutdown()
+    except redis.RedisError:
+        os.kill(pid, signal.SIGTERM)
     finally:
         conn.close()
 
@@ -264,16 +287,13 @@ class EmbeddedServer:
         ports, pids = _ints(cluster.get("ports")), _ints(cluster.get("pids"))
         if not any(map(_pid_alive, pids)):
             return False
-        for port, pid in zip(ports, pids, strict=False):
+        # Replicas first (the nodes after the masters): a master that still has a replica
+        # waits at SHUTDOWN for it to catch up (shutdown-timeout, 10 s), and a replica
+        # whose master went first may start a failover.
+        for port, pid in reversed(list(zip(ports, pids, strict=False))):
             if not _pid_alive(pid):
                 continue
-            conn = redis.Redis(host="127.0.0.1", port=port, socket_timeout=timeout)
-            try:
-                conn.shutdown()
-            except redis.RedisError:
-                os.kill(pid, signal.SIGTERM)
-            finally:
-                conn.close()
+            _shutdown(redis.Redis(host="127.0.0.1", port=port, **_once(timeout)), pid)
         deadline = time.monotonic() + timeout
         while any(map(_pid_alive, pids)):
             if time.monotonic() > deadline:
@@ -305,13 +325,7 @@ class EmbeddedServer:
         pid = self._pid()
         if not current.running or pid is None:
             return False
-        conn = redis.Redis.from_url(current.url, socket_timeout=timeout)
-        try:
-            conn.shutdown()
-        except redis.RedisError:
-            os.kill(pid, signal.SIGTERM)  # SIGTERM also flushes the AOF before exit
-        finally:
-            conn.close()
+        _shutdown(redis.Redis.from_url(current.url, **_once(timeout)), pid)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if not _pid_alive(pid):
