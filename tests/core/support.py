@@ -84,6 +84,16 @@ def keyspace_digest(conn: redis.Redis) -> dict[bytes, tuple[bytes, Any]]:
     return out
 
 
+def sm_examples(server_kind: str) -> int:
+    """Examples of a random state machine run: 40 on the two main server legs, 15 on the
+    extra versions (their runs show the core works on that server; the depth of the search
+    is the same core's either way). QLESS_SM_EXAMPLES sets every leg's."""
+    given = os.environ.get("QLESS_SM_EXAMPLES")
+    if given:
+        return int(given)
+    return 40 if server_kind in ("valkey", "redis") else 15
+
+
 @functools.lru_cache(maxsize=16)
 def _sha(source: bytes) -> str:
     return hashlib.sha1(source).hexdigest()

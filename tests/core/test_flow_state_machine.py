@@ -24,7 +24,6 @@ promise:
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,7 +37,7 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 
-from tests.core.support import T0, Core, as_list
+from tests.core.support import T0, Core, as_list, sm_examples
 from tests.replies import bulk, text
 
 JIDS = ["a", "b", "c", "d", "e", "f"]
@@ -401,12 +400,12 @@ def make_machine(core: Core) -> type[RuleBasedStateMachine]:
     return FlowMachine
 
 
-def test_random_flow_sequences_keep_the_invariants(core: Core) -> None:
+def test_random_flow_sequences_keep_the_invariants(core: Core, server_kind: str) -> None:
     machine = make_machine(core)
     run_state_machine_as_test(
         machine,
         settings=settings(
-            max_examples=int(os.environ.get("QLESS_SM_EXAMPLES", "40")),
+            max_examples=sm_examples(server_kind),
             stateful_step_count=30,
             deadline=None,
             database=None,

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,7 +25,7 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 
-from tests.core.support import T0, Core
+from tests.core.support import T0, Core, sm_examples
 
 JIDS = ["a", "b", "c", "d", "e"]
 QUEUES = ["q1", "q2"]
@@ -750,12 +749,12 @@ def make_machine(core: Core) -> type[RuleBasedStateMachine]:
     return QlessMachine
 
 
-def test_random_command_sequences_match_model(core: Core) -> None:
+def test_random_command_sequences_match_model(core: Core, server_kind: str) -> None:
     machine = make_machine(core)
     run_state_machine_as_test(
         machine,
         settings=settings(
-            max_examples=int(os.environ.get("QLESS_SM_EXAMPLES", "40")),
+            max_examples=sm_examples(server_kind),
             stateful_step_count=30,
             deadline=None,
             database=None,
