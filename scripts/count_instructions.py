@@ -11,6 +11,7 @@ of scripts/bench_core.py, and prints the instructions per call of each phase.
     python scripts/count_instructions.py --binary <...> --script <qless-core qless.lua> --legacy-put
     python scripts/count_instructions.py --binary <...> --namespace billing
     python scripts/count_instructions.py --binary <valkey-server> --collect evalShaCommand
+    python scripts/count_instructions.py --binary <...> --breakdown
 
 Needs valgrind (Debian: apt-get install valgrind). Instructions are not time: memory
 stalls cost more than they count, so confirm a gain with bench_core.py --versus.
@@ -41,6 +42,27 @@ def call(conn: redis.Redis, sha: str, phase: str, i: int, offset: float,
     conn.evalsha(sha, len(KEYS), *KEYS, command, f"{T0 + offset + i * 0.001:.6f}", *rest)
 
 
+COMMAND = re.compile(r"^\s*([\d,]+) \([^)]*\)\s+\S*?:?(\w+Command)(?:'\d+)? ")
+
+
+def commands_in(dump: Path, collect: str, calls: int) -> dict[str, float]:
+    """Each server command function's inclusive instructions per call in a callgrind dump
+    (callgrind_annotate --inclusive), leaving out the collected EVAL entry point."""
+    text = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--threshold=100",
+                           str(dump)], capture_output=True, text=True, check=True).stdout
+    out: dict[str, float] = {}
+    for line in text.splitlines():
+        m = COMMAND.match(line)
+        # generic* helpers run inside a command already counted; processCommand holds the
+        # whole EVALSHA, afterCommand is the bookkeeping after every command
+        if m and m.group(2) not in (collect, "evalGenericCommand", "evalCommand",
+                                    "processCommand", "afterCommand") \
+                and "eneric" not in m.group(2):
+            out[m.group(2)] = max(out.get(m.group(2), 0.0),
+                                  int(m.group(1).replace(",", "")) / calls)
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--binary", required=True, help="redis-server to run under valgrind")
@@ -53,6 +75,9 @@ def main() -> None:
     parser.add_argument("--collect", default="evalGenericCommand",
                         help="the server function whose instructions count (Valkey 8 and "
                         "later: evalShaCommand)")
+    parser.add_argument("--breakdown", action="store_true",
+                        help="also print, per phase, the server commands the script ran "
+                             "(each *Command function's inclusive instructions per call)")
     args = parser.parse_args()
     global KEYS
     if args.namespace:
@@ -84,7 +109,8 @@ def main() -> None:
         for offset, phase in zip((0, 100, 200), PHASES, strict=True):
             for i in range(200):
                 call(conn, sha, phase, i, offset, prefix="w")
-        counts = {}
+        counts: dict[str, float] = {}
+        breakdowns: dict[str, dict[str, float]] = {}
         for n, (offset, phase) in enumerate(zip((1000, 1100, 1200), PHASES, strict=True), 1):
             subprocess.run(["callgrind_control", "-z", str(server.pid)],
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
@@ -96,6 +122,8 @@ def main() -> None:
             found = re.search(r"summary: (\d+)", dump)
             assert found and f"Trigger: dump {phase}" in dump, f"no callgrind dump for {phase}"
             counts[phase] = int(found.group(1)) / args.n
+            if args.breakdown:
+                breakdowns[phase] = commands_in(Path(f"{out}.{n}"), args.collect, args.n)
         conn.close()
     finally:
         server.terminate()
@@ -104,6 +132,13 @@ def main() -> None:
     for phase in PHASES:
         print(f"{phase:>10}: {counts[phase]:>10,.0f} instructions per call")
     print(f"{'lifecycle':>10}: {sum(counts.values()):>10,.0f}")
+    for phase, commands in breakdowns.items():
+        inside = sum(commands.values())
+        print(f"\n{phase}: server commands inside the script, {inside:,.0f} instructions per "
+              f"call ({100 * inside / counts[phase]:.0f} %; the rest is the Lua VM, the "
+              "calls' argument and reply conversion, and EVALSHA itself)")
+        for name, cost in sorted(commands.items(), key=lambda kv: -kv[1]):
+            print(f"  {name:<28} {cost:>9,.0f}")
 
 
 if __name__ == "__main__":
