@@ -193,8 +193,18 @@ def test_workers_follow_a_failover_and_every_job_completes(servers: Servers,
         wait_for(lambda: _all_complete(watcher, jids), timeout=90)
         ended = time.monotonic()
         assert watcher.jobs.failed() == {}
-        wait_for(lambda: {"qless-py:fo-1", "qless-py:fo-2"}
-                 <= {c.get("name") for c in admin(new_master).client_list()})
+
+        def named(server: ServerProcess) -> set[str]:
+            return {str(c.get("name")) for c in admin(server).client_list()}
+
+        try:  # both workers' connections are on the new master (a busy machine: slowly)
+            wait_for(lambda: {"qless-py:fo-1", "qless-py:fo-2"} <= named(new_master),
+                     timeout=60)
+        except AssertionError:
+            other = next(r for r in replicas if r is not new_master)
+            print(f"connections on the new master: {sorted(named(new_master))}; "
+                  f"on the other replica: {sorted(named(other))}")
+            raise
         print(f"\nfailover: replica promoted {promoted - killed:.2f}s after the kill, workers "
               f"completed jobs again after {resumed - killed:.2f}s, all {2 * count} jobs "
               f"complete after {ended - killed:.2f}s")
