@@ -110,7 +110,9 @@ def worker(ctx: click.Context, queues: tuple[str, ...], processes: int | None,
                                 "max_jobs": max_jobs, "resume": resume, "burst": burst,
                                 "lost_grace": lost_grace, "spin": spin_us / 1e6}
     if len(targets) > 1:
-        settings["namespaces"] = [_namespace_of(each) for each in targets]
+        from qless_py.client.siblings import url_namespace
+
+        settings["namespaces"] = [url_namespace(each) for each in targets]
     if use_async:
         settings["concurrency"] = concurrency or 10
     elif threads is None:
@@ -135,12 +137,6 @@ def _targets(ctx: click.Context, url: str | None, namespaces: tuple[str, ...]) -
         return [_check_url(with_namespace(base, wanted[0] if wanted else None))]
     plain = without_namespace(base)
     return [_check_url(with_namespace(plain, name)) for name in wanted]
-
-
-def _namespace_of(target: str) -> str | None:
-    from qless_py.client.siblings import url_namespace
-
-    return url_namespace(target)
 
 
 def _check_url(target: str) -> str:

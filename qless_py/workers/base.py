@@ -24,10 +24,10 @@ import sys
 import tempfile
 import threading
 import traceback
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Generic, Literal, Protocol, TypedDict
+from typing import Any, Generic, Literal, Protocol, TypedDict
 
 from qless_py import Client, QlessConnectionError, QlessError
 from qless_py.calls.base import Call, Steps
@@ -40,7 +40,7 @@ from qless_py.workers.listener import Listener, loses_lease
 from qless_py.workers.listeners import Listeners, Notices
 from qless_py.workers.lookout import Look, look
 from qless_py.workers.memory import warn_if_evicting
-from qless_py.workers.parts import Part, look_all, part_clients
+from qless_py.workers.parts import Part, PartQueue, look_all, part_clients
 from qless_py.workers.signals import NUDGE
 
 log = logging.getLogger("qless_py.worker")
@@ -311,6 +311,28 @@ class WorkerBase(Generic[J]):
             return self.parts[0]
         return self._by_namespace[job.client.keys.namespace]
 
+    def reserved_queues(self, client_of: Callable[[Part[J]], Any]) -> list[Any]:
+        """The queues a reserver orders, from each part's client (``client_of``: the sync
+        or the async one): the client's queues with one namespace, ``PartQueue``s of every
+        namespace's queues with several."""
+        if self._by_namespace is None:
+            client = client_of(self.parts[0])
+            return [client.queues[name] for name in self.queue_names]
+        return [PartQueue(part, client_of(part).queues[name]) for part in self.parts
+                for name in self.queue_names]
+
+    def in_namespaces(self) -> str:
+        """For the start line: the namespaces served, when there are several."""
+        if self._by_namespace is None:
+            return ""
+        return " in namespaces " + ",".join(str(part.namespace) for part in self.parts)
+
+    def heartbeat_name(self, part: Part[J]) -> str:
+        """The name of ``part``'s heartbeat thread or task."""
+        if self._by_namespace is None:
+            return "qless-heartbeat"
+        return f"qless-heartbeat-{part.namespace}"
+
     def held(self) -> list[Lease[J]]:
         """Every lease held, in every namespace."""
         return [held for part in self.parts for held in part.leases.snapshot()]
@@ -342,7 +364,7 @@ class WorkerBase(Generic[J]):
         """Whether a run may start ``job`` now (then it is marked running)."""
         if self.stopping == "now":  # stays held: the shutdown gives it back
             return False
-        leases = self.leases if self._by_namespace is None else self.part_of(job).leases
+        leases = self.part_of(job).leases
         if job.stop_event.is_set():
             lease = leases.remove(job)
             log.info("job %s was lost before it started (%s); not running it", job.jid,
@@ -354,7 +376,7 @@ class WorkerBase(Generic[J]):
     def run_ended(self, job: J, outcome: Outcome) -> bool:
         """Release the run's entry; an unsettled one stays held until adoption decides.
         True if adoption should look at the core after the next pop."""
-        leases = self.leases if self._by_namespace is None else self.part_of(job).leases
+        leases = self.part_of(job).leases
         if outcome in UNSETTLED:
             return leases.ended(job, unsettled=True)
         if self.stopping == "now" and not job.finished:

@@ -67,7 +67,7 @@ from qless_py.workers.leases import Lease, Leases
 from qless_py.workers.listeners import Notices
 from qless_py.workers.logs import flush_logs
 from qless_py.workers.lookout import Look
-from qless_py.workers.parts import Part, PartQueue
+from qless_py.workers.parts import Part
 from qless_py.workers.waker import PopMarks
 from qless_py.workers.workdir import Workdir
 
@@ -192,26 +192,19 @@ class AsyncWorker(WorkerBase[JobBase]):
         self._root = await loop.run_in_executor(self._chores, self._make_root)
         log.info("worker %s: queues %s%s, asyncio, concurrency %d, %d thread(s) for plain "
                  "handlers, order %s", self.name, ",".join(self.queue_names),
-                 "" if self._by_namespace is None else " in namespaces " + ",".join(
-                     str(part.namespace) for part in self.parts),
+                 self.in_namespaces(),
                  self.concurrency, self.threads, self.order)
         tasks: list[asyncio.Task[None]] = []
         try:
-            if self._by_namespace is None:
-                queues: list[Any] = [_aclient(self.parts[0]).queues[n] for n in self.queue_names]
-            else:
-                queues = [PartQueue(part, _aclient(part).queues[n]) for part in self.parts
-                          for n in self.queue_names]
-            reserver = make_reserver(self.order, queues)
+            reserver = make_reserver(self.order, self.reserved_queues(_aclient))
             # first: the listener's notices wake it
             self._popper = Popper(self, reserver, core, self.listeners.marks or self.marks,
                                   several=self._by_namespace is not None)
             self._start_listener()
             for part in self.parts:
                 part.heartbeat = AsyncHeartbeat(part.leases, part.core)
-                name = ("qless-heartbeat" if self._by_namespace is None
-                        else f"qless-heartbeat-{part.namespace}")
-                tasks.append(loop.create_task(part.heartbeat.run(), name=name))
+                tasks.append(loop.create_task(part.heartbeat.run(),
+                                              name=self.heartbeat_name(part)))
             self._heartbeat = self.parts[0].heartbeat
             if self.resume:
                 await self.adopt("resuming")

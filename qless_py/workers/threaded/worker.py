@@ -17,7 +17,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Sequence
-from typing import Any, Unpack
+from typing import Unpack
 
 from qless_py import Client, QlessError
 from qless_py.job import Job
@@ -33,7 +33,7 @@ from qless_py.workers.listeners import Notices
 from qless_py.workers.logs import flush_logs
 from qless_py.workers.lookout import Look
 from qless_py.workers.outage import Outage
-from qless_py.workers.parts import Part, PartQueue
+from qless_py.workers.parts import Part
 from qless_py.workers.signals import SignalPipe
 from qless_py.workers.threaded.heartbeat import Heartbeat
 from qless_py.workers.threaded.runner import Runner, RunnerSettings
@@ -70,7 +70,7 @@ class Worker(WorkerBase[Job]):
         self.waker = Waker()
         for part in self.parts:
             part.leases = Leases(on_lost=self._job_lost)
-            part.heartbeat = Heartbeat(part.leases, name=self._heartbeat_name(part))
+            part.heartbeat = Heartbeat(part.leases, name=self.heartbeat_name(part))
         self.leases = self.parts[0].leases
         self.heartbeat: Heartbeat = self.parts[0].heartbeat
         self.pop_outage = Outage("pop")  # shared by the runner threads
@@ -94,7 +94,7 @@ class Worker(WorkerBase[Job]):
         old_cwd = os.getcwd()
         root = self._make_root()
         log.info("worker %s: queues %s%s, %d thread(s), order %s, spin %d us", self.name,
-                 ",".join(self.queue_names), self._in_namespaces(), self.threads,
+                 ",".join(self.queue_names), self.in_namespaces(), self.threads,
                  self.order, round(self.transport.spin * 1e6))
         try:
             self._start_listener()
@@ -255,12 +255,7 @@ class Worker(WorkerBase[Job]):
     # -- runner threads ------------------------------------------------------------------
     def _runner(self, index: int, root: str) -> None:
         workdir = Workdir(os.path.join(root, f"t{index}"), chdir=self.threads == 1)
-        if self._by_namespace is None:
-            queues: list[Any] = [self.parts[0].client.queues[name] for name in self.queue_names]
-        else:
-            queues = [PartQueue(part, part.client.queues[name]) for part in self.parts
-                      for name in self.queue_names]
-        reserver = make_reserver(self.order, queues)
+        reserver = make_reserver(self.order, self.reserved_queues(lambda part: part.client))
         settings = RunnerSettings(worker=self.name, interval=self.interval,
                                   max_batch=self.max_batch, burst=self.burst,
                                   relay=self.threads > 1)
@@ -291,11 +286,3 @@ class Worker(WorkerBase[Job]):
 
     def leases_of(self, job: Job) -> Leases[Job]:
         return self.part_of(job).leases
-
-    def _in_namespaces(self) -> str:
-        if self._by_namespace is None:
-            return ""
-        return " in namespaces " + ",".join(str(part.namespace) for part in self.parts)
-
-    def _heartbeat_name(self, part: Part[Job]) -> str:
-        return "qless-heartbeat" if len(self.parts) == 1 else f"qless-heartbeat-{part.namespace}"
