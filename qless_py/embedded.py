@@ -287,9 +287,9 @@ class EmbeddedServer:
         ports, pids = _ints(cluster.get("ports")), _ints(cluster.get("pids"))
         if not any(map(_pid_alive, pids)):
             return False
-        # Replicas first (the nodes after the masters): a master that still has a replica
-        # waits at SHUTDOWN for it to catch up (shutdown-timeout, 10 s), and a replica
-        # whose master went first may start a failover.
+        # Replicas first (the nodes after the masters): a master waits at SHUTDOWN for a
+        # lagging replica to catch up (up to shutdown-timeout), and a replica whose master
+        # went first may start a failover.
         for port, pid in reversed(list(zip(ports, pids, strict=False))):
             if not _pid_alive(pid):
                 continue
