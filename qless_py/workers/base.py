@@ -38,7 +38,7 @@ from qless_py.workers.jobrun import Outcome
 from qless_py.workers.leases import J, Lease, Leases
 from qless_py.workers.listener import Listener, loses_lease
 from qless_py.workers.listeners import Listeners, Notices
-from qless_py.workers.lookout import Look, look
+from qless_py.workers.lookout import Look
 from qless_py.workers.memory import warn_if_evicting
 from qless_py.workers.parts import Part, PartQueue, look_all, part_clients
 from qless_py.workers.signals import NUDGE
@@ -291,17 +291,9 @@ class WorkerBase(Generic[J]):
             return 0
         return listeners.first.mark() if listeners.first is not None else -1
 
-    @property
-    def caps(self) -> dict[str, float]:
-        first = self.listeners.first
-        return first.caps if first is not None else {}
-
     def look_now(self) -> Look:
         """The queues' earliest due time and whether a job waits (blocking: one round trip
         per namespace)."""
-        if self._by_namespace is None:
-            return look(self.transport, self.queue_names, self.caps,
-                        names=self.parts[0].client.keys)
         return look_all(self.parts, self.queue_names)
 
     # -- parts ------------------------------------------------------------------------------
