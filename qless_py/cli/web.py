@@ -95,7 +95,8 @@ def served_namespaces(url: str, given: tuple[str, ...],
     """The namespaces to serve, the first at ``/``: the URL's ``namespace=``, then each
     ``--namespace`` (else the group's ``--namespace`` or ``$QLESS_NAMESPACE``); ``''`` is
     the default namespace (None). A name that is not valid stops the command in one line."""
-    from qless_py.web.namespaces import parse_name, url_namespace
+    from qless_py.client.siblings import url_namespace
+    from qless_py.web.namespaces import parse_name
 
     in_url = url_namespace(url)
     names = [*([in_url] if in_url is not None else []),
@@ -170,8 +171,8 @@ def web(ctx: click.Context, url: str | None, namespaces: tuple[str, ...],
     import uvicorn
 
     from qless_py import Client
+    from qless_py.client.siblings import without_namespace
     from qless_py.web import create_app
-    from qless_py.web.namespaces import without_namespace
     from qless_py.web.security import redact_url, url_secrets
 
     try:

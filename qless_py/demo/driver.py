@@ -283,10 +283,10 @@ def run_cluster_demo(url: str, console: Console, *, namespaces: int = 3,
 
     from qless_py import Client
     from qless_py.cli.common import with_namespace
+    from qless_py.client.siblings import without_namespace
     from qless_py.connect.cluster import key_slot, spread
     from qless_py.demo.jobs import _merge
     from qless_py.keys import namespace_prefix
-    from qless_py.web.namespaces import without_namespace
 
     url = without_namespace(url)
 

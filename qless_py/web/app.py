@@ -24,10 +24,11 @@ from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
 from qless_py import Client
+from qless_py.client.siblings import ClientFor, without_namespace
 from qless_py.stats import human_seconds
 from qless_py.web import charts, data, pages
 from qless_py.web.memory import MemoryWatch
-from qless_py.web.namespaces import SCAN_LIMIT, ClientFor, Namespaces, shown, without_namespace
+from qless_py.web.namespaces import SCAN_LIMIT, Namespaces, shown
 from qless_py.web.security import (
     ASGIApp,
     BasicAuth,

@@ -19,11 +19,7 @@ from dataclasses import dataclass
 from urllib.parse import urlencode
 
 from qless_py import Client
-from qless_py.client.siblings import PARAM as PARAM  # (re-exported, as the next three)
-from qless_py.client.siblings import ClientFor as ClientFor
-from qless_py.client.siblings import sibling_maker
-from qless_py.client.siblings import url_namespace as url_namespace
-from qless_py.client.siblings import without_namespace as without_namespace
+from qless_py.client.siblings import PARAM, ClientFor, sibling_maker
 from qless_py.keys import NAMESPACE_MAX, Keys, namespace_of, namespace_prefix
 from qless_py.web.data import Missing
 

@@ -30,10 +30,11 @@ from starlette.routing import BaseRoute, Route
 from starlette.templating import Jinja2Templates
 
 from qless_py import Client, OutOfMemoryError, QlessError
+from qless_py.client.siblings import PARAM
 from qless_py.web import actions, data, metrics
 from qless_py.web.actions import Done
 from qless_py.web.memory import REFUSED, MemoryWatch
-from qless_py.web.namespaces import PARAM, Namespaces
+from qless_py.web.namespaces import Namespaces
 
 log = logging.getLogger("qless_py.web")
 

@@ -15,10 +15,11 @@ import redis
 from prometheus_client.openmetrics.parser import text_string_to_metric_families
 
 from qless_py import Client
+from qless_py.client.siblings import without_namespace
 from qless_py.connect.cluster import key_slot, spread
 from qless_py.keys import namespace_prefix
 from qless_py.web import namespaces as ns_module
-from qless_py.web.namespaces import Namespaces, discover, without_namespace
+from qless_py.web.namespaces import Namespaces, discover
 from tests.conftest import flushed_cluster_url
 from tests.core.support import keyspace_digest
 from tests.web.conftest import SAME_ORIGIN, MakeWeb, Web
