@@ -74,12 +74,18 @@ async def test_both_clients_check_and_repair_alike(server_url: str, make_client:
     assert summary is not None and summary.counts == {}
 
 
+def _many_jobs(db: Db, redis_conn: redis.Redis) -> bool:
+    """3000 waiting jobs put; whether the server lends scripts a clock (os.clock: Valkey
+    and Redis 8, not Redis 6.2 and 7)."""
+    db.client.queues["many"].put_many(("tests.jobs.Noop", {}) for _ in range(3000))
+    return bool(redis_conn.eval("return rawget(_G, 'os') and 1 or 0", 0) == 1)
+
+
 def test_a_step_ends_on_the_servers_clock_where_the_server_has_one(
         db: Db, redis_conn: redis.Redis) -> None:
-    # Valkey and Redis 8 lend scripts os.clock (the server's CPU time): a step ends after
-    # about 0.3 ms whatever its budget. Redis 6.2 and 7 do not: the budget alone ends it.
-    has_clock = redis_conn.eval("return rawget(_G, 'os') and 1 or 0", 0) == 1
-    db.client.queues["many"].put_many(("tests.jobs.Noop", {}) for _ in range(3000))
+    # with a clock a step ends after about 0.3 ms whatever its budget; without one the
+    # budget alone ends it
+    has_clock = _many_jobs(db, redis_conn)
     total = sum(1 for _ in redis_conn.scan_iter("ql:*", count=1000))
     report = db.client.check(budget=1_000_000, steps=1)
     if has_clock:
@@ -92,8 +98,7 @@ def test_a_step_without_a_budget_takes_the_cores_default(
         db: Db, redis_conn: redis.Redis) -> None:
     # 40 server calls where the server lends a clock (and 0.3 ms), 25 where it does not;
     # a step may go a few calls over while it finishes a key
-    has_clock = redis_conn.eval("return rawget(_G, 'os') and 1 or 0", 0) == 1
-    db.client.queues["many"].put_many(("tests.jobs.Noop", {}) for _ in range(3000))
+    has_clock = _many_jobs(db, redis_conn)
     db.client.check(steps=1)  # the connection and the script are ready
     redis_conn.config_resetstat()
     db.client.check(steps=1)
