@@ -83,6 +83,7 @@ from lua_tokens import (
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = ROOT / "lua"
 ARTIFACT = ROOT / "qless_py" / "_lua" / "qless.lua"
+TEMPLATE = ROOT / "qless_py" / "_lua" / "namespace.lua"
 HEADER = (
     "-- Built by scripts/build_lua.py from lua/**/*.lua: do not edit. A line",
     "-- `--@ lua/<file>:<a>-<b>` says that the lines after it are lines a..b of that file;",
@@ -474,6 +475,12 @@ DEFAULT_OPEN = (
     "-- The default namespace: no key, as every qless client calls it; keys are `ql:...`.",
     "if #KEYS == 0 then",
 )
+# The choice of publish command in both namespaced bodies.
+PUB_LINES = (
+    "-- Its events go by sharded pub/sub where the server has it (Redis 7.0, Valkey 7.2), so",
+    "-- that on a cluster they reach the namespace's node only; PUBLISH before that.",
+    "local PUB = (redis.REDIS_VERSION_NUM or 0) >= 0x070000 and 'SPUBLISH' or 'PUBLISH'",
+)
 NAMESPACED_OPEN = (
     "end",
     "",
@@ -484,9 +491,7 @@ NAMESPACED_OPEN = (
     "  error('No Keys should be provided (or one, a namespace prefix ql:{<name>}: of 1 to "
     + str(NAMESPACE_MAX) + " characters without braces): ' .. tostring(P))",
     "end",
-    "-- Its events go by sharded pub/sub where the server has it (Redis 7.0, Valkey 7.2), so",
-    "-- that on a cluster they reach the namespace's node only; PUBLISH before that.",
-    "local PUB = (redis.REDIS_VERSION_NUM or 0) >= 0x070000 and 'SPUBLISH' or 'PUBLISH'",
+    *PUB_LINES,
     "",
 )
 
@@ -499,6 +504,37 @@ def namespaced(constants: dict[str, str]) -> dict[str, str]:
         if name.startswith("key.") and literal[1:4] == "ql:":
             rest = literal[4:-1]
             out[name] = f"P .. {quote}{rest}{quote}" if rest else "P"
+    return out
+
+
+# A namespace's own script (qless_py/_lua/namespace.lua, a template): the namespaced body
+# alone, with every key a literal that spells the prefix `ql:{@NAMESPACE@}:`. The client
+# writes a namespace's name in place of NAME_SLOT (qless_py.lua.namespace_script) and calls
+# that script for the namespace: its keys are constants, as the default namespace's are,
+# and its check of the key is one comparison, so a call costs about what a call of the
+# default namespace costs (docs/performance.md, Namespaces). The shipped script above
+# still serves every namespace, for clients that do not make their own.
+NAME_SLOT = "@NAMESPACE@"
+TEMPLATE_PREFIX = "ql:{" + NAME_SLOT + "}:"
+TEMPLATE_OPEN = (
+    "-- A namespace's own script: qless_py.lua.namespace_script wrote the namespace's name",
+    "-- into every key below. Its one key must be that namespace's prefix.",
+    "if #KEYS ~= 1 or KEYS[1] ~= '" + TEMPLATE_PREFIX + "' then",
+    "  error('No Keys should be provided (or one, the prefix " + TEMPLATE_PREFIX
+    + " of the namespace this script was made for): ' .. tostring(KEYS[1]))",
+    "end",
+    *PUB_LINES,
+    "",
+)
+
+
+def literal_namespace(constants: dict[str, str]) -> dict[str, str]:
+    """The constants with every key that starts with `ql:` under the template's prefix."""
+    out = dict(constants)
+    for name, literal in constants.items():
+        quote = literal[:1]
+        if name.startswith("key.") and literal[1:4] == "ql:":
+            out[name] = f"{quote}{TEMPLATE_PREFIX}{literal[4:-1]}{quote}"
     return out
 
 
@@ -532,24 +568,51 @@ def build(root: Path = SOURCES) -> str:
     return markers(lines)
 
 
+def build_template(root: Path = SOURCES) -> str:
+    """A namespace's own script, with NAME_SLOT where its name goes (see TEMPLATE_OPEN).
+
+    Blank lines after its opening put its body on the lines where the shipped script's
+    namespaced body stands, so that `user_script:<n>` in an error names the same source
+    line whichever of the two a call ran (an error reply does not always say which)."""
+    sources = read_sources(root)
+    for src in sources:
+        if NAME_SLOT in src.text:
+            raise BuildError(f"{src.path}: {NAME_SLOT} is the build's (the template's slot "
+                             "for a namespace's name)")
+    cat = catalogue(sources)
+    lines: list[Line] = [(t, None) for t in (*HEADER, "", *TEMPLATE_OPEN)]
+    lines += body(sources, dataclasses.replace(cat, constants=literal_namespace(cat.constants),
+                                               publish="PUB"))
+    text = markers(lines)
+    shipped = build(root).split("\n")
+    at = shipped.index(PUB_LINES[-1]) + 1
+    mine = text.split("\n")
+    here = mine.index(PUB_LINES[-1]) + 1
+    pad = ["-- (blank lines: the body below starts on the shipped script's line of it)"]
+    pad += [""] * (at - here - len(pad))
+    return "\n".join(mine[:here] + pad + mine[here:])
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Build qless_py/_lua/qless.lua from lua/.")
     parser.add_argument("--check", action="store_true", help="exit 1 if the script is stale")
     args = parser.parse_args(argv)
     try:
-        built = build()
+        built = {ARTIFACT: build(), TEMPLATE: build_template()}
     except BuildError as exc:
         print(f"build_lua: {exc}", file=sys.stderr)
         return 2
     if args.check:
-        current = ARTIFACT.read_text(encoding="utf-8") if ARTIFACT.exists() else ""
-        if current != built:
-            print(f"{ARTIFACT.relative_to(ROOT)} is stale: run scripts/build_lua.py",
-                  file=sys.stderr)
-            return 1
+        for path, text in built.items():
+            current = path.read_text(encoding="utf-8") if path.exists() else ""
+            if current != text:
+                print(f"{path.relative_to(ROOT)} is stale: run scripts/build_lua.py",
+                      file=sys.stderr)
+                return 1
         return 0
     ARTIFACT.parent.mkdir(parents=True, exist_ok=True)
-    ARTIFACT.write_text(built, encoding="utf-8")
+    for path, text in built.items():
+        path.write_text(text, encoding="utf-8")
     return 0
 
 

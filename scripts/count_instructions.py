@@ -71,7 +71,8 @@ def main() -> None:
                         help="put without the worker argument (old qless-core scripts)")
     parser.add_argument("-n", type=int, default=1000, help="calls per phase")
     parser.add_argument("--port", type=int, default=6731)
-    parser.add_argument("--namespace", help="call the core in this namespace (one key)")
+    parser.add_argument("--namespace", help="call the core in this namespace (one key), with "
+                        "the namespace's own script unless --script names one")
     parser.add_argument("--collect", default="evalGenericCommand",
                         help="the server function whose instructions count (Valkey 8 and "
                         "later: evalShaCommand)")
@@ -85,7 +86,9 @@ def main() -> None:
     bench_core.LEGACY_PUT = args.legacy_put
     if shutil.which("valgrind") is None:
         raise SystemExit("count_instructions: valgrind is not installed")
-    script = args.script.read_bytes() if args.script else lua.SOURCE
+    # The script a client calls: the shipped one, or for a namespace that namespace's own
+    # (--script qless_py/_lua/qless.lua counts the shipped script's namespaced body).
+    script = args.script.read_bytes() if args.script else lua.script_for(args.namespace)[0]
     root = Path(tempfile.mkdtemp(prefix="qlcg-", dir="/tmp"))
     out = root / "cg.out"
     server = subprocess.Popen(

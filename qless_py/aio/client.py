@@ -180,7 +180,7 @@ class AsyncClient:
                 ssl_check_hostname=ssl_check_hostname, namespace=namespace)
             namespace = self._endpoint.namespace
         self.keys = Keys(namespace)  # as Client's
-        self.core = AsyncCore(lambda: self.redis, lua.SOURCE, lua.SHA)
+        self.core = AsyncCore(lambda: self.redis, *lua.script_for(namespace))
         self.core.keys = self.keys.core_keys
         if self._endpoint is not None and self._endpoint.wait_replicas:
             self.core.confirm = (self._endpoint.wait_replicas,

@@ -50,12 +50,13 @@ T = TypeVar("T")
 
 __all__ = ["DEFAULT_URL", "Client", "Jobs", "Queues", "Workers", "resolve_url"]
 
-def _core_source() -> tuple[bytes, str]:
-    """The shipped script and its SHA-1 (hashed once per process, when qless_py.lua loads)."""
+def _core_source(namespace: str | None) -> tuple[bytes, str]:
+    """The script a client of ``namespace`` calls and its SHA-1 (qless_py.lua.script_for)."""
     # qless_py.lua is built by the core's tooling; imported late so a broken build only
     # affects clients, not ``import qless_py``.
     lua = importlib.import_module("qless_py.lua")
-    return bytes(lua.SOURCE), str(lua.SHA)
+    source, sha = lua.script_for(namespace)
+    return bytes(source), str(sha)
 
 
 _redis_lock = threading.Lock()
@@ -200,7 +201,7 @@ class Client:
             namespace = self._endpoint.namespace
         # the namespace's key names; its prefix is the one key every core call declares
         self.keys = Keys(namespace)
-        self.core = LuaCore(lambda: self.redis, *_core_source())
+        self.core = LuaCore(lambda: self.redis, *_core_source(namespace))
         self.core.keys = self.keys.core_keys
         if self._endpoint is not None and self._endpoint.wait_replicas:
             self.core.confirm = (self._endpoint.wait_replicas,

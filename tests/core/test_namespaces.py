@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 import redis
 
+from qless_py import lua
 from tests.core.support import T0, Arg, Core, keyspace_digest, populate
 
 PREFIX = b"ql:{billing}:"
@@ -147,3 +148,52 @@ def test_a_namespace_publishes_on_its_own_channels(redis_conn: redis.Redis,
         assert plain.get_message(timeout=0.2) is None
     pubsub.close()
     plain.close()
+
+
+# A namespace's own script (qless_py.lua.namespace_script): what a client calls for a
+# namespace. It is the namespaced body with every key a literal, so it must leave exactly
+# what the shipped script leaves for the same calls, and refuse every other key.
+
+def test_a_namespace_script_writes_what_the_shipped_script_writes(
+        redis_conn: redis.Redis, core: Core) -> None:
+    _lifecycle(Namespaced(redis_conn, core.source))
+    shipped = keyspace_digest(redis_conn)
+    redis_conn.flushdb()
+    _lifecycle(Namespaced(redis_conn, lua.namespace_script("billing")[0]))
+    # (expiry times in ms differ between runs: _swapped makes them one value)
+    assert _swapped(keyspace_digest(redis_conn), b"", b"") == _swapped(shipped, b"", b"")
+
+
+@pytest.mark.parametrize("name", ["it's", "back\\slash", "line\nend", "ünï", "a" * 64, "]]--"])
+def test_a_namespace_script_spells_any_name(redis_conn: redis.Redis, name: str) -> None:
+    prefix = f"ql:{{{name}}}:".encode()
+    own = Namespaced(redis_conn, lua.namespace_script(name)[0], prefix)
+    own.put("x", T0, "q")
+    assert own.job("x")["queue"] == "q"
+    assert redis_conn.exists(prefix + b"j:x") == 1
+    assert [k for k in redis_conn.scan_iter() if not k.startswith(prefix)] == []
+
+
+@pytest.mark.parametrize("keys", [(), (b"ql:{shipping}:",), (b"ql:{billing}:",) * 2,
+                                  (b"ql:{billing}",)])
+def test_a_namespace_script_refuses_any_other_key(redis_conn: redis.Redis,
+                                                  keys: tuple[bytes, ...]) -> None:
+    own = Core(redis_conn, lua.namespace_script("billing")[0])
+    with pytest.raises(redis.ResponseError, match="No Keys should be provided"):
+        own.raw(len(keys), *keys, "put", T0, "w", "q", "x", "K", "{}", 0)
+    assert keyspace_digest(redis_conn) == {}
+
+
+def test_a_namespace_script_error_names_the_source_line_the_shipped_one_does(
+        redis_conn: redis.Redis, core: Core) -> None:
+    """Its body stands on the shipped script's lines: `user_script:<n>` means one line of
+    lua/ whichever script ran (an error reply does not always name the script)."""
+    from qless_py.errors import CoreError
+
+    sources = []
+    for script in (core.source, lua.namespace_script("billing")[0]):
+        with pytest.raises(redis.ResponseError) as raised:
+            Namespaced(redis_conn, script)("put", T0, "w", "q", "x", "K", "{}", "soon")
+        sources.append(CoreError(str(raised.value)).source)
+    assert sources[0] is not None and sources[0].startswith("lua/job/put.lua:")
+    assert sources[1] == sources[0]
