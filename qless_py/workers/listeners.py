@@ -53,8 +53,14 @@ class Listeners:
         assert notices is not None
         is_news = notices.is_news
         made: list[Listener] = []
+
+        def mark() -> int:
+            # A pop may end between add() and the listener's making: no stream yet, so
+            # its mark is unknown (-1), as a listener's is before it connects.
+            return made[0].mark() if made else -1
+
         if self.marks is not None:
-            is_news = self.marks.add(lambda: made[0].mark()).is_news
+            is_news = self.marks.add(mark).is_news
         listener = Listener(watched, self._queues, self._worker, on_work=notices.on_work,
                             is_news=is_news, on_reconnect=notices.on_reconnect,
                             on_schedule=notices.on_schedule, on_split=self._add)

@@ -340,3 +340,38 @@ def test_a_namespace_moved_off_a_shared_master_is_heard_on_its_new_one(
 
 def _slot(namespace: str) -> int:
     return key_slot(namespace_prefix(namespace))
+
+
+def test_a_pop_that_ends_while_a_listener_is_being_made_is_not_lost(
+        server_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A listener's stream joins the worker's marks before the listener exists (a split
+    onto another master makes one while runners pop): a pop ending in that window marks
+    the new stream as unknown (-1) instead of failing the runner that popped."""
+    from qless_py.workers import listeners as module
+    from qless_py.workers.listener import Listener
+    from qless_py.workers.listeners import Listeners, Notices
+    from qless_py.workers.parts import Part
+
+    several = Listeners(["q"], "w", several=True)
+    assert several.marks is not None
+    real = Listener
+    ended: list[bool] = []
+
+    def made_after_a_pop(*args: Any, **kwargs: Any) -> Any:
+        several.marks.pop_started()  # type: ignore[union-attr]
+        several.marks.pop_ended(0)  # type: ignore[union-attr]  # reads the new stream
+        ended.append(True)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(module, "Listener", made_after_a_pop)
+    clients = [Client(server_url, namespace=ns, worker_name="w") for ns in NAMESPACES[:2]]
+    news = Notices(on_work=lambda: None, is_news=lambda _: True, on_reconnect=lambda: None,
+                   on_schedule=lambda: None)
+    try:
+        several.start(news, [Part(c, 0.0) for c in clients])
+        assert ended == [True]  # both namespaces on one server: one listener
+        assert several.first is not None
+    finally:
+        several.stop()
+        for c in clients:
+            c.close()
