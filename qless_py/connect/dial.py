@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import socket
 import struct
+import sys
 from typing import TYPE_CHECKING, Any
 
 from qless_py.connect.endpoint import Endpoint
@@ -74,9 +75,8 @@ def _close(sock: socket.socket | None) -> None:
 def tls_refusal(exc: BaseException) -> bool:
     """A TLS error that retrying cannot mend (verification failed, an alert from the
     server such as "certificate required"), as opposed to a connection cut mid-way."""
-    import ssl
-
-    return isinstance(exc, ssl.SSLError) and not isinstance(
+    ssl = sys.modules.get("ssl")  # not imported: no TLS connection, so no TLS error
+    return ssl is not None and isinstance(exc, ssl.SSLError) and not isinstance(
         exc, (ssl.SSLEOFError, ssl.SSLZeroReturnError, ssl.SSLWantReadError,
               ssl.SSLWantWriteError, ssl.SSLSyscallError))
 
@@ -89,11 +89,13 @@ def closed_at_once(ep: Endpoint, exc: BaseException) -> SetupFailed | None:
     close, not the server's alert. A TLS port that receives plain commands closes too.
     Redis answers other refusals (maxclients, protected mode) with an error reply first.
     """
-    import ssl
-
+    ssl = sys.modules.get("ssl")  # not imported: no TLS connection (a worker's plain
+    # connections never import it: tests/client/test_resp.py)
+    closed = (ConnectionResetError, BrokenPipeError) if ssl is None else (
+        ssl.SSLEOFError, ConnectionResetError, BrokenPipeError)
     seen: BaseException | None = exc
     while seen is not None:
-        if isinstance(seen, (ssl.SSLEOFError, ConnectionResetError, BrokenPipeError)) or \
+        if isinstance(seen, closed) or \
                 "closed by server" in str(seen):
             hint = ("does it require a client certificate (ssl_certfile, ssl_keyfile) or "
                     "refuse this one?" if ep.tls else "is it a TLS port (rediss://)?")

@@ -257,3 +257,24 @@ def test_a_worker_never_imports_redis_py(server_url: str) -> None:
     client = Client(server_url)
     client.queues["q"].put("x.Y", {}, jid="a")
     assert client.jobs["a"] is not None and "redis" in sys.modules
+
+
+def test_a_failed_plain_connection_does_not_import_ssl() -> None:
+    # A worker's plain connections never need the ssl module (nor base64, which it
+    # imports): not even to tell whether a failed connection was a TLS refusal.
+    code = (
+        "import socket, sys\n"
+        "from qless_py.connect.dial import closed_at_once, open_socket\n"
+        "from qless_py.connect.endpoint import Endpoint\n"
+        "from qless_py.connect.wire import ConnectionFailed\n"
+        "probe = socket.socket(); probe.bind(('127.0.0.1', 0))\n"
+        "port = probe.getsockname()[1]; probe.close()  # a port nothing listens on\n"
+        "ep = Endpoint.from_url(f'redis://127.0.0.1:{port}/0')\n"
+        "try:\n"
+        "    open_socket(ep)\n"
+        "except ConnectionFailed as exc:\n"
+        "    print('refused', closed_at_once(ep, exc), 'ssl' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                         text=True, timeout=60, check=True)
+    assert out.stdout.strip() == "refused None False", out.stderr
