@@ -59,12 +59,14 @@ def main() -> None:
           "scripts and EXEC: command (calls per job) µs/job |")
     print("|---|---|---|---|")
     for run in data["runs"]:
-        if run["benchmark"] != "lifecycle" or not run.get("repeats"):
+        # (a repeat that failed holds the error instead of its phases)
+        repeats = [r for r in run.get("repeats", []) if all(p in r for p in PHASES)]
+        if run["benchmark"] != "lifecycle" or not repeats:
             continue
         for phase in PHASES:
-            rep = median_repeat(run["repeats"], phase)
+            rep = median_repeat(repeats, phase)
             sent, inside = phase_rows(rep[phase], args.top)
-            total = statistics.median(r[phase]["redis_usec"] for r in run["repeats"])
+            total = statistics.median(r[phase]["redis_usec"] for r in repeats)
             print(f"| {run['system']} | {phase} ({total:.1f}) | {sent} | {inside or '-'} |")
 
 

@@ -23,12 +23,14 @@ def test_it_splits_sent_commands_from_the_ones_inside_scripts(tmp_path: Path) ->
                         "zadd": (100, 300.0, 0), "get": (200, 400.0, 100)})
     runs = [{"benchmark": "lifecycle", "system": "x",
              "repeats": [{"put": put, "pop": put, "complete": put}]},
+            {"benchmark": "lifecycle", "system": "failed", "repeats": [{"error": "x"}]},
             {"benchmark": "e2e", "system": "x", "repeats": []}]
     results = tmp_path / "r.json"
     results.write_text(json.dumps({"runs": runs}))
     out = subprocess.run([sys.executable, str(ROOT / "scripts" / "peer_costs.py"), str(results),
                           "--top", "2"], capture_output=True, text=True, check=True).stdout
     rows = [line for line in out.splitlines() if line.startswith("| x |")]
+    assert "| failed |" not in out  # a repeat that failed has no phases to show
     assert len(rows) == 3
     assert rows[0] == ("| x | put (32.0) | evalsha (1) 30.0, get (1) 2.0 | "
                        "hset (2) 8.0, zadd (1) 3.0, others 2.0 |")
