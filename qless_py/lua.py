@@ -1,6 +1,7 @@
 """The built Lua core as shipped data: its source bytes and SHA-1, and where its lines come from.
 
-``python -m qless_py.lua`` prints the built script (for loading it from other tools).
+``python -m qless_py.lua`` prints the built script (for loading it from other tools);
+``--namespace NAME`` prints that namespace's own script instead.
 ``python -m qless_py.lua --where 'ERR user_script:1234: ...'`` prints the source line
 (``lua/<file>:<line>``) of the line an error reply names.
 """
@@ -137,8 +138,20 @@ def main(argv: list[str] | None = None) -> int:
                         help="an error reply, `user_script:<n>`, or a line number")
     parser.add_argument("--script", metavar="FILE",
                         help="the built script the reply came from (default: this package's)")
+    parser.add_argument("--namespace", metavar="NAME",
+                        help="that namespace's own script (the one qless_py's clients call "
+                             "for it) instead of the shipped one")
     args = parser.parse_args(argv)
     script = SOURCE
+    if args.namespace is not None:
+        from qless_py.keys import namespace_prefix
+
+        try:
+            namespace_prefix(args.namespace)
+        except ValueError as exc:
+            print(f"qless_py.lua: {exc}", file=sys.stderr)
+            return 2
+        script = namespace_script(args.namespace)[0]
     if args.script:
         with open(args.script, "rb") as fh:
             script = fh.read()

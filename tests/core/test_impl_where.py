@@ -114,3 +114,26 @@ def test_lines_the_build_wrote_have_no_source() -> None:
     assert lua.source_line(marker + 1) is None  # the marker itself
     assert lua.where("ERR something went wrong") is None
     assert isinstance(error_from_reply("ERR something went wrong"), CoreError)
+
+
+def test_command_line_prints_a_namespace_script_and_maps_its_lines() -> None:
+    from qless_py import lua
+
+    out = subprocess.run([sys.executable, "-m", "qless_py.lua", "--namespace", "billing"],
+                         capture_output=True, check=True)
+    assert out.stdout == lua.namespace_script("billing")[0]
+    sha = lua.namespace_script("billing")[1]
+    reply = f"ERR user_script:12: x script: {sha}, on @user_script:12."
+    shipped = subprocess.run([sys.executable, "-m", "qless_py.lua", "--where", reply],
+                             capture_output=True, text=True, check=False)
+    assert shipped.returncode == 1 and "names script" in shipped.stderr
+    script = lua.namespace_script("billing")[0]
+    line = next(n for n in range(1, script.count(b"\n")) if lua.source_line(n, script))
+    reply = f"ERR user_script:{line}: x script: {sha}, on @user_script:{line}."
+    own = subprocess.run([sys.executable, "-m", "qless_py.lua", "--namespace", "billing",
+                          "--where", reply], capture_output=True, text=True, check=True)
+    assert own.stdout == f"{lua.source_line(line, script)}\n"
+    bad = subprocess.run([sys.executable, "-m", "qless_py.lua", "--namespace", "a{b"],
+                         capture_output=True, text=True, check=False)
+    assert bad.returncode == 2 and bad.stderr.startswith("qless_py.lua: invalid namespace")
+    assert bad.stdout == ""
