@@ -63,7 +63,7 @@ import argparse
 import dataclasses
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -496,15 +496,19 @@ NAMESPACED_OPEN = (
 )
 
 
-def namespaced(constants: dict[str, str]) -> dict[str, str]:
-    """The constants with every key that starts with `ql:` read from the prefix P."""
+def rekeyed(constants: dict[str, str], spell: Callable[[str, str], str]) -> dict[str, str]:
+    """The constants with every key that starts with `ql:` spelled ``spell(quote, rest)``,
+    `rest` being what follows `ql:`."""
     out = dict(constants)
     for name, literal in constants.items():
-        quote = literal[:1]
         if name.startswith("key.") and literal[1:4] == "ql:":
-            rest = literal[4:-1]
-            out[name] = f"P .. {quote}{rest}{quote}" if rest else "P"
+            out[name] = spell(literal[:1], literal[4:-1])
     return out
+
+
+def namespaced(constants: dict[str, str]) -> dict[str, str]:
+    """The constants with every key that starts with `ql:` read from the prefix P."""
+    return rekeyed(constants, lambda q, rest: f"P .. {q}{rest}{q}" if rest else "P")
 
 
 # A namespace's own script (qless_py/_lua/namespace.lua, a template): the namespaced body
@@ -530,12 +534,7 @@ TEMPLATE_OPEN = (
 
 def literal_namespace(constants: dict[str, str]) -> dict[str, str]:
     """The constants with every key that starts with `ql:` under the template's prefix."""
-    out = dict(constants)
-    for name, literal in constants.items():
-        quote = literal[:1]
-        if name.startswith("key.") and literal[1:4] == "ql:":
-            out[name] = f"{quote}{TEMPLATE_PREFIX}{literal[4:-1]}{quote}"
-    return out
+    return rekeyed(constants, lambda q, rest: f"{q}{TEMPLATE_PREFIX}{rest}{q}")
 
 
 def body(sources: list[Source], cat: Catalogue) -> list[Line]:
@@ -559,7 +558,20 @@ def body(sources: list[Source], cat: Catalogue) -> list[Line]:
 def build(root: Path = SOURCES) -> str:
     """The built script for the sources under `root` (a `lua/` directory)."""
     sources = read_sources(root)
+    return shipped_script(sources, catalogue(sources))
+
+
+def build_all(root: Path = SOURCES) -> tuple[str, str]:
+    """The shipped script and a namespace's own (the template), from one reading of the
+    sources under `root`."""
+    sources = read_sources(root)
     cat = catalogue(sources)
+    shipped = shipped_script(sources, cat)
+    return shipped, template_script(sources, cat, shipped)
+
+
+def shipped_script(sources: list[Source], cat: Catalogue) -> str:
+    """Both bodies: the default namespace's, then the namespaced one (see DEFAULT_OPEN)."""
     lines: list[Line] = [(t, None) for t in (*HEADER, "", *DEFAULT_OPEN)]
     lines += body(sources, cat)
     lines += [(t, None) for t in NAMESPACED_OPEN]
@@ -568,25 +580,21 @@ def build(root: Path = SOURCES) -> str:
     return markers(lines)
 
 
-def build_template(root: Path = SOURCES) -> str:
+def template_script(sources: list[Source], cat: Catalogue, shipped: str) -> str:
     """A namespace's own script, with NAME_SLOT where its name goes (see TEMPLATE_OPEN).
 
-    Blank lines after its opening put its body on the lines where the shipped script's
-    namespaced body stands, so that `user_script:<n>` in an error names the same source
-    line whichever of the two a call ran (an error reply does not always say which)."""
-    sources = read_sources(root)
+    Blank lines after its opening put its body on the lines where the namespaced body of
+    `shipped` stands, so that `user_script:<n>` in an error names the same source line
+    whichever of the two a call ran (an error reply does not always say which)."""
     for src in sources:
         if NAME_SLOT in src.text:
             raise BuildError(f"{src.path}: {NAME_SLOT} is the build's (the template's slot "
                              "for a namespace's name)")
-    cat = catalogue(sources)
     lines: list[Line] = [(t, None) for t in (*HEADER, "", *TEMPLATE_OPEN)]
     lines += body(sources, dataclasses.replace(cat, constants=literal_namespace(cat.constants),
                                                publish="PUB"))
-    text = markers(lines)
-    shipped = build(root).split("\n")
-    at = shipped.index(PUB_LINES[-1]) + 1
-    mine = text.split("\n")
+    mine = markers(lines).split("\n")
+    at = shipped.split("\n").index(PUB_LINES[-1]) + 1
     here = mine.index(PUB_LINES[-1]) + 1
     pad = ["-- (blank lines: the body below starts on the shipped script's line of it)"]
     pad += [""] * (at - here - len(pad))
@@ -598,7 +606,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="exit 1 if the script is stale")
     args = parser.parse_args(argv)
     try:
-        built = {ARTIFACT: build(), TEMPLATE: build_template()}
+        shipped, template = build_all()
+        built = {ARTIFACT: shipped, TEMPLATE: template}
     except BuildError as exc:
         print(f"build_lua: {exc}", file=sys.stderr)
         return 2
