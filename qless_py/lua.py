@@ -120,10 +120,16 @@ def where(reply: str, script: bytes | None = None) -> str | None:
     import re
 
     sha = re.search(_SHA, reply)
-    if script is None:
-        script = _by_sha.get(sha.group(1), b"") if sha is not None else SOURCE
-    if sha is not None and sha.group(1) != sha1_hex(script):
-        return None
+    if sha is not None:
+        named = sha.group(1)
+        if script is None:  # a script this process knows by its SHA: no hashing again
+            script = _by_sha.get(named)
+        elif named != sha1_hex(script):
+            script = None
+        if script is None:
+            return None
+    elif script is None:
+        script = SOURCE
     found = re.findall(_LINE, reply)
     raised = [int(n) for at, n in found if not at] or [int(n) for _, n in found]
     return source_line(raised[0], script) if raised else None
