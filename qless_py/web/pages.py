@@ -39,6 +39,9 @@ from qless_py.web.namespaces import Namespaces
 log = logging.getLogger("qless_py.web")
 
 FLASH_COOKIE = "qlpy_flash"
+# The live refresh (static/app.js) marks its fetches with this header: they neither show nor
+# clear the flash, which belongs to the page the browser navigates to after an action.
+LIVE_HEADER = "x-qlpy-live"
 Gather = Callable[[Client, Request], Any]
 
 
@@ -118,7 +121,7 @@ class Pages:
     # -- rendering -------------------------------------------------------------------------
     def render(self, request: Request, template: str, status_code: int = 200,
                **context: Any) -> Response:
-        flash = request.cookies.get(FLASH_COOKIE)
+        flash = None if request.headers.get(LIVE_HEADER) else request.cookies.get(FLASH_COOKIE)
         context.setdefault("flash", self.site.clean(unquote(flash)) if flash else None)
         context.setdefault("memory_limit", self.site.memory.line())
         response = self.site.templates.TemplateResponse(request, template, context,

@@ -44,6 +44,18 @@ def test_a_form_gets_a_redirect_and_the_next_page_says_what_happened(client: Cli
     assert "flash" not in web.html("/jobs/f1")  # shown once
 
 
+def test_a_live_refresh_between_an_action_and_its_page_leaves_the_message(
+        client: Client, web: Web) -> None:
+    """The page's script refreshes on a timer; one that lands after the action's redirect
+    but before the browser loads the page must neither show nor clear the message."""
+    failed_job(client)
+    assert web.act("/api/jobs/f1/retry", headers={"accept": "text/html"}).status_code == 303
+    live = web.get("/jobs/f1", headers={"accept": "text/html", "x-qlpy-live": "1"})
+    assert live.status_code == 200 and "flash" not in live.text
+    assert "set-cookie" not in live.headers
+    assert '<p class="flash" role="status">f1 put back into q</p>' in web.html("/jobs/f1")
+
+
 @pytest.mark.parametrize(("action", "fields", "check"), [
     ("cancel", {}, lambda c: c.jobs["w1"] is None),
     ("move", {"queue": "other"}, lambda c: c.jobs["w1"].queue_name == "other"),

@@ -32,7 +32,8 @@
   function tick() {
     if (busy || document.hidden || typing() || !enabled()) { return; }
     busy = true;
-    fetch(window.location.href, { headers: { "Accept": "text/html" }, credentials: "same-origin" })
+    fetch(window.location.href, { headers: { "Accept": "text/html", "X-Qlpy-Live": "1" },
+                                  credentials: "same-origin" })
       .then(function (response) { return response.ok ? response.text() : null; })
       .then(function (html) { if (html) { swap(html); } })
       .catch(function () { /* the next tick tries again */ })
@@ -51,6 +52,10 @@
   document.querySelectorAll("form.picker select").forEach(function (select) {
     select.addEventListener("change", function () { select.form.submit(); });
   });
+  // Once a form is sent the page is on its way out: no more refreshes of it (the answer's
+  // page carries the action's message, and a refresh racing it would only waste a call).
+  function stop() { window.clearInterval(timer); }
   timer = window.setInterval(tick, period);
-  window.addEventListener("pagehide", function () { window.clearInterval(timer); });
+  document.addEventListener("submit", stop);
+  window.addEventListener("pagehide", stop);
 })();
