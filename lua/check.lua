@@ -346,7 +346,7 @@ end
 -- need ('z' sorted set, 's' set, 'l' list; nil: none). `kind` is the key's TYPE.
 function Check.classify(k, kind)
   if k == key.queues or k == key.paused or k == key.workers or k == key.config or
-      k == key.tracked or k == key.tags or k == key.check then
+      k == key.tracked or k == key.tags or k == key.check or k == key.shards then
     return { what = 'known' }
   end
   -- `ql:{<name>}:...`: a key of a namespace (the default namespace's scan matches them)

@@ -45,6 +45,7 @@ local key = {
   stats = 'ql:s:', channel = 'ql:', fine = 'ql:fine:',
   throttle = 'ql:th:', pending = '-pending', ready = '-ready', throttled = '-throttled',
   order = '-key:', expiring = '-expiring',
-  -- qless_py's own keys (not the protocol's): the last check's summary (qlpy.check).
-  check = 'ql:check',
+  -- qless_py's own keys (not the protocol's): the last check's summary (qlpy.check), and a
+  -- sharded namespace's number of shards, in its base namespace (written by its clients).
+  check = 'ql:check', shards = 'ql:shards',
 }

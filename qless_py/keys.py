@@ -13,6 +13,7 @@ module-level names below are those of the default namespace (``DEFAULT``).
 from __future__ import annotations
 
 NAMESPACE_MAX = 64  # characters of a namespace's name (scripts/build_lua.py says the same)
+SHARDS_MAX = 64  # shards of a sharded namespace (qless_py.shards)
 
 # Queue sets: queue(name) + one of these suffixes.
 WORK, LOCKS, SCHEDULED, DEPENDS, RECUR = "-work", "-locks", "-scheduled", "-depends", "-recur"
@@ -31,6 +32,16 @@ def namespace_prefix(namespace: str | None) -> str:
         raise ValueError(f"invalid namespace {namespace!r}: a namespace is 1 to "
                          f"{NAMESPACE_MAX} characters without '{{' or '}}'")
     return f"ql:{{{namespace}}}:"
+
+
+def check_count(count: object) -> int:
+    """``count`` as a shard count, or a ValueError in one line."""
+    if isinstance(count, str) and count.strip().isdigit():
+        count = int(count)
+    if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= SHARDS_MAX:
+        raise ValueError(f"invalid shard count {count!r}: a namespace has 1 to {SHARDS_MAX} "
+                         "shards")
+    return count
 
 
 def namespace_of(key: str) -> str | None:
@@ -56,6 +67,7 @@ class Keys:
         self.completed = p + "completed"
         self.throttle_prefix = p + "th:"
         self.check_summary = p + "check"  # qless_py's own: the last finished check's summary
+        self.shards = p + "shards"  # qless_py's own: a sharded namespace's count of shards
         # The one key a core call declares: the namespace's prefix (none by default).
         self.core_keys: tuple[str, ...] = () if namespace is None else (p,)
 
@@ -125,6 +137,8 @@ COMPLETED = DEFAULT.completed
 THROTTLE_PREFIX = DEFAULT.throttle_prefix
 CHECK_SUMMARY = DEFAULT.check_summary
 """The last finished check's summary (hash: started, finished, keys, findings as JSON)."""
+SHARDS = DEFAULT.shards
+"""A sharded namespace's count of shards (a string, in its base namespace; qless_py.shards)."""
 
 job = DEFAULT.job
 job_of = DEFAULT.job_of

@@ -7523,7 +7523,8 @@ local PUB = (redis.REDIS_VERSION_NUM or 0) >= 0x070000 and 'SPUBLISH' or 'PUBLIS
 
 
 
---@ lua/prelude.lua:1-50
+
+--@ lua/prelude.lua:1-51
 -- qless_py Lua core: the shared locals every file uses. Built into one script by
 -- scripts/build_lua.py (read its docstring for what the build does to these sources).
 --
@@ -7571,8 +7572,9 @@ local cfg
 --   stats = 'ql:s:', channel = 'ql:', fine = 'ql:fine:',
 --   throttle = 'ql:th:', pending = '-pending', ready = '-ready', throttled = '-throttled',
 --   order = '-key:', expiring = '-expiring',
---   -- qless_py's own keys (not the protocol's): the last check's summary (qlpy.check).
---   check = 'ql:check',
+--   -- qless_py's own keys (not the protocol's): the last check's summary (qlpy.check), and a
+--   -- sharded namespace's number of shards, in its base namespace (written by its clients).
+--   check = 'ql:check', shards = 'ql:shards',
 -- }
 
 --@ lua/check.lua:1-27
@@ -11209,7 +11211,7 @@ end
 -- need ('z' sorted set, 's' set, 'l' list; nil: none). `kind` is the key's TYPE.
 function M.Check_classify(k, kind)
   if k == 'ql:{@NAMESPACE@}:queues' or k == 'ql:{@NAMESPACE@}:paused_queues' or k == 'ql:{@NAMESPACE@}:workers' or k == 'ql:{@NAMESPACE@}:config' or
-      k == 'ql:{@NAMESPACE@}:tracked' or k == 'ql:{@NAMESPACE@}:tags' or k == 'ql:{@NAMESPACE@}:check' then
+      k == 'ql:{@NAMESPACE@}:tracked' or k == 'ql:{@NAMESPACE@}:tags' or k == 'ql:{@NAMESPACE@}:check' or k == 'ql:{@NAMESPACE@}:shards' then
     return { what = 'known' }
   end
   -- `ql:{<name>}:...`: a key of a namespace (the default namespace's scan matches them)

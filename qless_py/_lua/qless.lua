@@ -4,7 +4,7 @@
 
 -- The default namespace: no key, as every qless client calls it; keys are `ql:...`.
 if #KEYS == 0 then
---@ lua/prelude.lua:1-50
+--@ lua/prelude.lua:1-51
 -- qless_py Lua core: the shared locals every file uses. Built into one script by
 -- scripts/build_lua.py (read its docstring for what the build does to these sources).
 --
@@ -52,8 +52,9 @@ local cfg
 --   stats = 'ql:s:', channel = 'ql:', fine = 'ql:fine:',
 --   throttle = 'ql:th:', pending = '-pending', ready = '-ready', throttled = '-throttled',
 --   order = '-key:', expiring = '-expiring',
---   -- qless_py's own keys (not the protocol's): the last check's summary (qlpy.check).
---   check = 'ql:check',
+--   -- qless_py's own keys (not the protocol's): the last check's summary (qlpy.check), and a
+--   -- sharded namespace's number of shards, in its base namespace (written by its clients).
+--   check = 'ql:check', shards = 'ql:shards',
 -- }
 
 --@ lua/check.lua:1-27
@@ -3690,7 +3691,7 @@ end
 -- need ('z' sorted set, 's' set, 'l' list; nil: none). `kind` is the key's TYPE.
 function M.Check_classify(k, kind)
   if k == 'ql:queues' or k == 'ql:paused_queues' or k == 'ql:workers' or k == 'ql:config' or
-      k == 'ql:tracked' or k == 'ql:tags' or k == 'ql:check' then
+      k == 'ql:tracked' or k == 'ql:tags' or k == 'ql:check' or k == 'ql:shards' then
     return { what = 'known' }
   end
   -- `ql:{<name>}:...`: a key of a namespace (the default namespace's scan matches them)
@@ -7523,7 +7524,7 @@ end
 -- that on a cluster they reach the namespace's node only; PUBLISH before that.
 local PUB = (redis.REDIS_VERSION_NUM or 0) >= 0x070000 and 'SPUBLISH' or 'PUBLISH'
 
---@ lua/prelude.lua:1-50
+--@ lua/prelude.lua:1-51
 -- qless_py Lua core: the shared locals every file uses. Built into one script by
 -- scripts/build_lua.py (read its docstring for what the build does to these sources).
 --
@@ -7571,8 +7572,9 @@ local cfg
 --   stats = 'ql:s:', channel = 'ql:', fine = 'ql:fine:',
 --   throttle = 'ql:th:', pending = '-pending', ready = '-ready', throttled = '-throttled',
 --   order = '-key:', expiring = '-expiring',
---   -- qless_py's own keys (not the protocol's): the last check's summary (qlpy.check).
---   check = 'ql:check',
+--   -- qless_py's own keys (not the protocol's): the last check's summary (qlpy.check), and a
+--   -- sharded namespace's number of shards, in its base namespace (written by its clients).
+--   check = 'ql:check', shards = 'ql:shards',
 -- }
 
 --@ lua/check.lua:1-27
@@ -11209,7 +11211,7 @@ end
 -- need ('z' sorted set, 's' set, 'l' list; nil: none). `kind` is the key's TYPE.
 function M.Check_classify(k, kind)
   if k == P .. 'queues' or k == P .. 'paused_queues' or k == P .. 'workers' or k == P .. 'config' or
-      k == P .. 'tracked' or k == P .. 'tags' or k == P .. 'check' then
+      k == P .. 'tracked' or k == P .. 'tags' or k == P .. 'check' or k == P .. 'shards' then
     return { what = 'known' }
   end
   -- `ql:{<name>}:...`: a key of a namespace (the default namespace's scan matches them)

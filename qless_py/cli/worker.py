@@ -49,6 +49,10 @@ def _child_name(name: str | None, processes: int, index: int) -> str | None:
               "order; docs/workers.md), besides the URL's namespace= if it names one. "
               "Default: $QLESS_NAMESPACE, else the URL's namespace=, else the default "
               "namespace.")
+@click.option("--shards", type=click.IntRange(min=1), default=None, envvar="QLESS_SHARDS",
+              help="Each namespace has this many shards, and every shard is served "
+              "(docs/cluster.md, sharded namespaces). Default: $QLESS_SHARDS, else the "
+              "URL's shards=, else 1.")
 @click.option("--import", "imports", multiple=True, metavar="MODULE",
               help="Import MODULE before forking (repeatable).")
 @click.option("--path", "paths", multiple=True, metavar="DIR",
@@ -83,7 +87,8 @@ def _child_name(name: str | None, processes: int, index: int) -> str | None:
 @click.pass_context
 def worker(ctx: click.Context, queues: tuple[str, ...], processes: int | None,
            threads: int | None, use_async: bool, concurrency: int | None, order: str,
-           url: str | None, namespaces: tuple[str, ...], imports: tuple[str, ...],
+           url: str | None, namespaces: tuple[str, ...], shards: int | None,
+           imports: tuple[str, ...],
            paths: tuple[str, ...],
            workdir: str | None, max_jobs: int, resume: bool, burst: bool, name: str | None,
            interval: float, lost_grace: float, socket_timeout: float, spin_us: int,
@@ -99,11 +104,12 @@ def worker(ctx: click.Context, queues: tuple[str, ...], processes: int | None,
     if concurrency is not None and not use_async:
         raise click.UsageError("--concurrency needs --async")
 
-    targets = _targets(ctx, url, namespaces)
+    targets, sharded = _targets(ctx, url, namespaces, shards)
     target = targets[0]
     setup_logging(getattr(logging, log_level.upper()))
     for each in targets:
         _probe(each, socket_timeout)
+    _verify_shards(sharded, socket_timeout)
     _preload(paths, imports)
     count = (os.cpu_count() or 1) if processes is None else processes
     settings: dict[str, Any] = {"threads": threads, "order": order, "interval": interval,
@@ -125,18 +131,69 @@ def worker(ctx: click.Context, queues: tuple[str, ...], processes: int | None,
     _supervise(target, name, count, socket_timeout, queues, workdir, settings)
 
 
-def _targets(ctx: click.Context, url: str | None, namespaces: tuple[str, ...]) -> list[str]:
+def _targets(ctx: click.Context, url: str | None, namespaces: tuple[str, ...],
+             shards: int | None) -> tuple[list[str], list[tuple[str, int]]]:
     """The URL of each namespace to serve: the URL's own namespace= (if it names one)
-    first, then each ``--namespace``; the URL itself when none is given."""
+    first, then each ``--namespace``; the URL itself when none is given. With more than one
+    shard (``--shards``, else the URL's ``shards=``), each namespace stands for its shards'
+    namespaces; the second value lists the sharded namespaces and their counts (to be
+    checked against the recorded ones)."""
+    from qless_py.client.sharded import without_shards
     from qless_py.client.siblings import url_namespace, without_namespace
+    from qless_py.shards import shard_names
 
     base = target_url(ctx, url)
+    count = shards if shards is not None else _url_shards(base)
+    base = without_shards(base)
     named = url_namespace(base)
     wanted = list(dict.fromkeys([*([named] if named is not None else []), *namespaces]))
+    if count > 1:
+        if not wanted:
+            raise click.BadParameter("shards need a namespace (--namespace NAME): the "
+                                     "default namespace cannot be sharded",
+                                     param_hint="--shards")
+        try:
+            expanded = [shard for name in wanted for shard in shard_names(name, count)]
+        except ValueError as exc:
+            raise click.BadParameter(str(exc), param_hint="--shards") from None
+        plain = without_namespace(base)
+        return ([_check_url(with_namespace(plain, name)) for name in expanded],
+                [(_check_url(with_namespace(plain, name)), count) for name in wanted])
     if len(wanted) <= 1:
-        return [_check_url(with_namespace(base, wanted[0] if wanted else None))]
+        return [_check_url(with_namespace(base, wanted[0] if wanted else None))], []
     plain = without_namespace(base)
-    return [_check_url(with_namespace(plain, name)) for name in wanted]
+    return [_check_url(with_namespace(plain, name)) for name in wanted], []
+
+
+def _url_shards(url: str) -> int:
+    from qless_py.connect.endpoint import Endpoint
+
+    try:
+        return Endpoint.from_url(url).shards
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--url") from exc
+
+
+def _verify_shards(sharded: list[tuple[str, int]], socket_timeout: float) -> None:
+    """Record each sharded namespace's count, or stop in one line if another is recorded."""
+    from qless_py import Client
+    from qless_py.client.sharded import verify_count
+    from qless_py.shards import ShardsMismatch
+
+    for target, count in sharded:
+        client = Client(target, socket_timeout=socket_timeout)
+        try:
+            client.core.go_direct(client.endpoint())
+            assert client.core.transport is not None
+            verify_count(client.core.transport.call, str(client.keys.namespace), count)
+        except ShardsMismatch as exc:
+            raise click.ClickException(f"cannot start the workers: {exc}") from None
+        except Exception as exc:  # the server is down now: the workers keep trying
+            logging.getLogger("qless_py.worker").warning(
+                "the shard count of namespace %r cannot be checked yet (%s)",
+                client.keys.namespace, exc)
+        finally:
+            client.close()
 
 
 def _check_url(target: str) -> str:

@@ -199,6 +199,10 @@ class Client:
                 ssl_keyfile=ssl_keyfile, ssl_cert_reqs=ssl_cert_reqs,
                 ssl_check_hostname=ssl_check_hostname, namespace=namespace)
             namespace = self._endpoint.namespace
+            if self._endpoint.shards > 1:
+                raise ValueError(f"namespace {namespace!r} is given with "
+                                 f"{self._endpoint.shards} shards: a Client serves one "
+                                 "namespace; use qless_py.ShardedClient")
         # the namespace's key names; its prefix is the one key every core call declares
         self.keys = Keys(namespace)
         self.core = LuaCore(lambda: self.redis, *_core_source(namespace))

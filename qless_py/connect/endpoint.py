@@ -18,7 +18,7 @@ from typing import Any
 from urllib.parse import SplitResult, parse_qs, unquote, urlsplit
 
 from qless_py.errors import UnsupportedSettingError
-from qless_py.keys import namespace_prefix
+from qless_py.keys import check_count, namespace_prefix
 
 DEFAULT_URL = "redis://127.0.0.1:6379/0"
 CERT_REQS = ("none", "optional", "required")
@@ -87,6 +87,9 @@ class Endpoint:
     # Not a connection setting: the qless namespace this URL names (docs/cluster.md); a
     # client and a worker started from the URL alone work in it.
     namespace: str | None = None
+    # Nor this: the number of shards of that namespace (qless_py.shards); only a
+    # ShardedClient and the commands that take --shards accept more than one.
+    shards: int = 1
 
     def __post_init__(self) -> None:
         if self.ssl_cert_reqs not in CERT_REQS:
@@ -104,6 +107,11 @@ class Endpoint:
             check_client_name(self.client_name)
         if self.namespace is not None:
             namespace_prefix(self.namespace)  # ValueError in one line when it is not valid
+        if self.shards != 1:
+            check_count(self.shards)
+            if self.namespace is None:
+                raise ValueError("shards need a namespace (?namespace=NAME): the default "
+                                 "namespace cannot be sharded")
         if self.wait_replicas < 0 or self.wait_timeout <= 0:
             raise ValueError("wait_replicas must be >= 0 and wait_timeout > 0")
         if not self.tls:
@@ -244,6 +252,7 @@ URL_OPTIONS: Mapping[str, tuple[str, Callable[[str], Any]]] = {
     "max_connections": ("max_connections", int),
     "health_check_interval": ("health_check_interval", int),
     "namespace": ("namespace", str),
+    "shards": ("shards", int),
 }
 SENTINEL_OPTIONS: Mapping[str, tuple[str, Callable[[str], Any]]] = {
     "sentinel_username": ("sentinel_username", str),

@@ -41,6 +41,7 @@ CONSTANTS: dict[str, tuple[str, ...]] = {
     "RECUR": ("recurring",),
     "THROTTLE_PREFIX": ("throttle",),
     "CHECK_SUMMARY": ("check",),
+    "SHARDS": ("shards",),
 }
 # keys.THROTTLE_SETS, one field per suffix.
 THROTTLE_SETS = ("locks", "pending", "ready")
@@ -61,7 +62,7 @@ BUILDERS: dict[str, Builder] = {
 INVERSES = {"tid_queue", "job_of"}  # reads a name rather than spelling one: checked on its own
 # Names that spell no key: a hash field, a config field, and the namespace machinery.
 NOT_KEYS = {"THROTTLE_MAXIMUM", "concurrency_cap", "NAMESPACE_MAX", "namespace_prefix",
-            "namespace_of", "Keys", "DEFAULT"}
+            "namespace_of", "Keys", "DEFAULT", "SHARDS_MAX", "check_count"}
 
 # Fields only the core reads and writes: no Python code names these keys.
 CORE_ONLY = {"history", "dependencies", "dependents", "tag", "failure_group", "stats",

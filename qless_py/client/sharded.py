@@ -1,0 +1,297 @@
+"""ShardedClient: one namespace made of several shards (``qless_py.shards``), each served by
+a plain :class:`~qless_py.Client` of its own namespace, so each shard's calls go to the
+master that holds it.
+
+What it adds over the shards' clients: ``queues[name].put`` places each job on its shard
+(``Shards.place``), ``pop`` takes from every shard in turn, ``jobs[jid]`` asks the jid's
+shard alone, and counts are summed over the shards. A job it hands out carries its shard's
+client, so ``complete``, ``fail``, ``heartbeat`` and the rest go to the job's shard.
+Anything else (failures, tags, statistics, throttles, config) is per shard:
+``client.clients[i]`` (docs/cluster.md, "Sharded namespaces").
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, Literal, overload
+
+from qless_py.calls.queue import _PUT_KEYS, PUT_MANY_CHUNK, PutItem
+from qless_py.client.client import Client
+from qless_py.client.job import Job
+from qless_py.client.recurring import RecurringJob
+from qless_py.client.siblings import without_namespace
+from qless_py.connect.endpoint import Endpoint, resolve_url
+from qless_py.keys import check_count
+from qless_py.shards import Shards, ShardsMismatch, record_key
+
+__all__ = ["ShardedClient", "ShardedQueue", "verify_count", "without_shards"]
+
+# counts that add up over shards; "paused" is true when every shard's queue is paused
+_SUMMED = ("waiting", "stalled", "running", "scheduled", "depends", "recurring", "throttled")
+
+
+def verify_count(call: Callable[..., Any], namespace: str, count: int) -> None:
+    """Record ``count`` as the shard count of ``namespace`` if none is recorded, else
+    compare: a different recorded count is a :class:`ShardsMismatch` in one line (and
+    nothing is written). ``call`` runs one Redis command on the namespace's master."""
+    key = record_key(namespace)
+    if call("SET", key, count, "NX") is not None:
+        return
+    recorded = call("GET", key)
+    if recorded is not None and int(recorded) != count:
+        raise ShardsMismatch(f"namespace {namespace!r} has {int(recorded)} shards "
+                             f"(recorded in {key}), not {count}")
+
+
+class ShardedQueue:
+    """A queue of a sharded namespace: the same queue name on every shard."""
+
+    def __init__(self, name: str, client: ShardedClient) -> None:
+        self.name = name
+        self.client = client
+
+    def on(self, shard: int) -> Any:
+        """The queue on one shard (a :class:`~qless_py.Queue` of that shard's client)."""
+        return self.client.clients[shard].queues[self.name]
+
+    @overload
+    def put(self, klass: type | str, data: Any, priority: float | None = ...,
+            tags: Iterable[str] | None = ..., delay: float = ..., retries: int | None = ...,
+            jid: str | None = ..., depends: Iterable[str] | None = ..., *,
+            throttles: Iterable[str] | None = ..., key: str | None = ...,
+            ttl: float | None = ..., unique: Literal[False] = ...) -> str: ...
+    @overload
+    def put(self, klass: type | str, data: Any, priority: float | None = ...,
+            tags: Iterable[str] | None = ..., delay: float = ..., retries: int | None = ...,
+            jid: str | None = ..., depends: Iterable[str] | None = ..., *,
+            throttles: Iterable[str] | None = ..., key: str | None = ...,
+            ttl: float | None = ..., unique: bool) -> str | None: ...
+
+    def put(self, klass: type | str, data: Any, priority: float | None = None,
+            tags: Iterable[str] | None = None, delay: float = 0, retries: int | None = None,
+            jid: str | None = None, depends: Iterable[str] | None = None, *,
+            throttles: Iterable[str] | None = None, key: str | None = None,
+            ttl: float | None = None, unique: bool = False) -> str | None:
+        """Put a job on its shard (``Shards.place``); the arguments are those of
+        :meth:`qless_py.Queue.put`. A job whose jid, key and dependencies cannot share a
+        shard is a ValueError in one line, and nothing is written."""
+        deps = list(depends) if depends is not None else None
+        shard, jid = self.client.shards.place(jid, key, deps or ())
+        self.client.verify()
+        queue = self.on(shard)
+        result: str | None = queue.put(klass, data, priority, tags, delay, retries, jid, deps,
+                                       throttles=throttles, key=key, ttl=ttl, unique=unique)
+        return result
+
+    def put_many(self, items: Iterable[PutItem], **options: Any) -> list[Any]:
+        """Put many jobs, each on its shard, in one round trip per shard (and per 1,000
+        jobs); returns their jids in the order given. ``options`` are those of
+        :meth:`qless_py.Queue.put_many`."""
+        placed: dict[int, list[tuple[int, dict[str, Any]]]] = {}
+        count = 0
+        shared_key, shared_deps = options.get("key"), list(options.get("depends") or ())
+        for index, item in enumerate(items):
+            spec = _item(item)
+            shard, jid = self.client.shards.place(
+                spec.get("jid"), spec.get("key", shared_key),
+                list(spec.get("depends") or ()) + shared_deps)
+            spec["jid"] = jid
+            placed.setdefault(shard, []).append((index, spec))
+            count = index + 1
+        if not placed:
+            return []
+        self.client.verify()
+        out: list[Any] = [None] * count
+        for shard, entries in sorted(placed.items()):
+            for start in range(0, len(entries), PUT_MANY_CHUNK):
+                chunk = entries[start:start + PUT_MANY_CHUNK]
+                jids = self.on(shard).put_many([spec for _, spec in chunk], **options)
+                for (index, _), jid in zip(chunk, jids, strict=True):
+                    out[index] = jid
+        return out
+
+    @overload
+    def pop(self, count: None = None, *, worker: str | None = None) -> Job | None: ...
+    @overload
+    def pop(self, count: int, *, worker: str | None = None) -> list[Job]: ...
+
+    def pop(self, count: int | None = None, *,
+            worker: str | None = None) -> Job | list[Job] | None:
+        """Lease jobs from the shards in turn, starting one shard further on every call:
+        without ``count`` one Job or None, with it a list of up to ``count`` jobs."""
+        shards = self.client.shards.count
+        start = self.client.next_turn()
+        if count is None:
+            for step in range(shards):
+                job: Job | None = self.on((start + step) % shards).pop(worker=worker)
+                if job is not None:
+                    return job
+            return None
+        jobs: list[Job] = []
+        for step in range(shards):
+            if len(jobs) >= count:
+                break
+            jobs.extend(self.on((start + step) % shards).pop(count - len(jobs), worker=worker))
+        return jobs
+
+    @property
+    def counts(self) -> dict[str, Any]:
+        """The queue's counts summed over the shards (``paused``: on every shard)."""
+        return _merged([self.on(i).counts for i in range(self.client.shards.count)])[0]
+
+    def __len__(self) -> int:
+        return sum(len(self.on(i)) for i in range(self.client.shards.count))
+
+    def __repr__(self) -> str:
+        return f"<qless_py.ShardedQueue {self.name} of {self.client.shards.name}>"
+
+
+class ShardedQueues:
+    def __init__(self, client: ShardedClient) -> None:
+        self._client = client
+
+    def __getitem__(self, name: str) -> ShardedQueue:
+        return ShardedQueue(name, self._client)
+
+    @property
+    def counts(self) -> list[dict[str, Any]]:
+        """Every queue's counts summed over the shards, by name."""
+        return _merged([c for client in self._client.clients for c in client.queues.counts])
+
+    def names(self) -> list[str]:
+        return sorted({name for client in self._client.clients for name in client.queues.names()})
+
+
+class ShardedJobs:
+    """Jobs by jid, each asked of its own shard."""
+
+    def __init__(self, client: ShardedClient) -> None:
+        self._client = client
+
+    def __getitem__(self, jid: str) -> Job | RecurringJob | None:
+        return self._client.client_of(jid).jobs[jid]
+
+    def get(self, *jids: str) -> list[Job]:
+        """The jobs that exist among ``jids``, in the order given (one round trip per
+        shard they are on)."""
+        found: dict[str, Job] = {}
+        for shard, group in self._client.shards.by_shard(jids).items():
+            found.update((job.jid, job) for job in self._client.clients[shard].jobs.get(*group))
+        return [found[jid] for jid in jids if jid in found]
+
+    def cancel(self, *jids: str) -> list[str]:
+        """Cancel jobs, one core call per shard they are on."""
+        for shard, group in self._client.shards.by_shard(jids).items():
+            self._client.clients[shard].jobs.cancel(*group)
+        return list(jids)
+
+
+class ShardedClient:
+    """A client of a namespace made of ``shards`` shards (docs/cluster.md).
+
+    ``url`` and the keywords are those of :class:`~qless_py.Client`; ``namespace`` (or the
+    URL's ``namespace=``) names the namespace and ``shards`` (or the URL's ``shards=``)
+    its number of shards. The first call that writes records the number in the namespace
+    (``ql:{<name>}:shards``) or checks it against the recorded one.
+    """
+
+    def __init__(self, url: str | None = None, *, namespace: str | None = None,
+                 shards: int | None = None, **client_options: Any) -> None:
+        self.url = without_namespace(resolve_url(url))
+        given = Endpoint.from_url(resolve_url(url), namespace=namespace,
+                                  shards=None if shards is None else check_count(shards))
+        if given.namespace is None:
+            raise ValueError("a sharded namespace needs a name (namespace=NAME)")
+        self.shards = Shards(given.namespace, given.shards)
+        plain = without_shards(self.url)
+        self.clients: list[Client] = [Client(plain, namespace=name, **client_options)
+                                      for name in self.shards.names]
+        self._base: Client | None = None
+        self._base_options = client_options
+        self._verified = False
+        self._lock = threading.Lock()
+        self._turn = 0
+        self.queues = ShardedQueues(self)
+        self.jobs = ShardedJobs(self)
+
+    @property
+    def namespace(self) -> str:
+        return self.shards.name
+
+    def client_of(self, jid: str) -> Client:
+        """The client of the shard that holds ``jid``."""
+        return self.clients[self.shards.of(jid)]
+
+    def next_turn(self) -> int:
+        with self._lock:
+            self._turn += 1
+            return self._turn % self.shards.count
+
+    def verify(self) -> None:
+        """Record or compare the namespace's shard count (once per client)."""
+        if self._verified:
+            return
+        if self._base is None:
+            self._base = Client(without_shards(self.url), namespace=self.shards.name,
+                                **self._base_options)
+        verify_count(self._base.redis.execute_command, self.shards.name, self.shards.count)
+        self._verified = True
+
+    def track(self, jid: str) -> bool:
+        return self.client_of(jid).track(jid)
+
+    def untrack(self, jid: str) -> bool:
+        return self.client_of(jid).untrack(jid)
+
+    def close(self) -> None:
+        for client in [*self.clients, *([self._base] if self._base else [])]:
+            client.close()
+
+    def __enter__(self) -> ShardedClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"<qless_py.ShardedClient {self.shards.name} of {self.shards.count} shards>"
+
+
+def _item(item: PutItem) -> dict[str, Any]:
+    if isinstance(item, tuple):
+        klass, data = item
+        return {"klass": klass, "data": data}
+    spec = dict(item)
+    unknown = set(spec) - _PUT_KEYS
+    if unknown:
+        raise ValueError(f"put_many: unknown field(s) {', '.join(sorted(unknown))}")
+    return spec
+
+
+def _merged(counts: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Queue counts of several shards summed by queue name, in name order."""
+    merged: dict[str, dict[str, Any]] = {}
+    for entry in counts:
+        into = merged.get(entry["name"])
+        if into is None:
+            merged[entry["name"]] = dict(entry)
+            continue
+        for field in _SUMMED:
+            if field in entry:
+                into[field] = into.get(field, 0) + entry[field]
+        into["paused"] = bool(into.get("paused")) and bool(entry.get("paused"))
+    return [merged[name] for name in sorted(merged)]
+
+
+def without_shards(url: str) -> str:
+    """``url`` without its ``shards=`` query option."""
+    from urllib.parse import parse_qsl, urlencode, urlsplit
+
+    parts = urlsplit(url)
+    pairs = parse_qsl(parts.query, keep_blank_values=True)
+    kept = [(k, v) for k, v in pairs if k != "shards"]
+    if len(kept) == len(pairs):
+        return url
+    base = url[:url.index("?")]
+    return base + ("?" + urlencode(kept) if kept else "")

@@ -1,0 +1,223 @@
+"""Sharded namespaces from the client's side (qless_py.shards, qless_py.client.sharded):
+where jobs go, how they come back, what is refused before anything is written. The cluster
+side (shards spread over masters, workers over every shard) is in
+tests/connections/test_sharded_cluster.py."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator
+
+import pytest
+import redis
+
+from qless_py import Client, ShardedClient
+from qless_py.connect.cluster import SLOTS, key_slot
+from qless_py.keys import SHARDS_MAX, namespace_prefix
+from qless_py.shards import (
+    SHARDED_NAME_MAX,
+    Shards,
+    ShardsMismatch,
+    jid_on,
+    key_shard,
+    shard_names,
+    shard_of,
+)
+
+
+@pytest.fixture
+def sharded(server_url: str) -> Iterator[ShardedClient]:
+    client = ShardedClient(server_url, namespace="billing", shards=4, worker_name="w")
+    yield client
+    client.close()
+
+
+def _keys(conn: redis.Redis) -> set[str]:
+    return {k.decode() if isinstance(k, bytes) else k for k in conn.keys("*")}
+
+
+def test_shard_names_land_in_equal_stretches_of_the_slots() -> None:
+    for count in (2, 3, 6, 8, SHARDS_MAX):
+        names = shard_names("billing", count)
+        assert len(set(names)) == count
+        stretch = SLOTS / count
+        for i, name in enumerate(names):
+            assert name.startswith(f"billing#{i}.")
+            slot = key_slot(namespace_prefix(name))
+            assert abs(slot - (i + 0.5) * stretch) <= stretch / 4
+    assert shard_names("billing", 1) == ("billing",)
+    # 6 shards on 3 masters holding equal runs of slots: 2 on each
+    masters = Counter(key_slot(namespace_prefix(n)) * 3 // SLOTS
+                      for n in shard_names("billing", 6))
+    assert sorted(masters.values()) == [2, 2, 2]
+
+
+def test_a_jid_names_its_shard_and_made_jids_land_where_asked() -> None:
+    for shard in range(8):
+        jid = jid_on(shard, 8)
+        assert len(jid) == 32 and int(jid, 16) >= 0
+        assert shard_of(jid, 8) == shard
+    spread = Counter(shard_of(f"job-{n}", 4) for n in range(4000))
+    assert min(spread.values()) > 900  # user jids spread evenly too
+
+
+def test_placement_follows_jid_then_key_then_dependencies_then_turns() -> None:
+    shards = Shards("billing", 4)
+    assert shards.place(jid="given")[0] == shard_of("given", 4)
+    shard, jid = shards.place(key="account-7")
+    assert shard == key_shard("account-7", 4) == shard_of(jid, 4)
+    dep = jid_on(2, 4)
+    assert shards.place(depends=[dep])[0] == 2
+    turns = Counter(shards.place()[0] for _ in range(400))
+    assert set(turns.values()) == {100}
+
+
+@pytest.mark.parametrize(("place", "phrase"), [
+    (lambda s: s.place(jid=jid_on((key_shard("k", 4) + 1) % 4, 4), key="k"),
+     "leave the jid to the client"),
+    (lambda s: s.place(depends=[jid_on(0, 4), jid_on(1, 4)]),
+     "can depend only on jobs of its own shard"),
+    (lambda s: s.place(jid=jid_on(0, 4), depends=[jid_on(1, 4)]),
+     "can depend only on jobs of its own shard"),
+])
+def test_a_job_that_cannot_live_on_one_shard_is_refused(place, phrase: str) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(ValueError, match=phrase) as info:
+        place(Shards("billing", 4))
+    assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize(("kwargs", "phrase"), [
+    ({"namespace": "billing", "shards": 0}, "invalid shard count 0"),
+    ({"namespace": "billing", "shards": SHARDS_MAX + 1}, "invalid shard count"),
+    ({"namespace": "x" * (SHARDED_NAME_MAX + 1), "shards": 2}, "sharded namespace's name"),
+    ({"namespace": "a{b", "shards": 2}, "invalid namespace"),
+    ({"shards": 2}, "default namespace cannot be sharded"),
+])
+def test_bad_shard_settings_are_refused_in_one_line(server_url: str, kwargs: dict,  # type: ignore[type-arg]
+                                                     phrase: str,
+                                                     redis_conn: redis.Redis) -> None:
+    with pytest.raises(ValueError, match=phrase) as info:
+        ShardedClient(server_url, **kwargs)
+    assert "\n" not in str(info.value)
+    assert _keys(redis_conn) == set()
+
+
+def test_a_plain_client_refuses_a_sharded_url(server_url: str) -> None:
+    sep = "&" if "?" in server_url else "?"
+    with pytest.raises(ValueError, match=r"use qless_py\.ShardedClient"):
+        Client(f"{server_url}{sep}namespace=billing&shards=4")
+    with pytest.raises(ValueError, match="default namespace cannot be sharded"):
+        Client(f"{server_url}{sep}shards=4")
+    with pytest.raises(ValueError, match="invalid value for 'shards'"):
+        Client(f"{server_url}{sep}namespace=billing&shards=many")
+
+
+def test_jobs_are_spread_found_popped_and_completed_on_their_shards(
+        sharded: ShardedClient, redis_conn: redis.Redis) -> None:
+    queue = sharded.queues["q"]
+    jids = [queue.put("a.Job", {"n": n}) for n in range(8)]
+    assert Counter(sharded.shards.of(jid) for jid in jids) == {0: 2, 1: 2, 2: 2, 3: 2}
+    for jid in jids:  # each job's keys are in its shard's namespace
+        shard = sharded.shards.names[sharded.shards.of(jid)]
+        assert redis_conn.exists(f"ql:{{{shard}}}:j:{jid}")
+    assert queue.counts["waiting"] == len(queue) == 8
+    assert [c["waiting"] for c in sharded.queues.counts] == [8]
+    assert sharded.queues.names() == ["q"]
+    assert [job.jid for job in sharded.jobs.get(*reversed(jids), "nope")] == jids[::-1]
+    job = sharded.jobs[jids[3]]
+    assert job is not None and job.data == {"n": 3}
+    popped = queue.pop(8)
+    assert sorted(j.jid for j in popped) == sorted(jids)
+    for each in popped:
+        assert each.client is sharded.client_of(each.jid)
+        each.complete()
+    assert queue.counts["waiting"] == queue.counts["running"] == 0
+    assert sharded.jobs[jids[0]].state == "complete"  # type: ignore[union-attr]
+
+
+def test_pop_takes_from_every_shard_in_turn(sharded: ShardedClient) -> None:
+    queue = sharded.queues["q"]
+    only = jid_on(2, 4)
+    queue.put("a.Job", {}, jid=only)
+    # the one job is found whichever shard the turn starts at
+    assert queue.pop() is not None and queue.pop() is None
+    for n in range(4):
+        queue.put("a.Job", {}, jid=jid_on(n, 4))
+    shards = [sharded.shards.of(queue.pop().jid) for _ in range(4)]  # type: ignore[union-attr]
+    assert sorted(shards) == [0, 1, 2, 3]
+
+
+def test_an_ordering_key_keeps_its_jobs_on_one_shard_and_in_order(
+        sharded: ShardedClient) -> None:
+    queue = sharded.queues["q"]
+    keyed = [queue.put("a.Job", {"n": n}, key="account-7") for n in range(4)]
+    assert {sharded.shards.of(jid) for jid in keyed} == {key_shard("account-7", 4)}
+    for n in range(8):
+        queue.put("a.Job", {"other": n})
+    order = []
+    while True:
+        jobs = queue.pop(20)
+        if not jobs:
+            break
+        for job in jobs:
+            if job.jid in keyed:
+                order.append(job.jid)
+            job.complete()
+    assert order == keyed
+
+
+def test_a_dependent_goes_beside_its_dependencies(sharded: ShardedClient) -> None:
+    queue = sharded.queues["q"]
+    first = queue.put("a.Job", {})
+    second = queue.put("a.Job", {}, depends=[first])
+    assert sharded.shards.of(second) == sharded.shards.of(first)
+    assert sharded.jobs[second].state == "depends"  # type: ignore[union-attr]
+    queue.pop().complete()  # type: ignore[union-attr]
+    assert sharded.jobs[second].state == "waiting"  # type: ignore[union-attr]
+
+
+def test_put_many_places_each_job_and_keeps_the_order_of_jids(
+        sharded: ShardedClient) -> None:
+    queue = sharded.queues["q"]
+    given = jid_on(1, 4)
+    jids = queue.put_many([("a.Job", {"n": n}) for n in range(10)]
+                          + [{"klass": "a.Job", "data": {}, "jid": given}])
+    assert len(jids) == 11 and jids[-1] == given
+    assert len(set(sharded.shards.of(j) for j in jids[:10])) == 4
+    assert len(queue) == 11
+    with pytest.raises(ValueError, match="unknown field"):
+        queue.put_many([{"klass": "a.Job", "data": {}, "colour": "red"}])
+    assert len(queue) == 11
+
+
+def test_the_count_is_recorded_once_and_a_client_that_disagrees_writes_nothing(
+        server_url: str, sharded: ShardedClient, redis_conn: redis.Redis) -> None:
+    sharded.queues["q"].put("a.Job", {})
+    assert redis_conn.get("ql:{billing}:shards") == b"4"
+    before = _keys(redis_conn)
+    other = ShardedClient(server_url, namespace="billing", shards=8)
+    try:
+        with pytest.raises(ShardsMismatch, match=r"has 4 shards \(recorded in "
+                           r"ql:\{billing\}:shards\), not 8"):
+            other.queues["q"].put("a.Job", {})
+    finally:
+        other.close()
+    assert _keys(redis_conn) == before
+    # the URL's shards= is the same setting
+    sep = "&" if "?" in server_url else "?"
+    again = ShardedClient(f"{server_url}{sep}namespace=billing&shards=4")
+    try:
+        again.queues["q"].put("a.Job", {})
+        assert len(again.queues["q"]) == 2
+    finally:
+        again.close()
+
+
+def test_check_knows_the_record(sharded: ShardedClient, server_url: str) -> None:
+    sharded.queues["q"].put("a.Job", {})
+    base = Client(server_url, namespace="billing")
+    try:
+        report = base.check()
+        assert report.findings == []
+    finally:
+        base.close()
