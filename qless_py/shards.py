@@ -12,8 +12,9 @@ Everything here is arithmetic on names; nothing talks to a server:
 - A job's shard is known from its jid alone: ``shard_of(jid)`` is the jid's CRC-32 modulo
   the count. A jid the client makes for a shard is a random one that lands there.
 - ``place`` chooses the shard of a new job: its jid's when one is given, else its ordering
-  key's (so that the key's jobs keep their order), else its dependencies' when they share a
-  shard, else the next in turn.
+  key's (so that the key's jobs keep their order), else its named throttles' (each named
+  throttle lives on one shard, so its maximum holds over the namespace), else its
+  dependencies' when they share a shard, else the next in turn.
 
 The count is recorded in the base namespace (``ql:{<name>}:shards``) by the first sharded
 client; ``qless_py.client.sharded`` compares every client's count with it.
@@ -76,6 +77,11 @@ def key_shard(key: str, count: int) -> int:
     return zlib.crc32(b"key:" + key.encode()) % count if count > 1 else 0
 
 
+def throttle_shard(name: str, count: int) -> int:
+    """The shard of the named throttle ``name``."""
+    return zlib.crc32(b"throttle:" + name.encode()) % count if count > 1 else 0
+
+
 def jid_on(shard: int, count: int) -> str:
     """A new random jid (32 hex digits, as the client makes them) on ``shard``."""
     head = os.urandom(14).hex()
@@ -106,20 +112,30 @@ class Shards:
     def of(self, jid: str) -> int:
         return shard_of(jid, self.count)
 
+    def throttle_shard(self, name: str) -> int:
+        """The shard of named throttle ``name``, where every job that names it is put."""
+        return throttle_shard(name, self.count)
+
     def place(self, jid: str | None = None, key: str | None = None,
-              depends: Sequence[str] = ()) -> tuple[int, str]:
+              depends: Sequence[str] = (), throttles: Sequence[str] = ()) -> tuple[int, str]:
         """The shard of a new job and its jid, or a ValueError in one line when the job
-        cannot live on one shard with what it needs there (its key's jobs, its
-        dependencies)."""
-        wanted = {self.of(dep) for dep in depends}
+        cannot live on one shard with what it needs there: its given jid, its ordering
+        key's jobs, its named throttles and its dependencies must all be on one shard."""
+        needs: list[tuple[str, int]] = []
+        if jid is not None:
+            needs.append((f"jid {jid!r}", self.of(jid)))
         if key is not None:
-            shard = key_shard(key, self.count)
-            if jid is not None and self.of(jid) != shard:
-                raise ValueError(f"jid {jid!r} is on shard {self.of(jid)} of namespace "
-                                 f"{self.name!r} and ordering key {key!r} on shard {shard}: "
-                                 "leave the jid to the client, or give one on the key's shard")
-        elif jid is not None:
-            shard = self.of(jid)
+            needs.append((f"ordering key {key!r}", key_shard(key, self.count)))
+        needs += [(f"throttle {name!r}", self.throttle_shard(name)) for name in throttles]
+        wanted = {self.of(dep) for dep in depends}
+        if needs:
+            what, shard = needs[0]
+            for other, there in needs[1:]:
+                if there != shard:
+                    raise ValueError(
+                        f"{what} is on shard {shard} of namespace {self.name!r} and {other} "
+                        f"on shard {there}: a job lives on one shard"
+                        + (" (leave the jid to the client)" if jid is not None else ""))
         elif len(wanted) == 1:
             shard = next(iter(wanted))
         else:

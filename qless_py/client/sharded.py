@@ -19,11 +19,18 @@ from typing import Any, Literal, overload
 from qless_py.calls.queue import _PUT_KEYS, PUT_MANY_CHUNK, PutItem
 from qless_py.client.client import Client
 from qless_py.client.job import Job
-from qless_py.client.recurring import RecurringJob
+from qless_py.client.sharded_views import (
+    ShardedConfig,
+    ShardedJobs,
+    ShardedThrottles,
+    ShardedWorkers,
+    interleaved,
+)
 from qless_py.client.siblings import without_namespace
 from qless_py.connect.endpoint import Endpoint, resolve_url
-from qless_py.keys import check_count
+from qless_py.keys import Keys, check_count
 from qless_py.shards import Shards, ShardsMismatch, record_key
+from qless_py.stats import QueueStats, merge_stats
 
 __all__ = ["ShardedClient", "ShardedQueue", "verify_count", "without_shards"]
 
@@ -77,7 +84,8 @@ class ShardedQueue:
         :meth:`qless_py.Queue.put`. A job whose jid, key and dependencies cannot share a
         shard is a ValueError in one line, and nothing is written."""
         deps = list(depends) if depends is not None else None
-        shard, jid = self.client.shards.place(jid, key, deps or ())
+        named = list(throttles) if throttles is not None else None
+        shard, jid = self.client.shards.place(jid, key, deps or (), named or ())
         self.client.verify()
         queue = self.on(shard)
         result: str | None = queue.put(klass, data, priority, tags, delay, retries, jid, deps,
@@ -91,11 +99,13 @@ class ShardedQueue:
         placed: dict[int, list[tuple[int, dict[str, Any]]]] = {}
         count = 0
         shared_key, shared_deps = options.get("key"), list(options.get("depends") or ())
+        shared_throttles = list(options.get("throttles") or ())
         for index, item in enumerate(items):
             spec = _item(item)
             shard, jid = self.client.shards.place(
                 spec.get("jid"), spec.get("key", shared_key),
-                list(spec.get("depends") or ()) + shared_deps)
+                list(spec.get("depends") or ()) + shared_deps,
+                list(spec.get("throttles") or ()) + shared_throttles)
             spec["jid"] = jid
             placed.setdefault(shard, []).append((index, spec))
             count = index + 1
@@ -135,16 +145,122 @@ class ShardedQueue:
             jobs.extend(self.on((start + step) % shards).pop(count - len(jobs), worker=worker))
         return jobs
 
+    def recur(self, klass: type | str, data: Any, interval: float, offset: float = 0,
+              priority: float | None = 0, tags: Iterable[str] | None = (),
+              retries: int | None = 0, jid: str | None = None, backlog: float = 0, *,
+              throttles: Iterable[str] | None = None, key: str | None = None,
+              ttl: float | None = None) -> str:
+        """A recurring template on the shard its jobs belong on (as ``put`` places a job;
+        the jobs it spawns take their template's jid's shard); see
+        :meth:`qless_py.Queue.recur`."""
+        named = list(throttles) if throttles is not None else None
+        shard, jid = self.client.shards.place(jid, key, (), named or ())
+        self.client.verify()
+        made: str = self.on(shard).recur(klass, data, interval, offset, priority, tags,
+                                         retries, jid, backlog, throttles=named, key=key,
+                                         ttl=ttl)
+        return made
+
+    @overload
+    def peek(self, count: None = None) -> Job | None: ...
+    @overload
+    def peek(self, count: int) -> list[Job]: ...
+
+    def peek(self, count: int | None = None) -> Job | list[Job] | None:
+        """The jobs the next pops would hand out, shard by shard in turn."""
+        lists = [self.on(i).peek(count or 1) for i in range(self.client.shards.count)]
+        jobs = interleaved(lists, 0, count or 1)
+        if count is None:
+            return jobs[0] if jobs else None
+        return jobs
+
+    def pause(self) -> None:
+        """Pause the queue on every shard."""
+        for i in range(self.client.shards.count):
+            self.on(i).pause()
+
+    def unpause(self) -> None:
+        for i in range(self.client.shards.count):
+            self.on(i).unpause()
+
+    @property
+    def paused(self) -> bool:
+        """Paused on every shard."""
+        return all(self.on(i).paused for i in range(self.client.shards.count))
+
     @property
     def counts(self) -> dict[str, Any]:
         """The queue's counts summed over the shards (``paused``: on every shard)."""
         return _merged([self.on(i).counts for i in range(self.client.shards.count)])[0]
 
+    def stats(self, date: float | None = None) -> QueueStats:
+        """The day's statistics of the queue on every shard, merged."""
+        return merge_stats(self.on(i).stats(date) for i in range(self.client.shards.count))
+
+    def stats_range(self, start: float, end: float | None = None) -> QueueStats:
+        return merge_stats(self.on(i).stats_range(start, end)
+                           for i in range(self.client.shards.count))
+
+    def length(self) -> int:
+        return sum(self.on(i).length() for i in range(self.client.shards.count))
+
     def __len__(self) -> int:
-        return sum(len(self.on(i)) for i in range(self.client.shards.count))
+        return self.length()
+
+    @property
+    def heartbeat(self) -> int:
+        """Lock length in seconds (read from the first shard; set on every shard)."""
+        value: int = self.on(0).heartbeat
+        return value
+
+    @heartbeat.setter
+    def heartbeat(self, seconds: int) -> None:
+        self.set_heartbeat(seconds)
+
+    def set_heartbeat(self, seconds: int) -> None:
+        for i in range(self.client.shards.count):
+            self.on(i).set_heartbeat(seconds)
+
+    @property
+    def jobs(self) -> ShardedQueueJobs:
+        return ShardedQueueJobs(self)
 
     def __repr__(self) -> str:
         return f"<qless_py.ShardedQueue {self.name} of {self.client.shards.name}>"
+
+
+class ShardedQueueJobs:
+    """Jids of the queue's jobs by state over every shard, the shards interleaved one by one
+    (the order a worker popping them in turn meets them)."""
+
+    def __init__(self, queue: ShardedQueue) -> None:
+        self._queue = queue
+
+    def _list(self, state: str, offset: int, count: int) -> list[str]:
+        lists = [getattr(self._queue.on(i).jobs, state)(0, offset + count)
+                 for i in range(self._queue.client.shards.count)]
+        return interleaved(lists, offset, count)
+
+    def waiting(self, offset: int = 0, count: int = 25) -> list[str]:
+        return self._list("waiting", offset, count)
+
+    def running(self, offset: int = 0, count: int = 25) -> list[str]:
+        return self._list("running", offset, count)
+
+    def stalled(self, offset: int = 0, count: int = 25) -> list[str]:
+        return self._list("stalled", offset, count)
+
+    def scheduled(self, offset: int = 0, count: int = 25) -> list[str]:
+        return self._list("scheduled", offset, count)
+
+    def depends(self, offset: int = 0, count: int = 25) -> list[str]:
+        return self._list("depends", offset, count)
+
+    def recurring(self, offset: int = 0, count: int = 25) -> list[str]:
+        return self._list("recurring", offset, count)
+
+    def throttled(self, offset: int = 0, count: int = 25) -> list[str]:
+        return self._list("throttled", offset, count)
 
 
 class ShardedQueues:
@@ -162,29 +278,15 @@ class ShardedQueues:
     def names(self) -> list[str]:
         return sorted({name for client in self._client.clients for name in client.queues.names()})
 
-
-class ShardedJobs:
-    """Jobs by jid, each asked of its own shard."""
-
-    def __init__(self, client: ShardedClient) -> None:
-        self._client = client
-
-    def __getitem__(self, jid: str) -> Job | RecurringJob | None:
-        return self._client.client_of(jid).jobs[jid]
-
-    def get(self, *jids: str) -> list[Job]:
-        """The jobs that exist among ``jids``, in the order given (one round trip per
-        shard they are on)."""
-        found: dict[str, Job] = {}
-        for shard, group in self._client.shards.by_shard(jids).items():
-            found.update((job.jid, job) for job in self._client.clients[shard].jobs.get(*group))
-        return [found[jid] for jid in jids if jid in found]
-
-    def cancel(self, *jids: str) -> list[str]:
-        """Cancel jobs, one core call per shard they are on."""
-        for shard, group in self._client.shards.by_shard(jids).items():
-            self._client.clients[shard].jobs.cancel(*group)
-        return list(jids)
+    def stats(self, names: Iterable[str], date: float | None = None, *,
+              bins: bool = False) -> dict[str, QueueStats]:
+        """Several queues' statistics for a day, each merged over the shards (one round
+        trip per shard)."""
+        wanted = list(names)
+        per_shard = [client.queues.stats(wanted, date, bins=bins)
+                     for client in self._client.clients]
+        return {name: merge_stats(found[name] for found in per_shard if name in found)
+                for name in wanted}
 
 
 class ShardedClient:
@@ -212,8 +314,13 @@ class ShardedClient:
         self._verified = False
         self._lock = threading.Lock()
         self._turn = 0
+        self.keys = Keys(self.shards.name)
+        self.worker_name = self.clients[0].worker_name
         self.queues = ShardedQueues(self)
         self.jobs = ShardedJobs(self)
+        self.workers = ShardedWorkers(self)
+        self.config = ShardedConfig(self)
+        self.throttles = ShardedThrottles(self)
 
     @property
     def namespace(self) -> str:
@@ -243,6 +350,22 @@ class ShardedClient:
 
     def untrack(self, jid: str) -> bool:
         return self.client_of(jid).untrack(jid)
+
+    def tags(self, offset: int = 0, count: int = 100) -> list[str]:
+        """The most used tags over every shard (each shard's, most used first, merged)."""
+        lists = [client.tags(0, offset + count) for client in self.clients]
+        return list(dict.fromkeys(interleaved(lists, 0, sum(map(len, lists)))))[
+            offset:offset + count]
+
+    def unfail(self, group: str, queue: str, count: int = 25) -> int:
+        """Move up to ``count`` of the oldest jobs of failure ``group`` into ``queue``,
+        shard by shard."""
+        moved = 0
+        for client in self.clients:
+            if moved >= count:
+                break
+            moved += client.unfail(group, queue, count - moved)
+        return moved
 
     def close(self) -> None:
         for client in [*self.clients, *([self._base] if self._base else [])]:

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 import redis
+from freezegun import freeze_time
 
 from qless_py import Client, ShardedClient
 from qless_py.connect.cluster import SLOTS, key_slot
@@ -22,7 +23,9 @@ from qless_py.shards import (
     key_shard,
     shard_names,
     shard_of,
+    throttle_shard,
 )
+from tests.client.conftest import T0
 
 
 @pytest.fixture
@@ -74,7 +77,7 @@ def test_placement_follows_jid_then_key_then_dependencies_then_turns() -> None:
 
 @pytest.mark.parametrize(("place", "phrase"), [
     (lambda s: s.place(jid=jid_on((key_shard("k", 4) + 1) % 4, 4), key="k"),
-     "leave the jid to the client"),
+     "a job lives on one shard"),
     (lambda s: s.place(depends=[jid_on(0, 4), jid_on(1, 4)]),
      "can depend only on jobs of its own shard"),
     (lambda s: s.place(jid=jid_on(0, 4), depends=[jid_on(1, 4)]),
@@ -221,3 +224,91 @@ def test_check_knows_the_record(sharded: ShardedClient, server_url: str) -> None
         assert report.findings == []
     finally:
         base.close()
+
+
+def _one_per_shard(client: ShardedClient, queue: str = "q", **options: object) -> list[str]:
+    jids = [jid_on(n, client.shards.count) for n in range(client.shards.count)]
+    for jid in jids:
+        client.queues[queue].put("a.Job", {}, jid=jid, **options)  # type: ignore[arg-type]
+    return jids
+
+
+def test_listings_merge_every_shard_in_time_order(sharded: ShardedClient) -> None:
+    with freeze_time(T0) as frozen:
+        jids = [jid_on(n, 4) for n in (2, 0, 3, 1)]
+        for jid in jids:
+            frozen.tick(1)
+            sharded.queues["q"].put("a.Job", {}, jid=jid, tags=["blue"])
+            sharded.track(jid)
+        # tagged: oldest first, over the shards, paged
+        assert sharded.jobs.tagged("blue", 0, 10) == {"total": 4, "jobs": jids}
+        assert sharded.jobs.tagged("blue", 1, 2)["jobs"] == jids[1:3]
+        assert {job.jid for job in sharded.jobs.tracked()["jobs"]} == set(jids)
+        assert set(sharded.queues["q"].jobs.waiting(0, 10)) == set(jids)
+        assert sharded.queues["q"].jobs.waiting(1, 2) == \
+            sharded.queues["q"].jobs.waiting(0, 10)[1:3]
+        # completed: most recent first; failed: most recent failure first
+        done, broken = jids[::2], jids[1::2]
+        for jid in jids:
+            frozen.tick(1)
+            job = sharded.queues["q"].pop()
+            assert job is not None
+            if job.jid in done:
+                job.complete()
+            else:
+                job.fail("boom", "it broke")
+        finish = {jid: n for n, jid in enumerate(
+            j.jid for j in sorted(sharded.jobs.get(*jids), key=lambda j: j.history[-1]["when"]))}
+        assert sharded.jobs.complete(0, 10) == sorted(done, key=lambda j: -finish[j])
+        assert sharded.jobs.failed() == {"boom": 2}
+        page = sharded.jobs.failed("boom", 0, 10)
+        assert page["total"] == 2
+        assert [job.jid for job in page["jobs"]] == sorted(broken, key=lambda j: -finish[j])
+        assert [job.jid for job in sharded.jobs.failed("boom", 1, 1)["jobs"]] == \
+            [page["jobs"][1].jid]
+        assert sharded.workers.counts == [{"name": "w", "jobs": 0, "stalled": 0}]
+        result = sharded.jobs.retry_group("boom")
+        assert (result.done, result.refused) == (2, 0)
+        assert sharded.jobs.failed() == {}
+
+
+def test_workers_config_pause_and_stats_are_the_namespace_s(sharded: ShardedClient) -> None:
+    jids = _one_per_shard(sharded)
+    popped = sharded.queues["q"].pop(4)
+    assert len(popped) == 4
+    assert sharded.workers.counts == [{"name": "w", "jobs": 4, "stalled": 0}]
+    assert sorted(sharded.workers["w"]["jobs"]) == sorted(jids)
+    sharded.config["heartbeat"] = 90
+    assert [client.config["heartbeat"] for client in sharded.clients] == [90] * 4
+    assert sharded.config["heartbeat"] == 90
+    sharded.queues["p"].pause()
+    assert sharded.queues["p"].paused
+    _one_per_shard(sharded, "p")
+    assert sharded.queues["p"].pop() is None
+    sharded.queues["p"].unpause()
+    assert sharded.queues["p"].pop() is not None
+    for job in popped:
+        job.complete()
+    stats = sharded.queues["q"].stats()
+    assert stats.wait.count == 4 and stats.run.count == 4
+    assert sharded.queues.stats(["q"])["q"].run.count == 4
+
+
+def test_a_named_throttle_lives_on_one_shard_and_holds_over_the_namespace(
+        sharded: ShardedClient) -> None:
+    sharded.throttles["api"].maximum = 2
+    queue = sharded.queues["q"]
+    jids = [queue.put("a.Job", {}, throttles=["api"]) for _ in range(6)]
+    assert {sharded.shards.of(jid) for jid in jids} == {sharded.shards.throttle_shard("api")}
+    assert len(queue.pop(10)) == 2
+    with pytest.raises(ValueError, match="a job lives on one shard"):
+        sharded.queues["q"].put("a.Job", {}, throttles=["api"],
+                                key=next(k for k in (f"k{n}" for n in range(100))
+                                         if key_shard(k, 4) != throttle_shard("api", 4)))
+
+
+def test_unique_puts_stay_unique_over_the_shards(sharded: ShardedClient) -> None:
+    queue = sharded.queues["q"]
+    assert queue.put("a.Job", {}, jid="order-1", unique=True) == "order-1"
+    assert queue.put("a.Job", {}, jid="order-1", unique=True) is None
+    assert len(queue) == 1
