@@ -226,10 +226,10 @@ def test_check_knows_the_record(sharded: ShardedClient, server_url: str) -> None
         base.close()
 
 
-def _one_per_shard(client: ShardedClient, queue: str = "q", **options: object) -> list[str]:
+def _one_per_shard(client: ShardedClient, queue: str = "q") -> list[str]:
     jids = [jid_on(n, client.shards.count) for n in range(client.shards.count)]
     for jid in jids:
-        client.queues[queue].put("a.Job", {}, jid=jid, **options)  # type: ignore[arg-type]
+        client.queues[queue].put("a.Job", {}, jid=jid)
     return jids
 
 
@@ -249,7 +249,7 @@ def test_listings_merge_every_shard_in_time_order(sharded: ShardedClient) -> Non
             sharded.queues["q"].jobs.waiting(0, 10)[1:3]
         # completed: most recent first; failed: most recent failure first
         done, broken = jids[::2], jids[1::2]
-        for jid in jids:
+        for _ in jids:
             frozen.tick(1)
             job = sharded.queues["q"].pop()
             assert job is not None
