@@ -69,14 +69,19 @@ class LazyGroup(QlessGroup):
 @click.option("--namespace", default=None, metavar="NAME", envvar="QLESS_NAMESPACE",
               help="Work in this namespace (docs/cluster.md). Default: $QLESS_NAMESPACE, "
               "else the URL's namespace=, else the default namespace.")
+@click.option("--shards", type=click.IntRange(min=1), default=None, envvar="QLESS_SHARDS",
+              help="The namespace has this many shards (docs/cluster.md): commands see them "
+              "as one namespace. Default: $QLESS_SHARDS, else the URL's shards=, else 1.")
 @click.option("--debug", is_flag=True, help="Show full tracebacks on errors.")
 @click.version_option(package_name="qless-next", prog_name="qless-py")
 @click.pass_context
-def cli(ctx: click.Context, url: str | None, namespace: str | None, debug: bool) -> None:
+def cli(ctx: click.Context, url: str | None, namespace: str | None, shards: int | None,
+        debug: bool) -> None:
     """qless-py: put and inspect jobs, run workers, manage queues, config and the server."""
     ctx.ensure_object(dict)
     ctx.obj["url"] = url
     ctx.obj["namespace"] = namespace
+    ctx.obj["shards"] = shards
     ctx.obj["debug"] = debug
 
 

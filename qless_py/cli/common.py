@@ -11,7 +11,7 @@ import json
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn, cast
 
 import click
 
@@ -107,10 +107,31 @@ def group_url(ctx: click.Context) -> str | None:
 
 
 def open_client(ctx: click.Context, url: str | None, namespace: str | None = None) -> Client:
-    """One client per command invocation, closed when the command ends."""
+    """One client per command invocation, closed when the command ends. For a namespace of
+    several shards (the group's ``--shards``, else the URL's ``shards=``) it is a
+    ShardedClient, which answers the calls the commands make for the whole namespace."""
     from qless_py import Client
 
     target = target_url(ctx, url, namespace)
+    root = ctx.find_root()
+    count = (root.obj if isinstance(root.obj, dict) else {}).get("shards")
+    if count is None:
+        from qless_py.connect.endpoint import Endpoint
+
+        try:
+            count = Endpoint.from_url(target).shards
+        except ValueError as exc:
+            raise CliError(str(exc)) from None
+    if count > 1:
+        from qless_py.client.sharded import ShardedClient, without_shards
+
+        try:
+            sharded = ShardedClient(without_shards(target), shards=count)
+        except ValueError as exc:
+            raise CliError(str(exc)) from None
+        ctx.call_on_close(sharded.close)
+        sharded.verify(record=False)  # a count that disagrees: one line, before anything
+        return cast("Client", sharded)
     client = Client(target)
     ctx.call_on_close(client.close)
     return client

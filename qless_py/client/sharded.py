@@ -16,6 +16,7 @@ import threading
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Literal, overload
 
+from qless_py.calls.check import DEFAULT_BUDGET, CheckReport, Progress
 from qless_py.calls.queue import _PUT_KEYS, PUT_MANY_CHUNK, PutItem
 from qless_py.client.client import Client
 from qless_py.client.job import Job
@@ -38,12 +39,14 @@ __all__ = ["ShardedClient", "ShardedQueue", "verify_count", "without_shards"]
 _SUMMED = ("waiting", "stalled", "running", "scheduled", "depends", "recurring", "throttled")
 
 
-def verify_count(call: Callable[..., Any], namespace: str, count: int) -> None:
-    """Record ``count`` as the shard count of ``namespace`` if none is recorded, else
-    compare: a different recorded count is a :class:`ShardsMismatch` in one line (and
-    nothing is written). ``call`` runs one Redis command on the namespace's master."""
+def verify_count(call: Callable[..., Any], namespace: str, count: int, *,
+                 record: bool = True) -> None:
+    """Record ``count`` as the shard count of ``namespace`` if none is recorded (unless
+    ``record`` is false), else compare: a different recorded count is a
+    :class:`ShardsMismatch` in one line (and nothing is written). ``call`` runs one Redis
+    command on the namespace's master."""
     key = record_key(namespace)
-    if call("SET", key, count, "NX") is not None:
+    if record and call("SET", key, count, "NX") is not None:
         return
     recorded = call("GET", key)
     if recorded is not None and int(recorded) != count:
@@ -237,7 +240,8 @@ class ShardedQueueJobs:
         self._queue = queue
 
     def _list(self, state: str, offset: int, count: int) -> list[str]:
-        lists = [getattr(self._queue.on(i).jobs, state)(0, offset + count)
+        wanted = -1 if count < 0 else offset + count
+        lists = [getattr(self._queue.on(i).jobs, state)(0, wanted)
                  for i in range(self._queue.client.shards.count)]
         return interleaved(lists, offset, count)
 
@@ -335,15 +339,18 @@ class ShardedClient:
             self._turn += 1
             return self._turn % self.shards.count
 
-    def verify(self) -> None:
-        """Record or compare the namespace's shard count (once per client)."""
+    def verify(self, *, record: bool = True) -> None:
+        """Record (unless ``record`` is false) or compare the namespace's shard count: a
+        :class:`~qless_py.shards.ShardsMismatch` when another count is recorded. Every put
+        calls it first; it talks to the server once per client."""
         if self._verified:
             return
         if self._base is None:
             self._base = Client(without_shards(self.url), namespace=self.shards.name,
                                 **self._base_options)
-        verify_count(self._base.redis.execute_command, self.shards.name, self.shards.count)
-        self._verified = True
+        verify_count(self._base.redis.execute_command, self.shards.name, self.shards.count,
+                     record=record)
+        self._verified = record
 
     def track(self, jid: str) -> bool:
         return self.client_of(jid).track(jid)
@@ -356,6 +363,23 @@ class ShardedClient:
         lists = [client.tags(0, offset + count) for client in self.clients]
         return list(dict.fromkeys(interleaved(lists, 0, sum(map(len, lists)))))[
             offset:offset + count]
+
+    def check(self, *, repair: bool = False, resume: str = "",
+              budget: int | None = DEFAULT_BUDGET, progress: Progress | None = None,
+              steps: int | None = None) -> CheckReport:
+        """:meth:`qless_py.Client.check` of every shard, one after the other, in one report
+        (a shard's findings name its keys). A check of one shard can be resumed; this one
+        runs to its end, so it takes neither ``resume`` nor ``steps``."""
+        if resume or steps is not None:
+            raise ValueError("a check of a sharded namespace runs to its end: to resume one "
+                             "or bound its steps, check a shard (--namespace <shard>)")
+        report = CheckReport()
+        for client in self.clients:
+            part = client.check(repair=repair, budget=budget, progress=progress)
+            report.findings += part.findings
+            report.repaired += part.repaired
+            report.keys += part.keys
+        return report
 
     def unfail(self, group: str, queue: str, count: int = 25) -> int:
         """Move up to ``count`` of the oldest jobs of failure ``group`` into ``queue``,

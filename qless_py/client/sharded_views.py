@@ -26,12 +26,13 @@ T = TypeVar("T")
 
 
 def interleaved(lists: Sequence[Sequence[T]], offset: int, count: int) -> list[T]:
-    """The page ``[offset, offset + count)`` of the lists taken one item of each in turn."""
+    """The page ``[offset, offset + count)`` of the lists taken one item of each in turn
+    (a negative ``count``: to the end, as the core's listings take it)."""
     merged: list[T] = []
     longest = max((len(each) for each in lists), default=0)
     for i in range(longest):
         merged.extend(each[i] for each in lists if i < len(each))
-    return merged[offset:offset + count]
+    return merged[offset:] if count < 0 else merged[offset:offset + count]
 
 
 def _put_time(job: Job) -> float:
