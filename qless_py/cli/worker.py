@@ -40,9 +40,10 @@ def _child_name(name: str | None, processes: int, index: int) -> str | None:
               "are awaited there, plain functions run in a pool of threads.")
 @click.option("--concurrency", type=click.IntRange(min=1), default=None,
               help="With --async: jobs run at once in each process (default 10).")
-@click.option("--order", type=click.Choice(ORDERS), default="ordered", show_default=True,
+@click.option("--order", type=click.Choice(ORDERS), default=None,
               help="Queue order: the first queue with work, round-robin, or shuffled "
-              "round-robin.")
+              "round-robin. Default: ordered; round-robin with --shards, so that every "
+              "shard is served evenly.")
 @url_option
 @click.option("--namespace", "namespaces", multiple=True, metavar="NAME",
               help="Serve the queues in this namespace (repeat for several, in --order's "
@@ -86,7 +87,7 @@ def _child_name(name: str | None, processes: int, index: int) -> str | None:
               help="info logs one line per job start and end.")
 @click.pass_context
 def worker(ctx: click.Context, queues: tuple[str, ...], processes: int | None,
-           threads: int | None, use_async: bool, concurrency: int | None, order: str,
+           threads: int | None, use_async: bool, concurrency: int | None, order: str | None,
            url: str | None, namespaces: tuple[str, ...], shards: int | None,
            imports: tuple[str, ...],
            paths: tuple[str, ...],
@@ -105,6 +106,8 @@ def worker(ctx: click.Context, queues: tuple[str, ...], processes: int | None,
         raise click.UsageError("--concurrency needs --async")
 
     targets, sharded = _targets(ctx, url, namespaces, shards)
+    if order is None:
+        order = "round-robin" if sharded else "ordered"
     target = targets[0]
     setup_logging(getattr(logging, log_level.upper()))
     for each in targets:
@@ -166,10 +169,15 @@ def _targets(ctx: click.Context, url: str | None, namespaces: tuple[str, ...],
 
 
 def _url_shards(url: str) -> int:
-    from qless_py.connect.endpoint import Endpoint
+    """The URL's ``shards=`` (1 when it has none)."""
+    from urllib.parse import parse_qsl, urlsplit
 
+    from qless_py.keys import check_count
+
+    given = [v for k, v in parse_qsl(urlsplit(url).query, keep_blank_values=True)
+             if k == "shards"]
     try:
-        return Endpoint.from_url(url).shards
+        return check_count(given[-1]) if given else 1
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--url") from exc
 

@@ -119,9 +119,11 @@ class Popper:
         self.idleness = Idleness()
         self.done = False
         self._want_slot = False
+        self._ended = 0  # runs ended so far (a burst pops again after one ends)
 
     def slot_freed(self) -> None:
         """A run ended: wake the popper if it waits for a free slot."""
+        self._ended += 1
         if self._want_slot:
             self._want_slot = False
             self.wake.notify()
@@ -130,7 +132,7 @@ class Popper:
         host, wake = self.host, self.wake
         try:
             while host.stopping is None:
-                seen = wake.generation
+                seen, ended = wake.generation, self._ended
                 if host.paused:  # no new pops; running jobs go on
                     flush_logs()
                     await wake.wait(seen, None)
@@ -162,6 +164,8 @@ class Popper:
                         self._want_slot = True
                         await wake.wait(seen, None)
                         continue
+                    if self._ended != ended:  # one ended during the pop: its next stage
+                        continue  # may have landed after the pop looked
                     return
                 await self._idle(seen)
         finally:
