@@ -14,7 +14,7 @@ import logging
 import os
 import socket
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -175,15 +175,21 @@ def web(ctx: click.Context, url: str | None, namespaces: tuple[str, ...],
     from qless_py.web import create_app
     from qless_py.web.security import redact_url, url_secrets
 
+    count = _shards(ctx, target)
+    client_for = None
     try:
-        client = Client(without_namespace(target))
+        if count > 1:
+            client, client_for = _sharded(target, served, count, all_namespaces)
+        else:
+            client = Client(without_namespace(target))
     except ValueError as exc:
         fail(str(exc))
     ctx.call_on_close(client.close)
     try:
         app = create_app(client, read_only=read_only, url_prefix=url_prefix, auth=auth,
                          metrics_only=metrics_only, refresh=refresh,
-                         namespaces=served or None, all_namespaces=all_namespaces)
+                         namespaces=served or None, all_namespaces=all_namespaces,
+                         client_for=client_for)
     except ValueError as exc:
         fail(str(exc))
     ctx.call_on_close(app.close)
@@ -213,6 +219,48 @@ def web(ctx: click.Context, url: str | None, namespaces: tuple[str, ...],
         for handler in logging.getLogger(handler_owner).handlers:
             handler.addFilter(log_filter)
     server.run(sockets=[sock])
+
+
+def _shards(ctx: click.Context, target: str) -> int:
+    """The namespaces' number of shards: the group's ``--shards`` (or ``$QLESS_SHARDS``),
+    else the URL's ``shards=``, else 1."""
+    from urllib.parse import parse_qsl, urlsplit
+
+    from qless_py.keys import check_count
+
+    root = ctx.find_root().obj
+    given = root.get("shards") if isinstance(root, dict) else None
+    if given is not None:
+        return int(given)
+    in_url = [v for k, v in parse_qsl(urlsplit(target).query, keep_blank_values=True)
+              if k == "shards"]
+    try:
+        return check_count(in_url[-1]) if in_url else 1
+    except ValueError as exc:
+        fail(str(exc))
+
+
+def _sharded(target: str, served: list[str | None], count: int,
+             all_namespaces: bool) -> tuple[Any, Any]:
+    """The client of the first served namespace and the maker of the others' clients, each
+    a ShardedClient of ``count`` shards whose count is checked against the recorded one."""
+    from qless_py.client.sharded import ShardedClient, without_shards
+    from qless_py.client.siblings import without_namespace
+
+    if all_namespaces:
+        raise ValueError("--all-namespaces finds plain namespaces: name the sharded ones "
+                         "with --namespace")
+    if not served or None in served:
+        raise ValueError("shards need a namespace (--namespace NAME): the default "
+                         "namespace cannot be sharded")
+    plain = without_shards(without_namespace(target))
+
+    def make(namespace: str | None) -> ShardedClient:
+        made = ShardedClient(plain, namespace=namespace, shards=count)
+        made.verify(record=False)
+        return made
+
+    return make(served[0]), make
 
 
 def register(group: click.Group) -> None:

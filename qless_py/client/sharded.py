@@ -16,7 +16,7 @@ import threading
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Literal, overload
 
-from qless_py.calls.check import DEFAULT_BUDGET, CheckReport, Progress
+from qless_py.calls.check import DEFAULT_BUDGET, CheckReport, CheckSummary, Progress
 from qless_py.calls.queue import _PUT_KEYS, PUT_MANY_CHUNK, PutItem
 from qless_py.client.client import Client
 from qless_py.client.job import Job
@@ -351,6 +351,30 @@ class ShardedClient:
         verify_count(self._base.redis.execute_command, self.shards.name, self.shards.count,
                      record=record)
         self._verified = record
+
+    @property
+    def redis(self) -> Any:
+        """The first shard's ``redis.Redis`` (its master's; for reads of the server itself,
+        such as INFO)."""
+        return self.clients[0].redis
+
+    def endpoint(self) -> Endpoint:
+        """Where the shards' connections go (the first shard's settings, in the namespace
+        of the whole; each shard's client finds its own master)."""
+        return self.clients[0].endpoint().replace(namespace=self.shards.name)
+
+    def last_check(self) -> CheckSummary | None:
+        """The shards' last finished checks as one (None until every shard has one)."""
+        found = [client.last_check() for client in self.clients]
+        if any(summary is None for summary in found):
+            return None
+        done = [summary for summary in found if summary is not None]
+        counts: dict[str, int] = {}
+        for summary in done:
+            for name, n in summary.counts.items():
+                counts[name] = counts.get(name, 0) + n
+        return CheckSummary(min(s.started for s in done), max(s.finished for s in done),
+                            sum(s.keys for s in done), counts)
 
     def track(self, jid: str) -> bool:
         return self.client_of(jid).track(jid)

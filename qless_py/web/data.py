@@ -48,7 +48,12 @@ def _summary_batch() -> Batch[Summary]:
 
 
 def summary(client: Client) -> Summary:
-    """``(queue counts, {group: failed jobs}, worker rows)`` in one round trip."""
+    """``(queue counts, {group: failed jobs}, worker rows)`` in one round trip (three per
+    shard for a sharded namespace's client, which merges them)."""
+    from qless_py.client.sharded import ShardedClient
+
+    if isinstance(client, ShardedClient):
+        return client.queues.counts, client.jobs.failed(), client.workers.counts
     return client.core.send_batch(_summary_batch())
 
 

@@ -222,3 +222,32 @@ def test_a_namespace_from_the_group_or_the_environment(run: Run) -> None:
         assert "invalid namespace" in error and "1 to 64 characters" in error
     from_env = run("web", code=1, env={"QLESS_NAMESPACE": "a{b}"}).stderr.strip()
     assert from_env.startswith("Error: invalid namespace 'a{b}'") and "\n" not in from_env
+
+
+def test_serves_a_sharded_namespace_as_one(private_server: PrivateServerFactory) -> None:
+    from qless_py import ShardedClient
+
+    server = private_server("valkey", port=free_port())
+    url = f"redis://127.0.0.1:{server.port}/0"
+    with ShardedClient(url, namespace="billing", shards=4) as client:
+        for _ in range(4):
+            client.queues["q"].put("a.Job", {})
+    served = Served(["--url", url, "--namespace", "billing", "--shards", "4", "web",
+                     "--port", "0"])
+    try:
+        with httpx.Client(base_url=served.base) as http:
+            assert len(http.get("/api/queues/q").json()["jobs"]) == 4
+            assert 'qless_queue_jobs{namespace="billing",queue="q",state="waiting"} 4' \
+                in http.get("/metrics").text
+    finally:
+        served.stop()
+    wrong = subprocess.run([console_script(), "--url", url, "--namespace", "billing",
+                            "--shards", "3", "web", "--port", "0"],
+                           capture_output=True, text=True, timeout=60)
+    assert wrong.returncode == 1
+    assert wrong.stderr.strip() == "Error: namespace 'billing' has 4 shards (recorded in " \
+                                   "ql:{billing}:shards), not 3"
+    every = subprocess.run([console_script(), "--url", url, "--shards", "3", "web",
+                            "--all-namespaces", "--port", "0"],
+                           capture_output=True, text=True, timeout=60)
+    assert every.returncode == 1 and "--all-namespaces finds plain namespaces" in every.stderr
