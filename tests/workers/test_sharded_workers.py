@@ -87,3 +87,68 @@ def test_a_worker_whose_count_disagrees_stops_in_one_line(_clusters: Any,
         assert len(client.queues["q"]) == 1
     finally:
         client.close()
+
+
+def _peak(spans: list[tuple[float, float]]) -> int:
+    """The most runs in progress at one moment."""
+    events = sorted([(start, 1) for start, _ in spans] + [(end, -1) for _, end in spans],
+                    key=lambda event: (event[0], event[1]))
+    peak = running = 0
+    for _, step in events:
+        running += step
+        peak = max(peak, running)
+    return peak
+
+
+def test_a_throttle_of_3_over_6_shards_runs_3_at_once(_clusters: Any,
+                                                      cli_worker: Start) -> None:
+    made: LocalCluster = _clusters["valkey"]
+    url = flushed_cluster_url(made, "billing")
+    client = ShardedClient(url, shards=6, worker_name="producer")
+    try:
+        client.throttles["api"].maximum = 3
+        throttled = [client.queues["q"].put("tests.workers.shard_jobs.Span", {"seconds": 0.05},
+                                            throttles=["api"]) for _ in range(30)]
+        free = [client.queues["q"].put("tests.workers.shard_jobs.Span", {"seconds": 0.01})
+                for _ in range(30)]
+        # 2 processes x 8 threads
+        worker = cli_worker("-q", "q", "--processes", "2", "--threads", "8", "--url", url,
+                            "--shards", "6", "--interval", "1")
+        wait_for(partial(_all_complete, client, throttled + free), timeout=120, step=0.2)
+        worker.signal(signal.SIGTERM)
+        assert worker.wait(30) == 0
+        home = client.clients[client.shards.throttle_shard("api")]
+        spans = {str(jid, "utf-8"): str(span, "utf-8") for jid, span in
+                 home.redis.hgetall(home.keys.prefix + "test:spans").items()}
+        assert set(spans) >= set(throttled)  # every throttled job ran on the throttle's shard
+        # the jobs recorded their own runs: never more than 3 at once, and 3 at times
+        runs = [(float(spans[jid].split()[0]), float(spans[jid].split()[1]))
+                for jid in throttled]
+        assert _peak(runs) == 3
+    finally:
+        client.close()
+
+
+def test_per_key_order_holds_across_shards_under_retries(_clusters: Any,
+                                                         cli_worker: Start) -> None:
+    made: LocalCluster = _clusters["valkey"]
+    url = flushed_cluster_url(made, "billing")
+    client = ShardedClient(url, shards=6, worker_name="producer")
+    try:
+        keys = [f"account-{n}" for n in range(6)]
+        put = {key: [client.queues["q"].put("tests.workers.shard_jobs.RetriedOnce",
+                                            {"key": key}, key=key, retries=2)
+                     for _ in range(5)] for key in keys}
+        worker = cli_worker("-q", "q", "--processes", "2", "--threads", "4", "--url", url,
+                            "--shards", "6", "--interval", "1")
+        jids = [jid for each in put.values() for jid in each]
+        wait_for(partial(_all_complete, client, jids), timeout=120, step=0.2)
+        worker.signal(signal.SIGTERM)
+        assert worker.wait(30) == 0
+        for key, jids_of_key in put.items():
+            shard = client.clients[client.shards.of(jids_of_key[0])]
+            done = [str(jid, "utf-8") for jid in
+                    shard.redis.lrange(shard.keys.prefix + "test:order:" + key, 0, -1)]
+            assert done == jids_of_key, key
+    finally:
+        client.close()
