@@ -89,6 +89,10 @@ def test_a_worker_whose_count_disagrees_stops_in_one_line(_clusters: Any,
         client.close()
 
 
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
+
+
 def _peak(spans: list[tuple[float, float]]) -> int:
     """The most runs in progress at one moment."""
     events = sorted([(start, 1) for start, _ in spans] + [(end, -1) for _, end in spans],
@@ -118,7 +122,7 @@ def test_a_throttle_of_3_over_6_shards_runs_3_at_once(_clusters: Any,
         worker.signal(signal.SIGTERM)
         assert worker.wait(30) == 0
         home = client.clients[client.shards.throttle_shard("api")]
-        spans = {str(jid, "utf-8"): str(span, "utf-8") for jid, span in
+        spans = {_text(jid): _text(span) for jid, span in
                  home.redis.hgetall(home.keys.prefix + "test:spans").items()}
         assert set(spans) >= set(throttled)  # every throttled job ran on the throttle's shard
         # the jobs recorded their own runs: never more than 3 at once, and 3 at times
@@ -147,7 +151,7 @@ def test_per_key_order_holds_across_shards_under_retries(_clusters: Any,
         assert worker.wait(30) == 0
         for key, jids_of_key in put.items():
             shard = client.clients[client.shards.of(jids_of_key[0])]
-            done = [str(jid, "utf-8") for jid in
+            done = [_text(jid) for jid in
                     shard.redis.lrange(shard.keys.prefix + "test:order:" + key, 0, -1)]
             assert done == jids_of_key, key
     finally:
