@@ -4,7 +4,7 @@ worker's throughput on a cluster against a standalone server of the same binary,
 call's cost through each kind of client.
 
     python scripts/bench_cluster.py [--server valkey|redis] [--namespaces 6] [--jobs 30000]
-        [--rounds 3] [--calls 3000]
+        [--rounds 3] [--calls 3000] [--shards 6] [--parts calls,throughput,spread,shards]
 
 Three measurements, all in one run on the same machine:
 
@@ -19,6 +19,11 @@ Three measurements, all in one run on the same machine:
    docs/cluster.md advises), ``--jobs`` jobs split evenly between them, one worker per
    namespace, all at once; each master's share of the commands it processed and of its
    main thread's CPU (``INFO stats``, ``INFO cpu``) over the run.
+4. Shards: ``--jobs`` jobs in one namespace of ``--shards`` shards (docs/cluster.md,
+   "Sharded namespaces") and the same jobs in one plain namespace, each drained by one
+   worker process (``--shards`` for the first), in interleaved rounds: jobs/s of each,
+   the servers' main-thread CPU per job summed over the masters, and each master's share
+   of the commands and CPU of the sharded runs.
 
 The servers are private (loopback, random ports, no persistence) and removed afterwards.
 """
@@ -34,6 +39,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import redis
 from redis.cluster import RedisCluster
@@ -189,6 +195,85 @@ def shares(made: LocalCluster, args: argparse.Namespace, path: str) -> None:
         client.close()
 
 
+def _drain_all(url: str, total: int, put: Callable[[], None], waiting: Callable[[], int],
+               made: LocalCluster, path: str, extra: list[str]) -> dict[str, Any]:
+    """Put ``total`` jobs, then drain them with one worker process; what each master did."""
+    put()
+    masters = made.masters_now()
+    before = {node.port: _counters(node) for node in masters}
+    started = time.monotonic()
+    worker = subprocess.Popen([sys.executable, "-m", "qless_py", "worker", "-q", "bench",
+                               "--url", url, "--processes", "1", "--path", path, *extra],
+                              stderr=subprocess.DEVNULL)
+    while waiting() > 0:
+        time.sleep(0.005)
+    elapsed = time.monotonic() - started
+    after = {node.port: _counters(node) for node in masters}
+    worker.terminate()
+    worker.wait(30)
+    return {"rate": total / elapsed,
+            "commands": {port: after[port][0] - before[port][0] for port in after},
+            "cpu": {port: after[port][1] - before[port][1] for port in after}}
+
+
+def sharded(made: LocalCluster, args: argparse.Namespace, path: str) -> None:
+    from qless_py import ShardedClient
+
+    shards = ShardedClient(made.url(query="namespace=sharded"), shards=args.shards)
+    plain = Client(made.url(query="namespace=plain"))
+
+    def put_to(queue: Any) -> Callable[[], None]:
+        def put() -> None:
+            for start in range(0, args.jobs, 500):
+                queue.put_many([("bench_jobs.NoopJob", {})
+                                for _ in range(min(500, args.jobs - start))])
+        return put
+
+    runs: dict[str, list[dict[str, Any]]] = {"plain": [], "sharded": []}
+    for r in range(args.rounds):
+        for name in (["plain", "sharded"] if r % 2 == 0 else ["sharded", "plain"]):
+            if name == "plain":
+                runs[name].append(_drain_all(
+                    made.url(query="namespace=plain"), args.jobs,
+                    put_to(plain.queues["bench"]), plain.queues["bench"].length, made, path,
+                    []))
+                plain("queue.forget", "bench")
+            else:
+                runs[name].append(_drain_all(
+                    made.url(query="namespace=sharded"), args.jobs,
+                    put_to(shards.queues["bench"]), shards.queues["bench"].length, made,
+                    path, ["--shards", str(args.shards)]))
+                for client in shards.clients:
+                    client("queue.forget", "bench")
+    print(f"one worker process, {args.jobs} no-op jobs, median of {args.rounds} interleaved "
+          f"rounds: one namespace of {args.shards} shards ({', '.join(shards.shards.names)}) "
+          "against one plain namespace:")
+    mid: dict[str, tuple[float, float]] = {}
+    for name, each in runs.items():
+        rates = [run["rate"] for run in each]
+        cpu = [1e6 * sum(run["cpu"].values()) / args.jobs for run in each]
+        mid[name] = (statistics.median(rates), statistics.median(cpu))
+        print(f"  {name:<8} {mid[name][0]:7.0f} jobs/s (rounds: "
+              f"{', '.join(f'{v:.0f}' for v in rates)}); server CPU {mid[name][1]:.0f} µs/job "
+              f"(rounds: {', '.join(f'{v:.0f}' for v in cpu)})")
+    print(f"  sharded / plain: throughput {mid['sharded'][0] / mid['plain'][0]:.3f}, server "
+          f"CPU per job {mid['sharded'][1] / mid['plain'][1]:.3f}")
+    commands: dict[int, int] = {}
+    cpu_of: dict[int, float] = {}
+    for run in runs["sharded"]:
+        for port, n in run["commands"].items():
+            commands[port] = commands.get(port, 0) + n
+        for port, seconds in run["cpu"].items():
+            cpu_of[port] = cpu_of.get(port, 0.0) + seconds
+    print("  each master's share of the sharded runs:")
+    for port in sorted(commands):
+        print(f"    master :{port}  commands {commands[port]:>8} "
+              f"({100 * commands[port] / sum(commands.values()):5.1f} %)   CPU "
+              f"{cpu_of[port]:6.2f}s ({100 * cpu_of[port] / sum(cpu_of.values()):5.1f} %)")
+    shards.close()
+    plain.close()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--server", choices=["valkey", "redis"], default="valkey")
@@ -196,7 +281,8 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=30000)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--calls", type=int, default=3000)
-    parser.add_argument("--parts", default="calls,throughput,spread",
+    parser.add_argument("--shards", type=int, default=6)
+    parser.add_argument("--parts", default="calls,throughput,spread,shards",
                         help="which measurements (comma-separated)")
     args = parser.parse_args()
     root = Path(tempfile.mkdtemp(prefix="qlbc-"))
@@ -213,6 +299,8 @@ def main() -> None:
                 throughput(server.url, made, args, path)
             if "spread" in args.parts:
                 shares(made, args, path)
+            if "shards" in args.parts:
+                sharded(made, args, path)
     finally:
         made.stop()
         server.stop()
