@@ -13,7 +13,7 @@ Anything else (failures, tags, statistics, throttles, config) is per shard:
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from typing import Any, Literal, overload
 
 from qless_py.calls.check import DEFAULT_BUDGET, CheckReport, CheckSummary, Progress
@@ -26,6 +26,8 @@ from qless_py.client.sharded_views import (
     ShardedThrottles,
     ShardedWorkers,
     interleaved,
+    merged_counts,
+    merged_tags,
 )
 from qless_py.client.siblings import without_namespace
 from qless_py.connect.endpoint import Endpoint, resolve_url
@@ -35,8 +37,6 @@ from qless_py.stats import QueueStats, merge_stats
 
 __all__ = ["ShardedClient", "ShardedQueue", "verify_count", "without_shards"]
 
-# counts that add up over shards; "paused" is true when every shard's queue is paused
-_SUMMED = ("waiting", "stalled", "running", "scheduled", "depends", "recurring", "throttled")
 
 
 def verify_count(call: Callable[..., Any], namespace: str, count: int, *,
@@ -194,7 +194,7 @@ class ShardedQueue:
     @property
     def counts(self) -> dict[str, Any]:
         """The queue's counts summed over the shards (``paused``: on every shard)."""
-        return _merged([self.on(i).counts for i in range(self.client.shards.count)])[0]
+        return merged_counts([self.on(i).counts for i in range(self.client.shards.count)])[0]
 
     def stats(self, date: float | None = None) -> QueueStats:
         """The day's statistics of the queue on every shard, merged."""
@@ -277,7 +277,7 @@ class ShardedQueues:
     @property
     def counts(self) -> list[dict[str, Any]]:
         """Every queue's counts summed over the shards, by name."""
-        return _merged([c for client in self._client.clients for c in client.queues.counts])
+        return merged_counts([c for client in self._client.clients for c in client.queues.counts])
 
     def names(self) -> list[str]:
         return sorted({name for client in self._client.clients for name in client.queues.names()})
@@ -384,9 +384,8 @@ class ShardedClient:
 
     def tags(self, offset: int = 0, count: int = 100) -> list[str]:
         """The most used tags over every shard (each shard's, most used first, merged)."""
-        lists = [client.tags(0, offset + count) for client in self.clients]
-        return list(dict.fromkeys(interleaved(lists, 0, sum(map(len, lists)))))[
-            offset:offset + count]
+        return merged_tags([client.tags(0, offset + count) for client in self.clients],
+                           offset, count)
 
     def check(self, *, repair: bool = False, resume: str = "",
               budget: int | None = DEFAULT_BUDGET, progress: Progress | None = None,
@@ -438,21 +437,6 @@ def _item(item: PutItem) -> dict[str, Any]:
     if unknown:
         raise ValueError(f"put_many: unknown field(s) {', '.join(sorted(unknown))}")
     return spec
-
-
-def _merged(counts: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Queue counts of several shards summed by queue name, in name order."""
-    merged: dict[str, dict[str, Any]] = {}
-    for entry in counts:
-        into = merged.get(entry["name"])
-        if into is None:
-            merged[entry["name"]] = dict(entry)
-            continue
-        for field in _SUMMED:
-            if field in entry:
-                into[field] = into.get(field, 0) + entry[field]
-        into["paused"] = bool(into.get("paused")) and bool(entry.get("paused"))
-    return [merged[name] for name in sorted(merged)]
 
 
 def without_shards(url: str) -> str:

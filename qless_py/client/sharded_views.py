@@ -35,8 +35,106 @@ def interleaved(lists: Sequence[Sequence[T]], offset: int, count: int) -> list[T
     return merged[offset:] if count < 0 else merged[offset:offset + count]
 
 
-def _put_time(job: Job) -> float:
+def _put_time(job: Any) -> float:
     return float(job.history[0]["when"]) if job.history else 0.0
+
+
+# -- merges of the shards' answers (pure: the sync and the asyncio client share them) ------
+SUMMED_COUNTS = ("waiting", "stalled", "running", "scheduled", "depends", "recurring",
+                 "throttled")
+
+
+def merged_counts(counts: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Queue counts of several shards summed by queue name, in name order (``paused``:
+    on every shard)."""
+    merged: dict[str, dict[str, Any]] = {}
+    for entry in counts:
+        into = merged.get(entry["name"])
+        if into is None:
+            merged[entry["name"]] = dict(entry)
+            continue
+        for name in SUMMED_COUNTS:
+            if name in entry:
+                into[name] = into.get(name, 0) + entry[name]
+        into["paused"] = bool(into.get("paused")) and bool(entry.get("paused"))
+    return [merged[name] for name in sorted(merged)]
+
+
+def merged_completed(raws: Iterable[list[Any]], offset: int, count: int) -> list[str]:
+    """Completed jids, most recent first, from each shard's ``ZREVRANGE ... WITHSCORES``."""
+    entries: list[tuple[float, str]] = []
+    for raw in raws:
+        for jid, score in raw:
+            entries.append((float(score), jid.decode() if isinstance(jid, bytes) else jid))
+    entries.sort(key=lambda entry: (-entry[0], entry[1]))
+    return [jid for _, jid in entries[offset:offset + count]]
+
+
+def merged_tracked(found: Iterable[dict[str, list[Any]]]) -> dict[str, list[Any]]:
+    merged: dict[str, list[Any]] = {"jobs": [], "expired": []}
+    for each in found:
+        merged["jobs"] += each["jobs"]
+        merged["expired"] += each["expired"]
+    return merged
+
+
+def tagged_page(jobs: Iterable[Any], total: int, offset: int, count: int) -> dict[str, Any]:
+    """The tag's page from the jobs of every shard's first ``offset + count``, oldest
+    first."""
+    ordered = sorted(jobs, key=lambda job: (_put_time(job), job.jid))
+    return {"total": total, "jobs": [job.jid for job in ordered][offset:offset + count]}
+
+
+def merged_failed_counts(found: Iterable[dict[str, int]]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for each in found:
+        for name, n in each.items():
+            counts[name] = counts.get(name, 0) + n
+    return counts
+
+
+def failed_page(pages: Iterable[dict[str, Any]], start: int, limit: int) -> dict[str, Any]:
+    """A failure group's page from every shard's first ``start + limit``, the most recent
+    failures first."""
+    total, jobs = 0, []
+    for page in pages:
+        total += page["total"]
+        jobs += page["jobs"]
+    jobs.sort(key=lambda job: (-(job.failure.when if job.failure else 0), job.jid))
+    return {"total": total, "jobs": jobs[start:start + limit]}
+
+
+def merged_workers(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Worker rows of every shard, one per worker name (jobs and stalled summed), in the
+    order the first shard that knows each lists it."""
+    merged: dict[str, dict[str, Any]] = {}
+    for row in rows:
+        into = merged.setdefault(row["name"], {"name": row["name"], "jobs": 0, "stalled": 0})
+        into["jobs"] += row["jobs"]
+        into["stalled"] += row["stalled"]
+    return list(merged.values())
+
+
+def merged_worker(found: Iterable[dict[str, list[str]]]) -> dict[str, list[str]]:
+    merged: dict[str, list[str]] = {"jobs": [], "stalled": []}
+    for each in found:
+        merged["jobs"] += each["jobs"]
+        merged["stalled"] += each["stalled"]
+    return merged
+
+
+def summed(results: Iterable[GroupResult]) -> GroupResult:
+    total = GroupResult()
+    for result in results:
+        total.done += result.done
+        total.refused += result.refused
+        total.errors += result.errors[:5 - len(total.errors)]
+    return total
+
+
+def merged_tags(lists: Sequence[Sequence[str]], offset: int, count: int) -> list[str]:
+    return list(dict.fromkeys(interleaved(lists, 0, sum(map(len, lists)))))[
+        offset:offset + count]
 
 
 class ShardedJobs:
@@ -65,23 +163,14 @@ class ShardedJobs:
 
     def complete(self, offset: int = 0, count: int = 25) -> list[str]:
         """Jids of completed jobs, most recent first, over every shard."""
-        entries: list[tuple[float, str]] = []
-        for client in self._client.clients:
-            raw: list[Any] = client.redis.zrevrange(client.keys.completed, 0,
-                                                    offset + count - 1, withscores=True)
-            for jid, score in raw:
-                entries.append((float(score), jid.decode() if isinstance(jid, bytes) else jid))
-        entries.sort(key=lambda entry: (-entry[0], entry[1]))
-        return [jid for _, jid in entries[offset:offset + count]]
+        return merged_completed(
+            (client.redis.zrevrange(client.keys.completed, 0, offset + count - 1,
+                                    withscores=True) for client in self._client.clients),
+            offset, count)
 
     def tracked(self) -> dict[str, list[Any]]:
         """``{"jobs": [Job...], "expired": [jid...]}`` over every shard."""
-        merged: dict[str, list[Any]] = {"jobs": [], "expired": []}
-        for client in self._client.clients:
-            found = client.jobs.tracked()
-            merged["jobs"] += found["jobs"]
-            merged["expired"] += found["expired"]
-        return merged
+        return merged_tracked(client.jobs.tracked() for client in self._client.clients)
 
     def tagged(self, tag: str, offset: int = 0, count: int = 25) -> dict[str, Any]:
         """``{"total": n, "jobs": [jid...]}`` for jobs carrying ``tag``, oldest first."""
@@ -90,8 +179,7 @@ class ShardedJobs:
             found = client.jobs.tagged(tag, 0, offset + count)
             total += found["total"]
             jids += found["jobs"]
-        ordered = sorted(self.get(*jids), key=lambda job: (_put_time(job), job.jid))
-        return {"total": total, "jobs": [job.jid for job in ordered][offset:offset + count]}
+        return tagged_page(self.get(*jids), total, offset, count)
 
     def recurring(self, queues: Iterable[str] | None = None) -> list[RecurringJob]:
         names = None if queues is None else list(queues)
@@ -103,34 +191,16 @@ class ShardedJobs:
         """Without a group: ``{group: count}`` summed over the shards. With one:
         ``{"total", "jobs": [Job...]}``, the most recent failures first."""
         if group is None:
-            counts: dict[str, int] = {}
-            for client in self._client.clients:
-                for name, n in client.jobs.failed().items():
-                    counts[name] = counts.get(name, 0) + n
-            return counts
-        total, jobs = 0, []
-        for client in self._client.clients:
-            found = client.jobs.failed(group, 0, start + limit)
-            total += found["total"]
-            jobs += found["jobs"]
-        jobs.sort(key=lambda job: (-(job.failure.when if job.failure else 0), job.jid))
-        return {"total": total, "jobs": jobs[start:start + limit]}
+            return merged_failed_counts(client.jobs.failed() for client in self._client.clients)
+        return failed_page((client.jobs.failed(group, 0, start + limit)
+                            for client in self._client.clients), start, limit)
 
     def retry_group(self, group: str, batch: int = DEFAULT_BATCH) -> GroupResult:
-        return _summed(client.jobs.retry_group(group, batch) for client in self._client.clients)
+        return summed(client.jobs.retry_group(group, batch) for client in self._client.clients)
 
     def cancel_group(self, group: str, batch: int = DEFAULT_BATCH) -> GroupResult:
-        return _summed(client.jobs.cancel_group(group, batch)
-                       for client in self._client.clients)
-
-
-def _summed(results: Iterable[GroupResult]) -> GroupResult:
-    total = GroupResult()
-    for result in results:
-        total.done += result.done
-        total.refused += result.refused
-        total.errors += result.errors[:5 - len(total.errors)]
-    return total
+        return summed(client.jobs.cancel_group(group, batch)
+                      for client in self._client.clients)
 
 
 class ShardedWorkers:
@@ -143,22 +213,11 @@ class ShardedWorkers:
     def counts(self) -> list[dict[str, Any]]:
         """``[{"name", "jobs", "stalled"}]``, in the order the first shard that knows each
         worker lists it (most recently active first)."""
-        merged: dict[str, dict[str, Any]] = {}
-        for client in self._client.clients:
-            for row in client.workers.counts:
-                into = merged.setdefault(row["name"], {"name": row["name"], "jobs": 0,
-                                                       "stalled": 0})
-                into["jobs"] += row["jobs"]
-                into["stalled"] += row["stalled"]
-        return list(merged.values())
+        return merged_workers(row for client in self._client.clients
+                              for row in client.workers.counts)
 
     def __getitem__(self, name: str) -> dict[str, list[str]]:
-        merged: dict[str, list[str]] = {"jobs": [], "stalled": []}
-        for client in self._client.clients:
-            found = client.workers[name]
-            merged["jobs"] += found["jobs"]
-            merged["stalled"] += found["stalled"]
-        return merged
+        return merged_worker(client.workers[name] for client in self._client.clients)
 
     def deregister(self, *names: str) -> None:
         for client in self._client.clients:
