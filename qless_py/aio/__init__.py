@@ -10,7 +10,8 @@ from qless_py.aio.events import Events, EventStream
 from qless_py.aio.job import Job
 from qless_py.aio.queue import Queue
 from qless_py.aio.recurring import RecurringJob
+from qless_py.aio.sharded import AsyncShardedClient
 from qless_py.calls.events import Event
 
-__all__ = ["AsyncClient", "Config", "Event", "EventStream", "Events", "Job", "Queue",
-           "RecurringJob"]
+__all__ = ["AsyncClient", "AsyncShardedClient", "Config", "Event", "EventStream", "Events",
+           "Job", "Queue", "RecurringJob"]

@@ -179,6 +179,10 @@ class AsyncClient:
                 ssl_keyfile=ssl_keyfile, ssl_cert_reqs=ssl_cert_reqs,
                 ssl_check_hostname=ssl_check_hostname, namespace=namespace)
             namespace = self._endpoint.namespace
+            if self._endpoint.shards > 1:
+                raise ValueError(f"namespace {namespace!r} is given with "
+                                 f"{self._endpoint.shards} shards: an AsyncClient serves "
+                                 "one namespace; use qless_py.aio.AsyncShardedClient")
         self.keys = Keys(namespace)  # as Client's
         self.core = AsyncCore(lambda: self.redis, *lua.script_for(namespace))
         self.core.keys = self.keys.core_keys

@@ -123,7 +123,8 @@ def open_client(ctx: click.Context, url: str | None, namespace: str | None = Non
         except ValueError as exc:
             raise CliError(str(exc)) from None
     if count > 1:
-        from qless_py.client.sharded import ShardedClient, without_shards
+        from qless_py.client.sharded import ShardedClient
+        from qless_py.shards.clients import without_shards
 
         try:
             sharded = ShardedClient(without_shards(target), shards=count)

@@ -244,8 +244,9 @@ def _sharded(target: str, served: list[str | None], count: int,
              all_namespaces: bool) -> tuple[Any, Any]:
     """The client of the first served namespace and the maker of the others' clients, each
     a ShardedClient of ``count`` shards whose count is checked against the recorded one."""
-    from qless_py.client.sharded import ShardedClient, without_shards
+    from qless_py.client.sharded import ShardedClient
     from qless_py.client.siblings import without_namespace
+    from qless_py.shards.clients import without_shards
 
     if all_namespaces:
         raise ValueError("--all-namespaces finds plain namespaces: name the sharded ones "

@@ -141,9 +141,9 @@ def _targets(ctx: click.Context, url: str | None, namespaces: tuple[str, ...],
     shard (``--shards``, else the URL's ``shards=``), each namespace stands for its shards'
     namespaces; the second value lists the sharded namespaces and their counts (to be
     checked against the recorded ones)."""
-    from qless_py.client.sharded import without_shards
     from qless_py.client.siblings import url_namespace, without_namespace
     from qless_py.shards import shard_names
+    from qless_py.shards.clients import without_shards
 
     base = target_url(ctx, url)
     count = shards if shards is not None else _url_shards(base)
@@ -185,8 +185,8 @@ def _url_shards(url: str) -> int:
 def _verify_shards(sharded: list[tuple[str, int]], socket_timeout: float) -> None:
     """Record each sharded namespace's count, or stop in one line if another is recorded."""
     from qless_py import Client
-    from qless_py.client.sharded import verify_count
     from qless_py.shards import ShardsMismatch
+    from qless_py.shards.clients import verify_count
 
     for target, count in sharded:
         client = Client(target, socket_timeout=socket_timeout)

@@ -13,11 +13,11 @@ Anything else (failures, tags, statistics, throttles, config) is per shard:
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any, Literal, overload
 
 from qless_py.calls.check import DEFAULT_BUDGET, CheckReport, CheckSummary, Progress
-from qless_py.calls.queue import _PUT_KEYS, PUT_MANY_CHUNK, PutItem
+from qless_py.calls.queue import PUT_MANY_CHUNK, PutItem
 from qless_py.client.client import Client
 from qless_py.client.job import Job
 from qless_py.client.sharded_views import (
@@ -25,33 +25,16 @@ from qless_py.client.sharded_views import (
     ShardedJobs,
     ShardedThrottles,
     ShardedWorkers,
-    interleaved,
-    merged_counts,
-    merged_tags,
 )
-from qless_py.client.siblings import without_namespace
-from qless_py.connect.endpoint import Endpoint, resolve_url
-from qless_py.keys import Keys, check_count
-from qless_py.shards import Shards, ShardsMismatch, record_key
+from qless_py.connect.endpoint import Endpoint
+from qless_py.keys import Keys
+from qless_py.shards import Shards
+from qless_py.shards.clients import put_spec, shards_of_url, verify_count, without_shards
+from qless_py.shards.merge import interleaved, merged_counts, merged_tags
 from qless_py.stats import QueueStats, merge_stats
 
-__all__ = ["ShardedClient", "ShardedQueue", "verify_count", "without_shards"]
+__all__ = ["ShardedClient", "ShardedQueue"]
 
-
-
-def verify_count(call: Callable[..., Any], namespace: str, count: int, *,
-                 record: bool = True) -> None:
-    """Record ``count`` as the shard count of ``namespace`` if none is recorded (unless
-    ``record`` is false), else compare: a different recorded count is a
-    :class:`ShardsMismatch` in one line (and nothing is written). ``call`` runs one Redis
-    command on the namespace's master."""
-    key = record_key(namespace)
-    if record and call("SET", key, count, "NX") is not None:
-        return
-    recorded = call("GET", key)
-    if recorded is not None and int(recorded) != count:
-        raise ShardsMismatch(f"namespace {namespace!r} has {int(recorded)} shards "
-                             f"(recorded in {key}), not {count}")
 
 
 class ShardedQueue:
@@ -99,19 +82,7 @@ class ShardedQueue:
         """Put many jobs, each on its shard, in one round trip per shard (and per 1,000
         jobs); returns their jids in the order given. ``options`` are those of
         :meth:`qless_py.Queue.put_many`."""
-        placed: dict[int, list[tuple[int, dict[str, Any]]]] = {}
-        count = 0
-        shared_key, shared_deps = options.get("key"), list(options.get("depends") or ())
-        shared_throttles = list(options.get("throttles") or ())
-        for index, item in enumerate(items):
-            spec = _item(item)
-            shard, jid = self.client.shards.place(
-                spec.get("jid"), spec.get("key", shared_key),
-                list(spec.get("depends") or ()) + shared_deps,
-                list(spec.get("throttles") or ()) + shared_throttles)
-            spec["jid"] = jid
-            placed.setdefault(shard, []).append((index, spec))
-            count = index + 1
+        placed, count = put_spec(self.client.shards, items, options)
         if not placed:
             return []
         self.client.verify()
@@ -304,12 +275,8 @@ class ShardedClient:
 
     def __init__(self, url: str | None = None, *, namespace: str | None = None,
                  shards: int | None = None, **client_options: Any) -> None:
-        self.url = without_namespace(resolve_url(url))
-        given = Endpoint.from_url(resolve_url(url), namespace=namespace,
-                                  shards=None if shards is None else check_count(shards))
-        if given.namespace is None:
-            raise ValueError("a sharded namespace needs a name (namespace=NAME)")
-        self.shards = Shards(given.namespace, given.shards)
+        self.url, name, count = shards_of_url(url, namespace, shards)
+        self.shards = Shards(name, count)
         plain = without_shards(self.url)
         self.clients: list[Client] = [Client(plain, namespace=name, **client_options)
                                       for name in self.shards.names]
@@ -426,27 +393,3 @@ class ShardedClient:
 
     def __repr__(self) -> str:
         return f"<qless_py.ShardedClient {self.shards.name} of {self.shards.count} shards>"
-
-
-def _item(item: PutItem) -> dict[str, Any]:
-    if isinstance(item, tuple):
-        klass, data = item
-        return {"klass": klass, "data": data}
-    spec = dict(item)
-    unknown = set(spec) - _PUT_KEYS
-    if unknown:
-        raise ValueError(f"put_many: unknown field(s) {', '.join(sorted(unknown))}")
-    return spec
-
-
-def without_shards(url: str) -> str:
-    """``url`` without its ``shards=`` query option."""
-    from urllib.parse import parse_qsl, urlencode, urlsplit
-
-    parts = urlsplit(url)
-    pairs = parse_qsl(parts.query, keep_blank_values=True)
-    kept = [(k, v) for k, v in pairs if k != "shards"]
-    if len(kept) == len(pairs):
-        return url
-    base = url[:url.index("?")]
-    return base + ("?" + urlencode(kept) if kept else "")

@@ -5,9 +5,10 @@ namespaces it serves besides its client's own."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from urllib.parse import parse_qsl, urlencode, urlsplit
+from urllib.parse import parse_qsl, urlsplit
 
 from qless_py.client.client import Client
+from qless_py.connect.endpoint import without_option
 
 PARAM = "namespace"  # the URL query option that names a namespace
 # Client keywords that live in a client's settings, so a namespace's client repeats them.
@@ -19,16 +20,7 @@ ClientFor = Callable[[str | None], Client]
 
 def without_namespace(url: str) -> str:
     """``url`` without its ``namespace=`` query option (the rest as it was)."""
-    parts = urlsplit(url)
-    if not parts.query:
-        return url
-    pairs = parse_qsl(parts.query, keep_blank_values=True)
-    kept = [(key, value) for key, value in pairs if key != PARAM]
-    if len(kept) == len(pairs):
-        return url
-    base = url[:url.index("?")]  # as written: urlunsplit would drop unix:///path's empty host
-    fragment = "#" + parts.fragment if parts.fragment else ""
-    return base + ("?" + urlencode(kept) if kept else "") + fragment
+    return without_option(url, PARAM)
 
 
 def url_namespace(url: str) -> str | None:

@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import SplitResult, parse_qs, unquote, urlsplit
+from urllib.parse import SplitResult, parse_qs, parse_qsl, unquote, urlencode, urlsplit
 
 from qless_py.errors import UnsupportedSettingError
 from qless_py.keys import check_count, namespace_prefix
@@ -358,3 +358,17 @@ def check_client_name(name: str) -> None:
 def valid_client_name(name: str) -> str:
     """``name`` with every character CLIENT SETNAME refuses replaced by ``_``."""
     return _NAME_CHARS.sub("_", name) or "_"
+
+
+def without_option(url: str, name: str) -> str:
+    """``url`` without its ``name=`` query option (the rest as it was written)."""
+    parts = urlsplit(url)
+    if not parts.query:
+        return url
+    pairs = parse_qsl(parts.query, keep_blank_values=True)
+    kept = [(key, value) for key, value in pairs if key != name]
+    if len(kept) == len(pairs):
+        return url
+    base = url[:url.index("?")]  # as written: urlunsplit would drop unix:///path's empty host
+    fragment = "#" + parts.fragment if parts.fragment else ""
+    return base + ("?" + urlencode(kept) if kept else "") + fragment
