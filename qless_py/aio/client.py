@@ -43,7 +43,7 @@ from qless_py.calls.failures import (
 from qless_py.calls.reads import Reads
 from qless_py.connect.aio_redis_clients import endpoint_of, make_async_redis
 from qless_py.connect.drive import drive
-from qless_py.connect.endpoint import Endpoint, resolve_url
+from qless_py.connect.endpoint import Endpoint, resolve_url, url_shards
 from qless_py.connect.wire import Arg
 from qless_py.keys import Keys
 from qless_py.stats import QueueStats
@@ -155,6 +155,18 @@ class AsyncClient:
     the event listener) at the end, as ``await client.close()`` does.
     """
 
+    def __new__(cls, url: str | None = None, *, shards: int | None = None,
+                **options: Any) -> Any:
+        """An AsyncClient, or, given more than one shard (``shards``, or ``shards=`` in the
+        URL), a :class:`~qless_py.aio.sharded.AsyncShardedClient` of that many shards
+        (docs/cluster.md, "Sharded namespaces")."""
+        if cls is AsyncClient and (shards not in (None, 1) or url_shards(url) > 1):
+            import importlib
+
+            sharded = importlib.import_module("qless_py.aio.sharded").AsyncShardedClient
+            return sharded(url, shards=shards, **options)
+        return super().__new__(cls)
+
     def __init__(self, url: str | None = None, *, worker_name: str | None = None,
                  codec: str = "json", redis_client: redis.asyncio.Redis | None = None,
                  hostname: str | None = None, socket_timeout: float | None = None,
@@ -162,7 +174,7 @@ class AsyncClient:
                  ssl_certfile: str | None = None, ssl_keyfile: str | None = None,
                  ssl_cert_reqs: str | None = None,
                  ssl_check_hostname: bool | None = None,
-                 namespace: str | None = None) -> None:
+                 namespace: str | None = None, shards: int | None = None) -> None:
         self.url = resolve_url(url)
         self.codec: codecs.CodecName = codecs.check_codec(codec)
         name = worker_name or hostname
@@ -177,9 +189,10 @@ class AsyncClient:
                 self.url, timeout=socket_timeout, client_name=client_name,
                 ssl_ca_certs=ssl_ca_certs, ssl_certfile=ssl_certfile,
                 ssl_keyfile=ssl_keyfile, ssl_cert_reqs=ssl_cert_reqs,
-                ssl_check_hostname=ssl_check_hostname, namespace=namespace)
+                ssl_check_hostname=ssl_check_hostname, namespace=namespace,
+                shards=None if shards in (None, 1) else shards)
             namespace = self._endpoint.namespace
-            if self._endpoint.shards > 1:
+            if self._endpoint.shards > 1 or (shards or 1) > 1:
                 raise ValueError(f"namespace {namespace!r} is given with "
                                  f"{self._endpoint.shards} shards: an AsyncClient serves "
                                  "one namespace; use qless_py.aio.AsyncShardedClient")

@@ -38,7 +38,7 @@ from qless_py.client.queue import Queue
 from qless_py.client.recurring import RecurringJob
 from qless_py.client.throttles import Throttles
 from qless_py.connect.drive import at_once, drive
-from qless_py.connect.endpoint import DEFAULT_URL, Endpoint, resolve_url
+from qless_py.connect.endpoint import DEFAULT_URL, Endpoint, resolve_url, url_shards
 from qless_py.connect.wire import Arg
 from qless_py.keys import Keys
 from qless_py.stats import QueueStats
@@ -173,6 +173,18 @@ class Client:
     replies reach callers as ``str``.
     """
 
+    def __new__(cls, url: str | None = None, *, shards: int | None = None,
+                **options: Any) -> Any:
+        """A Client, or, given more than one shard (``shards``, or ``shards=`` in the
+        URL), a :class:`~qless_py.client.sharded.ShardedClient` of that many shards
+        (docs/cluster.md, "Sharded namespaces")."""
+        if cls is Client and (shards not in (None, 1) or url_shards(url) > 1):
+            import importlib
+
+            sharded = importlib.import_module("qless_py.client.sharded").ShardedClient
+            return sharded(url, shards=shards, **options)
+        return super().__new__(cls)
+
     def __init__(self, url: str | None = None, *, worker_name: str | None = None,
                  codec: str = "json", redis_client: redis.Redis | None = None,
                  hostname: str | None = None, socket_timeout: float | None = None,
@@ -180,7 +192,7 @@ class Client:
                  ssl_certfile: str | None = None, ssl_keyfile: str | None = None,
                  ssl_cert_reqs: str | None = None,
                  ssl_check_hostname: bool | None = None,
-                 namespace: str | None = None) -> None:
+                 namespace: str | None = None, shards: int | None = None) -> None:
         self.url = resolve_url(url)
         self.codec: codecs.CodecName = codecs.check_codec(codec)
         # ``hostname`` is qless-py's name for the worker name.
@@ -197,9 +209,10 @@ class Client:
                 self.url, timeout=socket_timeout, client_name=client_name,
                 ssl_ca_certs=ssl_ca_certs, ssl_certfile=ssl_certfile,
                 ssl_keyfile=ssl_keyfile, ssl_cert_reqs=ssl_cert_reqs,
-                ssl_check_hostname=ssl_check_hostname, namespace=namespace)
+                ssl_check_hostname=ssl_check_hostname, namespace=namespace,
+                shards=None if shards in (None, 1) else shards)
             namespace = self._endpoint.namespace
-            if self._endpoint.shards > 1:
+            if self._endpoint.shards > 1 or (shards or 1) > 1:
                 raise ValueError(f"namespace {namespace!r} is given with "
                                  f"{self._endpoint.shards} shards: a Client serves one "
                                  "namespace; use qless_py.ShardedClient")

@@ -372,3 +372,13 @@ def without_option(url: str, name: str) -> str:
     base = url[:url.index("?")]  # as written: urlunsplit would drop unix:///path's empty host
     fragment = "#" + parts.fragment if parts.fragment else ""
     return base + ("?" + urlencode(kept) if kept else "") + fragment
+
+
+def url_shards(url: str | None) -> int:
+    """The ``shards=`` a URL's query names (``$QLESS_URL`` when ``url`` is None), as a
+    number; 1 when it names none or something that is not a number (the client that
+    parses the URL then says what is wrong)."""
+    query = urlsplit(resolve_url(url)).query
+    given = [value for key, value in parse_qsl(query, keep_blank_values=True)
+             if key == "shards"]
+    return int(given[-1]) if given and given[-1].strip().isdigit() else 1

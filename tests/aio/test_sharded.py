@@ -68,6 +68,6 @@ async def test_it_shares_the_count_and_the_placement_with_the_sync_client(
         await other.close()
     finally:
         sync.close()
-    with pytest.raises(ValueError, match=r"use qless_py\.aio\.AsyncShardedClient"):
-        AsyncClient(server_url + ("&" if "?" in server_url else "?")
-                    + "namespace=billing&shards=4")
+    made = AsyncClient(server_url, namespace="billing", shards=4)
+    assert isinstance(made, AsyncShardedClient) and made.shards.count == 4
+    await made.close()

@@ -105,10 +105,15 @@ def test_bad_shard_settings_are_refused_in_one_line(server_url: str, kwargs: dic
     assert _keys(redis_conn) == set()
 
 
-def test_a_plain_client_refuses_a_sharded_url(server_url: str) -> None:
+def test_a_client_given_shards_is_a_sharded_client(server_url: str) -> None:
     sep = "&" if "?" in server_url else "?"
-    with pytest.raises(ValueError, match=r"use qless_py\.ShardedClient"):
-        Client(f"{server_url}{sep}namespace=billing&shards=4")
+    for made in (Client(server_url, namespace="billing", shards=4),
+                 Client(f"{server_url}{sep}namespace=billing&shards=4")):
+        assert isinstance(made, ShardedClient) and made.shards.count == 4
+        made.close()
+    plain = Client(server_url, namespace="billing", shards=1)
+    assert type(plain) is Client
+    plain.close()
     with pytest.raises(ValueError, match="default namespace cannot be sharded"):
         Client(f"{server_url}{sep}shards=4")
     with pytest.raises(ValueError, match="invalid value for 'shards'"):
