@@ -127,7 +127,7 @@ class WorkerBase(Generic[J]):
 
     def __init__(self, client: Client, queues: Sequence[str], *, max_batch: int,
                  namespaces: Sequence[str | None] | None = None,
-                 order: str = "ordered", interval: float = 5.0, workdir: str | None = None,
+                 order: str | None = None, interval: float = 5.0, workdir: str | None = None,
                  max_jobs: int = 0, resume: bool = False, burst: bool = False,
                  isolated: bool = False, lost_grace: float = 5.0, stop_grace: float = 2.0,
                  handle_signals: bool | None = None, spin: float = SPIN) -> None:
@@ -135,10 +135,20 @@ class WorkerBase(Generic[J]):
             raise ValueError("a worker needs at least one queue")
         if interval <= 0:
             raise ValueError("interval must be positive")
-        if order not in ORDERS:
+        if order is not None and order not in ORDERS:
             raise ValueError(f"unknown queue order {order!r} (choose from {', '.join(ORDERS)})")
         if not 0 <= spin <= 0.1:
             raise ValueError("spin must be between 0 and 0.1 seconds")
+        shards = getattr(client, "shards", None)
+        shard_clients = getattr(client, "clients", None)
+        if shards is not None and isinstance(shard_clients, list):
+            # a sharded namespace's client: serve every shard (docs/cluster.md)
+            if namespaces is not None:
+                raise ValueError("a worker of a sharded namespace serves its shards: give "
+                                 "namespaces= or a ShardedClient, not both")
+            client, namespaces = shard_clients[0], list(shards.names)
+            order = order or "round-robin"  # every shard served evenly, as with --shards
+        order = order or "ordered"
         self.client = client
         self.parts: list[Part[J]] = [Part(c, spin) for c in part_clients(client, namespaces)]
         for part in self.parts:

@@ -11,10 +11,14 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
+import pytest
+
 from qless_py import ShardedClient
 from qless_py.connect.cluster import key_slot
 from qless_py.keys import namespace_prefix
 from qless_py.local_cluster import LocalCluster
+from qless_py.workers import Worker
+from qless_py.workers.aio import AsyncWorker
 from tests.conftest import flushed_cluster_url
 from tests.workers.conftest import CliWorker, wait_for
 from tests.workers.test_dropped_connections import STAGE
@@ -154,5 +158,24 @@ def test_per_key_order_holds_across_shards_under_retries(_clusters: Any,
             done = [_text(jid) for jid in
                     shard.redis.lrange(shard.keys.prefix + "test:order:" + key, 0, -1)]
             assert done == jids_of_key, key
+    finally:
+        client.close()
+
+
+@pytest.mark.parametrize("kind", ["threads", "async"])
+def test_a_worker_given_a_sharded_client_serves_every_shard(server_url: str,
+                                                            kind: str) -> None:
+    client = ShardedClient(server_url, namespace="billing", shards=4, worker_name="w")
+    try:
+        jids = [client.queues["q"].put(STAGE[kind], {"work": 0}) for _ in range(12)]
+        worker_type = Worker if kind == "threads" else AsyncWorker
+        worker = worker_type(client, ["q"], burst=True,  # type: ignore[arg-type]
+                             handle_signals=False, interval=0.2)
+        assert worker.order == "round-robin"
+        assert [part.namespace for part in worker.parts] == list(client.shards.names)
+        assert worker.run() == Worker.EXIT_DONE
+        assert _all_complete(client, jids)
+        with pytest.raises(ValueError, match="not both"):
+            worker_type(client, ["q"], namespaces=["billing"])  # type: ignore[arg-type]
     finally:
         client.close()
