@@ -49,6 +49,8 @@ Api['queue.throttle.set'] = Throttle.queue_set
 -- The throttle dialect's commands keep its names (above); qless_py's own extension commands
 -- (docs/protocol.md) are prefixed, so no qless name can clash.
 Api['qlpy.giveback'] = Job.giveback
+Api['qlpy.remote'] = Remote.call
+Api['qlpy.outbox'] = Remote.outbox
 Api['qlpy.put_many'] = Job.put_many
 Api['qlpy.stats'] = Stats.fine
 Api['qlpy.check'] = Check.step

@@ -328,17 +328,23 @@ function Check.job_dependencies(jid, jk, state, cx)
       'release it: it becomes waiting (or scheduled)')
   end
   for _, d in ipairs(deps) do
-    local st = Check.call(cx, 'HGET', key.job .. d, 'state')
-    if not st then
-      Check.found(cx, 'dependency-gone', jk, d, 'depends on ' .. d .. ', which is gone',
-        'release the dependency')
-    elseif st == 'complete' then
-      Check.found(cx, 'dependency-complete', jk, d, 'depends on ' .. d ..
-        ', which is complete', 'release the dependency')
-    elseif Check.call(cx, 'SISMEMBER', key.job .. d .. key.dependents, jid) == 0 then
-      Check.found(cx, 'dependency-one-sided', jk, d, 'depends on ' .. d .. ', whose ' ..
-        'dependents do not list it', 'add it to the dependents of ' .. d)
-    end
+    -- A job of another namespace (lua/remote.lua) is that namespace's to check.
+    if not Remote.is(d) then Check.dependency(jid, jk, d, cx) end
+  end
+end
+
+-- Job `jid` (hash `jk`) depends on job `d` of its own namespace.
+function Check.dependency(jid, jk, d, cx)
+  local st = Check.call(cx, 'HGET', key.job .. d, 'state')
+  if not st then
+    Check.found(cx, 'dependency-gone', jk, d, 'depends on ' .. d .. ', which is gone',
+      'release the dependency')
+  elseif st == 'complete' then
+    Check.found(cx, 'dependency-complete', jk, d, 'depends on ' .. d ..
+      ', which is complete', 'release the dependency')
+  elseif Check.call(cx, 'SISMEMBER', key.job .. d .. key.dependents, jid) == 0 then
+    Check.found(cx, 'dependency-one-sided', jk, d, 'depends on ' .. d .. ', whose ' ..
+      'dependents do not list it', 'add it to the dependents of ' .. d)
   end
 end
 
@@ -346,7 +352,8 @@ end
 -- need ('z' sorted set, 's' set, 'l' list; nil: none). `kind` is the key's TYPE.
 function Check.classify(k, kind)
   if k == key.queues or k == key.paused or k == key.workers or k == key.config or
-      k == key.tracked or k == key.tags or k == key.check or k == key.shards then
+      k == key.tracked or k == key.tags or k == key.check or k == key.shards or
+      k == key.outbox or k == key.outbox_taken or k == key.outbox_seq or k == key.applied then
     return { what = 'known' }
   end
   -- `ql:{<name>}:...`: a key of a namespace (the default namespace's scan matches them)
@@ -383,6 +390,7 @@ function Check.classify_in(p, rest, kind)
     if jid and kind == 'list' then return { what = 'history', jid = jid } end
     jid = Check.ends(rest, key.dependencies)
     if jid and kind == 'set' then return { what = 'dependencies', jid = jid } end
+    if Check.ends(rest, key.released) and kind == 'set' then return { what = 'known' } end
     jid = Check.ends(rest, key.dependents)
     if jid and kind == 'set' then
       return { what = 'dependents', jid = jid, walk = 's', want = 'set' }
@@ -509,7 +517,8 @@ function Check.member(now, k, d, m, cx, at)
         'remove it from ' .. k)
     end
   elseif w == 'dependents' then
-    if Check.call(cx, 'SISMEMBER', key.job .. m .. key.dependencies, d.jid) == 0 then
+    if not Remote.is(m) and
+        Check.call(cx, 'SISMEMBER', key.job .. m .. key.dependencies, d.jid) == 0 then
       Check.found(cx, 'dependent-stale', k, m, m .. ' is gone or does not depend on ' ..
         d.jid, 'remove it from ' .. k)
     end
@@ -856,9 +865,7 @@ end
 -- Job `jid` stops depending on anything: out of its dependencies' dependents, its set gone.
 function Check.drop_dependencies(jid)
   local depk = key.job .. jid .. key.dependencies
-  for _, b in ipairs(rcall('SMEMBERS', depk)) do
-    rcall('SREM', key.job .. b .. key.dependents, jid)
-  end
+  for _, b in ipairs(rcall('SMEMBERS', depk)) do Job.unlink(jid, b) end
   rcall('DEL', depk)
 end
 

@@ -21,8 +21,8 @@ local format, concat = string.format, table.concat
 local A = ARGV
 
 -- Module tables; the other files attach their functions to these.
-local Api, Check, Config, Expire, Job, Json, Num, Order, Queue, Recur, Stats, Tags, Throttle,
-  Track, Worker = {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}
+local Api, Check, Config, Expire, Job, Json, Num, Order, Queue, Recur, Remote, Stats, Tags,
+  Throttle, Track, Worker = {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}
 
 -- Per-call state, made only when a call needs it: `cfg` holds the configuration values
 -- already read (false: the call knows the config hash does not exist).
@@ -48,4 +48,9 @@ local key = {
   -- qless_py's own keys (not the protocol's): the last check's summary (qlpy.check), and a
   -- sharded namespace's number of shards, in its base namespace (written by its clients).
   check = 'ql:check', shards = 'ql:shards',
+  -- ... and what one namespace owes another (lua/remote.lua): the outbox, its messages
+  -- being relayed, its message counter, the hand-offs applied here, and a job's releases
+  -- that came before the job (key.job .. jid .. key.released).
+  outbox = 'ql:outbox', outbox_taken = 'ql:outbox-taken', outbox_seq = 'ql:outbox-seq',
+  applied = 'ql:applied', released = '-released',
 }

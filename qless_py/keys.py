@@ -68,6 +68,7 @@ class Keys:
         self.throttle_prefix = p + "th:"
         self.check_summary = p + "check"  # qless_py's own: the last finished check's summary
         self.shards = p + "shards"  # qless_py's own: a sharded namespace's count of shards
+        self.outbox = p + "outbox"  # qless_py's own: messages for other namespaces
         # The one key a core call declares: the namespace's prefix (none by default).
         self.core_keys: tuple[str, ...] = () if namespace is None else (p,)
 
@@ -139,6 +140,8 @@ CHECK_SUMMARY = DEFAULT.check_summary
 """The last finished check's summary (hash: started, finished, keys, findings as JSON)."""
 SHARDS = DEFAULT.shards
 """A sharded namespace's count of shards (a string, in its base namespace; qless_py.shards)."""
+OUTBOX = DEFAULT.outbox
+"""What the namespace owes others (a list of JSON messages; lua/remote.lua, qless_py.relay)."""
 
 job = DEFAULT.job
 job_of = DEFAULT.job_of

@@ -26,7 +26,7 @@ function Job.erase(now, jid, f)
   end
   if f[6] or f[7] then Job.leave(now, jid, queue, f[6], f[7] or nil) end
   local depk = key.job .. jid .. key.dependencies
-  for _, b in ipairs(rcall('SMEMBERS', depk)) do rcall('SREM', key.job .. b .. key.dependents, jid) end
+  for _, b in ipairs(rcall('SMEMBERS', depk)) do Job.unlink(jid, b) end
   rcall('DEL', depk)
   if state == 'failed' then
     local ok, fo = pcall(decode, failure or '{}')
@@ -58,7 +58,11 @@ function Job.cancel(now)
   for i = 3, n do
     local jid = A[i]
     for _, d in ipairs(rcall('SMEMBERS', key.job .. jid .. key.dependents)) do
-      if not listed[d] then
+      if Remote.is(d) then
+        local p, dependent = Remote.parse(d)
+        error('Cancel(): ' .. jid .. ' is a dependency of ' .. tostring(dependent) ..
+          ' in namespace ' .. tostring(p) .. ', which must be canceled first')
+      elseif not listed[d] then
         error('Cancel(): ' .. jid .. ' is a dependency of ' .. d ..
           ' but is not mentioned to be canceled')
       end

@@ -1,6 +1,7 @@
 -- complete: a job is done, or advances to its next queue; completed jobs expire.
 
 -- complete <now> <jid> <worker> <queue> <data> [next q] [delay d] [depends json]
+--   [namespace prefix]
 -- Reply: complete | waiting | scheduled | depends (| throttled: the job's ordering key or a
 -- named throttle makes it wait in the next queue). Events: ql:completed (tracked), then
 -- ql:log completed or advanced. A dangling option name is ignored. The job gives back its
@@ -10,7 +11,10 @@
 -- Complete(): Arg "depends" not JSON: <x> / Complete(): "delay" cannot be used without a
 -- "next". / Complete(): "depends" cannot be used without a "next". / Complete(): Job <jid>
 -- does not exist / ... is not currently running: <state> / ... has been handed out to another
--- worker: <w> / ... running in another queue: <q>
+-- worker: <w> / ... running in another queue: <q> / Complete(): "namespace" cannot be used
+-- without a "next". With `namespace` (a namespace's key prefix, qless_py's extension), the
+-- job completes here and its next stage is put in queue q of that namespace, through the
+-- outbox (lua/remote.lua): the reply is then "complete".
 --@inline
 function Job.complete(now)
   local jid, worker, queue, data = A[3], A[4], A[5], A[6]
@@ -20,7 +24,7 @@ function Job.complete(now)
   if data ~= '{}' and decode(data) == false then
     error('Complete(): Arg "data" missing or not JSON: ' .. tostring(data))
   end
-  local nextq, delay, depends = nil, 0, nil
+  local nextq, delay, depends, handoff = nil, 0, nil, nil
   -- Options are read only when given (most completes have none: no table is made).
   if #A > 6 then
     local opts = Job.options(7, #A)
@@ -38,6 +42,16 @@ function Job.complete(now)
     end
     if depends ~= nil and nextq == nil then
       error('Complete(): "depends" cannot be used without a "next".')
+    end
+    if opts.namespace ~= nil then
+      if nextq == nil then error('Complete(): "namespace" cannot be used without a "next".') end
+      local ns = opts.namespace
+      -- the shape of a prefix, `ql:` or `ql:{<name>}:` (key names are the prelude's alone)
+      if not (ns:match('^%l%l:$') or ns:match('^%l%l:{[^{}]+}:$')) then
+        error('Complete(): Arg "namespace" is not a namespace prefix: ' .. ns)
+      end
+      handoff = { p = opts.namespace, queue = nextq, delay = delay, depends = depends }
+      nextq, depends = nil, nil
     end
   end
   -- The priority is read only for a next queue (each field read scans the job's hash).
@@ -131,6 +145,7 @@ function Job.complete(now)
     Job.enqueue(nextq, jid, priority, now)
     return 'waiting'
   end
+  if handoff then Job.hand_off(jid, data, handoff) end
   rcall('PUBLISH', key.channel .. 'log',
     '{"jid":' .. encode(jid) .. ',"event":"completed","queue":' .. encode(queue) .. '}')
   rcall('HSET', jk, 'data', data, 'time', tstr, 'state', 'complete', 'worker', '',
@@ -143,6 +158,15 @@ function Job.complete(now)
     if #dependents > 0 then Job.release_dependents(now, jid, dependents) end
   end
   return 'complete'
+end
+
+-- The next stage of completed job `jid` goes to another namespace: a put there, through the
+-- outbox, with the job's class, priority, tags and retries and the completing data.
+function Job.hand_off(jid, data, h)
+  local f = rcall('HMGET', key.job .. jid, 'klass', 'priority', 'tags', 'retries')
+  Remote.send({ op = 'put', p = h.p, jid = jid, queue = h.queue, klass = f[1], data = data,
+    priority = f[2] or '0', tags = f[3] or '{}', retries = f[4] or '5',
+    delay = h.delay, depends = h.depends and encode(h.depends) or nil })
 end
 
 -- P-EXPIRE-COMPLETED, in bounded batches: at most 100 jobs older than `jobs-history` and at

@@ -2,6 +2,13 @@
 
 -- Record that job `jid` waits for `dep` when `dep` exists and is not complete.
 function Job.link(jid, dep)
+  if Remote.is(dep) then
+    -- A job of another namespace, registered there (lua/remote.lua): waited for unless
+    -- its release came first.
+    if Remote.early(jid, dep) then return false end
+    rcall('SADD', key.job .. jid .. key.dependencies, dep)
+    return true
+  end
   local st = rcall('HGET', key.job .. dep, 'state')
   if st and st ~= 'complete' then
     rcall('SADD', key.job .. jid .. key.dependencies, dep)
@@ -11,14 +18,28 @@ function Job.link(jid, dep)
   return false
 end
 
+-- Job `jid` no longer waits for `dep`: `dep` forgets it (through the outbox when `dep` is
+-- of another namespace).
+function Job.unlink(jid, dep)
+  if Remote.is(dep) then
+    Remote.forget(jid, dep)
+  else
+    rcall('SREM', key.job .. dep .. key.dependents, jid)
+  end
+end
+
 -- P-RELEASE-DEPENDENTS: jobs waiting only for `jid` become waiting (or scheduled).
 -- `dependents` is the members of its dependents set, read by the caller.
 function Job.release_dependents(now, jid, dependents)
   local dk = key.job .. jid .. key.dependents
   for _, d in ipairs(dependents) do
-    local depk = key.job .. d .. key.dependencies
-    rcall('SREM', depk, jid)
-    if rcall('SCARD', depk) == 0 then Job.unblock(now, d) end
+    if Remote.is(d) then
+      Remote.released(jid, d)
+    else
+      local depk = key.job .. d .. key.dependencies
+      rcall('SREM', depk, jid)
+      if rcall('SCARD', depk) == 0 then Job.unblock(now, d) end
+    end
   end
   if #dependents > 0 then rcall('DEL', dk) end
 end
@@ -66,13 +87,12 @@ function Job.depends(now)
     for i = 5, #A do Job.link(jid, A[i]) end
   elseif command == 'off' then
     if A[5] == 'all' then
-      for _, b in ipairs(rcall('SMEMBERS', depk)) do rcall('SREM', key.job .. b .. key.dependents, jid) end
+      for _, b in ipairs(rcall('SMEMBERS', depk)) do Job.unlink(jid, b) end
       rcall('DEL', depk)
       Job.undepend(now, jid, f)
     elseif #A >= 5 then
       for i = 5, #A do
-        rcall('SREM', depk, A[i])
-        rcall('SREM', key.job .. A[i] .. key.dependents, jid)
+        if rcall('SREM', depk, A[i]) == 1 or not Remote.is(A[i]) then Job.unlink(jid, A[i]) end
       end
       if rcall('SCARD', depk) == 0 then Job.undepend(now, jid, f) end
     end

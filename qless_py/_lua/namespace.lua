@@ -7524,7 +7524,279 @@ local PUB = (redis.REDIS_VERSION_NUM or 0) >= 0x070000 and 'SPUBLISH' or 'PUBLIS
 
 
 
---@ lua/prelude.lua:1-51
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+--@ lua/prelude.lua:1-56
 -- qless_py Lua core: the shared locals every file uses. Built into one script by
 -- scripts/build_lua.py (read its docstring for what the build does to these sources).
 --
@@ -7548,8 +7820,8 @@ local format, concat = string.format, table.concat
 local A = ARGV
 
 -- Module tables; the other files attach their functions to these.
-local M = {}  -- Api, Check, Config, Expire, Job, Json, Num, Order, Queue, Recur, Stats, Tags, Throttle, Track, Worker: see define()
---   Track, Worker = {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}
+local M = {}  -- Api, Check, Config, Expire, Job, Json, Num, Order, Queue, Recur, Remote, Stats, Tags, Throttle, Track, Worker: see define()
+--   Throttle, Track, Worker = {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}
 
 -- Per-call state, made only when a call needs it: `cfg` holds the configuration values
 -- already read (false: the call knows the config hash does not exist).
@@ -7575,6 +7847,11 @@ local cfg
 --   -- qless_py's own keys (not the protocol's): the last check's summary (qlpy.check), and a
 --   -- sharded namespace's number of shards, in its base namespace (written by its clients).
 --   check = 'ql:check', shards = 'ql:shards',
+--   -- ... and what one namespace owes another (lua/remote.lua): the outbox, its messages
+--   -- being relayed, its message counter, the hand-offs applied here, and a job's releases
+--   -- that came before the job (key.job .. jid .. key.released).
+--   outbox = 'ql:outbox', outbox_taken = 'ql:outbox-taken', outbox_seq = 'ql:outbox-seq',
+--   applied = 'ql:applied', released = '-released',
 -- }
 
 --@ lua/check.lua:1-27
@@ -7605,7 +7882,7 @@ local cfg
 -- local TIME_EVERY = 4
 -- local SCAN_MAX = 10
 
---@ lua/check.lua:429-429
+--@ lua/check.lua:437-437
 -- The invariants of key `k` as a whole (`d` its classification). Returns the units spent.
 
 --@ lua/config.lua:1-2
@@ -7716,6 +7993,20 @@ local cfg
 
 --@ lua/recurring.lua:1-1
 -- Recurring templates: recur, unrecur, recur.get, recur.update, recur.tag/untag, P-SPAWN.
+
+--@ lua/remote.lua:1-12
+-- Dependencies and hand-offs between namespaces (docs/protocol.md, "Across namespaces").
+--
+-- A namespace cannot write another's keys in one call (on a cluster they are on another
+-- node), so what one namespace owes another goes through its outbox: a list of messages
+-- that a relay (any qless_py worker serving the namespace) takes, applies to the other
+-- namespace, then acknowledges. Applying is idempotent, so a message applied twice (the
+-- relay died before its acknowledgement) changes nothing the second time.
+--
+-- A namespace is named by its key prefix (key.channel: 'ql:' or 'ql:{<name>}:'). A remote
+-- member of a set starts with byte 1, then JSON {"p": prefix, "jid": jid}: in a job's
+-- dependencies set, a job of another namespace it waits for; in its dependents set, a job
+-- of another namespace waiting for it. Local members are jids, as always.
 
 --@ lua/stats.lua:1-18
 -- Statistics: wait/run samples and failure counters per day bin (protocol section 5).
@@ -7867,9 +8158,16 @@ M['Api_put'] = M.Job_put
         else
           if name_len == 8 then
             if name == 'Job_link' then
---@ lua/job/depends.lua:3-12
+--@ lua/job/depends.lua:3-19
 -- Record that job `jid` waits for `dep` when `dep` exists and is not complete.
 function M.Job_link(jid, dep)
+  if M.Remote_is(dep) then
+    -- A job of another namespace, registered there (lua/remote.lua): waited for unless
+    -- its release came first.
+    if M.Remote_early(jid, dep) then return false end
+    rcall('SADD', 'ql:{@NAMESPACE@}:j:' .. jid .. '-dependencies', dep)
+    return true
+  end
   local st = rcall('HGET', 'ql:{@NAMESPACE@}:j:' .. dep, 'state')
   if st and st ~= 'complete' then
     rcall('SADD', 'ql:{@NAMESPACE@}:j:' .. jid .. '-dependencies', dep)
@@ -8093,7 +8391,7 @@ function M.Check_job(now, jk, jid, cx, f)
   end
 end
             elseif name == 'Check_key' then
---@ lua/check.lua:580-598
+--@ lua/check.lua:589-607
 -- Check key `k`: its own invariants now, and its members later (a walk is queued in `walks`
 -- as { key, cursor }).
 function M.Check_key(now, k, cx, walks)
@@ -8128,7 +8426,7 @@ function M.Job_erase(now, jid, f)
   end
   if f[6] or f[7] then M.Job_leave(now, jid, queue, f[6], f[7] or nil) end
   local depk = 'ql:{@NAMESPACE@}:j:' .. jid .. '-dependencies'
-  for _, b in ipairs(rcall('SMEMBERS', depk)) do rcall('SREM', 'ql:{@NAMESPACE@}:j:' .. b .. '-dependents', jid) end
+  for _, b in ipairs(rcall('SMEMBERS', depk)) do M.Job_unlink(jid, b) end
   rcall('DEL', depk)
   if state == 'failed' then
     local ok, fo = pcall(decode, failure or '{}')
@@ -8530,6 +8828,13 @@ function M.Recur_tag(now)
   rcall('HSET', tk, 'tags', out)
   return out
 end
+            elseif name == 'Remote_is' then
+--@ lua/remote.lua:14-18
+-- Whether `member` of a dependencies or dependents set names a job of another namespace.
+--@inline
+function M.Remote_is(member)
+  return member:byte(1) == 1
+end
             elseif name == 'Stats_day' then
 --@ lua/stats.lua:20-22
 -- The day bin of a timestamp (UTC midnight, floored modulo).
@@ -8658,7 +8963,7 @@ function M.Check_tags(cx, text)
   return tags
 end
             elseif name == 'Check_ends' then
---@ lua/check.lua:370-376
+--@ lua/check.lua:377-383
 -- Whether `s` ends with `suffix`, and `s` without it.
 function M.Check_ends(s, suffix)
   if #s > #suffix and s:find(suffix, #s - #suffix + 1, true) then
@@ -8667,7 +8972,7 @@ function M.Check_ends(s, suffix)
   return nil
 end
             elseif name == 'Check_head' then
---@ lua/check.lua:431-455
+--@ lua/check.lua:439-463
 -- The invariants of key `k` as a whole (`d` its classification).
 function M.Check_head(now, k, d, kind, cx)
   if d.what == 'unknown' or (d.want and d.want ~= kind) then
@@ -8694,7 +8999,7 @@ function M.Check_head(now, k, d, kind, cx)
   end
 end
             elseif name == 'Check_walk' then
---@ lua/check.lua:600-654
+--@ lua/check.lua:609-663
 -- Walk the members of `item` ({ key, cursor, members left over }) until the step has made
 -- `budget` calls (one member at least). A scan may answer more members than asked for
 -- (Valkey's hashtable answers whole buckets): those left over wait in the item. Returns
@@ -8751,7 +9056,7 @@ function M.Check_walk(now, item, budget, cx)
   return rest == nil and item[2] == '0'
 end
             elseif name == 'Check_step' then
---@ lua/check.lua:684-744
+--@ lua/check.lua:693-753
 -- qlpy.check <now> <token> [budget]
 -- One bounded step of a check of the whole database: walks on from `token` ('0' starts a
 -- check) until it has made about `budget` server calls (default 40, 25 where the server
@@ -8895,7 +9200,7 @@ function M.Job_expire(now, jid, queue)
   M.Job_notify(jid, 'expired')
 end
             elseif name == 'Job_cancel' then
---@ lua/job/cancel.lua:50-75
+--@ lua/job/cancel.lua:50-79
 -- cancel <now> [jid...]
 -- Reply: array of the jids passed. Events per job: ql:log canceled, ql:w:<worker> canceled,
 -- ql:canceled (tracked). Error: Cancel(): <jid> is a dependency of <dependent> but is not
@@ -8907,7 +9212,11 @@ function M.Job_cancel(now)
   for i = 3, n do
     local jid = A[i]
     for _, d in ipairs(rcall('SMEMBERS', 'ql:{@NAMESPACE@}:j:' .. jid .. '-dependents')) do
-      if not listed[d] then
+      if M.Remote_is(d) then
+        local p, dependent = M.Remote_parse(d)
+        error('Cancel(): ' .. jid .. ' is a dependency of ' .. tostring(dependent) ..
+          ' in namespace ' .. tostring(p) .. ', which must be canceled first')
+      elseif not listed[d] then
         error('Cancel(): ' .. jid .. ' is a dependency of ' .. d ..
           ' but is not mentioned to be canceled')
       end
@@ -8923,7 +9232,7 @@ function M.Job_cancel(now)
   return out
 end
             elseif name == 'Job_delete' then
---@ lua/job/complete.lua:170-178
+--@ lua/job/complete.lua:194-202
 -- Delete a job entirely (completed-job expiry): its tags, hash and history.
 function M.Job_delete(jid)
   local tags = M.Job_tag_list(rcall('HGET', 'ql:{@NAMESPACE@}:j:' .. jid, 'tags'))
@@ -8932,6 +9241,17 @@ function M.Job_delete(jid)
     rcall('ZINCRBY', 'ql:{@NAMESPACE@}:tags', -1, t)
   end
   rcall('DEL', 'ql:{@NAMESPACE@}:j:' .. jid, 'ql:{@NAMESPACE@}:j:' .. jid .. '-history')
+end
+            elseif name == 'Job_unlink' then
+--@ lua/job/depends.lua:21-29
+-- Job `jid` no longer waits for `dep`: `dep` forgets it (through the outbox when `dep` is
+-- of another namespace).
+function M.Job_unlink(jid, dep)
+  if M.Remote_is(dep) then
+    M.Remote_forget(jid, dep)
+  else
+    rcall('SREM', 'ql:{@NAMESPACE@}:j:' .. dep .. '-dependents', jid)
+  end
 end
             elseif name == 'Job_notify' then
 --@ lua/job/fields.lua:29-36
@@ -9169,6 +9489,23 @@ function M.Queue_jobs(now)
   end
   return rcall('ZRANGE', 'ql:{@NAMESPACE@}:q:' .. queue .. '-throttled', offset, last)
 end
+            elseif name == 'Remote_put' then
+--@ lua/remote.lua:130-144
+function M.Remote_put(now)
+  local id = A[4]
+  if id == nil then error('Remote(): Arg "id" missing') end
+  -- Messages applied in the last week are remembered; older ones are forgotten.
+  -- put's arguments, two places further on (Job.put reads them from 3 on).
+  local worker, queue, jid, klass, data, delay_s = A[5], A[6], A[7], A[8], A[9], A[10]
+  local delay, retries, tags, priority, depends, throttles, okey, ttl, unique =
+    M.Job_put_args(queue, jid, klass, data, delay_s, 11, #A)
+  if rcall('ZSCORE', 'ql:{@NAMESPACE@}:applied', id) then return 'already' end
+  jid = M.Job_put_write(now, worker or '', queue, jid, klass, data, delay, retries, tags,
+    priority, depends, throttles, okey, ttl, unique, nil, nil)
+  rcall('ZADD', 'ql:{@NAMESPACE@}:applied', now, id)
+  rcall('ZREMRANGEBYSCORE', 'ql:{@NAMESPACE@}:applied', '-inf', now - 604800)
+  return jid
+end
             elseif name == 'Stats_step' then
 --@ lua/stats.lua:88-97
 -- One step of Welford's streaming update (protocol 5.2): count, mean and vk after `v`.
@@ -9262,14 +9599,14 @@ function M.Check_group(text)
   return nil
 end
             elseif name == 'Check_under' then
---@ lua/check.lua:364-368
+--@ lua/check.lua:371-375
 -- Check.classify_in for key `k` when it starts with prefix `p`, else nil.
 function M.Check_under(k, p, kind)
   if k:find(p, 1, true) ~= 1 then return nil end
   return M.Check_classify_in(p, k:sub(#p + 1), kind)
 end
             elseif name == 'Check_recur' then
---@ lua/check.lua:457-473
+--@ lua/check.lua:465-481
 -- A recurring template: well formed, and in its queue's recur set.
 function M.Check_recur(k, jid, cx)
   local r = M.Check_call(cx, 'HMGET', k, 'jid', 'klass', 'queue', 'interval', 'data', 'state')
@@ -9288,7 +9625,7 @@ function M.Check_recur(k, jid, cx)
   end
 end
             elseif name == 'Check_state' then
---@ lua/check.lua:662-682
+--@ lua/check.lua:671-691
 -- The state of a check: the SCAN cursor `s` (false once the scan is done), keys found and
 -- not looked at yet `p`, the walks still to make `q`, the findings so far by invariant
 -- `n`, keys seen `k`, its start `t`, and `z` false once the server has refused ZSCAN's
@@ -9319,7 +9656,7 @@ function M.Expire_reap(now, queue)
   for _, jid in ipairs(due) do M.Job_expire(now, jid, queue) end
 end
             elseif name == 'Job_unblock' then
---@ lua/job/depends.lua:26-41
+--@ lua/job/depends.lua:47-62
 -- Job `d`, whose last dependency is gone, leaves its queue's depends set: scheduled when a
 -- delay is still to run (its `scheduled` field), else ready to run.
 function M.Job_unblock(now, d)
@@ -9337,7 +9674,7 @@ function M.Job_unblock(now, d)
   end
 end
             elseif name == 'Job_depends' then
---@ lua/job/depends.lua:53-83
+--@ lua/job/depends.lua:74-103
 -- depends <now> <jid> on <jid>... | off <jid>... | off all
 -- Reply: 1. Errors: Job(): no jid provided / Depends(): Arg "command" missing / Depends(): Job
 -- <jid> not in the depends state: <state> / Depends(): Argument "command" must be "on" or "off"
@@ -9354,13 +9691,12 @@ function M.Job_depends(now)
     for i = 5, #A do M.Job_link(jid, A[i]) end
   elseif command == 'off' then
     if A[5] == 'all' then
-      for _, b in ipairs(rcall('SMEMBERS', depk)) do rcall('SREM', 'ql:{@NAMESPACE@}:j:' .. b .. '-dependents', jid) end
+      for _, b in ipairs(rcall('SMEMBERS', depk)) do M.Job_unlink(jid, b) end
       rcall('DEL', depk)
       M.Job_undepend(now, jid, f)
     elseif #A >= 5 then
       for i = 5, #A do
-        rcall('SREM', depk, A[i])
-        rcall('SREM', 'ql:{@NAMESPACE@}:j:' .. A[i] .. '-dependents', jid)
+        if rcall('SREM', depk, A[i]) == 1 or not M.Remote_is(A[i]) then M.Job_unlink(jid, A[i]) end
       end
       if rcall('SCARD', depk) == 0 then M.Job_undepend(now, jid, f) end
     end
@@ -9633,6 +9969,73 @@ function M.Recur_untag(now)
   rcall('HSET', tk, 'tags', out)
   return out
 end
+            elseif name == 'Remote_send' then
+--@ lua/remote.lua:29-34
+-- Queue a message for another namespace (its fields `m`, to which an id is added).
+function M.Remote_send(m)
+  m.id = 'ql:{@NAMESPACE@}:' .. rcall('INCR', 'ql:{@NAMESPACE@}:outbox-seq')
+  m.from = 'ql:{@NAMESPACE@}:'
+  rcall('RPUSH', 'ql:{@NAMESPACE@}:outbox', encode(m))
+end
+            elseif name == 'Remote_find' then
+--@ lua/remote.lua:50-59
+-- The remote member of `dependencies` that names job `dep` of the namespace `p`, if any.
+function M.Remote_find(set, p, dep)
+  for _, member in ipairs(rcall('SMEMBERS', set)) do
+    if M.Remote_is(member) then
+      local mp, mj = M.Remote_parse(member)
+      if mp == p and mj == dep then return member end
+    end
+  end
+  return nil
+end
+            elseif name == 'Remote_call' then
+--@ lua/remote.lua:61-105
+-- qlpy.remote <now> depend <jid> <member>: job <jid> (here) gets a dependent of another
+-- namespace, `member` (remote form). Reply: "pending" (recorded: <jid> tells it when it
+-- completes), "complete" (nothing to wait for) or "missing" (no such job: as within a
+-- namespace, a dependency that does not exist is not waited for).
+-- qlpy.remote <now> release <jid> <prefix> <dep>: job <dep> of namespace <prefix>, which
+-- job <jid> (here) waited for, completed. Reply: "released" (it was the last: the job
+-- waits, or is scheduled), "waiting" (other dependencies remain), "already" (done before)
+-- or "early" (no such job yet: kept for a day, and a put that names the dependency
+-- skips it).
+-- qlpy.remote <now> forget <jid> <prefix> <dependent>: job <dependent> of namespace
+-- <prefix> no longer waits for <jid>. Reply: 1 if it was recorded, else 0.
+-- qlpy.remote <now> put <id> <worker> <queue> <jid> <klass> <data> <delay> [options...]:
+-- a hand-off from another namespace, message <id>: put's arguments. Reply: the jid, or
+-- "already" when message <id> was applied (within the last week).
+-- Errors: Remote(): Arg "<name>" missing / Remote(): unknown action "<x>" / Remote(): Arg
+-- "member" is not a remote member / put's own.
+function M.Remote_call(now)
+  local action = A[3]
+  if action == 'put' then return M.Remote_put(now) end
+  local jid, a, b = A[4], A[5], A[6]
+  if action == nil then error('Remote(): Arg "action" missing') end
+  if jid == nil then error('Remote(): Arg "jid" missing') end
+  if action == 'depend' then
+    if a == nil then error('Remote(): Arg "member" missing') end
+    if not M.Remote_is(a) or not M.Remote_parse(a) then
+      error('Remote(): Arg "member" is not a remote member')
+    end
+    local st = rcall('HGET', 'ql:{@NAMESPACE@}:j:' .. jid, 'state')
+    if not st then return 'missing' end
+    if st == 'complete' then return 'complete' end
+    rcall('SADD', 'ql:{@NAMESPACE@}:j:' .. jid .. '-dependents', a)
+    return 'pending'
+  end
+  if a == nil then error('Remote(): Arg "prefix" missing') end
+  if b == nil then error('Remote(): Arg "' .. (action == 'forget' and 'dependent' or 'dep') ..
+    '" missing') end
+  if action == 'release' then return M.Remote_release(now, jid, a, b) end
+  if action == 'forget' then
+    local dk = 'ql:{@NAMESPACE@}:j:' .. jid .. '-dependents'
+    local member = M.Remote_find(dk, a, b)
+    if member then rcall('SREM', dk, member) return 1 end
+    return 0
+  end
+  error('Remote(): unknown action "' .. action .. '"')
+end
             elseif name == 'Stats_count' then
 --@ lua/stats.lua:179-187
 -- Adjust the failure counters of `queue` for the day containing `when`.
@@ -9732,7 +10135,7 @@ function M.Check_in_set(cx, qf, i, jid)
   return exists and M.Check_call(cx, 'ZSCORE', sk, jid) ~= false
 end
             elseif name == 'Check_member' then
---@ lua/check.lua:475-519
+--@ lua/check.lua:483-528
 -- The invariant of one member `m` of collection key `k` (`d` its classification); `at` is
 -- its index when a walk of a list met it (nil when a repair asks).
 function M.Check_member(now, k, d, m, cx, at)
@@ -9770,7 +10173,8 @@ function M.Check_member(now, k, d, m, cx, at)
         'remove it from ' .. k)
     end
   elseif w == 'dependents' then
-    if M.Check_call(cx, 'SISMEMBER', 'ql:{@NAMESPACE@}:j:' .. m .. '-dependencies', d.jid) == 0 then
+    if not M.Remote_is(m) and
+        M.Check_call(cx, 'SISMEMBER', 'ql:{@NAMESPACE@}:j:' .. m .. '-dependencies', d.jid) == 0 then
       M.Check_found(cx, 'dependent-stale', k, m, m .. ' is gone or does not depend on ' ..
         d.jid, 'remove it from ' .. k)
     end
@@ -9779,7 +10183,7 @@ function M.Check_member(now, k, d, m, cx, at)
   end
 end
             elseif name == 'Check_repair' then
---@ lua/check.lua:746-778
+--@ lua/check.lua:755-787
 -- qlpy.repair <now> <key> <invariant> [member]
 -- Checks the finding again and, when it still stands, fixes it as the core would have
 -- (the finding's `repair` says how), writing a history entry {"what": "repaired",
@@ -9814,7 +10218,7 @@ function M.Check_repair(now)
   return 0
 end
             elseif name == 'Check_relist' then
---@ lua/check.lua:822-843
+--@ lua/check.lua:831-852
 -- Put job `jid` back into the set its state names (`sk`): a running job gets a lock that
 -- has expired, which the next pop of its queue reclaims as a lost lock.
 function M.Check_relist(now, jid, state, queue, f, sk)
@@ -9926,8 +10330,9 @@ function M.Queue_unfail(now)
   return moved
 end
             elseif name == 'Job_complete' then
---@ lua/job/complete.lua:3-146
+--@ lua/job/complete.lua:3-161
 -- complete <now> <jid> <worker> <queue> <data> [next q] [delay d] [depends json]
+--   [namespace prefix]
 -- Reply: complete | waiting | scheduled | depends (| throttled: the job's ordering key or a
 -- named throttle makes it wait in the next queue). Events: ql:completed (tracked), then
 -- ql:log completed or advanced. A dangling option name is ignored. The job gives back its
@@ -9937,7 +10342,10 @@ end
 -- Complete(): Arg "depends" not JSON: <x> / Complete(): "delay" cannot be used without a
 -- "next". / Complete(): "depends" cannot be used without a "next". / Complete(): Job <jid>
 -- does not exist / ... is not currently running: <state> / ... has been handed out to another
--- worker: <w> / ... running in another queue: <q>
+-- worker: <w> / ... running in another queue: <q> / Complete(): "namespace" cannot be used
+-- without a "next". With `namespace` (a namespace's key prefix, qless_py's extension), the
+-- job completes here and its next stage is put in queue q of that namespace, through the
+-- outbox (lua/remote.lua): the reply is then "complete".
 --@inline
 function M.Job_complete(now)
   local jid, worker, queue, data = A[3], A[4], A[5], A[6]
@@ -9947,7 +10355,7 @@ function M.Job_complete(now)
   if data ~= '{}' and decode(data) == false then
     error('Complete(): Arg "data" missing or not JSON: ' .. tostring(data))
   end
-  local nextq, delay, depends = nil, 0, nil
+  local nextq, delay, depends, handoff = nil, 0, nil, nil
   -- Options are read only when given (most completes have none: no table is made).
   if #A > 6 then
     local opts = M.Job_options(7, #A)
@@ -9965,6 +10373,16 @@ function M.Job_complete(now)
     end
     if depends ~= nil and nextq == nil then
       error('Complete(): "depends" cannot be used without a "next".')
+    end
+    if opts.namespace ~= nil then
+      if nextq == nil then error('Complete(): "namespace" cannot be used without a "next".') end
+      local ns = opts.namespace
+      -- the shape of a prefix, `ql:` or `ql:{<name>}:` (key names are the prelude's alone)
+      if not (ns:match('^%l%l:$') or ns:match('^%l%l:{[^{}]+}:$')) then
+        error('Complete(): Arg "namespace" is not a namespace prefix: ' .. ns)
+      end
+      handoff = { p = opts.namespace, queue = nextq, delay = delay, depends = depends }
+      nextq, depends = nil, nil
     end
   end
   -- The priority is read only for a next queue (each field read scans the job's hash).
@@ -10058,6 +10476,7 @@ function M.Job_complete(now)
     M.Job_enqueue(nextq, jid, priority, now)
     return 'waiting'
   end
+  if handoff then M.Job_hand_off(jid, data, handoff) end
   rcall(PUB, 'ql:{@NAMESPACE@}:' .. 'log',
     '{"jid":' .. encode(jid) .. ',"event":"completed","queue":' .. encode(queue) .. '}')
   rcall('HSET', jk, 'data', data, 'time', tstr, 'state', 'complete', 'worker', '',
@@ -10071,8 +10490,18 @@ function M.Job_complete(now)
   end
   return 'complete'
 end
+            elseif name == 'Job_hand_off' then
+--@ lua/job/complete.lua:163-170
+-- The next stage of completed job `jid` goes to another namespace: a put there, through the
+-- outbox, with the job's class, priority, tags and retries and the completing data.
+function M.Job_hand_off(jid, data, h)
+  local f = rcall('HMGET', 'ql:{@NAMESPACE@}:j:' .. jid, 'klass', 'priority', 'tags', 'retries')
+  M.Remote_send({ op = 'put', p = h.p, jid = jid, queue = h.queue, klass = f[1], data = data,
+    priority = f[2] or '0', tags = f[3] or '{}', retries = f[4] or '5',
+    delay = h.delay, depends = h.depends and encode(h.depends) or nil })
+end
             elseif name == 'Job_undepend' then
---@ lua/job/depends.lua:43-51
+--@ lua/job/depends.lua:64-72
 -- Move a job out of the depends state into its queue's work set (depends off); `f` is its
 -- state, queue, priority, throttles, key and ttl.
 function M.Job_undepend(now, jid, f)
@@ -10388,6 +10817,23 @@ function M.Recur_update(now)
   end
   return 1
 end
+            elseif name == 'Remote_parse' then
+--@ lua/remote.lua:20-27
+-- The prefix and jid of a remote member (nil, nil when it does not read as one).
+function M.Remote_parse(member)
+  local ok, v = pcall(decode, member:sub(2))
+  if not ok or type(v) ~= 'table' or type(v.p) ~= 'string' or type(v.jid) ~= 'string' then
+    return nil, nil
+  end
+  return v.p, v.jid
+end
+            elseif name == 'Remote_early' then
+--@ lua/remote.lua:124-128
+-- Whether a put may skip remote dependency `member` of job `jid`: its release came first.
+function M.Remote_early(jid, member)
+  local p, dep = M.Remote_parse(member)
+  return p ~= nil and rcall('SISMEMBER', 'ql:{@NAMESPACE@}:j:' .. jid .. '-released', p .. '\0' .. dep) == 1
+end
             elseif name == 'Stats_expire' then
 --@ lua/stats.lua:41-46
 -- Keep a stats hash only for the configured history.
@@ -10540,7 +10986,7 @@ function M.Check_running(jid, jk, queue, f, cx)
   end
 end
             elseif name == 'Check_fix_job' then
---@ lua/check.lua:780-820
+--@ lua/check.lua:789-829
 -- Fix finding `inv` of job `jid` (`member` as the finding names it).
 function M.Check_fix_job(now, jid, inv, member)
   local jk = 'ql:{@NAMESPACE@}:j:' .. jid
@@ -10583,7 +11029,7 @@ function M.Check_fix_job(now, jid, inv, member)
   end
 end
             elseif name == 'Check_requeue' then
---@ lua/check.lua:845-854
+--@ lua/check.lua:854-863
 -- A running job that no worker holds waits again, as a timed-out one does: out of the
 -- locks set, its throttles given back (its ordering key's turn kept), through the gate.
 function M.Check_requeue(now, jid, queue)
@@ -10595,7 +11041,7 @@ function M.Check_requeue(now, jid, queue)
   M.Job_ready_or_enqueue(now, queue, jid, tonumber(f[1]) or 0, f[2], f[3], f[4], 'running')
 end
             elseif name == 'Check_fix_key' then
---@ lua/check.lua:865-894
+--@ lua/check.lua:872-901
 -- Fix finding `inv` of key `k` (classified `d`) and its `member`.
 function M.Check_fix_key(now, k, d, inv, member)
   if inv == 'history-orphan' then
@@ -11011,6 +11457,50 @@ function M.Recur_unrecur(now)
   rcall('DEL', tk)
   return 1
 end
+            elseif name == 'Remote_forget' then
+--@ lua/remote.lua:43-48
+-- Job `jid`, a dependent, is gone (cancelled): tell the namespace of its remote dependency
+-- `member` to forget it, so that the dependency may be cancelled in turn.
+function M.Remote_forget(jid, member)
+  local p, dep = M.Remote_parse(member)
+  if p then M.Remote_send({ op = 'forget', p = p, jid = dep, dependent = jid }) end
+end
+            elseif name == 'Remote_outbox' then
+--@ lua/remote.lua:146-179
+-- qlpy.outbox <now> take <lease> <count>: up to <count> messages to relay, each leased for
+-- <lease> seconds: first those whose lease ran out (their relay died), then new ones.
+-- Reply: the messages (JSON texts). qlpy.outbox <now> ack <message>...: the messages were
+-- applied; they are forgotten. Reply: how many were still leased. qlpy.outbox <now>
+-- length: messages not yet acknowledged.
+-- Errors: Outbox(): Arg "lease" / "count" not a number: <x> / Outbox(): unknown action
+function M.Remote_outbox(now)
+  local action = A[3]
+  if action == 'take' then
+    local lease, count = M.Num_parse(A[4]), tonumber(A[5])
+    if lease == nil or lease <= 0 then
+      error('Outbox(): Arg "lease" not a number: ' .. tostring(A[4]))
+    end
+    if count == nil or count < 1 then
+      error('Outbox(): Arg "count" not a number: ' .. tostring(A[5]))
+    end
+    count = floor(count)
+    local out = rcall('ZRANGEBYSCORE', 'ql:{@NAMESPACE@}:outbox-taken', '-inf', now, 'LIMIT', 0, count)
+    while #out < count do
+      local m = rcall('LPOP', 'ql:{@NAMESPACE@}:outbox')
+      if not m then break end
+      out[#out + 1] = m
+    end
+    for _, m in ipairs(out) do rcall('ZADD', 'ql:{@NAMESPACE@}:outbox-taken', now + lease, m) end
+    return out
+  elseif action == 'ack' then
+    local n = 0
+    for i = 4, #A do n = n + rcall('ZREM', 'ql:{@NAMESPACE@}:outbox-taken', A[i]) end
+    return n
+  elseif action == 'length' then
+    return rcall('LLEN', 'ql:{@NAMESPACE@}:outbox') + rcall('ZCARD', 'ql:{@NAMESPACE@}:outbox-taken')
+  end
+  error('Outbox(): unknown action "' .. tostring(action) .. '"')
+end
             elseif name == 'Stats_samples' then
 --@ lua/stats.lua:127-177
 -- P-STAT for the samples `vs` of one pop, in order: one read and one write of the hash
@@ -11206,12 +11696,13 @@ function M.Check_job_sets(jid, jk, state, queue, f, cx)
   end
 end
             elseif name == 'Check_classify' then
---@ lua/check.lua:345-362
+--@ lua/check.lua:351-369
 -- What key `k` is: { what = kind, ... the names in it }, and the kind of walk its members
 -- need ('z' sorted set, 's' set, 'l' list; nil: none). `kind` is the key's TYPE.
 function M.Check_classify(k, kind)
   if k == 'ql:{@NAMESPACE@}:queues' or k == 'ql:{@NAMESPACE@}:paused_queues' or k == 'ql:{@NAMESPACE@}:workers' or k == 'ql:{@NAMESPACE@}:config' or
-      k == 'ql:{@NAMESPACE@}:tracked' or k == 'ql:{@NAMESPACE@}:tags' or k == 'ql:{@NAMESPACE@}:check' or k == 'ql:{@NAMESPACE@}:shards' then
+      k == 'ql:{@NAMESPACE@}:tracked' or k == 'ql:{@NAMESPACE@}:tags' or k == 'ql:{@NAMESPACE@}:check' or k == 'ql:{@NAMESPACE@}:shards' or
+      k == 'ql:{@NAMESPACE@}:outbox' or k == 'ql:{@NAMESPACE@}:outbox-taken' or k == 'ql:{@NAMESPACE@}:outbox-seq' or k == 'ql:{@NAMESPACE@}:applied' then
     return { what = 'known' }
   end
   -- `ql:{<name>}:...`: a key of a namespace (the default namespace's scan matches them)
@@ -11387,6 +11878,24 @@ function M.Queue_page_arg(v, default, msg)
   if n == nil then error(msg .. v) end
   return floor(n)
 end
+            elseif name == 'Remote_release' then
+--@ lua/remote.lua:107-122
+function M.Remote_release(now, jid, p, dep)
+  local st = rcall('HGET', 'ql:{@NAMESPACE@}:j:' .. jid, 'state')
+  if not st then
+    local early = 'ql:{@NAMESPACE@}:j:' .. jid .. '-released'
+    rcall('SADD', early, p .. '\0' .. dep)
+    rcall('EXPIRE', early, 86400)
+    return 'early'
+  end
+  local depk = 'ql:{@NAMESPACE@}:j:' .. jid .. '-dependencies'
+  local member = M.Remote_find(depk, p, dep)
+  if not member then return 'already' end
+  rcall('SREM', depk, member)
+  if rcall('SCARD', depk) > 0 then return 'waiting' end
+  if st == 'depends' then M.Job_unblock(now, jid) end
+  return 'released'
+end
             elseif name == 'Stats_unfailed' then
 --@ lua/stats.lua:189-201
 -- Decrement `failed` for a job that leaves the failed state (`failure` is its JSON text).
@@ -11487,10 +11996,10 @@ M['Api_config.get'] = M.Config_get
 --@ lua/api.lua:6-6
 M['Api_config.set'] = M.Config_set
             elseif name == 'Api_qlpy.stats' then
---@ lua/api.lua:53-53
+--@ lua/api.lua:55-55
 M['Api_qlpy.stats'] = M.Stats_fine
             elseif name == 'Api_qlpy.check' then
---@ lua/api.lua:54-54
+--@ lua/api.lua:56-56
 M['Api_qlpy.check'] = M.Check_step
             end
           end
@@ -11680,6 +12189,14 @@ function M.Queue_exhausted(now, queue, jid, f)
     worker = f[1], message = message }))
   M.Stats_count(now, now, queue, 'failures', 1, 'failed', 1)
 end
+            elseif name == 'Remote_released' then
+--@ lua/remote.lua:36-41
+-- Job `jid` completed: tell each remote dependent's namespace (P-RELEASE-DEPENDENTS for
+-- the members Job.release_dependents passes here).
+function M.Remote_released(jid, member)
+  local p, dependent = M.Remote_parse(member)
+  if p then M.Remote_send({ op = 'release', p = p, jid = dependent, dep = jid }) end
+end
             elseif name == 'Throttle_stored' then
 --@ lua/throttle.lua:42-56
 -- A put's `throttles` option as the list to store: the named tids once each, in order, then
@@ -11744,8 +12261,14 @@ end
             elseif name == 'Api_recur.untag' then
 --@ lua/api.lua:36-36
 M['Api_recur.untag'] = M.Recur_untag
+            elseif name == 'Api_qlpy.remote' then
+--@ lua/api.lua:52-52
+M['Api_qlpy.remote'] = M.Remote_call
+            elseif name == 'Api_qlpy.outbox' then
+--@ lua/api.lua:53-53
+M['Api_qlpy.outbox'] = M.Remote_outbox
             elseif name == 'Api_qlpy.repair' then
---@ lua/api.lua:55-55
+--@ lua/api.lua:57-57
 M['Api_qlpy.repair'] = M.Check_repair
             end
           end
@@ -11759,6 +12282,22 @@ function M.Check_job_fields(cx, jk)
   cx.n = cx.n + 1
   return redis.pcall('HMGET', jk, 'jid', 'state', 'queue', 'worker', 'expires', 'failure',
     'tags', 'throttles', 'key', 'grace', 'klass', 'ttl')
+end
+            elseif name == 'Check_dependency' then
+--@ lua/check.lua:336-349
+-- Job `jid` (hash `jk`) depends on job `d` of its own namespace.
+function M.Check_dependency(jid, jk, d, cx)
+  local st = M.Check_call(cx, 'HGET', 'ql:{@NAMESPACE@}:j:' .. d, 'state')
+  if not st then
+    M.Check_found(cx, 'dependency-gone', jk, d, 'depends on ' .. d .. ', which is gone',
+      'release the dependency')
+  elseif st == 'complete' then
+    M.Check_found(cx, 'dependency-complete', jk, d, 'depends on ' .. d ..
+      ', which is complete', 'release the dependency')
+  elseif M.Check_call(cx, 'SISMEMBER', 'ql:{@NAMESPACE@}:j:' .. d .. '-dependents', jid) == 0 then
+    M.Check_found(cx, 'dependency-one-sided', jk, d, 'depends on ' .. d .. ', whose ' ..
+      'dependents do not list it', 'add it to the dependents of ' .. d)
+  end
 end
             elseif name == 'Config_heartbeat' then
 --@ lua/config.lua:36-43
@@ -11984,7 +12523,7 @@ function M.Check_queue_facts(cx, queue)
   return qf
 end
             elseif name == 'Check_classify_in' then
---@ lua/check.lua:378-427
+--@ lua/check.lua:385-435
 -- Check.classify for a key under prefix `p` (`rest` follows it).
 function M.Check_classify_in(p, rest, kind)
   if p == 'ql:{@NAMESPACE@}:j:' then
@@ -11993,6 +12532,7 @@ function M.Check_classify_in(p, rest, kind)
     if jid and kind == 'list' then return { what = 'history', jid = jid } end
     jid = M.Check_ends(rest, '-dependencies')
     if jid and kind == 'set' then return { what = 'dependencies', jid = jid } end
+    if M.Check_ends(rest, '-released') and kind == 'set' then return { what = 'known' } end
     jid = M.Check_ends(rest, '-dependents')
     if jid and kind == 'set' then
       return { what = 'dependents', jid = jid, walk = 's', want = 'set' }
@@ -12153,14 +12693,14 @@ end
 -- (docs/protocol.md) are prefixed, so no qless name can clash.
 M['Api_qlpy.giveback'] = M.Job_giveback
             elseif name == 'Api_qlpy.put_many' then
---@ lua/api.lua:52-52
+--@ lua/api.lua:54-54
 M['Api_qlpy.put_many'] = M.Job_put_many
             end
           end
         else
           if name_len == 18 then
             if name == 'Check_queue_member' then
---@ lua/check.lua:532-560
+--@ lua/check.lua:541-569
 -- A member of a queue's set: a job of that queue (its state is checked from the job's
 -- side), for -expiring one that waits with a ttl, for -recur a template of the queue.
 function M.Check_queue_member(k, d, m, cx)
@@ -12191,7 +12731,7 @@ function M.Check_queue_member(k, d, m, cx)
   end
 end
             elseif name == 'Check_still_member' then
---@ lua/check.lua:656-660
+--@ lua/check.lua:665-669
 -- Whether `m` is still a member of `k` (a sorted set or a set, as `d` walks it).
 function M.Check_still_member(cx, k, d, m)
   if d.walk == 'z' then return M.Check_call(cx, 'ZSCORE', k, m) ~= false end
@@ -12276,7 +12816,7 @@ M['Api_throttle.locks'] = M.Throttle_locks
         if name_len < 20 then
           if name_len == 19 then
             if name == 'Check_failure_twice' then
---@ lua/check.lua:521-530
+--@ lua/check.lua:530-539
 -- A failure group's list names job `m` once: the group's count (`failed`) is the list's
 -- length. A walk (`at` its index) reports a job named twice or more at its second entry,
 -- so once; a list that moved meanwhile (a new failure pushed) may hide it from this walk.
@@ -12339,7 +12879,7 @@ function M.Check_zscan_noscores(cx, k, cursor, count)
   return r
 end
             elseif name == 'Job_expire_completed' then
---@ lua/job/complete.lua:148-168
+--@ lua/job/complete.lua:172-192
 -- P-EXPIRE-COMPLETED, in bounded batches: at most 100 jobs older than `jobs-history` and at
 -- most 100 beyond `jobs-history-count` per call (the reference deletes all at once).
 --@inline
@@ -12404,7 +12944,7 @@ M['Api_throttle.release'] = M.Throttle_release_cmd
         if name_len < 22 then
           if name_len == 21 then
             if name == 'Check_throttle_member' then
---@ lua/check.lua:562-578
+--@ lua/check.lua:571-587
 -- A member of a throttle's locks (a running job that names the throttle) or pending (a
 -- throttled one).
 function M.Check_throttle_member(k, d, m, cx)
@@ -12431,7 +12971,7 @@ M['Api_worker.deregister'] = M.Worker_deregister
           if name_len < 23 then
             if name_len == 22 then
               if name == 'Check_job_dependencies' then
---@ lua/check.lua:315-343
+--@ lua/check.lua:315-334
 -- Dependencies: each one is a job that exists, is not complete and lists this job among its
 -- dependents; a job in state depends has at least one, a job in another state none (asked
 -- by Check.settle, for all the step's jobs at once).
@@ -12448,29 +12988,24 @@ function M.Check_job_dependencies(jid, jk, state, cx)
       'release it: it becomes waiting (or scheduled)')
   end
   for _, d in ipairs(deps) do
-    local st = M.Check_call(cx, 'HGET', 'ql:{@NAMESPACE@}:j:' .. d, 'state')
-    if not st then
-      M.Check_found(cx, 'dependency-gone', jk, d, 'depends on ' .. d .. ', which is gone',
-        'release the dependency')
-    elseif st == 'complete' then
-      M.Check_found(cx, 'dependency-complete', jk, d, 'depends on ' .. d ..
-        ', which is complete', 'release the dependency')
-    elseif M.Check_call(cx, 'SISMEMBER', 'ql:{@NAMESPACE@}:j:' .. d .. '-dependents', jid) == 0 then
-      M.Check_found(cx, 'dependency-one-sided', jk, d, 'depends on ' .. d .. ', whose ' ..
-        'dependents do not list it', 'add it to the dependents of ' .. d)
-    end
+    -- A job of another namespace (lua/remote.lua) is that namespace's to check.
+    if not M.Remote_is(d) then M.Check_dependency(jid, jk, d, cx) end
   end
 end
               elseif name == 'Job_release_dependents' then
---@ lua/job/depends.lua:14-24
+--@ lua/job/depends.lua:31-45
 -- P-RELEASE-DEPENDENTS: jobs waiting only for `jid` become waiting (or scheduled).
 -- `dependents` is the members of its dependents set, read by the caller.
 function M.Job_release_dependents(now, jid, dependents)
   local dk = 'ql:{@NAMESPACE@}:j:' .. jid .. '-dependents'
   for _, d in ipairs(dependents) do
-    local depk = 'ql:{@NAMESPACE@}:j:' .. d .. '-dependencies'
-    rcall('SREM', depk, jid)
-    if rcall('SCARD', depk) == 0 then M.Job_unblock(now, d) end
+    if M.Remote_is(d) then
+      M.Remote_released(jid, d)
+    else
+      local depk = 'ql:{@NAMESPACE@}:j:' .. d .. '-dependencies'
+      rcall('SREM', depk, jid)
+      if rcall('SCARD', depk) == 0 then M.Job_unblock(now, d) end
+    end
   end
   if #dependents > 0 then rcall('DEL', dk) end
 end
@@ -12485,13 +13020,11 @@ M['Api_queue.throttle.set'] = M.Throttle_queue_set
           else
             if name_len == 23 then
               if name == 'Check_drop_dependencies' then
---@ lua/check.lua:856-863
+--@ lua/check.lua:865-870
 -- Job `jid` stops depending on anything: out of its dependencies' dependents, its set gone.
 function M.Check_drop_dependencies(jid)
   local depk = 'ql:{@NAMESPACE@}:j:' .. jid .. '-dependencies'
-  for _, b in ipairs(rcall('SMEMBERS', depk)) do
-    rcall('SREM', 'ql:{@NAMESPACE@}:j:' .. b .. '-dependents', jid)
-  end
+  for _, b in ipairs(rcall('SMEMBERS', depk)) do M.Job_unlink(jid, b) end
   rcall('DEL', depk)
 end
               end
@@ -12509,7 +13042,7 @@ setmetatable(M, M)
 --@ lua/api.lua:1-2
 -- The command table and the dispatcher (protocol 1.1). The build puts this file last.
 
---@ lua/api.lua:57-64
+--@ lua/api.lua:59-66
 -- Dispatch. The build has checked KEYS already (no key: the default namespace, `ql:`; one
 -- key: a namespace, whose prefix it is; see scripts/build_lua.py). The commands a worker
 -- sends for every job come first, as plain calls of their functions: those are --@inline,
@@ -12523,7 +13056,7 @@ if #A >= 2 then
     -- n - n is 0 for every finite number, and nan for nan and for +-inf.
     if n and n - n == 0 then do inl_1 = n break end end
     do inl_1 = nil break end
---@ lua/api.lua:64-69
+--@ lua/api.lua:66-71
   until true local now = inl_1
   local cmd, fast, result = A[1], true, nil
   if now == nil then
@@ -13168,7 +13701,7 @@ if #A >= 2 then
         do inl_35 = jid break end
 --@ lua/job/put.lua:47-47
       until true inl_2 = inl_35 break end
---@ lua/api.lua:69-71
+--@ lua/api.lua:71-73
     until true result = inl_2
   elseif cmd == 'pop' then
     local inl_43 repeat local now = now
@@ -14150,11 +14683,11 @@ if #A >= 2 then
         do inl_107 = '[' .. concat(parts, ',') .. ']' break end
 --@ lua/pop.lua:181-181
       until true inl_43 = inl_107 break end
---@ lua/api.lua:71-73
+--@ lua/api.lua:73-75
     until true result = inl_43
   elseif cmd == 'complete' then
     local inl_108 repeat local now = now
---@ lua/job/complete.lua:16-26
+--@ lua/job/complete.lua:20-30
       local jid, worker, queue, data = A[3], A[4], A[5], A[6]
       if jid == nil then error('Job(): no jid provided') end
       if worker == nil then error('Complete(): Arg "worker" missing') end
@@ -14162,7 +14695,7 @@ if #A >= 2 then
       if data ~= '{}' and decode(data) == false then
         error('Complete(): Arg "data" missing or not JSON: ' .. tostring(data))
       end
-      local nextq, delay, depends = nil, 0, nil
+      local nextq, delay, depends, handoff = nil, 0, nil, nil
       -- Options are read only when given (most completes have none: no table is made).
       if #A > 6 then
         local inl_109 repeat local first, last = 7, #A
@@ -14170,7 +14703,7 @@ if #A >= 2 then
           local opts = {}
           for i = first, last - 1, 2 do opts[A[i]] = A[i + 1] end
           do inl_109 = opts break end
---@ lua/job/complete.lua:26-29
+--@ lua/job/complete.lua:30-33
         until true local opts = inl_109
         nextq = opts.next
         if opts.delay ~= nil then
@@ -14180,7 +14713,7 @@ if #A >= 2 then
             -- n - n is 0 for every finite number, and nan for nan and for +-inf.
             if n and n - n == 0 then do inl_110 = n break end end
             do inl_110 = nil break end
---@ lua/job/complete.lua:29-84
+--@ lua/job/complete.lua:33-98
           until true delay = inl_110
           if delay == nil then error('assertion failed!') end
         end
@@ -14193,6 +14726,16 @@ if #A >= 2 then
         end
         if depends ~= nil and nextq == nil then
           error('Complete(): "depends" cannot be used without a "next".')
+        end
+        if opts.namespace ~= nil then
+          if nextq == nil then error('Complete(): "namespace" cannot be used without a "next".') end
+          local ns = opts.namespace
+          -- the shape of a prefix, `ql:` or `ql:{<name>}:` (key names are the prelude's alone)
+          if not (ns:match('^%l%l:$') or ns:match('^%l%l:{[^{}]+}:$')) then
+            error('Complete(): Arg "namespace" is not a namespace prefix: ' .. ns)
+          end
+          handoff = { p = opts.namespace, queue = nextq, delay = delay, depends = depends }
+          nextq, depends = nil, nil
         end
       end
       -- The priority is read only for a next queue (each field read scans the job's hash).
@@ -14239,13 +14782,13 @@ if #A >= 2 then
       local inl_111 repeat local t = now
 --@ lua/num.lua:14-14
        do inl_111 = format('%.20f', t) break end
---@ lua/job/complete.lua:84-85
+--@ lua/job/complete.lua:98-99
       until true local tstr = inl_111
       local inl_112 repeat local t, tstr = now, tstr
 --@ lua/num.lua:21-22
         if tstr and t >= 0 and t < 1e14 then do inl_112 = tstr:sub(1, -22) break end end
         do inl_112 = tostring(floor(t)) break end
---@ lua/job/complete.lua:85-86
+--@ lua/job/complete.lua:99-100
       until true local whole = inl_112
       repeat local jid, when, what_json, extra, legacy, whole = jid, now, '"done"', nil, f[4] or false, whole
 --@ lua/job/history.lua:36-42
@@ -14312,7 +14855,7 @@ if #A >= 2 then
           rcall('LPOP', hk)
           rcall('LPUSH', hk, first)
         end
---@ lua/job/complete.lua:86-87
+--@ lua/job/complete.lua:100-101
       until true
       repeat local queue, jid, exist = queue, jid, probe
 --@ lua/queue.lua:65-68
@@ -14320,7 +14863,7 @@ if #A >= 2 then
         rcall('ZREM', qk .. '-locks', jid)
         if not exist or exist % 2 == 1 then rcall('ZREM', qk .. '-work', jid) end
         if not exist or exist % 4 >= 2 then rcall('ZREM', qk .. '-scheduled', jid) end
---@ lua/job/complete.lua:87-88
+--@ lua/job/complete.lua:101-102
       until true
       repeat local now, kind, queue, v = now, 'run', queue, now - (tonumber(f[5]) or now)
 --@ lua/stats.lua:110-110
@@ -14389,7 +14932,7 @@ if #A >= 2 then
         elseif type(n) == 'table' then
           redis.pcall('HSET', fk, fine, '1')
         end
---@ lua/job/complete.lua:88-102
+--@ lua/job/complete.lua:102-116
       until true
       rcall('ZREM', 'ql:{@NAMESPACE@}:w:' .. worker .. ':jobs', jid)
       if special and rcall('ZSCORE', 'ql:{@NAMESPACE@}:tracked', jid) then
@@ -14469,13 +15012,13 @@ if #A >= 2 then
             rcall('LPOP', hk)
             rcall('LPUSH', hk, first)
           end
---@ lua/job/complete.lua:102-103
+--@ lua/job/complete.lua:116-117
         until true
         local inl_128 repeat local now, tstr = now, tstr
 --@ lua/num.lua:30-31
           if now >= 1 then do inl_128 = tstr break end end
           do inl_128 = now break end
---@ lua/job/complete.lua:103-131
+--@ lua/job/complete.lua:117-145
         until true local now_arg = inl_128
         rcall('ZADD', 'ql:{@NAMESPACE@}:queues', 'NX', now_arg, nextq)
         rcall('HSET', jk, 'data', data, 'time', tstr, 'state', 'waiting', 'worker', '',
@@ -14508,10 +15051,11 @@ if #A >= 2 then
 --@ lua/job/state.lua:7-8
           local score = priority - (t / 10000000000)  -- the work-set score (protocol 2.8)
           rcall('ZADD', 'ql:{@NAMESPACE@}:q:' .. queue .. '-work', score, jid)
---@ lua/job/complete.lua:131-138
+--@ lua/job/complete.lua:145-153
         until true
         do inl_108 = 'waiting' break end
       end
+      if handoff then M.Job_hand_off(jid, data, handoff) end
       rcall(PUB, 'ql:{@NAMESPACE@}:' .. 'log',
         '{"jid":' .. encode(jid) .. ',"event":"completed","queue":' .. encode(queue) .. '}')
       rcall('HSET', jk, 'data', data, 'time', tstr, 'state', 'complete', 'worker', '',
@@ -14520,11 +15064,11 @@ if #A >= 2 then
 --@ lua/num.lua:30-31
         if now >= 1 then do inl_129 = tstr break end end
         do inl_129 = now break end
---@ lua/job/complete.lua:138-140
+--@ lua/job/complete.lua:153-155
       until true local now_arg = inl_129
       rcall('ZADD', 'ql:{@NAMESPACE@}:completed', now_arg, jid)
       repeat local now = now
---@ lua/job/complete.lua:152-152
+--@ lua/job/complete.lua:176-176
         local inl_130 repeat local name, fallback = 'jobs-history', 604800
 --@ lua/config.lua:29-30
           if cfg == false then do inl_130 = fallback break end end
@@ -14550,7 +15094,7 @@ if #A >= 2 then
           until true local n = inl_132
           if n == nil then do inl_130 = fallback break end end
           do inl_130 = n break end
---@ lua/job/complete.lua:152-153
+--@ lua/job/complete.lua:176-177
         until true local age = inl_130
         local inl_133 repeat local name, fallback = 'jobs-history-count', 50000
 --@ lua/config.lua:29-30
@@ -14577,7 +15121,7 @@ if #A >= 2 then
           until true local n = inl_135
           if n == nil then do inl_133 = fallback break end end
           do inl_133 = n break end
---@ lua/job/complete.lua:153-167
+--@ lua/job/complete.lua:177-191
         until true local keep = inl_133
         keep = floor(keep)
         local old = rcall('ZRANGEBYSCORE', 'ql:{@NAMESPACE@}:completed', '0', now - age, 'LIMIT', '0', '100')
@@ -14593,14 +15137,14 @@ if #A >= 2 then
           for _, j in ipairs(rcall('ZRANGE', 'ql:{@NAMESPACE@}:completed', 0, excess - 1)) do M.Job_delete(j) end
           rcall('ZREMRANGEBYRANK', 'ql:{@NAMESPACE@}:completed', 0, excess - 1)
         end
---@ lua/job/complete.lua:140-145
+--@ lua/job/complete.lua:155-160
       until true
       if special then
         local dependents = rcall('SMEMBERS', dk)
         if #dependents > 0 then M.Job_release_dependents(now, jid, dependents) end
       end
       do inl_108 = 'complete' break end
---@ lua/api.lua:73-75
+--@ lua/api.lua:75-77
     until true result = inl_108
   elseif cmd == 'heartbeat' then
     local inl_136 repeat local now = now
@@ -14682,7 +15226,7 @@ if #A >= 2 then
       rcall('ZADD', 'ql:{@NAMESPACE@}:workers', now, worker)
       rcall('ZADD', 'ql:{@NAMESPACE@}:q:' .. queue .. '-locks', expires, jid)
       do inl_136 = expires break end
---@ lua/api.lua:75-77
+--@ lua/api.lua:77-79
     until true result = inl_136
   elseif cmd == 'fail' then
     local inl_143 repeat local now = now
@@ -14825,7 +15369,7 @@ if #A >= 2 then
 --@ lua/job/fail_retry.lua:38-39
       until true
       do inl_143 = jid break end
---@ lua/api.lua:77-79
+--@ lua/api.lua:79-81
     until true result = inl_143
   elseif cmd == 'retry' then
     local inl_151 repeat local now = now
@@ -15006,7 +15550,7 @@ if #A >= 2 then
         end
       end
       do inl_151 = floor(remaining) break end
---@ lua/api.lua:79-93
+--@ lua/api.lua:81-95
     until true result = inl_151
   else
     fast = false
@@ -15027,7 +15571,7 @@ local inl_160 repeat local v = A[2]
   -- n - n is 0 for every finite number, and nan for nan and for +-inf.
   if n and n - n == 0 then do inl_160 = n break end end
   do inl_160 = nil break end
---@ lua/api.lua:93-96
+--@ lua/api.lua:95-98
 until true local now = inl_160
 if now == nil then error('Arg "now" missing or not a number: nil') end
 local result = command(now)

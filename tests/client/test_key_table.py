@@ -42,6 +42,7 @@ CONSTANTS: dict[str, tuple[str, ...]] = {
     "THROTTLE_PREFIX": ("throttle",),
     "CHECK_SUMMARY": ("check",),
     "SHARDS": ("shards",),
+    "OUTBOX": ("outbox",),
 }
 # keys.THROTTLE_SETS, one field per suffix.
 THROTTLE_SETS = ("locks", "pending", "ready")
@@ -66,7 +67,8 @@ NOT_KEYS = {"THROTTLE_MAXIMUM", "concurrency_cap", "NAMESPACE_MAX", "namespace_p
 
 # Fields only the core reads and writes: no Python code names these keys.
 CORE_ONLY = {"history", "dependencies", "dependents", "tag", "failure_group", "stats",
-             "fine", "throttled", "order", "expiring"}
+             "fine", "throttled", "order", "expiring", "outbox_taken", "outbox_seq", "applied",
+             "released"}
 
 
 def key_table() -> dict[str, str]:
