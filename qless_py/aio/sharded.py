@@ -97,6 +97,11 @@ class AsyncShardedQueue:
         deps = list(depends) if depends is not None else None
         named = list(throttles) if throttles is not None else None
         shard, jid = self.client.shards.place(jid, key, deps or (), named or ())
+        away = sorted({self.client.shards.of(dep) for dep in deps or ()} - {shard})
+        if away:
+            raise ValueError(f"a job of namespace {self.client.shards.name!r} on shard {shard} "
+                             f"depends on jobs of shards {', '.join(map(str, away))}: the "
+                             "asyncio client waits within one shard (use the sync client)")
         await self.client.verify()
         result: str | None = await self.on(shard).put(
             klass, data, priority, tags, delay, retries, jid, deps, throttles=named, key=key,

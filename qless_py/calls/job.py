@@ -19,6 +19,7 @@ from typing import Any
 from qless_py import clock, codecs, handlers, keys
 from qless_py.calls.base import Call
 from qless_py.errors import JobNotFoundError, LockLostError, QlessConnectionError, QlessError
+from qless_py.keys import namespace_prefix
 
 
 @dataclass(frozen=True, slots=True)
@@ -281,9 +282,11 @@ class JobBase(BaseJob):
 
     # -- the holder's commands -------------------------------------------------------------
     def _complete_call(self, next: str | None, delay: float | None,
-                       depends: Iterable[str] | None) -> Call[str]:
-        if next is None and (delay is not None or depends is not None):
-            raise ValueError("delay and depends need next=<queue>")
+                       depends: Iterable[str] | None,
+                       namespace: str | bool | None = False) -> Call[str]:
+        if next is None and (delay is not None or depends is not None
+                             or namespace is not False):
+            raise ValueError("delay, depends and namespace need next=<queue>")
         args: list[Any] = [self.jid, self._as_worker or self.client.worker_name,
                            self.queue_name, self.encoded_data()]
         if next is not None:
@@ -292,13 +295,17 @@ class JobBase(BaseJob):
                 args += ["delay", delay]
             if depends is not None:
                 args += ["depends", json.dumps(list(depends))]
+            if namespace is not False:
+                # the next stage in another namespace (None: the default one), through the
+                # outbox (docs/protocol.md, "Across namespaces")
+                args += ["namespace", namespace_prefix(namespace)]  # type: ignore[arg-type]
 
         def completed(reply: Any) -> str:
             # a reply that is no reply (a benchmark binds calls to a pipeline): the usual one
             state = reply if isinstance(reply, str) else (
                 "complete" if next is None else "waiting")
             self._done(state)
-            if next is not None:
+            if next is not None and namespace is False:
                 self.queue_name = next
             return state
 

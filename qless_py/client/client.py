@@ -60,6 +60,7 @@ def _core_source(namespace: str | None) -> tuple[bytes, str]:
 
 
 _redis_lock = threading.Lock()
+_others_lock = threading.Lock()  # Client.other: job threads and a worker's relay share it
 
 
 class Queues:
@@ -229,6 +230,7 @@ class Client:
         self.config = Config(self)
         self.throttles = Throttles(self)
         self._events: Events | None = None
+        self._others: dict[str | None, Client] = {}
 
     @property
     def redis(self) -> redis.Redis:
@@ -295,6 +297,35 @@ class Client:
         where = str(self._endpoint) if self._endpoint is not None else "redis_client"
         return f"<qless_py.Client {where} as {self.worker_name}>"
 
+    def other(self, namespace: str | None) -> Client:
+        """A client like this one (server, settings, codec, worker name) of another
+        namespace (None: the default one), made on first use and closed with this one;
+        this client itself for its own namespace."""
+        if namespace == self.keys.namespace:
+            return self
+        with _others_lock:
+            return self._other(namespace)
+
+    def _other(self, namespace: str | None) -> Client:
+        if namespace not in self._others:
+            from qless_py.client.siblings import sibling_maker
+
+            make = sibling_maker(self, "a client made with redis_client= cannot reach "
+                                 "another namespace: its URL does not say where")
+            made = make(namespace)
+            if self.core.transport is not None:
+                made.core.go_direct(made.endpoint(), self.core.transport.spin)
+            self._others[namespace] = made
+        return self._others[namespace]
+
+    def relay(self, count: int = 100) -> int:
+        """Apply up to ``count`` messages of this namespace's outbox to the namespaces they
+        name (dependents released, hand-offs put; docs/protocol.md, "Across namespaces");
+        returns how many were applied. Workers do this by themselves."""
+        from qless_py.client.relay import Relay
+
+        return Relay(self.other).step(self, count=count)
+
     def track(self, jid: str) -> bool:
         """Track a job: its events are published and it shows in ``jobs.tracked()``."""
         return self.core.send(calls.track_call("track", jid))
@@ -334,6 +365,9 @@ class Client:
         """Stop the event listener and close the connection pool."""
         if self._events is not None:
             self._events.stop()
+        for other in self._others.values():
+            other.close()
+        self._others.clear()
         self.core.close()
         if self._redis is not None:
             self._redis.close()

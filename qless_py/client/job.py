@@ -79,13 +79,16 @@ class Job(JobBase):
 
     # -- the holder's commands -------------------------------------------------------------
     def complete(self, next: str | None = None, delay: float | None = None,
-                 depends: Iterable[str] | None = None) -> str:
+                 depends: Iterable[str] | None = None, *,
+                 namespace: str | bool | None = False) -> str:
         """Complete the job, or advance it to queue ``next``; returns the new state.
 
-        ``delay`` and ``depends`` need ``next``. Raises LockLostError if this worker no
-        longer holds the job.
+        ``delay`` and ``depends`` need ``next``. With ``namespace`` (None: the default
+        namespace) the next stage is queue ``next`` of that namespace: the job completes
+        here, and its next stage is put there, once, by a relay (docs/cluster.md, "Across
+        namespaces"). Raises LockLostError if this worker no longer holds the job.
         """
-        return self._hold(self._complete_call(next, delay, depends))
+        return self._hold(self._complete_call(next, delay, depends, namespace))
 
     def fail(self, group: str, message: str) -> str:
         """Fail the job into failure ``group``; returns the jid."""

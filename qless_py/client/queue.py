@@ -105,6 +105,14 @@ class Queue(QueueBase[Job]):
         ``unique=True`` an existing job that is not complete is left alone, and the reply
         is None.
         """
+        if depends is not None:
+            from qless_py.client.relay import RemoteJob, remote_depends
+
+            deps = list(depends)
+            if any(isinstance(dep, RemoteJob) for dep in deps):
+                jid = jid or new_jid()
+                deps = remote_depends(self.client, jid, deps)
+            depends = deps
         jid_or_none: str | None = self.client.core.send(self._put_call(
             klass, data, priority, tags, delay, retries, jid, depends, throttles, key, ttl,
             unique))

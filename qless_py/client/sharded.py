@@ -20,6 +20,7 @@ from qless_py.calls.check import DEFAULT_BUDGET, CheckReport, CheckSummary, Prog
 from qless_py.calls.queue import PUT_MANY_CHUNK, PutItem
 from qless_py.client.client import Client
 from qless_py.client.job import Job
+from qless_py.client.relay import Relay, RemoteJob
 from qless_py.client.sharded_views import (
     ShardedConfig,
     ShardedJobs,
@@ -74,7 +75,11 @@ class ShardedQueue:
         shard, jid = self.client.shards.place(jid, key, deps or (), named or ())
         self.client.verify()
         queue = self.on(shard)
-        result: str | None = queue.put(klass, data, priority, tags, delay, retries, jid, deps,
+        waits: list[Any] | None = deps
+        if deps:  # jobs of other shards are waited for across shards (lua/remote.lua)
+            waits = [dep if isinstance(dep, str) else RemoteJob(*dep)
+                     for dep in self.client.shards.local(shard, deps)]
+        result: str | None = queue.put(klass, data, priority, tags, delay, retries, jid, waits,
                                        throttles=throttles, key=key, ttl=ttl, unique=unique)
         return result
 
@@ -370,6 +375,12 @@ class ShardedClient:
             report.repaired += part.repaired
             report.keys += part.keys
         return report
+
+    def relay(self, count: int = 100) -> int:
+        """Apply up to ``count`` messages of every shard's outbox (see
+        :meth:`qless_py.Client.relay`); returns how many were applied."""
+        relay = Relay(self.clients[0].other)
+        return sum(relay.step(client, count=count) for client in self.clients)
 
     def unfail(self, group: str, queue: str, count: int = 25) -> int:
         """Move up to ``count`` of the oldest jobs of failure ``group`` into ``queue``,

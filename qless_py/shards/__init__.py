@@ -13,8 +13,9 @@ Everything here is arithmetic on names; nothing talks to a server:
   the count. A jid the client makes for a shard is a random one that lands there.
 - ``place`` chooses the shard of a new job: its jid's when one is given, else its ordering
   key's (so that the key's jobs keep their order), else its named throttles' (each named
-  throttle lives on one shard, so its maximum holds over the namespace), else its
-  dependencies' when they share a shard, else the next in turn.
+  throttle lives on one shard, so its maximum holds over the namespace), else beside most
+  of its dependencies, else the next in turn. Dependencies on other shards are waited for
+  across shards (lua/remote.lua).
 
 The count is recorded in the base namespace (``ql:{<name>}:shards``) by the first sharded
 client; ``qless_py.client.sharded`` compares every client's count with it.
@@ -28,6 +29,7 @@ import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Any
 
 from qless_py.connect.cluster import SLOTS, key_slot
 from qless_py.keys import NAMESPACE_MAX, Keys, check_count, namespace_prefix
@@ -118,16 +120,15 @@ class Shards:
 
     def place(self, jid: str | None = None, key: str | None = None,
               depends: Sequence[str] = (), throttles: Sequence[str] = ()) -> tuple[int, str]:
-        """The shard of a new job and its jid, or a ValueError in one line when the job
-        cannot live on one shard with what it needs there: its given jid, its ordering
-        key's jobs, its named throttles and its dependencies must all be on one shard."""
+        """The shard of a new job and its jid, or a ValueError in one line when its given
+        jid, its ordering key and its named throttles need different shards. Dependencies
+        on other shards are the caller's to register (``local``)."""
         needs: list[tuple[str, int]] = []
         if jid is not None:
             needs.append((f"jid {jid!r}", self.of(jid)))
         if key is not None:
             needs.append((f"ordering key {key!r}", key_shard(key, self.count)))
         needs += [(f"throttle {name!r}", self.throttle_shard(name)) for name in throttles]
-        wanted = {self.of(dep) for dep in depends}
         if needs:
             what, shard = needs[0]
             for other, there in needs[1:]:
@@ -136,15 +137,21 @@ class Shards:
                         f"{what} is on shard {shard} of namespace {self.name!r} and {other} "
                         f"on shard {there}: a job lives on one shard"
                         + (" (leave the jid to the client)" if jid is not None else ""))
-        elif len(wanted) == 1:
-            shard = next(iter(wanted))
+        elif depends:
+            # beside most of its dependencies: the fewest waited for across shards
+            counts: dict[int, int] = {}
+            for dep in depends:
+                counts[self.of(dep)] = counts.get(self.of(dep), 0) + 1
+            shard = max(sorted(counts), key=lambda s: counts[s])
         else:
             shard = next(self._turn) % self.count
-        if wanted - {shard}:
-            raise ValueError(f"a job of namespace {self.name!r} can depend only on jobs of "
-                             f"its own shard ({shard}); its dependencies are on shards "
-                             f"{', '.join(str(s) for s in sorted(wanted))}")
         return shard, jid if jid is not None else jid_on(shard, self.count)
+
+    def local(self, shard: int, depends: Sequence[str]) -> list[Any]:
+        """``depends`` of a job on ``shard``: its own shard's jids as they are, the others
+        as :class:`~qless_py.client.relay.RemoteJob`-like ``(namespace, jid)`` pairs."""
+        return [dep if self.of(dep) == shard else (self.names[self.of(dep)], dep)
+                for dep in depends]
 
     def by_shard(self, jids: Iterable[str]) -> dict[int, list[str]]:
         """``jids`` grouped by shard, each group in the order given."""

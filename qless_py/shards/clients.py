@@ -65,6 +65,12 @@ def put_spec(shards: Shards, items: Iterable[PutItem],
             spec.get("jid"), spec.get("key", shared_key),
             list(spec.get("depends") or ()) + shared_deps,
             list(spec.get("throttles") or ()) + shared_throttles)
+        away = sorted({shards.of(dep) for dep in list(spec.get("depends") or ()) + shared_deps}
+                      - {shard})
+        if away:
+            raise ValueError(f"put_many: a job of namespace {shards.name!r} on shard {shard} "
+                             f"depends on jobs of shards {', '.join(map(str, away))}: put it "
+                             "with put(), which waits across shards")
         spec["jid"] = jid
         placed.setdefault(shard, []).append((index, spec))
         count = index + 1

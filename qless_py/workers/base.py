@@ -41,6 +41,7 @@ from qless_py.workers.listeners import Listeners, Notices
 from qless_py.workers.lookout import Look
 from qless_py.workers.memory import warn_if_evicting
 from qless_py.workers.parts import Part, PartQueue, look_all, part_clients
+from qless_py.workers.relay import RelayThread
 from qless_py.workers.signals import NUDGE
 
 log = logging.getLogger("qless_py.worker")
@@ -285,7 +286,18 @@ class WorkerBase(Generic[J]):
         return self.listeners.first
 
     def _start_listener(self) -> None:
+        # the relay first: it hooks the listener's outbox notices (qless_py.workers.relay)
+        self.relay = RelayThread(self.parts)
+        self.relay.start()
         self.listeners.start(self.notices(), self.parts)
+
+    def _stop_relay(self) -> None:
+        """Stop the relay thread, then relay once more what the last settles queued."""
+        relay: RelayThread | None = getattr(self, "relay", None)
+        if relay is not None:
+            relay.stop()
+            for part in self.parts:
+                relay.drain(part)
 
     def _on_notice(self, part: Part[J], jid: str, event: str) -> None:
         """On the listener's thread: decide there (it may read the job), lose via ``_lose``."""

@@ -70,6 +70,7 @@ SLOT_CHECK = 5.0
 
 # What a write to a tracked key means.
 WORK, SLOTS, SCHEDULE, PAUSED, CONFIG = "work", "slots", "schedule", "paused", "config"
+OUTBOX = "outbox"  # a namespace's messages for others were written: its relay runs
 
 
 def _disjoint(prefixes: Collection[str]) -> list[str]:
@@ -94,6 +95,10 @@ class _Moved(Exception):
     again, to the node that serves it now."""
 
 
+def _nothing() -> None:
+    pass
+
+
 class Watched:
     """One namespace a listener hears: its key names, the transport of its plain reads
     (to its master), where the notices on its worker channel go (``on_notice(jid,
@@ -105,6 +110,8 @@ class Watched:
                  on_notice: Callable[[str, str], None]) -> None:
         self.names, self.transport, self.on_notice = names, transport, on_notice
         self.caps: dict[str, float] = {}
+        # a write to the namespace's outbox (messages for other namespaces): its relay
+        self.on_outbox: Callable[[], None] = _nothing
 
 
 class Listener:
@@ -257,6 +264,7 @@ class Listener:
         for watched in self._watched:
             names = watched.names
             meaning[names.paused.encode()] = (PAUSED, "", watched)
+            meaning[names.outbox.encode()] = (OUTBOX, "", watched)
             meaning[names.config.encode()] = (CONFIG, "", watched)
             for name in self._queues:
                 meaning[names.queue(name, keys.WORK).encode()] = (WORK, name, watched)
@@ -367,6 +375,10 @@ class Listener:
         else:
             meanings = [self._meaning[name] for name in names if name in self._meaning]
         kinds = {kind for kind, _, _ in meanings}
+        if OUTBOX in kinds:
+            for kind, _, watched in meanings:
+                if kind == OUTBOX and watched is not None:
+                    watched.on_outbox()
         if CONFIG in kinds:
             capped = [set(watched.caps) for watched in self._watched]
             self._read_caps()

@@ -12,7 +12,7 @@ import pytest
 import redis
 from freezegun import freeze_time
 
-from qless_py import Client, ShardedClient
+from qless_py import Client, QlessError, ShardedClient
 from qless_py.connect.cluster import SLOTS, key_slot
 from qless_py.keys import SHARDS_MAX, namespace_prefix
 from qless_py.shards import (
@@ -78,10 +78,9 @@ def test_placement_follows_jid_then_key_then_dependencies_then_turns() -> None:
 @pytest.mark.parametrize(("place", "phrase"), [
     (lambda s: s.place(jid=jid_on((key_shard("k", 4) + 1) % 4, 4), key="k"),
      "a job lives on one shard"),
-    (lambda s: s.place(depends=[jid_on(0, 4), jid_on(1, 4)]),
-     "can depend only on jobs of its own shard"),
-    (lambda s: s.place(jid=jid_on(0, 4), depends=[jid_on(1, 4)]),
-     "can depend only on jobs of its own shard"),
+    (lambda s: s.place(jid=jid_on(0, 4), key=next(
+        k for k in (f"k{n}" for n in range(100)) if key_shard(k, 4) != 0)),
+     "a job lives on one shard"),
 ])
 def test_a_job_that_cannot_live_on_one_shard_is_refused(place, phrase: str) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(ValueError, match=phrase) as info:
@@ -182,6 +181,39 @@ def test_a_dependent_goes_beside_its_dependencies(sharded: ShardedClient) -> Non
     assert sharded.jobs[second].state == "depends"  # type: ignore[union-attr]
     queue.pop().complete()  # type: ignore[union-attr]
     assert sharded.jobs[second].state == "waiting"  # type: ignore[union-attr]
+
+
+def test_a_dependent_on_other_shards_waits_until_the_relay_releases_it(
+        sharded: ShardedClient) -> None:
+    queue = sharded.queues["q"]
+    first, second = (queue.put("a.Job", {}, jid=jid_on(n, 4)) for n in (0, 1))
+    third = queue.put("a.Job", {}, depends=[first, second, jid_on(2, 4)])  # one is missing
+    assert sharded.shards.of(third) in (0, 1)
+    assert sharded.jobs[third].state == "depends"  # type: ignore[union-attr]
+    with pytest.raises(QlessError, match=f"is a dependency of {third} in namespace"):
+        sharded.jobs.cancel(first if sharded.shards.of(third) != 0 else second)
+    for job in queue.pop(2):
+        job.complete()
+    # one dependency is on the dependent's shard, released at once; the other's release
+    # waits in its shard's outbox until a relay applies it, once
+    assert sharded.jobs[third].state == "depends"  # type: ignore[union-attr]
+    assert sharded.relay() == 1
+    assert sharded.jobs[third].state == "waiting"  # type: ignore[union-attr]
+    assert sharded.relay() == 0
+    assert sharded.check().findings == []
+
+
+def test_a_cancelled_dependent_lets_its_remote_dependency_go(sharded: ShardedClient) -> None:
+    queue = sharded.queues["q"]
+    first = queue.put("a.Job", {}, jid=jid_on(0, 4))
+    waits = queue.put("a.Job", {}, jid=jid_on(1, 4), depends=[first])
+    with pytest.raises(QlessError, match="which must be canceled first"):
+        sharded.jobs.cancel(first)
+    sharded.jobs.cancel(waits)
+    assert sharded.relay() == 1  # the dependency forgets its dependent
+    assert sharded.jobs.cancel(first) == [first]
+    assert sharded.jobs[first] is None
+    assert sharded.check().findings == []
 
 
 def test_put_many_places_each_job_and_keeps_the_order_of_jids(

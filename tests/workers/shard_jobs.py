@@ -34,3 +34,17 @@ class RetriedOnce:
             job.retry()
             return
         job.client.redis.rpush(job.client.keys.prefix + ORDER + job.data["key"], job.jid)
+
+
+class HandOff:
+    """Sleeps ``data['work']`` seconds, then completes into queue ``data['next']`` of
+    namespace ``data['namespace']`` (through the outbox); there (or without ``next``),
+    completes."""
+
+    @staticmethod
+    def process(job: Any) -> None:
+        time.sleep(float(job.data.get("work", 0)))
+        if job.data.get("next") and job.client.keys.namespace != job.data["namespace"]:
+            job.complete(next=job.data["next"], namespace=job.data["namespace"])
+        else:
+            job.complete()

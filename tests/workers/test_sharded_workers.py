@@ -5,6 +5,7 @@ stops in one line."""
 
 from __future__ import annotations
 
+import os
 import signal
 from collections import Counter
 from collections.abc import Callable
@@ -13,15 +14,17 @@ from typing import Any
 
 import pytest
 
-from qless_py import ShardedClient
-from qless_py.connect.cluster import key_slot
+from qless_py import Client, ShardedClient
+from qless_py.client.relay import RemoteJob
+from qless_py.connect.cluster import key_slot, spread
 from qless_py.keys import namespace_prefix
 from qless_py.local_cluster import LocalCluster
 from qless_py.workers import Worker
 from qless_py.workers.aio import AsyncWorker
 from tests.conftest import flushed_cluster_url
 from tests.workers.conftest import CliWorker, wait_for
-from tests.workers.test_dropped_connections import STAGE
+from tests.workers.test_cluster_workers import _fail_over
+from tests.workers.test_dropped_connections import STAGE, steady
 
 Start = Callable[..., CliWorker]
 
@@ -179,3 +182,161 @@ def test_a_worker_given_a_sharded_client_serves_every_shard(server_url: str,
             worker_type(client, ["q"], namespaces=["billing"])  # type: ignore[arg-type]
     finally:
         client.close()
+
+
+def _slot(namespace: str) -> int:
+    return key_slot(namespace_prefix(namespace))
+
+
+def _children(pid: int) -> list[int]:
+    with open(f"/proc/{pid}/task/{pid}/children") as listed:
+        return [int(child) for child in listed.read().split()]
+
+
+def _history(client: ShardedClient, jids: list[str]) -> dict[str, list[dict[str, Any]]]:
+    return {job.jid: job.history for job in client.jobs.get(*jids)}
+
+
+def _when(history: list[dict[str, Any]], what: str) -> list[float]:
+    return [float(entry["when"]) for entry in history if entry["what"] == what]
+
+
+FAULTS = ["none", "kill -9", "relay dies before its ack", "failover", "drops"]
+
+
+@pytest.mark.parametrize("fault", FAULTS)
+def test_a_fan_in_across_six_shards_runs_each_job_once(
+        _clusters: Any, private_cluster: Callable[..., LocalCluster], cli_worker: Start,
+        fault: str, tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The demo's shape: files spread over 6 shards on 3 masters, a package job per 10
+    files (on other shards, mostly), a report waiting for every package; two worker
+    processes, while a fault strikes."""
+    if fault in ("failover", "drops"):
+        made = private_cluster("valkey", replicas=1 if fault == "failover" else 0)
+    else:
+        made = _clusters["valkey"]
+    # with a failover ahead, every write waits for a replica (docs/cluster.md)
+    wait = "&wait_replicas=1&wait_timeout=2" if fault == "failover" else ""
+    url = flushed_cluster_url(made, "billing") + wait
+    client = ShardedClient(url, shards=6, worker_name="producer")
+    monkeypatch.setenv("QLESS_RELAY_LEASE", "1")
+    if fault == "relay dies before its ack":
+        monkeypatch.setenv("QLESS_TEST_RELAY_CRASH", str(tmp_path / "relay-crashed"))
+    try:
+        stage = STAGE["threads"]
+        files = [[client.queues["files"].put(stage, {"work": 0.05}) for _ in range(10)]
+                 for _ in range(6)]
+        packages = [client.queues["packages"].put(stage, {"work": 0.02}, depends=group)
+                    for group in files]
+        report = client.queues["report"].put(stage, {"work": 0}, depends=packages)
+        spread_over = {client.shards.of(jid) for group in files for jid in group}
+        assert len(spread_over) == 6
+        worker = cli_worker("-q", "files", "-q", "packages", "-q", "report",
+                            "--processes", "2", "--threads", "2", "--url", url,
+                            "--shards", "6", "--interval", "1")
+        every = [jid for group in files for jid in group] + packages + [report]
+        if fault != "none":  # strike once some files are done
+            wait_for(lambda: len(steady(partial(client.jobs.complete, 0, 100))) >= 10,
+                     timeout=60, step=0.01)
+        if fault == "kill -9":
+            os.kill(_children(worker.proc.pid)[0], signal.SIGKILL)
+        elif fault == "failover":
+            hit = made.master_of(_slot(client.shards.names[0]))
+            _fail_over(made, hit)
+        elif fault == "drops":
+            for node in made.masters_now():
+                node.call("CLIENT", "KILL", "TYPE", "normal")
+        if fault != "none":
+            ended = steady(lambda: client.jobs[report])
+            assert ended is not None and ended.state != "complete", \
+                "the pipeline ended before the fault: lengthen it"
+        wait_for(lambda: steady(partial(_all_complete, client, every)), timeout=120, step=0.2)
+        # and every message was acknowledged (a dead relay's come back after their lease)
+        wait_for(lambda: steady(lambda: sum(int(c("qlpy.outbox", "length"))
+                                            for c in client.clients)) == 0,
+                 timeout=30, step=0.1)
+        worker.signal(signal.SIGTERM)
+        assert worker.wait(30) == 0
+        if fault == "relay dies before its ack":
+            assert "dying before the acknowledgement" in worker.log
+        history = _history(client, every)
+        # every job completed once, and every fan-in ran after all it waited for
+        assert {jid for jid in every if len(_when(history[jid], "done")) != 1} == set()
+        for group, package in zip(files, packages, strict=True):
+            assert min(_when(history[package], "popped")) >= \
+                max(_when(history[jid], "done")[0] for jid in group)
+        assert min(_when(history[report], "popped")) >= \
+            max(_when(history[jid], "done")[0] for jid in packages)
+        assert client.check().findings == []
+    finally:
+        client.close()
+
+
+@pytest.mark.parametrize("fault", FAULTS)
+def test_a_pipeline_across_two_namespaces_hands_each_job_over_once(
+        _clusters: Any, private_cluster: Callable[..., LocalCluster], cli_worker: Start,
+        fault: str, tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Stage 1 in namespace a, stage 2 in namespace b on another master (a hand-off per
+    job), and a report in b waiting for every stage-1 job of a; two worker processes
+    serving both, while a fault strikes."""
+    if fault in ("failover", "drops"):
+        made = private_cluster("valkey", replicas=1 if fault == "failover" else 0)
+    else:
+        made = _clusters["valkey"]
+    first, second = spread(made.slot_map(), 2)
+    assert made.master_of(_slot(first)) is not made.master_of(_slot(second))
+    flushed_cluster_url(made, first)
+    wait = "&wait_replicas=1&wait_timeout=2" if fault == "failover" else ""
+    a = Client(made.url(query=f"namespace={first}{wait}"), worker_name="producer")
+    b = a.other(second)
+    monkeypatch.setenv("QLESS_RELAY_LEASE", "1")
+    if fault == "relay dies before its ack":
+        monkeypatch.setenv("QLESS_TEST_RELAY_CRASH", str(tmp_path / "relay-crashed"))
+    try:
+        hand = "tests.workers.shard_jobs.HandOff"
+        jids = [a.queues["s1"].put(hand, {"work": 0.05, "next": "s2", "namespace": second})
+                for _ in range(40)]
+        waits: list[Any] = [RemoteJob(first, jid) for jid in jids]
+        report = b.queues["report"].put(hand, {}, depends=waits)
+        assert b.jobs[report].state == "depends"  # type: ignore[union-attr]
+        worker = cli_worker("-q", "s1", "-q", "s2", "-q", "report", "--processes", "2",
+                            "--threads", "2", "--url", made.url(query=wait[1:]),
+                            "--namespace", first, "--namespace", second, "--interval", "1")
+        if fault != "none":
+            wait_for(lambda: len(steady(partial(a.jobs.complete, 0, 100))) >= 10,
+                     timeout=60, step=0.01)
+        if fault == "kill -9":
+            os.kill(_children(worker.proc.pid)[0], signal.SIGKILL)
+        elif fault == "failover":
+            _fail_over(made, made.master_of(_slot(second)))
+        elif fault == "drops":
+            for node in made.masters_now():
+                node.call("CLIENT", "KILL", "TYPE", "normal")
+        if fault != "none":
+            ended = steady(lambda: b.jobs[report])
+            assert ended is not None and ended.state != "complete", \
+                "the pipeline ended before the fault: lengthen it"
+
+        def done() -> bool:
+            found = steady(partial(b.jobs.get, *jids, report))
+            return len(found) == len(jids) + 1 and all(j.state == "complete" for j in found)
+
+        wait_for(done, timeout=120, step=0.2)
+        wait_for(lambda: steady(lambda: a("qlpy.outbox", "length")
+                                + b("qlpy.outbox", "length")) == 0, timeout=30, step=0.1)
+        worker.signal(signal.SIGTERM)
+        assert worker.wait(30) == 0
+        if fault == "relay dies before its ack":
+            assert "dying before the acknowledgement" in worker.log
+        here = {job.jid: job.history for job in a.jobs.get(*jids)}
+        there = {job.jid: job.history for job in b.jobs.get(*jids, report)}
+        # each job completed once in a, was put once in b and completed once there
+        for jid in jids:
+            assert len(_when(here[jid], "done")) == 1, jid
+            assert len(_when(there[jid], "put")) == 1, jid
+            assert len(_when(there[jid], "done")) == 1, jid
+        assert min(_when(there[report], "popped")) >= \
+            max(_when(here[jid], "done")[0] for jid in jids)
+        assert a.check().findings == [] and b.check().findings == []
+    finally:
+        a.close()

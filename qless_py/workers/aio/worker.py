@@ -355,6 +355,7 @@ class AsyncWorker(WorkerBase[JobBase]):
             await asyncio.gather(*(self._give_back(job)
                                    for job in jobs[start:start + GIVE_BACK_AT_ONCE]))
         await loop.run_in_executor(self._chores, self.listeners.stop)
+        await loop.run_in_executor(self._chores, self._stop_relay)
         for part in self.parts:
             try:
                 await part.core.send(self._deregister_call())

@@ -246,6 +246,7 @@ class Worker(WorkerBase[Job]):
             except Exception as exc:
                 self._give_back_failed(job, exc)
         self.listeners.stop()
+        self._stop_relay()
         for part in self.parts:
             try:
                 part.client.core.send(self._deregister_call())

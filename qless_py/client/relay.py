@@ -1,0 +1,135 @@
+"""The relay: what one namespace owes others (its outbox, lua/remote.lua) applied to them.
+
+A step takes up to ``count`` messages from a namespace's outbox, each leased for ``lease``
+seconds, applies each to the namespace it names and acknowledges the ones applied. Every
+application is idempotent, so a relay that dies anywhere in a step loses nothing and
+repeats nothing: the messages it took come back when their lease runs out, and the
+second application of a message changes nothing (docs/protocol.md, "Across
+namespaces"). Workers run it (qless_py.workers.relay); ``Client.relay()`` runs one step
+by hand.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from qless_py.client.client import Client
+from qless_py.keys import Keys, namespace_of, namespace_prefix
+from qless_py.shards import shard_names, shard_of
+
+log = logging.getLogger("qless_py.relay")
+
+LEASE = 30.0  # seconds a taken message is the taker's before another relay may take it
+COUNT = 100  # messages per step
+
+ClientFor = Callable[[str | None], Client]
+
+
+@dataclass(frozen=True)
+class RemoteJob:
+    """Job ``jid`` of another namespace (None: the default one), as a dependency:
+    ``queue.put(..., depends=[RemoteJob("billing", jid)])``."""
+
+    namespace: str | None
+    jid: str
+
+
+def member(prefix: str, jid: str) -> str:
+    """The remote member naming job ``jid`` of the namespace whose key prefix is ``prefix``
+    (lua/remote.lua): byte 1, then JSON ``{"p", "jid"}``."""
+    return "\x01" + json.dumps({"p": prefix, "jid": jid}, separators=(",", ":"))
+
+
+def prefix_namespace(prefix: str) -> str | None:
+    """The namespace whose key prefix ``prefix`` is (None: the default namespace)."""
+    return namespace_of(prefix + "x")
+
+
+def remote_depends(client: Client, jid: str, depends: list[Any]) -> list[str]:
+    """``depends`` of a put of job ``jid`` by ``client``, each :class:`RemoteJob` registered
+    with its own namespace first: it becomes a remote member when it is to be waited for,
+    and is left out when it is complete or does not exist (as a local dependency would)."""
+    out: list[str] = []
+    for dep in depends:
+        if not isinstance(dep, RemoteJob):
+            out.append(dep)
+            continue
+        there = client.other(dep.namespace)
+        answer = there("qlpy.remote", "depend", dep.jid, member(client.keys.prefix, jid))
+        if answer == "pending":
+            out.append(member(namespace_prefix(dep.namespace), dep.jid))
+    return out
+
+
+class Relay:
+    """Applies namespaces' outboxes, with ``client_for(namespace)`` giving each namespace's
+    client (a namespace of several shards is found from its recorded count)."""
+
+    def __init__(self, client_for: ClientFor) -> None:
+        self.client_for = client_for
+        self._shards: dict[str | None, int] = {}
+
+    def step(self, source: Client, *, count: int = COUNT, lease: float = LEASE,
+             stop_before_ack: Callable[[], None] | None = None) -> int:
+        """Relay up to ``count`` messages of ``source``'s outbox; returns how many were
+        applied. A message whose namespace cannot be reached stays taken and comes back
+        after ``lease`` seconds. ``stop_before_ack`` is a test hook, called between the
+        applications and the acknowledgement."""
+        taken = source("qlpy.outbox", "take", lease, count)
+        done: list[str] = []
+        for raw in taken:
+            try:
+                self.apply(json.loads(raw))
+            except Exception as exc:  # its lease brings it back; the others go on
+                log.warning("relay: a message of namespace %s could not be applied yet "
+                            "(%s: %s); it is taken again in %gs", source.keys.namespace,
+                            type(exc).__name__, exc, lease)
+                continue
+            done.append(raw)
+        if stop_before_ack is not None and done:
+            stop_before_ack()
+        if done:
+            source("qlpy.outbox", "ack", *done)
+        return len(done)
+
+    def apply(self, message: dict[str, Any]) -> Any:
+        """Apply one message to the namespace it names; the reply of ``qlpy.remote``."""
+        op, prefix, jid = message["op"], message["p"], message["jid"]
+        target = self._target(prefix, jid, resolve=op == "put")
+        if op == "release":
+            return target("qlpy.remote", "release", jid, message["from"], message["dep"])
+        if op == "forget":
+            return target("qlpy.remote", "forget", jid, message["from"], message["dependent"])
+        if op == "put":
+            args: list[Any] = [message["id"], "", message["queue"], jid, message["klass"],
+                               message["data"], message.get("delay") or 0,
+                               "priority", message["priority"], "tags", message["tags"],
+                               "retries", message["retries"]]
+            if message.get("depends"):
+                args += ["depends", message["depends"]]
+            return target("qlpy.remote", "put", *args)
+        raise ValueError(f"unknown message {op!r}")
+
+    def _target(self, prefix: str, jid: str, *, resolve: bool) -> Client:
+        """The client of the namespace ``prefix`` names; for a hand-off (``resolve``) into
+        a sharded namespace, the client of ``jid``'s shard."""
+        namespace = prefix_namespace(prefix)
+        if resolve and namespace is not None:
+            count = self._count(namespace)
+            if count > 1:
+                namespace = shard_names(namespace, count)[shard_of(jid, count)]
+        return self.client_for(namespace)
+
+    def _count(self, namespace: str) -> int:
+        """The namespace's recorded number of shards (1 when none is recorded)."""
+        if namespace not in self._shards:
+            client = self.client_for(namespace)
+            raw = client.core.transport.call("GET", Keys(namespace).shards) \
+                if client.core.transport is not None else client.redis.get(
+                    Keys(namespace).shards)
+            self._shards[namespace] = int(raw) if raw else 1
+        return self._shards[namespace]
