@@ -12,6 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from qless_py.cli.common import format_time
+from qless_py.client.relay import shown
 from qless_py.stats import BIN_LABELS, human_seconds
 
 if TYPE_CHECKING:
@@ -39,8 +40,8 @@ def job_view(job: Job) -> RenderableType:
         ("retries left", f"{job.retries_left} of {job.original_retries}"),
         ("tracked", "yes" if job.tracked else "no"),
         ("tags", ", ".join(job.tags) or "-"),
-        ("depends on", ", ".join(job.dependencies) or "-"),
-        ("dependents", ", ".join(job.dependents) or "-"),
+        ("depends on", ", ".join(map(shown, job.dependencies)) or "-"),
+        ("dependents", ", ".join(map(shown, job.dependents)) or "-"),
     ]
     if job.spawned_from_jid:
         rows.append(("spawned from", job.spawned_from_jid))

@@ -44,6 +44,27 @@ def member(prefix: str, jid: str) -> str:
     return "\x01" + json.dumps({"p": prefix, "jid": jid}, separators=(",", ":"))
 
 
+def parse_member(text: str) -> RemoteJob | None:
+    """The job of another namespace a remote member names, or None for a plain jid."""
+    if not text.startswith("\x01"):
+        return None
+    try:
+        value = json.loads(text[1:])
+        return RemoteJob(prefix_namespace(str(value["p"])), str(value["jid"]))
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
+def shown(text: str) -> str:
+    """A member of a job's dependencies or dependents for a person: the jid, with
+    ``in namespace NAME`` for a job of another namespace (``(default)`` for the default)."""
+    remote = parse_member(text)
+    if remote is None:
+        return text
+    name = "(default)" if remote.namespace is None else remote.namespace
+    return f"{remote.jid} in namespace {name}"
+
+
 def prefix_namespace(prefix: str) -> str | None:
     """The namespace whose key prefix ``prefix`` is (None: the default namespace)."""
     return namespace_of(prefix + "x")

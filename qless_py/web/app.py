@@ -24,6 +24,8 @@ from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
 from qless_py import Client
+from qless_py.client.relay import parse_member
+from qless_py.client.relay import shown as shown_member
 from qless_py.client.siblings import ClientFor, without_namespace
 from qless_py.stats import human_seconds
 from qless_py.web import charts, data, pages
@@ -81,7 +83,8 @@ def _templates(site_globals: dict[str, Any], namespaces: Namespaces) -> Jinja2Te
         trim_blocks=True, lstrip_blocks=True,
     )
     env.filters.update(when=_when, human=human_seconds, pretty=pages.pretty_json,
-                       summary=_summary, shown=shown)
+                       summary=_summary, shown=shown, remote=parse_member,
+                       member=shown_member)
     env.globals.update(site_globals, timing_chart=charts.timing_chart,
                        states=data.QUEUE_STATES)
 

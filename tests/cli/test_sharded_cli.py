@@ -74,3 +74,12 @@ def test_bad_shard_settings_are_usage_errors(run: Run) -> None:
     assert "invalid shard count 65" in run.error("--namespace", "b", "--shards", "65",
                                                  "queues")
     run("--namespace", "b", "--shards", "0", "queues", code=2)
+
+
+def test_a_job_waiting_on_another_shard_says_which(run: Run, sharded: ShardedClient) -> None:
+    first = sharded.queues["q"].put("a.Job", {}, jid=jid_on(0, 4))
+    second = sharded.queues["q"].put("a.Job", {}, jid=jid_on(1, 4), depends=[first])
+    shown = run(*SHARDED, "job", second).stdout
+    assert f"{first} in namespace {sharded.shards.names[0]}" in shown
+    assert f"{second} in namespace {sharded.shards.names[1]}" in run(*SHARDED, "job",
+                                                                      first).stdout

@@ -78,3 +78,12 @@ def test_actions_reach_the_shard_of_their_subject(sharded: ShardedClient,
     assert sharded.jobs.failed() == {}
     assert sharded_web.act("/api/queues/q/pause").status_code == 200
     assert sharded.queues["q"].paused
+
+
+def test_a_job_page_names_the_namespace_of_a_remote_dependency(sharded: ShardedClient,
+                                                               sharded_web: Web) -> None:
+    first = sharded.queues["q"].put("app.Job", {}, jid=jid_on(0, 4))
+    second = sharded.queues["q"].put("app.Job", {}, jid=jid_on(1, 4), depends=[first])
+    page = sharded_web.html(f"/jobs/{second}")
+    assert f"{first} in namespace {sharded.shards.names[0]}" in page
+    assert f"Stop depending on {first} in namespace {sharded.shards.names[0]}" in page
