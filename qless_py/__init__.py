@@ -8,6 +8,7 @@ from qless_py.client.events import Events
 from qless_py.client.job import Failure, Job, retry
 from qless_py.client.queue import Queue
 from qless_py.client.recurring import RecurringJob
+from qless_py.client.relay import RemoteJob
 from qless_py.client.sharded import ShardedClient
 from qless_py.client.throttles import Throttle
 from qless_py.errors import (
@@ -51,6 +52,7 @@ __all__ = [
     "Queue",
     "QueueStats",
     "RecurringJob",
+    "RemoteJob",
     "ShardedClient",
     "Throttle",
     "TimingStats",

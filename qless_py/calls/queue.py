@@ -74,7 +74,11 @@ def put_options(priority: float | None, tags: Iterable[str] | None, retries: int
     if depends is not None:
         if isinstance(depends, str):
             raise TypeError("depends must be a list of jids, not a string")
-        opts += ["depends", json.dumps(list(depends))]
+        listed = list(depends)
+        if not all(isinstance(dep, str) for dep in listed):
+            raise TypeError("depends must be jids; a job of another namespace (RemoteJob) "
+                            "is waited for by the sync client's queue.put only")
+        opts += ["depends", json.dumps(listed)]
     return opts
 
 
