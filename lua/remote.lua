@@ -67,6 +67,8 @@ end
 -- waits, or is scheduled), "waiting" (other dependencies remain), "already" (done before)
 -- or "early" (no such job yet: kept for a day, and a put that names the dependency
 -- skips it).
+-- qlpy.remote <now> releases <jid> <prefix> <dep> [<jid> <prefix> <dep>...]: several
+-- releases in one call (a relay's batch). Reply: each one's reply, in order.
 -- qlpy.remote <now> forget <jid> <prefix> <dependent>: job <dependent> of namespace
 -- <prefix> no longer waits for <jid>. Reply: 1 if it was recorded, else 0.
 -- qlpy.remote <now> put <id> <worker> <queue> <jid> <klass> <data> <delay> [options...]:
@@ -77,6 +79,15 @@ end
 function Remote.call(now)
   local action = A[3]
   if action == 'put' then return Remote.put(now) end
+  if action == 'releases' then
+    local n = #A - 3
+    if n < 3 or n % 3 ~= 0 then
+      error('Remote(): "releases" takes <jid> <prefix> <dep> triplets')
+    end
+    local out = {}
+    for i = 4, #A, 3 do out[#out + 1] = Remote.release(now, A[i], A[i + 1], A[i + 2]) end
+    return out
+  end
   local jid, a, b = A[4], A[5], A[6]
   if action == nil then error('Remote(): Arg "action" missing') end
   if jid == nil then error('Remote(): Arg "jid" missing') end

@@ -7796,6 +7796,17 @@ local PUB = (redis.REDIS_VERSION_NUM or 0) >= 0x070000 and 'SPUBLISH' or 'PUBLIS
 
 
 
+
+
+
+
+
+
+
+
+
+
+
 --@ lua/prelude.lua:1-56
 -- qless_py Lua core: the shared locals every file uses. Built into one script by
 -- scripts/build_lua.py (read its docstring for what the build does to these sources).
@@ -9490,7 +9501,7 @@ function M.Queue_jobs(now)
   return rcall('ZRANGE', 'ql:{@NAMESPACE@}:q:' .. queue .. '-throttled', offset, last)
 end
             elseif name == 'Remote_put' then
---@ lua/remote.lua:130-144
+--@ lua/remote.lua:141-155
 function M.Remote_put(now)
   local id = A[4]
   if id == nil then error('Remote(): Arg "id" missing') end
@@ -9990,7 +10001,7 @@ function M.Remote_find(set, p, dep)
   return nil
 end
             elseif name == 'Remote_call' then
---@ lua/remote.lua:61-105
+--@ lua/remote.lua:61-116
 -- qlpy.remote <now> depend <jid> <member>: job <jid> (here) gets a dependent of another
 -- namespace, `member` (remote form). Reply: "pending" (recorded: <jid> tells it when it
 -- completes), "complete" (nothing to wait for) or "missing" (no such job: as within a
@@ -10000,6 +10011,8 @@ end
 -- waits, or is scheduled), "waiting" (other dependencies remain), "already" (done before)
 -- or "early" (no such job yet: kept for a day, and a put that names the dependency
 -- skips it).
+-- qlpy.remote <now> releases <jid> <prefix> <dep> [<jid> <prefix> <dep>...]: several
+-- releases in one call (a relay's batch). Reply: each one's reply, in order.
 -- qlpy.remote <now> forget <jid> <prefix> <dependent>: job <dependent> of namespace
 -- <prefix> no longer waits for <jid>. Reply: 1 if it was recorded, else 0.
 -- qlpy.remote <now> put <id> <worker> <queue> <jid> <klass> <data> <delay> [options...]:
@@ -10010,6 +10023,15 @@ end
 function M.Remote_call(now)
   local action = A[3]
   if action == 'put' then return M.Remote_put(now) end
+  if action == 'releases' then
+    local n = #A - 3
+    if n < 3 or n % 3 ~= 0 then
+      error('Remote(): "releases" takes <jid> <prefix> <dep> triplets')
+    end
+    local out = {}
+    for i = 4, #A, 3 do out[#out + 1] = M.Remote_release(now, A[i], A[i + 1], A[i + 2]) end
+    return out
+  end
   local jid, a, b = A[4], A[5], A[6]
   if action == nil then error('Remote(): Arg "action" missing') end
   if jid == nil then error('Remote(): Arg "jid" missing') end
@@ -10828,7 +10850,7 @@ function M.Remote_parse(member)
   return v.p, v.jid
 end
             elseif name == 'Remote_early' then
---@ lua/remote.lua:124-128
+--@ lua/remote.lua:135-139
 -- Whether a put may skip remote dependency `member` of job `jid`: its release came first.
 function M.Remote_early(jid, member)
   local p, dep = M.Remote_parse(member)
@@ -11466,7 +11488,7 @@ function M.Remote_forget(jid, member)
   if p then M.Remote_send({ op = 'forget', p = p, jid = dep, dependent = jid }) end
 end
             elseif name == 'Remote_outbox' then
---@ lua/remote.lua:146-179
+--@ lua/remote.lua:157-190
 -- qlpy.outbox <now> take <lease> <count>: up to <count> messages to relay, each leased for
 -- <lease> seconds: first those whose lease ran out (their relay died), then new ones.
 -- Reply: the messages (JSON texts). qlpy.outbox <now> ack <message>...: the messages were
@@ -11879,7 +11901,7 @@ function M.Queue_page_arg(v, default, msg)
   return floor(n)
 end
             elseif name == 'Remote_release' then
---@ lua/remote.lua:107-122
+--@ lua/remote.lua:118-133
 function M.Remote_release(now, jid, p, dep)
   local st = rcall('HGET', 'ql:{@NAMESPACE@}:j:' .. jid, 'state')
   if not st then

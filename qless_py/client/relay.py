@@ -15,6 +15,7 @@ import json
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from qless_py.client.client import Client
@@ -102,20 +103,38 @@ class Relay:
         applications and the acknowledgement."""
         taken = source("qlpy.outbox", "take", lease, count)
         done: list[str] = []
+        # releases go to each namespace in one call; the rest one message at a time
+        releases: dict[str | None, list[tuple[str, dict[str, Any]]]] = {}
         for raw in taken:
-            try:
-                self.apply(json.loads(raw))
-            except Exception as exc:  # its lease brings it back; the others go on
-                log.warning("relay: a message of namespace %s could not be applied yet "
-                            "(%s: %s); it is taken again in %gs", source.keys.namespace,
-                            type(exc).__name__, exc, lease)
+            message = json.loads(raw)
+            if message["op"] == "release":
+                releases.setdefault(prefix_namespace(message["p"]), []).append((raw, message))
                 continue
-            done.append(raw)
+            if self._applied(source, lease, partial(self.apply, message)):
+                done.append(raw)
+        for namespace, batch in releases.items():
+            args = [arg for _, m in batch for arg in (m["jid"], m["from"], m["dep"])]
+            if self._applied(source, lease, partial(self.client_for(namespace), "qlpy.remote",
+                                                    "releases", *args)):
+                done += [raw for raw, _ in batch]
         if stop_before_ack is not None and done:
             stop_before_ack()
         if done:
             source("qlpy.outbox", "ack", *done)
         return len(done)
+
+    @staticmethod
+    def _applied(source: Client, lease: float, apply: Callable[[], Any]) -> bool:
+        """Whether ``apply`` ran; a failure is logged, and its messages come back after
+        their lease."""
+        try:
+            apply()
+        except Exception as exc:
+            log.warning("relay: messages of namespace %s could not be applied yet (%s: %s); "
+                        "they are taken again in %gs", source.keys.namespace,
+                        type(exc).__name__, exc, lease)
+            return False
+        return True
 
     def apply(self, message: dict[str, Any]) -> Any:
         """Apply one message to the namespace it names; the reply of ``qlpy.remote``."""
