@@ -41,9 +41,10 @@ def _all_complete(client: ShardedClient, jids: list[str]) -> bool:
         len(client.jobs.get(*jids)) == len(jids)
 
 
+@pytest.mark.parametrize("server", ["valkey", "redis"])
 def test_two_workers_serve_every_shard_and_each_master_does_a_third(
-        _clusters: Any, cli_worker: Start) -> None:
-    made: LocalCluster = _clusters["valkey"]
+        _clusters: Any, cli_worker: Start, server: str) -> None:
+    made: LocalCluster = _clusters[server]
     url = flushed_cluster_url(made, "billing")
     client = ShardedClient(url, shards=6, worker_name="producer")
     try:
@@ -201,20 +202,25 @@ def _when(history: list[dict[str, Any]], what: str) -> list[float]:
     return [float(entry["when"]) for entry in history if entry["what"] == what]
 
 
-FAULTS = ["none", "kill -9", "relay dies before its ack", "failover", "drops"]
+# each fault on one of the two cluster legs, both legs for each test (a cluster takes
+# seconds to start, and the suite's time is bounded)
+FAN_IN = [("valkey", "none"), ("redis", "none"), ("valkey", "kill -9"),
+          ("redis", "relay dies before its ack"), ("redis", "failover"), ("valkey", "drops")]
+PIPELINE = [("redis", "none"), ("valkey", "relay dies before its ack"), ("redis", "kill -9"),
+            ("valkey", "failover"), ("redis", "drops")]
 
 
-@pytest.mark.parametrize("fault", FAULTS)
+@pytest.mark.parametrize(("server", "fault"), FAN_IN)
 def test_a_fan_in_across_six_shards_runs_each_job_once(
         _clusters: Any, private_cluster: Callable[..., LocalCluster], cli_worker: Start,
-        fault: str, tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+        server: str, fault: str, tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """The demo's shape: files spread over 6 shards on 3 masters, a package job per 10
     files (on other shards, mostly), a report waiting for every package; two worker
     processes, while a fault strikes."""
     if fault in ("failover", "drops"):
-        made = private_cluster("valkey", replicas=1 if fault == "failover" else 0)
+        made = private_cluster(server, replicas=1 if fault == "failover" else 0)
     else:
-        made = _clusters["valkey"]
+        made = _clusters[server]
     # with a failover ahead, every write waits for a replica (docs/cluster.md)
     wait = "&wait_replicas=1&wait_timeout=2" if fault == "failover" else ""
     url = flushed_cluster_url(made, "billing") + wait
@@ -272,17 +278,17 @@ def test_a_fan_in_across_six_shards_runs_each_job_once(
         client.close()
 
 
-@pytest.mark.parametrize("fault", FAULTS)
+@pytest.mark.parametrize(("server", "fault"), PIPELINE)
 def test_a_pipeline_across_two_namespaces_hands_each_job_over_once(
         _clusters: Any, private_cluster: Callable[..., LocalCluster], cli_worker: Start,
-        fault: str, tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+        server: str, fault: str, tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """Stage 1 in namespace a, stage 2 in namespace b on another master (a hand-off per
     job), and a report in b waiting for every stage-1 job of a; two worker processes
     serving both, while a fault strikes."""
     if fault in ("failover", "drops"):
-        made = private_cluster("valkey", replicas=1 if fault == "failover" else 0)
+        made = private_cluster(server, replicas=1 if fault == "failover" else 0)
     else:
-        made = _clusters["valkey"]
+        made = _clusters[server]
     first, second = spread(made.slot_map(), 2)
     assert made.master_of(_slot(first)) is not made.master_of(_slot(second))
     flushed_cluster_url(made, first)
