@@ -53,9 +53,11 @@ class Job(JobBase):
 
     # -- the holder's commands -------------------------------------------------------------
     async def complete(self, next: str | None = None, delay: float | None = None,
-                       depends: Iterable[str] | None = None) -> str:
-        """Complete the job, or advance it to queue ``next``; returns the new state."""
-        return await self._hold(self._complete_call(next, delay, depends))
+                       depends: Iterable[str] | None = None, *,
+                       namespace: str | bool | None = False) -> str:
+        """Complete the job, or advance it to queue ``next`` (of another namespace with
+        ``namespace``, as :meth:`qless_py.Job.complete`); returns the new state."""
+        return await self._hold(self._complete_call(next, delay, depends, namespace))
 
     async def fail(self, group: str, message: str) -> str:
         """Fail the job into failure ``group``; returns the jid."""

@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator
 import pytest
 import pytest_asyncio
 
-from qless_py import ShardedClient
+from qless_py import Client, ShardedClient
 from qless_py.aio import AsyncClient, AsyncShardedClient
 from qless_py.shards import ShardsMismatch, jid_on, key_shard
 
@@ -71,3 +71,17 @@ async def test_it_shares_the_count_and_the_placement_with_the_sync_client(
     made = AsyncClient(server_url, namespace="billing", shards=4)
     assert isinstance(made, AsyncShardedClient) and made.shards.count == 4
     await made.close()
+
+
+async def test_an_async_job_hands_off_to_another_namespace(server_url: str,
+                                                           _loop_check: None) -> None:
+    async with AsyncClient(server_url, namespace="a", worker_name="w") as a:
+        jid = await a.queues["q"].put("x.Job", {"n": 1})
+        job = await a.queues["q"].pop()
+        assert job is not None
+        assert await job.complete(next="q2", namespace="b") == "complete"
+        assert job.queue_name == "q"  # it stays (complete) in a; b gets its next stage
+    with Client(server_url, namespace="a") as sync:  # what a worker's relay does
+        assert sync.relay() == 1
+        moved = sync.other("b").jobs[jid]
+        assert moved is not None and moved.queue_name == "q2" and moved.data == {"n": 1}

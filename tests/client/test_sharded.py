@@ -13,6 +13,7 @@ import redis
 from freezegun import freeze_time
 
 from qless_py import Client, QlessError, ShardedClient
+from qless_py.client.relay import member
 from qless_py.connect.cluster import SLOTS, key_slot
 from qless_py.keys import SHARDS_MAX, namespace_prefix
 from qless_py.shards import (
@@ -349,3 +350,21 @@ def test_unique_puts_stay_unique_over_the_shards(sharded: ShardedClient) -> None
     assert queue.put("a.Job", {}, jid="order-1", unique=True) == "order-1"
     assert queue.put("a.Job", {}, jid="order-1", unique=True) is None
     assert len(queue) == 1
+
+
+def test_a_failed_or_missing_remote_dependency_behaves_as_within_a_namespace(
+        sharded: ShardedClient) -> None:
+    queue = sharded.queues["q"]
+    breaks = queue.put("a.Job", {}, jid=jid_on(0, 4))
+    waits = queue.put("a.Job", {}, jid=jid_on(1, 4), depends=[breaks, jid_on(2, 4)])
+    assert sharded.jobs[waits].dependencies == [  # type: ignore[union-attr]
+        member(sharded.clients[0].keys.prefix, breaks)]  # the missing one is not waited for
+    job = queue.pop()
+    assert job is not None and job.jid == breaks
+    job.fail("boom", "it broke")
+    assert sharded.relay() == 0  # a failure tells nobody: the dependent keeps waiting
+    assert sharded.jobs[waits].state == "depends"  # type: ignore[union-attr]
+    sharded.jobs.retry_group("boom")
+    queue.pop().complete()  # type: ignore[union-attr]
+    assert sharded.relay() == 1
+    assert sharded.jobs[waits].state == "waiting"  # type: ignore[union-attr]
