@@ -2,13 +2,13 @@
 
 from qless_py import clock
 from qless_py.calls.check import CheckReport, Finding
+from qless_py.calls.remote import RemoteJob
 from qless_py.client.client import Client
 from qless_py.client.config import Config
 from qless_py.client.events import Events
 from qless_py.client.job import Failure, Job, retry
 from qless_py.client.queue import Queue
 from qless_py.client.recurring import RecurringJob
-from qless_py.client.relay import RemoteJob
 from qless_py.client.sharded import ShardedClient
 from qless_py.client.throttles import Throttle
 from qless_py.errors import (

@@ -43,7 +43,7 @@ from qless_py.calls.failures import (
 from qless_py.calls.reads import Reads
 from qless_py.connect.aio_redis_clients import endpoint_of, make_async_redis
 from qless_py.connect.drive import drive
-from qless_py.connect.endpoint import Endpoint, resolve_url, url_shards
+from qless_py.connect.endpoint import Endpoint, resolve_url, url_shards, without_option
 from qless_py.connect.wire import Arg
 from qless_py.keys import Keys
 from qless_py.stats import QueueStats
@@ -180,6 +180,13 @@ class AsyncClient:
         name = worker_name or hostname
         self.worker_name: str = name or f"{socket.gethostname()}-{os.getpid()}"
         self.socket_timeout = socket_timeout
+        # what another namespace's client (other()) is made with, besides the URL
+        self._settings: dict[str, Any] = {
+            "worker_name": self.worker_name, "codec": codec, "socket_timeout": socket_timeout,
+            "client_name": client_name, "ssl_ca_certs": ssl_ca_certs,
+            "ssl_certfile": ssl_certfile, "ssl_keyfile": ssl_keyfile,
+            "ssl_cert_reqs": ssl_cert_reqs, "ssl_check_hostname": ssl_check_hostname}
+        self._others: dict[str | None, AsyncClient] = {}
         self._redis: redis.asyncio.Redis | None = redis_client
         self._made_redis = False
         self._endpoint: Endpoint | None = None
@@ -287,8 +294,24 @@ class AsyncClient:
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
 
+    def other(self, namespace: str | None) -> AsyncClient:
+        """A client like this one of another namespace (None: the default one), made on
+        first use and closed with this one; this client itself for its own namespace."""
+        if namespace == self.keys.namespace:
+            return self
+        if namespace not in self._others:
+            if self._endpoint is None:
+                raise ValueError("a client made with redis_client= cannot reach another "
+                                 "namespace: its URL does not say where")
+            self._others[namespace] = AsyncClient(without_option(self.url, "namespace"),
+                                                  namespace=namespace, **self._settings)
+        return self._others[namespace]
+
     async def close(self) -> None:
         """Stop the event listener and close the connection pool."""
+        for other in self._others.values():
+            await other.close()
+        self._others.clear()
         if self._events is not None:
             await self._events.stop()
         if self._redis is not None:

@@ -10,7 +10,9 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 from qless_py.aio.job import Job
 from qless_py.aio.throttles import Throttle
 from qless_py.calls import reads
-from qless_py.calls.queue import PutItem, QueueBase, QueueJobsBase
+from qless_py.calls.queue import PutItem, QueueBase, QueueJobsBase, new_jid
+from qless_py.calls.remote import RemoteJob, member
+from qless_py.keys import namespace_prefix
 from qless_py.stats import QueueStats
 
 if TYPE_CHECKING:
@@ -72,27 +74,48 @@ class Queue(QueueBase[Job]):
     async def put(self, klass: type | str, data: Any, priority: float | None = ...,
                   tags: Iterable[str] | None = ..., delay: float = ...,
                   retries: int | None = ..., jid: str | None = ...,
-                  depends: Iterable[str] | None = ..., *,
+                  depends: Iterable[str | RemoteJob] | None = ..., *,
                   throttles: Iterable[str] | None = ..., key: str | None = ...,
                   ttl: float | None = ..., unique: Literal[False] = ...) -> str: ...
     @overload
     async def put(self, klass: type | str, data: Any, priority: float | None = ...,
                   tags: Iterable[str] | None = ..., delay: float = ...,
                   retries: int | None = ..., jid: str | None = ...,
-                  depends: Iterable[str] | None = ..., *,
+                  depends: Iterable[str | RemoteJob] | None = ..., *,
                   throttles: Iterable[str] | None = ..., key: str | None = ...,
                   ttl: float | None = ..., unique: bool) -> str | None: ...
 
     async def put(self, klass: type | str, data: Any, priority: float | None = None,
                   tags: Iterable[str] | None = None, delay: float = 0,
                   retries: int | None = None, jid: str | None = None,
-                  depends: Iterable[str] | None = None, *,
+                  depends: Iterable[str | RemoteJob] | None = None, *,
                   throttles: Iterable[str] | None = None, key: str | None = None,
                   ttl: float | None = None, unique: bool = False) -> str | None:
         """Put a job (or move an existing jid here); returns the jid (see ``Queue.put``)."""
+        if depends is not None:
+            deps: list[Any] = list(depends)
+            if any(isinstance(dep, RemoteJob) for dep in deps):
+                jid = jid or new_jid()
+                deps = await self._remote_depends(jid, deps)
+            depends = deps
         return await self.client.core.send(self._put_call(
             klass, data, priority, tags, delay, retries, jid, depends, throttles, key, ttl,
             unique))
+
+    async def _remote_depends(self, jid: str, depends: list[Any]) -> list[str]:
+        """As the sync client's ``remote_depends``: each RemoteJob registered with its own
+        namespace first, then waited for unless it is complete or missing there."""
+        out: list[str] = []
+        for dep in depends:
+            if not isinstance(dep, RemoteJob):
+                out.append(dep)
+                continue
+            there = self.client.other(dep.namespace)
+            answer = await there("qlpy.remote", "depend", dep.jid,
+                                 member(self.client.keys.prefix, jid))
+            if answer == "pending":
+                out.append(member(namespace_prefix(dep.namespace), dep.jid))
+        return out
 
     @overload
     async def put_many(self, items: Iterable[PutItem], *, priority: float | None = ...,

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Iterable
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar, overload
 
 from qless_py.aio.client import AsyncClient
 from qless_py.aio.job import Job
@@ -16,6 +16,7 @@ from qless_py.aio.throttles import Throttle
 from qless_py.calls.check import DEFAULT_BUDGET, CheckReport, Progress
 from qless_py.calls.failures import DEFAULT_BATCH, GroupResult
 from qless_py.calls.queue import PUT_MANY_CHUNK, PutItem
+from qless_py.calls.remote import RemoteJob
 from qless_py.keys import Keys
 from qless_py.shards import Shards, ShardsMismatch, record_key
 from qless_py.shards.clients import put_spec, shards_of_url, without_shards
@@ -88,23 +89,39 @@ class AsyncShardedQueue:
     def each(self) -> list[Any]:
         return [self.on(i) for i in range(self.client.shards.count)]
 
+    @overload
+    async def put(self, klass: type | str, data: Any, priority: float | None = ...,
+                  tags: Iterable[str] | None = ..., delay: float = ...,
+                  retries: int | None = ..., jid: str | None = ...,
+                  depends: Iterable[str | RemoteJob] | None = ..., *,
+                  throttles: Iterable[str] | None = ..., key: str | None = ...,
+                  ttl: float | None = ..., unique: Literal[False] = ...) -> str: ...
+    @overload
+    async def put(self, klass: type | str, data: Any, priority: float | None = ...,
+                  tags: Iterable[str] | None = ..., delay: float = ...,
+                  retries: int | None = ..., jid: str | None = ...,
+                  depends: Iterable[str | RemoteJob] | None = ..., *,
+                  throttles: Iterable[str] | None = ..., key: str | None = ...,
+                  ttl: float | None = ..., unique: bool) -> str | None: ...
+
     async def put(self, klass: type | str, data: Any, priority: float | None = None,
                   tags: Iterable[str] | None = None, delay: float = 0,
                   retries: int | None = None, jid: str | None = None,
-                  depends: Iterable[str] | None = None, *,
+                  depends: Iterable[str | RemoteJob] | None = None, *,
                   throttles: Iterable[str] | None = None, key: str | None = None,
                   ttl: float | None = None, unique: bool = False) -> str | None:
         deps = list(depends) if depends is not None else None
         named = list(throttles) if throttles is not None else None
-        shard, jid = self.client.shards.place(jid, key, deps or (), named or ())
-        away = sorted({self.client.shards.of(dep) for dep in deps or ()} - {shard})
-        if away:
-            raise ValueError(f"a job of namespace {self.client.shards.name!r} on shard {shard} "
-                             f"depends on jobs of shards {', '.join(map(str, away))}: the "
-                             "asyncio client waits within one shard (use the sync client)")
+        plain = [dep for dep in deps or () if isinstance(dep, str)]
+        shard, jid = self.client.shards.place(jid, key, plain, named or ())
         await self.client.verify()
+        waits: list[Any] | None = deps
+        if deps:  # jobs of other shards are waited for across shards (lua/remote.lua)
+            waits = [dep if isinstance(dep, str) else RemoteJob(*dep)
+                     for dep in self.client.shards.local(shard, plain)]
+            waits += [dep for dep in deps if not isinstance(dep, str)]
         result: str | None = await self.on(shard).put(
-            klass, data, priority, tags, delay, retries, jid, deps, throttles=named, key=key,
+            klass, data, priority, tags, delay, retries, jid, waits, throttles=named, key=key,
             ttl=ttl, unique=unique)
         return result
 
@@ -134,6 +151,11 @@ class AsyncShardedQueue:
                                                retries, jid, backlog, throttles=named,
                                                key=key, ttl=ttl)
         return made
+
+    @overload
+    async def pop(self, count: None = None, *, worker: str | None = None) -> Job | None: ...
+    @overload
+    async def pop(self, count: int, *, worker: str | None = None) -> list[Job]: ...
 
     async def pop(self, count: int | None = None, *,
                   worker: str | None = None) -> Job | list[Job] | None:

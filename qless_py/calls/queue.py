@@ -76,8 +76,7 @@ def put_options(priority: float | None, tags: Iterable[str] | None, retries: int
             raise TypeError("depends must be a list of jids, not a string")
         listed = list(depends)
         if not all(isinstance(dep, str) for dep in listed):
-            raise TypeError("depends must be jids; a job of another namespace (RemoteJob) "
-                            "is waited for by the sync client's queue.put only")
+            raise TypeError("depends must be jids and RemoteJobs (put_many takes jids only)")
         opts += ["depends", json.dumps(listed)]
     return opts
 

@@ -38,7 +38,13 @@ from qless_py.client.queue import Queue
 from qless_py.client.recurring import RecurringJob
 from qless_py.client.throttles import Throttles
 from qless_py.connect.drive import at_once, drive
-from qless_py.connect.endpoint import DEFAULT_URL, Endpoint, resolve_url, url_shards
+from qless_py.connect.endpoint import (
+    DEFAULT_URL,
+    Endpoint,
+    resolve_url,
+    url_shards,
+    without_option,
+)
 from qless_py.connect.wire import Arg
 from qless_py.keys import Keys
 from qless_py.stats import QueueStats
@@ -200,6 +206,13 @@ class Client:
         name = worker_name or hostname
         self.worker_name: str = name or f"{socket.gethostname()}-{os.getpid()}"
         self.socket_timeout = socket_timeout
+        # what another namespace's client (other()) is made with, besides the URL
+        self._settings: dict[str, Any] = {
+            "worker_name": self.worker_name, "codec": codec, "socket_timeout": socket_timeout,
+            "client_name": client_name, "ssl_ca_certs": ssl_ca_certs,
+            "ssl_certfile": ssl_certfile, "ssl_keyfile": ssl_keyfile,
+            "ssl_cert_reqs": ssl_cert_reqs, "ssl_check_hostname": ssl_check_hostname}
+        self._given_redis = redis_client is not None
         # redis-py is imported and the client made on first use: a worker never needs it.
         self._redis: redis.Redis | None = redis_client
         self._made_redis = False
@@ -308,11 +321,11 @@ class Client:
 
     def _other(self, namespace: str | None) -> Client:
         if namespace not in self._others:
-            from qless_py.client.siblings import sibling_maker
-
-            make = sibling_maker(self, "a client made with redis_client= cannot reach "
-                                 "another namespace: its URL does not say where")
-            made = make(namespace)
+            if self._endpoint is None or self._given_redis:
+                raise ValueError("a client made with redis_client= cannot reach another "
+                                 "namespace: its URL does not say where")
+            made = Client(without_option(self.url, "namespace"), namespace=namespace,
+                          **self._settings)
             if self.core.transport is not None:
                 made.core.go_direct(made.endpoint(), self.core.transport.spin)
             self._others[namespace] = made

@@ -18,8 +18,10 @@ from qless_py.calls.queue import (
     new_jid,
     put_options,
 )
+from qless_py.calls.remote import RemoteJob, member
 from qless_py.client.job import Job
 from qless_py.client.throttles import Throttle
+from qless_py.keys import namespace_prefix
 from qless_py.stats import QueueStats
 
 if TYPE_CHECKING:
@@ -82,19 +84,19 @@ class Queue(QueueBase[Job]):
     @overload
     def put(self, klass: type | str, data: Any, priority: float | None = ...,
             tags: Iterable[str] | None = ..., delay: float = ..., retries: int | None = ...,
-            jid: str | None = ..., depends: Iterable[str] | None = ..., *,
+            jid: str | None = ..., depends: Iterable[str | RemoteJob] | None = ..., *,
             throttles: Iterable[str] | None = ..., key: str | None = ...,
             ttl: float | None = ..., unique: Literal[False] = ...) -> str: ...
     @overload
     def put(self, klass: type | str, data: Any, priority: float | None = ...,
             tags: Iterable[str] | None = ..., delay: float = ..., retries: int | None = ...,
-            jid: str | None = ..., depends: Iterable[str] | None = ..., *,
+            jid: str | None = ..., depends: Iterable[str | RemoteJob] | None = ..., *,
             throttles: Iterable[str] | None = ..., key: str | None = ...,
             ttl: float | None = ..., unique: bool) -> str | None: ...
 
     def put(self, klass: type | str, data: Any, priority: float | None = None,
             tags: Iterable[str] | None = None, delay: float = 0, retries: int | None = None,
-            jid: str | None = None, depends: Iterable[str] | None = None, *,
+            jid: str | None = None, depends: Iterable[str | RemoteJob] | None = None, *,
             throttles: Iterable[str] | None = None, key: str | None = None,
             ttl: float | None = None, unique: bool = False) -> str | None:
         """Put a job (or move an existing jid here); returns the jid.
@@ -106,17 +108,31 @@ class Queue(QueueBase[Job]):
         is None.
         """
         if depends is not None:
-            from qless_py.client.relay import RemoteJob, remote_depends
-
-            deps = list(depends)
+            deps: list[Any] = list(depends)
             if any(isinstance(dep, RemoteJob) for dep in deps):
                 jid = jid or new_jid()
-                deps = remote_depends(self.client, jid, deps)
+                deps = self._remote_depends(jid, deps)
             depends = deps
         jid_or_none: str | None = self.client.core.send(self._put_call(
             klass, data, priority, tags, delay, retries, jid, depends, throttles, key, ttl,
             unique))
         return jid_or_none
+
+    def _remote_depends(self, jid: str, depends: list[Any]) -> list[str]:
+        """``depends`` of a put of job ``jid``, each :class:`RemoteJob` registered with its
+        own namespace first: it becomes a remote member when it is to be waited for, and is
+        left out when it is complete or does not exist (as a local dependency would)."""
+        client = self.client
+        out: list[str] = []
+        for dep in depends:
+            if not isinstance(dep, RemoteJob):
+                out.append(dep)
+                continue
+            there = client.other(dep.namespace)
+            answer = there("qlpy.remote", "depend", dep.jid, member(client.keys.prefix, jid))
+            if answer == "pending":
+                out.append(member(namespace_prefix(dep.namespace), dep.jid))
+        return out
 
     @overload
     def put_many(self, items: Iterable[PutItem], *, priority: float | None = ...,

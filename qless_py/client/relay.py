@@ -14,77 +14,24 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from qless_py.client.client import Client
-from qless_py.keys import Keys, namespace_of, namespace_prefix
+from qless_py.calls.remote import RemoteJob, member, parse_member, prefix_namespace, shown
+from qless_py.keys import Keys
+
+if TYPE_CHECKING:
+    from qless_py.client.client import Client
 from qless_py.shards import shard_names, shard_of
+
+__all__ = ["Relay", "RemoteJob", "member", "parse_member", "prefix_namespace", "shown"]
 
 log = logging.getLogger("qless_py.relay")
 
 LEASE = 30.0  # seconds a taken message is the taker's before another relay may take it
 COUNT = 100  # messages per step
 
-ClientFor = Callable[[str | None], Client]
-
-
-@dataclass(frozen=True)
-class RemoteJob:
-    """Job ``jid`` of another namespace (None: the default one), as a dependency:
-    ``queue.put(..., depends=[RemoteJob("billing", jid)])``."""
-
-    namespace: str | None
-    jid: str
-
-
-def member(prefix: str, jid: str) -> str:
-    """The remote member naming job ``jid`` of the namespace whose key prefix is ``prefix``
-    (lua/remote.lua): byte 1, then JSON ``{"p", "jid"}``."""
-    return "\x01" + json.dumps({"p": prefix, "jid": jid}, separators=(",", ":"))
-
-
-def parse_member(text: str) -> RemoteJob | None:
-    """The job of another namespace a remote member names, or None for a plain jid."""
-    if not text.startswith("\x01"):
-        return None
-    try:
-        value = json.loads(text[1:])
-        return RemoteJob(prefix_namespace(str(value["p"])), str(value["jid"]))
-    except (ValueError, KeyError, TypeError):
-        return None
-
-
-def shown(text: str) -> str:
-    """A member of a job's dependencies or dependents for a person: the jid, with
-    ``in namespace NAME`` for a job of another namespace (``(default)`` for the default)."""
-    remote = parse_member(text)
-    if remote is None:
-        return text
-    name = "(default)" if remote.namespace is None else remote.namespace
-    return f"{remote.jid} in namespace {name}"
-
-
-def prefix_namespace(prefix: str) -> str | None:
-    """The namespace whose key prefix ``prefix`` is (None: the default namespace)."""
-    return namespace_of(prefix + "x")
-
-
-def remote_depends(client: Client, jid: str, depends: list[Any]) -> list[str]:
-    """``depends`` of a put of job ``jid`` by ``client``, each :class:`RemoteJob` registered
-    with its own namespace first: it becomes a remote member when it is to be waited for,
-    and is left out when it is complete or does not exist (as a local dependency would)."""
-    out: list[str] = []
-    for dep in depends:
-        if not isinstance(dep, RemoteJob):
-            out.append(dep)
-            continue
-        there = client.other(dep.namespace)
-        answer = there("qlpy.remote", "depend", dep.jid, member(client.keys.prefix, jid))
-        if answer == "pending":
-            out.append(member(namespace_prefix(dep.namespace), dep.jid))
-    return out
+ClientFor = Callable[[str | None], "Client"]
 
 
 class Relay:

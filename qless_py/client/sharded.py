@@ -18,9 +18,10 @@ from typing import Any, Literal, overload
 
 from qless_py.calls.check import DEFAULT_BUDGET, CheckReport, CheckSummary, Progress
 from qless_py.calls.queue import PUT_MANY_CHUNK, PutItem
+from qless_py.calls.remote import RemoteJob
 from qless_py.client.client import Client
 from qless_py.client.job import Job
-from qless_py.client.relay import Relay, RemoteJob
+from qless_py.client.relay import Relay
 from qless_py.client.sharded_views import (
     ShardedConfig,
     ShardedJobs,
@@ -52,19 +53,19 @@ class ShardedQueue:
     @overload
     def put(self, klass: type | str, data: Any, priority: float | None = ...,
             tags: Iterable[str] | None = ..., delay: float = ..., retries: int | None = ...,
-            jid: str | None = ..., depends: Iterable[str] | None = ..., *,
+            jid: str | None = ..., depends: Iterable[str | RemoteJob] | None = ..., *,
             throttles: Iterable[str] | None = ..., key: str | None = ...,
             ttl: float | None = ..., unique: Literal[False] = ...) -> str: ...
     @overload
     def put(self, klass: type | str, data: Any, priority: float | None = ...,
             tags: Iterable[str] | None = ..., delay: float = ..., retries: int | None = ...,
-            jid: str | None = ..., depends: Iterable[str] | None = ..., *,
+            jid: str | None = ..., depends: Iterable[str | RemoteJob] | None = ..., *,
             throttles: Iterable[str] | None = ..., key: str | None = ...,
             ttl: float | None = ..., unique: bool) -> str | None: ...
 
     def put(self, klass: type | str, data: Any, priority: float | None = None,
             tags: Iterable[str] | None = None, delay: float = 0, retries: int | None = None,
-            jid: str | None = None, depends: Iterable[str] | None = None, *,
+            jid: str | None = None, depends: Iterable[str | RemoteJob] | None = None, *,
             throttles: Iterable[str] | None = None, key: str | None = None,
             ttl: float | None = None, unique: bool = False) -> str | None:
         """Put a job on its shard (``Shards.place``); the arguments are those of
@@ -72,13 +73,15 @@ class ShardedQueue:
         shard is a ValueError in one line, and nothing is written."""
         deps = list(depends) if depends is not None else None
         named = list(throttles) if throttles is not None else None
-        shard, jid = self.client.shards.place(jid, key, deps or (), named or ())
+        plain = [dep for dep in deps or () if isinstance(dep, str)]
+        shard, jid = self.client.shards.place(jid, key, plain, named or ())
         self.client.verify()
         queue = self.on(shard)
         waits: list[Any] | None = deps
         if deps:  # jobs of other shards are waited for across shards (lua/remote.lua)
             waits = [dep if isinstance(dep, str) else RemoteJob(*dep)
-                     for dep in self.client.shards.local(shard, deps)]
+                     for dep in self.client.shards.local(shard, plain)]
+            waits += [dep for dep in deps if not isinstance(dep, str)]
         result: str | None = queue.put(klass, data, priority, tags, delay, retries, jid, waits,
                                        throttles=throttles, key=key, ttl=ttl, unique=unique)
         return result

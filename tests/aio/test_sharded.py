@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator
 import pytest
 import pytest_asyncio
 
-from qless_py import Client, ShardedClient
+from qless_py import Client, RemoteJob, ShardedClient
 from qless_py.aio import AsyncClient, AsyncShardedClient
 from qless_py.shards import ShardsMismatch, jid_on, key_shard
 
@@ -85,3 +85,20 @@ async def test_an_async_job_hands_off_to_another_namespace(server_url: str,
         assert sync.relay() == 1
         moved = sync.other("b").jobs[jid]
         assert moved is not None and moved.queue_name == "q2" and moved.data == {"n": 1}
+
+
+async def test_async_puts_wait_across_shards_and_namespaces(
+        server_url: str, sharded: AsyncShardedClient) -> None:
+    queue = sharded.queues["q"]
+    first = await queue.put("a.Job", {}, jid=jid_on(0, 4))
+    second = await queue.put("a.Job", {}, jid=jid_on(1, 4))
+    both = await queue.put("a.Job", {}, depends=[first, second])
+    async with AsyncClient(server_url, namespace="elsewhere", worker_name="w") as other:
+        far = await other.queues["q"].put("a.Job", {}, depends=[RemoteJob(
+            sharded.shards.names[0], first)])
+        for job in await queue.pop(2):
+            await job.complete()
+        with Client(server_url, namespace="billing", shards=4) as sync:
+            assert sync.relay() == 2  # one release for each shard's remote dependent
+        assert (await sharded.jobs[both]).state == "waiting"  # type: ignore[union-attr]
+        assert (await other.jobs[far]).state == "waiting"  # type: ignore[union-attr]
