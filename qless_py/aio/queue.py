@@ -92,7 +92,7 @@ class Queue(QueueBase[Job]):
                   throttles: Iterable[str] | None = None, key: str | None = None,
                   ttl: float | None = None, unique: bool = False) -> str | None:
         """Put a job (or move an existing jid here); returns the jid (see ``Queue.put``)."""
-        if depends is not None:
+        if depends is not None and not isinstance(depends, str):  # (a string: refused below)
             deps: list[Any] = list(depends)
             if any(isinstance(dep, RemoteJob) for dep in deps):
                 jid = jid or new_jid()

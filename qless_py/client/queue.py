@@ -107,7 +107,7 @@ class Queue(QueueBase[Job]):
         ``unique=True`` an existing job that is not complete is left alone, and the reply
         is None.
         """
-        if depends is not None:
+        if depends is not None and not isinstance(depends, str):  # (a string: refused below)
             deps: list[Any] = list(depends)
             if any(isinstance(dep, RemoteJob) for dep in deps):
                 jid = jid or new_jid()

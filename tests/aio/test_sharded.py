@@ -3,6 +3,7 @@ ShardedClient does (tests/client/test_sharded.py has the placement rules themsel
 
 from __future__ import annotations
 
+import asyncio
 from collections import Counter
 from collections.abc import AsyncIterator
 
@@ -14,6 +15,16 @@ from qless_py.aio import AsyncClient, AsyncShardedClient
 from qless_py.shards import ShardsMismatch, jid_on, key_shard
 
 pytestmark = pytest.mark.asyncio
+
+
+def _sync_find(url: str, jid: str) -> bool:
+    with ShardedClient(url, namespace="billing", shards=4) as sync:
+        return sync.jobs[jid] is not None
+
+
+def _relay(url: str, namespace: str, shards: int | None) -> int:
+    with Client(url, namespace=namespace, shards=shards) as client:
+        return int(client.relay())
 
 
 @pytest_asyncio.fixture
@@ -57,17 +68,14 @@ async def test_jobs_are_placed_found_popped_and_merged(sharded: AsyncShardedClie
 
 async def test_it_shares_the_count_and_the_placement_with_the_sync_client(
         server_url: str, sharded: AsyncShardedClient) -> None:
-    sync = ShardedClient(server_url, namespace="billing", shards=4)
-    try:
-        jid = jid_on(2, 4)
-        await sharded.queues["q"].put("a.Job", {}, jid=jid)
-        assert sync.jobs[jid] is not None
-        other = AsyncShardedClient(server_url, namespace="billing", shards=8)
-        with pytest.raises(ShardsMismatch, match="has 4 shards"):
-            await other.queues["q"].put("a.Job", {})
-        await other.close()
-    finally:
-        sync.close()
+    jid = jid_on(2, 4)
+    await sharded.queues["q"].put("a.Job", {}, jid=jid)
+    # the sync client (off the loop: its calls block) finds the job on the same shard
+    assert await asyncio.to_thread(_sync_find, server_url, jid)
+    other = AsyncShardedClient(server_url, namespace="billing", shards=8)
+    with pytest.raises(ShardsMismatch, match="has 4 shards"):
+        await other.queues["q"].put("a.Job", {})
+    await other.close()
     made = AsyncClient(server_url, namespace="billing", shards=4)
     assert isinstance(made, AsyncShardedClient) and made.shards.count == 4
     await made.close()
@@ -81,9 +89,10 @@ async def test_an_async_job_hands_off_to_another_namespace(server_url: str,
         assert job is not None
         assert await job.complete(next="q2", namespace="b") == "complete"
         assert job.queue_name == "q"  # it stays (complete) in a; b gets its next stage
-    with Client(server_url, namespace="a") as sync:  # what a worker's relay does
-        assert sync.relay() == 1
-        moved = sync.other("b").jobs[jid]
+    # what a worker's relay does (off the loop: the sync client's calls block)
+    assert await asyncio.to_thread(_relay, server_url, "a", None) == 1
+    async with AsyncClient(server_url, namespace="b") as b:
+        moved = await b.jobs[jid]
         assert moved is not None and moved.queue_name == "q2" and moved.data == {"n": 1}
 
 
@@ -98,7 +107,7 @@ async def test_async_puts_wait_across_shards_and_namespaces(
             sharded.shards.names[0], first)])
         for job in await queue.pop(2):
             await job.complete()
-        with Client(server_url, namespace="billing", shards=4) as sync:
-            assert sync.relay() == 2  # one release for each shard's remote dependent
+        # one release for each shard's remote dependent
+        assert await asyncio.to_thread(_relay, server_url, "billing", 4) == 2
         assert (await sharded.jobs[both]).state == "waiting"  # type: ignore[union-attr]
         assert (await other.jobs[far]).state == "waiting"  # type: ignore[union-attr]
