@@ -47,7 +47,7 @@ def run(url: str, jobs: int, across: bool) -> dict[str, float]:
     dependents = [b.queues["q2"].put("x.Waits", {}, depends=[RemoteJob("a", dep)] if across
                                      else [dep]) for dep in deps]
     phase("put the dependents")
-    for start in range(0, jobs, 100):
+    for _ in range(0, jobs, 100):
         for job in a.queues["q"].pop(100):
             job.complete()
     phase("pop and complete the dependencies")
