@@ -18,14 +18,22 @@ from qless_py.calls.failures import DEFAULT_BATCH, GroupResult
 from qless_py.calls.queue import PUT_MANY_CHUNK, PutItem
 from qless_py.calls.remote import RemoteJob
 from qless_py.keys import Keys
-from qless_py.shards import Shards, ShardsMismatch, record_key
-from qless_py.shards.clients import put_spec, shards_of_url, without_shards
+from qless_py.shards import Shards, record_key
+from qless_py.shards.clients import (
+    check_recorded,
+    put_plan,
+    put_spec,
+    shards_of_url,
+    whole_check,
+    without_shards,
+)
 from qless_py.shards.merge import (
     failed_page,
     interleaved,
     merged_completed,
     merged_counts,
     merged_failed_counts,
+    merged_reports,
     merged_tags,
     merged_tracked,
     merged_worker,
@@ -110,18 +118,10 @@ class AsyncShardedQueue:
                   depends: Iterable[str | RemoteJob] | None = None, *,
                   throttles: Iterable[str] | None = None, key: str | None = None,
                   ttl: float | None = None, unique: bool = False) -> str | None:
-        deps = list(depends) if depends is not None else None
-        named = list(throttles) if throttles is not None else None
-        plain = [dep for dep in deps or () if isinstance(dep, str)]
-        shard, jid = self.client.shards.place(jid, key, plain, named or ())
+        shard, jid, deps, named = put_plan(self.client.shards, jid, key, depends, throttles)
         await self.client.verify()
-        waits: list[Any] | None = deps
-        if deps:  # jobs of other shards are waited for across shards (lua/remote.lua)
-            waits = [dep if isinstance(dep, str) else RemoteJob(*dep)
-                     for dep in self.client.shards.local(shard, plain)]
-            waits += [dep for dep in deps if not isinstance(dep, str)]
         result: str | None = await self.on(shard).put(
-            klass, data, priority, tags, delay, retries, jid, waits, throttles=named, key=key,
+            klass, data, priority, tags, delay, retries, jid, deps, throttles=named, key=key,
             ttl=ttl, unique=unique)
         return result
 
@@ -400,10 +400,7 @@ class AsyncShardedClient:
         key = record_key(self.shards.name)
         redis = self._base.redis
         if not (record and await redis.set(key, self.shards.count, nx=True)):
-            recorded = await redis.get(key)
-            if recorded is not None and int(recorded) != self.shards.count:
-                raise ShardsMismatch(f"namespace {self.shards.name!r} has {int(recorded)} "
-                                     f"shards (recorded in {key}), not {self.shards.count}")
+            check_recorded(self.shards.name, self.shards.count, await redis.get(key))
         self._verified = record
 
     async def track(self, jid: str) -> bool:
@@ -429,16 +426,10 @@ class AsyncShardedClient:
     async def check(self, *, repair: bool = False, resume: str = "",
                     budget: int | None = DEFAULT_BUDGET, progress: Progress | None = None,
                     steps: int | None = None) -> CheckReport:
-        if resume or steps is not None:
-            raise ValueError("a check of a sharded namespace runs to its end: to resume one "
-                             "or bound its steps, check a shard (--namespace <shard>)")
-        report = CheckReport()
-        for client in self.clients:
-            part = await client.check(repair=repair, budget=budget, progress=progress)
-            report.findings += part.findings
-            report.repaired += part.repaired
-            report.keys += part.keys
-        return report
+        whole_check(resume, steps)
+        return merged_reports([await client.check(repair=repair, budget=budget,
+                                                  progress=progress)
+                               for client in self.clients])
 
     async def close(self) -> None:
         for client in [*self.clients, *([self._base] if self._base else [])]:

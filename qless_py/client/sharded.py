@@ -31,8 +31,15 @@ from qless_py.client.sharded_views import (
 from qless_py.connect.endpoint import Endpoint
 from qless_py.keys import Keys
 from qless_py.shards import Shards
-from qless_py.shards.clients import put_spec, shards_of_url, verify_count, without_shards
-from qless_py.shards.merge import interleaved, merged_counts, merged_tags
+from qless_py.shards.clients import (
+    put_plan,
+    put_spec,
+    shards_of_url,
+    verify_count,
+    whole_check,
+    without_shards,
+)
+from qless_py.shards.merge import interleaved, merged_counts, merged_reports, merged_tags
 from qless_py.stats import QueueStats, merge_stats
 
 __all__ = ["ShardedClient", "ShardedQueue"]
@@ -71,19 +78,11 @@ class ShardedQueue:
         """Put a job on its shard (``Shards.place``); the arguments are those of
         :meth:`qless_py.Queue.put`. A job whose jid, key and dependencies cannot share a
         shard is a ValueError in one line, and nothing is written."""
-        deps = list(depends) if depends is not None else None
-        named = list(throttles) if throttles is not None else None
-        plain = [dep for dep in deps or () if isinstance(dep, str)]
-        shard, jid = self.client.shards.place(jid, key, plain, named or ())
+        shard, jid, deps, named = put_plan(self.client.shards, jid, key, depends, throttles)
         self.client.verify()
-        queue = self.on(shard)
-        waits: list[Any] | None = deps
-        if deps:  # jobs of other shards are waited for across shards (lua/remote.lua)
-            waits = [dep if isinstance(dep, str) else RemoteJob(*dep)
-                     for dep in self.client.shards.local(shard, plain)]
-            waits += [dep for dep in deps if not isinstance(dep, str)]
-        result: str | None = queue.put(klass, data, priority, tags, delay, retries, jid, waits,
-                                       throttles=throttles, key=key, ttl=ttl, unique=unique)
+        result: str | None = self.on(shard).put(klass, data, priority, tags, delay, retries,
+                                                jid, deps, throttles=named, key=key, ttl=ttl,
+                                                unique=unique)
         return result
 
     def put_many(self, items: Iterable[PutItem], **options: Any) -> list[Any]:
@@ -368,16 +367,9 @@ class ShardedClient:
         """:meth:`qless_py.Client.check` of every shard, one after the other, in one report
         (a shard's findings name its keys). A check of one shard can be resumed; this one
         runs to its end, so it takes neither ``resume`` nor ``steps``."""
-        if resume or steps is not None:
-            raise ValueError("a check of a sharded namespace runs to its end: to resume one "
-                             "or bound its steps, check a shard (--namespace <shard>)")
-        report = CheckReport()
-        for client in self.clients:
-            part = client.check(repair=repair, budget=budget, progress=progress)
-            report.findings += part.findings
-            report.repaired += part.repaired
-            report.keys += part.keys
-        return report
+        whole_check(resume, steps)
+        return merged_reports(client.check(repair=repair, budget=budget, progress=progress)
+                              for client in self.clients)
 
     def relay(self, count: int = 100) -> int:
         """Apply up to ``count`` messages of every shard's outbox (see

@@ -29,7 +29,6 @@ import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
 
 from qless_py.connect.cluster import SLOTS, key_slot
 from qless_py.keys import NAMESPACE_MAX, Keys, check_count, namespace_prefix
@@ -122,7 +121,7 @@ class Shards:
               depends: Sequence[str] = (), throttles: Sequence[str] = ()) -> tuple[int, str]:
         """The shard of a new job and its jid, or a ValueError in one line when its given
         jid, its ordering key and its named throttles need different shards. Dependencies
-        on other shards are the caller's to register (``local``)."""
+        on other shards are waited for across shards (``clients.put_plan``)."""
         needs: list[tuple[str, int]] = []
         if jid is not None:
             needs.append((f"jid {jid!r}", self.of(jid)))
@@ -146,12 +145,6 @@ class Shards:
         else:
             shard = next(self._turn) % self.count
         return shard, jid if jid is not None else jid_on(shard, self.count)
-
-    def local(self, shard: int, depends: Sequence[str]) -> list[Any]:
-        """``depends`` of a job on ``shard``: its own shard's jids as they are, the others
-        as :class:`~qless_py.client.relay.RemoteJob`-like ``(namespace, jid)`` pairs."""
-        return [dep if self.of(dep) == shard else (self.names[self.of(dep)], dep)
-                for dep in depends]
 
     def by_shard(self, jids: Iterable[str]) -> dict[int, list[str]]:
         """``jids`` grouped by shard, each group in the order given."""

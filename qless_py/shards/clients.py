@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from qless_py.calls.queue import _PUT_KEYS, PutItem
+from qless_py.calls.remote import RemoteJob
 from qless_py.connect.endpoint import Endpoint, resolve_url, without_option
 from qless_py.keys import check_count
 from qless_py.shards import Shards, ShardsMismatch, record_key
@@ -16,16 +17,43 @@ from qless_py.shards import Shards, ShardsMismatch, record_key
 def verify_count(call: Callable[..., Any], namespace: str, count: int, *,
                  record: bool = True) -> None:
     """Record ``count`` as the shard count of ``namespace`` if none is recorded (unless
-    ``record`` is false), else compare: a different recorded count is a
-    :class:`ShardsMismatch` in one line (and nothing is written). ``call`` runs one Redis
+    ``record`` is false), else compare (``check_recorded``). ``call`` runs one Redis
     command on the namespace's master."""
-    key = record_key(namespace)
-    if record and call("SET", key, count, "NX") is not None:
+    if record and call("SET", record_key(namespace), count, "NX") is not None:
         return
-    recorded = call("GET", key)
+    check_recorded(namespace, count, call("GET", record_key(namespace)))
+
+
+def check_recorded(namespace: str, count: int, recorded: Any) -> None:
+    """A :class:`ShardsMismatch` in one line when ``recorded`` (the record's value, None
+    when there is none) is another count than ``count``."""
     if recorded is not None and int(recorded) != count:
         raise ShardsMismatch(f"namespace {namespace!r} has {int(recorded)} shards "
-                             f"(recorded in {key}), not {count}")
+                             f"(recorded in {record_key(namespace)}), not {count}")
+
+
+def put_plan(shards: Shards, jid: str | None, key: str | None, depends: Any,
+             throttles: Any) -> tuple[int, str, list[Any] | None, list[str] | None]:
+    """What a put of a sharded namespace sends, and where: ``(shard, jid, depends,
+    throttles)``. The jobs of its dependencies on other shards become
+    :class:`~qless_py.calls.remote.RemoteJob`s of those shards' namespaces, waited for
+    across shards (lua/remote.lua); other namespaces' RemoteJobs stay as they are."""
+    deps = list(depends) if depends is not None else None
+    named = list(throttles) if throttles is not None else None
+    plain = [dep for dep in deps or () if isinstance(dep, str)]
+    shard, jid = shards.place(jid, key, plain, named or ())
+    if deps:
+        deps = [dep if shards.of(dep) == shard else RemoteJob(shards.names[shards.of(dep)], dep)
+                for dep in plain] + [dep for dep in deps if not isinstance(dep, str)]
+    return shard, jid, deps, named
+
+
+def whole_check(resume: str, steps: int | None) -> None:
+    """A sharded namespace's check runs every shard's to its end: a ValueError in one line
+    for ``resume`` or ``steps``."""
+    if resume or steps is not None:
+        raise ValueError("a check of a sharded namespace runs to its end: to resume one "
+                         "or bound its steps, check a shard (--namespace <shard>)")
 
 
 def _item(item: PutItem) -> dict[str, Any]:

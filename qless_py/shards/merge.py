@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any, TypeVar
 
+from qless_py.calls.check import CheckReport
 from qless_py.calls.failures import GroupResult
 
 T = TypeVar("T")
@@ -127,3 +128,13 @@ def summed(results: Iterable[GroupResult]) -> GroupResult:
 def merged_tags(lists: Sequence[Sequence[str]], offset: int, count: int) -> list[str]:
     return list(dict.fromkeys(interleaved(lists, 0, sum(map(len, lists)))))[
         offset:offset + count]
+
+
+def merged_reports(parts: Iterable[CheckReport]) -> CheckReport:
+    """The shards' check reports as one (a shard's findings name its keys)."""
+    report = CheckReport()
+    for part in parts:
+        report.findings += part.findings
+        report.repaired += part.repaired
+        report.keys += part.keys
+    return report

@@ -368,3 +368,10 @@ def test_a_failed_or_missing_remote_dependency_behaves_as_within_a_namespace(
     queue.pop().complete()  # type: ignore[union-attr]
     assert sharded.relay() == 1
     assert sharded.jobs[waits].state == "waiting"  # type: ignore[union-attr]
+
+
+def test_throttles_given_as_an_iterator_reach_the_job(sharded: ShardedClient) -> None:
+    jid = sharded.queues["q"].put("a.Job", {}, throttles=iter(["api"]))
+    job = sharded.jobs[jid]
+    assert job is not None and "api" in job.throttles  # type: ignore[union-attr]
+    assert sharded.shards.of(jid) == sharded.shards.throttle_shard("api")
