@@ -373,5 +373,5 @@ def test_a_failed_or_missing_remote_dependency_behaves_as_within_a_namespace(
 def test_throttles_given_as_an_iterator_reach_the_job(sharded: ShardedClient) -> None:
     jid = sharded.queues["q"].put("a.Job", {}, throttles=iter(["api"]))
     job = sharded.jobs[jid]
-    assert job is not None and "api" in job.throttles  # type: ignore[union-attr]
+    assert job is not None and "api" in job.throttles
     assert sharded.shards.of(jid) == sharded.shards.throttle_shard("api")
