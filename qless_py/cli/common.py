@@ -106,6 +106,25 @@ def group_url(ctx: click.Context) -> str | None:
     return None
 
 
+def shard_count(ctx: click.Context, target: str, given: int | None = None) -> int:
+    """The number of shards of the namespaces a command works in: ``given`` (a command's
+    own ``--shards``), else the group's ``--shards`` (or ``$QLESS_SHARDS``), else the
+    URL's ``shards=``, else 1; a bad value is one line."""
+    from qless_py.connect.endpoint import url_option
+    from qless_py.keys import check_count
+
+    root = ctx.find_root()
+    if given is None and isinstance(root.obj, dict):
+        given = root.obj.get("shards")
+    if given is not None:
+        return int(given)
+    in_url = url_option(target, "shards")
+    try:
+        return check_count(in_url) if in_url is not None else 1
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+
+
 def open_client(ctx: click.Context, url: str | None, namespace: str | None = None) -> Client:
     """One client per command invocation, closed when the command ends. For a namespace of
     several shards (the group's ``--shards``, else the URL's ``shards=``) it is a
@@ -113,15 +132,7 @@ def open_client(ctx: click.Context, url: str | None, namespace: str | None = Non
     from qless_py import Client
 
     target = target_url(ctx, url, namespace)
-    root = ctx.find_root()
-    count = (root.obj if isinstance(root.obj, dict) else {}).get("shards")
-    if count is None:
-        from qless_py.connect.endpoint import Endpoint
-
-        try:
-            count = Endpoint.from_url(target).shards
-        except ValueError as exc:
-            raise CliError(str(exc)) from None
+    count = shard_count(ctx, target)
     if count > 1:
         from qless_py.client.sharded import ShardedClient
         from qless_py.shards.clients import without_shards

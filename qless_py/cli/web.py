@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from qless_py.cli.common import fail, group_url, resolve_url, url_option
+from qless_py.cli.common import fail, group_url, resolve_url, shard_count, url_option
 
 if TYPE_CHECKING:
     from qless_py.web import BasicAuth
@@ -175,7 +175,7 @@ def web(ctx: click.Context, url: str | None, namespaces: tuple[str, ...],
     from qless_py.web import create_app
     from qless_py.web.security import redact_url, url_secrets
 
-    count = _shards(ctx, target)
+    count = shard_count(ctx, target)
     client_for = None
     try:
         if count > 1:
@@ -219,25 +219,6 @@ def web(ctx: click.Context, url: str | None, namespaces: tuple[str, ...],
         for handler in logging.getLogger(handler_owner).handlers:
             handler.addFilter(log_filter)
     server.run(sockets=[sock])
-
-
-def _shards(ctx: click.Context, target: str) -> int:
-    """The namespaces' number of shards: the group's ``--shards`` (or ``$QLESS_SHARDS``),
-    else the URL's ``shards=``, else 1."""
-    from urllib.parse import parse_qsl, urlsplit
-
-    from qless_py.keys import check_count
-
-    root = ctx.find_root().obj
-    given = root.get("shards") if isinstance(root, dict) else None
-    if given is not None:
-        return int(given)
-    in_url = [v for k, v in parse_qsl(urlsplit(target).query, keep_blank_values=True)
-              if k == "shards"]
-    try:
-        return check_count(in_url[-1]) if in_url else 1
-    except ValueError as exc:
-        fail(str(exc))
 
 
 def _sharded(target: str, served: list[str | None], count: int,

@@ -15,7 +15,7 @@ import click
 if TYPE_CHECKING:
     from qless_py.workers.forking import ChildWorker
 
-from qless_py.cli.common import target_url, url_option, with_namespace
+from qless_py.cli.common import CliError, shard_count, target_url, url_option, with_namespace
 from qless_py.reservers import ORDERS
 
 
@@ -146,7 +146,10 @@ def _targets(ctx: click.Context, url: str | None, namespaces: tuple[str, ...],
     from qless_py.shards.clients import without_shards
 
     base = target_url(ctx, url)
-    count = shards if shards is not None else _url_shards(base)
+    try:
+        count = shard_count(ctx, base, shards)
+    except CliError as exc:  # a usage error here, as the URL's other faults are
+        raise click.BadParameter(exc.message, param_hint="--url") from None
     base = without_shards(base)
     named = url_namespace(base)
     wanted = list(dict.fromkeys([*([named] if named is not None else []), *namespaces]))
@@ -166,20 +169,6 @@ def _targets(ctx: click.Context, url: str | None, namespaces: tuple[str, ...],
         return [_check_url(with_namespace(base, wanted[0] if wanted else None))], []
     plain = without_namespace(base)
     return [_check_url(with_namespace(plain, name)) for name in wanted], []
-
-
-def _url_shards(url: str) -> int:
-    """The URL's ``shards=`` (1 when it has none)."""
-    from urllib.parse import parse_qsl, urlsplit
-
-    from qless_py.keys import check_count
-
-    given = [v for k, v in parse_qsl(urlsplit(url).query, keep_blank_values=True)
-             if k == "shards"]
-    try:
-        return check_count(given[-1]) if given else 1
-    except ValueError as exc:
-        raise click.BadParameter(str(exc), param_hint="--url") from exc
 
 
 def _verify_shards(sharded: list[tuple[str, int]], socket_timeout: float) -> None:

@@ -374,11 +374,16 @@ def without_option(url: str, name: str) -> str:
     return base + ("?" + urlencode(kept) if kept else "") + fragment
 
 
+def url_option(url: str, name: str) -> str | None:
+    """The value of a URL's query option ``name`` (the last one given), or None."""
+    given = [value for key, value in parse_qsl(urlsplit(url).query, keep_blank_values=True)
+             if key == name]
+    return given[-1] if given else None
+
+
 def url_shards(url: str | None) -> int:
     """The ``shards=`` a URL's query names (``$QLESS_URL`` when ``url`` is None), as a
     number; 1 when it names none or something that is not a number (the client that
     parses the URL then says what is wrong)."""
-    query = urlsplit(resolve_url(url)).query
-    given = [value for key, value in parse_qsl(query, keep_blank_values=True)
-             if key == "shards"]
-    return int(given[-1]) if given and given[-1].strip().isdigit() else 1
+    given = url_option(resolve_url(url), "shards")
+    return int(given) if given is not None and given.strip().isdigit() else 1
