@@ -374,7 +374,8 @@ class ShardedClient:
     def relay(self, count: int = 100) -> int:
         """Apply up to ``count`` messages of every shard's outbox (see
         :meth:`qless_py.Client.relay`); returns how many were applied."""
-        relay = Relay(self.clients[0].other)
+        own: dict[str | None, Client] = dict(zip(self.shards.names, self.clients, strict=True))
+        relay = Relay(lambda ns: own.get(ns) or self.clients[0].other(ns))
         return sum(relay.step(client, count=count) for client in self.clients)
 
     def unfail(self, group: str, queue: str, count: int = 25) -> int:

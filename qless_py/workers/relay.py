@@ -24,12 +24,16 @@ log = logging.getLogger("qless_py.worker")
 
 
 class RelayThread:
-    """Relays ``parts``' outboxes (each part's client takes and acknowledges; another
-    namespace's client comes from the first part's ``Client.other``)."""
+    """Relays ``parts``' outboxes (each part's client takes, applies to its own namespace
+    and acknowledges; another namespace's client comes from the first part's
+    ``Client.other``)."""
 
     def __init__(self, parts: Sequence[Any]) -> None:
         self.parts = list(parts)
-        self.relay = Relay(self.parts[0].client.other)
+        served = {part.namespace: part.client for part in self.parts}
+        # a served namespace's messages go through its part's client (and connections);
+        # another namespace's through a client like the first part's
+        self.relay = Relay(lambda ns: served.get(ns) or self.parts[0].client.other(ns))
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="qless-relay", daemon=True)
