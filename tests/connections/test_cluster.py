@@ -299,8 +299,9 @@ def test_events_go_by_sharded_pub_sub_and_follow_a_move(
         # the slot moves: the source ends the subscription; the listeners subscribe again
         # on the new master and hear what is published there
         target = next(node for node in made.masters_now() if node is not source)
-        made.migrate_slot(SLOT, target)
+        # counted before the move: the listener may subscribe again before it returns
         reconnects = client.events.reconnects
+        made.migrate_slot(SLOT, target)
         wait_for(lambda: client.events.reconnects > reconnects
                  and client.events.subscribed.is_set())
         assert hears(client.queues["q"].put("a.Job", {}))
