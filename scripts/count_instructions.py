@@ -93,7 +93,7 @@ def main() -> None:
     out = root / "cg.out"
     server = subprocess.Popen(
         ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
-         f"--toggle-collect={args.collect}", str(Path(args.binary).resolve()),
+         f"--toggle-collect={args.collect}", str(Path(args.binary).absolute()),
          "--port", str(args.port),
          "--save", "", "--appendonly", "no"],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=root)
