@@ -12,6 +12,12 @@ of scripts/bench_core.py, and prints the instructions per call of each phase.
     python scripts/count_instructions.py --binary <...> --namespace billing
     python scripts/count_instructions.py --binary <valkey-server> --collect evalShaCommand
     python scripts/count_instructions.py --binary <...> --breakdown
+    python scripts/count_instructions.py --binary <...> --tracking 5
+
+``--tracking N`` keeps a connection open that tracks keys as a worker's listener serving N
+queues does (``CLIENT TRACKING ... BCAST`` with the listener's prefixes: each queue's work,
+scheduled and recurring sets and its own throttle, and the namespace's paused set, config
+and outbox): the server then matches every key a script writes against every prefix.
 
 Needs valgrind (Debian: apt-get install valgrind). Instructions are not time: memory
 stalls cost more than they count, so confirm a gain with bench_core.py --versus.
@@ -31,7 +37,7 @@ import bench_core
 import redis
 from bench_core import PHASES, T0, call_args
 
-from qless_py import lua
+from qless_py import keys, lua
 
 KEYS: tuple[str, ...] = ()  # --namespace: the namespace's prefix, the calls' one key
 
@@ -63,6 +69,22 @@ def commands_in(dump: Path, collect: str, calls: int) -> dict[str, float]:
     return out
 
 
+def track_like_a_listener(port: int, queues: int) -> redis.Redis:
+    """A connection that tracks the keys a worker's listener tracks for ``queues`` queues
+    (the benchmark's and others named so that no prefix covers another)."""
+    names = keys.DEFAULT
+    prefixes = [names.paused, names.outbox, names.config]
+    for name in ["bench", *(f"queue-{i:04d}" for i in range(1, queues))]:
+        prefixes += [names.queue(name, keys.WORK), names.queue(name, keys.SCHEDULED),
+                     names.queue(name, keys.RECUR), names.throttle(names.queue_tid(name))]
+    conn = redis.Redis(port=port, protocol=2, single_connection_client=True)
+    args: list[str | int] = ["CLIENT", "TRACKING", "ON", "REDIRECT", conn.client_id(), "BCAST"]
+    for prefix in prefixes:
+        args += ["PREFIX", prefix]
+    conn.execute_command(*args)
+    return conn
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--binary", required=True, help="redis-server to run under valgrind")
@@ -79,6 +101,9 @@ def main() -> None:
     parser.add_argument("--breakdown", action="store_true",
                         help="also print, per phase, the server commands the script ran "
                              "(each *Command function's inclusive instructions per call)")
+    parser.add_argument("--tracking", type=int, default=0, metavar="N",
+                        help="with a connection that tracks keys as a worker's listener "
+                             "serving N queues does")
     args = parser.parse_args()
     global KEYS
     if args.namespace:
@@ -109,6 +134,7 @@ def main() -> None:
                                      f"exited with status {server.returncode}") from None
                 time.sleep(0.1)
         sha = conn.script_load(script)
+        tracker = track_like_a_listener(args.port, args.tracking) if args.tracking else None
         for offset, phase in zip((0, 100, 200), PHASES, strict=True):
             for i in range(200):
                 call(conn, sha, phase, i, offset, prefix="w")
@@ -128,6 +154,8 @@ def main() -> None:
             if args.breakdown:
                 breakdowns[phase] = commands_in(Path(f"{out}.{n}"), args.collect, args.n)
         conn.close()
+        if tracker is not None:
+            tracker.close()
     finally:
         server.terminate()
         server.wait()
