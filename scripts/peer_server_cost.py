@@ -21,6 +21,7 @@ counted until the last is complete. BullMQ's worker (``node/bullmq_worker.js``, 
 with concurrency 10 (in this process, with its listener, whose key tracking is part of what
 each write costs the server), each on a server of its own. Our threaded worker is left
 out: the size of its pops follows the time jobs take, which callgrind's slowness distorts.
+``--queues N`` makes our worker serve N queues, all but the benchmark's empty.
 
 **--cpu**: the same workers as the harness runs them (one process each: ``node
 bullmq_worker.js Q 10``, ``qless-py worker --async --concurrency 10`` and ``qless-py worker
@@ -204,10 +205,12 @@ def our_worker(args: argparse.Namespace, mode: str) -> float:
         def run(count: int) -> None:
             for _ in range(0, count, 100):
                 queue.put_many([(klass, {})] * 100)
+            # the benchmark's queue, and --queues - 1 more that stay empty
+            queues = ["bench", *(f"queue-{i:04d}" for i in range(1, args.queues))]
             if mode == "threads":
-                Worker(client, ["bench"], threads=4, burst=True, handle_signals=False).run()
+                Worker(client, queues, threads=4, burst=True, handle_signals=False).run()
             else:
-                AsyncWorker(client, ["bench"], concurrency=10, burst=True,
+                AsyncWorker(client, queues, concurrency=10, burst=True,
                             handle_signals=False).run()
 
         run(200)  # warm-up: the script is loaded, the keys exist
@@ -328,6 +331,8 @@ def main() -> None:
     parser.add_argument("--cpu", action="store_true",
                         help="time the workers instead: jobs/s and server CPU per job")
     parser.add_argument("--rounds", type=int, default=3, help="--cpu: rounds of turns")
+    parser.add_argument("--queues", type=int, default=1,
+                        help="--worker: the queues our worker serves (all but one empty)")
     args = parser.parse_args()
     for tool in ("node",) if args.cpu else ("valgrind", "node"):
         if shutil.which(tool) is None:

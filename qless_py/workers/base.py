@@ -43,6 +43,7 @@ from qless_py.workers.memory import warn_if_evicting
 from qless_py.workers.parts import Part, PartQueue, look_all, part_clients
 from qless_py.workers.relay import RelayThread
 from qless_py.workers.signals import NUDGE
+from qless_py.workers.waker import Idling
 
 log = logging.getLogger("qless_py.worker")
 
@@ -113,8 +114,16 @@ class State(Protocol):
     def adoption_due(self) -> bool:
         """An adoption round was asked for and none is running."""
 
+    @property
+    def idling(self) -> Idling:
+        """Where idle runners (or the idle popper) say so (see ``Listener``)."""
+
     def mark(self) -> int:
         """How far the listener's notices reached just now (see ``PopMarks.is_news``)."""
+
+    def tracking_ready(self) -> bool:
+        """Whether the keys of new work are tracked; if not, they soon are, and the
+        subscription again wakes every runner (``WorkerBase.tracking_ready``)."""
 
 
 class WorkerBase(Generic[J]):
@@ -175,6 +184,7 @@ class WorkerBase(Generic[J]):
         self._exit_code = self.EXIT_DONE
         self.listeners = Listeners(self.queue_names, self.name,
                                    several=self._by_namespace is not None)
+        self.idling = Idling()  # whether a runner (or the popper) is idle: Listener
         self._own_root = False
 
     # -- the mode's hooks -----------------------------------------------------------------
@@ -284,6 +294,12 @@ class WorkerBase(Generic[J]):
     def _listener(self) -> Listener | None:
         """The first listener (the only one when the namespaces share one master)."""
         return self.listeners.first
+
+    def tracking_ready(self) -> bool:
+        """Before an idle runner's (or the popper's) last look: whether the listeners
+        track the keys of new work; those that do not start to, and their subscriptions
+        again wake every runner (``Listeners.want_tracking``)."""
+        return self.listeners.want_tracking()
 
     def _start_listener(self) -> None:
         # the relay first: it hooks the listener's outbox notices (qless_py.workers.relay)

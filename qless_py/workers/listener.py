@@ -19,6 +19,15 @@ a namespace that node does not serve (on another master from the start, or moved
 since) is handed to a new listener (``on_split``), so a worker has one notice connection
 per master it serves namespaces on.
 
+A busy process does not track the keys of new work: the server compares every key any
+command writes with every prefix any connection tracks, so tracking makes each write
+dearer, and a process whose runners are all busy pops again as each job ends without
+being told. When the process has had no idle runner for a while (``Idling.busy``), its
+listener subscribes again tracking only the outboxes; a runner about to sleep asks for
+the keys of new work first (``want_tracking``), and the subscription again wakes every
+runner, which pops once more before it reads the queues and sleeps. So no write that
+makes work is missed: it came before that pop, or after the subscription.
+
 A notice of work wakes one idle runner at once, unless it is no news to the process
 (``Waker.is_news``: a pop's own removal from a work set is a write too, and the runner
 whose pop's reply came after the write reads the queues again anyway). A write to a capped
@@ -67,6 +76,9 @@ IDLE_PING = 30.0  # seconds of silence after which the subscription connection i
 # serves the namespace's slot (a move leaves the old node up; on Redis 7 and Valkey the
 # node also ends the sharded subscription when the slot leaves, which is seen at once).
 SLOT_CHECK = 5.0
+
+# Seconds between a listener's looks at whether its process is busy (``Idling.busy``).
+BUSY_CHECK = 1.0
 
 # What a write to a tracked key means.
 WORK, SLOTS, SCHEDULE, PAUSED, CONFIG = "work", "slots", "schedule", "paused", "config"
@@ -123,7 +135,9 @@ class Listener:
     every (re)subscription (notices may have been missed meanwhile). ``is_news(position)``
     says whether a notice of work at that position of the stream (``position()``) is news
     to the process; ``mark()`` is what a runner compares positions with. ``on_split(away)``
-    takes the namespaces the node does not serve (see the module's docstring).
+    takes the namespaces the node does not serve (see the module's docstring). ``busy()``
+    says whether the process is busy: the listener then stops tracking the keys of new
+    work until ``want_tracking`` (None: it always tracks them).
     """
 
     def __init__(self, watched: Sequence[Watched], queues: Sequence[str], worker: str, *,
@@ -131,7 +145,8 @@ class Listener:
                  is_news: Callable[[int], bool],
                  on_reconnect: Callable[[], None],
                  on_schedule: Callable[[], None],
-                 on_split: Callable[[list[Watched]], None] | None = None) -> None:
+                 on_split: Callable[[list[Watched]], None] | None = None,
+                 busy: Callable[[], bool] | None = None) -> None:
         self._watched = list(watched)
         self._transport = self._watched[0].transport  # the first namespace's: its master
         self._queues = list(dict.fromkeys(queues))
@@ -141,6 +156,15 @@ class Listener:
         self._is_news = is_news
         self._on_reconnect, self._on_split = on_reconnect, on_split
         self.tracking = False
+        self._busy = busy
+        # Whether the subscription tracks the keys of new work (else only the outboxes);
+        # changed under the lock, by the busy check and by want_tracking.
+        self._switch_lock = threading.Lock()
+        self._work_tracked = True  # what the listener means to track
+        self._tracks_work = False  # what its live subscription does (True: nothing to wait for)
+        self._switching = False  # want_tracking ended the connection to subscribe again
+        self._quiet = False  # the next subscription changes what is tracked: no INFO line
+        self.switches = 0  # times it stopped or started tracking the keys of new work
         # tracked key -> (kind, queue, the namespace it belongs to)
         self._meaning: dict[bytes, tuple[str, str, Watched | None]] = {}
         self._conn: Connection | None = None
@@ -155,6 +179,32 @@ class Listener:
     @property
     def subscribed(self) -> bool:
         return self._subscribed.is_set()
+
+    @property
+    def work_tracked(self) -> bool:
+        """Whether the live subscription tracks the keys of new work (or needs not: the
+        server refuses tracking)."""
+        return self._tracks_work
+
+    def want_tracking(self) -> bool:
+        """An idle runner is about to read the queues and sleep: True if the keys of new
+        work are tracked (or the server refuses tracking: nothing to wait for). Else the
+        listener subscribes again tracking them, and False: the new subscription wakes
+        every runner (``on_reconnect``), which pops once more before it sleeps."""
+        if self._busy is None:
+            return True
+        with self._switch_lock:
+            if self._tracks_work:
+                return True
+            if self._work_tracked:
+                return False  # a subscription that tracks them is on its way
+            self._work_tracked = True
+            self._switching = self._quiet = True
+            self.switches += 1
+            conn = self._conn
+        if conn is not None:
+            conn.interrupt()  # its read fails at once; _run subscribes again, quietly
+        return False
 
     def start(self, timeout: float = 5.0) -> bool:
         """Start the thread and wait up to ``timeout`` s for the subscription (0: no wait).
@@ -186,14 +236,25 @@ class Listener:
                 if self._conn is not None:
                     self._base = max(self._base + self._conn.received, self._marked + 1)
                 self._conn = conn
+            with self._switch_lock:
+                self._tracks_work, work = False, self._work_tracked
             try:
                 if len(self._watched) > 1 and self._transport.endpoint.cluster:
                     self._keep_served(conn)
                 self._read_caps()
-                tracked = self._track(conn)
+                tracked = self._track(conn, work)
                 self._subscribe(conn, [INVALIDATE] if tracked else [])
-                if not first:
+                with self._switch_lock:
+                    if work != self._work_tracked:  # changed meanwhile: once more
+                        raise _Resubscribe
+                    self._tracks_work = work or not tracked
+                if self._quiet:
+                    log.debug("listener: %s", "tracking the keys of new work again"
+                              if self._work_tracked else
+                              "the process is busy: not tracking the keys of new work")
+                elif not first:
                     log.info("listener: subscribed again")
+                self._quiet = False
                 self._outage.ok()
                 # Runners may have found nothing and gone to sleep before the subscription
                 # (the worker does not wait for it): notices sent meanwhile were missed,
@@ -214,6 +275,10 @@ class Listener:
                 # the server restarting (refused, then LOADING), failing over (READONLY),
                 # busy or out of memory; or a reply we cannot read (UnexpectedReply names
                 # it): the same wait and the same log lines
+                if self._switching and not self._stop.is_set():
+                    # want_tracking ended the connection: subscribe again at once
+                    self._switching = False
+                    continue
                 self._subscribed.clear()
                 if self._stop.is_set():
                     break
@@ -254,11 +319,12 @@ class Listener:
             watched.caps = reads.send(watched.transport,
                                       reads.caps(self._queues, watched.names))
 
-    def _track(self, conn: Connection) -> bool:
+    def _track(self, conn: Connection, work: bool = True) -> bool:
         """Ask the server to tell this connection about writes to the keys that matter.
 
         Without it (a server before 6.0, an ACL, a proxy) the worker finds new work and
-        new schedules only at its safety interval, and says so.
+        new schedules only at its safety interval, and says so. ``work`` False (a busy
+        process) tracks the outboxes only.
         """
         meaning: dict[bytes, tuple[str, str, Watched | None]] = {}
         for watched in self._watched:
@@ -275,6 +341,8 @@ class Listener:
                                                                            watched)
                 if name in watched.caps:
                     meaning[names.queue(name, keys.LOCKS).encode()] = (SLOTS, name, watched)
+        if not work:  # a busy process: the outboxes only (its relay)
+            meaning = {name: m for name, m in meaning.items() if m[0] == OUTBOX}
         self._meaning = meaning
         client_id = _value(conn, "CLIENT", "ID")
         args: list[Arg] = ["CLIENT", "TRACKING", "ON", "REDIRECT", client_id, "BCAST"]
@@ -322,16 +390,40 @@ class Listener:
 
     def _pump(self, conn: Connection) -> None:
         cluster = bool(self._transport.endpoint.cluster)
+        silence = SLOT_CHECK if cluster else IDLE_PING
+        heard = check = time.monotonic()
         while not self._stop.is_set():
-            message = conn.read(timeout=SLOT_CHECK if cluster else IDLE_PING)
+            timeout = silence
+            if self._busy is not None and self._work_tracked:
+                timeout = min(silence, BUSY_CHECK)
+            message = conn.read(timeout=timeout)
+            now = time.monotonic()
             if message is not NOTHING:
+                heard = now
                 self._dispatch(message)
-                continue
-            # a silence: make sure the connection is still alive, and on a cluster that
-            # its node still serves the namespace
-            conn.send(pack(["PING"]))
-            if cluster:
-                self._check_slot()
+            elif now - heard >= silence:
+                # a silence: make sure the connection is still alive, and on a cluster
+                # that its node still serves the namespace
+                heard = now
+                conn.send(pack(["PING"]))
+                if cluster:
+                    self._check_slot()
+            if self._busy is not None and self._work_tracked and now - check >= BUSY_CHECK:
+                check = now
+                self._stop_tracking_if_busy()
+
+    def _stop_tracking_if_busy(self) -> None:
+        """A busy process's listener subscribes again without the keys of new work."""
+        busy = self._busy
+        assert busy is not None
+        with self._switch_lock:
+            if not (self._work_tracked and self.tracking and busy()):
+                return
+            # from now on a runner about to sleep asks for them again (want_tracking)
+            self._work_tracked = self._tracks_work = False
+            self._quiet = True
+            self.switches += 1
+        raise _Resubscribe
 
     def _check_slot(self) -> None:
         """Raise _Moved when a namespace's node no longer serves its slot (``EXISTS`` of

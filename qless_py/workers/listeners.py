@@ -23,6 +23,7 @@ class Notices:
     is_news: Callable[[int], bool]
     on_reconnect: Callable[[], None]
     on_schedule: Callable[[], None]
+    busy: Callable[[], bool] | None = None  # see Listener; None: always track new work
 
 
 class Listeners:
@@ -63,7 +64,8 @@ class Listeners:
             is_news = self.marks.add(mark).is_news
         listener = Listener(watched, self._queues, self._worker, on_work=notices.on_work,
                             is_news=is_news, on_reconnect=notices.on_reconnect,
-                            on_schedule=notices.on_schedule, on_split=self._add)
+                            on_schedule=notices.on_schedule, on_split=self._add,
+                            busy=notices.busy)
         made.append(listener)
         with self._lock:
             if self._stopped:  # a split during the shutdown: nothing to hear any more
@@ -74,6 +76,17 @@ class Listeners:
         # Not waited for: runners pop at once, and the subscription makes them pop again
         # (see Listener.start). Connection trouble is logged by the listener itself.
         listener.start(timeout=0)
+
+    def want_tracking(self) -> bool:
+        """Before an idle runner's last look: whether every listener tracks the keys of
+        new work. Those that do not start to (``Listener.want_tracking``); their
+        subscriptions again then wake every runner, which pops once more."""
+        with self._lock:
+            listeners = list(self._all)
+        ready = True
+        for listener in listeners:  # every one of them, not only up to the first
+            ready = listener.want_tracking() and ready
+        return ready
 
     def stop(self) -> None:
         with self._lock:

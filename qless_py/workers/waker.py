@@ -26,6 +26,36 @@ from collections.abc import Callable
 # Seconds a notice waits at most for a pop on its way: the first reply that comes settles
 # it (its mark covers every notice already received), so this bounds only a stuck server.
 WAIT_FOR_POPS = 1.0
+# Seconds without an idle runner (or an idle popper) after which a process counts as busy:
+# its listener then stops tracking the keys of new work (``Listener``).
+BUSY_AFTER = 2.0
+
+
+class Idling:
+    """Whether a worker process has an idle runner (or its asyncio popper is idle) now or
+    had one lately. Its listener tracks the keys of new work only when it has: tracking
+    makes every write on the server dearer, and a process whose runners are all busy pops
+    again as each job ends, without notices. Idle runners ``enter`` before they sleep and
+    ``leave`` when they wake; the listener asks ``busy`` from its thread."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._idle = 0
+        self._left_at = time.monotonic()  # a process that starts counts as idle a while
+
+    def enter(self) -> None:
+        with self._lock:
+            self._idle += 1
+
+    def leave(self) -> None:
+        with self._lock:
+            self._idle -= 1
+            self._left_at = time.monotonic()
+
+    def busy(self) -> bool:
+        """No runner is idle, and none was for ``BUSY_AFTER`` seconds."""
+        with self._lock:
+            return self._idle == 0 and time.monotonic() - self._left_at > BUSY_AFTER
 
 
 class PopMarks:

@@ -396,3 +396,96 @@ def test_without_key_tracking_a_worker_still_finds_work_at_its_interval(
         assert "refuses key tracking" in caplog.text
     finally:
         admin.close()
+
+
+# -- a busy process does not track the keys of new work ---------------------------------------
+
+@pytest.fixture
+def quick_busy(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A process counts as busy after 0.2 s without an idle runner, looked at every 0.05 s."""
+    monkeypatch.setattr("qless_py.workers.waker.BUSY_AFTER", 0.2)
+    monkeypatch.setattr("qless_py.workers.listener.BUSY_CHECK", 0.05)
+
+
+def test_one_idle_runner_keeps_the_keys_of_new_work_tracked(
+        client: Client, background: Background, quick_busy: None) -> None:
+    worker = idle_worker(background, "q", threads=2)
+    listener = worker.worker._listener
+    assert listener is not None
+    busy = client.queues["q"].put(jobs.Quiet, {"seconds": 1.0})
+    completed(client, busy)  # a second, most of it after the process could count as busy
+    assert listener.work_tracked and listener.switches == 0
+
+
+def test_a_busy_worker_stops_tracking_new_work_and_tracks_it_again_when_idle(
+        client: Client, background: Background, quick_busy: None) -> None:
+    worker = idle_worker(background, "q")
+    listener = worker.worker._listener
+    assert listener is not None and listener.work_tracked
+    busy = client.queues["q"].put(jobs.Quiet, {"seconds": 1.5})
+    wait_for(lambda: not listener.work_tracked, timeout=WAKE)  # while the job runs
+    completed(client, busy)
+    asleep(worker)
+    # asked for again before the runner slept
+    assert listener.work_tracked and listener.switches == 2
+    # a put now wakes it at once: the keys of new work are tracked again (the safety
+    # interval is IDLE, far beyond WAKE)
+    started_at(client, client.queues["q"].put(jobs.Noop, {}))
+
+
+def test_work_put_while_the_worker_switches_back_is_not_missed(
+        client: Client, background: Background, quick_busy: None) -> None:
+    worker = idle_worker(background, "q", threads=2)
+    listener = worker.worker._listener
+    assert listener is not None
+    # both runners busy (one busy runner and one idle one is not a busy process)
+    first = [client.queues["q"].put(jobs.Quiet, {"seconds": 1.0}) for _ in range(2)]
+    wait_for(lambda: not listener.work_tracked, timeout=WAKE)
+    for jid in first:
+        completed(client, jid)
+    # put at once, while the idle runners ask for the keys of new work again
+    jids = [client.queues["q"].put(jobs.Noop, {}) for _ in range(3)]
+    for jid in jids:
+        started_at(client, jid)
+
+
+def test_idling_says_busy_only_after_a_while_without_an_idle_runner(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from qless_py.workers import waker
+
+    idling = waker.Idling()
+    assert not idling.busy()  # a process that starts counts as idle a while
+    monkeypatch.setattr(waker, "BUSY_AFTER", 0.0)
+    idling.enter()
+    assert not idling.busy()  # a runner is idle
+    idling.leave()
+    assert idling.busy()
+    monkeypatch.setattr(waker, "BUSY_AFTER", 3600.0)
+    idling.enter()
+    idling.leave()
+    assert not idling.busy()  # one was idle a moment ago
+
+
+def test_a_busy_async_worker_stops_tracking_new_work_and_tracks_it_again_when_idle(
+        client: Client, server_url: str, quick_busy: None) -> None:
+    from qless_py.workers.aio import AsyncWorker
+
+    worker = AsyncWorker(Client(server_url, worker_name="aio-idle"), ["q"], concurrency=1,
+                         interval=IDLE, handle_signals=False)
+    thread = threading.Thread(target=worker.run, daemon=True)
+    thread.start()
+    try:
+        wait_for(lambda: worker._listener is not None and worker._listener.subscribed)
+        listener = worker._listener
+        assert listener is not None
+        busy = client.queues["q"].put(jobs.Quiet, {"seconds": 1.5})  # its one slot
+        wait_for(lambda: not listener.work_tracked, timeout=WAKE)
+        completed(client, busy)
+        wait_for(lambda: listener.work_tracked, timeout=WAKE)  # the idle popper asked
+        started_at(client, client.queues["q"].put(jobs.Noop, {}))
+        assert listener.switches == 2
+    finally:
+        worker.stop()
+        thread.join(10)
+        worker.client.close()
+    assert not thread.is_alive()

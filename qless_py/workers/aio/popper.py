@@ -214,17 +214,24 @@ class Popper:
         """Sleep until work may be there (the threaded runner's rules, in the loop)."""
         flush_logs()
         host, wake = self.host, self.wake
-        spell = IdleSpell(self.idleness, host.interval)
-        while True:
-            schedules = wake.schedules
-            timeout = spell.timeout(await host.look())
-            if timeout is None:
+        host.idling.enter()
+        try:
+            if not host.tracking_ready():  # as the threaded runner: wait for the
+                await wake.wait(seen, host.interval)  # subscription, then pop again
                 return
-            await wake.wait(seen, timeout, schedules)
-            if wake.generation != seen or wake.schedules == schedules:
-                return  # new work, or the time to pop has come
-            if host.stopping is not None or not spell.rescheduled():
-                return
-            await wake.wait(seen, 0.01)  # coalesce bursts of schedule changes
-            if wake.generation != seen:
-                return
+            spell = IdleSpell(self.idleness, host.interval)
+            while True:
+                schedules = wake.schedules
+                timeout = spell.timeout(await host.look())
+                if timeout is None:
+                    return
+                await wake.wait(seen, timeout, schedules)
+                if wake.generation != seen or wake.schedules == schedules:
+                    return  # new work, or the time to pop has come
+                if host.stopping is not None or not spell.rescheduled():
+                    return
+                await wake.wait(seen, 0.01)  # coalesce bursts of schedule changes
+                if wake.generation != seen:
+                    return
+        finally:
+            host.idling.leave()

@@ -285,7 +285,8 @@ class AsyncWorker(WorkerBase[JobBase]):
 
         return Notices(on_work=in_loop(self._wake), is_news=self.marks.is_news,
                        on_reconnect=in_loop(self._wake),
-                       on_schedule=in_loop(self._schedule_changed))
+                       on_schedule=in_loop(self._schedule_changed),
+                       busy=self.idling.busy)
 
     def _schedule_changed(self) -> None:
         if self._popper is not None:

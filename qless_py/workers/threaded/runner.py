@@ -200,18 +200,28 @@ class Runner:
         """
         flush_logs()
         host, waker = self.host, self.waker
-        spell = IdleSpell(self.idleness, self.settings.interval)
-        while True:
-            schedules = waker.schedules
-            timeout = spell.timeout(host.look())
-            if timeout is None:
+        host.idling.enter()
+        try:
+            if not host.tracking_ready():
+                # a busy process's listener did not track the keys of new work; it does
+                # again once it has subscribed again, which wakes every runner to pop once
+                # more (so a write after the pop that found nothing is never missed)
+                waker.wait(seen, self.settings.interval)
                 return
-            waker.wait(seen, timeout, schedules)
-            if waker.generation != seen or waker.schedules == schedules:
-                return  # new work, or the time to pop has come
-            if host.stopping is not None or not spell.rescheduled():
-                return
-            # coalesce bursts of schedule changes: at most one re-read per 10 ms
-            waker.wait(seen, 0.01)
-            if waker.generation != seen:
-                return
+            spell = IdleSpell(self.idleness, self.settings.interval)
+            while True:
+                schedules = waker.schedules
+                timeout = spell.timeout(host.look())
+                if timeout is None:
+                    return
+                waker.wait(seen, timeout, schedules)
+                if waker.generation != seen or waker.schedules == schedules:
+                    return  # new work, or the time to pop has come
+                if host.stopping is not None or not spell.rescheduled():
+                    return
+                # coalesce bursts of schedule changes: at most one re-read per 10 ms
+                waker.wait(seen, 0.01)
+                if waker.generation != seen:
+                    return
+        finally:
+            host.idling.leave()

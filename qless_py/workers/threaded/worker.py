@@ -142,7 +142,8 @@ class Worker(WorkerBase[Job]):
     def notices(self) -> Notices:
         waker = self.waker
         return Notices(on_work=waker.notify_one, is_news=waker.is_news,
-                       on_reconnect=waker.notify, on_schedule=waker.notify_schedule)
+                       on_reconnect=waker.notify, on_schedule=waker.notify_schedule,
+                       busy=self.idling.busy)
 
     # -- control loop (the thread that called run) ---------------------------------------
     def _control(self) -> None:
