@@ -85,6 +85,28 @@ WORK, SLOTS, SCHEDULE, PAUSED, CONFIG = "work", "slots", "schedule", "paused", "
 OUTBOX = "outbox"  # a namespace's messages for others were written: its relay runs
 
 
+def tracked_keys(names: Keys, queues: Sequence[str], caps: Collection[str] = (), *,
+                 work: bool = True) -> dict[str, tuple[str, str]]:
+    """The keys a listener tracks in one namespace (``names``), each with what a write to
+    it means and its queue ('' for the namespace's own): the outbox, and unless ``work``
+    is False (a busy process) the paused set, config, and each queue's work, scheduled and
+    recurring sets, its own throttle, and the lock set of a queue in ``caps``."""
+    meaning = {names.outbox: (OUTBOX, "")}
+    if not work:
+        return meaning
+    meaning[names.paused] = (PAUSED, "")
+    meaning[names.config] = (CONFIG, "")
+    for name in queues:
+        meaning[names.queue(name, keys.WORK)] = (WORK, name)
+        meaning[names.queue(name, keys.SCHEDULED)] = (SCHEDULE, name)
+        meaning[names.queue(name, keys.RECUR)] = (SCHEDULE, name)
+        # the queue's own throttle: a new maximum may change its cap (as config does)
+        meaning[names.throttle(names.queue_tid(name))] = (CONFIG, name)
+        if name in caps:
+            meaning[names.queue(name, keys.LOCKS)] = (SLOTS, name)
+    return meaning
+
+
 def _disjoint(prefixes: Collection[str]) -> list[str]:
     """Drop prefixes covered by a shorter one (the server refuses overlapping prefixes)."""
     kept: list[str] = []
@@ -162,7 +184,8 @@ class Listener:
         self._switch_lock = threading.Lock()
         self._work_tracked = True  # what the listener means to track
         self._tracks_work = False  # what its live subscription does (True: nothing to wait for)
-        self._switching = False  # want_tracking ended the connection to subscribe again
+        # the connection want_tracking ended to subscribe again (its failure is no outage)
+        self._switched: Connection | None = None
         self._quiet = False  # the next subscription changes what is tracked: no INFO line
         self.switches = 0  # times it stopped or started tracking the keys of new work
         # tracked key -> (kind, queue, the namespace it belongs to)
@@ -198,10 +221,9 @@ class Listener:
                 return True
             if self._work_tracked:
                 return False  # a subscription that tracks them is on its way
-            self._work_tracked = True
-            self._switching = self._quiet = True
+            self._work_tracked = self._quiet = True
             self.switches += 1
-            conn = self._conn
+            conn = self._switched = self._conn
         if conn is not None:
             conn.interrupt()  # its read fails at once; _run subscribes again, quietly
         return False
@@ -275,10 +297,8 @@ class Listener:
                 # the server restarting (refused, then LOADING), failing over (READONLY),
                 # busy or out of memory; or a reply we cannot read (UnexpectedReply names
                 # it): the same wait and the same log lines
-                if self._switching and not self._stop.is_set():
-                    # want_tracking ended the connection: subscribe again at once
-                    self._switching = False
-                    continue
+                if self._switched is conn and not self._stop.is_set():
+                    continue  # want_tracking ended the connection: subscribe again at once
                 self._subscribed.clear()
                 if self._stop.is_set():
                     break
@@ -328,21 +348,9 @@ class Listener:
         """
         meaning: dict[bytes, tuple[str, str, Watched | None]] = {}
         for watched in self._watched:
-            names = watched.names
-            meaning[names.paused.encode()] = (PAUSED, "", watched)
-            meaning[names.outbox.encode()] = (OUTBOX, "", watched)
-            meaning[names.config.encode()] = (CONFIG, "", watched)
-            for name in self._queues:
-                meaning[names.queue(name, keys.WORK).encode()] = (WORK, name, watched)
-                meaning[names.queue(name, keys.SCHEDULED).encode()] = (SCHEDULE, name, watched)
-                meaning[names.queue(name, keys.RECUR).encode()] = (SCHEDULE, name, watched)
-                # the queue's own throttle: a new maximum may change its cap (as config does)
-                meaning[names.throttle(names.queue_tid(name)).encode()] = (CONFIG, name,
-                                                                           watched)
-                if name in watched.caps:
-                    meaning[names.queue(name, keys.LOCKS).encode()] = (SLOTS, name, watched)
-        if not work:  # a busy process: the outboxes only (its relay)
-            meaning = {name: m for name, m in meaning.items() if m[0] == OUTBOX}
+            for key, (kind, queue) in tracked_keys(watched.names, self._queues, watched.caps,
+                                                   work=work).items():
+                meaning[key.encode()] = (kind, queue, watched)
         self._meaning = meaning
         client_id = _value(conn, "CLIENT", "ID")
         args: list[Arg] = ["CLIENT", "TRACKING", "ON", "REDIRECT", client_id, "BCAST"]
