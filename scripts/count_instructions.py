@@ -15,9 +15,10 @@ of scripts/bench_core.py, and prints the instructions per call of each phase.
     python scripts/count_instructions.py --binary <...> --tracking 5
 
 ``--tracking N`` keeps a connection open that tracks keys as a worker's listener serving N
-queues does (``CLIENT TRACKING ... BCAST`` with the listener's prefixes: each queue's work,
-scheduled and recurring sets and its own throttle, and the namespace's paused set, config
-and outbox): the server then matches every key a script writes against every prefix.
+queues does (``CLIENT TRACKING ... BCAST`` with the listener's prefixes,
+``listener.tracked_keys``: each queue's work, scheduled and recurring sets and its own
+throttle, and the namespace's paused set, config and outbox): the server then matches
+every key a script writes against every prefix.
 
 Needs valgrind (Debian: apt-get install valgrind). Instructions are not time: memory
 stalls cost more than they count, so confirm a gain with bench_core.py --versus.
@@ -27,17 +28,16 @@ from __future__ import annotations
 
 import argparse
 import re
-import shutil
 import subprocess
-import tempfile
-import time
 from pathlib import Path
 
 import bench_core
 import redis
 from bench_core import PHASES, T0, call_args
+from callgrind import CallgrindServer
 
 from qless_py import keys, lua
+from qless_py.workers.listener import tracked_keys
 
 KEYS: tuple[str, ...] = ()  # --namespace: the namespace's prefix, the calls' one key
 
@@ -72,11 +72,8 @@ def commands_in(dump: Path, collect: str, calls: int) -> dict[str, float]:
 def track_like_a_listener(port: int, queues: int) -> redis.Redis:
     """A connection that tracks the keys a worker's listener tracks for ``queues`` queues
     (the benchmark's and others named so that no prefix covers another)."""
-    names = keys.DEFAULT
-    prefixes = [names.paused, names.outbox, names.config]
-    for name in ["bench", *(f"queue-{i:04d}" for i in range(1, queues))]:
-        prefixes += [names.queue(name, keys.WORK), names.queue(name, keys.SCHEDULED),
-                     names.queue(name, keys.RECUR), names.throttle(names.queue_tid(name))]
+    prefixes = tracked_keys(keys.DEFAULT,
+                            ["bench", *(f"queue-{i:04d}" for i in range(1, queues))])
     conn = redis.Redis(port=port, protocol=2, single_connection_client=True)
     args: list[str | int] = ["CLIENT", "TRACKING", "ON", "REDIRECT", conn.client_id(), "BCAST"]
     for prefix in prefixes:
@@ -109,30 +106,13 @@ def main() -> None:
     if args.namespace:
         KEYS = (f"ql:{{{args.namespace}}}:",)
     bench_core.LEGACY_PUT = args.legacy_put
-    if shutil.which("valgrind") is None:
-        raise SystemExit("count_instructions: valgrind is not installed")
     # The script a client calls: the shipped one, or for a namespace that namespace's own
     # (--script qless_py/_lua/qless.lua counts the shipped script's namespaced body).
     script = args.script.read_bytes() if args.script else lua.script_for(args.namespace)[0]
-    root = Path(tempfile.mkdtemp(prefix="qlcg-", dir="/tmp"))
-    out = root / "cg.out"
-    server = subprocess.Popen(
-        ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
-         f"--toggle-collect={args.collect}", str(Path(args.binary).absolute()),
-         "--port", str(args.port),
-         "--save", "", "--appendonly", "no"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=root)
+    server = CallgrindServer(args.binary, args.port, args.collect)
+    tracker = None
     try:
-        conn = redis.Redis(port=args.port, protocol=2)
-        for _ in range(600):
-            try:
-                conn.ping()
-                break
-            except redis.ConnectionError:
-                if server.poll() is not None:
-                    raise SystemExit(f"count_instructions: {args.binary} under valgrind "
-                                     f"exited with status {server.returncode}") from None
-                time.sleep(0.1)
+        conn = server.conn
         sha = conn.script_load(script)
         tracker = track_like_a_listener(args.port, args.tracking) if args.tracking else None
         for offset, phase in zip((0, 100, 200), PHASES, strict=True):
@@ -140,26 +120,17 @@ def main() -> None:
                 call(conn, sha, phase, i, offset, prefix="w")
         counts: dict[str, float] = {}
         breakdowns: dict[str, dict[str, float]] = {}
-        for n, (offset, phase) in enumerate(zip((1000, 1100, 1200), PHASES, strict=True), 1):
-            subprocess.run(["callgrind_control", "-z", str(server.pid)],
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+        for offset, phase in zip((1000, 1100, 1200), PHASES, strict=True):
+            server.zero()
             for i in range(args.n):
                 call(conn, sha, phase, i, offset)
-            subprocess.run(["callgrind_control", "-d", phase, str(server.pid)],
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
-            dump = Path(f"{out}.{n}").read_text()
-            found = re.search(r"summary: (\d+)", dump)
-            assert found and f"Trigger: dump {phase}" in dump, f"no callgrind dump for {phase}"
-            counts[phase] = int(found.group(1)) / args.n
+            counts[phase] = server.dump(phase) / args.n
             if args.breakdown:
-                breakdowns[phase] = commands_in(Path(f"{out}.{n}"), args.collect, args.n)
-        conn.close()
+                breakdowns[phase] = commands_in(server.last_dump, args.collect, args.n)
+    finally:
         if tracker is not None:
             tracker.close()
-    finally:
-        server.terminate()
-        server.wait()
-        shutil.rmtree(root, ignore_errors=True)
+        server.stop()
     for phase in PHASES:
         print(f"{phase:>10}: {counts[phase]:>10,.0f} instructions per call")
     print(f"{'lifecycle':>10}: {sum(counts.values()):>10,.0f}")

@@ -39,7 +39,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import shutil
 import statistics
 import subprocess
@@ -50,9 +49,10 @@ from pathlib import Path
 from typing import Any
 
 import redis
+from callgrind import CallgrindServer
 
 from qless_py import Client
-from qless_py.server import free_port
+from qless_py.server import ServerProcess, free_port
 
 PHASES = ("put", "pop", "complete")
 
@@ -99,56 +99,6 @@ class Driver:
             self.proc.wait(30)
 
 
-class Server:
-    """A server under callgrind that counts only inside ``collect``."""
-
-    def __init__(self, binary: str, port: int, collect: str) -> None:
-        self.root = Path(tempfile.mkdtemp(prefix="qlpeer-", dir="/tmp"))
-        self.out = self.root / "cg.out"
-        self.port = port
-        self.proc = subprocess.Popen(
-            ["valgrind", "--tool=callgrind", f"--callgrind-out-file={self.out}",
-             f"--toggle-collect={collect}", str(Path(binary).absolute()),
-             "--port", str(port), "--bind", "127.0.0.1", "--save", "",
-             "--appendonly", "no"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=self.root)
-        self.conn = redis.Redis(port=port)
-        self.dumps = 0
-        for _ in range(600):
-            try:
-                self.conn.ping()
-                return
-            except redis.ConnectionError:
-                if self.proc.poll() is not None:
-                    raise SystemExit(f"peer_server_cost: {binary} under valgrind "
-                                     f"exited with status {self.proc.returncode}") from None
-                time.sleep(0.1)
-
-    @property
-    def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
-
-    def zero(self) -> None:
-        subprocess.run(["callgrind_control", "-z", str(self.proc.pid)],
-                       stdout=subprocess.DEVNULL, check=True)
-
-    def dump(self, name: str) -> int:
-        """Instructions counted since the last zero or dump."""
-        self.dumps += 1
-        subprocess.run(["callgrind_control", "-d", name, str(self.proc.pid)],
-                       stdout=subprocess.DEVNULL, check=True)
-        text = Path(f"{self.out}.{self.dumps}").read_text()
-        found = re.search(r"summary: (\d+)", text)
-        assert found and f"Trigger: dump {name}" in text, f"no callgrind dump for {name}"
-        return int(found.group(1))
-
-    def stop(self) -> None:
-        self.conn.close()
-        self.proc.terminate()
-        self.proc.wait()
-        shutil.rmtree(self.root, ignore_errors=True)
-
-
 class NoopJob:
     """Our no-op job, as the harness's: the handler completes the job itself."""
 
@@ -165,7 +115,7 @@ class AsyncNoopJob:
 
 def bullmq_worker(args: argparse.Namespace) -> float:
     """Server instructions per job of BullMQ's worker, concurrency 10."""
-    server = Server(args.binary, args.port, args.collect)
+    server = CallgrindServer(args.binary, args.port, args.collect)
     driver = Driver(args.bench.resolve(), args.node_modules.resolve())
     worker = None
     try:
@@ -196,7 +146,7 @@ def our_worker(args: argparse.Namespace, mode: str) -> float:
     from qless_py.workers.aio.worker import AsyncWorker
     from qless_py.workers.threaded.worker import Worker
 
-    server = Server(args.binary, args.port, args.collect)
+    server = CallgrindServer(args.binary, args.port, args.collect)
     try:
         client = Client(server.url)
         queue = client.queues["bench"]
@@ -228,21 +178,12 @@ def our_worker(args: argparse.Namespace, mode: str) -> float:
 def cpu_run(args: argparse.Namespace, system: str) -> tuple[float, float]:
     """One worker run on a plain server of its own: jobs/s after the first job, and the
     server's main-thread CPU µs per job over the whole run."""
-    port = free_port()
-    root = Path(tempfile.mkdtemp(prefix="qlcpu-", dir="/tmp"))
-    server = subprocess.Popen([str(Path(args.binary).absolute()), "--port", str(port),
-                               "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=root)
-    url = f"redis://127.0.0.1:{port}/0"
-    conn = redis.Redis(port=port)
+    server = ServerProcess(Path(tempfile.mkdtemp(prefix="qlcpu-", dir="/tmp")), kind="redis",
+                           port=free_port(), unixsocket=False, binary=args.binary).start()
+    url = server.url
+    conn = redis.Redis.from_url(url)
     worker = None
     try:
-        for _ in range(100):
-            try:
-                conn.ping()
-                break
-            except redis.ConnectionError:
-                time.sleep(0.05)
         if system == "bullmq":
             driver = Driver(args.bench.resolve(), args.node_modules.resolve())
             try:
@@ -288,9 +229,8 @@ def cpu_run(args: argparse.Namespace, system: str) -> tuple[float, float]:
             worker.terminate()
             worker.wait(30)
         conn.close()
-        server.terminate()
-        server.wait()
-        shutil.rmtree(root, ignore_errors=True)
+        server.stop()
+        shutil.rmtree(server.directory, ignore_errors=True)
 
 
 CPU_SYSTEMS = ("bullmq", "qless_py --async --concurrency 10", "qless_py --threads 4")
@@ -345,7 +285,7 @@ def main() -> None:
         print(f"  BullMQ, concurrency 10:           {bullmq_worker(args):>10,.0f}")
         print(f"  qless_py asyncio, concurrency 10: {our_worker(args, 'async'):>10,.0f}")
         return
-    server = Server(args.binary, args.port, args.collect)
+    server = CallgrindServer(args.binary, args.port, args.collect)
     counts: dict[str, float] = {}
     try:
         driver = Driver(args.bench.resolve(), args.node_modules.resolve())
